@@ -1,0 +1,89 @@
+# ktrace — build, test and install.
+#
+# `make demo` and `make check` work on a fresh Debian 12 machine as root:
+# they install what is missing with apt-get first (scripts/deps.sh).
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+
+BUILD      ?= build
+CC         ?= cc
+PKGS       := libtracefs libtraceevent
+# pkg-config is evaluated lazily so `make deps` can install it first.
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS     ?= -O2 -g
+KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+              -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd -Ikernel \
+              $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS_ALL  = $(PKG_LIBS) -lzstd -lz -lncursesw $(EXTRA_LDFLAGS)
+
+LIB_SRCS   := $(sort $(wildcard lib/*.c))
+CMD_SRCS   := $(sort $(wildcard cmd/*.c))
+SRCS       := ktrace.c $(CMD_SRCS) $(LIB_SRCS)
+OBJS       := $(SRCS:%.c=$(BUILD)/%.o)
+DEPS       := $(OBJS:.o=.d)
+
+ASAN_BUILD := build/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+.PHONY: all deps check-deps demo check test test-asan asan vm-test bench install clean module
+
+all: ktrace
+
+ktrace: $(BUILD)/ktrace
+	cp $< $@
+
+$(BUILD)/ktrace: $(OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS_ALL)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(DEPS)
+
+# The same sources with AddressSanitizer and UndefinedBehaviorSanitizer.
+asan:
+	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS='$(ASAN_FLAGS)' EXTRA_LDFLAGS='$(ASAN_FLAGS)' $(ASAN_BUILD)/ktrace
+
+deps:
+	scripts/deps.sh build
+
+check-deps:
+	scripts/deps.sh check
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+check: check-deps
+	$(MAKE) all
+	$(MAKE) asan
+	scripts/check.sh
+
+# The suite once, against the normal build (no dependency install).
+test: all
+	KTRACE=$(CURDIR)/ktrace bats tests/bats
+
+test-asan: asan
+	KTRACE=$(CURDIR)/$(ASAN_BUILD)/ktrace bats tests/bats
+
+bench: all
+	scripts/deps.sh bench
+	bench/run-all.sh
+
+install: all
+	install -D -m 0755 ktrace $(DESTDIR)$(BINDIR)/ktrace
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -D -m 0644 completions/ktrace.bash $(DESTDIR)$(BASHCOMPDIR)/ktrace
+	install -D -m 0644 completions/_ktrace $(DESTDIR)$(ZSHCOMPDIR)/_ktrace
+
+clean:
+	rm -rf build ktrace

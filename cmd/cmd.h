@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Subcommands.
+ *
+ * Adding a command:
+ *   1. the table entry in ktrace.c (sorted, with its NEED_* flags)
+ *   2. cmd/<name>.c exporting int cmd_<name>(int argc, char **argv)
+ *      (the Makefile picks up every cmd/ source by itself)
+ *   3. man/ktrace-<name>.1, its SYNOPSIS matching --help
+ *   4. completions: options come from `ktrace <name> --list-opts`; add any
+ *      argument completion to completions/ktrace.bash and completions/_ktrace
+ *   5. tests/bats/<name>.bats
+ */
+#ifndef KT_CMD_H
+#define KT_CMD_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "events.h"
+
+/* Exit statuses, the same for every command (see ktrace(1)). */
+enum {
+	KT_EXIT_OK = 0,
+	KT_EXIT_FAIL = 1,
+	KT_EXIT_DAMAGED = 2,
+	KT_EXIT_LOST = 3,
+	KT_EXIT_USAGE = 64,
+};
+
+int cmd_doctor(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+
+/*
+ * argp_parse() for a subcommand, plus the hidden --list-opts that prints
+ * every option (one per line) for the completions and the man page test.
+ * Returns 0 to go on, or 1 when the command should return KT_EXIT_OK at
+ * once (after --list-opts).  Usage errors exit 64 inside argp.
+ */
+int kt_argp_parse(const struct argp *argp, int argc, char **argv,
+		  void *input);
+
+/*
+ * Make sure tracefs is there and writable; print the one-line reason and
+ * return KT_EXIT_FAIL when it is not.  Commands with an offline mode call
+ * it themselves after parsing their options.
+ */
+int kt_need_tracefs(void);
+
+/*
+ * Resolve an -e spec into list, printing "unknown event 'x'; did you
+ * mean ...?" on failure.  Returns 0 or KT_EXIT_FAIL.
+ */
+int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
+			  struct kt_event_list *list);
+
+/* Write s as a JSON string, quotes included. */
+void kt_json_put_str(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers every subcommand shares: option parsing, the tracefs
+ * precondition, event-spec errors and JSON strings.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "kt-tracefs.h"
+
+static void list_options(const struct argp *argp)
+{
+	const struct argp_option *o;
+	const struct argp_child *c;
+
+	for (o = argp->options; o && (o->name || o->key || o->doc); o++) {
+		if (o->flags & (OPTION_HIDDEN | OPTION_DOC))
+			continue;
+		if (o->name)
+			printf("--%s\n", o->name);
+		if (o->key > 0 && o->key < 128 && isprint(o->key))
+			printf("-%c\n", o->key);
+	}
+	for (c = argp->children; c && c->argp; c++)
+		list_options(c->argp);
+}
+
+int kt_argp_parse(const struct argp *argp, int argc, char **argv,
+		  void *input)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--list-opts")) {
+			list_options(argp);
+			printf("--help\n--usage\n");
+			return 1;
+		}
+	}
+	argp_parse(argp, argc, argv, 0, NULL, input);
+	return 0;
+}
+
+int kt_need_tracefs(void)
+{
+	const char *dir = NULL;
+	int ret = kt_tracefs_open(&dir);
+
+	switch (ret) {
+	case 0:
+		return KT_EXIT_OK;
+	case -EACCES:
+		kt_err("cannot write tracefs: Permission denied; run as root (or with CAP_SYS_ADMIN and write access to /sys/kernel/tracing)");
+		break;
+	case -ENODEV:
+		kt_err("tracefs is not available and could not be mounted; try: mount -t tracefs nodev /sys/kernel/tracing");
+		break;
+	default:
+		kt_err("cannot open tracefs: %s", strerror(-ret));
+	}
+	return KT_EXIT_FAIL;
+}
+
+int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
+			  struct kt_event_list *list)
+{
+	char hint[512];
+	int ret = kt_events_resolve(cat, spec, list);
+
+	if (ret > 0)
+		return KT_EXIT_OK;
+	if (ret == -EEXIST) {
+		kt_err("ambiguous event '%s'; name it as 'system:%s' (see 'ktrace list *:%s')",
+		       spec, spec, spec);
+	} else if (ret == -ENOENT) {
+		if (!kt_events_suggest(cat, spec, hint, sizeof(hint)))
+			kt_err("unknown event '%s'; did you mean %s?", spec, hint);
+		else
+			kt_err("unknown event '%s'; see 'ktrace list'", spec);
+	} else {
+		kt_err("cannot resolve event '%s': %s", spec, strerror(-ret));
+	}
+	return KT_EXIT_FAIL;
+}
+
+void kt_json_put_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':  fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				putc(*p, out);
+		}
+	}
+	putc('"', out);
+}

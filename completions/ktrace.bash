@@ -1,0 +1,75 @@
+# bash completion for ktrace(1).
+# Options come from the binary itself (`ktrace CMD --list-opts`), so they
+# can never drift from its argp tables; event names come from the live
+# tracefs through `ktrace list`.
+
+_ktrace_events()
+{
+	ktrace list events 2>/dev/null
+	ktrace list aliases 2>/dev/null | awk '{ print $1 }'
+}
+
+_ktrace_instances()
+{
+	local d
+	d=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts 2>/dev/null)
+	[ -n "$d" ] && ls "$d/instances" 2>/dev/null
+}
+
+_ktrace()
+{
+	local cur prev cmd words
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	COMPREPLY=()
+
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		words=$(ktrace 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^   / { print $1 }')
+		COMPREPLY=($(compgen -W "$words help" -- "$cur"))
+		return 0
+	fi
+	cmd=${COMP_WORDS[1]}
+	if [ "$cmd" = help ]; then
+		words=$(ktrace 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^   / { print $1 }')
+		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		return 0
+	fi
+
+	# Arguments of options that take one.
+	case "$prev" in
+	-e|--event|--fields)
+		COMPREPLY=($(compgen -W "$(_ktrace_events)" -- "$cur"))
+		return 0 ;;
+	-B|--instance)
+		COMPREPLY=($(compgen -W "$(_ktrace_instances)" -- "$cur"))
+		return 0 ;;
+	-i|--input|-o|--output|--recover)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	--format)
+		COMPREPLY=($(compgen -W "text json trace-cmd perfetto" -- "$cur"))
+		return 0 ;;
+	--backend)
+		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))
+		return 0 ;;
+	esac
+
+	if [[ "$cur" == -* ]]; then
+		COMPREPLY=($(compgen -W "$(ktrace "$cmd" --list-opts 2>/dev/null)" -- "$cur"))
+		return 0
+	fi
+
+	# Positional arguments.
+	case "$cmd" in
+	enable)
+		COMPREPLY=($(compgen -W "$(_ktrace_events)" -- "$cur")) ;;
+	list)
+		COMPREPLY=($(compgen -W "events systems tracers options aliases" -- "$cur")) ;;
+	report|stat)
+		COMPREPLY=($(compgen -f -- "$cur")) ;;
+	record)
+		COMPREPLY=($(compgen -c -- "$cur")) ;;
+	esac
+	return 0
+}
+complete -F _ktrace ktrace

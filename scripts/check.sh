@@ -1,0 +1,50 @@
+#!/bin/bash
+# Run every test: the bats suite against the normal build and again under
+# AddressSanitizer/UndefinedBehaviorSanitizer, then the VM tests of the
+# kernel module.  The last line is "N passed, N failed" over all of them.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+logdir=${KT_CHECK_LOGS:-$top/build/check}
+mkdir -p "$logdir"
+
+passed=0 failed=0 skipped=0
+
+# count LOG: add a TAP log's results to the totals.
+count() {
+	local p f s
+	p=$(grep -c '^ok ' "$1")
+	s=$(grep -c '^ok .* # skip' "$1")
+	f=$(grep -c '^not ok ' "$1")
+	passed=$((passed + p - s))
+	skipped=$((skipped + s))
+	failed=$((failed + f))
+}
+
+# suite NAME CMD...: run one TAP-producing suite, show and count it.
+suite() {
+	local name=$1 log="$logdir/$1.tap"
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$log"
+	if ! grep -q '^1\.\.' "$log"; then
+		# A runner that died before its plan counts as one failure.
+		echo "not ok 1 $name did not run to completion" >>"$log"
+	fi
+	count "$log"
+}
+
+suite bats env KTRACE="$top/ktrace" bats --tap tests/bats
+suite bats-asan env KTRACE="$top/build/asan/ktrace" \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	bats --tap tests/bats
+if [ -x tests/vm/run.sh ]; then
+	suite vm tests/vm/run.sh
+fi
+
+if [ "$skipped" -gt 0 ]; then
+	echo "$skipped skipped"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

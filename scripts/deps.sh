@@ -1,0 +1,46 @@
+#!/bin/sh
+# Install the Debian packages a ktrace target needs, and only those that
+# are missing, so a fresh Debian 12 with only make and git can build and
+# test ktrace.  Usage: scripts/deps.sh build|check|bench
+set -eu
+
+BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
+	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev man-db"
+# What the tests drive or compare against: trace-cmd is the oracle for
+# files and output, dbench the workload, jq checks JSON, util-linux gives
+# setpriv, procps gives ps, the VM tests boot Debian kernels in qemu.
+CHECK_PKGS="$BUILD_PKGS bats bats-assert bats-support trace-cmd dbench jq
+	util-linux procps psmisc file bash-completion zsh
+	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
+	libelf-dev bc flex bison"
+BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
+
+case "${1:-build}" in
+build) want=$BUILD_PKGS ;;
+check) want=$CHECK_PKGS ;;
+bench) want=$BENCH_PKGS ;;
+*) echo "usage: $0 build|check|bench" >&2; exit 64 ;;
+esac
+
+missing=""
+for p in $want; do
+	# dpkg-query prints "install ok installed" only for a complete install.
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing; run as root or: apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# Use the package lists as they are; refresh them once if the install
+# fails on stale or missing lists (a fresh debootstrap has none).
+# shellcheck disable=SC2086
+if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,54 @@
+# Shared helpers for the ktrace bats suite.
+# Tests run the in-tree binary ($KTRACE, set by make check) as root on the
+# live tracefs, inside private instances wherever they can.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+KTRACE=${KTRACE:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/ktrace}
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+export KTRACE TOP
+
+tracefs_dir() {
+	if [ -z "${TRACEFS:-}" ]; then
+		TRACEFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+		if [ -z "$TRACEFS" ]; then
+			mount -t tracefs nodev /sys/kernel/tracing
+			TRACEFS=/sys/kernel/tracing
+		fi
+		export TRACEFS
+	fi
+	echo "$TRACEFS"
+}
+TRACEFS=$(tracefs_dir)
+
+ktrace() {
+	"$KTRACE" "$@"
+}
+
+# A tracefs instance name unique to this test; removed by kt_cleanup.
+kt_test_instance() {
+	echo "kt-test-$$-${BATS_TEST_NUMBER:-0}"
+}
+
+kt_cleanup_instances() {
+	local d
+	for d in "$TRACEFS"/instances/kt-test-$$-*; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+	done
+}
+
+# Fail unless the named instance file has the given content.
+assert_tracefs() { # FILE EXPECTED
+	local got
+	got=$(cat "$TRACEFS/$1")
+	[ "$got" = "$2" ] || {
+		echo "$TRACEFS/$1: expected '$2', got '$got'" >&2
+		return 1
+	}
+}
+
+# Run a command as an unprivileged user (nobody).
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bats
+# The project's own rules: every command ships a man page whose SYNOPSIS
+# and OPTIONS match its argp table, completions for every option, and a
+# bats file.
+
+load helpers
+
+commands() {
+	"$KTRACE" | awk '/^commands:/ { on = 1; next } on && NF >= 2 && /^   / { print $1 }'
+}
+
+@test "every command has a man page, a bats file and a --help" {
+	for c in $(commands); do
+		[ -f "$TOP/man/ktrace-$c.1" ] || fail "man/ktrace-$c.1 missing"
+		[ -f "$TOP/tests/bats/$c.bats" ] || fail "tests/bats/$c.bats missing"
+	done
+	[ -f "$TOP/man/ktrace.1" ] || fail "man/ktrace.1 missing"
+}
+
+@test "every option of every command is in its man page" {
+	for c in $(commands); do
+		for o in $("$KTRACE" "$c" --list-opts); do
+			case "$o" in --help|--usage) continue ;; esac
+			# roff escapes the dash: \-\-name or \-x
+			pat=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+			grep -q -- "$pat" "$TOP/man/ktrace-$c.1" ||
+				fail "ktrace $c $o is not in man/ktrace-$c.1"
+		done
+	done
+}
+
+@test "the man page SYNOPSIS names what --help's usage line names" {
+	for c in $(commands); do
+		usage=$("$KTRACE" "$c" --help | sed -n 's/^Usage: ktrace [a-z]* //p' | head -n 1)
+		syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$TOP/man/ktrace-$c.1")
+		# Every positional word of the usage line (ARGS, EVENT...) appears.
+		for w in $(printf '%s' "$usage" | tr -c 'A-Z\n' ' '); do
+			[ ${#w} -ge 3 ] || continue
+			grep -q "$w" <<<"$syn" || fail "ktrace-$c.1 SYNOPSIS lacks $w of '$usage'"
+		done
+	done
+}
+
+@test "every option of every command completes in bash" {
+	source /usr/share/bash-completion/bash_completion 2>/dev/null || true
+	source "$TOP/completions/ktrace.bash"
+	PATH="$(dirname "$KTRACE"):$PATH"
+	for c in $(commands); do
+		COMP_WORDS=(ktrace "$c" --)
+		COMP_CWORD=2
+		COMP_LINE="ktrace $c --"
+		COMP_POINT=${#COMP_LINE}
+		COMPREPLY=()
+		_ktrace
+		for o in $("$KTRACE" "$c" --list-opts | grep '^--'); do
+			printf '%s\n' "${COMPREPLY[@]}" | grep -qx -- "$o" ||
+				fail "'ktrace $c --<TAB>' does not offer $o"
+		done
+	done
+}
+
+@test "commands complete in bash" {
+	source "$TOP/completions/ktrace.bash"
+	PATH="$(dirname "$KTRACE"):$PATH"
+	COMP_WORDS=(ktrace re)
+	COMP_CWORD=1
+	COMPREPLY=()
+	_ktrace
+	printf '%s\n' "${COMPREPLY[@]}" | grep -qx record
+	printf '%s\n' "${COMPREPLY[@]}" | grep -qx report
+	printf '%s\n' "${COMPREPLY[@]}" | grep -qx reset
+}
+
+@test "zsh completion file defines _ktrace" {
+	run zsh -c "fpath=($TOP/completions \$fpath); autoload -Uz _ktrace; whence -w _ktrace"
+	assert_success
+	assert_output --partial "function"
+}
