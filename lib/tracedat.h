@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace.dat on-disk format (trace-cmd's; see trace-cmd.dat.v6(5) and
+ * trace-cmd.dat.v7(5)).  The one header both the writer and the reader
+ * include, so the two can never disagree on a constant.
+ */
+#ifndef KT_TRACEDAT_H
+#define KT_TRACEDAT_H
+
+/* "\027\010Dtracing": 3 magic bytes then "tracing", no terminator. */
+#define KT_DAT_MAGIC		"\027\010\104tracing"
+#define KT_DAT_MAGIC_LEN	10
+
+/* We write v6; we read v6 and v7. */
+#define KT_DAT_VERSION_WRITE	6
+#define KT_DAT_VERSION_MIN	6
+#define KT_DAT_VERSION_MAX	7
+
+/* Section names in the v6 header part. */
+#define KT_DAT_HEADER_PAGE	"header_page"	/* written with its NUL */
+#define KT_DAT_HEADER_EVENT	"header_event"	/* written with its NUL */
+/* 10-byte labels before the options and the data. */
+#define KT_DAT_LABEL_LEN	10
+#define KT_DAT_LABEL_OPTIONS	"options  "	/* + NUL = 10 bytes */
+#define KT_DAT_LABEL_FLYRECORD	"flyrecord"	/* + NUL = 10 bytes */
+#define KT_DAT_LABEL_LATENCY	"latency  "	/* + NUL = 10 bytes */
+
+/* Option ids (the same numbers in v6 and v7). */
+enum kt_dat_option {
+	KT_OPT_DONE		= 0,
+	KT_OPT_DATE		= 1,
+	KT_OPT_CPUSTAT		= 2,
+	KT_OPT_BUFFER		= 3,
+	KT_OPT_TRACECLOCK	= 4,
+	KT_OPT_UNAME		= 5,
+	KT_OPT_HOOK		= 6,
+	KT_OPT_OFFSET		= 7,
+	KT_OPT_CPUCOUNT		= 8,
+	KT_OPT_VERSION		= 9,
+	KT_OPT_PROCMAPS		= 10,
+	KT_OPT_TRACEID		= 11,
+	KT_OPT_TIME_SHIFT	= 12,
+	KT_OPT_GUEST		= 13,
+	KT_OPT_TSC2NSEC		= 14,
+	KT_OPT_STRINGS		= 15,
+	KT_OPT_HEADER_INFO	= 16,
+	KT_OPT_FTRACE_EVENTS	= 17,
+	KT_OPT_EVENT_FORMATS	= 18,
+	KT_OPT_KALLSYMS		= 19,
+	KT_OPT_PRINTK		= 20,
+	KT_OPT_CMDLINES		= 21,
+	KT_OPT_BUFFER_TEXT	= 22,
+};
+
+/* v7 section flags. */
+#define KT_DAT_SEC_COMPRESSED	1
+
+/*
+ * Limits the reader enforces on every size taken from a file, so that an
+ * untrusted file can never make it allocate without bound.
+ */
+#define KT_DAT_MAX_HEADER	(1u << 20)	/* header_page/header_event */
+#define KT_DAT_MAX_FORMAT	(1u << 20)	/* one event format file */
+#define KT_DAT_MAX_EVENTS	(1u << 16)	/* formats per system */
+#define KT_DAT_MAX_SYSTEMS	(1u << 12)
+#define KT_DAT_MAX_KALLSYMS	(256u << 20)
+#define KT_DAT_MAX_PRINTK	(64u << 20)
+#define KT_DAT_MAX_CMDLINES	(64u << 20)
+#define KT_DAT_MAX_OPTION	(64u << 20)
+#define KT_DAT_MAX_CPUS		4096
+#define KT_DAT_MAX_PAGE_SIZE	(1u << 20)
+
+#endif
