@@ -233,3 +233,17 @@ int kt_event_set_filter(struct tracefs_instance *inst, const char *system,
 		*why = tracefs_error_last(inst);
 	return ret;
 }
+
+int kt_instance_lookup(const char *name, struct tracefs_instance **out)
+{
+	*out = NULL;
+	if (!name || !*name)
+		return 0;
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (!tracefs_instance_exists(name))
+		return -ENOENT;
+	/* alloc, not create: a vanished instance must not be recreated. */
+	*out = tracefs_instance_alloc(NULL, name);
+	return *out ? 0 : (errno ? -errno : -ENOMEM);
+}
