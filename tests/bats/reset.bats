@@ -23,6 +23,8 @@ teardown() {
 
 # dirty DIR: enable events, set filters, a trigger, pid filters, a marker.
 dirty() {
+	# The marker first: the traceoff trigger below stops the buffer.
+	echo 'reset test marker' > "$1/trace_marker"
 	echo 1 > "$1/events/sched/sched_switch/enable"
 	echo 1 > "$1/events/irq/enable"
 	echo 'prev_pid != 0' > "$1/events/sched/sched_switch/filter"
@@ -31,7 +33,6 @@ dirty() {
 	echo 'stacktrace:5 if common_pid > 1' > "$1/events/sched/sched_process_exit/trigger"
 	echo $$ > "$1/set_event_pid"
 	echo $$ > "$1/set_event_notrace_pid"
-	echo 'reset test marker' > "$1/trace_marker"
 	echo 0 > "$1/tracing_on"
 	[ -n "$(cat "$1/set_event")" ]
 	grep -q 'reset test marker' "$1/trace"
