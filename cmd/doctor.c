@@ -147,8 +147,9 @@ static bool exists_in(const char *dir, const char *rel)
 /* tracefs mounted and writable; fills d->dir when it is. */
 static void check_tracefs(struct doctor *d)
 {
-	const char *mnt = NULL, *dir = NULL;
-	bool was_mounted = tracefs_tracing_dir_is_mounted(false, &mnt) > 0;
+	const char *dir = NULL;
+	char mnt[4096];
+	bool was_mounted = !kt_tracefs_mount_point(mnt, sizeof(mnt));
 	int ret;
 
 	ret = kt_tracefs_open(&dir);

@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <tracefs.h>
 
+/* Where tracefs is mounted now, from /proc/mounts.  0 or -ENOENT. */
+int kt_tracefs_mount_point(char *buf, size_t size);
+
 /*
  * Open path for writing (no O_TRUNC, nothing written) and close it.
  * 0, or -errno: -EPERM/-EACCES when refused, -ENOENT when absent.
