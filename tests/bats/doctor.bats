@@ -105,6 +105,16 @@ line_of() {
 		fail "$msg (expected $n formats)"
 }
 
+@test "doctor names every event trace-cmd check-events finds broken" {
+	# trace-cmd (the oracle) names some failures as "[system:event] why".
+	theirs=$(trace-cmd check-events -N --verbose 3 2>&1 | sed -n 's/^ *\[\([a-z0-9_]*:[a-z0-9_]*\)\].*/\1/p' | sort -u)
+	run ktrace doctor --json
+	ours=$(jq -r '.checks[] | select(.id == "event_formats") | .items[]' <<<"$output" | sed 's/ .*//' | sort -u)
+	for ev in $theirs; do
+		grep -qx "$ev" <<<"$ours" || fail "trace-cmd finds $ev broken, doctor does not"
+	done
+}
+
 @test "doctor names the event formats libtraceevent cannot parse" {
 	FAKE=$(mktemp -d)
 	mkdir -p "$FAKE/events/good/sw" "$FAKE/events/bad/print" "$FAKE/events/bad/junk"
