@@ -111,7 +111,8 @@ void kt_json_put_str(FILE *out, const char *s)
 
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)
 {
-	int ret = kt_instance_lookup(name, out);
+	/* -B "" must not quietly mean the top-level buffer. */
+	int ret = name && !*name ? -EINVAL : kt_instance_lookup(name, out);
 
 	switch (ret) {
 	case 0:
@@ -121,7 +122,7 @@ int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)
 		       tracefs_tracing_dir() ? tracefs_tracing_dir() : "/sys/kernel/tracing");
 		break;
 	case -EINVAL:
-		kt_err("bad instance name '%s'; a name has no '/'", name);
+		kt_err("bad instance name '%s'; a name is not empty and has no '/'", name);
 		break;
 	default:
 		kt_err("cannot open instance '%s': %s", name, strerror(-ret));

@@ -138,10 +138,13 @@ restore_top() {
 	[ ! -d "$D" ]
 }
 
-@test "reset with an instance name holding a slash is refused" {
+@test "reset with an instance name holding a slash, or an empty one, is refused" {
 	run ktrace reset -B "../x"
 	assert_failure 1
 	assert_output --partial "bad instance name '../x'"
+	run ktrace reset -B ""
+	assert_failure 1
+	assert_output --partial "bad instance name ''"
 }
 
 @test "reset with no -B resets the top-level buffer (state saved and restored)" {
