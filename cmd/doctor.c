@@ -432,13 +432,12 @@ static void check_features(struct doctor *d)
 	}
 }
 
-static void check_clocks(struct doctor *d)
+static void check_clocks(void)
 {
 	char *text = kt_tracefs_read(NULL, "trace_clock"), *tok, *save = NULL;
 	char list[512], in_use[64] = "?";
 	struct check *c;
 
-	(void)d;
 	if (!text) {
 		add("clocks", ST_WARN, "none", "trace clocks: cannot read trace_clock: %s",
 		    strerror(errno));
@@ -461,9 +460,8 @@ static void check_clocks(struct doctor *d)
 		c->text = NULL;
 }
 
-static void check_module(struct doctor *d)
+static void check_module(void)
 {
-	(void)d;
 	if (!access("/sys/module/ktrace", F_OK))
 		add("module", ST_OK, NULL, "ktrace module: loaded");
 	else if (!access("/sys/kernel/debug/ktrace", F_OK))
@@ -598,10 +596,10 @@ int cmd_doctor(int argc, char **argv)
 		kt_warn("cannot remove the scratch instance; 'ktrace reset -a' removes it");
 	d.scratch = NULL;
 	if (d.dir) {
-		check_clocks(&d);
+		check_clocks();
 		check_formats(&d);
 	}
-	check_module(&d);
+	check_module();
 
 	if (o.json)
 		print_json(d.recording_works);

@@ -86,7 +86,13 @@ static int read_cpus(struct tracefs_instance *inst, struct kt_trace_state *st)
 			return -ENOENT;
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/buffer_size_kb", cpu);
 		kb = kt_tracefs_read(inst, rel);
-		if (kb)
+		/*
+		 * Until first use the kernel keeps a minimal buffer and shows
+		 * "7 (expanded: 1410)"; the size tracing will get is the second.
+		 */
+		if (kb && strstr(kb, "expanded:"))
+			st->buffer_kb[cpu] = strtoull(strstr(kb, "expanded:") + 9, NULL, 10);
+		else if (kb)
 			st->buffer_kb[cpu] = strtoull(kb, NULL, 10);
 		free(kb);
 		st->total.entries += cs->entries;
