@@ -31,6 +31,7 @@ dirty() {
 	echo 'common_pid < 10' > "$1/events/timer/filter"
 	echo 'traceoff' > "$1/events/sched/sched_wakeup/trigger"
 	echo 'stacktrace:5 if common_pid > 1' > "$1/events/sched/sched_process_exit/trigger"
+	echo 'enable_event:irq:softirq_entry:2 if pid > 1' > "$1/events/sched/sched_process_exec/trigger"
 	echo $$ > "$1/set_event_pid"
 	echo $$ > "$1/set_event_notrace_pid"
 	echo 0 > "$1/tracing_on"
@@ -46,7 +47,7 @@ assert_clean() {
 	[ "$(cat "$1/events/sched/sched_switch/filter")" = none ] || fail "sched_switch filter left"
 	[ "$(cat "$1/events/timer/timer_start/filter")" = none ] || fail "timer subsystem filter left"
 	grep -q '^###' "$1/events/timer/filter" || fail "timer subsystem filter string left"
-	for f in sched_wakeup sched_process_exit; do
+	for f in sched_wakeup sched_process_exit sched_process_exec; do
 		! grep -v '^#' "$1/events/sched/$f/trigger" | grep -q . ||
 			fail "$f trigger left: $(cat "$1/events/sched/$f/trigger")"
 	done
