@@ -153,16 +153,18 @@ static void print_lost(const struct kt_trace_state *st)
 static void print_state(const struct kt_trace_state *st)
 {
 	unsigned long long kb = uniform_kb(st);
-	char kbs[32];
+	char kbs[32], cmd[256];
 	size_t i;
 	int cpu;
 
 	if (!st->name)
 		printf("%stop-level buffer%s\n", bold, plain);
+	else if (kt_instance_owner(st->name, cmd, sizeof(cmd)))
+		printf("%sinstance %s%s (a running ktrace: %s)\n", bold,
+		       st->name, plain, cmd);
 	else if (kt_instance_name_is_ours(st->name))
-		printf("%sinstance %s%s (%s)\n", bold, st->name, plain,
-		       kt_instance_owner_alive(st->name) ? "a running ktrace"
-		       : "left behind; 'ktrace reset -a' removes it");
+		printf("%sinstance %s%s (left behind; 'ktrace reset -a' removes it)\n",
+		       bold, st->name, plain);
 	else
 		printf("%sinstance %s%s\n", bold, st->name, plain);
 	printf("  tracing  %s%s%s\n", st->tracing_on == 0 ? yellow : "",
@@ -223,13 +225,21 @@ static void json_str_or_null(const char *s)
 static void json_state(const struct kt_trace_state *st)
 {
 	unsigned long long kb = uniform_kb(st);
+	char cmd[256];
+	long owner;
 	size_t i;
 	int cpu;
 
 	fputs("{\"name\":", stdout);
 	json_str_or_null(st->name);
 	printf(",\"ktrace\":%s", st->name && kt_instance_name_is_ours(st->name) ? "true" : "false");
-	printf(",\"owner_running\":%s", kt_instance_owner_alive(st->name) ? "true" : "false");
+	owner = kt_instance_owner(st->name, cmd, sizeof(cmd));
+	printf(",\"owner_running\":%s,\"owner_pid\":", owner ? "true" : "false");
+	if (owner)
+		printf("%ld,\"owner_cmdline\":", owner);
+	else
+		fputs("null,\"owner_cmdline\":", stdout);
+	json_str_or_null(owner ? cmd : NULL);
 	printf(",\"tracing_on\":%s", st->tracing_on < 0 ? "null" :
 	       st->tracing_on ? "true" : "false");
 	fputs(",\"tracer\":", stdout);

@@ -317,7 +317,29 @@ int kt_instance_reset(struct tracefs_instance *inst, char ***refused)
 	return c.err;
 }
 
-bool kt_instance_owner_alive(const char *name)
+/* The command line of pid, arguments joined by spaces, into buf. */
+static void read_cmdline(long pid, char *buf, size_t size)
+{
+	char path[64];
+	size_t n = 0, i;
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	while (n && !buf[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = '\0';
+}
+
+long kt_instance_owner(const char *name, char *cmdline, size_t size)
 {
 	char path[64], comm[32] = "";
 	const char *p;
@@ -325,21 +347,32 @@ bool kt_instance_owner_alive(const char *name)
 	long pid;
 	FILE *f;
 
+	if (cmdline && size)
+		cmdline[0] = '\0';
 	if (!kt_instance_name_is_ours(name))
-		return false;
+		return 0;
 	p = name + strlen(KT_INSTANCE_PREFIX);
 	pid = strtol(p, &end, 10);
 	if (end == p || *end || pid <= 0)
-		return false;
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return 0;
 	if (!fgets(comm, sizeof(comm), f))
 		comm[0] = '\0';
 	fclose(f);
 	/* A reused pid of some other program does not hold the instance. */
-	return !strncmp(comm, "ktrace", 6);
+	if (strncmp(comm, "ktrace", 6))
+		return 0;
+	if (cmdline && size)
+		read_cmdline(pid, cmdline, size);
+	return pid;
+}
+
+bool kt_instance_owner_alive(const char *name)
+{
+	return kt_instance_owner(name, NULL, 0) > 0;
 }
 
 struct remove_ctx {

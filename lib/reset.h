@@ -44,5 +44,10 @@ int kt_instances_remove_ours(void (*cb)(const char *name, int err,
  * open).  False for any other name.
  */
 bool kt_instance_owner_alive(const char *name);
+/*
+ * The pid of that running ktrace (0 when there is none), and, when
+ * cmdline is not NULL, its command line ("ktrace record -o x.dat").
+ */
+long kt_instance_owner(const char *name, char *cmdline, size_t size);
 
 #endif

@@ -149,9 +149,11 @@ ncpus() {
 	mkdir "$FAKE"
 	run ktrace stat
 	assert_success
-	assert_line "instance ktrace-$HOLDER (a running ktrace)"
+	assert_line "instance ktrace-$HOLDER (a running ktrace: $HOLD_DIR/ktrace 1000)"
 	run ktrace stat --json
 	[ "$(jq -r ".instances[] | select(.name == \"ktrace-$HOLDER\") | .owner_running" <<<"$output")" = true ]
+	[ "$(jq -r ".instances[] | select(.name == \"ktrace-$HOLDER\") | .owner_pid" <<<"$output")" = "$HOLDER" ]
+	[ "$(jq -r ".instances[] | select(.name == \"ktrace-$HOLDER\") | .owner_cmdline" <<<"$output")" = "$HOLD_DIR/ktrace 1000" ]
 }
 
 @test "plain stat names the other instances in one hint line" {
