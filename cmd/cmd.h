@@ -63,4 +63,12 @@ int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 /* Write s as a JSON string, quotes included. */
 void kt_json_put_str(FILE *out, const char *s);
 
+/*
+ * Look up the existing instance a -B NAME option names (NULL: the top
+ * level, *out NULL), printing "no instance 'x'; ..." when there is none.
+ * Never creates one.  Returns 0 or KT_EXIT_FAIL.
+ */
+struct tracefs_instance;
+int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
+
 #endif

@@ -1,12 +1,382 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ktrace stat: not written yet. */
+/*
+ * ktrace stat: the live tracing state at a glance, loss first.
+ *
+ * Live mode reads the top-level buffer (or -B INSTANCE) and every
+ * ktrace-* instance, so a running `ktrace record` shows up with its own
+ * overruns.  File mode (-i FILE) is stat_file(), waiting for the reader.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
+#include "kt-tracefs.h"
 #include "log.h"
+#include "reset.h"
+#include "state.h"
+
+struct stat_opts {
+	const char *instance;
+	const char *input;
+	bool json;
+};
+
+static const struct argp_option options[] = {
+	{ "instance", 'B', "INSTANCE", 0, "show only this tracefs instance", 0 },
+	{ "input", 'i', "FILE", 0, "show the statistics of a recorded trace.dat file", 0 },
+	{ "json", 'j', NULL, 0, "print JSON for scripts", 0 },
+	{ 0 }
+};
+
+static const char args_doc[] = "[FILE]";
+static const char doc[] =
+	"Show the tracing state at a glance: tracing on or off, tracer, clock, "
+	"enabled events and their filters, buffer size, and per CPU the entries, "
+	"overruns, drops and reads, with any loss flagged LOST.  Every ktrace-* "
+	"instance (a running ktrace record) is shown too.\v"
+	"With FILE or -i FILE, the statistics stored in a recorded file.";
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct stat_opts *o = state->input;
+
+	switch (key) {
+	case 'B':
+		o->instance = arg;
+		break;
+	case 'i':
+		o->input = arg;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->input)
+			argp_error(state, "one file at a time; '%s' is one too many", arg);
+		o->input = arg;
+		break;
+	case ARGP_KEY_END:
+		if (o->input && o->instance)
+			argp_error(state, "-B shows a live instance; a recorded file has none");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ---- offline: a recorded file ---- */
+
+/* The statistics a trace.dat stores; to be filled in with the reader. */
+static int stat_file(const char *path, bool json)
+{
+	(void)path;
+	(void)json;
+	kt_err("reading files needs the trace reader (not built yet)");
+	return KT_EXIT_FAIL;
+}
+
+/* ---- live: text ---- */
+
+static const char *red = "", *yellow = "", *bold = "", *plain = "";
+
+static void use_colour(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (!isatty(STDOUT_FILENO) || (nc && *nc))
+		return;
+	red = "\033[1;31m";
+	yellow = "\033[33m";
+	bold = "\033[1m";
+	plain = "\033[0m";
+}
+
+static unsigned long long uniform_kb(const struct kt_trace_state *st)
+{
+	int cpu;
+
+	for (cpu = 1; cpu < st->ncpus; cpu++)
+		if (st->buffer_kb[cpu] != st->buffer_kb[0])
+			return 0;
+	return st->ncpus ? st->buffer_kb[0] : 0;
+}
+
+static void print_cpu_row(const char *label, const struct kt_cpu_stats *cs,
+			  const char *kb)
+{
+	bool lost = kt_cpu_stats_lost(cs) > 0;
+
+	printf("  %-5s %12llu %s%12llu %14llu %12llu%s %12llu %9s%s%s%s\n",
+	       label, cs->entries, lost ? red : "", cs->overrun,
+	       cs->commit_overrun, cs->dropped, lost ? plain : "", cs->read,
+	       kb, lost ? red : "", lost ? "  LOST" : "", lost ? plain : "");
+}
+
+/* Which CPUs lost events, as "0, 3". */
+static void lost_cpus(const struct kt_trace_state *st, char *buf, size_t size)
+{
+	size_t len = 0;
+	int cpu;
+
+	buf[0] = '\0';
+	for (cpu = 0; cpu < st->ncpus && len < size; cpu++)
+		if (kt_cpu_stats_lost(&st->cpu[cpu]))
+			len += snprintf(buf + len, size - len, "%s%d",
+					len ? ", " : "", cpu);
+}
+
+static void print_lost(const struct kt_trace_state *st)
+{
+	const struct kt_cpu_stats *t = &st->total;
+	char cpus[256];
+
+	if (!kt_cpu_stats_lost(t))
+		return;
+	lost_cpus(st, cpus, sizeof(cpus));
+	printf("  %sLOST%s  %llu events lost on cpu %s:", red, plain,
+	       kt_cpu_stats_lost(t), cpus);
+	if (t->overrun)
+		printf(" %llu overwritten (buffer full)", t->overrun);
+	if (t->commit_overrun)
+		printf("%s %llu commit overruns", t->overrun ? "," : "",
+		       t->commit_overrun);
+	if (t->dropped)
+		printf("%s %llu dropped", t->overrun || t->commit_overrun ? "," : "",
+		       t->dropped);
+	printf("; a bigger buffer (buffer_size_kb) or fewer events\n");
+}
+
+static void print_state(const struct kt_trace_state *st)
+{
+	unsigned long long kb = uniform_kb(st);
+	char kbs[32], cmd[256];
+	size_t i;
+	int cpu;
+
+	if (!st->name)
+		printf("%stop-level buffer%s\n", bold, plain);
+	else if (kt_instance_owner(st->name, cmd, sizeof(cmd)))
+		printf("%sinstance %s%s (a running ktrace: %s)\n", bold,
+		       st->name, plain, cmd);
+	else if (kt_instance_name_is_ours(st->name))
+		printf("%sinstance %s%s (left behind; 'ktrace reset -a' removes it)\n",
+		       bold, st->name, plain);
+	else
+		printf("%sinstance %s%s\n", bold, st->name, plain);
+	printf("  tracing  %s%s%s\n", st->tracing_on == 0 ? yellow : "",
+	       st->tracing_on < 0 ? "?" : st->tracing_on ? "on" : "off",
+	       st->tracing_on == 0 ? plain : "");
+	printf("  tracer   %s\n", st->tracer ? st->tracer : "?");
+	printf("  clock    %s\n", st->clock ? st->clock : "?");
+	if (kb)
+		printf("  buffer   %llu KB per CPU, %d CPUs\n", kb, st->ncpus);
+	else
+		printf("  buffer   differs per CPU (see below), %d CPUs\n", st->ncpus);
+	printf("  events   %zu enabled\n", st->nevents);
+	for (i = 0; i < st->nevents; i++) {
+		printf("    %s:%s", st->events[i].system, st->events[i].name);
+		if (st->events[i].filter)
+			printf("  if %s", st->events[i].filter);
+		putchar('\n');
+	}
+	printf("  %-5s %12s %12s %14s %12s %12s %9s\n", "cpu", "entries",
+	       "overrun", "commit_overrun", "dropped", "read", "buffer_kb");
+	for (cpu = 0; cpu < st->ncpus; cpu++) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "%d", cpu);
+		snprintf(kbs, sizeof(kbs), "%llu", st->buffer_kb[cpu]);
+		print_cpu_row(label, &st->cpu[cpu], kbs);
+	}
+	snprintf(kbs, sizeof(kbs), "%llu", kb * st->ncpus);
+	if (!kb) {
+		unsigned long long sum = 0;
+
+		for (cpu = 0; cpu < st->ncpus; cpu++)
+			sum += st->buffer_kb[cpu];
+		snprintf(kbs, sizeof(kbs), "%llu", sum);
+	}
+	print_cpu_row("all", &st->total, kbs);
+	print_lost(st);
+}
+
+/* ---- live: JSON ---- */
+
+static void json_cpu(const struct kt_cpu_stats *cs)
+{
+	printf("\"entries\":%llu,\"overrun\":%llu,\"commit_overrun\":%llu,"
+	       "\"dropped\":%llu,\"read\":%llu,\"bytes\":%llu,\"lost\":%llu",
+	       cs->entries, cs->overrun, cs->commit_overrun, cs->dropped,
+	       cs->read, cs->bytes, kt_cpu_stats_lost(cs));
+}
+
+static void json_str_or_null(const char *s)
+{
+	if (s)
+		kt_json_put_str(stdout, s);
+	else
+		fputs("null", stdout);
+}
+
+static void json_state(const struct kt_trace_state *st)
+{
+	unsigned long long kb = uniform_kb(st);
+	char cmd[256];
+	long owner;
+	size_t i;
+	int cpu;
+
+	fputs("{\"name\":", stdout);
+	json_str_or_null(st->name);
+	printf(",\"ktrace\":%s", st->name && kt_instance_name_is_ours(st->name) ? "true" : "false");
+	owner = kt_instance_owner(st->name, cmd, sizeof(cmd));
+	printf(",\"owner_running\":%s,\"owner_pid\":", owner ? "true" : "false");
+	if (owner)
+		printf("%ld,\"owner_cmdline\":", owner);
+	else
+		fputs("null,\"owner_cmdline\":", stdout);
+	json_str_or_null(owner ? cmd : NULL);
+	printf(",\"tracing_on\":%s", st->tracing_on < 0 ? "null" :
+	       st->tracing_on ? "true" : "false");
+	fputs(",\"tracer\":", stdout);
+	json_str_or_null(st->tracer);
+	fputs(",\"clock\":", stdout);
+	json_str_or_null(st->clock);
+	if (kb)
+		printf(",\"buffer_size_kb\":%llu", kb);
+	else
+		fputs(",\"buffer_size_kb\":null", stdout);
+	fputs(",\"events\":[", stdout);
+	for (i = 0; i < st->nevents; i++) {
+		fputs(i ? ",{\"system\":" : "{\"system\":", stdout);
+		kt_json_put_str(stdout, st->events[i].system);
+		fputs(",\"name\":", stdout);
+		kt_json_put_str(stdout, st->events[i].name);
+		fputs(",\"filter\":", stdout);
+		json_str_or_null(st->events[i].filter);
+		putchar('}');
+	}
+	fputs("],\"cpus\":[", stdout);
+	for (cpu = 0; cpu < st->ncpus; cpu++) {
+		printf("%s{\"cpu\":%d,", cpu ? "," : "", cpu);
+		json_cpu(&st->cpu[cpu]);
+		printf(",\"buffer_size_kb\":%llu}", st->buffer_kb[cpu]);
+	}
+	fputs("],\"total\":{", stdout);
+	json_cpu(&st->total);
+	printf("},\"lost\":%llu}", kt_cpu_stats_lost(&st->total));
+}
+
+/* ---- live ---- */
+
+/* Read and show one instance; -ENOENT (vanished) is for the caller. */
+static int show_instance(struct tracefs_instance *inst, bool json, bool first)
+{
+	struct kt_trace_state *st;
+	int ret = kt_trace_state_read(inst, &st);
+
+	if (ret)
+		return ret;
+	if (json) {
+		if (!first)
+			putchar(',');
+		json_state(st);
+	} else {
+		if (!first)
+			putchar('\n');
+		print_state(st);
+	}
+	kt_trace_state_free(st);
+	return 0;
+}
+
+/* Every ktrace-* instance, then a hint naming the others. */
+static int show_all(bool json)
+{
+	struct tracefs_instance *inst;
+	char **names = tracefs_instances(NULL);
+	bool any_other = false;
+	int i, ret = 0;
+
+	for (i = 0; names && names[i]; i++) {
+		if (!kt_instance_name_is_ours(names[i]))
+			continue;
+		if (kt_instance_lookup(names[i], &inst))
+			continue;	/* gone since the listing */
+		ret = show_instance(inst, json, false);
+		kt_instance_close(inst);
+		if (ret == -ENOENT)
+			ret = 0;
+		if (ret)
+			break;
+	}
+	if (json) {
+		fputs("],\"other_instances\":[", stdout);
+		for (i = 0; names && names[i]; i++) {
+			if (kt_instance_name_is_ours(names[i]))
+				continue;
+			if (any_other)
+				putchar(',');
+			kt_json_put_str(stdout, names[i]);
+			any_other = true;
+		}
+		fputs("]", stdout);
+	} else {
+		for (i = 0; names && names[i]; i++) {
+			if (kt_instance_name_is_ours(names[i]))
+				continue;
+			printf("%s%s", any_other ? " " : "\nother instances: ", names[i]);
+			any_other = true;
+		}
+		if (any_other)
+			printf(" ('ktrace stat -B NAME' shows one)\n");
+	}
+	tracefs_list_free(names);
+	return ret;
+}
+
+static int stat_live(const struct stat_opts *o)
+{
+	struct tracefs_instance *inst = NULL;
+	int ret;
+
+	ret = kt_need_tracefs();
+	if (ret)
+		return ret;
+	if (kt_instance_arg_lookup(o->instance, &inst))
+		return KT_EXIT_FAIL;
+	if (o->json)
+		fputs("{\"instances\":[", stdout);
+	ret = show_instance(inst, o->json, true);
+	if (!ret && !o->instance)
+		ret = show_all(o->json);
+	else if (o->json)
+		fputs("]", stdout);
+	if (o->json)
+		fputs("}\n", stdout);
+	if (ret == -ENOENT)
+		kt_err("instance '%s' went away while being read", o->instance);
+	else if (ret)
+		kt_err("cannot read the state of '%s': %s",
+		       kt_instance_label(inst), strerror(-ret));
+	kt_instance_close(inst);
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+}
 
 int cmd_stat(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	kt_err("not implemented yet");
-	return KT_EXIT_FAIL;
+	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	struct stat_opts o = { 0 };
+
+	if (kt_argp_parse(&argp, argc, argv, &o))
+		return KT_EXIT_OK;
+	if (o.input)
+		return stat_file(o.input, o.json);
+	if (!o.json)
+		use_colour();
+	return stat_live(&o);
 }

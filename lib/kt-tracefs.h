@@ -73,4 +73,12 @@ int kt_event_set_enable(struct tracefs_instance *inst, const char *system,
 int kt_event_set_filter(struct tracefs_instance *inst, const char *system,
 			const char *event, const char *filter, char **why);
 
+/*
+ * An existing instance by name (NULL or "": the top level, *out NULL),
+ * for commands that only look at or reset it: unlike kt_instance_open()
+ * it never creates one, even when the instance vanishes meanwhile.
+ * -ENOENT when there is none, -EINVAL for a name with '/'.
+ */
+int kt_instance_lookup(const char *name, struct tracefs_instance **out);
+
 #endif

@@ -17,12 +17,14 @@ int kt_tracefs_open(const char **dir)
 	const char *path = NULL;
 	char probe[4096];
 
-	/* libtracefs mounts tracefs itself when asked to. */
-	if (!tracefs_tracing_dir_is_mounted(true, &path) || !path) {
-		path = tracefs_tracing_dir();
-		if (!path)
-			return geteuid() ? -EACCES : -ENODEV;
-	}
+	/*
+	 * tracefs_tracing_dir() mounts tracefs when it is not mounted and
+	 * caches the answer; tracefs_tracing_dir_is_mounted() would leak a
+	 * copy of the path on every call (libtracefs 1.6).
+	 */
+	path = tracefs_tracing_dir();
+	if (!path)
+		return geteuid() ? -EACCES : -ENODEV;
 	snprintf(probe, sizeof(probe), "%s/tracing_on", path);
 	if (access(probe, W_OK) != 0)
 		return errno == ENOENT ? -ENODEV : -EACCES;
@@ -232,4 +234,18 @@ int kt_event_set_filter(struct tracefs_instance *inst, const char *system,
 	if (ret == -EINVAL && why)
 		*why = tracefs_error_last(inst);
 	return ret;
+}
+
+int kt_instance_lookup(const char *name, struct tracefs_instance **out)
+{
+	*out = NULL;
+	if (!name || !*name)
+		return 0;
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (!tracefs_instance_exists(name))
+		return -ENOENT;
+	/* alloc, not create: a vanished instance must not be recreated. */
+	*out = tracefs_instance_alloc(NULL, name);
+	return *out ? 0 : (errno ? -errno : -ENOMEM);
 }
