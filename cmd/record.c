@@ -43,6 +43,8 @@
 #include "writer.h"
 
 #define DEFAULT_OUTPUT	"ktrace.dat"
+/* buffer_percent of the instance: when the recorders wake up. */
+#define WAKE_PERCENT	"10"
 
 enum {
 	OPT_FLIGHT = 256,
@@ -511,6 +513,16 @@ static int make_instance(struct session *s)
 		kt_err("cannot stop tracing in '%s': %s", s->inst_name, strerror(-ret));
 		return KT_EXIT_FAIL;
 	}
+	/*
+	 * Wake the recorders when a tenth of the buffer is full, not half
+	 * (the default): a wake-up costs little, and the other 90% is the
+	 * time a busy system has to give them a CPU before events are lost.
+	 */
+	ret = kt_tracefs_write(s->inst, "buffer_percent", WAKE_PERCENT);
+	if (ret && ret != -ENOENT) {
+		kt_err("cannot set buffer_percent: %s", strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
 	if (s->o->buffer_kb) {
 		char kb[32];
 
@@ -525,114 +537,50 @@ static int make_instance(struct session *s)
 	return KT_EXIT_OK;
 }
 
-/*
- * Events where another task than the current one is the subject: kept
- * whole even when ktrace itself is in them, so CPU timelines have no gaps.
- */
-static bool names_other_task(const struct kt_event_ref *r)
-{
-	return !strcmp(r->system, "sched") &&
-	       (!strcmp(r->name, "sched_switch") ||
-		!strncmp(r->name, "sched_wak", 9));
-}
-
-/*
- * "common_pid != <ktrace> && common_pid != <recorder>..." when the whole
- * system is traced, so ktrace does not record itself (as trace-cmd).  An
- * event filter rather than set_event_notrace_pid: a pid list costs the
- * kernel RCU grace periods (tens of ms) when the instance goes away.
- */
-static char *self_filter(struct session *s)
-{
-	const struct record_opts *o = s->o;
-	const pid_t *tids;
-	char *f = NULL, *nf;
-	int n = 0, i;
-
-	if (o->only_cmd || o->children || o->npids)
-		return NULL;
-	tids = s->rec ? kt_recorder_tids(s->rec, &n) : NULL;
-	if (asprintf(&f, "common_pid != %d", (int)getpid()) < 0)
-		return NULL;
-	for (i = 0; tids && i < n; i++) {
-		if (asprintf(&nf, "%s && common_pid != %d", f, (int)tids[i]) < 0) {
-			free(f);
-			return NULL;
-		}
-		free(f);
-		f = nf;
-	}
-	return f;
-}
-
 static void filter_error(const char *filter, const struct kt_event_ref *r,
 			 char *why, int err)
 {
-	char *msg = why ? strstr(why, "error: ") : NULL;
-	char *nl;
+	const char *dir = tracefs_tracing_dir();
+	char *msg = why, *p, *nl;
 
+	/* error_log: "[ts] event filter parse error: error: <reason>\n ..." */
+	while (msg && (p = strstr(msg, "error: ")))
+		msg = p + strlen("error: ");
 	if (msg) {
-		msg += strlen("error: ");
 		nl = strchr(msg, '\n');
 		if (nl)
 			*nl = '\0';
-		kt_err("bad filter '%s' for '%s:%s': %s; see 'ktrace list -f %s:%s' for its fields",
-		       filter, r->system, r->name, msg, r->system, r->name);
-	} else {
-		kt_err("bad filter '%s' for '%s:%s': %s; see 'ktrace list -f %s:%s' for its fields",
-		       filter, r->system, r->name, strerror(-err), r->system,
-		       r->name);
 	}
+	kt_err("bad filter '%s' for '%s:%s': %s; its fields are in %s/events/%s/%s/format",
+	       filter, r->system, r->name, msg && *msg ? msg : strerror(-err),
+	       dir ? dir : "", r->system, r->name);
 	free(why);
 }
 
 static int set_filters(struct session *s)
 {
 	size_t i, n = kt_event_list_count(s->events);
-	char *self = self_filter(s), *both, *why;
-	int ret = 0;
+	char *why;
+	int ret;
 
-	for (i = 0; !ret && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
-		const char *user = s->filters[i];
-		bool mine = self && !names_other_task(r);
 
+		if (!s->filters[i])
+			continue;
 		if (is_ftrace_event(r)) {
-			if (user) {
-				kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
-				       r->system, r->name);
-				ret = -EINVAL;
-			}
-			continue;
-		}
-		if (!user && !mine)
-			continue;
-		/* The user's filter alone first, so its errors are its own. */
-		if (user) {
-			ret = kt_event_set_filter(s->inst, r->system, r->name,
-						  user, &why);
-			if (ret) {
-				filter_error(user, r, why, ret);
-				break;
-			}
-			if (!mine)
-				continue;
-		}
-		if (user && asprintf(&both, "(%s) && (%s)", user, self) < 0) {
-			ret = -ENOMEM;
-			break;
+			kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
+			       r->system, r->name);
+			return KT_EXIT_FAIL;
 		}
 		ret = kt_event_set_filter(s->inst, r->system, r->name,
-					  user ? both : self, &why);
-		if (user)
-			free(both);
+					  s->filters[i], &why);
 		if (ret) {
-			filter_error(self, r, why, ret);
-			break;
+			filter_error(s->filters[i], r, why, ret);
+			return KT_EXIT_FAIL;
 		}
 	}
-	free(self);
-	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+	return KT_EXIT_OK;
 }
 
 static int enable_events(struct session *s, bool on)

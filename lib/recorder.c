@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "kt-tracefs.h"
@@ -24,6 +25,8 @@
 
 /* As much as one splice may move; the kernel caps it at pipe-max-size. */
 #define PIPE_WANT	(1 << 20)
+/* A recorder thread's nice value: ahead of the traced workload. */
+#define RECORDER_NICE	(-20)
 /* After a wake-up that found no full page, do not spin. */
 #define IDLE_NAP_MS	10
 
@@ -323,6 +326,11 @@ static void *cpu_main(void *arg)
 	/* Signals are for the main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/*
+	 * Little work per wake-up, but it must come soon: the buffer keeps
+	 * filling while we wait for a CPU.  Best effort (needs privilege).
+	 */
+	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
 	pthread_mutex_lock(&rec->lock);
 	rec->tids[c->cpu] = gettid();
 	rec->ready++;
