@@ -85,6 +85,7 @@ enum stop_reason {
 
 struct session {
 	struct record_opts *o;
+	const char *tracing_dir;
 	struct kt_catalog *cat;
 	struct kt_event_list *events;
 	char **filters;			/* per event of events, or NULL */
@@ -473,8 +474,18 @@ static int open_output(struct session *s)
 
 static int block_signals(struct session *s)
 {
+	struct sigaction sa = { .sa_handler = SIG_DFL }, old;
 	sigset_t set;
 
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal never reaches a signalfd: take SIGINT and SIGTERM back.
+	 * An ignored SIGHUP (nohup) stays ignored.
+	 */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -666,14 +677,13 @@ static void *ksyms_main(void *arg)
 	struct session *s = arg;
 	char path[PATH_MAX], *ksyms = NULL, *printk = NULL;
 	size_t ksyms_len = 0, printk_len = 0;
-	const char *dir = tracefs_tracing_dir();
 	sigset_t all;
 	int go, ret;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	ret = kt_file_slurp("/proc/kallsyms", &ksyms, &ksyms_len);
-	snprintf(path, sizeof(path), "%s/printk_formats", dir ? dir : "");
+	snprintf(path, sizeof(path), "%s/printk_formats", s->tracing_dir);
 	if (kt_file_slurp(path, &printk, &printk_len))
 		printk_len = 0;
 	pthread_mutex_lock(&s->ksyms_lock);
@@ -904,6 +914,7 @@ static int add_options(struct session *s)
 
 static int write_file(struct session *s)
 {
+	struct kt_writer_tail tail;
 	struct kt_writer_cpu *cpus;
 	char *cmdlines, *clk;
 	int cpu, ret;
@@ -914,12 +925,6 @@ static int write_file(struct session *s)
 			s->o->output, strerror(-s->ksyms_err));
 	else if (s->ksyms_err)
 		return s->ksyms_err;
-	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
-	ret = kt_writer_cmdlines(s->w, cmdlines ? cmdlines : "",
-				 cmdlines ? strlen(cmdlines) : 0);
-	free(cmdlines);
-	if (ret)
-		return ret;
 	ret = add_options(s);
 	if (ret)
 		return ret;
@@ -930,10 +935,15 @@ static int write_file(struct session *s)
 		cpus[cpu].fd = kt_recorder_fd(s->rec, cpu);
 		cpus[cpu].size = kt_recorder_bytes(s->rec, cpu);
 	}
+	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
 	clk = clock_name(s->clock);
-	ret = kt_writer_finish(s->w, s->ncpus, cpus, clk);
+	tail.cmdlines = cmdlines ? cmdlines : "";
+	tail.cmdlines_len = cmdlines ? strlen(cmdlines) : 0;
+	tail.clock = clk;
+	ret = kt_writer_finish(s->w, &tail, s->ncpus, cpus);
 	free(clk);
-	if (ret == -ENOSPC) {
+	free(cmdlines);
+	if (ret == 1) {
 		unsigned long long kept = 0, had = kt_recorder_total(s->rec);
 		char a[32], b[32];
 
@@ -945,11 +955,10 @@ static int write_file(struct session *s)
 		       s->o->output, a, b);
 	}
 	free(cpus);
-	if (ret && ret != -ENOSPC)
+	if (ret < 0)
 		return ret;
-	if (kt_writer_commit(s->w) < 0)
-		return -errno;
-	return ret;
+	cpu = kt_writer_commit(s->w);	/* 0 or -errno */
+	return cpu ? cpu : ret;
 }
 
 static void summary(struct session *s)
@@ -1059,6 +1068,15 @@ static int record(struct record_opts *o)
 
 	pthread_mutex_init(&s.ksyms_lock, NULL);
 	pthread_cond_init(&s.ksyms_cond, NULL);
+	/*
+	 * libtracefs caches the tracing directory without a lock: find it
+	 * once here, before any helper thread can race to fill the cache.
+	 */
+	s.tracing_dir = tracefs_tracing_dir();
+	if (!s.tracing_dir) {
+		kt_err("cannot find tracefs; try: mount -t tracefs nodev /sys/kernel/tracing");
+		goto out;
+	}
 	ret = block_signals(&s);
 	if (ret) {
 		kt_err("cannot set up signal handling: %s", strerror(-ret));
@@ -1122,8 +1140,14 @@ static int record(struct record_opts *o)
 		/* The limit is on the file: wait to know the header's size. */
 		unsigned long long max = o->max_mb << 20, used;
 
+		char *cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
+
 		join_ksyms(&s);
-		used = kt_writer_size(s.w) + 64 * 1024;
+		/* What comes after the data: cmdlines, options, page padding. */
+		used = kt_writer_size(s.w) + 64 * 1024 +
+		       (cmdlines ? 2 * strlen(cmdlines) : 0) +
+		       (unsigned long long)s.ncpus * kt_writer_page_size(s.w);
+		free(cmdlines);
 		kt_recorder_set_limit(s.rec, max > used ? max - used : 1);
 	}
 	if (!o->flight) {
@@ -1164,8 +1188,8 @@ static int record(struct record_opts *o)
 		fprintf(stderr, "\r\033[K");
 	ret = kt_recorder_stop(s.rec);
 	if (ret == -ENOSPC) {
-		kt_err("disk full: recording into '%s' stopped early; the file keeps what fit",
-		       s.tmpdir);
+		kt_err("disk full: recording for '%s' stopped early; the file keeps what fits",
+		       o->output);
 		failed = true;
 	} else if (ret) {
 		kt_err("recording stopped: %s", strerror(-ret));
@@ -1183,7 +1207,7 @@ static int record(struct record_opts *o)
 	if (pthread_create(&s.remover, NULL, remover_main, &s) == 0)
 		s.remover_running = true;
 	ret = write_file(&s);
-	if (ret == -ENOSPC) {
+	if (ret == 1) {
 		failed = true;
 	} else if (ret) {
 		kt_err("cannot write '%s': %s", o->output, strerror(-ret));

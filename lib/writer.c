@@ -443,7 +443,7 @@ int kt_file_slurp(const char *path, char **text, size_t *len)
 	return slurp(path, text, len);
 }
 
-int kt_writer_cmdlines(struct kt_writer *w, const char *text, size_t len)
+static int write_cmdlines(struct kt_writer *w, const char *text, size_t len)
 {
 	int ret = put8(w, len);
 
@@ -484,16 +484,21 @@ int kt_writer_add_option_str(struct kt_writer *w, unsigned short id,
 
 /* ---- CPU data ---- */
 
-/* The CPU count, the options and the flyrecord table up to the data. */
-static int write_tail_header(struct kt_writer *w, int ncpus,
-			     const char *clock, unsigned long long *table)
+/*
+ * The saved cmdlines, the CPU count, the options and the flyrecord table
+ * up to the data.
+ */
+static int write_tail_header(struct kt_writer *w, const struct kt_writer_tail *t,
+			     int ncpus, unsigned long long *table)
 {
 	char label[KT_DAT_LABEL_LEN];
 	char *clk = NULL;
 	size_t i;
 	int ret;
 
-	ret = put4(w, ncpus);
+	ret = write_cmdlines(w, t->cmdlines, t->cmdlines_len);
+	if (!ret)
+		ret = put4(w, ncpus);
 	if (ret)
 		return ret;
 	if (w->nopts) {
@@ -527,7 +532,7 @@ static int write_tail_header(struct kt_writer *w, int ncpus,
 	 * trace-cmd reads "[clock]" after the table when the file has a
 	 * TRACECLOCK option; it is harmless otherwise.
 	 */
-	if (asprintf(&clk, "[%s]", clock && *clock ? clock : "local") < 0)
+	if (asprintf(&clk, "[%s]", t->clock && *t->clock ? t->clock : "local") < 0)
 		return -ENOMEM;
 	ret = put8(w, strlen(clk));
 	if (!ret)
@@ -638,8 +643,8 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 	return ret;
 }
 
-int kt_writer_finish(struct kt_writer *w, int ncpus,
-		     struct kt_writer_cpu *cpus, const char *clock)
+int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
+		     int ncpus, struct kt_writer_cpu *cpus)
 {
 	unsigned long long base = w->off, table = 0;
 	int i, ret, result = 0;
@@ -650,10 +655,10 @@ int kt_writer_finish(struct kt_writer *w, int ncpus,
 		cpus[i].size -= cpus[i].size % w->page_size;
 	/* A full disk: give back the newest data until the header fits. */
 	for (;;) {
-		ret = write_tail_header(w, ncpus, clock, &table);
+		ret = write_tail_header(w, tail, ncpus, &table);
 		if (ret != -ENOSPC)
 			break;
-		result = -ENOSPC;
+		result = 1;
 		ret = rewind_to(w, base);
 		if (!ret)
 			ret = make_room(ncpus, cpus, w->page_size);
@@ -672,7 +677,7 @@ int kt_writer_finish(struct kt_writer *w, int ncpus,
 		w->off = off;
 		ret = copy_cpu(w, &cpus[i], &done);
 		if (ret == -ENOSPC)
-			result = ret;
+			result = 1;
 		else if (ret)
 			return ret;
 		cpus[i].size = done;

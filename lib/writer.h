@@ -7,9 +7,9 @@
  *   kt_writer_headers()         initial header, header_page/event, formats
  *   kt_writer_kallsyms()        /proc/kallsyms
  *   kt_writer_printk()          printk_formats
- *   kt_writer_cmdlines()        saved_cmdlines
  *   kt_writer_add_option()...   options, kept until kt_writer_finish()
- *   kt_writer_finish()          CPU count, options, flyrecord, CPU data
+ *   kt_writer_finish()          cmdlines, CPU count, options, flyrecord,
+ *                               CPU data
  *   kt_writer_commit()          rename to FILE
  *   kt_writer_close()           removes FILE.tmp-<pid> unless committed
  *
@@ -55,8 +55,6 @@ int kt_writer_headers(struct kt_writer *w, const char *tracing_dir,
  */
 int kt_writer_kallsyms(struct kt_writer *w, const char *text, size_t len);
 int kt_writer_printk(struct kt_writer *w, const char *text, size_t len);
-/* Store saved_cmdlines text (pid comm lines). */
-int kt_writer_cmdlines(struct kt_writer *w, const char *text, size_t len);
 
 /* Queue an option (KT_OPT_*) for kt_writer_finish(). */
 int kt_writer_add_option(struct kt_writer *w, unsigned short id,
@@ -65,15 +63,23 @@ int kt_writer_add_option(struct kt_writer *w, unsigned short id,
 int kt_writer_add_option_str(struct kt_writer *w, unsigned short id,
 			     const char *s);
 
+/* What goes between the printk formats and the CPU data. */
+struct kt_writer_tail {
+	const char *cmdlines;		/* saved_cmdlines text */
+	size_t cmdlines_len;
+	const char *clock;		/* trace clock name, e.g. "local" */
+};
+
 /*
- * Write the CPU count, the options, the flyrecord table with the trace
- * clock and each CPU's data, page-aligned.  Data is moved with
- * copy_file_range.  When the disk fills up the newest pages that do not
- * fit are left out (cpus[i].size says what was written, and the sources
- * may be shortened) and -ENOSPC is returned with a valid file.
+ * Write the saved cmdlines, the CPU count, the options, the flyrecord
+ * table with the trace clock and each CPU's data, page-aligned.  Data is
+ * moved with copy_file_range.  Returns 0, or 1 when the disk was full:
+ * the newest pages that did not fit are left out (cpus[i].size says what
+ * was written; the sources are shortened or emptied on the way) and the
+ * file is valid.  -errno (-ENOSPC too) means no valid file.
  */
-int kt_writer_finish(struct kt_writer *w, int ncpus,
-		     struct kt_writer_cpu *cpus, const char *clock);
+int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
+		     int ncpus, struct kt_writer_cpu *cpus);
 
 /* Give the file its final name. */
 int kt_writer_commit(struct kt_writer *w);
