@@ -70,6 +70,19 @@ tmpfs_at() { # DIR SIZE
 
 report() { trace-cmd report -i "$@" 2>/dev/null; }
 
+# Start ktrace record ARGS... in the background; $pid is its pid once its
+# instance's tracing_on reads 1 (recording has begun).
+rec_started() {
+	"$KTRACE" record "$@" &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	for _ in $(seq 500); do
+		[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		sleep 0.01
+	done
+	fail "ktrace record $* never started"
+}
+
 no_leftovers() { # DIR: no temporary file of ours
 	run ls -A "$1"
 	refute_output --partial ".tmp-"
@@ -185,15 +198,7 @@ no_leftovers() { # DIR: no temporary file of ours
 }
 
 @test "SIGINT stops a whole-system recording with a valid file and no instance" {
-	"$KTRACE" record -q -o i.dat -e sched:sched_switch &
-	pid=$!
-	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
-	# Recording has begun once the instance's tracing_on reads 1.
-	for _ in $(seq 500); do
-		[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && break
-		sleep 0.01
-	done
-	[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on")" = 1 ] || fail "never started"
+	rec_started -q -o i.dat -e sched:sched_switch
 	# A private instance: the event is on there and not at the top level.
 	grep -qx 'sched:sched_switch' "$TRACEFS/instances/ktrace-$pid/set_event"
 	kill -INT "$pid"
@@ -209,13 +214,7 @@ no_leftovers() { # DIR: no temporary file of ours
 
 @test "SIGTERM and SIGHUP end a recording cleanly too" {
 	for sig in TERM HUP; do
-		"$KTRACE" record -q -o "$sig.dat" &
-		pid=$!
-		echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
-		for _ in $(seq 500); do
-			[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && break
-			sleep 0.01
-		done
+		rec_started -q -o "$sig.dat"
 		kill -"$sig" "$pid"
 		st=0
 		wait "$pid" || st=$?
