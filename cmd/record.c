@@ -43,6 +43,8 @@
 #include "writer.h"
 
 #define DEFAULT_OUTPUT	"ktrace.dat"
+/* kallsyms goes into the file in pieces of this size while being read. */
+#define KSYMS_PIECE	(256 << 10)
 /* buffer_percent of the instance: when the recorders wake up. */
 #define WAKE_PERCENT	"10"
 
@@ -316,6 +318,7 @@ static int find_command(int argc, char **argv, bool *dashdash)
 }
 
 /* ---- small helpers ---- */
+
 
 
 static double now_since(const struct timespec *t0)
@@ -667,39 +670,84 @@ static int read_stats(struct session *s, struct kt_cpu_stats *st)
 
 /* ---- helper threads ---- */
 
+/* Has the main thread handed the writer over yet?  Waits if asked to. */
+static int ksyms_state(struct session *s, bool wait)
+{
+	int go;
+
+	pthread_mutex_lock(&s->ksyms_lock);
+	while (wait && s->ksyms_go == KSYMS_WAIT)
+		pthread_cond_wait(&s->ksyms_cond, &s->ksyms_lock);
+	go = s->ksyms_go;
+	pthread_mutex_unlock(&s->ksyms_lock);
+	return go;
+}
+
 /*
- * Reads /proc/kallsyms (tens of ms) from the start, and writes it into
- * the file as soon as the main thread has written the headers before it
- * and handed the writer over (ksyms_handover).
+ * Reads /proc/kallsyms (tens of ms, 4 KB per read) from the start, and
+ * streams it into the file as soon as the main thread has written the
+ * headers before it and handed the writer over (ksyms_handover).
  */
 static void *ksyms_main(void *arg)
 {
 	struct session *s = arg;
-	char path[PATH_MAX], *ksyms = NULL, *printk = NULL;
-	size_t ksyms_len = 0, printk_len = 0;
+	char path[PATH_MAX], *buf, *nbuf, *printk = NULL;
+	size_t cap = KSYMS_PIECE * 2, len = 0, printk_len = 0;
+	bool writing = false, ok = true;
 	sigset_t all;
-	int go, ret;
+	ssize_t n;
+	int fd;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	ret = kt_file_slurp("/proc/kallsyms", &ksyms, &ksyms_len);
+	buf = malloc(cap);
+	/* Unreadable (a locked-down kernel): an empty section. */
+	fd = buf ? open("/proc/kallsyms", O_RDONLY | O_CLOEXEC) : -1;
+	while (fd >= 0) {
+		if (cap - len < KSYMS_PIECE) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				ok = false;
+				break;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		len += n;
+		if (!writing && ksyms_state(s, false) == KSYMS_WRITE) {
+			writing = true;
+			s->ksyms_err = kt_writer_kallsyms_begin(s->w);
+		}
+		if (writing && len >= KSYMS_PIECE) {
+			kt_writer_kallsyms_add(s->w, buf, len);
+			len = 0;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
 	snprintf(path, sizeof(path), "%s/printk_formats", s->tracing_dir);
 	if (kt_file_slurp(path, &printk, &printk_len))
 		printk_len = 0;
-	pthread_mutex_lock(&s->ksyms_lock);
-	while (s->ksyms_go == KSYMS_WAIT)
-		pthread_cond_wait(&s->ksyms_cond, &s->ksyms_lock);
-	go = s->ksyms_go;
-	pthread_mutex_unlock(&s->ksyms_lock);
-	if (go == KSYMS_WRITE) {
-		/* Unreadable (a locked-down kernel): an empty section. */
-		s->ksyms_err = kt_writer_kallsyms(s->w, ret ? NULL : ksyms,
-						  ret ? 0 : ksyms_len);
-		ret = kt_writer_printk(s->w, printk, printk_len);
-		if (ret && !s->ksyms_err)
-			s->ksyms_err = ret;
+	if (ksyms_state(s, true) == KSYMS_WRITE) {
+		if (!writing)
+			s->ksyms_err = kt_writer_kallsyms_begin(s->w);
+		if (!s->ksyms_err) {
+			if (ok && len)
+				kt_writer_kallsyms_add(s->w, buf, len);
+			s->ksyms_err = kt_writer_kallsyms_end(s->w, ok && fd >= 0);
+		}
+		n = kt_writer_printk(s->w, printk, printk_len);
+		if (n && !s->ksyms_err)
+			s->ksyms_err = n;
 	}
-	free(ksyms);
+	free(buf);
 	free(printk);
 	return NULL;
 }

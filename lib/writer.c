@@ -39,6 +39,9 @@ struct kt_writer {
 	unsigned long long off;
 	int page_size;
 	bool committed;
+	/* The section kt_writer_kallsyms_begin() opened. */
+	unsigned long long sec_start, sec_len;
+	int sec_err;
 	struct option_item *opts;
 	size_t nopts;
 };
@@ -431,6 +434,37 @@ static int write_text4(struct kt_writer *w, const char *text, size_t len)
 int kt_writer_kallsyms(struct kt_writer *w, const char *text, size_t len)
 {
 	return write_text4(w, text, len);
+}
+
+int kt_writer_kallsyms_begin(struct kt_writer *w)
+{
+	w->sec_start = w->off;
+	w->sec_len = 0;
+	w->sec_err = 0;
+	return put4(w, 0);
+}
+
+int kt_writer_kallsyms_add(struct kt_writer *w, const char *text, size_t len)
+{
+	if (!w->sec_err && w->sec_len + len > UINT32_MAX)
+		w->sec_err = -EFBIG;
+	if (!w->sec_err)
+		w->sec_err = write_all(w, text, len);
+	if (!w->sec_err)
+		w->sec_len += len;
+	return w->sec_err;
+}
+
+int kt_writer_kallsyms_end(struct kt_writer *w, bool keep)
+{
+	uint32_t size = w->sec_len;
+	int ret;
+
+	if (keep && !w->sec_err)
+		return pwrite_all(w->fd, &size, 4, w->sec_start);
+	/* Back to an empty section: its 4 zero bytes are on disk already. */
+	ret = rewind_to(w, w->sec_start + 4);
+	return ret ? ret : w->sec_err;
 }
 
 int kt_writer_printk(struct kt_writer *w, const char *text, size_t len)

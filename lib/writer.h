@@ -55,6 +55,14 @@ int kt_writer_headers(struct kt_writer *w, const char *tracing_dir,
  */
 int kt_writer_kallsyms(struct kt_writer *w, const char *text, size_t len);
 int kt_writer_printk(struct kt_writer *w, const char *text, size_t len);
+/*
+ * kallsyms in pieces, written while it is still being read: begin, add
+ * pieces, end.  end(keep=false), or a failed add, leaves the section
+ * empty (end returns the add's error, e.g. -ENOSPC).
+ */
+int kt_writer_kallsyms_begin(struct kt_writer *w);
+int kt_writer_kallsyms_add(struct kt_writer *w, const char *text, size_t len);
+int kt_writer_kallsyms_end(struct kt_writer *w, bool keep);
 
 /* Queue an option (KT_OPT_*) for kt_writer_finish(). */
 int kt_writer_add_option(struct kt_writer *w, unsigned short id,
