@@ -895,13 +895,11 @@ static void run_loop(struct session *s)
 
 /* ---- the end ---- */
 
+/* The end statistics: parsed, and as the file stores them. */
 static int collect_cpu_stats(struct session *s)
 {
-	int cpu, ret;
+	int cpu;
 
-	ret = read_stats(s, s->st1);
-	if (ret)
-		return ret;
 	s->stat_text = calloc(s->ncpus, sizeof(*s->stat_text));
 	if (!s->stat_text)
 		return -ENOMEM;
@@ -912,6 +910,7 @@ static int collect_cpu_stats(struct session *s)
 		text = kt_tracefs_read(s->inst, file);
 		if (!text)
 			return -errno;
+		kt_cpu_stats_parse(text, &s->st1[cpu]);
 		/* As trace-cmd stores it: "CPU: N" then the stats file. */
 		if (asprintf(&s->stat_text[cpu], "CPU: %d\n%s", cpu, text) < 0)
 			s->stat_text[cpu] = NULL;
@@ -1011,14 +1010,12 @@ static int write_file(struct session *s)
 
 static void summary(struct session *s)
 {
-	unsigned long long events = 0, bytes, lost = 0;
+	unsigned long long events = 0, bytes;
 	char b[32];
 	int cpu;
 
-	for (cpu = 0; cpu < s->ncpus; cpu++) {
+	for (cpu = 0; cpu < s->ncpus; cpu++)
 		events += cpu_events(s, cpu);
-		lost += cpu_lost(s, cpu);
-	}
 	human_bytes(kt_writer_size(s->w), b, sizeof(b));
 	fprintf(stderr, "%s: wrote '%s': %llu events, %s in %.2f s\n",
 		kt_log_prog(), s->o->output, events, b, s->elapsed);
@@ -1032,7 +1029,6 @@ static void summary(struct session *s)
 			delta(s->st1[cpu].overrun, s->st0[cpu].overrun),
 			delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
 	}
-	(void)lost;
 }
 
 /* Loud, even with -q: loss is never silent. */
