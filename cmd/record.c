@@ -1192,6 +1192,9 @@ static int record(struct record_opts *o)
 		       (cmdlines ? 2 * strlen(cmdlines) : 0) +
 		       (unsigned long long)s.ncpus * kt_writer_page_size(s.w);
 		free(cmdlines);
+		if (max <= used)
+			kt_warn("-m %llu is less than the file's fixed part (%llu MB: kallsyms, formats); no events will fit",
+				o->max_mb, (used + (1 << 20) - 1) >> 20);
 		kt_recorder_set_limit(s.rec, max > used ? max - used : 1);
 	}
 	if (!o->flight) {
