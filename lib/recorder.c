@@ -46,7 +46,6 @@ struct kt_recorder {
 	int ncpus;
 	int page_size;
 	struct cpu_rec *cpus;
-	pid_t *tids;
 	int stop_fd;
 	int notify_fd;
 	atomic_int error;
@@ -55,9 +54,6 @@ struct kt_recorder {
 	atomic_bool limit_hit;
 	bool running;
 	bool stopped;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int ready;
 };
 
 static void poke(int fd)
@@ -161,11 +157,8 @@ struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
 	rec->ncpus = ncpus;
 	rec->page_size = getpagesize();
 	rec->stop_fd = rec->notify_fd = -1;
-	pthread_mutex_init(&rec->lock, NULL);
-	pthread_cond_init(&rec->cond, NULL);
 	rec->cpus = calloc(ncpus, sizeof(*rec->cpus));
-	rec->tids = calloc(ncpus, sizeof(*rec->tids));
-	if (!rec->cpus || !rec->tids)
+	if (!rec->cpus)
 		goto err;
 	for (i = 0; i < ncpus; i++) {
 		rec->cpus[i].raw_fd = rec->cpus[i].pipe_rd = -1;
@@ -331,11 +324,6 @@ static void *cpu_main(void *arg)
 	 * filling while we wait for a CPU.  Best effort (needs privilege).
 	 */
 	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
-	pthread_mutex_lock(&rec->lock);
-	rec->tids[c->cpu] = gettid();
-	rec->ready++;
-	pthread_cond_broadcast(&rec->cond);
-	pthread_mutex_unlock(&rec->lock);
 
 	for (;;) {
 		struct pollfd pfd[2] = {
@@ -384,19 +372,9 @@ int kt_recorder_start(struct kt_recorder *rec)
 		rec->cpus[i].started = true;
 	}
 	rec->running = true;
-	pthread_mutex_lock(&rec->lock);
-	while (rec->ready < i)
-		pthread_cond_wait(&rec->cond, &rec->lock);
-	pthread_mutex_unlock(&rec->lock);
 	if (ret)
 		kt_recorder_stop(rec);
 	return ret;
-}
-
-const pid_t *kt_recorder_tids(const struct kt_recorder *rec, int *n)
-{
-	*n = rec->running ? rec->ncpus : 0;
-	return rec->tids;
 }
 
 int kt_recorder_notify_fd(const struct kt_recorder *rec)
@@ -407,11 +385,6 @@ int kt_recorder_notify_fd(const struct kt_recorder *rec)
 void kt_recorder_set_limit(struct kt_recorder *rec, unsigned long long bytes)
 {
 	atomic_store(&rec->limit, bytes);
-}
-
-bool kt_recorder_limit_reached(const struct kt_recorder *rec)
-{
-	return atomic_load(&((struct kt_recorder *)rec)->limit_hit);
 }
 
 int kt_recorder_stop(struct kt_recorder *rec)
@@ -486,9 +459,6 @@ void kt_recorder_free(struct kt_recorder *rec)
 		close(rec->stop_fd);
 	if (rec->notify_fd >= 0)
 		close(rec->notify_fd);
-	pthread_mutex_destroy(&rec->lock);
-	pthread_cond_destroy(&rec->cond);
 	free(rec->cpus);
-	free(rec->tids);
 	free(rec);
 }

@@ -26,13 +26,8 @@ struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
 /* Stop (if running), close everything; the temporaries vanish. */
 void kt_recorder_free(struct kt_recorder *rec);
 
-/*
- * Start the threads.  On return every thread runs and its id is in
- * kt_recorder_tids().
- */
+/* Start the threads (not for a flight recording). */
 int kt_recorder_start(struct kt_recorder *rec);
-/* Thread ids of the recorders (after start), n of them. */
-const pid_t *kt_recorder_tids(const struct kt_recorder *rec, int *n);
 
 /*
  * Readable (poll) once a recorder stopped on its own: an error such as
@@ -42,7 +37,6 @@ int kt_recorder_notify_fd(const struct kt_recorder *rec);
 
 /* Stop taking data once this many bytes are recorded (0: no limit). */
 void kt_recorder_set_limit(struct kt_recorder *rec, unsigned long long bytes);
-bool kt_recorder_limit_reached(const struct kt_recorder *rec);
 
 /*
  * Take everything left in the buffers, then stop the threads.  Without

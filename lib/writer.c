@@ -228,11 +228,6 @@ int kt_writer_page_size(const struct kt_writer *w)
 	return w->page_size;
 }
 
-const char *kt_writer_path(const struct kt_writer *w)
-{
-	return w->path;
-}
-
 /* ---- header and formats ---- */
 
 static int write_initial(struct kt_writer *w)

@@ -102,6 +102,5 @@ int kt_file_slurp(const char *path, char **text, size_t *len);
 
 /* The ring-buffer page size the file declares. */
 int kt_writer_page_size(const struct kt_writer *w);
-const char *kt_writer_path(const struct kt_writer *w);
 
 #endif
