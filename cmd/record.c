@@ -1,12 +1,1322 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ktrace record: not written yet. */
+/*
+ * ktrace record: trace a command, or the whole system, into a trace.dat
+ * (v6) file in a private tracefs instance.
+ *
+ * The order matters:
+ *   1. check everything that can be wrong (events, filters, output file,
+ *      command) before any event is enabled;
+ *   2. fork the command held on a pipe, point set_event_pid at it, start
+ *      the per-CPU recorders, enable the events, turn tracing on, and
+ *      only then let the command exec;
+ *   3. stop on its exit (or a signal, -s, -m, a full disk), drain the
+ *      buffers, and assemble the file while the instance is removed in
+ *      the background.
+ * /proc/kallsyms is copied into the file by a helper thread while the
+ * command runs, so a short recording does not wait for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "child.h"
 #include "cmd.h"
+#include "events.h"
+#include "evlookup.h"
+#include "kt-tracefs.h"
 #include "log.h"
+#include "recorder.h"
+#include "tracedat.h"
+#include "writer.h"
+
+#define DEFAULT_OUTPUT	"ktrace.dat"
+/* kallsyms goes into the file in pieces of this size while being read. */
+#define KSYMS_PIECE	(256 << 10)
+/* buffer_percent of the instance: when the recorders wake up. */
+#define WAKE_PERCENT	"10"
+
+enum {
+	OPT_FLIGHT = 256,
+	OPT_MAX_LOST,
+};
+
+struct ev_spec {
+	char *spec;
+	char *filter;
+};
+
+struct record_opts {
+	struct ev_spec *specs;
+	size_t nspecs;
+	const char *output;
+	unsigned long buffer_kb;
+	pid_t *pids;
+	size_t npids;
+	bool only_cmd;
+	bool children;
+	bool flight;
+	bool quiet;
+	double seconds;
+	unsigned long long max_mb;
+	long long max_lost;
+	char **cmd;
+};
+
+/* Why the recording ended. */
+enum stop_reason {
+	STOP_NONE,
+	STOP_CHILD,
+	STOP_SIGNAL,
+	STOP_TIME,
+	STOP_SIZE,
+	STOP_ERROR,
+};
+
+struct session {
+	struct record_opts *o;
+	const char *tracing_dir;
+	struct kt_catalog *cat;
+	struct kt_event_list *events;
+	char **filters;			/* per event of events, or NULL */
+	struct kt_writer *w;
+	char *tmpdir;
+	char inst_name[64];
+	struct tracefs_instance *inst;
+	struct kt_child *child;
+	struct kt_recorder *rec;
+	int ncpus;
+	struct kt_cpu_stats *st0, *st1;
+	char **stat_text;		/* per CPU, as stored in the file */
+	char *clock;			/* trace_clock file text */
+	int sfd;
+	sigset_t oldmask;
+	bool masked;
+	struct timespec t0;
+	double elapsed;
+	/* helper threads */
+	pthread_t ksyms;
+	bool ksyms_running;
+	pthread_mutex_t ksyms_lock;
+	pthread_cond_t ksyms_cond;
+	enum { KSYMS_WAIT, KSYMS_WRITE, KSYMS_ABORT } ksyms_go;
+	int ksyms_err;
+	pthread_t remover;
+	bool remover_running;
+	int remove_err;
+	/* outcome */
+	enum stop_reason why;
+	int stop_signal;
+	int child_status;
+	bool child_done;
+	bool status_line;
+};
+
+static const char args_doc[] = "[-- COMMAND [ARGS...]]";
+static const char doc[] =
+	"Trace a command, or the whole system, into a trace.dat file."
+	"\vWith COMMAND, tracing is on before its first instruction and stops "
+	"when it exits; ktrace exits with its status.  Without, ktrace records "
+	"until SIGINT/SIGTERM or -s.  With no -e, records sched:sched_switch "
+	"and sched:sched_wakeup.  The file is trace-cmd's trace.dat v6: "
+	"'ktrace report' and 'trace-cmd report -i FILE' read it.";
+
+static const struct argp_option options[] = {
+	{ "event", 'e', "EVENT", 0, "record EVENT (a name, glob, system:* or classic alias); repeatable", 0 },
+	{ "filter", 'f', "FILTER", 0, "ftrace filter for the preceding -e", 0 },
+	{ "output", 'o', "FILE", 0, "write FILE (default " DEFAULT_OUTPUT ")", 0 },
+	{ "buffer-size", 'b', "KB", 0, "per-CPU kernel buffer size in KB", 0 },
+	{ "pid", 'p', "PID", 0, "trace only this running process; repeatable", 0 },
+	{ "command-only", 'F', NULL, 0, "trace only COMMAND's process", 0 },
+	{ "children", 'c', NULL, 0, "trace COMMAND (or -p PID) and its descendants", 0 },
+	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end", 0 },
+	{ "seconds", 's', "SECONDS", 0, "stop after SECONDS", 0 },
+	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
+	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
+	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
+	{ 0 }
+};
+
+static int parse_ulong(const char *s, unsigned long long max,
+		       unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct record_opts *o = state->input;
+	unsigned long long v;
+	struct ev_spec *sp;
+	pid_t *pids;
+	char *end;
+
+	switch (key) {
+	case 'e':
+		sp = realloc(o->specs, (o->nspecs + 1) * sizeof(*sp));
+		if (!sp)
+			argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-e");
+		o->specs = sp;
+		sp[o->nspecs].spec = arg;
+		sp[o->nspecs].filter = NULL;
+		o->nspecs++;
+		break;
+	case 'f':
+		if (!o->nspecs)
+			argp_error(state, "-f '%s' must follow the -e it filters", arg);
+		if (o->specs[o->nspecs - 1].filter)
+			argp_error(state, "only one -f per -e ('%s')",
+				   o->specs[o->nspecs - 1].spec);
+		o->specs[o->nspecs - 1].filter = arg;
+		break;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "-o needs a file name");
+		o->output = arg;
+		break;
+	case 'b':
+		if (parse_ulong(arg, 64ULL << 20, &v) || !v)
+			argp_error(state, "bad buffer size '%s'; give KB per CPU, e.g. -b 8192", arg);
+		o->buffer_kb = v;
+		break;
+	case 'p':
+		if (parse_ulong(arg, INT32_MAX, &v) || !v)
+			argp_error(state, "bad pid '%s'", arg);
+		pids = realloc(o->pids, (o->npids + 1) * sizeof(*pids));
+		if (!pids)
+			argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-p");
+		o->pids = pids;
+		o->pids[o->npids++] = v;
+		break;
+	case 'F':
+		o->only_cmd = true;
+		break;
+	case 'c':
+		o->children = true;
+		break;
+	case OPT_FLIGHT:
+		o->flight = true;
+		break;
+	case 's':
+		errno = 0;
+		o->seconds = strtod(arg, &end);
+		if (errno || *end || !(o->seconds > 0) || o->seconds > 1e9)
+			argp_error(state, "bad duration '%s'; give seconds, e.g. -s 10", arg);
+		break;
+	case 'm':
+		if (parse_ulong(arg, 1ULL << 30, &v) || !v)
+			argp_error(state, "bad size '%s'; give megabytes, e.g. -m 100", arg);
+		o->max_mb = v;
+		break;
+	case OPT_MAX_LOST:
+		if (parse_ulong(arg, INT64_MAX, &v))
+			argp_error(state, "bad count '%s' for --max-lost", arg);
+		o->max_lost = v;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected '%s'; put the command after the options", arg);
+		break;
+	case ARGP_KEY_END:
+		if (o->only_cmd && !o->cmd)
+			argp_error(state, "-F needs a COMMAND");
+		if (o->children && !o->cmd && !o->npids)
+			argp_error(state, "-c needs a COMMAND or -p PID");
+		if (o->only_cmd && o->npids)
+			argp_error(state, "-F and -p conflict; -F traces only COMMAND");
+		if (o->flight && o->max_mb)
+			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+/* Does the option named by arg (without dashes) take an argument? */
+static bool long_takes_arg(const char *name, size_t len)
+{
+	const struct argp_option *op;
+
+	for (op = options; op->name || op->key; op++)
+		if (op->name && !strncmp(op->name, name, len) && op->arg)
+			return true;
+	return false;
+}
+
+static bool short_takes_arg(int c)
+{
+	const struct argp_option *op;
+
+	for (op = options; op->name || op->key; op++)
+		if (op->key == c)
+			return op->arg != NULL;
+	return false;
+}
+
+/*
+ * Where COMMAND starts: after "--", or at the first word that is not an
+ * option or an option's argument.  Everything from there on belongs to
+ * the command, even words that look like our options.
+ */
+static int find_command(int argc, char **argv, bool *dashdash)
+{
+	int i;
+
+	*dashdash = false;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			*dashdash = true;
+			return i;
+		}
+		if (a[0] != '-' || !a[1])
+			return i;
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+
+			if (!eq && long_takes_arg(a + 2, strlen(a + 2)))
+				i++;
+			continue;
+		}
+		for (a++; *a; a++) {
+			if (short_takes_arg(*a)) {
+				if (!a[1])
+					i++;
+				break;
+			}
+		}
+	}
+	return argc;
+}
+
+/* ---- small helpers ---- */
+
+
+
+static double now_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void human_bytes(unsigned long long b, char *buf, size_t len)
+{
+	if (b >= 10ULL << 30)
+		snprintf(buf, len, "%.1f GB", b / 1073741824.0);
+	else if (b >= 1ULL << 20)
+		snprintf(buf, len, "%.1f MB", b / 1048576.0);
+	else if (b >= 1ULL << 10)
+		snprintf(buf, len, "%.1f KB", b / 1024.0);
+	else
+		snprintf(buf, len, "%llu B", b);
+}
+
+static unsigned long long delta(unsigned long long end, unsigned long long start)
+{
+	return end >= start ? end - start : 0;
+}
+
+/* Events lost in this recording on one CPU (overwritten or dropped). */
+static unsigned long long cpu_lost(const struct session *s, int cpu)
+{
+	const struct kt_cpu_stats *a = &s->st0[cpu], *b = &s->st1[cpu];
+
+	return delta(b->overrun, a->overrun) + delta(b->dropped, a->dropped) +
+	       delta(b->commit_overrun, a->commit_overrun);
+}
+
+static unsigned long long cpu_events(const struct session *s, int cpu)
+{
+	return delta(s->st1[cpu].read, s->st0[cpu].read);
+}
+
+/* ---- setup ---- */
+
+static int resolve_events(struct session *s)
+{
+	struct record_opts *o = s->o;
+	static struct ev_spec defaults[] = {
+		{ "sched:sched_switch", NULL },
+		{ "sched:sched_wakeup", NULL },
+	};
+	struct ev_spec *specs = o->nspecs ? o->specs : defaults;
+	size_t nspecs = o->nspecs ? o->nspecs : 2, i, j, n;
+
+	s->events = kt_event_list_new();
+	if (!s->events)
+		return KT_EXIT_FAIL;
+	for (i = 0; i < nspecs; i++) {
+		struct kt_event_list *one = kt_event_list_new();
+		size_t before = kt_event_list_count(s->events);
+		char **f;
+
+		if (!one)
+			return KT_EXIT_FAIL;
+		/* Exact names need no catalog; load it only when one must. */
+		if (kt_event_lookup(NULL, specs[i].spec, one) != 1) {
+			if (!s->cat)
+				s->cat = kt_catalog_load(NULL);
+			if (!s->cat) {
+				kt_err("cannot read the event list: %s", strerror(errno));
+				goto err_one;
+			}
+			if (kt_resolve_event_spec(s->cat, specs[i].spec, one))
+				goto err_one;
+		}
+		for (j = 0; j < kt_event_list_count(one); j++) {
+			const struct kt_event_ref *r = kt_event_list_at(one, j);
+
+			if (kt_event_list_add(s->events, r->system, r->name) < 0)
+				goto err_one;
+		}
+		n = kt_event_list_count(s->events);
+		f = realloc(s->filters, (n ? n : 1) * sizeof(*f));
+		if (!f)
+			goto err_one;
+		s->filters = f;
+		for (j = before; j < n; j++)
+			f[j] = NULL;
+		/* The filter lands on every event its -e named. */
+		for (j = 0; specs[i].filter && j < n; j++) {
+			const struct kt_event_ref *r = kt_event_list_at(s->events, j);
+			size_t k;
+
+			for (k = 0; k < kt_event_list_count(one); k++) {
+				const struct kt_event_ref *x = kt_event_list_at(one, k);
+
+				if (!strcmp(x->system, r->system) &&
+				    !strcmp(x->name, r->name))
+					f[j] = specs[i].filter;
+			}
+		}
+		kt_event_list_free(one);
+		continue;
+err_one:
+		kt_event_list_free(one);
+		return KT_EXIT_FAIL;
+	}
+	return KT_EXIT_OK;
+}
+
+static bool is_ftrace_event(const struct kt_event_ref *r)
+{
+	/* ftrace/print and friends have no enable file: always on. */
+	return !strcmp(r->system, "ftrace");
+}
+
+static int check_pids(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->o->npids; i++) {
+		if (kill(s->o->pids[i], 0) < 0 && errno == ESRCH) {
+			kt_err("no process with pid %d; see 'ps'", (int)s->o->pids[i]);
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
+}
+
+static int open_output(struct session *s)
+{
+	const char *out = s->o->output;
+	char *copy, *slash;
+
+	s->w = kt_writer_open(out);
+	if (!s->w) {
+		kt_err("cannot open '%s': %s; try -o in a writable directory",
+		       out, strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	copy = strdup(out);
+	if (!copy)
+		return KT_EXIT_FAIL;
+	slash = strrchr(copy, '/');
+	if (!slash) {
+		free(copy);
+		s->tmpdir = strdup(".");
+	} else {
+		if (slash == copy)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		s->tmpdir = copy;
+	}
+	return s->tmpdir ? KT_EXIT_OK : KT_EXIT_FAIL;
+}
+
+static int block_signals(struct session *s)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL }, old;
+	sigset_t set;
+
+	/*
+	 * A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal never reaches a signalfd: take SIGINT and SIGTERM back.
+	 * An ignored SIGHUP (nohup) stays ignored.
+	 */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) < 0)
+		return -errno;
+	s->masked = true;
+	s->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sfd < 0 ? -errno : 0;
+}
+
+static int make_instance(struct session *s)
+{
+	bool created;
+	int ret;
+
+	snprintf(s->inst_name, sizeof(s->inst_name), "%s%d",
+		 KT_INSTANCE_PREFIX, (int)getpid());
+	ret = kt_instance_open(s->inst_name, true, &s->inst, &created);
+	if (ret) {
+		kt_err("cannot create tracefs instance '%s': %s",
+		       s->inst_name, strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (!created) {
+		kt_instance_close(s->inst);
+		s->inst = NULL;
+		kt_err("tracefs instance '%s' already exists; remove it with 'ktrace reset'",
+		       s->inst_name);
+		return KT_EXIT_FAIL;
+	}
+	/* Nothing reaches the buffer until everything is in place. */
+	ret = kt_tracefs_write(s->inst, "tracing_on", "0");
+	if (ret) {
+		kt_err("cannot stop tracing in '%s': %s", s->inst_name, strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	/*
+	 * Wake the recorders when a tenth of the buffer is full, not half
+	 * (the default): a wake-up costs little, and the other 90% is the
+	 * time a busy system has to give them a CPU before events are lost.
+	 */
+	ret = kt_tracefs_write(s->inst, "buffer_percent", WAKE_PERCENT);
+	if (ret && ret != -ENOENT) {
+		kt_err("cannot set buffer_percent: %s", strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (s->o->buffer_kb) {
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%lu", s->o->buffer_kb);
+		ret = kt_tracefs_write(s->inst, "buffer_size_kb", kb);
+		if (ret) {
+			kt_err("cannot set a %lu KB buffer: %s; try a smaller -b",
+			       s->o->buffer_kb, strerror(-ret));
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
+}
+
+static void filter_error(const char *filter, const struct kt_event_ref *r,
+			 char *why, int err)
+{
+	const char *dir = tracefs_tracing_dir();
+	char *msg = why, *p, *nl;
+
+	/* error_log: "[ts] event filter parse error: error: <reason>\n ..." */
+	while (msg && (p = strstr(msg, "error: ")))
+		msg = p + strlen("error: ");
+	if (msg) {
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+	}
+	kt_err("bad filter '%s' for '%s:%s': %s; its fields are in %s/events/%s/%s/format",
+	       filter, r->system, r->name, msg && *msg ? msg : strerror(-err),
+	       dir ? dir : "", r->system, r->name);
+	free(why);
+}
+
+static int set_filters(struct session *s)
+{
+	size_t i, n = kt_event_list_count(s->events);
+	char *why;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
+
+		if (!s->filters[i])
+			continue;
+		if (is_ftrace_event(r)) {
+			kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
+			       r->system, r->name);
+			return KT_EXIT_FAIL;
+		}
+		ret = kt_event_set_filter(s->inst, r->system, r->name,
+					  s->filters[i], &why);
+		if (ret) {
+			filter_error(s->filters[i], r, why, ret);
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
+}
+
+static int enable_events(struct session *s, bool on)
+{
+	size_t i, n = kt_event_list_count(s->events);
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
+
+		if (is_ftrace_event(r))
+			continue;
+		ret = kt_event_set_enable(s->inst, r->system, r->name, on);
+		if (ret && on) {
+			kt_err("cannot enable '%s:%s': %s", r->system, r->name,
+			       strerror(-ret));
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
+}
+
+static int append_pid(char **buf, size_t *len, pid_t pid)
+{
+	char num[24];
+	size_t n = snprintf(num, sizeof(num), "%d ", (int)pid);
+	char *b = realloc(*buf, *len + n + 1);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + *len, num, n + 1);
+	*buf = b;
+	*len += n;
+	return 0;
+}
+
+/* set_event_pid for -F/-c/-p. */
+static int set_pids(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	char *list = NULL;
+	size_t len = 0, i;
+	int ret = 0;
+
+	if (!o->only_cmd && !o->children && !o->npids)
+		return KT_EXIT_OK;
+	if (s->child)
+		ret = append_pid(&list, &len, kt_child_pid(s->child));
+	for (i = 0; !ret && i < o->npids; i++)
+		ret = append_pid(&list, &len, o->pids[i]);
+	if (!ret && o->children)
+		ret = kt_tracefs_write(s->inst, "options/event-fork", "1");
+	if (!ret)
+		ret = kt_tracefs_write(s->inst, "set_event_pid", list);
+	if (ret)
+		kt_err("cannot limit tracing to pids '%s': %s", list ? list : "",
+		       strerror(-ret));
+	free(list);
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+}
+
+static int read_stats(struct session *s, struct kt_cpu_stats *st)
+{
+	int cpu, ret;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		ret = kt_cpu_stats_read(s->inst, cpu, &st[cpu]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- helper threads ---- */
+
+/* Has the main thread handed the writer over yet?  Waits if asked to. */
+static int ksyms_state(struct session *s, bool wait)
+{
+	int go;
+
+	pthread_mutex_lock(&s->ksyms_lock);
+	while (wait && s->ksyms_go == KSYMS_WAIT)
+		pthread_cond_wait(&s->ksyms_cond, &s->ksyms_lock);
+	go = s->ksyms_go;
+	pthread_mutex_unlock(&s->ksyms_lock);
+	return go;
+}
+
+/*
+ * Reads /proc/kallsyms (tens of ms, 4 KB per read) from the start, and
+ * streams it into the file as soon as the main thread has written the
+ * headers before it and handed the writer over (ksyms_handover).
+ */
+static void *ksyms_main(void *arg)
+{
+	struct session *s = arg;
+	char path[PATH_MAX], *buf, *nbuf, *printk = NULL;
+	size_t cap = KSYMS_PIECE * 2, len = 0, printk_len = 0;
+	bool writing = false, ok = true;
+	sigset_t all;
+	ssize_t n;
+	int fd;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	buf = malloc(cap);
+	/* Unreadable (a locked-down kernel): an empty section. */
+	fd = buf ? open("/proc/kallsyms", O_RDONLY | O_CLOEXEC) : -1;
+	while (fd >= 0) {
+		if (cap - len < KSYMS_PIECE) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				ok = false;
+				break;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		len += n;
+		if (!writing && ksyms_state(s, false) == KSYMS_WRITE) {
+			writing = true;
+			s->ksyms_err = kt_writer_kallsyms_begin(s->w);
+		}
+		if (writing && len >= KSYMS_PIECE) {
+			kt_writer_kallsyms_add(s->w, buf, len);
+			len = 0;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/printk_formats", s->tracing_dir);
+	if (kt_file_slurp(path, &printk, &printk_len))
+		printk_len = 0;
+	if (ksyms_state(s, true) == KSYMS_WRITE) {
+		if (!writing)
+			s->ksyms_err = kt_writer_kallsyms_begin(s->w);
+		if (!s->ksyms_err) {
+			if (ok && len)
+				kt_writer_kallsyms_add(s->w, buf, len);
+			s->ksyms_err = kt_writer_kallsyms_end(s->w, ok && fd >= 0);
+		}
+		n = kt_writer_printk(s->w, printk, printk_len);
+		if (n && !s->ksyms_err)
+			s->ksyms_err = n;
+	}
+	free(buf);
+	free(printk);
+	return NULL;
+}
+
+static void ksyms_handover(struct session *s, int go)
+{
+	pthread_mutex_lock(&s->ksyms_lock);
+	if (s->ksyms_go == KSYMS_WAIT)
+		s->ksyms_go = go;
+	pthread_cond_signal(&s->ksyms_cond);
+	pthread_mutex_unlock(&s->ksyms_lock);
+}
+
+static void *remover_main(void *arg)
+{
+	struct session *s = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	s->remove_err = kt_instance_remove(s->inst);
+	return NULL;
+}
+
+static void join_ksyms(struct session *s)
+{
+	ksyms_handover(s, KSYMS_ABORT);
+	if (s->ksyms_running) {
+		pthread_join(s->ksyms, NULL);
+		s->ksyms_running = false;
+	}
+}
+
+static void join_remover(struct session *s)
+{
+	if (s->remover_running) {
+		pthread_join(s->remover, NULL);
+		s->remover_running = false;
+		s->inst = NULL;
+	}
+}
+
+/* ---- running ---- */
+
+static void status_line(struct session *s)
+{
+	struct kt_cpu_stats st;
+	unsigned long long events = 0, lost = 0;
+	char mb[32];
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		if (kt_cpu_stats_read(s->inst, cpu, &st))
+			continue;
+		events += delta(st.read + st.entries, s->st0[cpu].read + s->st0[cpu].entries);
+		lost += delta(st.overrun, s->st0[cpu].overrun) +
+			delta(st.dropped, s->st0[cpu].dropped);
+	}
+	human_bytes(kt_recorder_total(s->rec), mb, sizeof(mb));
+	fprintf(stderr, "\r\033[K%s: %.0f s, %llu events, %s written, %llu %s",
+		kt_log_prog(), now_since(&s->t0), events, mb, lost,
+		s->o->flight ? "overwritten" : "lost");
+	fflush(stderr);
+}
+
+/* One signal from signalfd; returns true when recording must stop. */
+static bool on_signal(struct session *s, const struct signalfd_siginfo *si,
+		      int *nsignals)
+{
+	int st;
+
+	if (si->ssi_signo == SIGCHLD) {
+		if (s->child && !s->child_done &&
+		    kt_child_poll(s->child, &st) == 1) {
+			s->child_done = true;
+			s->child_status = st;
+			s->why = STOP_CHILD;
+			return true;
+		}
+		return false;
+	}
+	(*nsignals)++;
+	s->stop_signal = si->ssi_signo;
+	if (s->child && !s->child_done && *nsignals == 1) {
+		/*
+		 * The command ends the recording.  A signal from the terminal
+		 * reached it already; one sent to ktrace alone is passed on.
+		 */
+		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
+			kill(kt_child_pid(s->child), si->ssi_signo);
+		return false;
+	}
+	s->why = STOP_SIGNAL;
+	return true;
+}
+
+static void run_loop(struct session *s)
+{
+	bool live = s->status_line;
+	int nsignals = 0, timeout;
+	double left;
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = s->sfd, .events = POLLIN },
+			{ .fd = s->rec ? kt_recorder_notify_fd(s->rec) : -1,
+			  .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
+		int st;
+
+		timeout = live ? 1000 : -1;
+		if (s->o->seconds > 0) {
+			left = s->o->seconds - now_since(&s->t0);
+			if (left <= 0) {
+				s->why = STOP_TIME;
+				return;
+			}
+			if (timeout < 0 || left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		/* A child that exited before the loop began. */
+		if (s->child && !s->child_done &&
+		    kt_child_poll(s->child, &st) == 1) {
+			s->child_done = true;
+			s->child_status = st;
+			s->why = STOP_CHILD;
+			return;
+		}
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+			s->why = STOP_ERROR;
+			return;
+		}
+		while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
+			if (on_signal(s, &si, &nsignals))
+				return;
+		if (pfd[1].revents & POLLIN) {
+			s->why = kt_recorder_error(s->rec) ? STOP_ERROR : STOP_SIZE;
+			return;
+		}
+		if (live)
+			status_line(s);
+	}
+}
+
+/* ---- the end ---- */
+
+/* The end statistics: parsed, and as the file stores them. */
+static int collect_cpu_stats(struct session *s)
+{
+	int cpu;
+
+	s->stat_text = calloc(s->ncpus, sizeof(*s->stat_text));
+	if (!s->stat_text)
+		return -ENOMEM;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		char file[64], *text;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		text = kt_tracefs_read(s->inst, file);
+		if (!text)
+			return -errno;
+		kt_cpu_stats_parse(text, &s->st1[cpu]);
+		/* As trace-cmd stores it: "CPU: N" then the stats file. */
+		if (asprintf(&s->stat_text[cpu], "CPU: %d\n%s", cpu, text) < 0)
+			s->stat_text[cpu] = NULL;
+		free(text);
+		if (!s->stat_text[cpu])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The trace clock's name, from "[local] global counter ...". */
+static char *clock_name(const char *text)
+{
+	const char *b = text ? strchr(text, '[') : NULL;
+	const char *e = b ? strchr(b, ']') : NULL;
+
+	if (!b || !e)
+		return strdup("local");
+	return strndup(b + 1, e - b - 1);
+}
+
+static int add_options(struct session *s)
+{
+	struct utsname u;
+	char *str = NULL;
+	uint64_t id = 0;
+	int cpu, ret = 0;
+
+	if (s->clock)
+		ret = kt_writer_add_option_str(s->w, KT_OPT_TRACECLOCK, s->clock);
+	if (!ret && uname(&u) == 0) {
+		if (asprintf(&str, "%s %s %s %s", u.sysname, u.nodename,
+			     u.release, u.machine) < 0)
+			return -ENOMEM;
+		ret = kt_writer_add_option_str(s->w, KT_OPT_UNAME, str);
+		free(str);
+	}
+	if (!ret)
+		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION,
+					       "ktrace " KTRACE_VERSION);
+	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
+	for (cpu = 0; !ret && cpu < s->ncpus; cpu++)
+		ret = kt_writer_add_option_str(s->w, KT_OPT_CPUSTAT,
+					       s->stat_text[cpu]);
+	return ret;
+}
+
+static int write_file(struct session *s)
+{
+	struct kt_writer_tail tail;
+	struct kt_writer_cpu *cpus;
+	char *cmdlines, *clk;
+	int cpu, ret;
+
+	join_ksyms(s);
+	if (s->ksyms_err == -ENOSPC)
+		kt_warn("kallsyms left out of '%s': %s; kernel addresses will not be named",
+			s->o->output, strerror(-s->ksyms_err));
+	else if (s->ksyms_err)
+		return s->ksyms_err;
+	ret = add_options(s);
+	if (ret)
+		return ret;
+	cpus = calloc(s->ncpus, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		cpus[cpu].fd = kt_recorder_fd(s->rec, cpu);
+		cpus[cpu].size = kt_recorder_bytes(s->rec, cpu);
+	}
+	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
+	clk = clock_name(s->clock);
+	tail.cmdlines = cmdlines ? cmdlines : "";
+	tail.cmdlines_len = cmdlines ? strlen(cmdlines) : 0;
+	tail.clock = clk;
+	ret = kt_writer_finish(s->w, &tail, s->ncpus, cpus);
+	free(clk);
+	free(cmdlines);
+	if (ret == 1) {
+		unsigned long long kept = 0, had = kt_recorder_total(s->rec);
+		char a[32], b[32];
+
+		for (cpu = 0; cpu < s->ncpus; cpu++)
+			kept += cpus[cpu].size;
+		human_bytes(kept, a, sizeof(a));
+		human_bytes(had - kept, b, sizeof(b));
+		kt_err("disk full writing '%s': kept %s of trace data, the newest %s did not fit; free space or use -o elsewhere",
+		       s->o->output, a, b);
+	}
+	free(cpus);
+	if (ret < 0)
+		return ret;
+	cpu = kt_writer_commit(s->w);	/* 0 or -errno */
+	return cpu ? cpu : ret;
+}
+
+static void summary(struct session *s)
+{
+	unsigned long long events = 0, bytes;
+	char b[32];
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		events += cpu_events(s, cpu);
+	human_bytes(kt_writer_size(s->w), b, sizeof(b));
+	fprintf(stderr, "%s: wrote '%s': %llu events, %s in %.2f s\n",
+		kt_log_prog(), s->o->output, events, b, s->elapsed);
+	fprintf(stderr, "  %4s %12s %12s %10s %10s\n", "CPU", "events", "bytes",
+		"overrun", "dropped");
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		bytes = kt_recorder_bytes(s->rec, cpu);
+		human_bytes(bytes, b, sizeof(b));
+		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
+			cpu_events(s, cpu), b,
+			delta(s->st1[cpu].overrun, s->st0[cpu].overrun),
+			delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
+	}
+}
+
+/* Loud, even with -q: loss is never silent. */
+static unsigned long long report_loss(struct session *s)
+{
+	unsigned long long lost = 0, left = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		lost += cpu_lost(s, cpu);
+		left += s->st1[cpu].entries;
+	}
+	if (lost && s->o->flight) {
+		if (!s->o->quiet)
+			kt_info("flight recorder kept the newest events; %llu older ones were overwritten (a bigger -b keeps more)",
+				lost);
+	} else if (lost) {
+		kt_warn("LOST %llu events: the kernel buffer filled up faster than it was written out", lost);
+		for (cpu = 0; cpu < s->ncpus; cpu++)
+			if (cpu_lost(s, cpu))
+				kt_warn("  CPU %d: %llu overrun, %llu dropped", cpu,
+					delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
+					delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun),
+					delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
+		kt_warn("to lose nothing: a bigger buffer (-b %lu), fewer events (-e), or a filter (-f)",
+			(s->o->buffer_kb ? s->o->buffer_kb : 1408) * 4);
+	}
+	if (left && s->why == STOP_SIZE)
+		kt_warn("%llu events after the -m limit were not written", left);
+	return s->o->flight ? 0 : lost;
+}
+
+static void session_free(struct session *s)
+{
+	int cpu;
+
+	join_ksyms(s);
+	join_remover(s);
+	kt_recorder_free(s->rec);
+	kt_child_free(s->child);
+	if (s->inst) {
+		/* An error before the end: no events must stay enabled. */
+		kt_tracefs_write(s->inst, "tracing_on", "0");
+		kt_instance_remove(s->inst);
+	}
+	kt_writer_close(s->w);
+	if (s->stat_text)
+		for (cpu = 0; cpu < s->ncpus; cpu++)
+			free(s->stat_text[cpu]);
+	free(s->stat_text);
+	free(s->st0);
+	free(s->st1);
+	free(s->clock);
+	free(s->filters);
+	free(s->tmpdir);
+	kt_event_list_free(s->events);
+	kt_catalog_free(s->cat);
+	if (s->sfd >= 0)
+		close(s->sfd);
+	if (s->masked)
+		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	pthread_mutex_destroy(&s->ksyms_lock);
+	pthread_cond_destroy(&s->ksyms_cond);
+}
+
+static int exit_status_of(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return KT_EXIT_FAIL;
+}
+
+static int record(struct record_opts *o)
+{
+	struct session s = { .o = o, .sfd = -1 };
+	int ret, status = KT_EXIT_FAIL, st;
+	unsigned long long lost;
+	bool failed = false;
+
+	pthread_mutex_init(&s.ksyms_lock, NULL);
+	pthread_cond_init(&s.ksyms_cond, NULL);
+	/*
+	 * libtracefs caches the tracing directory without a lock: find it
+	 * once here, before any helper thread can race to fill the cache.
+	 */
+	s.tracing_dir = tracefs_tracing_dir();
+	if (!s.tracing_dir) {
+		kt_err("cannot find tracefs; try: mount -t tracefs nodev /sys/kernel/tracing");
+		goto out;
+	}
+	ret = block_signals(&s);
+	if (ret) {
+		kt_err("cannot set up signal handling: %s", strerror(-ret));
+		goto out;
+	}
+	/* kallsyms takes tens of ms: read it while everything else happens. */
+	if (pthread_create(&s.ksyms, NULL, ksyms_main, &s) == 0)
+		s.ksyms_running = true;
+	if (resolve_events(&s) || check_pids(&s))
+		goto out;
+	if (o->cmd) {
+		ret = kt_child_check(o->cmd[0]);
+		if (ret) {
+			kt_err("cannot run '%s': %s", o->cmd[0],
+			       ret == -ENOENT ? "command not found" : strerror(-ret));
+			status = ret == -ENOENT ? 127 : 126;
+			goto out;
+		}
+	}
+	s.ncpus = kt_cpu_count();
+	if (s.ncpus <= 0) {
+		kt_err("cannot count CPUs in tracefs: %s", strerror(-s.ncpus));
+		goto out;
+	}
+	s.st0 = calloc(s.ncpus, sizeof(*s.st0));
+	s.st1 = calloc(s.ncpus, sizeof(*s.st1));
+	if (!s.st0 || !s.st1)
+		goto out;
+	if (open_output(&s) || make_instance(&s))
+		goto out;
+	ret = kt_writer_headers(s.w, NULL, s.events);
+	if (ret) {
+		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
+		goto out;
+	}
+	/* From here until join_ksyms() the writer is the helper's. */
+	if (s.ksyms_running) {
+		ksyms_handover(&s, KSYMS_WRITE);
+	} else {
+		ret = kt_writer_kallsyms(s.w, NULL, 0);
+		if (!ret)
+			ret = kt_writer_printk(s.w, NULL, 0);
+		if (ret) {
+			kt_err("cannot write '%s': %s", o->output, strerror(-ret));
+			goto out;
+		}
+	}
+	if (o->cmd) {
+		s.child = kt_child_new(o->cmd);
+		if (!s.child) {
+			kt_err("cannot start '%s': %s", o->cmd[0], strerror(errno));
+			goto out;
+		}
+	}
+	s.rec = kt_recorder_new(s.inst, s.ncpus, s.tmpdir);
+	if (!s.rec) {
+		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
+		goto out;
+	}
+	if (o->max_mb) {
+		/* The limit is on the file: wait to know the header's size. */
+		unsigned long long max = o->max_mb << 20, used;
+
+		char *cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
+
+		join_ksyms(&s);
+		/* What comes after the data: cmdlines, options, page padding. */
+		used = kt_writer_size(s.w) + 64 * 1024 +
+		       (cmdlines ? 2 * strlen(cmdlines) : 0) +
+		       (unsigned long long)s.ncpus * kt_writer_page_size(s.w);
+		free(cmdlines);
+		if (max <= used)
+			kt_warn("-m %llu is less than the file's fixed part (%llu MB: kallsyms, formats); no events will fit",
+				o->max_mb, (used + (1 << 20) - 1) >> 20);
+		kt_recorder_set_limit(s.rec, max > used ? max - used : 1);
+	}
+	if (!o->flight) {
+		ret = kt_recorder_start(s.rec);
+		if (ret) {
+			kt_err("cannot start the recorders: %s", strerror(-ret));
+			goto out;
+		}
+	}
+	if (set_pids(&s) || set_filters(&s) || enable_events(&s, true))
+		goto out;
+	s.clock = kt_tracefs_read(s.inst, "trace_clock");
+	ret = read_stats(&s, s.st0);
+	if (!ret)
+		ret = kt_tracefs_write(s.inst, "tracing_on", "1");
+	if (ret) {
+		kt_err("cannot start tracing: %s", strerror(-ret));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &s.t0);
+	s.status_line = !o->quiet && isatty(STDERR_FILENO);
+	if (s.child) {
+		ret = kt_child_release(s.child);
+		if (ret) {
+			kt_err("cannot run '%s': %s", o->cmd[0], strerror(-ret));
+			kt_child_wait(s.child, &st);
+			status = exit_status_of(st);
+			goto out;
+		}
+	}
+
+	run_loop(&s);
+
+	/* Stop: nothing new in the buffers, then take what is there. */
+	kt_tracefs_write(s.inst, "tracing_on", "0");
+	s.elapsed = now_since(&s.t0);
+	if (s.status_line)
+		fprintf(stderr, "\r\033[K");
+	ret = kt_recorder_stop(s.rec);
+	if (ret == -ENOSPC) {
+		kt_err("disk full: recording for '%s' stopped early; the file keeps what fits",
+		       o->output);
+		failed = true;
+	} else if (ret) {
+		kt_err("recording stopped: %s", strerror(-ret));
+		failed = true;
+	}
+	ret = collect_cpu_stats(&s);
+	if (ret) {
+		kt_err("cannot read the buffer statistics: %s", strerror(-ret));
+		goto out;
+	}
+	if (s.why == STOP_SIZE && !o->quiet)
+		kt_info("stopped: '%s' reached the -m limit of %llu MB",
+			o->output, o->max_mb);
+	/* The instance is no longer needed: remove it while we write. */
+	if (pthread_create(&s.remover, NULL, remover_main, &s) == 0)
+		s.remover_running = true;
+	ret = write_file(&s);
+	if (ret == 1) {
+		failed = true;
+	} else if (ret) {
+		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
+		goto out;
+	}
+	join_remover(&s);
+	if (s.remove_err)
+		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
+			s.inst_name, strerror(-s.remove_err));
+	if (!o->quiet)
+		summary(&s);
+	lost = report_loss(&s);
+
+	if (s.child && !s.child_done && s.why != STOP_SIGNAL) {
+		/* -s, -m or a full disk ended the recording, not the command. */
+		if (!o->quiet)
+			kt_info("waiting for '%s' (pid %d) to exit",
+				o->cmd[0], (int)kt_child_pid(s.child));
+		if (kt_child_wait(s.child, &st) == 0) {
+			s.child_done = true;
+			s.child_status = st;
+		}
+	}
+	if (failed)
+		status = KT_EXIT_FAIL;
+	else if (s.child && s.child_done && s.child_status != 0)
+		status = exit_status_of(s.child_status);
+	else if (s.why == STOP_SIGNAL && s.child)
+		status = 128 + s.stop_signal;
+	else if (o->max_lost >= 0 && lost > (unsigned long long)o->max_lost)
+		status = KT_EXIT_LOST;
+	else
+		status = KT_EXIT_OK;
+	if (status == KT_EXIT_LOST)
+		kt_err("lost %llu events, more than --max-lost %lld", lost, o->max_lost);
+out:
+	if (s.why == STOP_SIGNAL && s.child && !s.child_done)
+		kill(kt_child_pid(s.child), s.stop_signal);
+	session_free(&s);
+	return status;
+}
 
 int cmd_record(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	kt_err("not implemented yet");
-	return KT_EXIT_FAIL;
+	struct record_opts o = { .output = DEFAULT_OUTPUT, .max_lost = -1 };
+	bool dashdash;
+	int cmd_at, status;
+
+	cmd_at = find_command(argc, argv, &dashdash);
+	if (cmd_at < argc) {
+		char **cmd = argv + cmd_at + (dashdash ? 1 : 0);
+
+		if (*cmd)
+			o.cmd = cmd;
+	}
+	if (kt_argp_parse(&argp, cmd_at, argv, &o)) {
+		free(o.specs);
+		free(o.pids);
+		return KT_EXIT_OK;
+	}
+	status = record(&o);
+	free(o.specs);
+	free(o.pids);
+	return status;
 }

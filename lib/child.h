@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A command started on cue: forked at once (so its pid is known while
+ * tracing is set up), held on a pipe, and let go to exec only when the
+ * tracer is ready, so tracing is on before its first instruction.
+ */
+#ifndef KT_CHILD_H
+#define KT_CHILD_H
+
+#include <sys/types.h>
+
+struct kt_child;
+
+/*
+ * Fork a child that will exec argv[0] (searched in PATH) with argv once
+ * released.  It starts with every signal unblocked and at its default
+ * disposition (SIGPIPE included).  NULL + errno on failure.
+ */
+struct kt_child *kt_child_new(char *const argv[]);
+/* Kill (if still held) and reap the child, then free. */
+void kt_child_free(struct kt_child *c);
+
+pid_t kt_child_pid(const struct kt_child *c);
+/*
+ * Let it exec.  Returns 0 once the exec succeeded, or -errno of a failed
+ * exec (the child has then exited with 127, or 126 when not executable).
+ */
+int kt_child_release(struct kt_child *c);
+
+/*
+ * Reap it if it has exited: 1 and *status (a waitpid status) when it
+ * did, 0 while it runs, -errno on error.
+ */
+int kt_child_poll(struct kt_child *c, int *status);
+/* Wait for it to exit. */
+int kt_child_wait(struct kt_child *c, int *status);
+
+/*
+ * Whether argv0 names something exec could run, as a shell decides
+ * before forking: 0, -ENOENT (not found) or -EACCES.
+ */
+int kt_child_check(const char *argv0);
+
+#endif

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU recorders.  trace_pipe_raw hands out whole pages through
+ * splice (the kernel swaps the page out of the ring buffer), a pipe
+ * carries them, and a second splice puts them in the CPU's temporary
+ * file.  Only the last, partly filled page at the end needs read(),
+ * because splice gives full pages only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "kt-tracefs.h"
+#include "recorder.h"
+
+/* As much as one splice may move; the kernel caps it at pipe-max-size. */
+#define PIPE_WANT	(1 << 20)
+/* A recorder thread's nice value: ahead of the traced workload. */
+#define RECORDER_NICE	(-20)
+/* After a wake-up that found no full page, do not spin. */
+#define IDLE_NAP_MS	10
+
+struct cpu_rec {
+	struct kt_recorder *rec;
+	int cpu;
+	int raw_fd;
+	int pipe_rd, pipe_wr;
+	int out_fd;
+	size_t pipe_size;
+	atomic_ullong bytes;
+	pthread_t thread;
+	bool started;
+};
+
+struct kt_recorder {
+	int ncpus;
+	int page_size;
+	struct cpu_rec *cpus;
+	int stop_fd;
+	int notify_fd;
+	atomic_int error;
+	atomic_ullong total;
+	atomic_ullong limit;
+	atomic_bool limit_hit;
+	bool running;
+	bool stopped;
+};
+
+static void poke(int fd)
+{
+	uint64_t one = 1;
+
+	/* An eventfd write only fails when the counter would overflow. */
+	if (write(fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void set_error(struct kt_recorder *rec, int err)
+{
+	int none = 0;
+
+	if (atomic_compare_exchange_strong(&rec->error, &none, err))
+		poke(rec->notify_fd);
+}
+
+static int open_temp(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	/* Unnamed: it disappears with the process, however that ends. */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/.ktrace-cpu-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+static int cpu_open(struct kt_recorder *rec, struct tracefs_instance *inst,
+		    struct cpu_rec *c, const char *tmpdir)
+{
+	char file[64], *path;
+	int p[2], ret;
+
+	c->raw_fd = c->pipe_rd = c->pipe_wr = c->out_fd = -1;
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
+	path = tracefs_instance_get_file(inst, file);
+	if (!path)
+		return -ENOMEM;
+	c->raw_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ret = c->raw_fd < 0 ? -errno : 0;
+	tracefs_put_tracing_file(path);
+	if (ret)
+		return ret;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	c->pipe_rd = p[0];
+	c->pipe_wr = p[1];
+	/* A big pipe moves many pages per system call. */
+	fcntl(c->pipe_wr, F_SETPIPE_SZ, PIPE_WANT);
+	ret = fcntl(c->pipe_wr, F_GETPIPE_SZ);
+	c->pipe_size = ret > rec->page_size ? (size_t)ret : (size_t)rec->page_size;
+	c->out_fd = open_temp(tmpdir);
+	if (c->out_fd < 0)
+		return c->out_fd;
+	return 0;
+}
+
+/* The reading side: an open trace_pipe_raw keeps its instance busy. */
+static void cpu_close_readers(struct cpu_rec *c)
+{
+	if (c->raw_fd >= 0)
+		close(c->raw_fd);
+	if (c->pipe_rd >= 0)
+		close(c->pipe_rd);
+	if (c->pipe_wr >= 0)
+		close(c->pipe_wr);
+	c->raw_fd = c->pipe_rd = c->pipe_wr = -1;
+}
+
+static void cpu_close(struct cpu_rec *c)
+{
+	cpu_close_readers(c);
+	if (c->out_fd >= 0)
+		close(c->out_fd);
+}
+
+struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
+				    int ncpus, const char *tmpdir)
+{
+	struct kt_recorder *rec;
+	int i, ret = -ENOMEM;
+
+	if (ncpus <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return NULL;
+	rec->ncpus = ncpus;
+	rec->page_size = getpagesize();
+	rec->stop_fd = rec->notify_fd = -1;
+	rec->cpus = calloc(ncpus, sizeof(*rec->cpus));
+	if (!rec->cpus)
+		goto err;
+	for (i = 0; i < ncpus; i++) {
+		rec->cpus[i].raw_fd = rec->cpus[i].pipe_rd = -1;
+		rec->cpus[i].pipe_wr = rec->cpus[i].out_fd = -1;
+	}
+	rec->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rec->stop_fd < 0 || rec->notify_fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	for (i = 0; i < ncpus; i++) {
+		rec->cpus[i].rec = rec;
+		rec->cpus[i].cpu = i;
+		ret = cpu_open(rec, inst, &rec->cpus[i], tmpdir);
+		if (ret)
+			goto err;
+	}
+	return rec;
+
+err:
+	kt_recorder_free(rec);
+	errno = -ret;
+	return NULL;
+}
+
+/* How many bytes the limit still allows, page-aligned (max: no limit). */
+static size_t budget(struct kt_recorder *rec, size_t want)
+{
+	unsigned long long limit = atomic_load(&rec->limit);
+	unsigned long long total = atomic_load(&rec->total);
+	unsigned long long left;
+
+	if (!limit)
+		return want;
+	left = limit > total ? limit - total : 0;
+	left -= left % rec->page_size;
+	if (left < (unsigned long long)rec->page_size) {
+		if (!atomic_exchange(&rec->limit_hit, true))
+			poke(rec->notify_fd);
+		return 0;
+	}
+	return left < want ? left : want;
+}
+
+static void account(struct cpu_rec *c, size_t n)
+{
+	atomic_fetch_add(&c->bytes, n);
+	atomic_fetch_add(&c->rec->total, n);
+}
+
+/*
+ * Move every full page the kernel has now.  Returns bytes moved, or
+ * -errno; -EAGAIN never escapes (it means "nothing more for now").
+ */
+static long move_pages(struct cpu_rec *c)
+{
+	long moved = 0;
+
+	for (;;) {
+		size_t len = budget(c->rec, c->pipe_size);
+		ssize_t n, m;
+
+		if (!len)
+			return moved;
+		n = splice(c->raw_fd, NULL, c->pipe_wr, NULL, len,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return moved;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return moved;
+		while (n > 0) {
+			m = splice(c->pipe_rd, NULL, c->out_fd, NULL, n,
+				   SPLICE_F_MOVE);
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return m < 0 ? -errno : -EIO;
+			n -= m;
+			moved += m;
+			account(c, m);
+		}
+	}
+}
+
+static int write_fd_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The partly filled pages splice will not give: read() them. */
+static int flush_partial(struct cpu_rec *c)
+{
+	int page = c->rec->page_size;
+	char *buf = malloc(page);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (!budget(c->rec, page))
+			break;
+		n = read(c->raw_fd, buf, page);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		/* Pages stay whole in the file; the rest is zero anyway. */
+		if (n < page)
+			memset(buf + n, 0, page - n);
+		ret = write_fd_all(c->out_fd, buf, page);
+		if (ret)
+			break;
+		account(c, page);
+	}
+	free(buf);
+	return ret;
+}
+
+static int drain(struct cpu_rec *c)
+{
+	long n = move_pages(c);
+
+	if (n < 0)
+		return n;
+	return flush_partial(c);
+}
+
+static void *cpu_main(void *arg)
+{
+	struct cpu_rec *c = arg;
+	struct kt_recorder *rec = c->rec;
+	sigset_t all;
+	long n;
+
+	/* Signals are for the main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/*
+	 * Little work per wake-up, but it must come soon: the buffer keeps
+	 * filling while we wait for a CPU.  Best effort (needs privilege).
+	 */
+	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = c->raw_fd, .events = POLLIN },
+			{ .fd = rec->stop_fd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			set_error(rec, -errno);
+			return NULL;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents & (POLLERR | POLLNVAL)) {
+			set_error(rec, -EIO);
+			return NULL;
+		}
+		n = move_pages(c);
+		if (n < 0) {
+			set_error(rec, n);
+			return NULL;
+		}
+		if (atomic_load(&rec->limit_hit))
+			return NULL;
+		/* Woken with no full page to take: wait a little. */
+		if (n == 0)
+			poll(&pfd[1], 1, IDLE_NAP_MS);
+	}
+	n = drain(c);
+	if (n < 0)
+		set_error(rec, n);
+	return NULL;
+}
+
+int kt_recorder_start(struct kt_recorder *rec)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < rec->ncpus; i++) {
+		ret = -pthread_create(&rec->cpus[i].thread, NULL, cpu_main,
+				      &rec->cpus[i]);
+		if (ret)
+			break;
+		rec->cpus[i].started = true;
+	}
+	rec->running = true;
+	if (ret)
+		kt_recorder_stop(rec);
+	return ret;
+}
+
+int kt_recorder_notify_fd(const struct kt_recorder *rec)
+{
+	return rec->notify_fd;
+}
+
+void kt_recorder_set_limit(struct kt_recorder *rec, unsigned long long bytes)
+{
+	atomic_store(&rec->limit, bytes);
+}
+
+int kt_recorder_stop(struct kt_recorder *rec)
+{
+	int i, ret;
+
+	if (rec->stopped)
+		return kt_recorder_error(rec);
+	rec->stopped = true;
+	if (!rec->running) {
+		/* Flight recorder: nobody read while tracing; read it all now. */
+		for (i = 0; i < rec->ncpus; i++) {
+			ret = drain(&rec->cpus[i]);
+			if (ret) {
+				set_error(rec, ret);
+				break;
+			}
+		}
+	} else {
+		poke(rec->stop_fd);
+		for (i = 0; i < rec->ncpus; i++)
+			if (rec->cpus[i].started)
+				pthread_join(rec->cpus[i].thread, NULL);
+	}
+	/* Done reading: let the instance go. */
+	for (i = 0; i < rec->ncpus; i++)
+		cpu_close_readers(&rec->cpus[i]);
+	return kt_recorder_error(rec);
+}
+
+int kt_recorder_error(const struct kt_recorder *rec)
+{
+	return atomic_load(&((struct kt_recorder *)rec)->error);
+}
+
+unsigned long long kt_recorder_bytes(const struct kt_recorder *rec, int cpu)
+{
+	if (cpu < 0 || cpu >= rec->ncpus)
+		return 0;
+	return atomic_load(&rec->cpus[cpu].bytes);
+}
+
+unsigned long long kt_recorder_total(const struct kt_recorder *rec)
+{
+	return atomic_load(&((struct kt_recorder *)rec)->total);
+}
+
+int kt_recorder_fd(const struct kt_recorder *rec, int cpu)
+{
+	if (cpu < 0 || cpu >= rec->ncpus)
+		return -1;
+	return rec->cpus[cpu].out_fd;
+}
+
+void kt_recorder_free(struct kt_recorder *rec)
+{
+	int i;
+
+	if (!rec)
+		return;
+	if (rec->running && !rec->stopped) {
+		rec->stopped = true;
+		poke(rec->stop_fd);
+		for (i = 0; i < rec->ncpus; i++)
+			if (rec->cpus[i].started)
+				pthread_join(rec->cpus[i].thread, NULL);
+	}
+	if (rec->cpus)
+		for (i = 0; i < rec->ncpus; i++)
+			cpu_close(&rec->cpus[i]);
+	if (rec->stop_fd >= 0)
+		close(rec->stop_fd);
+	if (rec->notify_fd >= 0)
+		close(rec->notify_fd);
+	free(rec->cpus);
+	free(rec);
+}

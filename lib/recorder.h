@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU recorders: one thread per CPU moves whole ring-buffer pages
+ * from per_cpu/cpuN/trace_pipe_raw into an unnamed temporary file with
+ * splice(2), so page data never passes through user space.  Each thread
+ * sleeps in poll() until the kernel says the buffer is buffer_percent
+ * full, or until it is told to stop; then it takes the rest, including
+ * the last partly filled page.
+ */
+#ifndef KT_RECORDER_H
+#define KT_RECORDER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <tracefs.h>
+
+struct kt_recorder;
+
+/*
+ * Open every CPU's trace_pipe_raw of inst and a temporary file per CPU
+ * in tmpdir (the output's directory, so the final copy stays on one
+ * filesystem).  NULL + errno on failure.
+ */
+struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
+				    int ncpus, const char *tmpdir);
+/* Stop (if running), close everything; the temporaries vanish. */
+void kt_recorder_free(struct kt_recorder *rec);
+
+/* Start the threads (not for a flight recording). */
+int kt_recorder_start(struct kt_recorder *rec);
+
+/*
+ * Readable (poll) once a recorder stopped on its own: an error such as
+ * a full disk, or the byte limit.  Never read from it.
+ */
+int kt_recorder_notify_fd(const struct kt_recorder *rec);
+
+/* Stop taking data once this many bytes are recorded (0: no limit). */
+void kt_recorder_set_limit(struct kt_recorder *rec, unsigned long long bytes);
+
+/*
+ * Take everything left in the buffers, then stop the threads.  Without
+ * kt_recorder_start() (flight recorder) this reads the buffers in the
+ * calling thread.  Call with tracing off so the buffers stop growing.
+ * Returns the first error any recorder met (0 or -errno).
+ */
+int kt_recorder_stop(struct kt_recorder *rec);
+/* The first error (0 or -errno), e.g. -ENOSPC. */
+int kt_recorder_error(const struct kt_recorder *rec);
+
+/* Bytes recorded so far, per CPU and in total. */
+unsigned long long kt_recorder_bytes(const struct kt_recorder *rec, int cpu);
+unsigned long long kt_recorder_total(const struct kt_recorder *rec);
+/* The temporary file holding a CPU's pages (offset 0 on). */
+int kt_recorder_fd(const struct kt_recorder *rec, int cpu);
+
+#endif

@@ -1,0 +1,372 @@
+#!/usr/bin/env bats
+# ktrace record: real recordings on the live tracefs, read back with
+# trace-cmd (the oracle), counted against workloads that count themselves.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	# A program that makes exactly N getppid system calls (110 on x86_64).
+	export KT_REC_BIN="$BATS_FILE_TMPDIR/bin"
+	mkdir -p "$KT_REC_BIN"
+	cat >"$KT_REC_BIN/getppid_n.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long i, n = argc > 1 ? atol(argv[1]) : 0;
+
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+EOF
+	cc -O2 -o "$KT_REC_BIN/getppid_n" "$KT_REC_BIN/getppid_n.c"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+	top_events_before=$(cat "$TRACEFS/set_event")
+}
+
+teardown() {
+	local pid
+	cd /
+	for m in "$BATS_TEST_TMPDIR"/mnt*; do
+		[ -d "$m" ] && umount "$m" 2>/dev/null
+	done
+	# Every ktrace this test ran took its instance away with it.
+	while read -r pid; do
+		[ -n "$pid" ] || continue
+		if [ -d "$TRACEFS/instances/ktrace-$pid" ]; then
+			rmdir "$TRACEFS/instances/ktrace-$pid"
+			fail "instance ktrace-$pid was left behind"
+		fi
+	done <"$BATS_TEST_TMPDIR/ktrace.pids"
+	# And switched nothing on in the top-level buffer.
+	[ "$(cat "$TRACEFS/set_event")" = "$top_events_before" ] ||
+		fail "top-level set_event changed: $(cat "$TRACEFS/set_event")"
+}
+
+# ktrace record ARGS...: run it, remember its pid for teardown.
+rec() {
+	"$KTRACE" record "$@" &
+	local pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	wait "$pid"
+}
+
+# A tmpfs of SIZE at DIR (unmounted by teardown).
+tmpfs_at() { # DIR SIZE
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2" tmpfs "$1"
+}
+
+report() { trace-cmd report -i "$@" 2>/dev/null; }
+
+# Start ktrace record ARGS... in the background; $pid is its pid once its
+# instance's tracing_on reads 1 (recording has begun).
+rec_started() {
+	"$KTRACE" record "$@" &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	for _ in $(seq 500); do
+		[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		sleep 0.01
+	done
+	fail "ktrace record $* never started"
+}
+
+no_leftovers() { # DIR: no temporary file of ours
+	run ls -A "$1"
+	refute_output --partial ".tmp-"
+}
+
+@test "records a short sleep with sched_schedule into a v6 file trace-cmd reads" {
+	run rec -q -o s.dat -e sched_schedule -- sleep 0.2
+	assert_success
+	[ "$(head -c 11 s.dat | tail -c 1)" = 6 ] || fail "not a version 6 file"
+	run report s.dat
+	assert_success
+	assert_output --regexp 'sleep-[0-9]+ +\[[0-9]+\] +[0-9.]+: sched_switch: +sleep:[0-9]+ '
+	refute_output --partial "sched_wakeup"
+	# kallsyms is in the file, and the per-CPU statistics.
+	run trace-cmd report -i s.dat -f
+	assert_success
+	[ "$(wc -l <<<"$output")" -gt 10000 ] || fail "kallsyms missing: $(wc -l <<<"$output") functions"
+	run trace-cmd report -i s.dat --stat
+	assert_output --partial "CPU: 0"
+	assert_output --partial "overrun: 0"
+	no_leftovers .
+}
+
+@test "records dbench 8 with sched_schedule, nothing lost, every event readable" {
+	tmpfs_at mnt-db 512m
+	run rec -o d.dat -e sched_schedule -- dbench -c /usr/share/dbench/client.txt -D mnt-db 8 -t 3
+	assert_success
+	assert_output --partial "Throughput"
+	refute_output --partial "LOST"
+	summary=$(sed -n "s/.*wrote 'd.dat': \([0-9]*\) events.*/\1/p" <<<"$output")
+	run report d.dat
+	assert_success
+	n=$(grep -c ': sched_switch: ' <<<"$output")
+	[ "$n" -gt 1000 ] || fail "only $n sched_switch events"
+	[ "$n" -eq "$summary" ] || fail "trace-cmd reads $n events, ktrace said $summary"
+	grep -q 'dbench-[0-9]* ' <<<"$output" || fail "no dbench task in the trace"
+	# No page carries a lost-events mark.
+	refute_output --partial "EVENTS DROPPED"
+}
+
+@test "N writes to the instance's trace_marker give exactly N ftrace:print events" {
+	run rec -q -o m.dat -e ftrace:print -- sh -c '
+		m=/sys/kernel/tracing/instances/ktrace-$PPID/trace_marker
+		i=0; while [ $i -lt 777 ]; do i=$((i + 1)); echo "mark $i" >"$m"; done'
+	assert_success
+	run report m.dat
+	assert_success
+	[ "$(grep -c 'tracing_mark_write: mark [0-9]*$' <<<"$output")" -eq 777 ] ||
+		fail "$(grep -c 'tracing_mark_write: mark' <<<"$output") print events"
+	for i in 1 400 777; do
+		grep -q "tracing_mark_write: mark $i\$" <<<"$output" || fail "mark $i missing"
+	done
+}
+
+@test "N getppid calls give exactly N sys_enter id 110 events for that pid" {
+	run rec -q -o g.dat -F -e raw_syscalls:sys_enter -- "$KT_REC_BIN/getppid_n" 4321
+	assert_success
+	pid=$output
+	# "getppid_n-PID [CPU] TS: sys_enter: NR 110 (...)", after the exec.
+	n=$(report g.dat | grep -cE -- "(^| )getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 ")
+	[ "$n" -eq 4321 ] || fail "$n getppid events for pid $pid"
+	# With a filter the kernel drops all the other system calls.
+	run rec -q -o g2.dat -e raw_syscalls:sys_enter -f 'id == 110' -- "$KT_REC_BIN/getppid_n" 999
+	assert_success
+	pid=$output
+	run report g2.dat
+	n=$(grep -cE -- "(^| )getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 " <<<"$output")
+	[ "$n" -eq 999 ] || fail "$n filtered getppid events"
+	refute_output --regexp 'NR (0|1|3|9|59|231) '
+}
+
+@test "-F keeps only the command's pid, -c also its descendants" {
+	script='echo $$ >>pids; sh -c "echo \$\$ >>pids; exec sleep 0.1" & wait'
+	: >pids
+	run rec -q -o F.dat -F -e raw_syscalls:sys_enter -- sh -c "$script"
+	assert_success
+	parent=$(sed -n 1p pids) child=$(sed -n 2p pids)
+	seen=$(report F.dat | awk '/sys_enter:/ { n = split($1, a, "-"); print a[n] }' | sort -u)
+	[ "$seen" = "$parent" ] || fail "-F recorded pids: $seen (want $parent)"
+
+	: >pids
+	run rec -q -o c.dat -c -e raw_syscalls:sys_enter -- sh -c "$script"
+	assert_success
+	parent=$(sed -n 1p pids) child=$(sed -n 2p pids)
+	seen=$(report c.dat | awk '/sys_enter:/ { n = split($1, a, "-"); print a[n] }' | sort -u)
+	[ "$seen" = "$(printf '%s\n' "$parent" "$child" | sort -u)" ] ||
+		fail "-c recorded pids: $(echo $seen) (want $parent $child)"
+}
+
+@test "-p traces a running process only" {
+	"$KT_REC_BIN/getppid_n" 0 >/dev/null
+	sh -c 'while :; do sleep 0.05; done' &
+	victim=$!
+	run rec -q -o p.dat -p "$victim" -e raw_syscalls:sys_enter -s 0.5
+	kill "$victim"
+	assert_success
+	seen=$(report p.dat | awk '/sys_enter:/ { n = split($1, a, "-"); print a[n] }' | sort -u)
+	[ "$seen" = "$victim" ] || fail "-p recorded pids: $(echo $seen) (want $victim)"
+}
+
+@test "the command's exit status passes through, a signal death as 128+N" {
+	run rec -q -o e.dat -- sh -c 'exit 7'
+	assert_failure 7
+	run report e.dat
+	assert_success
+	run rec -q -o e.dat -- sh -c 'kill -KILL $$'
+	assert_failure 137
+	run rec -q -o e.dat -- true
+	assert_success
+	# Without "--", the command starts at the first non-option word.
+	run rec -q -o e.dat sh -c 'exit 5' -e sched_switch
+	assert_failure 5
+}
+
+@test "SIGINT stops a whole-system recording with a valid file and no instance" {
+	rec_started -q -o i.dat -e sched:sched_switch
+	# A private instance: the event is on there and not at the top level.
+	grep -qx 'sched:sched_switch' "$TRACEFS/instances/ktrace-$pid/set_event"
+	kill -INT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 0 ] || fail "exit status $st"
+	[ ! -d "$TRACEFS/instances/ktrace-$pid" ] || fail "instance left"
+	run report i.dat
+	assert_success
+	assert_output --partial "sched_switch:"
+	no_leftovers .
+}
+
+@test "SIGTERM and SIGHUP end a recording cleanly too" {
+	for sig in TERM HUP; do
+		rec_started -q -o "$sig.dat"
+		kill -"$sig" "$pid"
+		st=0
+		wait "$pid" || st=$?
+		[ "$st" -eq 0 ] || fail "SIG$sig: exit status $st"
+		run report "$sig.dat"
+		assert_success
+	done
+	no_leftovers .
+}
+
+@test "SIGINT to ktrace reaches the command; the file is valid, status 130" {
+	mkfifo ready
+	"$KTRACE" record -q -o c.dat -- sh -c 'echo $$ >ready; exec sleep 60' &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	read -r cmdpid <ready
+	kill -INT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 130 ] || fail "exit status $st"
+	run report c.dat
+	assert_success
+	# The command ran in the recording.
+	assert_output --regexp "sched_switch: +(sh|sleep):$cmdpid "
+	[ ! -d "$TRACEFS/instances/ktrace-$pid" ] || fail "instance left"
+	run pgrep -f "exec sleep 60"
+	assert_failure
+}
+
+@test "--flight keeps only the newest events" {
+	run rec -o f.dat --flight -b 16 -e ftrace:print -- sh -c '
+		m=/sys/kernel/tracing/instances/ktrace-$PPID/trace_marker
+		i=0; while [ $i -lt 3000 ]; do i=$((i + 1)); echo "seq $i" >"$m"; done'
+	assert_success
+	assert_output --partial "overwritten"
+	refute_output --partial "LOST"
+	marks=$(report f.dat | sed -n 's/.*tracing_mark_write: seq \([0-9]*\)$/\1/p' | sort -n)
+	first=$(head -n 1 <<<"$marks") last=$(tail -n 1 <<<"$marks") n=$(wc -l <<<"$marks")
+	[ "$last" -eq 3000 ] || fail "newest mark $last"
+	[ "$first" -gt 1 ] || fail "the oldest marks were kept"
+	# Nothing missing in between: the newest, contiguous.
+	[ "$n" -eq $((last - first + 1)) ] || fail "$n marks from $first to $last"
+}
+
+@test "an unknown event fails before anything is enabled" {
+	run rec -o u.dat -e sched_swich -- true
+	assert_failure 1
+	assert_output "ktrace record: unknown event 'sched_swich'; did you mean 'sched:sched_switch'?"
+	[ ! -e u.dat ] || fail "file written"
+	no_leftovers .
+}
+
+@test "a bad filter fails with the kernel's reason, nothing left" {
+	run rec -o b.dat -e sched:sched_switch -f 'no_such_field == 1' -- true
+	assert_failure 1
+	assert_output --partial "bad filter 'no_such_field == 1' for 'sched:sched_switch'"
+	assert_output --partial "Field not found"
+	[ "$(wc -l <<<"$output")" -eq 1 ] || fail "more than one line"
+	[ ! -e b.dat ] || fail "file written"
+	no_leftovers .
+}
+
+@test "an output that cannot be written fails first" {
+	run rec -o /nonexistent/dir/x.dat -- true
+	assert_failure 1
+	assert_output "ktrace record: cannot open '/nonexistent/dir/x.dat': No such file or directory; try -o in a writable directory"
+	mkdir adir
+	run rec -o adir -- true
+	assert_failure 1
+	assert_output --partial "Is a directory"
+}
+
+@test "not root: one line, exit 1" {
+	run as_nobody "$KTRACE" record -o /tmp/nobody.dat -- true
+	assert_failure 1
+	assert_output --partial "run as root"
+	[ ! -e /tmp/nobody.dat ]
+}
+
+@test "a command that does not exist: exit 127, no file; not executable: 126" {
+	run -127 rec -o n.dat -- no-such-command-xyz
+	assert_failure 127
+	assert_output --partial "cannot run 'no-such-command-xyz'"
+	[ ! -e n.dat ] || fail "file written"
+	touch notexec
+	run rec -o n.dat -- ./notexec
+	assert_failure 126
+	[ ! -e n.dat ] || fail "file written"
+	no_leftovers .
+}
+
+@test "a full disk stops the recording, keeps a valid file, exits 1" {
+	# kallsyms alone is megabytes: leave a few for the events.
+	ksz=$(wc -c </proc/kallsyms)
+	tmpfs_at mnt-full $(((ksz + 3 * 1024 * 1024) / 1024))k
+	run rec -q -o mnt-full/full.dat -e 'raw_syscalls:*' -- dd if=/dev/zero of=/dev/null bs=1 count=3000000
+	assert_failure 1
+	assert_output --partial "disk full"
+	run report mnt-full/full.dat
+	assert_success
+	assert_output --partial "sys_enter"
+	no_leftovers mnt-full
+}
+
+@test "-m stops at the size limit" {
+	# The fixed part (kallsyms, formats) counts: allow 3 MB of events.
+	mb=$(( ($(wc -c </proc/kallsyms) >> 20) + 4 ))
+	run rec -o m.dat -m "$mb" -e 'raw_syscalls:*' -- dd if=/dev/zero of=/dev/null bs=1 count=3000000
+	assert_success
+	assert_output --partial "reached the -m limit"
+	assert_output --partial "after the -m limit were not written"
+	size=$(stat -c %s m.dat)
+	[ "$size" -le $((mb << 20)) ] || fail "file is $size bytes, over $mb MB"
+	[ "$size" -gt $(((mb - 2) << 20)) ] || fail "file is only $size bytes"
+	run report m.dat
+	assert_success
+}
+
+@test "-s ends a whole-system recording; no -e records switches and wakeups" {
+	run rec -q -o t.dat -s 0.3
+	assert_success
+	run trace-cmd report -i t.dat --events
+	assert_success
+	assert_output --partial "name: sched_switch"
+	assert_output --partial "name: sched_wakeup"
+	refute_output --partial "name: sys_enter"
+}
+
+@test "--max-lost turns lost events into exit status 3" {
+	run rec -o l.dat -b 4 --max-lost 0 -e 'raw_syscalls:*' -e 'sched:*' -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=1000000
+	assert_failure 3
+	assert_output --partial "LOST"
+	assert_output --partial "more than --max-lost 0"
+	# The loss is in the file too.
+	run trace-cmd report -i l.dat --stat
+	assert_output --regexp 'overrun: [1-9]'
+}
+
+@test "usage errors exit 64" {
+	run rec -F -o x.dat
+	assert_failure 64
+	run rec -f 'prev_pid == 1' -e sched_switch
+	assert_failure 64
+	run rec -b nope -- true
+	assert_failure 64
+}
+
+@test "a terminal gets a live status line and a per-CPU summary" {
+	run script -qec "$KTRACE record -o tty.dat -s 1.5" /dev/null
+	assert_success
+	assert_output --partial "events,"
+	assert_output --partial "written"
+	assert_output --regexp 'CPU +events +bytes +overrun +dropped'
+}
