@@ -4,8 +4,11 @@
  * every command lives in cmd/<name>.c.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,10 +132,36 @@ static int unknown_cmd(const char *name)
 	return KT_EXIT_FAIL;
 }
 
+/* Run man on page; true when it showed it. */
+static bool show_man(const char *page, bool local_file)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		/* man's own "no manual entry" is noise when we fall back. */
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		if (local_file)
+			execlp("man", "man", "-l", page, (char *)NULL);
+		else
+			execlp("man", "man", page, (char *)NULL);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0;
+}
+
 static int help_cmd(int argc, char **argv)
 {
 	const struct cmd *c;
-	char page[64], *fallback[] = { NULL, "--help", NULL };
+	char page[64], exe[PATH_MAX], local[PATH_MAX + 64], *dir;
+	char *fallback[] = { NULL, "--help", NULL };
+	ssize_t n;
 
 	if (argc < 2) {
 		usage(stdout);
@@ -141,20 +170,21 @@ static int help_cmd(int argc, char **argv)
 	c = find_cmd(argv[1]);
 	if (!c)
 		return unknown_cmd(argv[1]);
-	snprintf(page, sizeof(page), "ktrace-%s", c->name);
-	/* The man page when it is installed, else the command's --help. */
-	if (isatty(STDOUT_FILENO) || getenv("KTRACE_HELP_MAN")) {
-		pid_t pid = fork();
-		int st;
-
-		if (pid == 0) {
-			execlp("man", "man", page, (char *)NULL);
-			_exit(127);
-		}
-		if (pid > 0 && waitpid(pid, &st, 0) == pid &&
-		    WIFEXITED(st) && WEXITSTATUS(st) == 0)
+	/*
+	 * The page beside an in-tree binary first (it matches that binary),
+	 * then the installed one, else the command's own --help.
+	 */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		dir = dirname(exe);
+		snprintf(local, sizeof(local), "%s/man/ktrace-%s.1", dir, c->name);
+		if (access(local, R_OK) == 0 && show_man(local, true))
 			return KT_EXIT_OK;
 	}
+	snprintf(page, sizeof(page), "ktrace-%s", c->name);
+	if (show_man(page, false))
+		return KT_EXIT_OK;
 	fallback[0] = (char *)c->name;
 	return run_cmd(c, 2, fallback);
 }

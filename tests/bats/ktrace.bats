@@ -49,8 +49,18 @@ load helpers
 	assert_output "external a b"
 }
 
-@test "ktrace help COMMAND falls back to the command's --help" {
+@test "ktrace help COMMAND shows the command's man page" {
 	run ktrace help stat
+	assert_success
+	assert_output --partial "SYNOPSIS"
+	assert_output --partial "ktrace stat"
+}
+
+@test "ktrace help COMMAND falls back to --help when there is no man" {
+	dir=$(mktemp -d)
+	ln -s /bin/false "$dir/man"
+	PATH="$dir:$PATH" run ktrace help stat
+	rm -rf "$dir"
 	assert_success
 	assert_output --partial "Usage: ktrace stat"
 }
