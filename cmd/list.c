@@ -173,22 +173,8 @@ static struct kt_catalog *load_catalog(void)
 	return cat;
 }
 
-/* Every event of the catalog. */
-static int add_all(const struct kt_catalog *cat, struct kt_event_list *out)
-{
-	size_t i, n = kt_catalog_count(cat);
-
-	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_catalog_at(cat, i);
-
-		if (kt_event_list_add(out, r->system, r->name) < 0)
-			return -ENOMEM;
-	}
-	return (int)n;
-}
-
 /*
- * The events a GLOB (NULL: all) names, by -e rules; a bare name in
+ * The events a GLOB names, by -e rules; a bare name in
  * several systems lists them all rather than being ambiguous.  NULL
  * once the reason is printed.
  */
@@ -205,7 +191,7 @@ static struct kt_event_list *select_events(const char *glob)
 	sel = kt_event_list_new();
 	if (!sel)
 		goto err_cat;
-	ret = glob ? kt_events_resolve(cat, glob, sel) : add_all(cat, sel);
+	ret = kt_events_resolve(cat, glob, sel);
 	if (ret == -EEXIST) {
 		ret = -ENOMEM;
 		if (asprintf(&any, "*:%s", glob) >= 0) {
@@ -228,30 +214,43 @@ err_cat:
 	return NULL;
 }
 
+static void print_event(const struct list_opts *o, size_t nth,
+			const struct kt_event_ref *r)
+{
+	if (!o->json) {
+		fputs(r->system, stdout);
+		putchar(':');
+		fputs(r->name, stdout);
+		putchar('\n');
+		return;
+	}
+	item(nth, "system", r->system);
+	str("event", r->name);
+	putchar('}');
+}
+
 static int list_events(const struct list_opts *o)
 {
-	struct kt_event_list *sel = select_events(o->glob);
+	struct kt_event_list *sel = NULL;
+	struct kt_catalog *cat = NULL;
 	size_t i, n;
 	int status;
 
-	if (!sel)
+	/* Everything: straight from the catalog, no copy to filter into. */
+	if (o->glob)
+		sel = select_events(o->glob);
+	else
+		cat = load_catalog();
+	if (!sel && !cat)
 		return KT_EXIT_FAIL;
-	n = kt_event_list_count(sel);
+	n = sel ? kt_event_list_count(sel) : kt_catalog_count(cat);
 	if (o->json)
 		putchar('[');
-	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(sel, i);
-
-		if (!o->json) {
-			printf("%s:%s\n", r->system, r->name);
-			continue;
-		}
-		item(i, "system", r->system);
-		str("event", r->name);
-		putchar('}');
-	}
+	for (i = 0; i < n; i++)
+		print_event(o, i, sel ? kt_event_list_at(sel, i) : kt_catalog_at(cat, i));
 	status = list_end(o, n, "event");
 	kt_event_list_free(sel);
+	kt_catalog_free(cat);
 	return status;
 }
 
