@@ -53,6 +53,13 @@ ev() { # SYSTEM/EVENT FILE: the instance's file for that event
 	[ "$(ev sched/sched_process_exit enable)" = 0 ]
 }
 
+@test "an event named several ways is changed once" {
+	run ktrace enable -B "$INST" sched_switch sched:sched_switch sched_schedule 'sched:sched_swi*'
+	assert_success
+	assert_output "enabled sched:sched_switch in new instance '$INST'"
+	[ "$(ev sched/sched_switch enable)" = 1 ]
+}
+
 @test "enable -f sets the filter on every event before switching it on" {
 	run ktrace enable -B "$INST" -f 'common_pid == 1' sched_switch sched_wakeup
 	assert_success

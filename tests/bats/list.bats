@@ -29,6 +29,17 @@ sorted() { LC_ALL=C sort; }
 	refute_line --partial "header_page"
 }
 
+@test "list events agrees with trace-cmd list -e, plus the events tracers write" {
+	run ktrace list events
+	assert_success
+	# trace-cmd reads available_events, which leaves out ftrace:*.
+	diff <(printf '%s\n' "${lines[@]}" | grep -v '^ftrace:' | sorted) \
+		<(trace-cmd list -e | sorted)
+	[ -z "$(printf '%s\n' "${lines[@]}" | sorted | uniq -d)" ] || fail "duplicate lines"
+	# Sorted by system, then by event.
+	diff <(printf '%s\n' "${lines[@]}") <(printf '%s\n' "${lines[@]}" | LC_ALL=C sort -t: -k1,1 -k2,2)
+}
+
 @test "list events is the default" {
 	diff <(ktrace list events) <(ktrace list)
 }
