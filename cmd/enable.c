@@ -9,6 +9,7 @@
  * this run created.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,19 @@ static int open_instance(const struct enable_opts *o,
 	return KT_EXIT_FAIL;
 }
 
+static bool interrupted(const sigset_t *held)
+{
+	sigset_t pending;
+	int sig;
+
+	if (sigpending(&pending))
+		return false;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(held, sig) == 1 && sigismember(&pending, sig) == 1)
+			return true;
+	return false;
+}
+
 /* "enabled sched:sched_switch, sched:sched_wakeup in instance 'x'" */
 static void summary(const struct enable_opts *o,
 		    struct tracefs_instance *inst, bool created,
@@ -316,6 +330,7 @@ int cmd_enable(int argc, char **argv)
 	struct kt_event_list *events;
 	struct tracefs_instance *inst;
 	size_t i, n, done = 0;
+	sigset_t hold, was;
 	bool created;
 	int status = KT_EXIT_FAIL;
 
@@ -330,10 +345,27 @@ int cmd_enable(int argc, char **argv)
 		kt_err("cannot change events: %s", strerror(ENOMEM));
 		goto err_events;
 	}
+	/*
+	 * Ctrl-C halfway through 2000 events must not leave half of them
+	 * on: hold the usual signals, and undo everything when one comes.
+	 */
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	sigaddset(&hold, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &hold, &was);
+	inst = NULL;
+	created = false;
 	if (open_instance(&o, &inst, &created))
-		goto err_saved;
+		goto out;
 	for (done = 0; done < n; done++) {
 		const struct kt_event_ref *r = kt_event_list_at(events, done);
+
+		if (interrupted(&hold)) {
+			kt_err("interrupted; nothing was changed");
+			goto err_undo;
+		}
 
 		saved[done] = kt_event_state_save(inst, r->system, r->name);
 		if (!saved[done]) {
@@ -365,7 +397,9 @@ err_undo:
 	}
 out:
 	kt_instance_close(inst);
-err_saved:
+	/* A signal held until now ends the process here, as it meant to. */
+	fflush(stdout);
+	sigprocmask(SIG_SETMASK, &was, NULL);
 	for (i = 0; i < n; i++)
 		kt_event_state_free(saved[i]);
 	free(saved);

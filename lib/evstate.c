@@ -38,7 +38,8 @@ static char *filter_of(char *text)
 {
 	size_t len;
 
-	if (!strncmp(text, "none", 4) || strstr(text, "parse_error:")) {
+	if (!strcmp(text, "none\n") || !strcmp(text, "none") ||
+	    strstr(text, "parse_error:")) {
 		free(text);
 		return NULL;
 	}

@@ -196,6 +196,25 @@ $b:$name"
 	[ "$(cat "$I/events/timer/enable")" = 1 ]
 }
 
+@test "a signal during the change undoes it: nothing changed, no instance" {
+	mkdir "$I"
+	echo 1 >"$I/events/sched/sched_waking/enable"
+	# SIGINT blocked and already pending when ktrace starts (both survive
+	# exec): it arrives before the first event is changed, every time.
+	run perl -MPOSIX -e 'sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGINT)); kill INT => $$; exec @ARGV' \
+		"$KTRACE" enable -B "$INST" sched_switch sched_wakeup
+	assert_failure 1
+	assert_output "ktrace enable: interrupted; nothing was changed"
+	[ "$(ev sched/sched_switch enable)" = 0 ]
+	[ "$(ev sched/sched_wakeup enable)" = 0 ]
+	[ "$(ev sched/sched_waking enable)" = 1 ]
+	rmdir "$I"
+	run perl -MPOSIX -e 'sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGTERM)); kill TERM => $$; exec @ARGV' \
+		"$KTRACE" enable -B "$INST" -f 'common_pid == 1' sched_switch
+	assert_failure 1
+	[ ! -d "$I" ] || fail "the instance this run created was left behind"
+}
+
 @test "enable -d of a missing instance fails and creates nothing" {
 	run ktrace enable -d -B "$INST" sched_switch
 	assert_failure 1
