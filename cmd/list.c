@@ -4,7 +4,8 @@
  * completion scripts (one name a line first) or as JSON for programs.
  *
  * Everything but --fields works from directory names and a few small
- * control files, so listing 2000+ events costs a few readdir calls.
+ * control files: listing 2000+ events is ~100 readdir calls, no format
+ * file is opened (list.bats checks with strace).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -174,9 +175,9 @@ static struct kt_catalog *load_catalog(void)
 }
 
 /*
- * The events a GLOB names, by -e rules; a bare name in
- * several systems lists them all rather than being ambiguous.  NULL
- * once the reason is printed.
+ * The events a GLOB names, by -e rules; a bare name in several systems
+ * lists them all rather than being ambiguous.  NULL once the reason is
+ * printed.
  */
 static struct kt_event_list *select_events(const char *glob)
 {
