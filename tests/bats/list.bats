@@ -69,6 +69,14 @@ sorted() { LC_ALL=C sort; }
 	run ktrace list events sched_switch
 	assert_success
 	assert_output "sched:sched_switch"
+	run ktrace list events '*:sched_switch'
+	assert_success
+	assert_output "sched:sched_switch"
+	# "sched:" is the whole system, like "sched:*".
+	diff <(ktrace list events sched:) <(tracefs_events sched)
+	run ktrace list events 'sched:sched_wakeup?new'
+	assert_success
+	assert_output "sched:sched_wakeup_new"
 }
 
 @test "list of an unknown event fails and suggests the real one" {
