@@ -1,6 +1,7 @@
 #!/bin/bash
 # How long `ktrace list` (events, as the completion runs it on every Tab)
-# and `ktrace list --fields` take next to trace-cmd's equivalents.
+# and `ktrace list --fields` take next to trace-cmd's (and perf's)
+# equivalents.
 # Interleaved rounds, so machine noise hits both sides alike; CPU time
 # (perf stat task-clock) is the steady number on a shared machine, wall
 # time is shown too.  Prints per-run means and the ktrace/trace-cmd ratio.
@@ -22,7 +23,7 @@ cost() {
 	echo "$(((t1 - t0) / per))"
 }
 
-# pair NAME "KTRACE ARGS" "TRACE-CMD ARGS"
+# pair NAME "KTRACE ARGS" "OTHER-TOOL ARGS"
 pair() {
 	local name=$1 r ca=0 cb=0 wa=0 wb=0 c w
 	for ((r = 0; r < rounds; r++)); do
@@ -31,14 +32,15 @@ pair() {
 		read -r c w < <(cost $3)
 		cb=$(awk -v a="$cb" -v b="$c" 'BEGIN { print a + b }'); wb=$((wb + w))
 	done
-	awk -v n="$name" -v r="$rounds" -v ca="$ca" -v cb="$cb" -v wa="$wa" -v wb="$wb" 'BEGIN {
-		printf "%-30s cpu ktrace %5.2f ms, trace-cmd %5.2f ms, ratio %.2f | wall %5.2f / %5.2f ms, ratio %.2f\n",
-		       n, ca / r, cb / r, ca / cb, wa / r / 1e6, wb / r / 1e6, wa / wb }'
+	awk -v n="$name" -v t="${3%% *}" -v r="$rounds" -v ca="$ca" -v cb="$cb" -v wa="$wa" -v wb="$wb" 'BEGIN {
+		printf "%-30s cpu ktrace %5.2f ms, %-9s %5.2f ms, ratio %.2f | wall %5.2f / %5.2f ms, ratio %.2f\n",
+		       n, ca / r, t, cb / r, ca / cb, wa / r / 1e6, wb / r / 1e6, wa / wb }'
 }
 
 pair "list events"                "$KTRACE list events"                "trace-cmd list -e"
 pair "list events sched:*"        "$KTRACE list events sched:*"        "trace-cmd list -e sched:.*"
 pair "list tracers"               "$KTRACE list tracers"               "trace-cmd list -t"
 pair "list options"               "$KTRACE list options"               "trace-cmd list -o"
+pair "list events (vs perf)"     "$KTRACE list events"                "perf list tracepoint"
 pair "list --fields sched_switch" "$KTRACE list --fields sched:sched_switch" \
 	"trace-cmd list -e sched:sched_switch -F"

@@ -179,6 +179,35 @@ static struct kt_catalog *load_catalog(void)
  * lists them all rather than being ambiguous.  NULL once the reason is
  * printed.
  */
+/*
+ * "sched:..." needs only sched's directory; a miss reads them all, to
+ * say what is wrong and what is close.  NULL when it does not apply.
+ */
+static struct kt_event_list *select_in_system(const char *glob)
+{
+	const char *colon = strchr(glob, ':');
+	struct kt_event_list *sel = NULL;
+	struct kt_catalog *cat;
+	char *sys;
+
+	if (!colon || colon == glob)
+		return NULL;
+	sys = strndup(glob, colon - glob);
+	if (!sys || has_glob(sys)) {
+		free(sys);
+		return NULL;
+	}
+	cat = kt_catalog_load_system(NULL, sys);
+	free(sys);
+	if (cat && (sel = kt_event_list_new()) &&
+	    kt_events_resolve(cat, glob, sel) <= 0) {
+		kt_event_list_free(sel);
+		sel = NULL;
+	}
+	kt_catalog_free(cat);
+	return sel;
+}
+
 static struct kt_event_list *select_events(const char *glob)
 {
 	struct kt_event_list *sel;
@@ -186,6 +215,9 @@ static struct kt_event_list *select_events(const char *glob)
 	char *any;
 	int ret = -ENOMEM;
 
+	sel = select_in_system(glob);
+	if (sel)
+		return sel;
 	cat = load_catalog();
 	if (!cat)
 		return NULL;
@@ -402,7 +434,8 @@ static int read_options(struct option_state **out, size_t *count)
 	}
 	free(text);
 done:
-	qsort(opt, n, sizeof(*opt), cmp_option);
+	if (n > 1)
+		qsort(opt, n, sizeof(*opt), cmp_option);
 	*out = opt;
 	*count = n;
 	return 0;

@@ -239,7 +239,12 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	return ret < 0 ? ret : 0;
 }
 
-struct kt_catalog *kt_catalog_load(const char *tracing_dir)
+/*
+ * The catalog of every system, or of only the one named: "sched:*" and
+ * "sched:sched_switch" need not read 100 other directories.
+ */
+static struct kt_catalog *catalog_read(const char *tracing_dir,
+				       const char *only)
 {
 	char events_dir[4096];
 	struct kt_catalog *cat;
@@ -273,6 +278,8 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir)
 		/* Regular files here are enable, filter, header_page ... */
 		if (de->d_name[0] == '.' || de->d_type == DT_REG)
 			continue;
+		if (only && strcmp(only, de->d_name))
+			continue;
 		sys = realloc(cat->systems, (cat->nsystems + 1) * sizeof(*sys));
 		if (!sys)
 			goto err_dir;
@@ -283,7 +290,9 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir)
 		cat->nsystems++;
 	}
 	closedir(d);
-	qsort(cat->systems, cat->nsystems, sizeof(*cat->systems), cmp_str);
+	/* qsort() of NULL, 0 is undefined (no system, or none by that name). */
+	if (cat->nsystems > 1)
+		qsort(cat->systems, cat->nsystems, sizeof(*cat->systems), cmp_str);
 	/*
 	 * System by system in order, each one's events sorted by name: the
 	 * whole catalog comes out sorted without comparing system names.
@@ -294,8 +303,9 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir)
 		ret = catalog_add_system(cat, events_dir, cat->systems[i]);
 		if (ret < 0)
 			goto err_cat;
-		qsort(cat->all->ev + first, cat->all->n - first,
-		      sizeof(*cat->all->ev), cmp_ref_name);
+		if (cat->all->n - first > 1)
+			qsort(cat->all->ev + first, cat->all->n - first,
+			      sizeof(*cat->all->ev), cmp_ref_name);
 	}
 	return cat;
 
@@ -306,6 +316,17 @@ err_cat:
 err:
 	errno = ret < 0 ? -ret : ENOMEM;
 	return NULL;
+}
+
+struct kt_catalog *kt_catalog_load(const char *tracing_dir)
+{
+	return catalog_read(tracing_dir, NULL);
+}
+
+struct kt_catalog *kt_catalog_load_system(const char *tracing_dir,
+					  const char *system)
+{
+	return catalog_read(tracing_dir, system);
 }
 
 void kt_catalog_free(struct kt_catalog *cat)
@@ -348,7 +369,8 @@ static bool has_glob(const char *s)
 
 static bool is_system(const struct kt_catalog *cat, const char *name)
 {
-	return bsearch(&name, cat->systems, cat->nsystems,
+	return cat->nsystems &&
+	       bsearch(&name, cat->systems, cat->nsystems,
 		       sizeof(*cat->systems), cmp_str) != NULL;
 }
 
