@@ -274,7 +274,7 @@ static int open_instance(const struct enable_opts *o,
 		       tracefs_tracing_dir());
 		break;
 	case -EINVAL:
-		kt_err("invalid instance name '%s'; use a name without '/'",
+		kt_err("bad instance name '%s'; a name is not empty and has no '/'",
 		       o->instance);
 		break;
 	default:

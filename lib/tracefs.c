@@ -17,13 +17,8 @@ int kt_tracefs_open(const char **dir)
 	const char *path = NULL;
 	char probe[4096];
 
-	/*
-	 * libtracefs mounts tracefs itself when asked to.  Ask only when it
-	 * is not found: tracefs_tracing_dir_is_mounted() leaks its path
-	 * (libtracefs 1.6), which fails every ASan run.
-	 */
-	path = tracefs_tracing_dir();
-	if (!path && (tracefs_tracing_dir_is_mounted(true, &path) < 0 || !path)) {
+	/* libtracefs mounts tracefs itself when asked to. */
+	if (!tracefs_tracing_dir_is_mounted(true, &path) || !path) {
 		path = tracefs_tracing_dir();
 		if (!path)
 			return geteuid() ? -EACCES : -ENODEV;

@@ -225,7 +225,7 @@ $b:$name"
 @test "an instance name with a slash is refused" {
 	run ktrace enable -B "a/$INST" sched_switch
 	assert_failure 1
-	assert_output "ktrace enable: invalid instance name 'a/$INST'; use a name without '/'"
+	assert_output "ktrace enable: bad instance name 'a/$INST'; a name is not empty and has no '/'"
 }
 
 @test "enable usage errors exit 64" {
