@@ -219,6 +219,11 @@ bool kt_livebuf_mapped(const struct kt_livebuf *lb)
 	return lb->data != NULL;
 }
 
+int kt_livebuf_fd(const struct kt_livebuf *lb)
+{
+	return lb->fd;
+}
+
 uint64_t kt_livebuf_missed(const struct kt_livebuf *lb, bool *unknown)
 {
 	if (unknown)
@@ -249,6 +254,7 @@ static long drain_mapped(struct kt_livebuf *lb, const uint16_t *slot,
 	long total = 0;
 	unsigned char *page;
 	uint32_t id;
+	bool same;
 	int i, n;
 
 	for (i = 0; i < DRAIN_MAX_PAGES; i++) {
@@ -263,7 +269,8 @@ static long drain_mapped(struct kt_livebuf *lb, const uint16_t *slot,
 		page = lb->data + (size_t)id * lb->subbuf_size;
 		if (kt_rawpage_header(page, lb->subbuf_size, &hdr) < 0)
 			return -EBADMSG;
-		if (id != lb->cur_id) {
+		same = id == lb->cur_id;
+		if (!same) {
 			lb->cur_id = id;
 			lb->cur_off = 0;
 			add_missed(lb, hdr.missed);
@@ -274,6 +281,13 @@ static long drain_mapped(struct kt_livebuf *lb, const uint16_t *slot,
 		if (n < 0)
 			return n;
 		total += n;
+		/*
+		 * More on the same page means we are reading where the
+		 * writer writes; stop there, or our own ioctl()s, traced as
+		 * syscalls, would keep us here.
+		 */
+		if (same)
+			break;
 	}
 	return total;
 }
@@ -305,6 +319,12 @@ static long drain_read(struct kt_livebuf *lb, const uint16_t *slot,
 		if (n < 0)
 			return n;
 		total += n;
+		/*
+		 * A page far from full is the one the writer is on: stop, or
+		 * our own read()s, traced as syscalls, would keep us here.
+		 */
+		if (hdr.len < (lb->subbuf_size - hdr.data_off) / 2)
+			break;
 	}
 	return total;
 }

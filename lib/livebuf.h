@@ -27,6 +27,11 @@ struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 				   unsigned int flags);
 void kt_livebuf_close(struct kt_livebuf *lb);
 bool kt_livebuf_mapped(const struct kt_livebuf *lb);
+/*
+ * The file to poll() for POLLIN: ready once the buffer is as full as the
+ * instance's buffer_percent says.
+ */
+int kt_livebuf_fd(const struct kt_livebuf *lb);
 
 /*
  * Count every event committed so far: counts[slot[type id]]++ for each
