@@ -271,6 +271,9 @@ static int rows_from_set_event(struct top *t)
 	char *text, *line, *save = NULL, *colon;
 
 	text = kt_tracefs_read(t->inst, "set_event");
+	/* An empty file reads as nothing at all. */
+	if (!text && tracefs_file_exists(t->inst, "set_event"))
+		text = strdup("");
 	if (!text) {
 		kt_err("cannot read the events of instance '%s': %s",
 		       t->inst_name, strerror(errno));
@@ -698,38 +701,44 @@ static void format_loss(const struct loss *l, char *buf, size_t len)
 		 l->overrun, l->dropped, l->missed, l->unknown ? "+" : "");
 }
 
-static void summary(const struct top *t, double *rate, uint64_t *total)
+struct summary {
+	double rate;
+	uint64_t total;
+	struct loss lost;
+};
+
+/* What both views show above the table; also puts the rows in order. */
+static void summarize(struct top *t, struct summary *sum)
 {
 	size_t i;
 
-	*rate = 0;
-	*total = 0;
+	build_order(t);
+	sum->rate = 0;
+	sum->total = 0;
 	for (i = 0; i < t->nrows; i++) {
-		*rate += t->rows[i].rate;
-		*total += t->rows[i].total;
+		sum->rate += t->rows[i].rate;
+		sum->total += t->rows[i].total;
 	}
+	total_loss(t, &sum->lost);
 }
 
 /* ---- text output -------------------------------------------------------- */
 
 static void print_text(struct top *t)
 {
+	struct summary sum;
 	char line[1024];
 	struct loss l;
-	double rate;
-	uint64_t total;
 	size_t i;
 	int cpu;
 
-	build_order(t);
-	summary(t, &rate, &total);
-	total_loss(t, &l);
-	printf("ktrace top: instance %s (%s), %zu events, interval %.2fs, sample %ld, sort %s\n",
+	summarize(t, &sum);
+	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s\n",
 	       t->inst_name, t->mapped ? "mmap" : "read", t->nrows - 1,
 	       t->o->interval, t->samples, sort_names[t->sort]);
-	format_loss(&l, line, sizeof(line));
-	printf("rate %.1f/s  total %llu  %s\n", rate,
-	       (unsigned long long)total, line);
+	format_loss(&sum.lost, line, sizeof(line));
+	printf("rate %.1f/s  total %llu  %s\n", sum.rate,
+	       (unsigned long long)sum.total, line);
 	for (cpu = 0; cpu < t->ncpu; cpu++) {
 		cpu_loss(t, cpu, &l);
 		format_loss(&l, line, sizeof(line));
@@ -833,19 +842,34 @@ static size_t position_of(const struct top *t, size_t row)
 	return 0;
 }
 
+/* 1234567 -> "1.2M": loss counts must fit a per-CPU cell. */
+static void human(char *buf, size_t len, unsigned long long v)
+{
+	static const char units[] = "kMGTPE";
+	double d = (double)v;
+	int u = -1;
+
+	if (v < 10000) {
+		snprintf(buf, len, "%llu", v);
+		return;
+	}
+	while (d >= 1000 && u < 5) {
+		d /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%.1f%c", d, units[u]);
+}
+
 static void draw(struct top *t)
 {
-	char line[1024], cell[128];
+	char line[1024], cell[128], ovr[16], drp[16], mis[16];
 	int y = 0, cpu, per_line, cpu_lines, ncols, avail, i;
+	struct summary sum;
 	size_t pos, p;
 	struct loss l;
-	double rate;
-	uint64_t total;
 	attr_t attr;
 
-	build_order(t);
-	summary(t, &rate, &total);
-	total_loss(t, &l);
+	summarize(t, &sum);
 	erase();
 
 	snprintf(line, sizeof(line), " ktrace top  %s (%s)  %zu events  every %.1fs  sort: %s",
@@ -859,11 +883,11 @@ static void draw(struct top *t)
 	attroff(A_REVERSE);
 	y++;
 
-	snprintf(line, sizeof(line), "rate %.1f/s  total %llu  ", rate,
-		 (unsigned long long)total);
+	snprintf(line, sizeof(line), "rate %.1f/s  total %llu  ", sum.rate,
+		 (unsigned long long)sum.total);
 	mvaddnstr(y, 0, line, COLS);
-	format_loss(&l, cell, sizeof(cell));
-	attr = lost_any(&l) ? lost_attr(t) : A_NORMAL;
+	format_loss(&sum.lost, cell, sizeof(cell));
+	attr = lost_any(&sum.lost) ? lost_attr(t) : A_NORMAL;
 	attron(attr);
 	addnstr(cell, COLS > (int)strlen(line) ? COLS - (int)strlen(line) : 0);
 	attroff(attr);
@@ -883,8 +907,11 @@ static void draw(struct top *t)
 			break;
 		}
 		cpu_loss(t, cpu, &l);
-		snprintf(cell, sizeof(cell), "cpu%-3d fill %3u%%  ovr %llu drp %llu mis %llu%s",
-			 cpu, fill_pct(t, cpu), l.overrun, l.dropped, l.missed,
+		human(ovr, sizeof(ovr), l.overrun);
+		human(drp, sizeof(drp), l.dropped);
+		human(mis, sizeof(mis), l.missed);
+		snprintf(cell, sizeof(cell), "cpu%-3d fill %3u%%  ovr %s drp %s mis %s%s",
+			 cpu, fill_pct(t, cpu), ovr, drp, mis,
 			 l.unknown ? "+" : "");
 		attr = lost_any(&l) ? lost_attr(t) : A_NORMAL;
 		attron(attr);
