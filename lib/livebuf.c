@@ -254,7 +254,7 @@ static long drain_mapped(struct kt_livebuf *lb, const uint16_t *slot,
 	long total = 0;
 	unsigned char *page;
 	uint32_t id;
-	bool same;
+	bool same, same_before = false;
 	int i, n;
 
 	for (i = 0; i < DRAIN_MAX_PAGES; i++) {
@@ -282,12 +282,13 @@ static long drain_mapped(struct kt_livebuf *lb, const uint16_t *slot,
 			return n;
 		total += n;
 		/*
-		 * More on the same page means we are reading where the
-		 * writer writes; stop there, or our own ioctl()s, traced as
-		 * syscalls, would keep us here.
+		 * More on the same page twice in a row means we are reading
+		 * where the writer writes; stop there, or our own ioctl()s,
+		 * traced as syscalls, would keep us here.
 		 */
-		if (same)
+		if (same && same_before)
 			break;
+		same_before = same;
 	}
 	return total;
 }

@@ -1,0 +1,60 @@
+#!/bin/bash
+# ktrace top's costs, measured (as root):
+#  1. its page walker (lib/rawpage.c) against libtraceevent's kbuffer on
+#     the same live-captured pages: ns per event, ratio of medians;
+#  2. the CPU time ktrace top itself spends counting a syscall flood,
+#     reading the ring buffer through mmap against read(), runs
+#     interleaved (A B A B ...) so machine noise hits both.
+# Usage: bench/top.sh [RUNS]
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+KTRACE=${KTRACE:-$top/ktrace}
+runs=${1:-7}
+T=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck disable=SC2046
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$top/lib" $(pkg-config --cflags libtracefs libtraceevent) \
+	-o "$tmp/top-walk" "$top/bench/top-walk.c" "$top/lib/rawpage.c" \
+	"$top/lib/tracefs.c" "$top/lib/log.c" $(pkg-config --libs libtracefs libtraceevent) || exit 1
+echo "== page walker: own vs kbuffer"
+"$tmp/top-walk" 21
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# one MODE: CPU ms of ktrace top while 300000 one-byte dd writes run;
+# appends "cpu_ms events lost" to $tmp/MODE.
+one() {
+	local mode=$1 pid t0 cpu
+	if [ "$mode" = read ]; then export KTRACE_NO_MMAP=1; else unset KTRACE_NO_MMAP; fi
+	"$KTRACE" top --batch -e 'raw_syscalls:*' -d 0.5 >"$tmp/out" 2>/dev/null &
+	pid=$!
+	until [ "$(cat "$T/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ]; do :; done
+	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none
+	# Let it count what is left: two more intervals.
+	n=$(grep -c '^ktrace top:' "$tmp/out")
+	until [ "$(grep -c '^ktrace top:' "$tmp/out")" -ge $((n + 2)) ]; do sleep 0.05; done
+	cpu=$(awk -v t0="$t0" -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15 - t0) * 1000 / hz }' "/proc/$pid/stat")
+	kill -TERM "$pid"
+	wait "$pid"
+	awk -v cpu="$cpu" '/^rate / { ev = $4; lost = $7 + $9 + $11 } END { print cpu, ev, lost }' \
+		"$tmp/out" >>"$tmp/$mode"
+}
+
+echo "== ktrace top CPU time counting 600000+ syscall events: mmap vs read()"
+for ((i = 0; i < runs; i++)); do
+	one mmap
+	one read
+done
+for m in mmap read; do
+	printf '%-5s cpu %6.1f ms (median of %d)  events %s  lost %s (medians)\n' "$m" \
+		"$(cut -d' ' -f1 "$tmp/$m" | median)" "$runs" \
+		"$(cut -d' ' -f2 "$tmp/$m" | median)" "$(cut -d' ' -f3 "$tmp/$m" | median)"
+done
+ma=$(cut -d' ' -f1 "$tmp/mmap" | median)
+mr=$(cut -d' ' -f1 "$tmp/read" | median)
+awk -v a="$ma" -v b="$mr" 'BEGIN { if (a > 0) printf "read/mmap CPU %.2fx\n", b / a }'
