@@ -33,12 +33,13 @@ one() {
 	"$KTRACE" top --batch -e 'raw_syscalls:*' -d 0.5 >"$tmp/out" 2>/dev/null &
 	pid=$!
 	until [ "$(cat "$T/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ]; do :; done
-	t0=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	# schedstat's first field: nanoseconds on a CPU, user and system.
+	t0=$(awk '{ print $1 }' "/proc/$pid/schedstat")
 	dd if=/dev/zero of=/dev/null bs=1 count=300000 status=none
 	# Let it count what is left: two more intervals.
 	n=$(grep -c '^ktrace top:' "$tmp/out")
 	until [ "$(grep -c '^ktrace top:' "$tmp/out")" -ge $((n + 2)) ]; do sleep 0.05; done
-	cpu=$(awk -v t0="$t0" -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15 - t0) * 1000 / hz }' "/proc/$pid/stat")
+	cpu=$(awk -v t0="$t0" '{ print ($1 - t0) / 1e6 }' "/proc/$pid/schedstat")
 	kill -TERM "$pid"
 	wait "$pid"
 	awk -v cpu="$cpu" '/^rate / { ev = $4; lost = $7 + $9 + $11 } END { print cpu, ev, lost }' \

@@ -7,6 +7,7 @@
  * record's type id, so watching a busy system stays cheap.
  */
 #include <curses.h>
+#include <term.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -758,8 +759,27 @@ static void print_text(struct top *t)
 
 enum { PAIR_LOST = 1 };
 
+/* A terminal that cannot move its cursor (TERM=dumb) gets text. */
+static bool terminal_can_draw(void)
+{
+	TERMINAL *term;
+	char *cup;
+	int err = 0;
+	bool ok;
+
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return false;
+	cup = tigetstr("cup");
+	ok = cup && cup != (char *)-1;
+	term = set_curterm(NULL);
+	del_curterm(term);
+	return ok;
+}
+
 static int init_screen(struct top *t)
 {
+	if (!terminal_can_draw())
+		return -1;
 	t->screen = newterm(NULL, stdout, stdin);
 	if (!t->screen)
 		return -1;
@@ -804,7 +824,7 @@ static void put_line(int y, const char *s, attr_t attr)
 
 static void draw_help(void)
 {
-	static const char *const lines[] = {
+	static const char *const help[] = {
 		"ktrace top keys",
 		"",
 		"  j, Down       next row",
@@ -820,16 +840,19 @@ static void draw_help(void)
 		"red: events were lost (buffer overrun/dropped,",
 		"or missed between pages); see ktrace-top(1)",
 	};
-	int n = sizeof(lines) / sizeof(*lines), w = 54, y0, x0, i;
+	int n = sizeof(help) / sizeof(*help), w = 54, y0, x0, i;
+	char line[64];
 
 	y0 = LINES > n + 2 ? (LINES - n - 2) / 2 : 0;
 	x0 = COLS > w ? (COLS - w) / 2 : 0;
-	for (i = -1; i <= n; i++) {
-		move(y0 + 1 + i, x0);
-		attron(A_REVERSE);
-		printw(" %-*.*s ", w - 2, w - 2, i >= 0 && i < n ? lines[i] : "");
-		attroff(A_REVERSE);
+	attron(A_REVERSE);
+	for (i = -1; i <= n && y0 + 1 + i < LINES; i++) {
+		snprintf(line, sizeof(line), " %-*.*s ", w - 2, w - 2,
+			 i >= 0 && i < n ? help[i] : "");
+		/* Clipped, never wrapped, on a small terminal. */
+		mvaddnstr(y0 + 1 + i, x0, line, COLS - x0);
 	}
+	attroff(A_REVERSE);
 }
 
 static size_t position_of(const struct top *t, size_t row)

@@ -97,13 +97,6 @@ int kt_rawpage_count(const void *page, const struct kt_rawpage_hdr *hdr,
 	uint16_t id;
 	int n = 0;
 
-	/*
-	 * A mapped page is cold (another CPU wrote it) and each record's
-	 * length decides where the next starts: ask for all of it at once
-	 * instead of missing the cache line by line.
-	 */
-	for (len = pos; len < end; len += 64)
-		__builtin_prefetch(d + len);
 	while (pos + 4 <= end) {
 		w = load32(d + pos);
 		switch (type_len(w)) {

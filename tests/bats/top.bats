@@ -203,8 +203,23 @@ stop_cleanly() {
 	tmux -L "$SOCK" resize-window -x 60 -y 16
 	poll footer_on 16
 	[ "$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')" -le 60 ]
+	# Far too small for the table, with the help open: clipped, alive.
+	tmux -L "$SOCK" resize-window -x 12 -y 3
+	keys '?'
+	tmux -L "$SOCK" resize-window -x 80 -y 24
+	poll footer_on 24
 	keys q
 	poll screen_has "top-exit=0"
+}
+
+@test "a terminal that cannot address its cursor gets text" {
+	tmux -L "$SOCK" new-session -d -x 80 -y 24 \
+		"env PS1='kt-prompt\$ ' bash --norc --noprofile"
+	poll screen_has 'kt-prompt$'
+	keys "TERM=dumb $KTRACE top -e ftrace:print -d 0.1 -n 1; echo top-exit=\$?" Enter
+	poll screen_has "top-exit=0"
+	screen_has "cannot use the terminal (TERM=dumb); printing text"
+	screen_has "EVENT "
 }
 
 @test "? shows the keys and any key closes the help" {
