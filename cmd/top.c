@@ -95,10 +95,17 @@ struct top {
 };
 
 static volatile sig_atomic_t quit_sig;
+static volatile sig_atomic_t cont_sig;
 
 static void on_quit_signal(int sig)
 {
 	quit_sig = sig;
+}
+
+/* Whatever the terminal showed while we were stopped, repaint it all. */
+static void on_cont_signal(int sig)
+{
+	cont_sig = sig;
 }
 
 static double now_s(void)
@@ -1124,6 +1131,11 @@ static int run(struct top *t)
 			break;
 		}
 		dirty = false;
+		if (t->curses && cont_sig) {
+			cont_sig = 0;
+			clearok(curscr, TRUE);
+			dirty = true;
+		}
 		if (t->curses) {
 			while ((ch = getch()) != ERR) {
 				if (handle_key(t, ch))
@@ -1165,6 +1177,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_cont_signal;
+	sigaction(SIGCONT, &sa, NULL);
 }
 
 /* Loss is never silent: say it once more where it outlives the screen. */

@@ -298,6 +298,67 @@ stop_cleanly() {
 	[ "$(cat "$dir/events/raw_syscalls/sys_enter/enable")" = 0 ]
 }
 
+# small_instance: a -B instance whose buffer holds a few hundred events.
+small_instance() {
+	inst=$(kt_test_instance)
+	dir="$TRACEFS/instances/$inst"
+	mkdir "$dir"
+	echo 8 >"$dir/buffer_size_kb"
+}
+
+# overflow: with ktrace top stopped, 2000 markers from one CPU overflow
+# the small buffer; it must account for every one of them.
+overflow() {
+	kill -STOP "$TOP_PID"
+	taskset -c 0 bash -c "for ((i = 0; i < 2000; i++)); do echo kt-loss-\$i > '$dir/trace_marker'; done"
+	kill -CONT "$TOP_PID"
+}
+
+@test "batch: every event is either counted or shown lost, on both paths" {
+	for mode in mmap read; do
+		if [ $mode = read ]; then export KTRACE_NO_MMAP=1; else unset KTRACE_NO_MMAP; fi
+		small_instance
+		"$KTRACE" top -B "$inst" -e ftrace:print --batch -d 0.1 >"$WORK/out" 2>"$WORK/err" &
+		TOP_PID=$!
+		poll test -s "$WORK/out"
+		overflow
+		n=$(grep -c '^ktrace top:' "$WORK/out")
+		more() { [ "$(grep -c '^ktrace top:' "$WORK/out")" -ge $((n + 3)) ]; }
+		poll more
+		kill -TERM "$TOP_PID"
+		wait "$TOP_PID"
+		last=$(grep '^rate ' "$WORK/out" | tail -n 1)
+		total=$(awk '{ print $4 }' <<<"$last")
+		overrun=$(awk '{ print $7 }' <<<"$last")
+		missed=$(awk '{ print $11 }' <<<"$last")
+		echo "$mode: $last" >&2
+		[ "$overrun" -gt 0 ]
+		[ $((total + overrun)) -eq 2000 ]
+		[ "$missed" -eq "$overrun" ]
+		grep -q "events were lost: overrun $overrun" "$WORK/err"
+		rmdir "$dir"
+	done
+	unset KTRACE_NO_MMAP
+}
+
+@test "lost events turn the header red" {
+	small_instance
+	# The pane runs ktrace top itself: no job-control shell to scribble
+	# on the screen while it is stopped.
+	tmux -L "$SOCK" new-session -d -x 80 -y 24 \
+		"sh -c 'echo \$\$ > $WORK/pid; exec $KTRACE top -B $inst -e ftrace:print -d 0.1'"
+	poll test -s "$WORK/pid"
+	TOP_PID=$(cat "$WORK/pid")
+	poll screen_has "lost: overrun 0"
+	! tmux -L "$SOCK" capture-pane -p -e | grep -q $'\e\[31m'
+	overflow
+	poll screen_lacks "lost: overrun 0"
+	tmux -L "$SOCK" capture-pane -p -e | grep -q $'\e\[31mlost: overrun'
+	keys q
+	poll sh -c "! kill -0 $TOP_PID 2>/dev/null"
+	[ -d "$dir" ]
+}
+
 @test "-B without -e watches the events the instance has on" {
 	inst=$(kt_test_instance)
 	mkdir "$TRACEFS/instances/$inst"
