@@ -72,11 +72,15 @@ start_tui() {
 	poll tracing_on
 }
 
-# start_batch ARGS...: ktrace top ARGS in the background, text to $WORK/out.
+# start_batch ARGS...: ktrace top ARGS in the background, text to $WORK/out;
+# returns once it counts.
 start_batch() {
 	"$KTRACE" top "$@" >"$WORK/out" 2>"$WORK/err" &
 	TOP_PID=$!
-	poll tracing_on
+	# A new instance starts with tracing on, before ktrace top has set
+	# it up; the first table is printed once it has.
+	poll test -s "$WORK/out"
+	tracing_on
 }
 
 @test "the table appears in 80x24 and counts N trace_marker writes exactly" {
