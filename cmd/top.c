@@ -393,6 +393,21 @@ static void restore_rows(struct top *t)
 	}
 }
 
+/*
+ * An existing instance, never created: one that vanishes between the
+ * check and the use must not come back as an empty new instance.
+ */
+static int lookup_instance(const char *name, struct tracefs_instance **out)
+{
+	*out = NULL;
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (!tracefs_instance_exists(name))
+		return -ENOENT;
+	*out = tracefs_instance_alloc(NULL, name);
+	return *out ? 0 : (errno ? -errno : -ENOMEM);
+}
+
 static int open_instance(struct top *t)
 {
 	bool created = false;
@@ -401,10 +416,15 @@ static int open_instance(struct top *t)
 	if (t->o->instance) {
 		snprintf(t->inst_name, sizeof(t->inst_name), "%s",
 			 t->o->instance);
-		ret = kt_instance_open(t->o->instance, false, &t->inst, NULL);
+		ret = lookup_instance(t->o->instance, &t->inst);
 		if (ret == -ENOENT) {
 			kt_err("no instance '%s'; see 'ls %s/instances'",
 			       t->o->instance, tracefs_tracing_dir());
+			return KT_EXIT_FAIL;
+		}
+		if (ret == -EINVAL) {
+			kt_err("bad instance name '%s'; a name is not empty and has no '/'",
+			       t->o->instance);
 			return KT_EXIT_FAIL;
 		}
 	} else {

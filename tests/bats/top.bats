@@ -389,6 +389,11 @@ overflow() {
 	run "$KTRACE" top -B "kt-test-$$-no-such" --batch -n 1
 	assert_failure 1
 	assert_output --partial "no instance 'kt-test-$$-no-such'"
+	run "$KTRACE" top -B "a/b" --batch -n 1
+	assert_failure 1
+	assert_output --partial "bad instance name 'a/b'"
+	run "$KTRACE" top -B "" --batch -n 1
+	assert_failure 64
 }
 
 @test "an unknown event fails with status 1 and leaves no instance" {
