@@ -1018,6 +1018,10 @@ static void toggle(struct top *t)
 	struct row *r = &t->rows[t->sel];
 	int ret;
 
+	if (!t->sel) {
+		snprintf(t->msg, sizeof(t->msg), "(other) counts events no row names; it has no switch");
+		return;
+	}
 	if (!r->can_toggle) {
 		snprintf(t->msg, sizeof(t->msg), "'%s' has no switch: the kernel always records it",
 			 r->label);
