@@ -310,10 +310,12 @@ small_instance() {
 	echo 8 >"$dir/buffer_size_kb"
 }
 
-# overflow: with ktrace top stopped, 2000 markers from one CPU overflow
-# the small buffer; it must account for every one of them.
+# overflow [SIG]: with ktrace top stopped, 2000 markers from one CPU
+# overflow the small buffer; it must account for every one of them.
+# (tmux continues a pane stopped by SIGSTOP at once, not one stopped by
+# SIGTTOU.)
 overflow() {
-	kill -STOP "$TOP_PID"
+	kill "-${1:-STOP}" "$TOP_PID"
 	taskset -c 0 bash -c "for ((i = 0; i < 2000; i++)); do echo kt-loss-\$i > '$dir/trace_marker'; done"
 	kill -CONT "$TOP_PID"
 }
@@ -355,7 +357,7 @@ overflow() {
 	TOP_PID=$(cat "$WORK/pid")
 	poll screen_has "lost: overrun 0"
 	! tmux -L "$SOCK" capture-pane -p -e | grep -q $'\e\[31m'
-	overflow
+	overflow TTOU
 	poll screen_lacks "lost: overrun 0"
 	tmux -L "$SOCK" capture-pane -p -e | grep -q $'\e\[31mlost: overrun'
 	keys q
