@@ -59,3 +59,48 @@ done
 ma=$(cut -d' ' -f1 "$tmp/mmap" | median)
 mr=$(cut -d' ' -f1 "$tmp/read" | median)
 awk -v a="$ma" -v b="$mr" 'BEGIN { if (a > 0) printf "read/mmap CPU %.2fx\n", b / a }'
+
+# 3. What watching costs the watched: the wall time of the same syscall
+#    workload alone, under ktrace top (raw_syscalls:*, counted from the
+#    ring buffer) and under perf stat -a -I (the same tracepoints counted
+#    in the kernel, no buffer), interleaved.
+work_ms() {
+	local t0 t1
+	t0=$(date +%s%N)
+	dd if=/dev/zero of=/dev/null bs=1 count=200000 status=none
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+# under WHAT: work_ms while WHAT watches; appends to $tmp/w.WHAT.
+under() {
+	local what=$1 pid
+	: >"$tmp/wout"
+	case $what in
+	alone) work_ms >>"$tmp/w.$what"; return ;;
+	ktrace) "$KTRACE" top --batch -e 'raw_syscalls:*' -d 0.1 >"$tmp/wout" 2>/dev/null & ;;
+	perf) perf stat -a -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -I 100 \
+		-o "$tmp/wout" >/dev/null 2>&1 & ;;
+	esac
+	pid=$!
+	# Ready once it has reported its first interval.
+	until [ -s "$tmp/wout" ] && grep -q '[0-9]' "$tmp/wout"; do sleep 0.02; done
+	work_ms >>"$tmp/w.$what"
+	kill -INT "$pid"
+	wait "$pid" 2>/dev/null
+}
+
+if command -v perf >/dev/null; then
+	echo "== wall time of 400000 syscalls: alone, under ktrace top, under perf stat"
+	for ((i = 0; i < runs; i++)); do
+		under alone
+		under ktrace
+		under perf
+	done
+	a=$(median <"$tmp/w.alone")
+	k=$(median <"$tmp/w.ktrace")
+	p=$(median <"$tmp/w.perf")
+	printf 'alone %s ms  ktrace top %s ms (%.2fx)  perf stat %s ms (%.2fx)  (medians of %d)\n' \
+		"$a" "$k" "$(awk -v x="$k" -v y="$a" 'BEGIN { print x / y }')" \
+		"$p" "$(awk -v x="$p" -v y="$a" 'BEGIN { print x / y }')" "$runs"
+fi

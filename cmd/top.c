@@ -50,6 +50,7 @@ struct top_opts {
 	double interval;
 	bool batch;
 	long iterations;
+	unsigned long buffer_kb;	/* 0: the kernel's default */
 };
 
 struct row {
@@ -150,8 +151,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad iteration count '%s'; give a positive number",
 				   arg);
 		break;
+	case 'b':
+		errno = 0;
+		o->buffer_kb = strtoul(arg, &end, 10);
+		if (errno || *end || end == arg || arg[0] == '-' ||
+		    o->buffer_kb < 8 || o->buffer_kb > 4UL * 1024 * 1024)
+			argp_error(state, "bad buffer size '%s'; give KB per CPU between 8 and 4194304, e.g. -b 8192",
+				   arg);
+		break;
 	case OPT_BATCH:
 		o->batch = true;
+		break;
+	case ARGP_KEY_END:
+		/* A borrowed instance is left as found, its size included. */
+		if (o->instance && o->buffer_kb)
+			argp_error(state, "-b resizes ktrace top's own buffer; with -B, set the size of '%s' itself",
+				   o->instance);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'; name events with -e",
@@ -169,6 +184,8 @@ static struct argp_option options[] = {
 	{ "instance", 'B', "INSTANCE", 0,
 	  "watch the existing INSTANCE instead of a private one; this consumes its buffer", 0 },
 	{ "delay", 'd', "SECONDS", 0, "refresh every SECONDS (default 1)", 0 },
+	{ "buffer-size", 'b', "KB", 0,
+	  "per-CPU ring buffer of KB kilobytes (default: the kernel's, 1410 KB)", 0 },
 	{ "batch", OPT_BATCH, NULL, 0,
 	  "print the table as text every interval, as when not on a terminal", 0 },
 	{ "iterations", 'n', "ITERATIONS", 0, "stop after ITERATIONS intervals", 0 },
@@ -1215,8 +1232,12 @@ static void report_loss(const struct top *t)
 	if (!lost_any(&l))
 		return;
 	format_loss(&l, line, sizeof(line));
-	kt_warn("events were %s; try fewer events or a larger buffer (buffer_size_kb of instance '%s')",
-		line, t->inst_name);
+	if (t->own_instance)
+		kt_warn("events were %s; try fewer events or a larger buffer (-b, now %llu KB per CPU)",
+			line, t->buf_bytes[0] / 1024);
+	else
+		kt_warn("events were %s; try fewer events or a larger buffer_size_kb for instance '%s'",
+			line, t->inst_name);
 }
 
 int cmd_top(int argc, char **argv)
@@ -1258,6 +1279,18 @@ int cmd_top(int argc, char **argv)
 	if (alloc_tables(&t)) {
 		kt_err("cannot start: %s", strerror(ENOMEM));
 		goto err_tables;
+	}
+	if (o.buffer_kb) {
+		char kb[32];
+		int err;
+
+		snprintf(kb, sizeof(kb), "%lu", o.buffer_kb);
+		err = kt_tracefs_write(t.inst, "buffer_size_kb", kb);
+		if (err) {
+			kt_err("cannot make the buffer %lu KB per CPU: %s; try a smaller -b",
+			       o.buffer_kb, strerror(-err));
+			goto err_tables;
+		}
 	}
 	/* A private instance records only once everything is set up. */
 	if (t.own_instance && kt_tracefs_write(t.inst, "tracing_on", "0"))

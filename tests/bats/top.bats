@@ -84,7 +84,11 @@ start_batch() {
 }
 
 @test "the table appears in 80x24 and counts N trace_marker writes exactly" {
-	start_tui -e ftrace:print -d 0.2
+	start_tui -e ftrace:print -d 0.2 -b 2048
+	# -b sized the private instance's buffers (the kernel rounds up to
+	# whole sub-buffers: 2048 reads back as 2051).
+	kb=$(cat "$(inst_dir)/per_cpu/cpu0/buffer_size_kb")
+	[ "$kb" -ge 2048 ] && [ "$kb" -lt 2100 ]
 	screen_has "ktrace top  ktrace-$TOP_PID"
 	screen_has "EVENT"
 	screen_has "ftrace:print"
@@ -408,7 +412,7 @@ overflow() {
 	[ ! -d "$TRACEFS/instances/ktrace-$pid" ]
 }
 
-@test "bad -d, -n and stray arguments are usage errors" {
+@test "bad -d, -n, -b, -b with -B and stray arguments are usage errors" {
 	run "$KTRACE" top -d 0 --batch
 	assert_failure 64
 	assert_output --partial "bad interval '0'"
@@ -419,6 +423,14 @@ overflow() {
 	assert_output --partial "bad iteration count '0'"
 	run "$KTRACE" top sched
 	assert_failure 64
+	run "$KTRACE" top -b 4 --batch
+	assert_failure 64
+	assert_output --partial "bad buffer size '4'"
+	run "$KTRACE" top -b -5 --batch
+	assert_failure 64
+	run "$KTRACE" top -b 1024 -B somewhere --batch
+	assert_failure 64
+	assert_output --partial "with -B, set the size of 'somewhere' itself"
 }
 
 @test "default events are sched, irq and raw_syscalls" {
