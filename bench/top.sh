@@ -79,6 +79,8 @@ under() {
 	case $what in
 	alone) work_ms >>"$tmp/w.$what"; return ;;
 	ktrace) "$KTRACE" top --batch -e 'raw_syscalls:*' -d 0.1 >"$tmp/wout" 2>/dev/null & ;;
+	ktrace-read) KTRACE_NO_MMAP=1 "$KTRACE" top --batch -e 'raw_syscalls:*' -d 0.1 \
+		>"$tmp/wout" 2>/dev/null & ;;
 	perf) perf stat -a -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -I 100 \
 		-o "$tmp/wout" >/dev/null 2>&1 & ;;
 	esac
@@ -91,16 +93,18 @@ under() {
 }
 
 if command -v perf >/dev/null; then
-	echo "== wall time of 400000 syscalls: alone, under ktrace top, under perf stat"
+	echo "== wall time of 400000 syscalls: alone, under ktrace top (mmap, read), under perf stat"
 	for ((i = 0; i < runs; i++)); do
 		under alone
 		under ktrace
+		under ktrace-read
 		under perf
 	done
 	a=$(median <"$tmp/w.alone")
-	k=$(median <"$tmp/w.ktrace")
-	p=$(median <"$tmp/w.perf")
-	printf 'alone %s ms  ktrace top %s ms (%.2fx)  perf stat %s ms (%.2fx)  (medians of %d)\n' \
-		"$a" "$k" "$(awk -v x="$k" -v y="$a" 'BEGIN { print x / y }')" \
-		"$p" "$(awk -v x="$p" -v y="$a" 'BEGIN { print x / y }')" "$runs"
+	printf 'alone             %4s ms  (median of %d)\n' "$a" "$runs"
+	for w in ktrace ktrace-read perf; do
+		m=$(median <"$tmp/w.$w")
+		printf '%-17s %4s ms  %.2fx\n' "$(sed 's/^ktrace-read$/ktrace top (read)/; s/^ktrace$/ktrace top (mmap)/; s/^perf$/perf stat -I/' <<<"$w")" \
+			"$m" "$(awk -v x="$m" -v y="$a" 'BEGIN { print x / y }')"
+	done
 fi
