@@ -769,7 +769,8 @@ static void summarize(struct top *t, struct summary *sum)
 
 /* ---- text output -------------------------------------------------------- */
 
-static void print_text(struct top *t)
+/* Returns 0, or -errno when the output is gone (EPIPE: reader left). */
+static int print_text(struct top *t)
 {
 	struct summary sum;
 	char line[1024];
@@ -796,7 +797,9 @@ static void print_text(struct top *t)
 		printf("%s\n", line);
 	}
 	printf("\n");
-	fflush(stdout);
+	if (fflush(stdout) || ferror(stdout))
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 /* ---- the screen --------------------------------------------------------- */
@@ -1133,7 +1136,7 @@ static int run(struct top *t)
 {
 	double next = now_s() + t->o->interval, now;
 	struct pollfd *pfd;
-	int timeout, ch, cpu, ret = KT_EXIT_OK;
+	int timeout, ch, cpu, err, ret = KT_EXIT_OK;
 	bool dirty;
 
 	/* Keys, and each CPU's buffer waking us as it fills up. */
@@ -1191,8 +1194,14 @@ static int run(struct top *t)
 				next = now_s() + t->o->interval;
 			if (t->curses)
 				dirty = true;
-			else
-				print_text(t);
+			else if ((err = print_text(t))) {
+				/* | head: the reader has seen enough. */
+				if (err != -EPIPE) {
+					kt_err("cannot write output: %s", strerror(-err));
+					ret = KT_EXIT_FAIL;
+				}
+				break;
+			}
 			if (t->o->iterations && t->samples >= t->o->iterations) {
 				if (t->curses)
 					draw(t);

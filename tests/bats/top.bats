@@ -274,6 +274,14 @@ stop_cleanly() {
 	! grep -q $'\e' <<<"$output"
 }
 
+@test "a reader that goes away (| head) ends it quietly, instance removed" {
+	run bash -c "set -o pipefail; '$KTRACE' top -e ftrace:print -d 0.05 2>'$WORK/err' | head -n 3 >/dev/null & echo \$!; wait"
+	[ ! -s "$WORK/err" ]
+	# Not running and not leaving an instance: no ktrace top of ours is left.
+	gone() { ! pgrep -f "$KTRACE top -e ftrace:print -d 0.05" >/dev/null; }
+	poll gone
+}
+
 @test "--batch prints text even on a terminal" {
 	tmux -L "$SOCK" new-session -d -x 80 -y 24 \
 		"env PS1='kt-prompt\$ ' bash --norc --noprofile"
