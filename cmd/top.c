@@ -85,6 +85,7 @@ struct top {
 	size_t norder;
 	double last_sample;
 	long samples;
+	bool tracing_off;	/* the instance's tracing_on reads 0 */
 	int sort;
 	size_t sel;		/* selected row (index into rows) */
 	size_t first;		/* first visible position when scrolled */
@@ -609,6 +610,8 @@ static void sample(struct top *t)
 		}
 		kt_cpu_stats_read(t->inst, cpu, &t->st[cpu]);
 	}
+	/* A borrowed instance may be paused: zero rates would puzzle. */
+	t->tracing_off = read_number(t->inst, "tracing_on") == 0;
 	t->last_sample = now;
 	t->samples++;
 }
@@ -779,9 +782,10 @@ static int print_text(struct top *t)
 	int cpu;
 
 	summarize(t, &sum);
-	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s\n",
+	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s%s\n",
 	       t->inst_name, t->mapped ? "mmap" : "read", t->nrows - 1,
-	       t->o->interval, t->samples, sort_names[t->sort]);
+	       t->o->interval, t->samples, sort_names[t->sort],
+	       t->tracing_off ? ", tracing off" : "");
 	format_loss(&sum.lost, line, sizeof(line));
 	printf("rate %.1f/s  total %llu  %s\n", sum.rate,
 	       (unsigned long long)sum.total, line);
@@ -942,9 +946,10 @@ static void draw(struct top *t)
 	summarize(t, &sum);
 	erase();
 
-	snprintf(line, sizeof(line), " ktrace top  %s (%s)  %zu events  every %.1fs  sort: %s",
+	snprintf(line, sizeof(line), " ktrace top  %s (%s)  %zu events  every %.1fs  sort: %s%s",
 		 t->inst_name, t->mapped ? "mmap" : "read", t->nrows - 1,
-		 t->o->interval, sort_names[t->sort]);
+		 t->o->interval, sort_names[t->sort],
+		 t->tracing_off ? "  TRACING OFF" : "");
 	attron(A_REVERSE);
 	mvhline(y, 0, ' ', COLS);
 	mvaddnstr(y, 0, line, COLS);

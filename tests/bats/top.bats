@@ -274,7 +274,7 @@ stop_cleanly() {
 	! grep -q $'\e' <<<"$output"
 }
 
-@test "a reader that goes away (| head) ends it quietly, instance removed" {
+@test "a reader that goes away (| head) ends it quietly with status 0" {
 	# Without noticing, it would run on forever: timeout says 124.
 	run timeout 20 bash -c "'$KTRACE' top -e ftrace:print -d 0.05 2>'$WORK/err' | head -n 3 >/dev/null; exit \${PIPESTATUS[0]}"
 	assert_success
@@ -388,6 +388,13 @@ overflow() {
 	refute_output --partial "raw_syscalls"
 	[ "$(cat "$dir/events/sched/sched_switch/enable")" = 1 ]
 	[ -d "$dir" ]
+	refute_output --partial "tracing off"
+	# A paused instance says so rather than showing puzzling zeros.
+	echo 0 >"$dir/tracing_on"
+	run "$KTRACE" top -B "$inst" --batch -d 0.1 -n 1
+	assert_success
+	assert_output --partial ", tracing off"
+	[ "$(cat "$dir/tracing_on")" = 0 ]
 }
 
 @test "-B of an instance with nothing enabled and no -e fails cleanly" {
