@@ -704,13 +704,17 @@ static void build_order(struct top *t)
 
 /* ---- one row of the table, shared by screen and text -------------------- */
 
-static void format_header(const struct top *t, char *buf, size_t len,
-			  int ncpu_cols, bool box)
+/*
+ * The column heads.  wlabel is the EVENT column's width: fixed on the
+ * screen (names are cut), the longest name in text (never cut).
+ */
+static void format_header(char *buf, size_t len, int ncpu_cols, bool box,
+			  int wlabel)
 {
 	size_t used;
 	int cpu;
 
-	used = (size_t)snprintf(buf, len, "%-*s%*s%*s", W_EVENT + (box ? W_BOX : 0),
+	used = (size_t)snprintf(buf, len, "%-*s%*s%*s", wlabel + (box ? W_BOX : 0),
 				"EVENT", W_RATE, "RATE/s", W_TOTAL, "TOTAL");
 	for (cpu = 0; cpu < ncpu_cols && used < len; cpu++) {
 		char col[16];
@@ -718,11 +722,10 @@ static void format_header(const struct top *t, char *buf, size_t len,
 		snprintf(col, sizeof(col), "cpu%d/s", cpu);
 		used += (size_t)snprintf(buf + used, len - used, "%*s", W_CPU, col);
 	}
-	(void)t;
 }
 
 static void format_row(const struct top *t, size_t ri, char *buf, size_t len,
-		       int ncpu_cols, bool box)
+		       int ncpu_cols, bool box, int wlabel)
 {
 	const struct row *r = &t->rows[ri];
 	size_t used;
@@ -730,9 +733,9 @@ static void format_row(const struct top *t, size_t ri, char *buf, size_t len,
 
 	if (box)
 		used = (size_t)snprintf(buf, len, "[%c] %-*.*s", r->on ? 'x' : ' ',
-					W_EVENT, W_EVENT, r->label);
+					wlabel, wlabel, r->label);
 	else
-		used = (size_t)snprintf(buf, len, "%-*s", W_EVENT, r->label);
+		used = (size_t)snprintf(buf, len, "%-*s", wlabel, r->label);
 	if (used < len)
 		used += (size_t)snprintf(buf + used, len - used, " %*.1f %*llu",
 					 W_RATE - 1, r->rate, W_TOTAL - 1,
@@ -776,31 +779,41 @@ static void summarize(struct top *t, struct summary *sum)
 static int print_text(struct top *t)
 {
 	struct summary sum;
-	char line[1024];
+	int cpu, wlabel = W_EVENT;
+	size_t i, len;
 	struct loss l;
-	size_t i;
-	int cpu;
+	char *line;
 
 	summarize(t, &sum);
+	for (i = 0; i < t->norder; i++)
+		if ((int)strlen(t->rows[t->order[i]].label) > wlabel)
+			wlabel = (int)strlen(t->rows[t->order[i]].label);
+	/* Every CPU gets its column in text, however many there are. */
+	len = (size_t)wlabel + W_RATE + W_TOTAL + 256 +
+	      (size_t)t->ncpu * (W_CPU + 1);
+	line = malloc(len);
+	if (!line)
+		return -ENOMEM;
 	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s%s\n",
 	       t->inst_name, t->mapped ? "mmap" : "read", t->nrows - 1,
 	       t->o->interval, t->samples, sort_names[t->sort],
 	       t->tracing_off ? ", tracing off" : "");
-	format_loss(&sum.lost, line, sizeof(line));
+	format_loss(&sum.lost, line, len);
 	printf("rate %.1f/s  total %llu  %s\n", sum.rate,
 	       (unsigned long long)sum.total, line);
 	for (cpu = 0; cpu < t->ncpu; cpu++) {
 		cpu_loss(t, cpu, &l);
-		format_loss(&l, line, sizeof(line));
+		format_loss(&l, line, len);
 		printf("cpu%d fill %u%%  %s\n", cpu, fill_pct(t, cpu), line);
 	}
-	format_header(t, line, sizeof(line), t->ncpu, false);
+	format_header(line, len, t->ncpu, false, wlabel);
 	printf("%s\n", line);
 	for (i = 0; i < t->norder; i++) {
-		format_row(t, t->order[i], line, sizeof(line), t->ncpu, false);
+		format_row(t, t->order[i], line, len, t->ncpu, false, wlabel);
 		printf("%s\n", line);
 	}
 	printf("\n");
+	free(line);
 	if (fflush(stdout) || ferror(stdout))
 		return errno ? -errno : -EIO;
 	return 0;
@@ -1000,7 +1013,7 @@ static void draw(struct top *t)
 		ncols = 0;
 	if (ncols > t->ncpu)
 		ncols = t->ncpu;
-	format_header(t, line, sizeof(line), ncols, true);
+	format_header(line, sizeof(line), ncols, true, W_EVENT);
 	attron(A_BOLD | A_UNDERLINE);
 	mvhline(y, 0, ' ', COLS);
 	mvaddnstr(y, 0, line, COLS);
@@ -1019,7 +1032,7 @@ static void draw(struct top *t)
 	for (i = 0, p = t->first; i < avail && p < t->norder; i++, p++) {
 		size_t ri = t->order[p];
 
-		format_row(t, ri, line, sizeof(line), ncols, true);
+		format_row(t, ri, line, sizeof(line), ncols, true, W_EVENT);
 		attr = ri == t->sel ? A_REVERSE : A_NORMAL;
 		if (!t->rows[ri].on)
 			attr |= A_DIM;
