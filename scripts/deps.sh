@@ -10,7 +10,7 @@ BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 # files and output, dbench the workload, jq checks JSON, util-linux gives
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu.
 CHECK_PKGS="$BUILD_PKGS bats bats-assert bats-support trace-cmd dbench jq
-	util-linux procps psmisc file bash-completion zsh
+	util-linux procps psmisc file bash-completion zsh tmux
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	libelf-dev bc flex bison"
 # strace: list.bats proves `ktrace list` opens no format file.
