@@ -7,7 +7,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -95,13 +94,11 @@ static const struct file_operations kt_reset_fops = {
 	.llseek = default_llseek,
 };
 
+/* The size asked for: the ring buffer rounds it up to whole pages. */
 static ssize_t kt_bufsize_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	struct trace_buffer *rb = ktrace_channel_buffer(kt_engine);
-
-	return kt_read_u64(ubuf, count, ppos,
-			   ring_buffer_size(rb, cpumask_first(cpu_online_mask)) >> 10);
+	return kt_read_u64(ubuf, count, ppos, READ_ONCE(buf_kb));
 }
 
 /* Resizing is allowed while stopped, so no writer races with it. */
@@ -118,7 +115,10 @@ static ssize_t kt_bufsize_write(struct file *file, const char __user *ubuf,
 	if (ktrace_channel_running(kt_engine))
 		return -EBUSY;
 	ret = ring_buffer_resize(rb, kb << 10, RING_BUFFER_ALL_CPUS);
-	return ret < 0 ? ret : count;
+	if (ret < 0)
+		return ret;
+	WRITE_ONCE(buf_kb, kb);
+	return count;
 }
 
 static const struct file_operations kt_bufsize_fops = {

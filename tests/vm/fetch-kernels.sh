@@ -2,7 +2,7 @@
 # Download and unpack the Debian kernels the VM tests boot, with the
 # headers and kbuild needed to build kernel/ktrace.ko against them.
 # Idempotent: an unpacked series is reused (tests/vm/cache/<series>/).
-# Prints one line per series: "<series> <release> <root>".
+# Prints one line per series: "<series> <release> <root> <kbuild dir>".
 # Usage: tests/vm/fetch-kernels.sh [6.1] [6.12]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,9 +49,13 @@ fetch() {
 		done
 		# Keep only what the tests use: the image, config, headers, kbuild.
 		rm -rf "$root/fs/lib/modules/$rel/kernel" "$root/deb"
+		# The headers' Makefile includes the common part by absolute
+		# path; point it into the cache.
+		sed -i "s|^include /usr/src/|include $root/fs/usr/src/|" \
+			"$root/fs/usr/src/linux-headers-$rel/Makefile"
 		touch "$root/.done"
 	fi
-	echo "$series $rel $root"
+	echo "$series $rel $root $root/fs/usr/src/linux-headers-$rel"
 }
 
 [ $# -gt 0 ] || set -- 6.1 6.12
