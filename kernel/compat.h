@@ -15,7 +15,7 @@
 
 #ifdef KT_HAVE_RB_READ_PAGE_DATA
 /* Since 6.8 the read page is an opaque handle around the data page. */
-typedef struct buffer_data_read_page kt_rpage_t;
+#define kt_rpage_t struct buffer_data_read_page
 
 static inline kt_rpage_t *kt_rb_alloc_read_page(struct trace_buffer *rb,
 						int cpu)
@@ -41,7 +41,7 @@ static inline void *kt_rb_page_data(kt_rpage_t *page)
 	return ring_buffer_read_page_data(page);
 }
 #else
-typedef void kt_rpage_t;
+#define kt_rpage_t void
 
 static inline kt_rpage_t *kt_rb_alloc_read_page(struct trace_buffer *rb,
 						int cpu)

@@ -57,16 +57,25 @@ struct kt_common {
 #define KT_PROTO(...)		__VA_ARGS__
 #define KT_FIELDS(...)		__VA_ARGS__
 #define KT_ASSIGN(...)		__VA_ARGS__
-#define KT_PRINT(s)		s
+/* The format string, then its arguments as they are written. */
+#define KT_PRINT(fmt, ...)	fmt ", " #__VA_ARGS__
 
-/* Pass 1: the record structs. */
-#define KT_FIELD(t, n)		t n;
-#define KT_ARRAY(t, n, c)	t n[c];
-#define KT_EVENT(name, tp, proto, fields, assign, print)	\
-	struct kt_rec_##name {					\
-		struct kt_common common;			\
-		fields						\
-	};
+/*
+ * Pass 1: the record structs, at most 512 bytes each.  A one-member
+ * anonymous struct has the member's size and alignment, so the layout is
+ * that of plain members.
+ */
+#define KT_FIELD(t, n)		struct { t n; }
+#define KT_ARRAY(t, n, c)	struct { t n[c]; }
+#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+	struct kt_rec_##name {						\
+		struct kt_common common;				\
+		fields							\
+	};								\
+	static inline void kt_size_check_##name(void)			\
+	{								\
+		BUILD_BUG_ON(sizeof(struct kt_rec_##name) > 512);	\
+	}
 #include "events/ktrace-events.h"
 #undef KT_EVENT
 #undef KT_FIELD
@@ -89,17 +98,36 @@ struct kt_field {
 	bool is_signed;
 };
 
+#define KT_MAX_FIELDS		16
+
+static void kt_field_set(struct kt_field *f, const char *type,
+			 const char *name, unsigned short offset,
+			 unsigned short size, unsigned short count,
+			 bool is_signed)
+{
+	f->type = type;
+	f->name = name;
+	f->offset = offset;
+	f->size = size;
+	f->count = count;
+	f->is_signed = is_signed;
+}
+
 /* Pass 3: field descriptions for the format files. */
 #define KT_FIELD(t, n)							\
-	{ #t, #n, offsetof(kt_rec_t, n), sizeof(t), 0, KT_SIGNED(t) },
+	kt_field_set(&f[i++], #t, #n, offsetof(typeof(*r), n),		\
+		     sizeof(t), 0, KT_SIGNED(t))
 #define KT_ARRAY(t, n, c)						\
-	{ #t, #n, offsetof(kt_rec_t, n), sizeof(t) * (c), c, KT_SIGNED(t) },
+	kt_field_set(&f[i++], #t, #n, offsetof(typeof(*r), n),		\
+		     sizeof(t) * (c), c, KT_SIGNED(t))
 #define KT_EVENT(name, tp, proto, fields, assign, print)		\
-	static const struct kt_field *kt_fields_##name(void)		\
+	static int kt_fields_##name(struct kt_field *f)			\
 	{								\
-		typedef struct kt_rec_##name kt_rec_t;			\
-		static const struct kt_field f[] = { fields { } };	\
-		return f;						\
+		const struct kt_rec_##name *r = NULL;			\
+		int i = 0;						\
+									\
+		fields							\
+		return i;						\
 	}
 #include "events/ktrace-events.h"
 #undef KT_EVENT
@@ -174,7 +202,7 @@ struct kt_event {
 	const char *name;
 	const char *tp_name;
 	void *probe;
-	const struct kt_field *(*fields)(void);
+	int (*fields)(struct kt_field *f);
 	const char *print;
 	unsigned int size;
 	struct tracepoint *tp;		/* NULL: not in this kernel */
@@ -272,14 +300,15 @@ bool kt_events_enabled(void)
 static int kt_format_show(struct seq_file *m, void *v)
 {
 	struct kt_event *ev = m->private;
-	const struct kt_field *f;
+	struct kt_field fields[KT_MAX_FIELDS], *f;
+	int n = ev->fields(fields);
 
 	seq_printf(m, "name: %s\nID: %d\nformat:\n", ev->name, ev->tev.type);
 	seq_puts(m, "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
 		    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 		    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
 		    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
-	for (f = ev->fields(); f->name; f++) {
+	for (f = fields; f < fields + n; f++) {
 		seq_printf(m, "\tfield:%s %s", f->type, f->name);
 		if (f->count)
 			seq_printf(m, "[%u]", f->count);
