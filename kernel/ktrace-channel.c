@@ -66,24 +66,6 @@ struct kt_reader {
 	int cpu;
 };
 
-struct ktrace_channel {
-	struct kref ref;	/* the owner's and each open reader's */
-	u32 flags;
-	u32 buf_size;
-	u32 buf_nr;
-	bool running;
-	struct mutex lock;	/* serializes state changes and readers */
-	struct kt_root *root;
-	struct dentry *dir;
-	bool own_dir;
-	struct trace_buffer *rb;
-	struct kt_gbuf *gbuf;
-	unsigned long __percpu *dropped;
-	wait_queue_head_t wait;
-	struct timer_list wake_timer;
-	int nr_readers;
-	struct kt_reader *readers;
-};
 
 /*
  * Root directories are shared by the channels under them and removed
@@ -384,14 +366,9 @@ void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
 {
 	void *data;
 
-	if (!READ_ONCE(chan->running))
-		return NULL;
-	if (chan->gbuf) {
-		data = kt_gbuf_reserve(chan, len, w);
-	} else {
-		w->event = ring_buffer_lock_reserve(chan->rb, len);
-		data = w->event ? ring_buffer_event_data(w->event) : NULL;
-	}
+	if (!chan->gbuf)
+		return kt_rb_reserve(chan, len, w);
+	data = kt_gbuf_reserve(chan, len, w);
 	/* Every record lost while running is counted, whatever the cause. */
 	if (!data)
 		this_cpu_inc(*chan->dropped);

@@ -164,7 +164,7 @@ static __always_inline void *kt_rec_begin(struct ktrace_wctx *w, int idx,
 	struct kt_common *c;
 	unsigned int pc;
 
-	c = ktrace_channel_reserve(kt_chan, size, w);
+	c = kt_rb_reserve(kt_chan, size, w);
 	if (unlikely(!c))
 		return NULL;
 	c->type = kt_ids[idx];
@@ -189,7 +189,7 @@ static __always_inline void *kt_rec_begin(struct ktrace_wctx *w, int idx,
 		if (unlikely(!e))					\
 			return;						\
 		assign							\
-		ktrace_channel_commit(kt_chan, &w);			\
+		kt_rb_commit(kt_chan->rb, w.event);			\
 	}								\
 	static inline void kt_check_##name(void)			\
 	{								\
@@ -396,6 +396,9 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
 	struct dentry *events, *d;
 	int i;
 
+	/* The probes write with the per-CPU fast path. */
+	if (WARN_ON(!chan->rb))
+		return -EINVAL;
 	kt_chan = chan;
 	for_each_kernel_tracepoint(kt_find_tp, NULL);
 	events = debugfs_create_dir(KTRACE_DIR_EVENTS, dir);

@@ -3,8 +3,69 @@
 #ifndef KTRACE_INTERNAL_H
 #define KTRACE_INTERNAL_H
 
-#include <linux/types.h>
 #include <linux/compiler.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/ring_buffer.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "ktrace.h"
+
+struct kt_root;
+struct kt_gbuf;
+struct kt_reader;
+
+/* A channel; see ktrace-channel.c. */
+struct ktrace_channel {
+	struct kref ref;	/* the owner's and each open reader's */
+	u32 flags;
+	u32 buf_size;
+	u32 buf_nr;
+	bool running;
+	struct mutex lock;	/* serializes state changes and readers */
+	struct kt_root *root;
+	struct dentry *dir;
+	bool own_dir;
+	struct trace_buffer *rb;
+	struct kt_gbuf *gbuf;
+	unsigned long __percpu *dropped;
+	wait_queue_head_t wait;
+	struct timer_list wake_timer;
+	int nr_readers;
+	struct kt_reader *readers;
+};
+
+/*
+ * The per-CPU case of ktrace_channel_reserve(), inline so the event
+ * engine's probes pay no calls of ours around the ring buffer's.
+ */
+static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
+					   u32 len, struct ktrace_wctx *w)
+{
+	struct ring_buffer_event *ev;
+
+	if (!READ_ONCE(chan->running))
+		return NULL;
+	ev = ring_buffer_lock_reserve(chan->rb, len);
+	if (unlikely(!ev)) {
+		/* Every record lost while running is counted. */
+		this_cpu_inc(*chan->dropped);
+		return NULL;
+	}
+	w->event = ev;
+	/*
+	 * ring_buffer_event_data(), inline: the reserved event may begin
+	 * with an 8-byte time extend or absolute time stamp; a small
+	 * record's data follows its header word, a large one's the length
+	 * word after it.
+	 */
+	if (unlikely(ev->type_len >= RINGBUF_TYPE_TIME_EXTEND))
+		ev = (void *)ev + 8;
+	return ev->type_len ? (void *)&ev->array[0] : (void *)&ev->array[1];
+}
 
 /*
  * Copy a control-file write of count bytes into buf as one word without

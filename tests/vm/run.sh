@@ -15,6 +15,8 @@ series=${KT_VM_SERIES:-6.1 6.12}
 accel=${KT_VM_ACCEL:-tcg}
 timeout=${KT_VM_TIMEOUT:-400}
 mkdir -p "$out"
+# shellcheck source=tests/vm/vm-lib.sh
+. tests/vm/vm-lib.sh
 
 n=0
 # result OK|"not ok" DESC: one TAP line.
@@ -39,16 +41,9 @@ if ! kernels=$(tests/vm/fetch-kernels.sh $series 2>"$out/fetch.log"); then
 	diag "$out/fetch.log"
 	finish
 fi
-if ! gcc -O2 -Wall -Wextra -Werror -o "$out/mkdat" tests/vm/mkdat.c \
-	>"$out/mkdat.log" 2>&1; then
-	result "not ok" "build the mkdat helper"
-	diag "$out/mkdat.log"
-	finish
-fi
-if ! gcc -static -O2 -Wall -Wextra -Werror -o "$out/ktvm" tests/vm/ktvm.c \
-	>"$out/ktvm.log" 2>&1; then
-	result "not ok" "build the static ktvm helper"
-	diag "$out/ktvm.log"
+if ! vm_build_helpers; then
+	result "not ok" "build the ktvm and mkdat helpers"
+	diag "$out/helpers.log"
 	finish
 fi
 
@@ -87,41 +82,15 @@ report() {
 boot() {
 	local s=$1 rel=$2 root=$3 kdir=$4 w=$out/$2 line
 	rm -rf "$w"
-	mkdir -p "$w/src" "$w/initramfs"/{bin,dev,proc,sys,tmp}
-	# A private copy, so the two kernels' builds never share objects.
-	cp -r kernel/. "$w/src/"
-	if ! make -C "$kdir" M="$w/src" modules >"$w/build.log" 2>&1; then
+	mkdir -p "$w"
+	if ! vm_build_modules "$w" "$kdir"; then
 		result "not ok" "$s: build ktrace.ko against $rel"
 		diag "$w/build.log"
 		return
 	fi
 	result ok "$s: build ktrace.ko and the sample against $rel"
-
-	cp /bin/busybox "$w/initramfs/bin/"
-	cp "$out/ktvm" tests/vm/guest.sh "$w/initramfs/"
-	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$w/initramfs/"
-	cat >"$w/initramfs/init" <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t debugfs none /sys/kernel/debug
-mount -t tracefs none /sys/kernel/tracing 2>/dev/null
-sh /guest.sh 2>&1
-poweroff -f
-INIT
-	chmod +x "$w/initramfs/init"
-	(cd "$w/initramfs" && find . | cpio -o -H newc 2>/dev/null | gzip -1) \
-		>"$w/initramfs.cpio.gz"
-
-	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -m 512 -smp 2 \
-		-kernel "$root/fs/boot/vmlinuz-$rel" \
-		-initrd "$w/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet" \
-		-nographic -no-reboot -net none \
-		-serial mon:stdio -serial "file:$w/export.b64" </dev/null 2>&1 |
-		tr -d '\r' >"$w/console.log"
+	vm_pack "$w" tests/vm/guest.sh
+	vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
 
 	while IFS= read -r line; do
 		case $line in

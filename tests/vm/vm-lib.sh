@@ -1,0 +1,63 @@
+# shellcheck shell=bash
+# Building, packing and booting a test VM; sourced by tests/vm/run.sh and
+# bench/module-overhead.sh.  Callers set: top (the source tree), out (a
+# build directory), accel and timeout.
+
+# vm_build_helpers: the static guest helper and the host's mkdat.
+# Returns nonzero with the log in $out/helpers.log on failure.
+vm_build_helpers() {
+	gcc -O2 -Wall -Wextra -Werror -o "$out/mkdat" "$top/tests/vm/mkdat.c" \
+		>"$out/helpers.log" 2>&1 &&
+	gcc -static -O2 -Wall -Wextra -Werror -o "$out/ktvm" \
+		"$top/tests/vm/ktvm.c" >>"$out/helpers.log" 2>&1
+}
+
+# vm_build_modules DIR KDIR: build a private copy of kernel/ in DIR/src,
+# so builds for different kernels never share objects.  Log: DIR/build.log.
+vm_build_modules() {
+	local w=$1 kdir=$2
+	rm -rf "$w/src"
+	mkdir -p "$w/src"
+	cp -r "$top/kernel/." "$w/src/"
+	make -C "$kdir" M="$w/src" modules >"$w/build.log" 2>&1
+}
+
+# vm_pack DIR GUEST_SCRIPT: DIR/initramfs.cpio.gz with busybox, ktvm,
+# the modules and GUEST_SCRIPT as /guest.sh, run by /init.
+vm_pack() {
+	local w=$1 guest=$2 r=$1/initramfs
+	rm -rf "$r"
+	mkdir -p "$r"/{bin,dev,proc,sys,tmp}
+	cp /bin/busybox "$r/bin/"
+	cp "$out/ktvm" "$r/"
+	cp "$guest" "$r/guest.sh"
+	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
+	cat >"$r/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs none /sys/kernel/debug
+mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+sh /guest.sh 2>&1
+poweroff -f
+INIT
+	chmod +x "$r/init"
+	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1) \
+		>"$w/initramfs.cpio.gz"
+}
+
+# vm_boot DIR VMLINUZ: boot once; the console goes to DIR/console.log,
+# the second serial port to DIR/export.b64.  KT_VM_SMP sets the number of
+# vCPUs (2), KT_VM_QEMU_ARGS adds qemu options.
+vm_boot() {
+	local w=$1 kernel=$2
+	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -m 512 -smp "${KT_VM_SMP:-2}" \
+		-kernel "$kernel" -initrd "$w/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		-nographic -no-reboot -net none \
+		-serial mon:stdio -serial "file:$w/export.b64" \
+		${KT_VM_QEMU_ARGS:-} </dev/null 2>&1 |
+		tr -d '\r' >"$w/console.log"
+}
