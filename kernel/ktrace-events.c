@@ -176,6 +176,22 @@ static __always_inline void *kt_rec_begin(struct ktrace_wctx *w, int idx,
 	return c;
 }
 
+/*
+ * prev_state as ftrace's sched_switch reports it: one TASK_REPORT bit,
+ * or TASK_REPORT_MAX for a preempted task, so the same print flags apply.
+ */
+static __always_inline unsigned int kt_switch_state(bool preempt,
+						     unsigned int state,
+						     struct task_struct *p)
+{
+	unsigned int idx;
+
+	if (preempt)
+		return TASK_REPORT_MAX;
+	idx = __task_state_index(state, p->exit_state);
+	return idx ? 1U << (idx - 1) : 0;
+}
+
 /* Pass 4: the probes, type-checked against the kernel's tracepoints. */
 #define KT_FIELD(t, n)
 #define KT_ARRAY(t, n, c)

@@ -32,7 +32,7 @@ KT_EVENT(sched_schedule, sched_switch,
 	KT_ASSIGN(
 		e->prev_pid = prev->pid;
 		e->next_pid = next->pid;
-		e->prev_state = prev_state;
+		e->prev_state = kt_switch_state(preempt, prev_state, prev);
 		e->prev_prio = prev->prio;
 		e->next_prio = next->prio;),
 	KT_PRINT("\"prev_pid=%d next_pid=%d prev_state=0x%x prev_prio=%d next_prio=%d\"",

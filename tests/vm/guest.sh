@@ -98,32 +98,12 @@ test_state() {
 	expect "after stop" "$(cat $D/state)" stopped
 }
 
-test_getppid() {
-	events_off
-	echo 1 >$D/events/syscall_entry/enable
-	echo 1 >$D/events/syscall_exit/enable
-	echo 1 >$D/enabled
-	echo start >$D/state
-	pid=$(/ktvm getppid 1000)
-	echo stop >$D/state
-	echo 0 >$D/enabled
-	/ktvm read -f $D/events -m "syscall_entry:common_pid=$pid" \
-		-m "syscall_exit:common_pid=$pid" $D >/tmp/r || return 1
-	cat /tmp/r
-	# getppid calls of that pid, by syscall number.
-	/ktvm read -f $D/events -m "syscall_entry:nr=$GETPPID_NR" \
-		-m "syscall_exit:nr=$GETPPID_NR" $D >/tmp/r2
-	expect bad "$(val bad /tmp/r)" 0 &&
-	expect dropped "$(cat $D/dropped)" 0 &&
-	expect "entry records" "$(sed -n 's/^match syscall_entry //p' /tmp/r)" \
-		"$(($(sed -n 's/^match syscall_exit //p' /tmp/r)))" || return 1
-	n=$(sed -n 's/^match syscall_entry //p' /tmp/r)
-	[ "$n" -ge 1000 ] || fail "only $n syscall_entry records for pid $pid" || return 1
-	true
+# matched MATCH: the count ktvm read printed for -m MATCH in /tmp/r.
+matched() {
+	grep -F "match $1 " /tmp/r | awk '{print $NF}'
 }
 
-# Exactly N: count the getppid records of one pid.
-test_getppid_exact() {
+test_getppid() {
 	events_off
 	echo 1 >$D/events/syscall_entry/enable
 	echo 1 >$D/events/syscall_exit/enable
@@ -133,12 +113,15 @@ test_getppid_exact() {
 	echo stop >$D/state
 	echo 0 >$D/enabled
 	pid=$(cat /tmp/pid)
-	/ktvm read -f $D/events -m "syscall_entry:nr=$GETPPID_NR" \
-		-m "syscall_exit:nr=$GETPPID_NR" $D >/tmp/r || return 1
+	me="common_pid=$pid,nr=$GETPPID_NR"
+	/ktvm read -f $D/events -m "syscall_entry:$me" -m "syscall_exit:$me" \
+		-m "syscall_exit:$me,ret=$$" $D >/tmp/r || return 1
 	cat /tmp/r
-	expect "getppid entries" "$(sed -n 's/^match syscall_entry //p' /tmp/r)" 1000 &&
-	expect "getppid exits" "$(sed -n 's/^match syscall_exit //p' /tmp/r)" 1000 &&
-	expect dropped "$(cat $D/dropped)" 0
+	expect bad "$(val bad /tmp/r)" 0 &&
+	expect dropped "$(cat $D/dropped)" 0 &&
+	expect "getppid entries of $pid" "$(matched "syscall_entry:$me")" 1000 &&
+	expect "getppid exits of $pid" "$(matched "syscall_exit:$me")" 1000 &&
+	expect "exits returning our pid $$" "$(matched "syscall_exit:$me,ret=$$")" 1000
 }
 
 test_sched_vs_ftrace() {
@@ -157,13 +140,18 @@ test_sched_vs_ftrace() {
 	echo 0 >$T/events/sched/sched_switch/enable
 	pid=$(cat /tmp/pid)
 	want=$(grep -cE "(prev|next)_pid=$pid " $T/trace)
+	# prev_state as ftrace prints it: S is 1 (TASK_INTERRUPTIBLE).
+	sleeps=$(grep -c "prev_pid=$pid prev_prio=[0-9]* prev_state=S " $T/trace)
 	/ktvm read -f $D/events -m "sched_schedule:prev_pid|next_pid=$pid" \
-		$D >/tmp/r || return 1
+		-m "sched_schedule:prev_pid=$pid,prev_state=1" $D >/tmp/r || return 1
 	cat /tmp/r
 	echo "ftrace lost: $(grep -c LOST $T/trace)"
 	[ "$want" -ge 200 ] || fail "ftrace saw only $want switches of $pid" || return 1
+	[ "$sleeps" -ge 100 ] || fail "ftrace saw only $sleeps sleeps of $pid" || return 1
 	expect "sched_schedule records of pid $pid (ftrace's count)" \
-		"$(sed -n 's/^match sched_schedule //p' /tmp/r)" "$want" &&
+		"$(matched "sched_schedule:prev_pid|next_pid=$pid")" "$want" &&
+	expect "switches out of $pid asleep (ftrace's count)" \
+		"$(matched "sched_schedule:prev_pid=$pid,prev_state=1")" "$sleeps" &&
 	expect dropped "$(cat $D/dropped)" 0
 }
 
@@ -450,8 +438,7 @@ echo "KT: kernel $(uname -r) cpus $NCPU"
 t "load ktrace.ko, files and modes" test_load
 t "format files parse, ids unique and not ftrace's" test_formats
 t "state start/stop" test_state
-t "1000 getppid calls give 1000 syscall_entry and syscall_exit records" test_getppid_exact
-t "syscall records carry the caller's pid" test_getppid
+t "1000 getppid calls give 1000 syscall_entry and syscall_exit records of the pid" test_getppid
 t "sched_schedule count equals ftrace sched_switch count" test_sched_vs_ftrace
 t "every event gives decodable records under a workload" test_all_events
 t "pages and formats sent to the host" test_export

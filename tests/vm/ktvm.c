@@ -9,7 +9,9 @@
  *   ktvm sleeper N            N 1 ms sleeps (2N context switches)
  *   ktvm read DIR [opts]      drain DIR/trace*, print counts
  *       -f EVENTS_DIR         name records by EVENTS_DIR/<name>/format
- *       -m EV:FIELD[|FIELD]=V count records of EV with a FIELD == V
+ *       -m EV:F[|F]=V[,...]   count records of EV whose fields match
+ *                             (F|G: either; ",": and); prints
+ *                             "match <the argument> <count>"
  *       -s                    records are ktrace_sample events
  *       -o PREFIX             also save raw pages to PREFIX<cpu>
  *   ktvm formats EVENTS_DIR   check every format file parses
@@ -53,11 +55,19 @@ struct event {
 	long count;
 };
 
-struct match {
-	char event[64];
+/* -m EV:COND[,COND...], COND is FIELD[|FIELD]=VALUE; all must hold. */
+#define MAX_CONDS 4
+struct cond {
 	char fields[2][32];
 	int nfields;
 	long long value;
+};
+
+struct match {
+	char event[64];
+	char text[128];
+	struct cond conds[MAX_CONDS];
+	int nconds;
 	long count;
 };
 
@@ -224,19 +234,57 @@ static void record(struct totals *t, int sample, const unsigned char *rec,
 	ev->count++;
 	for (i = 0; i < nmatches; i++) {
 		struct match *m = &matches[i];
+		int c, ok = 1;
 
 		if (strcmp(m->event, ev->name))
 			continue;
-		for (k = 0; k < m->nfields; k++) {
-			long long v = field_value(ev, m->fields[k], rec, len,
-						  &found);
+		for (c = 0; c < m->nconds && ok; c++) {
+			struct cond *cd = &m->conds[c];
 
-			if (found && v == m->value) {
-				m->count++;
-				break;
+			ok = 0;
+			for (k = 0; k < cd->nfields && !ok; k++) {
+				long long v = field_value(ev, cd->fields[k],
+							  rec, len, &found);
+
+				ok = found && v == cd->value;
 			}
 		}
+		if (ok)
+			m->count++;
 	}
+}
+
+/* Parse EV:FIELD[|FIELD]=VALUE[,...] into a match; -1 if malformed. */
+static int parse_match(char *arg, struct match *m)
+{
+	char *colon = strchr(arg, ':'), *cond, *save = NULL;
+
+	snprintf(m->text, sizeof(m->text), "%s", arg);
+	if (!colon)
+		return -1;
+	*colon = '\0';
+	snprintf(m->event, sizeof(m->event), "%s", arg);
+	for (cond = strtok_r(colon + 1, ",", &save); cond;
+	     cond = strtok_r(NULL, ",", &save)) {
+		struct cond *cd = &m->conds[m->nconds];
+		char *eq = strchr(cond, '='), *bar;
+
+		if (!eq || m->nconds >= MAX_CONDS)
+			return -1;
+		*eq = '\0';
+		cd->value = strtoll(eq + 1, NULL, 0);
+		bar = strchr(cond, '|');
+		if (bar)
+			*bar = '\0';
+		snprintf(cd->fields[0], 32, "%s", cond);
+		cd->nfields = 1;
+		if (bar) {
+			snprintf(cd->fields[1], 32, "%s", bar + 1);
+			cd->nfields = 2;
+		}
+		m->nconds++;
+	}
+	return m->nconds ? 0 : -1;
 }
 
 /* Walk one page in the ring buffer's format (see header_event). */
@@ -316,33 +364,14 @@ static int cmd_read(int argc, char **argv)
 	DIR *d;
 
 	while ((opt = getopt(argc, argv, "f:m:so:")) != -1) {
-		struct match *m;
-		char *eq, *colon, *bar;
-
 		switch (opt) {
 		case 'f':
 			bad_formats = load_formats(optarg);
 			break;
 		case 'm':
-			if (nmatches >= MAX_MATCH)
+			if (nmatches >= MAX_MATCH ||
+			    parse_match(optarg, &matches[nmatches++]))
 				return 64;
-			m = &matches[nmatches++];
-			colon = strchr(optarg, ':');
-			eq = strchr(optarg, '=');
-			if (!colon || !eq)
-				return 64;
-			*colon = *eq = '\0';
-			snprintf(m->event, sizeof(m->event), "%s", optarg);
-			m->value = strtoll(eq + 1, NULL, 0);
-			bar = strchr(colon + 1, '|');
-			if (bar)
-				*bar = '\0';
-			snprintf(m->fields[0], 32, "%s", colon + 1);
-			m->nfields = 1;
-			if (bar) {
-				snprintf(m->fields[1], 32, "%s", bar + 1);
-				m->nfields = 2;
-			}
 			break;
 		case 's':
 			sample = 1;
@@ -406,7 +435,7 @@ static int cmd_read(int argc, char **argv)
 	for (i = 0; i < nevents; i++)
 		printf("event %s %ld\n", events[i].name, events[i].count);
 	for (i = 0; i < nmatches; i++)
-		printf("match %s %ld\n", matches[i].event, matches[i].count);
+		printf("match %s %ld\n", matches[i].text, matches[i].count);
 	return 0;
 }
 
