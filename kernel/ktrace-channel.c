@@ -143,26 +143,6 @@ int kt_copy_word(char *buf, size_t size, const char __user *ubuf,
 	return buf[0] ? 0 : -EINVAL;
 }
 
-int kt_parse_u64(const char __user *ubuf, size_t count, u64 *val)
-{
-	char buf[24];
-	int ret;
-
-	ret = kt_copy_word(buf, sizeof(buf), ubuf, count);
-	if (ret)
-		return ret;
-	return kstrtou64(buf, 10, val);
-}
-
-ssize_t kt_read_u64(char __user *ubuf, size_t count, loff_t *ppos, u64 val)
-{
-	char buf[24];
-	int len;
-
-	len = snprintf(buf, sizeof(buf), "%llu\n", val);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
 /* ---- the global channel's page array ---- */
 
 static struct kt_gbuf *kt_gbuf_alloc(unsigned long size)
@@ -566,33 +546,20 @@ static const struct file_operations kt_state_fops = {
 	.llseek = default_llseek,
 };
 
-static ssize_t kt_dropped_read(struct file *file, char __user *ubuf,
-			       size_t count, loff_t *ppos)
+static int kt_dropped_get(void *data, u64 *val)
 {
-	return kt_read_u64(ubuf, count, ppos,
-			   ktrace_channel_dropped(file->private_data));
+	*val = ktrace_channel_dropped(data);
+	return 0;
 }
 
-static const struct file_operations kt_dropped_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = kt_dropped_read,
-	.llseek = default_llseek,
-};
-
-static ssize_t kt_overrun_read(struct file *file, char __user *ubuf,
-			       size_t count, loff_t *ppos)
+static int kt_overrun_get(void *data, u64 *val)
 {
-	return kt_read_u64(ubuf, count, ppos,
-			   ktrace_channel_overrun(file->private_data));
+	*val = ktrace_channel_overrun(data);
+	return 0;
 }
 
-static const struct file_operations kt_overrun_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = kt_overrun_read,
-	.llseek = default_llseek,
-};
+DEFINE_DEBUGFS_ATTRIBUTE(kt_dropped_fops, kt_dropped_get, NULL, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(kt_overrun_fops, kt_overrun_get, NULL, "%llu\n");
 
 static void kt_chan_free(struct kref *ref)
 {
@@ -744,11 +711,11 @@ static int kt_chan_create_files(struct ktrace_channel *chan)
 	if (!(chan->flags & KTRACE_DISABLE_STATE))
 		debugfs_create_file(KTRACE_FILE_STATE, 0600, chan->dir, chan,
 				    &kt_state_fops);
-	debugfs_create_file(KTRACE_FILE_DROPPED, 0400, chan->dir, chan,
-			    &kt_dropped_fops);
+	debugfs_create_file_unsafe(KTRACE_FILE_DROPPED, 0400, chan->dir, chan,
+				   &kt_dropped_fops);
 	if (chan->flags & KTRACE_FLIGHT_CHANNEL)
-		debugfs_create_file(KTRACE_FILE_OVERRUN, 0400, chan->dir, chan,
-				    &kt_overrun_fops);
+		debugfs_create_file_unsafe(KTRACE_FILE_OVERRUN, 0400, chan->dir,
+					   chan, &kt_overrun_fops);
 	for (i = 0; i < chan->nr_readers; i++) {
 		snprintf(name, sizeof(name), KTRACE_FILE_TRACE_PREFIX "%d",
 			 chan->readers[i].cpu);

@@ -348,38 +348,30 @@ static const struct file_operations kt_format_fops = {
 	.release = single_release,
 };
 
-static ssize_t kt_enable_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
+static int kt_enable_get(void *data, u64 *val)
 {
-	struct kt_event *ev = file->private_data;
+	struct kt_event *ev = data;
 
-	return kt_read_u64(ubuf, count, ppos, READ_ONCE(ev->enabled));
+	*val = READ_ONCE(ev->enabled);
+	return 0;
 }
 
-static ssize_t kt_enable_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
+static int kt_enable_set(void *data, u64 val)
 {
-	struct kt_event *ev = file->private_data;
-	u64 val;
+	struct kt_event *ev = data;
 	int ret;
 
-	ret = kt_parse_u64(ubuf, count, &val);
-	if (ret || val > 1)
+	if (val > 1)
 		return -EINVAL;
 	mutex_lock(&kt_events_lock);
 	ev->enabled = val;
 	ret = kt_sync_probes();
 	mutex_unlock(&kt_events_lock);
-	return ret ? ret : count;
+	return ret;
 }
 
-static const struct file_operations kt_enable_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = kt_enable_read,
-	.write = kt_enable_write,
-	.llseek = default_llseek,
-};
+DEFINE_DEBUGFS_ATTRIBUTE(kt_enable_fops, kt_enable_get, kt_enable_set,
+			 "%llu\n");
 
 void kt_events_show(struct seq_file *m)
 {
@@ -436,8 +428,8 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
 		ev->registered = true;
 		kt_ids[i] = ev->tev.type;
 		d = debugfs_create_dir(ev->name, events);
-		debugfs_create_file(KTRACE_FILE_ENABLE, 0600, d, ev,
-				    &kt_enable_fops);
+		debugfs_create_file_unsafe(KTRACE_FILE_ENABLE, 0600, d, ev,
+					   &kt_enable_fops);
 		debugfs_create_file(KTRACE_FILE_FORMAT, 0400, d, ev,
 				    &kt_format_fops);
 	}

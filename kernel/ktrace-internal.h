@@ -73,9 +73,6 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
  */
 int kt_copy_word(char *buf, size_t size, const char __user *ubuf,
 		 size_t count);
-/* Parse a decimal control-file write; -EINVAL for anything else. */
-int kt_parse_u64(const char __user *ubuf, size_t count, u64 *val);
-ssize_t kt_read_u64(char __user *ubuf, size_t count, loff_t *ppos, u64 val);
 
 /* The event engine (ktrace-events.c), set up by ktrace-main.c. */
 struct ktrace_channel;

@@ -28,106 +28,64 @@ MODULE_PARM_DESC(flight, "engine channel overwrites the oldest events");
 
 static struct ktrace_channel *kt_engine;
 
-static u64 kt_engine_overflow(void)
+static int kt_enabled_get(void *data, u64 *val)
 {
-	return ktrace_channel_dropped(kt_engine) +
-	       ktrace_channel_overrun(kt_engine);
+	*val = kt_events_enabled();
+	return 0;
 }
 
-static ssize_t kt_enabled_read(struct file *file, char __user *ubuf,
-			       size_t count, loff_t *ppos)
+static int kt_enabled_set(void *data, u64 val)
 {
-	return kt_read_u64(ubuf, count, ppos, kt_events_enabled());
-}
-
-static ssize_t kt_enabled_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
-{
-	u64 val;
-	int ret;
-
-	ret = kt_parse_u64(ubuf, count, &val);
-	if (ret || val > 1)
+	if (val > 1)
 		return -EINVAL;
-	ret = kt_events_set_enabled(val);
-	return ret ? ret : count;
+	return kt_events_set_enabled(val);
 }
 
-static const struct file_operations kt_enabled_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = kt_enabled_read,
-	.write = kt_enabled_write,
-	.llseek = default_llseek,
-};
-
-static ssize_t kt_overflow_read(struct file *file, char __user *ubuf,
-				size_t count, loff_t *ppos)
+static int kt_overflow_get(void *data, u64 *val)
 {
-	return kt_read_u64(ubuf, count, ppos, kt_engine_overflow());
+	*val = ktrace_channel_dropped(kt_engine) +
+	       ktrace_channel_overrun(kt_engine);
+	return 0;
 }
 
-static const struct file_operations kt_overflow_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = kt_overflow_read,
-	.llseek = default_llseek,
-};
-
-static ssize_t kt_reset_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
+static int kt_reset_set(void *data, u64 val)
 {
-	u64 val;
-	int ret;
-
-	ret = kt_parse_u64(ubuf, count, &val);
-	if (ret || val != 1)
+	if (val != 1)
 		return -EINVAL;
 	ktrace_channel_reset(kt_engine);
-	return count;
+	return 0;
 }
 
-static const struct file_operations kt_reset_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = kt_reset_write,
-	.llseek = default_llseek,
-};
-
 /* The size asked for: the ring buffer rounds it up to whole pages. */
-static ssize_t kt_bufsize_read(struct file *file, char __user *ubuf,
-			       size_t count, loff_t *ppos)
+static int kt_bufsize_get(void *data, u64 *val)
 {
-	return kt_read_u64(ubuf, count, ppos, READ_ONCE(buf_kb));
+	*val = READ_ONCE(buf_kb);
+	return 0;
 }
 
 /* Resizing is allowed while stopped, so no writer races with it. */
-static ssize_t kt_bufsize_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
+static int kt_bufsize_set(void *data, u64 kb)
 {
-	struct trace_buffer *rb = ktrace_channel_buffer(kt_engine);
-	u64 kb;
 	int ret;
 
-	ret = kt_parse_u64(ubuf, count, &kb);
-	if (ret || !kb || kb > (1U << 20))
+	if (!kb || kb > (1U << 20))
 		return -EINVAL;
 	if (ktrace_channel_running(kt_engine))
 		return -EBUSY;
-	ret = ring_buffer_resize(rb, kb << 10, RING_BUFFER_ALL_CPUS);
+	ret = ring_buffer_resize(ktrace_channel_buffer(kt_engine), kb << 10,
+				 RING_BUFFER_ALL_CPUS);
 	if (ret < 0)
 		return ret;
 	WRITE_ONCE(buf_kb, kb);
-	return count;
+	return 0;
 }
 
-static const struct file_operations kt_bufsize_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = kt_bufsize_read,
-	.write = kt_bufsize_write,
-	.llseek = default_llseek,
-};
+DEFINE_DEBUGFS_ATTRIBUTE(kt_enabled_fops, kt_enabled_get, kt_enabled_set,
+			 "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(kt_overflow_fops, kt_overflow_get, NULL, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(kt_reset_fops, NULL, kt_reset_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(kt_bufsize_fops, kt_bufsize_get, kt_bufsize_set,
+			 "%llu\n");
 
 static int kt_info_show(struct seq_file *m, void *v)
 {
@@ -214,16 +172,16 @@ static void kt_create_files(struct dentry *dir)
 	char name[32];
 	long cpu;
 
-	debugfs_create_file(KTRACE_FILE_ENABLED, 0600, dir, NULL,
-			    &kt_enabled_fops);
+	debugfs_create_file_unsafe(KTRACE_FILE_ENABLED, 0600, dir, NULL,
+				   &kt_enabled_fops);
 	debugfs_create_file(KTRACE_FILE_INFO, 0400, dir, NULL,
 			    &kt_info_fops);
-	debugfs_create_file(KTRACE_FILE_OVERFLOW, 0400, dir, NULL,
-			    &kt_overflow_fops);
-	debugfs_create_file(KTRACE_FILE_RESET, 0200, dir, NULL,
-			    &kt_reset_fops);
-	debugfs_create_file(KTRACE_FILE_BUFFER_SIZE_KB, 0600, dir, NULL,
-			    &kt_bufsize_fops);
+	debugfs_create_file_unsafe(KTRACE_FILE_OVERFLOW, 0400, dir, NULL,
+				   &kt_overflow_fops);
+	debugfs_create_file_unsafe(KTRACE_FILE_RESET, 0200, dir, NULL,
+				   &kt_reset_fops);
+	debugfs_create_file_unsafe(KTRACE_FILE_BUFFER_SIZE_KB, 0600, dir, NULL,
+				   &kt_bufsize_fops);
 	debugfs_create_file(KTRACE_FILE_HEADER_PAGE, 0400, dir,
 			    (void *)kt_header_page, &kt_text_fops);
 	debugfs_create_file(KTRACE_FILE_HEADER_EVENT, 0400, dir,
