@@ -733,7 +733,7 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 {
 	struct ktrace_channel *chan;
 	unsigned long size;
-	int cpu, i = 0;
+	int cpu, i = 0, err = -ENOMEM;
 
 	if (!root || !buf_size || !buf_nr ||
 	    flags & ~(KTRACE_GLOBAL_CHANNEL | KTRACE_FLIGHT_CHANNEL |
@@ -783,8 +783,11 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 		goto err_buf;
 	if (name) {
 		chan->dir = debugfs_create_dir(name, chan->root->dir);
-		if (IS_ERR(chan->dir))
+		if (IS_ERR(chan->dir)) {
+			/* -EEXIST for a name already taken. */
+			err = PTR_ERR(chan->dir);
 			goto err_root;
+		}
 		chan->own_dir = true;
 	} else {
 		chan->dir = chan->root->dir;
@@ -805,7 +808,7 @@ err_dropped:
 	free_percpu(chan->dropped);
 err_free:
 	kfree(chan);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_setup);
 

@@ -22,6 +22,11 @@ struct ktrace_wctx {
 	unsigned long irqflags;
 };
 
+/*
+ * Create a stopped channel of buf_size * buf_nr bytes per CPU (in all for
+ * a global one).  Returns an ERR_PTR(): -EINVAL for bad arguments,
+ * -EEXIST when <root>/<name> is taken, -ENOMEM.
+ */
 struct ktrace_channel *ktrace_channel_setup(const char *root,
 					    const char *name, u32 buf_size,
 					    u32 buf_nr, u32 flags);

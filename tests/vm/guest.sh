@@ -392,6 +392,8 @@ test_busy() {
 		return 1
 	fi
 	cat /tmp/err
+	# The kernel refuses a module in use with EAGAIN (EWOULDBLOCK).
+	grep -q 'Resource temporarily unavailable' /tmp/err || return 1
 	grep -q '^ktrace ' /proc/modules || fail "module gone" || return 1
 	exec 3<&-
 	rmmod ktrace || return 1
