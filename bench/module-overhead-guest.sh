@@ -1,13 +1,13 @@
 #!/bin/sh
 # Guest side of bench/module-overhead.sh: ns per getppid() call with
-# ktrace.ko's syscall_entry/exit on, with ftrace's raw_syscalls on, with
-# raw_syscalls enabled but tracing_on=0 (the dispatch floor), and with
-# nothing.  The configurations alternate within each round, so drift in
-# the host's load hits them all alike.  Prints "BENCH <config> <ns>".
+# ktrace.ko's syscall_entry/exit on, with its probes attached but the
+# channel stopped, with ftrace's raw_syscalls on, with raw_syscalls
+# enabled but tracing_on=0 (the dispatch floor), and with nothing.  The
+# configurations alternate within each round, so drift in the host's
+# load hits them all alike.  Prints "BENCH <config> <ns>".
 D=/sys/kernel/debug/ktrace
 T=/sys/kernel/tracing
 N=${BENCH_N:-200000}
-BENCH_CONFIGS="none module ftrace floor attached"
 ROUNDS=${BENCH_ROUNDS:-11}
 
 # Same buffer size and overwrite mode for both tracers.
@@ -36,13 +36,16 @@ off() {
 }
 
 off
+# Round 0 warms caches and allocations up and is not counted.
 r=0
-while [ $r -lt "$ROUNDS" ]; do
-	for c in ${BENCH_CONFIGS:-none module ftrace floor}; do
+tag=WARMUP
+while [ $r -le "$ROUNDS" ]; do
+	for c in none attached module ftrace floor; do
 		on $c
-		echo "BENCH $c $(/ktvm bench "$N")"
+		echo "$tag $c $(/ktvm bench "$N")"
 		off
 	done
 	r=$((r + 1))
+	tag=BENCH
 done
 echo "BENCH dropped $(cat $D/dropped)"

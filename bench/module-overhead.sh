@@ -23,7 +23,7 @@ vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
 vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
 vm_pack "$w" bench/module-overhead-guest.sh
 vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
-grep '^BENCH' "$w/console.log" >"$w/bench.txt" || true
+grep '^BENCH ' "$w/console.log" >"$w/bench.txt" || true
 if grep -q 'BENCH error' "$w/bench.txt" || ! grep -q '^BENCH floor' "$w/bench.txt"; then
 	echo "module-overhead: the guest did not finish; see $w/console.log" >&2
 	exit 1
@@ -42,12 +42,13 @@ function median(c,   i, j, t, k) {
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 END {
-	none = median("none"); mod = median("module")
+	none = median("none"); mod = median("module"); att = median("attached")
 	ft = median("ftrace"); fl = median("floor")
 	em = (mod - none) / 2; ef = (ft - none) / 2; efl = (fl - none) / 2
 	printf "Kernel %s, qemu -accel %s %s, %d rounds, medians.\n\n", rel, accel, qargs, n["none"]
 	printf "| configuration | ns per getppid() | ns per event |\n|---|---:|---:|\n"
 	printf "| nothing traced | %.1f | - |\n", none
+	printf "| ktrace.ko probes attached, channel stopped | %.1f | %.1f |\n", att, (att - none) / 2
 	printf "| ktrace.ko syscall_entry+exit | %.1f | %.1f |\n", mod, em
 	printf "| ftrace raw_syscalls | %.1f | %.1f |\n", ft, ef
 	printf "| floor: raw_syscalls, tracing_on=0 | %.1f | %.1f |\n", fl, efl

@@ -143,6 +143,14 @@ int kt_copy_word(char *buf, size_t size, const char __user *ubuf,
 	return buf[0] ? 0 : -EINVAL;
 }
 
+ssize_t kt_attr_write(struct file *file, const char __user *buf, size_t len,
+		      loff_t *ppos)
+{
+	ssize_t ret = debugfs_attr_write(file, buf, len, ppos);
+
+	return ret == -ERANGE ? -EINVAL : ret;
+}
+
 /* ---- the global channel's page array ---- */
 
 static struct kt_gbuf *kt_gbuf_alloc(unsigned long size)
@@ -558,8 +566,8 @@ static int kt_overrun_get(void *data, u64 *val)
 	return 0;
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(kt_dropped_fops, kt_dropped_get, NULL, "%llu\n");
-DEFINE_DEBUGFS_ATTRIBUTE(kt_overrun_fops, kt_overrun_get, NULL, "%llu\n");
+KT_DEFINE_ATTRIBUTE(kt_dropped_fops, kt_dropped_get, NULL);
+KT_DEFINE_ATTRIBUTE(kt_overrun_fops, kt_overrun_get, NULL);
 
 static void kt_chan_free(struct kref *ref)
 {

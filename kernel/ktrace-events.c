@@ -370,8 +370,7 @@ static int kt_enable_set(void *data, u64 val)
 	return ret;
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(kt_enable_fops, kt_enable_get, kt_enable_set,
-			 "%llu\n");
+KT_DEFINE_ATTRIBUTE(kt_enable_fops, kt_enable_get, kt_enable_set);
 
 void kt_events_show(struct seq_file *m)
 {

@@ -4,6 +4,9 @@
 #define KTRACE_INTERNAL_H
 
 #include <linux/compiler.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -73,6 +76,27 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
  */
 int kt_copy_word(char *buf, size_t size, const char __user *ubuf,
 		 size_t count);
+
+/*
+ * DEFINE_DEBUGFS_ATTRIBUTE() with one change: a number too large for
+ * u64 is garbage like any other, so writes fail with -EINVAL, not
+ * -ERANGE.  Create the files with debugfs_create_file_unsafe().
+ */
+ssize_t kt_attr_write(struct file *file, const char __user *buf, size_t len,
+		      loff_t *ppos);
+
+#define KT_DEFINE_ATTRIBUTE(fops, get, set)				\
+static int fops##_open(struct inode *inode, struct file *file)		\
+{									\
+	return simple_attr_open(inode, file, get, set, "%llu\n");	\
+}									\
+static const struct file_operations fops = {				\
+	.owner = THIS_MODULE,						\
+	.open = fops##_open,						\
+	.release = simple_attr_release,					\
+	.read = debugfs_attr_read,					\
+	.write = kt_attr_write,						\
+}
 
 /* The event engine (ktrace-events.c), set up by ktrace-main.c. */
 struct ktrace_channel;

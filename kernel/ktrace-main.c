@@ -80,12 +80,10 @@ static int kt_bufsize_set(void *data, u64 kb)
 	return 0;
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(kt_enabled_fops, kt_enabled_get, kt_enabled_set,
-			 "%llu\n");
-DEFINE_DEBUGFS_ATTRIBUTE(kt_overflow_fops, kt_overflow_get, NULL, "%llu\n");
-DEFINE_DEBUGFS_ATTRIBUTE(kt_reset_fops, NULL, kt_reset_set, "%llu\n");
-DEFINE_DEBUGFS_ATTRIBUTE(kt_bufsize_fops, kt_bufsize_get, kt_bufsize_set,
-			 "%llu\n");
+KT_DEFINE_ATTRIBUTE(kt_enabled_fops, kt_enabled_get, kt_enabled_set);
+KT_DEFINE_ATTRIBUTE(kt_overflow_fops, kt_overflow_get, NULL);
+KT_DEFINE_ATTRIBUTE(kt_reset_fops, NULL, kt_reset_set);
+KT_DEFINE_ATTRIBUTE(kt_bufsize_fops, kt_bufsize_get, kt_bufsize_set);
 
 static int kt_info_show(struct seq_file *m, void *v)
 {

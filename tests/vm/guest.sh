@@ -198,8 +198,11 @@ garbage() {
 	before=$(cat $D/$f 2>/dev/null)
 	for g in garbage -1 "start stop" 99999999999999999999999 1x \
 		"$(printf 'x%.0s' $(seq 100))" "$@"; do
-		if printf '%s' "$g" >$D/$f 2>/dev/null; then
+		if /ktvm write $D/$f "$g" >/tmp/err; then
 			echo "$f accepted '$g'"
+			rc=1
+		elif ! grep -q 'Invalid argument' /tmp/err; then
+			echo "$f refused '$g' without EINVAL: $(cat /tmp/err)"
 			rc=1
 		fi
 	done

@@ -19,6 +19,7 @@
  *   ktvm stopwake TRACE STATE a blocked read ends when STATE gets "stop"
  *   ktvm bench N              ns per getppid() over N calls
  *   ktvm rtc                  wait for one RTC update interrupt
+ *   ktvm write FILE STRING    one write(2) of STRING; prints the error
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -575,6 +576,16 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
 		printf("%.1f\n", (now_ns() - t0) / n);
+		return 0;
+	}
+	if (!strcmp(argv[1], "write") && argc == 4) {
+		int fd = open(argv[2], O_WRONLY);
+		ssize_t n = strlen(argv[3]);
+
+		if (fd < 0 || write(fd, argv[3], n) != n) {
+			printf("%s\n", strerror(errno));
+			return 1;
+		}
 		return 0;
 	}
 	if (!strcmp(argv[1], "rtc"))

@@ -40,6 +40,8 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs none /sys/kernel/debug
 mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+# The firmware leaves escape codes on the console's first line.
+echo
 sh /guest.sh 2>&1
 poweroff -f
 INIT
