@@ -2,15 +2,21 @@
 # ns per traced event of ktrace.ko against ftrace, measured in a qemu
 # guest booting Debian's kernel (see bench/module-overhead-guest.sh).
 # Usage: bench/module-overhead.sh [6.1|6.12]   (default 6.12)
-# Prints a markdown table for BENCHMARKS.md.  Under TCG (the default
-# here: this machine's KVM cannot run guests) every instruction is
-# emulated, so absolute numbers are far above bare metal; the ratios are
-# what the table is for.
+# Prints a markdown table for BENCHMARKS.md.
+#
+# By default qemu runs with -icount shift=0 (TCG, one vCPU): the guest
+# clock then advances one ns per guest instruction, so the numbers are
+# instruction counts, the same on every run and blind to the host's
+# load.  KT_VM_QEMU_ARGS= KT_VM_ACCEL=... measures real time instead.
 set -eu
+export KT_VM_SMP=${KT_VM_SMP:-1}
+export KT_VM_QEMU_ARGS=${KT_VM_QEMU_ARGS--icount shift=0,sleep=off}
+case $KT_VM_QEMU_ARGS in
+*icount*) export KT_VM_ACCEL=tcg ;;	# icount exists only under TCG
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=$top/build/bench-vm
-accel=${KT_VM_ACCEL:-tcg}
 timeout=${KT_VM_TIMEOUT:-900}
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
@@ -19,6 +25,7 @@ mkdir -p "$out"
 read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
 w=$out/$rel
 mkdir -p "$w"
+vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
 vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
 vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
 vm_pack "$w" bench/module-overhead-guest.sh

@@ -4,15 +4,14 @@
 # modules, the ktvm helper and guest.sh, and turn the results the guest
 # prints on its serial console into TAP.
 #
-# Environment: KT_VM_SERIES (default "6.1 6.12"), KT_VM_ACCEL (default
-# tcg; this machine's /dev/kvm cannot run guests), KT_VM_TIMEOUT seconds
-# per boot (default 400).
+# Environment: KT_VM_SERIES (default "6.1 6.12"), KT_VM_ACCEL (kvm or
+# tcg; by default kvm if a trial boot works, see vm_pick_accel),
+# KT_VM_TIMEOUT seconds per boot (default 400).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/build/vm
 series=${KT_VM_SERIES:-6.1 6.12}
-accel=${KT_VM_ACCEL:-tcg}
 timeout=${KT_VM_TIMEOUT:-400}
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
@@ -106,6 +105,8 @@ boot() {
 	fi
 }
 
+vm_pick_accel "$(awk 'NR == 1 {print $3 "/fs/boot/vmlinuz-" $2}' <<<"$kernels")"
+echo "# qemu -accel $accel"
 while read -r s rel root kdir; do
 	boot "$s" "$rel" "$root" "$kdir"
 done <<<"$kernels"

@@ -1,7 +1,41 @@
 # shellcheck shell=bash
 # Building, packing and booting a test VM; sourced by tests/vm/run.sh and
 # bench/module-overhead.sh.  Callers set: top (the source tree), out (a
-# build directory), accel and timeout.
+# build directory) and timeout; vm_pick_accel sets accel.
+
+# vm_pick_accel VMLINUZ: KT_VM_ACCEL if set, else kvm when a trial boot
+# under KVM reaches user space, else tcg.  /dev/kvm may exist and still
+# fail to run a guest (it does on the machine this was written on), so
+# only a boot decides.  The answer is kept until the host reboots.
+vm_pick_accel() {
+	local kernel=$1 t=$out/kvm-trial boot
+	if [ -n "${KT_VM_ACCEL:-}" ]; then
+		accel=$KT_VM_ACCEL
+		return
+	fi
+	accel=tcg
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 0
+	boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+	if [ -f "$out/accel.$boot" ]; then
+		accel=$(cat "$out/accel.$boot")
+		return
+	fi
+	rm -rf "$t"
+	mkdir -p "$t/bin"
+	cp /bin/busybox "$t/bin/"
+	printf '#!/bin/busybox sh\n/bin/busybox echo KT-TRIAL-OK\n/bin/busybox poweroff -f\n' \
+		>"$t/init"
+	chmod +x "$t/init"
+	(cd "$t" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$t.cpio.gz"
+	if timeout 15 qemu-system-x86_64 -accel kvm -m 256 -kernel "$kernel" \
+		-initrd "$t.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
+		-nographic -no-reboot -net none </dev/null 2>&1 |
+		grep -q KT-TRIAL-OK; then
+		accel=kvm
+	fi
+	rm -rf "$t" "$t.cpio.gz"
+	echo "$accel" >"$out/accel.$boot"
+}
 
 # vm_build_helpers: the static guest helper and the host's mkdat.
 # Returns nonzero with the log in $out/helpers.log on failure.
