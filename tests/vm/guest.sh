@@ -422,6 +422,56 @@ test_unload_busy() {
 	rmmod ktrace
 }
 
+# A channel whose module goes while a reader holds its trace0: reads
+# fail, the close frees the buffer, nothing breaks.
+test_sample_gone() {
+	insmod /ktrace.ko || return 1
+	sample gone 0 4096 4 || return 1
+	C=$S/gone
+	echo start >$C/state
+	emit_on 0 10
+	exec 4<$C/trace0
+	unsample || return 1
+	[ ! -e $C ] || fail "$C left behind" || return 1
+	if dd bs=4096 count=1 <&4 >/dev/null 2>/tmp/err; then
+		fail "read from a removed channel worked"
+		return 1
+	fi
+	exec 4<&-
+	# ktrace.ko still works and can go.
+	sample again 0 4096 4 && unsample && rmmod ktrace
+}
+
+# The engine in flight mode: overwrites, counts it, overflow adds up.
+test_engine_flight() {
+	insmod /ktrace.ko flight=1 buf_kb=16 || return 1
+	[ -e $D/overrun ] || fail "no overrun file in flight mode" || return 1
+	echo 1 >$D/events/syscall_entry/enable
+	echo 1 >$D/enabled
+	echo start >$D/state
+	taskset -c 0 /ktvm getppid 20000 >/tmp/pid
+	echo stop >$D/state
+	echo 0 >$D/enabled
+	pid=$(cat /tmp/pid)
+	/ktvm read -f $D/events -m "syscall_entry:common_pid=$pid,nr=$GETPPID_NR" \
+		$D >/tmp/r
+	cat /tmp/r
+	overrun=$(cat $D/overrun)
+	dropped=$(cat $D/dropped)
+	kept=$(matched "syscall_entry:common_pid=$pid,nr=$GETPPID_NR")
+	stats=$(cat $D/stats/cpu* | sed -n 's/^overrun: //p' |
+		awk '{s += $1} END {print s}')
+	echo "overrun $overrun dropped $dropped overflow $(cat $D/overflow) stats $stats"
+	grep -q '^mode flight' $D/info || fail "info does not say flight" || return 1
+	[ "$overrun" -gt 0 ] && [ "$kept" -gt 0 ] && [ "$kept" -lt 20000 ] ||
+		fail "kept $kept, overrun $overrun" || return 1
+	expect overflow "$(cat $D/overflow)" "$((dropped + overrun))" &&
+	expect "overrun in stats/cpu*" "$stats" "$overrun" &&
+	expect dropped "$dropped" 0 &&
+	expect bad "$(val bad /tmp/r)" 0 &&
+	rmmod ktrace
+}
+
 test_dmesg() {
 	if dmesg | grep -E 'BUG:|Oops|WARNING:|Call Trace|general protection'; then
 		return 1
@@ -448,5 +498,7 @@ t "sample module: KTRACE_DISABLE_STATE" test_nostate
 t "poll wakes on data, stop ends a blocked read" test_poll
 t "rmmod fails while trace0 is open, works after close" test_busy
 t "unload while events are enabled and firing" test_unload_busy
+t "sample module unloads under an open reader" test_sample_gone
+t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
 t "no kernel warnings" test_dmesg
 echo "KT: end"
