@@ -65,6 +65,14 @@ report() {
 			bad=1
 		fi
 	done < <(sed -n 's/^event //p' "$x/counts")
+	# Field values too: the workload made exactly 10 getppid() calls.
+	for ev in syscall_entry syscall_exit; do
+		got=$(grep -cE " $ev: +nr=110 " "$w/report.txt")
+		if [ "$got" != 10 ]; then
+			echo "# trace-cmd report shows $got $ev records of getppid (nr=110), not 10"
+			bad=1
+		fi
+	done
 	if grep -qE 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$w/report.txt" "$w/report.err"; then
 		grep -E 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$w/report.txt" "$w/report.err" |
 			head -n 5 | sed 's/^/# /'
