@@ -63,4 +63,12 @@ int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 /* Write s as a JSON string, quotes included. */
 void kt_json_put_str(FILE *out, const char *s);
 
+/*
+ * "Did anything overflow?" for a trace.dat file: per CPU the record-time
+ * stats and the lost-event marks in the data, event counts, a verdict.
+ * Shared by `ktrace report --stat` and `ktrace stat -i FILE`.  Returns
+ * an exit status (KT_EXIT_DAMAGED for a damaged file).
+ */
+int kt_report_file_stat(const char *path, bool json);
+
 #endif
