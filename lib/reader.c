@@ -964,10 +964,11 @@ static int read_v7(struct kt_reader *r, struct cur *c)
 }
 
 /* v6: label, optional options, "flyrecord", then per-CPU offset/size. */
-static int read_flyrecord_v6(struct kt_reader *r, struct cur *c,
-			     struct buffer *b, bool top)
+static int read_flyrecord_v6(struct kt_reader *r, struct cur *c, int bi)
 {
 	char label[KT_DAT_LABEL_LEN];
+	bool top = bi == 0;
+	struct buffer *b;
 	uint64_t next;
 	int i, ret;
 
@@ -990,6 +991,8 @@ static int read_flyrecord_v6(struct kt_reader *r, struct cur *c,
 		c->pos -= KT_DAT_LABEL_LEN;
 		return bad(c, "expected \"options\", \"latency\" or \"flyrecord\"");
 	}
+	/* Only now: options may have grown (moved) r->bufs. */
+	b = &r->bufs[bi];
 	/* The top part may have changed r->cpus through CPUCOUNT; v6 keeps
 	 * one entry per CPU of the header count. */
 	b->streams = calloc(r->cpus ? r->cpus : 1, sizeof(*b->streams));
@@ -1049,7 +1052,7 @@ static int read_v6(struct kt_reader *r, struct cur *c)
 			   KT_DAT_MAX_CPUS);
 	r->cpus = (int)cpus;
 	c->what = "options";
-	ret = read_flyrecord_v6(r, c, &r->bufs[0], true);
+	ret = read_flyrecord_v6(r, c, 0);
 	if (ret)
 		return ret;
 	for (i = 1; i < r->nbufs; i++) {
@@ -1059,7 +1062,7 @@ static int read_v6(struct kt_reader *r, struct cur *c)
 		if (bc.pos >= r->fsize)
 			return bad(&bc, "instance '%s' starts outside the file",
 				   r->bufs[i].name);
-		ret = read_flyrecord_v6(r, &bc, &r->bufs[i], false);
+		ret = read_flyrecord_v6(r, &bc, i);
 		if (ret)
 			return ret;
 	}

@@ -131,6 +131,9 @@ static int cmp_ev(const void *a, const void *b)
 {
 	const struct ev_acc *x = a, *y = b;
 
+	/* Most frequent first: what filled the buffer is what matters. */
+	if (x->pub.total != y->pub.total)
+		return x->pub.total < y->pub.total ? 1 : -1;
 	return (x->pub.event->id > y->pub.event->id) -
 	       (x->pub.event->id < y->pub.event->id);
 }

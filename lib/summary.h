@@ -53,7 +53,7 @@ void kt_summary_free(struct kt_summary *s);
 
 int kt_summary_cpus(const struct kt_summary *s);
 const struct kt_summary_cpu *kt_summary_cpu_at(const struct kt_summary *s, int i);
-/* Events that occur, in id order. */
+/* Events that occur, most frequent first. */
 int kt_summary_events(const struct kt_summary *s);
 const struct kt_summary_event *kt_summary_event_at(const struct kt_summary *s, int i);
 /* Lost-event marks in time order (the first KT_SUMMARY_MAX_MARKS). */
