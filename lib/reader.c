@@ -325,8 +325,62 @@ static int parse_header_info(struct cur *c)
 	return 0;
 }
 
+/*
+ * libtraceevent's format parser trusts its input (an unterminated string
+ * in a print fmt makes it dereference NULL), so a format must look like
+ * one before it gets there: printable text with name, ID, format and
+ * print fmt lines, quotes closed and brackets balanced.
+ */
+#define FMT_ARG_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
+	"_ \t,.()[]{}<>=!&|^~+-*/%?:;'"
+
+static const char *format_problem(const char *buf, uint64_t size)
+{
+	const char *pf, *p;
+	int depth = 0;
+	bool quote = false;
+	uint64_t i;
+
+	for (i = 0; i < size; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+
+		if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch > 0x7e)
+			return "a byte that is not text";
+	}
+	if (strncmp(buf, "name: ", 6) || !strstr(buf, "\nID: ") ||
+	    !strstr(buf, "\nformat:\n"))
+		return "no name, ID or format line";
+	pf = strstr(buf, "\nprint fmt: ");
+	if (!pf)
+		return "no print fmt line";
+	for (p = pf + 12; *p && *p != '\n'; p++) {
+		if (quote) {
+			if (*p == '\\' && p[1] && p[1] != '\n')
+				p++;
+			else if (*p == '"')
+				quote = false;
+			continue;
+		}
+		if (*p == '"')
+			quote = true;
+		else if (!strchr(FMT_ARG_CHARS, *p))
+			return "a character outside C expressions in its print fmt";
+		else if (*p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == ']' || *p == '}') && --depth < 0)
+			return "unbalanced brackets in its print fmt";
+	}
+	if (quote)
+		return "an unterminated string in its print fmt";
+	if (depth)
+		return "unbalanced brackets in its print fmt";
+	return NULL;
+}
+
 static int parse_one_format(struct cur *c, const char *system)
 {
+	const char *why;
 	uint64_t size, at;
 	char *buf;
 	int ret;
@@ -338,7 +392,9 @@ static int parse_one_format(struct cur *c, const char *system)
 	ret = cur_blob(c, size, KT_DAT_MAX_FORMAT, "an event format", &buf);
 	if (ret)
 		return ret;
-	ret = tep_parse_event(c->r->tep, buf, size, system);
+	why = format_problem(buf, size);
+	ret = why ? TEP_ERRNO__PARSE_EVENT_FAILED :
+		    tep_parse_event(c->r->tep, buf, size, system);
 	/*
 	 * A print format libtraceevent cannot fully parse still leaves a
 	 * usable event (trace-cmd prints it raw); a format without a name,
@@ -349,13 +405,13 @@ static int parse_one_format(struct cur *c, const char *system)
 		char first[48];
 		size_t i;
 
-		for (i = 0; i < sizeof(first) - 1 && buf[i] && buf[i] != '\n'; i++)
+		for (i = 0; i < sizeof(first) - 1 && buf[i] >= 0x20 && buf[i] < 0x7f; i++)
 			first[i] = buf[i];
 		first[i] = '\0';
 		free(buf);
 		c->pos = at;
-		return bad(c, "expected an event format of system '%s', found text that does not parse (\"%s\")",
-			   system, first);
+		return bad(c, "expected an event format of system '%s', found text that does not parse (\"%s\": %s)",
+			   system, first, why ? why : "libtraceevent rejects it");
 	}
 	free(buf);
 	return 0;
