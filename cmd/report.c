@@ -176,7 +176,8 @@ static int parse_cpu_list(const char *list, bool *cpus, int n)
  * "5.0", "5", "250ms", "@462.930127": ns.  Exact decimal arithmetic, no
  * floating point, so @T matches the printed timestamp to the digit.
  */
-static int parse_time(const char *s, bool *absolute, unsigned long long *ns)
+static int parse_time(const char *s, bool *absolute, unsigned long long *ns,
+		      unsigned long long *unit)
 {
 	static const struct { const char *sfx; unsigned long long mul; } units[] = {
 		{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL },
@@ -214,6 +215,8 @@ static int parse_time(const char *s, bool *absolute, unsigned long long *ns)
 	if (whole > ULLONG_MAX / mul)
 		return -ERANGE;
 	*ns = whole * mul + frac * mul / fdiv;
+	/* What the last digit given is worth: @1.000002 ends at ...002999. */
+	*unit = mul / fdiv ? mul / fdiv : 1;
 	return 0;
 }
 
@@ -225,15 +228,16 @@ static int first_ts_fn(const struct kt_event *ev, void *arg)
 }
 
 static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
-			unsigned long long *out)
+			bool end, unsigned long long *out)
 {
+	unsigned long long unit;
 	static unsigned long long first;
 	static bool have_first;
 	struct kt_decoder *d;
 	bool absolute;
 	int ret;
 
-	ret = parse_time(arg, &absolute, out);
+	ret = parse_time(arg, &absolute, out, &unit);
 	if (ret) {
 		kt_err("bad %s '%s'; give seconds from the first event (5.0, 250ms) or @T as printed (@462.930127)",
 		       opt, arg);
@@ -243,9 +247,13 @@ static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
 		/* Raw clock counts: the number is a count, not seconds. */
 		unsigned long long cnt;
 
-		if (parse_time(arg, &absolute, &cnt) == 0)
+		if (parse_time(arg, &absolute, &cnt, &unit) == 0)
 			*out = cnt / 1000000000ULL;
+		unit = 1;
 	}
+	/* --to T takes in everything printed as T. */
+	if (end)
+		*out += unit - 1;
 	if (absolute)
 		return 0;
 	if (!have_first) {
@@ -395,13 +403,13 @@ static int report(const struct report_opts *o)
 		dopts.ncpus = KT_DAT_MAX_CPUS;
 	}
 	if (o->from) {
-		status = resolve_time(r, o->from, "--from", &dopts.from);
+		status = resolve_time(r, o->from, "--from", false, &dopts.from);
 		if (status)
 			goto out_reader;
 		dopts.has_from = true;
 	}
 	if (o->to) {
-		status = resolve_time(r, o->to, "--to", &dopts.to);
+		status = resolve_time(r, o->to, "--to", true, &dopts.to);
 		if (status)
 			goto out_reader;
 		dopts.has_to = true;

@@ -760,7 +760,8 @@ static void json_field(struct kt_printer *p, struct tep_format_field *f,
 	}
 	is_char = f->type && strstr(f->type, "char") &&
 		  (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC));
-	if (is_char || (f->flags & TEP_FIELD_IS_STRING)) {
+	/* Byte arrays (__u8 saddr[4]) are arrays; only char text is a string. */
+	if (is_char) {
 		trace_seq_putc(s, '"');
 		for (i = 0; i < len && data[off + i]; i++) {
 			unsigned char c = data[off + i];

@@ -242,6 +242,13 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 		return bad(c, "%s of %llu bytes is over the limit of %llu",
 			   what, (unsigned long long)size,
 			   (unsigned long long)max);
+	/*
+	 * trace-cmd counts a NUL it does not write at the end of a packed
+	 * command lines section: one byte short of an unpacked section's
+	 * end is its way of saying "to the end".
+	 */
+	if (c->mem && size == cur_left(c) + 1 && size)
+		size--;
 	if (size > cur_left(c))
 		return bad(c, "%s of %llu bytes runs past the end (%llu bytes left)",
 			   what, (unsigned long long)size,
@@ -931,6 +938,41 @@ static int read_section(struct kt_reader *r, unsigned int id, uint64_t limit,
 	return ret;
 }
 
+/*
+ * trace-cmd writes a strings section right after an options section.
+ * Nothing points at it, so a file cut inside it would go unnoticed; look
+ * for it where it sits and check it is whole.
+ */
+static int check_trailing_strings(struct kt_reader *r, uint64_t opt_off)
+{
+	struct cur c = { .r = r, .pos = opt_off + 8, .end = r->fsize,
+			 .what = "strings section" };
+	uint16_t id;
+	uint64_t size;
+	int ret;
+
+	ret = cur_u64(&c, &size, "a section size");
+	if (ret)
+		return ret;
+	c.pos = opt_off + 16 + size;
+	if (c.pos >= r->fsize)
+		return 0;
+	if (r->fsize - c.pos < 16)
+		return bad(&c, "the file ends inside a section header");
+	ret = cur_u16(&c, &id, "a section id");
+	if (ret || id != KT_OPT_STRINGS)
+		return ret;
+	c.pos += 6;
+	ret = cur_u64(&c, &size, "a section size");
+	if (ret)
+		return ret;
+	if (size > cur_left(&c))
+		return bad(&c, "strings section of %llu bytes runs past the end of the file (%llu bytes left; truncated?)",
+			   (unsigned long long)size,
+			   (unsigned long long)cur_left(&c));
+	return 0;
+}
+
 static int read_v7(struct kt_reader *r, struct cur *c)
 {
 	char ver[MAX_NAME];
@@ -969,9 +1011,10 @@ static int read_v7(struct kt_reader *r, struct cur *c)
 		if (!ret)
 			ret = parse_options(&oc, true, &off);
 		free(mem);
+		if (!ret)
+			ret = check_trailing_strings(r, seen[n - 1]);
 		if (ret)
 			return ret;
-		*c = oc;
 	}
 	ret = read_section(r, KT_OPT_HEADER_INFO, KT_DAT_MAX_HEADER * 2 + 64,
 			   parse_header_info, true);
