@@ -251,9 +251,15 @@ static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
 			*out = cnt / 1000000000ULL;
 		unit = 1;
 	}
-	/* --to T takes in everything printed as T. */
+	/*
+	 * T takes in everything printed as T, and timestamps are printed
+	 * rounded (libtraceevent adds half the divisor): @1.000002 covers
+	 * 1.000001500 to 1.000002499.
+	 */
 	if (end)
-		*out += unit - 1;
+		*out += unit / 2 ? unit / 2 - 1 : 0;
+	else
+		*out = *out >= unit / 2 ? *out - unit / 2 : 0;
 	if (absolute)
 		return 0;
 	if (!have_first) {

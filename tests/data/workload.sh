@@ -3,10 +3,6 @@
 # scheduling, syscalls, memory, block I/O and writeback (dd + fsync),
 # timers (sleep) and networking on loopback (a refused TCP connect).
 dir=${1:-/tmp}
-if [ "${2:-}" = heavy ]; then
-	# Enough syscalls and allocations to overflow a small buffer.
-	for i in 1 2 3; do ls -R /usr/include /usr/lib >/dev/null 2>&1; done
-fi
 ls -R /usr/include/linux >/dev/null
 dd if=/dev/zero of="$dir/kt-workload.bin" bs=64k count=16 conv=fsync 2>/dev/null
 sync "$dir/kt-workload.bin" 2>/dev/null || sync
