@@ -335,8 +335,17 @@ static FILE *open_output(const char *path, char **tmp)
 	int fd;
 
 	*tmp = NULL;
+	struct stat st;
+
 	if (!path || !strcmp(path, "-"))
 		return stdout;
+	/* A device or a fifo (-o /dev/null) is written as it is. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			kt_err("cannot open '%s': %s", path, strerror(errno));
+		return f;
+	}
 	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
 		*tmp = NULL;
 		return NULL;
@@ -365,8 +374,14 @@ static int close_output(FILE *f, const char *path, char *tmp, int status)
 	int ret = 0;
 
 	if (f == stdout) {
-		if (fflush(stdout) && errno == EPIPE)
-			return status;
+		/* The dispatcher flushes and checks stdout. */
+		return status;
+	}
+	if (!tmp) {
+		if (fclose(f) && status == KT_EXIT_OK) {
+			kt_err("cannot write '%s': %s", path, strerror(errno));
+			status = KT_EXIT_FAIL;
+		}
 		return status;
 	}
 	if (fclose(f))

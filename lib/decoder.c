@@ -627,6 +627,9 @@ struct kt_printer {
 	FILE *out;
 	struct trace_seq s;
 	const char *tfmt;
+	enum { TMODE_USECS, TMODE_NSECS, TMODE_RAW } tmode;
+	int prec;			/* digits after the point */
+	unsigned long long p10;		/* 10^prec */
 	/* Instances: every line starts with the buffer name in a column. */
 	int name_width;
 	struct info_hook *hooks;	/* by event id, NULL when none */
@@ -648,12 +651,22 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 	trace_seq_init(&p->s);
 	if (flags & KT_PRINT_NSEC)
 		tep_set_flag(p->tep, TEP_NSEC_OUTPUT);
-	if (!kt_reader_in_usecs(r))
+	if (!kt_reader_in_usecs(r)) {
 		p->tfmt = "%12d:";
-	else if (flags & KT_PRINT_NSEC)
+		p->tmode = TMODE_RAW;
+		p->prec = 12;
+	} else if (flags & KT_PRINT_NSEC) {
 		p->tfmt = " %9.1d:";
-	else
+		p->tmode = TMODE_NSECS;
+		p->prec = 9;
+	} else {
 		p->tfmt = " %6.1000d:";
+		p->tmode = TMODE_USECS;
+		p->prec = 6;
+	}
+	p->p10 = 1;
+	for (b = 0; b < p->prec; b++)
+		p->p10 *= 10;
 	p->name_width = -1;
 	for (b = 1; b < kt_reader_buffers(r); b++) {
 		int len = (int)strlen(kt_reader_buffer_name(r, b));
@@ -700,20 +713,125 @@ static void text_prefix(struct kt_printer *p, const struct kt_event *ev)
 		trace_seq_printf(&p->s, "%*s  ", p->name_width, "");
 }
 
-static void text_line(struct kt_printer *p, const struct kt_event *ev)
+/* Decimal digits of v at the end of buf[0..len); returns the start. */
+static char *utoa_back(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* Append v zero-padded to width digits (more when it needs them). */
+static char *put_zpad(char *p, unsigned long long v, int width)
+{
+	char tmp[24], *b = utoa_back(tmp + sizeof(tmp), v);
+	int n = (int)(tmp + sizeof(tmp) - b);
+
+	for (; n < width; width--)
+		*p++ = '0';
+	memcpy(p, b, (size_t)n);
+	return p + n;
+}
+
+/*
+ * "%16s-%-5d [%03d] %5llu.%06llu: name: " + padding, as trace-cmd asks
+ * tep_print_event() for it (the time as libtraceevent's print_event_time
+ * renders " %6.1000d", " %9.1d" and "%12d"), without its per-call format
+ * parsing: this header is most of the text of most lines.
+ */
+static void text_header(struct kt_printer *p, const struct kt_event *ev)
 {
 	static const char spaces[] = "                    ";
 	struct tep_record *rec = ev->record;
-	struct trace_seq *s = &p->s;
-	size_t len;
+	const char *comm, *name = ev->event->name;
+	size_t clen, nlen = strlen(name);
+	char buf[192], *b = buf, tmp[24], *d;
+	unsigned long long t;
+	int pid = tep_data_pid(p->tep, rec);
+	int n;
 
-	tep_print_event(p->tep, s, rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM,
-			TEP_PRINT_PID, TEP_PRINT_CPU);
-	tep_print_event(p->tep, s, rec, p->tfmt, TEP_PRINT_TIME);
-	trace_seq_printf(s, " %s: ", ev->event->name);
-	len = strlen(ev->event->name);
-	if (len < 20)
-		trace_seq_printf(s, "%.*s", (int)(20 - len), spaces);
+	comm = tep_data_comm_from_pid(p->tep, pid);
+	clen = strlen(comm);
+	if (clen + nlen > 100 || pid < 0 || ev->cpu < 0) {
+		/* Rare shapes: let libtraceevent lay them out. */
+		tep_print_event(p->tep, &p->s, rec, "%16s-%-5d [%03d]",
+				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
+		tep_print_event(p->tep, &p->s, rec, p->tfmt, TEP_PRINT_TIME);
+		trace_seq_printf(&p->s, " %s: ", name);
+		if (nlen < 20)
+			trace_seq_printf(&p->s, "%.*s", (int)(20 - nlen), spaces);
+		return;
+	}
+	if (clen < 16) {
+		memset(b, ' ', 16 - clen);
+		b += 16 - clen;
+	}
+	memcpy(b, comm, clen);
+	b += clen;
+	*b++ = '-';
+	d = utoa_back(tmp + sizeof(tmp), (unsigned long long)pid);
+	n = (int)(tmp + sizeof(tmp) - d);
+	memcpy(b, d, (size_t)n);
+	b += n;
+	for (; n < 5; n++)
+		*b++ = ' ';
+	*b++ = ' ';
+	*b++ = '[';
+	b = put_zpad(b, (unsigned long long)ev->cpu, 3);
+	*b++ = ']';
+	switch (p->tmode) {
+	case TMODE_USECS:
+		t = (rec->ts + 500) / 1000;
+		*b++ = ' ';
+		goto secs;
+	case TMODE_NSECS:
+		t = rec->ts;
+		*b++ = ' ';
+secs:
+		d = utoa_back(tmp + sizeof(tmp), t / p->p10);
+		for (n = (int)(tmp + sizeof(tmp) - d); n < 5; n++)
+			*b++ = ' ';
+		n = (int)(tmp + sizeof(tmp) - d);
+		memcpy(b, d, (size_t)n);
+		b += n;
+		*b++ = '.';
+		b = put_zpad(b, t % p->p10, p->prec);
+		break;
+	default:
+		/* "%12d": libtraceevent reads 12 as a precision. */
+		t = rec->ts;
+		d = utoa_back(tmp + sizeof(tmp), t / p->p10);
+		for (n = (int)(tmp + sizeof(tmp) - d); n < 5; n++)
+			*b++ = ' ';
+		n = (int)(tmp + sizeof(tmp) - d);
+		memcpy(b, d, (size_t)n);
+		b += n;
+		*b++ = '.';
+		b = put_zpad(b, t % p->p10, p->prec);
+		break;
+	}
+	*b++ = ':';
+	*b++ = ' ';
+	memcpy(b, name, nlen);
+	b += nlen;
+	*b++ = ':';
+	*b++ = ' ';
+	if (nlen < 20) {
+		memcpy(b, spaces, 20 - nlen);
+		b += 20 - nlen;
+	}
+	*b = '\0';
+	trace_seq_puts(&p->s, buf);
+}
+
+static void text_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+
+	text_header(p, ev);
 	if (p->mode == KT_PRINT_RAW) {
 		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
 	} else if (p->hooks && p->hooks[ev->event->id].fn) {
