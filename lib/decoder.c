@@ -12,6 +12,7 @@
 #include <traceevent/kbuffer.h>
 #include <traceevent/trace-seq.h>
 
+#include "byteorder.h"
 #include "decoder.h"
 #include "log.h"
 #include "reader.h"
@@ -63,18 +64,12 @@ struct kt_decoder {
 
 static uint32_t rd32(const struct kt_decoder *d, const void *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return d->swap ? __builtin_bswap32(v) : v;
+	return kt_get32(d->swap, p);
 }
 
 static uint64_t rd64(const struct kt_decoder *d, const void *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return d->swap ? __builtin_bswap64(v) : v;
+	return kt_get64(d->swap, p);
 }
 
 static uint64_t rdlong(const struct kt_decoder *d, const void *p)
@@ -84,17 +79,10 @@ static uint64_t rdlong(const struct kt_decoder *d, const void *p)
 
 static void wrlong(const struct kt_decoder *d, void *p, uint64_t v)
 {
-	if (d->long_size == 8) {
-		if (d->swap)
-			v = __builtin_bswap64(v);
-		memcpy(p, &v, 8);
-	} else {
-		uint32_t w = (uint32_t)v;
-
-		if (d->swap)
-			w = __builtin_bswap32(w);
-		memcpy(p, &w, 4);
-	}
+	if (d->long_size == 8)
+		kt_put64(d->swap, p, v);
+	else
+		kt_put32(d->swap, p, (uint32_t)v);
 }
 
 /* The bytes a record of this event needs for its fixed fields. */
@@ -781,37 +769,20 @@ static void text_header(struct kt_printer *p, const struct kt_event *ev)
 	*b++ = '[';
 	b = put_zpad(b, (unsigned long long)ev->cpu, 3);
 	*b++ = ']';
-	switch (p->tmode) {
-	case TMODE_USECS:
-		t = (rec->ts + 500) / 1000;
+	/* As print_event_time(): round to the divisor, "%5llu.%0*llu". */
+	t = p->tmode == TMODE_USECS ? (rec->ts + 500) / 1000 : rec->ts;
+	if (p->tmode != TMODE_RAW)
 		*b++ = ' ';
-		goto secs;
-	case TMODE_NSECS:
-		t = rec->ts;
-		*b++ = ' ';
-secs:
-		d = utoa_back(tmp + sizeof(tmp), t / p->p10);
-		for (n = (int)(tmp + sizeof(tmp) - d); n < 5; n++)
-			*b++ = ' ';
-		n = (int)(tmp + sizeof(tmp) - d);
-		memcpy(b, d, (size_t)n);
-		b += n;
-		*b++ = '.';
-		b = put_zpad(b, t % p->p10, p->prec);
-		break;
-	default:
-		/* "%12d": libtraceevent reads 12 as a precision. */
-		t = rec->ts;
-		d = utoa_back(tmp + sizeof(tmp), t / p->p10);
-		for (n = (int)(tmp + sizeof(tmp) - d); n < 5; n++)
-			*b++ = ' ';
-		n = (int)(tmp + sizeof(tmp) - d);
-		memcpy(b, d, (size_t)n);
-		b += n;
-		*b++ = '.';
-		b = put_zpad(b, t % p->p10, p->prec);
-		break;
+	d = utoa_back(tmp + sizeof(tmp), t / p->p10);
+	n = (int)(tmp + sizeof(tmp) - d);
+	if (n < 5) {
+		memset(b, ' ', (size_t)(5 - n));
+		b += 5 - n;
 	}
+	memcpy(b, d, (size_t)n);
+	b += n;
+	*b++ = '.';
+	b = put_zpad(b, t % p->p10, p->prec);
 	*b++ = ':';
 	*b++ = ' ';
 	memcpy(b, name, nlen);

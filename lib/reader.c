@@ -21,6 +21,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "byteorder.h"
 #include "log.h"
 #include "reader.h"
 #include "tracedat.h"
@@ -114,26 +115,17 @@ static int bad(struct cur *c, const char *fmt, ...)
 
 static uint16_t get16(const struct kt_reader *r, const void *p)
 {
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return r->swap ? __builtin_bswap16(v) : v;
+	return kt_get16(r->swap, p);
 }
 
 static uint32_t get32(const struct kt_reader *r, const void *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return r->swap ? __builtin_bswap32(v) : v;
+	return kt_get32(r->swap, p);
 }
 
 static uint64_t get64(const struct kt_reader *r, const void *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return r->swap ? __builtin_bswap64(v) : v;
+	return kt_get64(r->swap, p);
 }
 
 static int pread_all(int fd, void *buf, size_t n, uint64_t off)
@@ -473,54 +465,49 @@ static int parse_event_formats(struct cur *c)
 	return 0;
 }
 
-static int parse_kallsyms(struct cur *c)
+typedef int (*text_fn)(struct tep_handle *tep, const char *text);
+
+/* A text section: its size (4 or 8 bytes), then the text for fn. */
+static int parse_text(struct cur *c, int size_len, uint64_t max,
+		      const char *what, text_fn fn)
 {
-	uint32_t size;
-	char *buf;
+	char label[64], *buf;
+	uint64_t size;
+	uint32_t size32;
 	int ret;
 
-	ret = cur_u32(c, &size, "the kallsyms size");
+	snprintf(label, sizeof(label), "the %s size", what);
+	if (size_len == 4) {
+		ret = cur_u32(c, &size32, label);
+		size = size32;
+	} else {
+		ret = cur_u64(c, &size, label);
+	}
 	if (!ret)
-		ret = cur_blob(c, size, KT_DAT_MAX_KALLSYMS, "kallsyms", &buf);
+		ret = cur_blob(c, size, max, what, &buf);
 	if (ret)
 		return ret;
 	if (size)
-		tep_parse_kallsyms(c->r->tep, buf);
+		fn(c->r->tep, buf);
 	free(buf);
 	return 0;
+}
+
+static int parse_kallsyms(struct cur *c)
+{
+	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", tep_parse_kallsyms);
 }
 
 static int parse_printk(struct cur *c)
 {
-	uint32_t size;
-	char *buf;
-	int ret;
-
-	ret = cur_u32(c, &size, "the printk formats size");
-	if (!ret)
-		ret = cur_blob(c, size, KT_DAT_MAX_PRINTK, "printk formats", &buf);
-	if (ret)
-		return ret;
-	if (size)
-		tep_parse_printk_formats(c->r->tep, buf);
-	free(buf);
-	return 0;
+	return parse_text(c, 4, KT_DAT_MAX_PRINTK, "printk formats",
+			  tep_parse_printk_formats);
 }
 
 static int parse_cmdlines(struct cur *c)
 {
-	uint64_t size;
-	char *buf;
-	int ret;
-
-	ret = cur_u64(c, &size, "the saved command lines size");
-	if (!ret)
-		ret = cur_blob(c, size, KT_DAT_MAX_CMDLINES, "saved command lines", &buf);
-	if (ret)
-		return ret;
-	tep_parse_saved_cmdlines(c->r->tep, buf);
-	free(buf);
-	return 0;
+	return parse_text(c, 8, KT_DAT_MAX_CMDLINES, "saved command lines",
+			  tep_parse_saved_cmdlines);
 }
 
 /* ---- options -------------------------------------------------------- */

@@ -31,53 +31,15 @@ static int blocked(const char *path)
 	return 0;
 }
 
-static mode_t get_mode(int flags, va_list ap)
-{
-	if (flags & (O_CREAT | O_TMPFILE))
-		return va_arg(ap, mode_t);
-	return 0;
-}
-
-int open(const char *path, int flags, ...)
-{
-	static int (*real)(const char *, int, ...);
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = get_mode(flags, ap);
-	va_end(ap);
-	if (!real)
-		real = dlsym(RTLD_NEXT, "open");
-	if (blocked(path))
-		return real("/dev/null", flags & ~(O_CREAT | O_TRUNC | O_EXCL));
-	return real(path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...)
-{
-	static int (*real)(const char *, int, ...);
-	va_list ap;
-	mode_t mode;
-
-	va_start(ap, flags);
-	mode = get_mode(flags, ap);
-	va_end(ap);
-	if (!real)
-		real = dlsym(RTLD_NEXT, "open64");
-	if (blocked(path))
-		return real("/dev/null", flags & ~(O_CREAT | O_TRUNC | O_EXCL));
-	return real(path, flags, mode);
-}
-
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	static int (*real)(int, const char *, int, ...);
+	mode_t mode = 0;
 	va_list ap;
-	mode_t mode;
 
 	va_start(ap, flags);
-	mode = get_mode(flags, ap);
+	if (flags & (O_CREAT | O_TMPFILE))
+		mode = va_arg(ap, mode_t);
 	va_end(ap);
 	if (!real)
 		real = dlsym(RTLD_NEXT, "openat");
@@ -86,24 +48,30 @@ int openat(int dirfd, const char *path, int flags, ...)
 	return real(dirfd, path, flags, mode);
 }
 
+/* open(path) is openat(AT_FDCWD, path): route it there. */
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & (O_CREAT | O_TMPFILE))
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	return openat(AT_FDCWD, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+	__attribute__((alias("open")));
+
 FILE *fopen(const char *path, const char *mode)
 {
 	static FILE *(*real)(const char *, const char *);
 
 	if (!real)
 		real = dlsym(RTLD_NEXT, "fopen");
-	if (blocked(path))
-		return real("/dev/null", mode);
-	return real(path, mode);
+	return real(blocked(path) ? "/dev/null" : path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode)
-{
-	static FILE *(*real)(const char *, const char *);
-
-	if (!real)
-		real = dlsym(RTLD_NEXT, "fopen64");
-	if (blocked(path))
-		return real("/dev/null", mode);
-	return real(path, mode);
-}
+	__attribute__((alias("fopen")));
