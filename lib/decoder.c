@@ -621,6 +621,7 @@ struct kt_printer {
 	/* Instances: every line starts with the buffer name in a column. */
 	int name_width;
 	struct info_hook *hooks;	/* by event id, NULL when none */
+	struct info_hook fallback;	/* for events without one */
 };
 
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
@@ -686,6 +687,13 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 	}
 	p->hooks[event_id].fn = fn;
 	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
+				 void *priv)
+{
+	p->fallback.fn = fn;
+	p->fallback.priv = priv;
 }
 
 static void text_prefix(struct kt_printer *p, const struct kt_event *ev)
@@ -801,15 +809,17 @@ static void text_line(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct trace_seq *s = &p->s;
+	struct info_hook *hook;
 
 	text_header(p, ev);
+	hook = p->hooks && p->hooks[ev->event->id].fn ? &p->hooks[ev->event->id] :
+	       p->fallback.fn ? &p->fallback : NULL;
 	if (p->mode == KT_PRINT_RAW) {
 		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
-	} else if (p->hooks && p->hooks[ev->event->id].fn) {
+	} else if (hook) {
 		unsigned int mark = s->len;
 
-		if (p->hooks[ev->event->id].fn(s, ev->event, rec,
-					       p->hooks[ev->event->id].priv) < 0) {
+		if (hook->fn(s, ev->event, rec, hook->priv) < 0) {
 			s->len = mark;
 			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
 		}

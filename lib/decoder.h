@@ -82,6 +82,10 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 void kt_printer_free(struct kt_printer *p);
 void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 			 void *priv);
+/* The same for every event without a hook of its own (a compiled
+ * formatter that decides per event, answering < 0 where it cannot). */
+void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
+				 void *priv);
 /* Print the lost-events mark, if any, and the event when selected. */
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
 

@@ -28,10 +28,6 @@
 
 enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
 
-/* A compressed chunk of trace data never unpacks to more than this. */
-#ifndef KT_DAT_MAX_CHUNK
-#define KT_DAT_MAX_CHUNK	(64u << 20)
-#endif
 /* How many options sections a v7 file may chain. */
 #define MAX_OPTION_SECTIONS	256
 #define MAX_NAME		256
