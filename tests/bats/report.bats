@@ -400,3 +400,20 @@ patch() {
 	run ls "$TRACEFS/instances"
 	refute_output --partial "kt-test-$$-rec"
 }
+
+@test "--from skips whole pages by their timestamps without decoding them" {
+	read -r off size < <(trace-cmd dump --flyrecord "$RD/v6.dat" 2>/dev/null |
+		awk '/offset, size of cpu 0/ && $2 > 8192 { print $1, $2; exit }')
+	[ -n "$off" ] || fail "CPU 0 of v6.dat has a single page"
+	# Damage CPU 0's first page; a window after it must never read it.
+	cp "$RD/v6.dat" "$RD/d.dat"
+	patch "$RD/d.dat" $((off + 8)) ffff0f0000000000
+	last=$(grep -F '[000] ' "$RD/v6.tc" | ts_col | tail -n 1)
+	run "$KTRACE" report -i "$RD/d.dat" --from "@$last" --cpu 0
+	assert_success
+	refute_output --partial "damaged"
+	assert_output --partial "[000] "
+	# Without the window the damage is found.
+	run "$KTRACE" report -i "$RD/d.dat" --cpu 0
+	assert_failure 2
+}
