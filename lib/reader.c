@@ -231,12 +231,13 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 			   what, (unsigned long long)size,
 			   (unsigned long long)max);
 	/*
-	 * trace-cmd counts a NUL it does not write at the end of a packed
-	 * command lines section: one byte short of an unpacked section's
-	 * end is its way of saying "to the end".
+	 * trace-cmd takes the size of a /proc or tracefs file, then packs
+	 * what it reads of it, which may be less (saved_cmdlines changes
+	 * under it).  In an unpacked section, whose length the codec
+	 * vouched for, the section's end is the truth.
 	 */
-	if (c->mem && size == cur_left(c) + 1 && size)
-		size--;
+	if (c->mem && size > cur_left(c) && size <= max)
+		size = cur_left(c);
 	if (size > cur_left(c))
 		return bad(c, "%s of %llu bytes runs past the end (%llu bytes left)",
 			   what, (unsigned long long)size,

@@ -46,6 +46,9 @@ setup_file() {
 	LD_PRELOAD=$RD/tc-shim.so trace-cmd record -B "$a" -e sched_switch \
 		-B "$b" -e irq -e sched_wakeup -o "$RD/multi.dat" -- \
 		"$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1
+	# trace-cmd here has no zlib: repack the zstd file with zlib.
+	cc -O2 -o "$RD/dat-zlib" "$TOP/tests/dat-zlib.c" -lz -lzstd
+	"$RD/dat-zlib" "$RD/v7.dat" "$RD/v7z.dat"
 	for f in v7 v6 v7n lost small small6 multi; do
 		trace-cmd report "$RD/$f.dat" 2>/dev/null | tail -n +2 >"$RD/$f.tc"
 	done
@@ -101,6 +104,18 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	assert_output --partial "compression none"
 	"$KTRACE" report -i "$RD/v7n.dat" >"$RD/v7n.out"
 	cmp "$RD/v7n.tc" "$RD/v7n.out"
+}
+
+@test "v7 zlib file: the same text as trace-cmd prints for the zstd original" {
+	run "$KTRACE" report -i "$RD/v7z.dat" --stat
+	assert_output --partial "compression zlib"
+	"$KTRACE" report -i "$RD/v7z.dat" >"$RD/v7z.out"
+	cmp "$RD/v7.tc" "$RD/v7z.out"
+	# Cut inside its packed data: the head is still printed, exit 2.
+	size=$(stat -c %s "$RD/v7z.dat")
+	head -c $((size * 3 / 4)) "$RD/v7z.dat" >"$RD/t.dat"
+	run "$KTRACE" report -i "$RD/t.dat"
+	assert_failure 2
 }
 
 @test "lost events: the same CPU:N [N EVENTS DROPPED] marks as trace-cmd" {
