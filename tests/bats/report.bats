@@ -59,6 +59,13 @@ teardown_file() {
 	kt_cleanup_instances
 }
 
+# cmp, showing the first differences when they differ.
+same_file() {
+	cmp -s "$1" "$2" && return 0
+	diff -u "$1" "$2" | head -n 30
+	return 1
+}
+
 # The lines of a report without the instance column ("name: ").
 unprefixed() {
 	sed -E 's/^kt-test-[0-9]+-rec[0-9]+: //' "$@"
@@ -82,8 +89,7 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	run "$KTRACE" report -i "$RD/v7.dat" -o "$RD/v7.out"
 	assert_success
 	[ "$(wc -l <"$RD/v7.tc")" -gt 1000 ]
-	diff -u "$RD/v7.tc" "$RD/v7.out" | head -20
-	cmp -s "$RD/v7.tc" "$RD/v7.out"
+	same_file "$RD/v7.tc" "$RD/v7.out"
 	# The file really is compressed v7 and has the kinds of events asked.
 	[ "$(head -c 11 "$RD/v7.dat" | tail -c 1)" = 7 ]
 	for e in sched_switch irq_handler_entry hrtimer_start kmalloc sys_enter_openat \
@@ -96,21 +102,21 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	[ "$(head -c 11 "$RD/v6.dat" | tail -c 1)" = 6 ]
 	"$KTRACE" report -i "$RD/v6.dat" >"$RD/v6.out" 2>"$RD/v6.err" ||
 		fail "status $?: $(cat "$RD/v6.err")"
-	cmp "$RD/v6.tc" "$RD/v6.out"
+	same_file "$RD/v6.tc" "$RD/v6.out"
 }
 
 @test "v7 uncompressed file: same text as trace-cmd report" {
 	run "$KTRACE" report -i "$RD/v7n.dat" --stat
 	assert_output --partial "compression none"
 	"$KTRACE" report -i "$RD/v7n.dat" >"$RD/v7n.out"
-	cmp "$RD/v7n.tc" "$RD/v7n.out"
+	same_file "$RD/v7n.tc" "$RD/v7n.out"
 }
 
 @test "v7 zlib file: the same text as trace-cmd prints for the zstd original" {
 	run "$KTRACE" report -i "$RD/v7z.dat" --stat
 	assert_output --partial "compression zlib"
 	"$KTRACE" report -i "$RD/v7z.dat" >"$RD/v7z.out"
-	cmp "$RD/v7.tc" "$RD/v7z.out"
+	same_file "$RD/v7.tc" "$RD/v7z.out"
 	# Cut inside its packed data: the head is still printed, exit 2.
 	size=$(stat -c %s "$RD/v7z.dat")
 	head -c $((size * 3 / 4)) "$RD/v7z.dat" >"$RD/t.dat"
@@ -120,13 +126,13 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 
 @test "lost events: the same CPU:N [N EVENTS DROPPED] marks as trace-cmd" {
 	"$KTRACE" report -i "$RD/lost.dat" >"$RD/lost.out"
-	cmp "$RD/lost.tc" "$RD/lost.out"
+	same_file "$RD/lost.tc" "$RD/lost.out"
 	grep -Eq '^(kt-test-[0-9]+-rec[0-9]+: )?CPU:[0-9]+ \[[0-9]+ EVENTS DROPPED\]$' "$RD/lost.out"
 }
 
 @test "instances: every buffer, named in a column, as trace-cmd" {
 	"$KTRACE" report -i "$RD/multi.dat" >"$RD/multi.out"
-	cmp "$RD/multi.tc" "$RD/multi.out"
+	same_file "$RD/multi.tc" "$RD/multi.out"
 	read -r a b <"$RD/multi.names"
 	grep -q "^$a: " "$RD/multi.out"
 	grep -q "^$b: " "$RD/multi.out"
