@@ -1244,7 +1244,8 @@ struct kt_reader *kt_reader_open(const char *path)
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		ret = -errno;
-		kt_err("cannot open '%s': %s", path, strerror(errno));
+		kt_err("cannot open '%s': %s; give a trace.dat file with -i (ktrace record writes ktrace.dat)",
+		       path, strerror(errno));
 		goto err;
 	}
 	if (fstat(r->fd, &st) < 0) {
