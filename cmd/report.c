@@ -544,12 +544,15 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out)
 {
 	char a[32], b[32];
-	int i, j;
+	int i, j, w = 6;
 
 	fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n\n",
 		kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
 		kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
-	fprintf(out, "%-10s %4s %12s %12s %10s %10s %10s %12s\n", "buffer", "cpu",
+	for (i = 0; i < kt_reader_buffers(r); i++)
+		if ((int)strlen(buf_label(r, i)) > w)
+			w = (int)strlen(buf_label(r, i));
+	fprintf(out, "%-*s %4s %12s %12s %10s %10s %10s %12s\n", w, "buffer", "cpu",
 		"events", "bytes", "lost", "overrun", "dropped", "entries-left");
 	for (i = 0; i < kt_summary_cpus(s); i++) {
 		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
@@ -558,15 +561,15 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out
 		snprintf(lost, sizeof(lost), "%llu%s", (unsigned long long)c->lost,
 			 c->unknown_marks ? "+" : "");
 		if (c->has_stat)
-			fprintf(out, "%-10s %4d %12llu %12llu %10s %10llu %10llu %12llu\n",
-				buf_label(r, c->buffer), c->cpu,
+			fprintf(out, "%-*s %4d %12llu %12llu %10s %10llu %10llu %12llu\n",
+				w, buf_label(r, c->buffer), c->cpu,
 				(unsigned long long)c->events, (unsigned long long)c->bytes,
 				lost, (unsigned long long)c->st_overrun,
 				(unsigned long long)c->st_dropped,
 				(unsigned long long)c->st_entries);
 		else
-			fprintf(out, "%-10s %4d %12llu %12llu %10s %10s %10s %12s\n",
-				buf_label(r, c->buffer), c->cpu,
+			fprintf(out, "%-*s %4d %12llu %12llu %10s %10s %10s %12s\n",
+				w, buf_label(r, c->buffer), c->cpu,
 				(unsigned long long)c->events, (unsigned long long)c->bytes,
 				lost, "-", "-", "-");
 	}

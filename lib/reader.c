@@ -69,8 +69,10 @@ struct kt_reader {
 	uint32_t tsc_mult, tsc_shift;
 	char *uname;
 	char *tool_version;
-	char **cpustat;
+	char **cpustat;		/* "CPU: n\n..." texts */
+	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
 	int ncpustat;
+	char *stat_buf;		/* buffer named by the last "Buffer:" */
 	struct buffer *bufs;
 	int nbufs;
 	bool damaged;
@@ -648,17 +650,45 @@ static int parse_buffer_v7(struct cur *c, const unsigned char *p, uint32_t size)
 	return 0;
 }
 
+/*
+ * trace-cmd stores the stats of an instance's CPUs after a CPUSTAT that
+ * only says "Buffer: NAME"; the ones before any such marker are the top
+ * buffer's.
+ */
 static int add_cpustat(struct kt_reader *r, const unsigned char *p, uint32_t size)
 {
-	char **v = realloc(r->cpustat, sizeof(*v) * (r->ncpustat + 1));
+	char *text = strndup((const char *)p, size), *t, **v, **vb;
 
-	if (!v)
+	if (!text)
 		return -ENOMEM;
+	for (t = text; *t == '\n'; t++)
+		;
+	if (!strncmp(t, "Buffer: ", 8)) {
+		t += 8;
+		t[strcspn(t, "\n")] = '\0';
+		free(r->stat_buf);
+		r->stat_buf = strdup(t);
+		free(text);
+		return r->stat_buf ? 0 : -ENOMEM;
+	}
+	v = realloc(r->cpustat, sizeof(*v) * (r->ncpustat + 1));
+	if (!v) {
+		free(text);
+		return -ENOMEM;
+	}
 	r->cpustat = v;
-	v[r->ncpustat] = strndup((const char *)p, size);
-	if (!v[r->ncpustat])
+	vb = realloc(r->cpustat_buf, sizeof(*vb) * (r->ncpustat + 1));
+	if (!vb) {
+		free(text);
 		return -ENOMEM;
-	r->ncpustat++;
+	}
+	r->cpustat_buf = vb;
+	vb[r->ncpustat] = strdup(r->stat_buf ? r->stat_buf : "");
+	if (!vb[r->ncpustat]) {
+		free(text);
+		return -ENOMEM;
+	}
+	v[r->ncpustat++] = text;
 	return 0;
 }
 
@@ -1298,9 +1328,13 @@ void kt_reader_close(struct kt_reader *r)
 		free(r->bufs[i].streams);
 	}
 	free(r->bufs);
-	for (i = 0; i < r->ncpustat; i++)
+	for (i = 0; i < r->ncpustat; i++) {
 		free(r->cpustat[i]);
+		free(r->cpustat_buf[i]);
+	}
 	free(r->cpustat);
+	free(r->cpustat_buf);
+	free(r->stat_buf);
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);
@@ -1344,18 +1378,24 @@ unsigned long long kt_reader_ts(const struct kt_reader *r,
 	return ts + (unsigned long long)r->ts_offset;
 }
 
-const char *kt_reader_cpustat(const struct kt_reader *r, int cpu)
+const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu)
 {
+	const char *name = kt_reader_buffer_name(r, buf);
 	char head[32];
-	int i;
+	int i, n = 0;
 
+	if (!name)
+		return NULL;
 	snprintf(head, sizeof(head), "CPU: %d\n", cpu);
-	for (i = 0; i < r->ncpustat; i++)
+	for (i = 0; i < r->ncpustat; i++) {
+		if (strcmp(r->cpustat_buf[i], name))
+			continue;
 		if (!strncmp(r->cpustat[i], head, strlen(head)))
 			return r->cpustat[i];
-	/* Old files store them in CPU order without a "CPU:" line. */
-	if (cpu >= 0 && cpu < r->ncpustat && strncmp(r->cpustat[cpu], "CPU:", 4))
-		return r->cpustat[cpu];
+		/* Old files store them in CPU order without a "CPU:" line. */
+		if (n++ == cpu && strncmp(r->cpustat[i], "CPU:", 4))
+			return r->cpustat[i];
+	}
 	return NULL;
 }
 

@@ -45,8 +45,8 @@ unsigned long long kt_reader_ts(const struct kt_reader *r,
 				unsigned long long raw);
 const char *kt_reader_uname(const struct kt_reader *r);
 const char *kt_reader_tool_version(const struct kt_reader *r);
-/* The CPUSTAT text stored for cpu at record time, or NULL. */
-const char *kt_reader_cpustat(const struct kt_reader *r, int cpu);
+/* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */
+const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);
 /* Set once damage was found (and reported) in the data. */
 bool kt_reader_damaged(const struct kt_reader *r);
 void kt_reader_set_damaged(struct kt_reader *r);

@@ -161,8 +161,7 @@ struct kt_summary *kt_summary_new(struct kt_reader *r)
 
 			c->buffer = b;
 			c->cpu = kt_reader_stream_cpu(r, b, i);
-			/* Record-time stats are stored for the top buffer. */
-			st = b ? NULL : kt_reader_cpustat(r, c->cpu);
+			st = kt_reader_cpustat(r, b, c->cpu);
 			if (st)
 				parse_cpustat(c, st);
 		}
