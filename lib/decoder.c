@@ -49,6 +49,7 @@ struct kt_decoder {
 	/* Smallest payload each event id needs: 0 unknown yet, -1 no event. */
 	int32_t *need;
 	int common_size;
+	unsigned long page_warnings;
 	bool swap;
 	int long_size;
 	unsigned int page_size;
@@ -122,13 +123,18 @@ static int page_hdr_size(const struct kt_decoder *d)
 	return d->long_size == 8 ? 16 : 12;
 }
 
+/* After this many, damaged pages are counted, not each reported. */
+#define MAX_PAGE_WARNINGS 10
+
 static void page_warn(struct kt_decoder *d, struct iter *it, unsigned int at,
 		      const char *what)
 {
+	kt_reader_set_damaged(d->r);
+	if (++d->page_warnings > MAX_PAGE_WARNINGS)
+		return;
 	kt_warn("damaged trace file '%s': CPU %d page at byte %llu: %s at page offset %u; skipping the rest of the page",
 		kt_reader_path(d->r), it->cpu, (unsigned long long)it->page_off,
 		what, at + page_hdr_size(d));
-	kt_reader_set_damaged(d->r);
 }
 
 /*
@@ -412,6 +418,8 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 	}
 }
 
+static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg);
+
 static bool heap_less(const struct iter *a, const struct iter *b)
 {
 	if (a->rec.ts != b->rec.ts)
@@ -484,7 +492,23 @@ static bool selected(struct kt_decoder *d, struct tep_event *ev,
 	return true;
 }
 
+static void warn_suppressed(struct kt_decoder *d)
+{
+	if (d->page_warnings > MAX_PAGE_WARNINGS)
+		kt_warn("damaged trace file '%s': %lu more damaged pages skipped",
+			kt_reader_path(d->r), d->page_warnings - MAX_PAGE_WARNINGS);
+	d->page_warnings = 0;
+}
+
 int kt_decoder_run(struct kt_decoder *d, kt_event_fn fn, void *arg)
+{
+	int ret = decoder_merge(d, fn, arg);
+
+	warn_suppressed(d);
+	return ret;
+}
+
+static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 {
 	struct kt_event ev;
 	struct iter *it;
