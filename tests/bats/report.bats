@@ -283,6 +283,14 @@ ts_col() {
 	[ ! -s "$RD/pipe.err" ]
 }
 
+@test "the input defaults to ktrace.dat in the current directory" {
+	mkdir -p "$RD/cwd"
+	cp "$RD/small.dat" "$RD/cwd/ktrace.dat"
+	cd "$RD/cwd"
+	"$KTRACE" report >"$RD/cwd.out"
+	same_file "$RD/small.tc" "$RD/cwd.out"
+}
+
 @test "bad usage exits 64, a missing file 1" {
 	run "$KTRACE" report -i "$RD/small.dat" --format xml
 	assert_failure 64
@@ -365,6 +373,10 @@ patch() {
 	run timeout 20 "$KTRACE" report -i "$RD/d.dat"
 	assert_failure 2
 	assert_output --partial "commit size is larger than the page"
+	# --stat counts what can be read and says the file is damaged.
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat" --stat
+	assert_failure 2
+	assert_output --partial "is damaged: the counts above cover what could be read"
 	[ "$(grep -c '^kt-test' <<<"$output")" -gt 0 ]
 	[ "$(grep -c '^kt-test' <<<"$output")" -lt "$all" ]
 	# The first record: type_len 0 with a length of 1 GB.
