@@ -1,0 +1,2363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compiled event formatting: see fastfmt.h.
+ *
+ * The semantics followed here are libtraceevent 1.7's (pretty_print(),
+ * eval_num_arg(), print_str_arg() and the sched_switch, kmem and hrtimer
+ * plugins), reimplemented for speed: each event's print format is split
+ * once into literal text and conversions exactly as libtraceevent splits
+ * it, every argument tree is turned into a small expression of field
+ * loads, and the conversions are done by hand-written emitters instead
+ * of vsnprintf.  Conversions whose printf spec is unusual keep using
+ * snprintf with the very same format and argument libtraceevent passes,
+ * so they cannot differ either.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "fastfmt.h"
+
+/* ------------------------------------------------------------------ */
+/* Number emitters                                                     */
+
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+static const char hexlow[] = "0123456789abcdef";
+static const char hexup[] = "0123456789ABCDEF";
+
+/* Decimal digits of v written backwards ending at end; returns start. */
+static inline char *udec_rev(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, digits2 + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+static inline char *hex_rev(char *end, uint64_t v, const char *set)
+{
+	do {
+		*--end = set[v & 15];
+		v >>= 4;
+	} while (v);
+	return end;
+}
+
+static inline char *oct_rev(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + (v & 7));
+		v >>= 3;
+	} while (v);
+	return end;
+}
+
+static inline char *put_udec(char *p, uint64_t v)
+{
+	char tmp[24];
+	char *s = udec_rev(tmp + sizeof(tmp), v);
+	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static inline char *put_sdec(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_udec(p, -(uint64_t)v);
+	}
+	return put_udec(p, (uint64_t)v);
+}
+
+static inline char *put_hex(char *p, uint64_t v)
+{
+	char tmp[16];
+	char *s = hex_rev(tmp + sizeof(tmp), v, hexlow);
+	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+char *kt_fmt_udec(char *p, uint64_t v, int width, char pad)
+{
+	char tmp[24];
+	char *s = udec_rev(tmp + sizeof(tmp), v);
+	int n = (int)(tmp + sizeof(tmp) - s);
+
+	for (; width > n; width--)
+		*p++ = pad;
+	memcpy(p, s, (size_t)n);
+	return p + n;
+}
+
+char *kt_fmt_sdec(char *p, int64_t v, int width)
+{
+	char tmp[24];
+	char *s = udec_rev(tmp + sizeof(tmp), v < 0 ? -(uint64_t)v : (uint64_t)v);
+	int n;
+
+	if (v < 0)
+		*--s = '-';
+	n = (int)(tmp + sizeof(tmp) - s);
+	for (; width > n; width--)
+		*p++ = ' ';
+	memcpy(p, s, (size_t)n);
+	return p + n;
+}
+
+char *kt_fmt_str_left(char *p, const char *s, size_t len, int width)
+{
+	memcpy(p, s, len);
+	p += len;
+	for (; width > (int)len; width--)
+		*p++ = ' ';
+	return p;
+}
+
+char *kt_fmt_hex(char *p, uint64_t v)
+{
+	return put_hex(p, v);
+}
+
+char *kt_fmt_time(char *p, unsigned long long ts, int prec, int div)
+{
+	unsigned long long p10 = 1;
+	int i;
+
+	if (div) {
+		ts += (unsigned long long)(div / 2);
+		ts /= (unsigned long long)div;
+	}
+	for (i = 0; i < prec; i++)
+		p10 *= 10;
+	if (p10 > 1) {
+		p = kt_fmt_udec(p, ts / p10, 5, ' ');
+		*p++ = '.';
+		return kt_fmt_udec(p, ts % p10, prec, '0');
+	}
+	return kt_fmt_udec(p, ts, 12, ' ');
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiled forms                                                      */
+
+enum ex_kind {
+	EX_CONST,	/* val */
+	EX_LOAD,	/* zero-extended number of size at off, 0 beyond the record */
+	EX_MASK,	/* a & val: libtraceevent's type casts */
+	EX_BIN,		/* a op b (unary ops: a is 0) */
+	EX_COND,	/* a ? b : c */
+	EX_DYNLEN,	/* length of dynamic field f */
+	EX_DYNADDR,	/* host address of dynamic field f's data */
+	EX_INDEX,	/* element b of dynamic or fixed array f, then mask val */
+};
+
+enum bin_op {
+	OP_NOT, OP_BNOT, OP_NE, OP_LOR, OP_OR, OP_LAND, OP_AND, OP_LT, OP_SHL,
+	OP_LE, OP_GT, OP_SHR, OP_GE, OP_EQ, OP_SUB, OP_ADD, OP_DIV, OP_MOD,
+	OP_MUL,
+};
+
+struct ff_dyn {			/* a dynamic (__data_loc) field */
+	int off;
+	int size;
+	bool rel;
+};
+
+struct ff_expr {
+	unsigned char kind;
+	unsigned char op;
+	unsigned char size;	/* EX_LOAD / EX_INDEX element size */
+	bool dyn;		/* EX_INDEX: f is a dynamic array */
+	int off;		/* EX_LOAD offset, EX_INDEX fixed array offset */
+	struct ff_dyn f;
+	uint64_t val;
+	struct ff_expr *a, *b, *c;
+};
+
+/* A printf conversion as libtraceevent hands it to vsnprintf. */
+struct ff_spec {
+	char fmt[32];		/* the conversion text, "%-08lx" */
+	char conv;		/* d i u x X o s p */
+	signed char ls;		/* libtraceevent's length count */
+	bool simple;		/* fast emitters apply; else snprintf(fmt) */
+	bool minus, zero, hash;
+	int width;		/* -1 none */
+	int prec;		/* -1 none */
+	unsigned char star;	/* 0, or STAR_WIDTH / STAR_PREC: from len_arg */
+	unsigned char bits;	/* 8 16 32 64 */
+};
+
+#define STAR_WIDTH 1
+#define STAR_PREC 2
+
+enum str_kind {
+	S_NONE,		/* prints nothing */
+	S_CONST,	/* str */
+	S_CHARS,	/* fixed char array at off, len bytes (0: rest of record) */
+	S_DSTR,		/* __get_str(dyn) */
+	S_FLAGS,	/* __print_flags(e, delim, syms) */
+	S_SYMBOL,	/* __print_symbolic(e, syms) */
+	S_HEX,		/* __print_hex / __print_hex_str */
+	S_INTARR,	/* __print_array */
+	S_BITMASK,	/* __get_bitmask */
+	S_COND,		/* e ? a : b */
+};
+
+struct ff_sym {
+	long long val;
+	const char *str;	/* may be NULL: printf prints "(null)" */
+};
+
+struct ff_str {
+	unsigned char kind;
+	bool spaced;		/* S_HEX: __print_hex (spaces), not _str */
+	bool dyn;		/* S_HEX/S_INTARR base is dynamic */
+	int off;		/* S_CHARS / fixed base offset */
+	int len;		/* S_CHARS length (0: to the end of the record) */
+	struct ff_dyn f;
+	const char *str;	/* S_CONST; S_FLAGS delimiter (may be NULL) */
+	struct ff_sym *syms;
+	int nsyms;
+	struct ff_expr *e, *e2;	/* value / count; el_size */
+	struct ff_str *a, *b;
+};
+
+enum seg_kind {
+	G_LIT,		/* lit */
+	G_INT,		/* number e with spec */
+	G_STR,		/* string s with spec */
+	G_PTR,		/* %p: host printf %p of e */
+	G_FUNC,		/* %ps %pS %pf %pF */
+	G_MAC,		/* %pM %pm %pMF %pMR ... */
+	G_BSTR,		/* %p of a string literal: the literal */
+};
+
+struct ff_seg {
+	unsigned char kind;
+	bool func_off;		/* G_FUNC: add +0x offset */
+	bool mac_rev;
+	const char *mac_sep;
+	const char *lit;
+	size_t litlen;
+	struct ff_spec spec;
+	struct ff_expr *e;
+	struct ff_expr *len;	/* '*' argument, NULL when none */
+	struct ff_str *s;
+	int mac_off;
+};
+
+enum plug_kind {
+	P_NONE,
+	P_SCHED_SWITCH,
+	P_SCHED_WAKEUP,
+	P_KMEM,		/* "(func+0xoff) " then the format */
+	P_HRTIMER_EXPIRE,
+	P_HRTIMER_START,
+};
+
+struct ff_field {			/* a field a plugin reads */
+	int off;
+	int size;
+	bool ok;
+};
+
+struct ff_prog {
+	struct tep_event *ev;
+	int nsegs;
+	struct ff_seg *segs;
+	enum plug_kind plug;
+	struct ff_field pf[8];		/* plugin fields, see plugin code */
+	int need;			/* record bytes the plugin reads */
+	const char *why;		/* NULL when compiled */
+};
+
+/* Compile-time allocations of one kt_fastfmt live in one arena. */
+struct arena_blk {
+	struct arena_blk *next;
+	size_t used, cap;
+	char mem[];
+};
+
+#define FUNC_CACHE 512
+#define COMM_CACHE 1024
+
+struct func_ent {
+	unsigned long long addr;
+	unsigned long long start;
+	const char *name;	/* NULL: not found */
+	bool valid;
+};
+
+struct kt_fastfmt {
+	struct tep_handle *tep;
+	bool usable;		/* host endian and 64-bit longs */
+	int nprogs;
+	struct ff_prog **progs;	/* by event id */
+	struct arena_blk *arena;
+	struct func_ent funcs[FUNC_CACHE];
+	int comm_pid[COMM_CACHE];	/* pids already registered (+1) */
+};
+
+#define NOT_COMPILED ((struct ff_prog *)1)
+
+static void *arena_alloc(struct kt_fastfmt *ff, size_t n)
+{
+	struct arena_blk *b = ff->arena;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 16384 ? n : 16384;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = ff->arena;
+		ff->arena = b;
+	}
+	b->used += n;
+	return memset(b->mem + b->used - n, 0, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Runtime                                                             */
+
+struct run {
+	const unsigned char *data;
+	int size;
+	char *p, *end;
+	int err;		/* -ENOTSUP / -ENOSPC once something failed */
+	struct kt_fastfmt *ff;
+};
+
+static inline bool room(struct run *r, size_t n)
+{
+	if ((size_t)(r->end - r->p) >= n)
+		return true;
+	r->err = -ENOSPC;
+	r->p = r->end;
+	return false;
+}
+
+static inline void put(struct run *r, const char *s, size_t n)
+{
+	if (room(r, n)) {
+		memcpy(r->p, s, n);
+		r->p += n;
+	}
+}
+
+static inline void putch(struct run *r, char c)
+{
+	if (room(r, 1))
+		*r->p++ = c;
+}
+
+static inline uint64_t load(const unsigned char *p, int size)
+{
+	switch (size) {
+	case 1:
+		return *p;
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+	case 8: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+	return 0;
+}
+
+/*
+ * A __data_loc field: offset and length of its data, as libtraceevent
+ * computes them (including its handling of offsets beyond the record).
+ */
+static void dyn_get(const struct run *r, const struct ff_dyn *f,
+		    unsigned int *offset, unsigned int *len)
+{
+	uint64_t v;
+	unsigned int o, l;
+
+	if (f->off + f->size > r->size) {
+		*offset = 0;
+		*len = 0;
+		return;
+	}
+	v = load(r->data + f->off, f->size);
+	o = (unsigned int)(v & 0xffff);
+	if (f->size == 2)
+		l = (unsigned int)r->size - o;
+	else
+		l = (unsigned int)((v >> 16) & 0xffff);
+	*offset = o > (unsigned int)r->size ? 0 : o;
+	*len = o + l > (unsigned int)r->size ? 0 : l;
+	if (f->rel)
+		*offset += (unsigned int)(f->off + f->size);
+}
+
+/* One operator of eval_num_arg() on unsigned 64-bit values. */
+static inline uint64_t fold(int op, uint64_t a, uint64_t b)
+{
+	switch (op) {
+	case OP_NOT:	return !b;
+	case OP_BNOT:	return ~b;
+	case OP_NE:	return a != b;
+	case OP_LOR:	return a || b;
+	case OP_OR:	return a | b;
+	case OP_LAND:	return a && b;
+	case OP_AND:	return a & b;
+	case OP_LT:	return a < b;
+	case OP_SHL:	return a << (b & 63);
+	case OP_LE:	return a <= b;
+	case OP_GT:	return a > b;
+	case OP_SHR:	return a >> (b & 63);
+	case OP_GE:	return a >= b;
+	case OP_EQ:	return a == b;
+	case OP_SUB:	return a - b;
+	case OP_ADD:	return a + b;
+	case OP_MUL:	return a * b;
+	case OP_DIV:	return a / b;
+	case OP_MOD:	return a % b;
+	}
+	return 0;
+}
+
+static uint64_t eval(struct run *r, const struct ff_expr *e)
+{
+	uint64_t a, b;
+	unsigned int off, len;
+
+	switch (e->kind) {
+	case EX_CONST:
+		return e->val;
+	case EX_LOAD:
+		if (e->off + e->size > r->size)
+			return 0;
+		return load(r->data + e->off, e->size);
+	case EX_MASK:
+		return eval(r, e->a) & e->val;
+	case EX_COND:
+		return eval(r, e->a) ? eval(r, e->b) : eval(r, e->c);
+	case EX_DYNLEN:
+		dyn_get(r, &e->f, &off, &len);
+		return len;
+	case EX_DYNADDR:
+		dyn_get(r, &e->f, &off, &len);
+		if (off > (unsigned int)r->size)
+			return (uint64_t)(uintptr_t)r->data;
+		return (uint64_t)(uintptr_t)(r->data + off);
+	case EX_INDEX: {
+		uint64_t idx = eval(r, e->b), o;
+
+		if (e->dyn) {
+			dyn_get(r, &e->f, &off, &len);
+			o = (uint64_t)off + idx;
+		} else {
+			o = (uint64_t)e->off + idx * e->size;
+		}
+		o &= 0xffffffffu;	/* libtraceevent's unsigned int */
+		if (o + e->size > (uint64_t)r->size)
+			return 0;
+		return load(r->data + o, e->size) & e->val;
+	}
+	case EX_BIN:
+		break;
+	}
+	a = eval(r, e->a);
+	b = eval(r, e->b);
+	if (!b && (e->op == OP_DIV || e->op == OP_MOD)) {
+		/* libtraceevent would die of SIGFPE here; let the caller decide. */
+		r->err = -ENOTSUP;
+		return 0;
+	}
+	return fold(e->op, a, b);
+}
+
+/* Integer conversion with glibc's semantics for - 0 # width precision. */
+static void emit_int(struct run *r, const struct ff_spec *sp, uint64_t v,
+		     int star)
+{
+	char tmp[72];
+	char *end = tmp + sizeof(tmp), *s;
+	const char *pre = "";
+	size_t prelen = 0, nd, total;
+	int width = sp->width, prec = sp->prec;
+	bool neg = false;
+
+	if (sp->star == STAR_WIDTH)
+		width = star;
+	else if (sp->star == STAR_PREC)
+		prec = star;
+
+	switch (sp->bits) {
+	case 8:
+		v = sp->conv == 'd' || sp->conv == 'i' ?
+			(uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
+		break;
+	case 16:
+		v = sp->conv == 'd' || sp->conv == 'i' ?
+			(uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
+		break;
+	case 32:
+		v = sp->conv == 'd' || sp->conv == 'i' ?
+			(uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+		break;
+	}
+
+	switch (sp->conv) {
+	case 'd':
+	case 'i':
+		if ((int64_t)v < 0) {
+			neg = true;
+			v = -v;
+		}
+		s = v || prec ? udec_rev(end, v) : end;
+		break;
+	case 'u':
+		s = v || prec ? udec_rev(end, v) : end;
+		break;
+	case 'x':
+	case 'X':
+		s = v || prec ? hex_rev(end, v, sp->conv == 'x' ? hexlow : hexup) : end;
+		if (sp->hash && v) {
+			pre = sp->conv == 'x' ? "0x" : "0X";
+			prelen = 2;
+		}
+		break;
+	default: /* 'o' */
+		s = v || prec ? oct_rev(end, v) : end;
+		break;
+	}
+	nd = (size_t)(end - s);
+	if (prec > 0 && (size_t)prec > nd) {
+		if (prec > 64) {	/* not worth a fast path */
+			r->err = -ENOTSUP;
+			return;
+		}
+		while ((size_t)prec > nd) {
+			*--s = '0';
+			nd++;
+		}
+	}
+	if (sp->conv == 'o' && sp->hash && (nd == 0 || *s != '0')) {
+		*--s = '0';
+		nd++;
+	}
+	if (neg) {
+		pre = "-";
+		prelen = 1;
+	}
+	total = prelen + nd;
+	if (width < 0 || (size_t)width <= total) {
+		if (!room(r, total))
+			return;
+		memcpy(r->p, pre, prelen);
+		memcpy(r->p + prelen, s, nd);
+		r->p += total;
+		return;
+	}
+	if (!room(r, (size_t)width))
+		return;
+	if (sp->minus) {
+		memcpy(r->p, pre, prelen);
+		memcpy(r->p + prelen, s, nd);
+		memset(r->p + total, ' ', (size_t)width - total);
+	} else if (sp->zero && prec < 0) {
+		memcpy(r->p, pre, prelen);
+		memset(r->p + prelen, '0', (size_t)width - total);
+		memcpy(r->p + width - nd, s, nd);
+	} else {
+		memset(r->p, ' ', (size_t)width - total);
+		memcpy(r->p + width - total, pre, prelen);
+		memcpy(r->p + width - nd, s, nd);
+	}
+	r->p += width;
+}
+
+/* snprintf with libtraceevent's exact call, for unusual specs. */
+static void emit_int_slow(struct run *r, const struct ff_spec *sp, uint64_t v,
+			  bool has_star, int star)
+{
+	char buf[512];
+	int n;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	switch (sp->ls) {
+	case -2:
+		n = has_star ? snprintf(buf, sizeof(buf), sp->fmt, star, (char)v) :
+			snprintf(buf, sizeof(buf), sp->fmt, (char)v);
+		break;
+	case -1:
+		n = has_star ? snprintf(buf, sizeof(buf), sp->fmt, star, (short)v) :
+			snprintf(buf, sizeof(buf), sp->fmt, (short)v);
+		break;
+	case 0:
+		n = has_star ? snprintf(buf, sizeof(buf), sp->fmt, star, (int)v) :
+			snprintf(buf, sizeof(buf), sp->fmt, (int)v);
+		break;
+	case 1:
+		n = has_star ? snprintf(buf, sizeof(buf), sp->fmt, star, (long)v) :
+			snprintf(buf, sizeof(buf), sp->fmt, (long)v);
+		break;
+	default:
+		n = has_star ? snprintf(buf, sizeof(buf), sp->fmt, star, (long long)v) :
+			snprintf(buf, sizeof(buf), sp->fmt, (long long)v);
+		break;
+	}
+#pragma GCC diagnostic pop
+	if (n < 0 || n >= (int)sizeof(buf)) {
+		r->err = -ENOTSUP;
+		return;
+	}
+	put(r, buf, (size_t)n);
+}
+
+/* One print_str_to_seq() piece: s (n bytes, no NUL inside) with the spec. */
+static void emit_piece(struct run *r, const struct ff_spec *sp, const char *s,
+		       size_t n, bool has_star, int star)
+{
+	int width = sp->width, prec = sp->prec;
+	size_t pad;
+
+	if (!sp->simple) {
+		char buf[4096];
+		char *str;
+		int k;
+
+		str = malloc(n + 1);
+		if (!str) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		memcpy(str, s, n);
+		str[n] = 0;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		k = has_star ? snprintf(buf, sizeof(buf), sp->fmt, star, str) :
+			snprintf(buf, sizeof(buf), sp->fmt, str);
+#pragma GCC diagnostic pop
+		free(str);
+		if (k < 0 || k >= (int)sizeof(buf)) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		put(r, buf, (size_t)k);
+		return;
+	}
+	if (sp->star == STAR_WIDTH)
+		width = star;
+	else if (sp->star == STAR_PREC)
+		prec = star;
+	if (prec >= 0 && (size_t)prec < n)
+		n = (size_t)prec;
+	if (width < 0 || (size_t)width <= n) {
+		put(r, s, n);
+		return;
+	}
+	pad = (size_t)width - n;
+	if (!room(r, (size_t)width))
+		return;
+	if (sp->minus) {
+		memcpy(r->p, s, n);
+		memset(r->p + n, ' ', pad);
+	} else {
+		memset(r->p, ' ', pad);
+		memcpy(r->p + pad, s, n);
+	}
+	r->p += width;
+}
+
+static inline void emit_cstr(struct run *r, const struct ff_spec *sp,
+			     const char *s, bool has_star, int star)
+{
+	if (!s)
+		s = "(null)";
+	emit_piece(r, sp, s, strlen(s), has_star, star);
+}
+
+static void emit_0xllx(struct run *r, uint64_t v)
+{
+	if (room(r, 18)) {
+		*r->p++ = '0';
+		*r->p++ = 'x';
+		r->p = put_hex(r->p, v);
+	}
+}
+
+static void emit_str(struct run *r, const struct ff_spec *sp,
+		     const struct ff_str *s, bool has_star, int star);
+
+static void emit_bitmask(struct run *r, const struct ff_spec *sp,
+			 const unsigned char *d, unsigned int size,
+			 bool has_star, int star)
+{
+	/* Bytes from the last, two hex digits each, a comma every 4 bytes. */
+	unsigned int nr_bits = size * 8, i;
+	int str_size = (int)((nr_bits + 3) / 4) + ((int)nr_bits - 1) / 32;
+	char small[256], *str = small;
+	int pos, len = 0;
+
+	if (str_size + 1 > (int)sizeof(small)) {
+		str = malloc((size_t)str_size + 1);
+		if (!str) {
+			r->err = -ENOTSUP;
+			return;
+		}
+	}
+	str[str_size] = 0;
+	for (pos = str_size - 2, i = 0; pos >= 0; pos -= 2, i++) {
+		str[pos] = hexlow[d[len] >> 4];
+		str[pos + 1] = hexlow[d[len] & 15];
+		len++;
+		if (!(len & 3) && pos > 0) {
+			pos--;
+			str[pos] = ',';
+		}
+	}
+	emit_piece(r, sp, str, strlen(str), has_star, star);
+	if (str != small)
+		free(str);
+}
+
+/* Offset of the data of __print_hex()/__print_array()'s array. */
+static uint64_t array_base_of(const struct run *r, const struct ff_str *s)
+{
+	unsigned int off, len;
+
+	if (!s->dyn)
+		return (uint64_t)s->off;
+	dyn_get(r, &s->f, &off, &len);
+	return off;
+}
+
+static void emit_str(struct run *r, const struct ff_spec *sp,
+		     const struct ff_str *s, bool has_star, int star)
+{
+	unsigned int off, len;
+	uint64_t v;
+	int i;
+
+	switch (s->kind) {
+	case S_NONE:
+		return;
+	case S_CONST:
+		emit_cstr(r, sp, s->str, has_star, star);
+		return;
+	case S_CHARS: {
+		size_t n, max;
+
+		if (s->off >= r->size)
+			max = 0;
+		else
+			max = (size_t)(r->size - s->off);
+		n = s->len ? (size_t)s->len : max;
+		if (n > max)
+			n = max;
+		n = strnlen((const char *)r->data + s->off, n);
+		emit_piece(r, sp, (const char *)r->data + s->off, n, has_star, star);
+		return;
+	}
+	case S_DSTR:
+		dyn_get(r, &s->f, &off, &len);
+		if (!len)
+			return;
+		if (off >= (unsigned int)r->size)
+			return;
+		emit_piece(r, sp, (const char *)r->data + off,
+			   strnlen((const char *)r->data + off, (size_t)r->size - off),
+			   has_star, star);
+		return;
+	case S_FLAGS: {
+		bool printed = false;
+
+		v = eval(r, s->e);
+		for (i = 0; i < s->nsyms; i++) {
+			long long fv = s->syms[i].val;
+
+			if (!v && fv < 0) {
+				emit_cstr(r, sp, s->syms[i].str, has_star, star);
+				break;
+			}
+			if (fv > 0 && (v & (uint64_t)fv) == (uint64_t)fv) {
+				if (printed && s->str)
+					put(r, s->str, strlen(s->str));
+				emit_cstr(r, sp, s->syms[i].str, has_star, star);
+				printed = true;
+				v &= ~(uint64_t)fv;
+			}
+		}
+		if (v) {
+			if (printed && s->str)
+				put(r, s->str, strlen(s->str));
+			emit_0xllx(r, v);
+		}
+		return;
+	}
+	case S_SYMBOL:
+		v = eval(r, s->e);
+		for (i = 0; i < s->nsyms; i++) {
+			if ((long long)v == s->syms[i].val) {
+				emit_cstr(r, sp, s->syms[i].str, has_star, star);
+				return;
+			}
+		}
+		emit_0xllx(r, v);
+		return;
+	case S_HEX: {
+		const unsigned char *h;
+		uint64_t n, base;
+
+		base = array_base_of(r, s);
+		n = (unsigned int)eval(r, s->e);
+		if (base + n > (uint64_t)r->size) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		h = r->data + base;
+		if (!room(r, n * 3))
+			return;
+		for (i = 0; (uint64_t)i < n; i++) {
+			if (i && s->spaced)
+				*r->p++ = ' ';
+			*r->p++ = hexlow[h[i] >> 4];
+			*r->p++ = hexlow[h[i] & 15];
+		}
+		return;
+	}
+	case S_INTARR: {
+		uint64_t n, base, el;
+
+		base = array_base_of(r, s);
+		n = (unsigned int)eval(r, s->e);
+		el = (uint64_t)(int)eval(r, s->e2);
+		if (el != 1 && el != 2 && el != 4 && el != 8) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		if (base + n * el > (uint64_t)r->size) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		for (i = 0; (uint64_t)i < n; i++) {
+			if (!room(r, 22))
+				return;
+			if (i)
+				*r->p++ = ' ';
+			r->p = put_udec(r->p, load(r->data + base + i * el, (int)el));
+		}
+		return;
+	}
+	case S_BITMASK:
+		dyn_get(r, &s->f, &off, &len);
+		if ((uint64_t)off + len > (uint64_t)r->size) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		emit_bitmask(r, sp, r->data + off, len, has_star, star);
+		return;
+	case S_COND:
+		if (eval(r, s->e))
+			emit_str(r, sp, s->a, has_star, star);
+		else
+			emit_str(r, sp, s->b, has_star, star);
+		return;
+	}
+}
+
+static void func_lookup(struct kt_fastfmt *ff, unsigned long long addr,
+			const char **name, unsigned long long *start)
+{
+	struct func_ent *fe = &ff->funcs[(addr ^ (addr >> 9)) % FUNC_CACHE];
+
+	if (!fe->valid || fe->addr != addr) {
+		fe->addr = addr;
+		fe->valid = true;
+		if (!tep_find_function_info(ff->tep, addr, &fe->name, &fe->start,
+					    NULL))
+			fe->name = NULL;
+	}
+	*name = fe->name;
+	*start = fe->start;
+}
+
+static void emit_func(struct run *r, uint64_t v, bool with_off)
+{
+	const char *name;
+	unsigned long long start;
+
+	func_lookup(r->ff, v, &name, &start);
+	if (!name) {
+		emit_0xllx(r, v);
+		return;
+	}
+	put(r, name, strlen(name));
+	if (with_off) {
+		putch(r, '+');
+		emit_0xllx(r, v - start);
+	}
+}
+
+static void run_segs(struct run *r, const struct ff_prog *pg)
+{
+	int i;
+
+	for (i = 0; i < pg->nsegs && !r->err; i++) {
+		const struct ff_seg *g = &pg->segs[i];
+		int star = 0;
+		bool has_star = false;
+		uint64_t v;
+
+		if (g->len) {
+			star = (int)eval(r, g->len);
+			has_star = true;
+		}
+		switch (g->kind) {
+		case G_LIT:
+			put(r, g->lit, g->litlen);
+			break;
+		case G_INT:
+			if (has_star && star < 0) {
+				/* libtraceevent passes no width then: undefined */
+				r->err = -ENOTSUP;
+				break;
+			}
+			v = eval(r, g->e);
+			if (g->spec.simple)
+				emit_int(r, &g->spec, v, star);
+			else
+				emit_int_slow(r, &g->spec, v, has_star, star);
+			break;
+		case G_STR:
+			if (has_star && star < 0) {
+				r->err = -ENOTSUP;
+				break;
+			}
+			emit_str(r, &g->spec, g->s, has_star, star);
+			break;
+		case G_PTR:
+			v = eval(r, g->e);
+			if (!v) {
+				put(r, "(nil)", 5);
+				break;
+			}
+			emit_0xllx(r, v);
+			break;
+		case G_FUNC:
+			emit_func(r, eval(r, g->e), g->func_off);
+			break;
+		case G_BSTR:
+			put(r, g->lit, g->litlen);
+			break;
+		case G_MAC: {
+			const unsigned char *m = r->data + g->mac_off;
+			int k;
+
+			if (g->mac_off + 6 > r->size) {
+				r->err = -ENOTSUP;
+				break;
+			}
+			if (!room(r, 17))
+				break;
+			for (k = 0; k < 6; k++) {
+				unsigned char b = m[g->mac_rev ? 5 - k : k];
+
+				if (k && *g->mac_sep)
+					*r->p++ = *g->mac_sep;
+				*r->p++ = hexlow[b >> 4];
+				*r->p++ = hexlow[b & 15];
+			}
+			break;
+		}
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Plugins                                                             */
+
+/* Plugin field slots. */
+enum {
+	SW_PREV_PID, SW_PREV_COMM, SW_PREV_PRIO, SW_PREV_STATE,
+	SW_NEXT_PID, SW_NEXT_COMM, SW_NEXT_PRIO,
+};
+enum { WK_PID, WK_COMM, WK_PRIO, WK_SUCCESS, WK_TARGET_CPU };
+enum { KM_CALL_SITE };
+enum { HR_TIMER, HR_NOW, HR_FUNCTION, HR_EXPIRES, HR_SOFTEXPIRES };
+
+static inline uint64_t pfield(const struct run *r, const struct ff_field *f)
+{
+	return load(r->data + f->off, f->size);
+}
+
+/*
+ * The sched plugin's comm: "%.*s" of the field, and registered with its
+ * pid as the plugin does (tep_register_comm() only adds unknown pids, so
+ * one call per pid suffices).
+ */
+static void put_comm(struct run *r, const struct ff_field *f, uint64_t pid)
+{
+	const char *c = (const char *)r->data + f->off;
+	size_t n = strnlen(c, (size_t)f->size);
+	int *slot = &r->ff->comm_pid[(unsigned int)pid % COMM_CACHE];
+
+	if (room(r, n)) {
+		memcpy(r->p, c, n);
+		r->p += n;
+	}
+	if (*slot != (int)pid + 1) {
+		char comm[256];
+
+		memcpy(comm, c, n < sizeof(comm) ? n : sizeof(comm) - 1);
+		comm[n < sizeof(comm) ? n : sizeof(comm) - 1] = 0;
+		tep_register_comm(r->ff->tep, comm, (int)pid);
+		*slot = (int)pid + 1;
+	}
+}
+
+static void put_state(struct run *r, int val)
+{
+	static const char states[] = "SDTtZXxW";
+	bool found = false;
+	int i;
+
+	if (!room(r, 16))
+		return;
+	for (i = 0; i < (int)sizeof(states) - 1; i++) {
+		if (!(val & (1 << i)))
+			continue;
+		if (found)
+			*r->p++ = '|';
+		found = true;
+		*r->p++ = states[i];
+	}
+	if (!found)
+		*r->p++ = 'R';
+}
+
+/* "comm:pid [prio]" as the plugin prints each side of a switch. */
+static void put_task(struct run *r, const struct ff_field *comm,
+		     const struct ff_field *pidf, const struct ff_field *prio)
+{
+	uint64_t pid = pfield(r, pidf);
+
+	put_comm(r, comm, pid);
+	if (!room(r, 40))
+		return;
+	*r->p++ = ':';
+	r->p = put_sdec(r->p, (int64_t)pid);
+	memcpy(r->p, " [", 2);
+	r->p = put_sdec(r->p + 2, (int)pfield(r, prio));
+	*r->p++ = ']';
+}
+
+static void run_sched_switch(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+
+	put_task(r, &f[SW_PREV_COMM], &f[SW_PREV_PID], &f[SW_PREV_PRIO]);
+	putch(r, ' ');
+	put_state(r, (int)pfield(r, &f[SW_PREV_STATE]));
+	put(r, " ==> ", 5);
+	put_task(r, &f[SW_NEXT_COMM], &f[SW_NEXT_PID], &f[SW_NEXT_PRIO]);
+}
+
+static void run_sched_wakeup(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+	uint64_t pid = pfield(r, &f[WK_PID]);
+
+	if (f[WK_COMM].ok) {
+		put_comm(r, &f[WK_COMM], pid);
+		putch(r, ':');
+	}
+	if (!room(r, 96))
+		return;
+	r->p = put_sdec(r->p, (int64_t)pid);
+	if (f[WK_PRIO].ok) {
+		memcpy(r->p, " [", 2);
+		r->p = put_sdec(r->p + 2, (int64_t)pfield(r, &f[WK_PRIO]));
+		*r->p++ = ']';
+	}
+	if (f[WK_SUCCESS].ok) {
+		memcpy(r->p, " success=", 9);
+		r->p = put_sdec(r->p + 9, (int64_t)pfield(r, &f[WK_SUCCESS]));
+	}
+	if (f[WK_TARGET_CPU].ok) {
+		memcpy(r->p, " CPU:", 5);
+		r->p = kt_fmt_udec(r->p + 5, pfield(r, &f[WK_TARGET_CPU]), 3, '0');
+	}
+}
+
+static void run_kmem(struct run *r, const struct ff_prog *pg)
+{
+	uint64_t v = pfield(r, &pg->pf[KM_CALL_SITE]);
+	const char *name;
+	unsigned long long start;
+
+	func_lookup(r->ff, v, &name, &start);
+	if (!name)
+		return;
+	put(r, "(", 1);
+	put(r, name, strlen(name));
+	if (!room(r, 16))
+		return;
+	memcpy(r->p, "+0x", 3);
+	r->p = put_hex(r->p + 3, (unsigned int)(int)(v - start));
+	*r->p++ = ')';
+	*r->p++ = ' ';
+}
+
+/* tep_print_func_field()'s " function=%s" text. */
+static void put_func_field(struct run *r, uint64_t v)
+{
+	const char *name;
+	unsigned long long start;
+	char tmp[128];
+	int n;
+
+	func_lookup(r->ff, v, &name, &start);
+	put(r, " function=", 10);
+	if (name) {
+		/* sic: start - v, as the plugin prints it */
+		n = snprintf(tmp, sizeof(tmp), "%s/0x%llx", name, start - v);
+		if (n >= (int)sizeof(tmp))
+			n = sizeof(tmp) - 1;
+		put(r, tmp, n > 0 ? (size_t)n : 0);
+		return;
+	}
+	if (!room(r, 18))
+		return;
+	memcpy(r->p, "0x", 2);
+	r->p += 2;
+	n = (int)(put_hex(tmp, v) - tmp);
+	for (; n < 8; n++)
+		*r->p++ = '0';
+	r->p = put_hex(r->p, v);
+}
+
+static void run_hrtimer(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+
+	if (!room(r, 64))
+		return;
+	memcpy(r->p, "hrtimer=0x", 10);
+	r->p = put_hex(r->p + 10, pfield(r, &f[HR_TIMER]));
+	if (pg->plug == P_HRTIMER_EXPIRE) {
+		memcpy(r->p, " now=", 5);
+		r->p = put_udec(r->p + 5, pfield(r, &f[HR_NOW]));
+		if (f[HR_FUNCTION].ok)
+			put_func_field(r, pfield(r, &f[HR_FUNCTION]));
+		return;
+	}
+	if (f[HR_FUNCTION].ok)
+		put_func_field(r, pfield(r, &f[HR_FUNCTION]));
+	if (!room(r, 64))
+		return;
+	memcpy(r->p, " expires=", 9);
+	r->p = put_udec(r->p + 9, pfield(r, &f[HR_EXPIRES]));
+	memcpy(r->p, " softexpires=", 13);
+	r->p = put_udec(r->p + 13, pfield(r, &f[HR_SOFTEXPIRES]));
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiler                                                            */
+
+struct cc {
+	struct kt_fastfmt *ff;
+	struct tep_event *ev;
+	const char *why;
+	bool need_prime;	/* a symbol atom libtraceevent resolves lazily */
+	bool has_div;
+};
+
+static bool fail(struct cc *c, const char *why)
+{
+	if (!c->why)
+		c->why = why;
+	return false;
+}
+
+static struct ff_expr *new_expr(struct cc *c, int kind)
+{
+	struct ff_expr *e = arena_alloc(c->ff, sizeof(*e));
+
+	if (!e) {
+		fail(c, "out of memory");
+		return NULL;
+	}
+	e->kind = (unsigned char)kind;
+	return e;
+}
+
+static struct ff_expr *const_expr(struct cc *c, uint64_t v)
+{
+	struct ff_expr *e = new_expr(c, EX_CONST);
+
+	if (e)
+		e->val = v;
+	return e;
+}
+
+static struct tep_format_field *field_of(struct cc *c,
+					 struct tep_print_arg_field *af)
+{
+	struct tep_format_field *f = af->field;
+
+	if (!f)
+		f = tep_find_any_field(c->ev, af->name);
+	if (!f)
+		fail(c, "field not found");
+	return f;
+}
+
+static bool dyn_of(struct cc *c, struct tep_format_field *f, struct ff_dyn *d)
+{
+	if (!f)
+		return fail(c, "dynamic field not found");
+	d->off = f->offset;
+	d->size = f->size;
+	d->rel = !!(f->flags & TEP_FIELD_IS_RELATIVE);
+	return true;
+}
+
+/* eval_type_str() of libtraceevent as a mask. */
+static uint64_t type_mask(const char *type, bool pointer, bool *ok)
+{
+	size_t len = strlen(type);
+	char ref[64];
+
+	*ok = true;
+	if (len < 2)
+		return ~0ULL;
+	if (pointer) {
+		if (type[len - 1] != '*' || len > sizeof(ref)) {
+			*ok = false;	/* libtraceevent warns */
+			return ~0ULL;
+		}
+		memcpy(ref, type, len - 2);
+		ref[len - 2] = 0;
+		return type_mask(ref, false, ok);
+	}
+	if (type[len - 1] == '*')
+		return ~0ULL;
+	if (!strncmp(type, "struct", 6))
+		return ~0ULL;
+	if (!strcmp(type, "u8") || !strcmp(type, "s8"))
+		return 0xff;
+	if (!strcmp(type, "u16") || !strcmp(type, "s16"))
+		return 0xffff;
+	if (!strcmp(type, "u32") || !strcmp(type, "s32"))
+		return 0xffffffff;
+	if (!strcmp(type, "u64") || !strcmp(type, "s64"))
+		return ~0ULL;
+	if (!strncmp(type, "unsigned ", 9))
+		type += 9;
+	if (!strcmp(type, "char"))
+		return 0xff;
+	if (!strcmp(type, "short"))
+		return 0xffff;
+	if (!strcmp(type, "int"))
+		return 0xffffffff;
+	return ~0ULL;
+}
+
+static struct ff_expr *cc_num(struct cc *c, struct tep_print_arg *a);
+
+static struct ff_expr *mask_expr(struct cc *c, struct ff_expr *in, uint64_t m)
+{
+	struct ff_expr *e;
+
+	if (!in)
+		return NULL;
+	if (m == ~0ULL)
+		return in;
+	if (in->kind == EX_CONST) {
+		in->val &= m;
+		return in;
+	}
+	e = new_expr(c, EX_MASK);
+	if (e) {
+		e->a = in;
+		e->val = m;
+	}
+	return e;
+}
+
+static struct ff_expr *cc_index(struct cc *c, struct tep_print_arg *a)
+{
+	struct tep_print_arg *larg = a->op.left, *typearg = NULL;
+	struct tep_format_field *f;
+	struct ff_expr *e, *idx;
+	uint64_t m = ~0ULL;
+	bool ok;
+
+	idx = cc_num(c, a->op.right);
+	if (!idx)
+		return NULL;
+	while (larg && larg->type == TEP_PRINT_TYPE) {
+		if (!typearg)
+			typearg = larg;
+		larg = larg->typecast.item;
+	}
+	if (!larg)
+		return fail(c, "bad array"), NULL;
+	if (typearg) {
+		m = type_mask(typearg->typecast.type, true, &ok);
+		if (!ok)
+			return fail(c, "array cast not a pointer"), NULL;
+	}
+	e = new_expr(c, EX_INDEX);
+	if (!e)
+		return NULL;
+	e->b = idx;
+	e->val = m;
+	switch (larg->type) {
+	case TEP_PRINT_DYNAMIC_ARRAY:
+		f = larg->dynarray.field;
+		if (!dyn_of(c, f, &e->f))
+			return NULL;
+		e->dyn = true;
+		e->size = (unsigned char)(f->elementsize ? f->elementsize :
+					  (unsigned int)tep_get_long_size(c->ff->tep));
+		if (f->elementsize > 8)
+			e->size = 16;	/* never 1 2 4 8: loads 0 */
+		return e;
+	case TEP_PRINT_FIELD:
+		f = field_of(c, &larg->field);
+		if (!f)
+			return NULL;
+		e->off = f->offset;
+		e->size = (unsigned char)(f->elementsize > 8 ? 16 : f->elementsize);
+		if (idx->kind == EX_CONST && idx->val < 65536) {
+			/* REC->args[3]: a plain load */
+			e->kind = EX_LOAD;
+			e->off = f->offset + (int)(idx->val * e->size);
+			return mask_expr(c, e, m);
+		}
+		return e;
+	default:
+		return fail(c, "array of unsupported kind"), NULL;
+	}
+}
+
+static int bin_op(const char *op)
+{
+	switch (op[0]) {
+	case '!':
+		return op[1] == 0 ? OP_NOT : op[1] == '=' ? OP_NE : -1;
+	case '~':
+		return OP_BNOT;
+	case '|':
+		return op[1] ? OP_LOR : OP_OR;
+	case '&':
+		return op[1] ? OP_LAND : OP_AND;
+	case '<':
+		return op[1] == 0 ? OP_LT : op[1] == '<' ? OP_SHL :
+			op[1] == '=' ? OP_LE : -1;
+	case '>':
+		return op[1] == 0 ? OP_GT : op[1] == '>' ? OP_SHR :
+			op[1] == '=' ? OP_GE : -1;
+	case '=':
+		return op[1] == '=' ? OP_EQ : -1;
+	case '-':
+		return OP_SUB;
+	case '+':
+		return OP_ADD;
+	case '/':
+		return OP_DIV;
+	case '%':
+		return OP_MOD;
+	case '*':
+		return OP_MUL;
+	}
+	return -1;
+}
+
+static struct ff_expr *cc_op(struct cc *c, struct tep_print_arg *a)
+{
+	struct ff_expr *e, *l, *r;
+	int op;
+
+	if (!a->op.op)
+		return fail(c, "op without operator"), NULL;
+	if (!strcmp(a->op.op, "["))
+		return cc_index(c, a);
+	if (!strcmp(a->op.op, "?")) {
+		struct tep_print_arg *br = a->op.right;
+
+		if (!br || br->type != TEP_PRINT_OP || !br->op.left ||
+		    !br->op.right)
+			return fail(c, "malformed ?:"), NULL;
+		e = new_expr(c, EX_COND);
+		if (!e)
+			return NULL;
+		e->a = cc_num(c, a->op.left);
+		e->b = cc_num(c, br->op.left);
+		e->c = cc_num(c, br->op.right);
+		if (!e->a || !e->b || !e->c)
+			return NULL;
+		if (e->a->kind == EX_CONST)
+			return e->a->val ? e->b : e->c;
+		return e;
+	}
+	op = bin_op(a->op.op);
+	if (op < 0)
+		return fail(c, "unknown operator"), NULL;
+	if (!a->op.left || !a->op.right)
+		return fail(c, "operand missing"), NULL;
+	l = cc_num(c, a->op.left);
+	r = cc_num(c, a->op.right);
+	if (!l || !r)
+		return NULL;
+	if (op == OP_DIV || op == OP_MOD) {
+		c->has_div = true;
+		if (r->kind == EX_CONST && !r->val)
+			return fail(c, "division by zero"), NULL;
+	}
+	if (l->kind == EX_CONST && r->kind == EX_CONST)
+		return const_expr(c, fold(op, l->val, r->val));
+	e = new_expr(c, EX_BIN);
+	if (e) {
+		e->op = (unsigned char)op;
+		e->a = l;
+		e->b = r;
+	}
+	return e;
+}
+
+static struct ff_expr *cc_num(struct cc *c, struct tep_print_arg *a)
+{
+	struct tep_format_field *f;
+	struct ff_expr *e;
+	uint64_t v;
+	bool ok;
+
+	if (!a)
+		return fail(c, "argument missing"), NULL;
+	switch (a->type) {
+	case TEP_PRINT_NULL:
+		return const_expr(c, 0);
+	case TEP_PRINT_ATOM:
+		v = strtoull(a->atom.atom, NULL, 0);
+		if (!v && !isdigit((unsigned char)a->atom.atom[0]))
+			c->need_prime = true;	/* a kernel symbol's address */
+		return const_expr(c, v);
+	case TEP_PRINT_FIELD:
+		f = field_of(c, &a->field);
+		if (!f)
+			return NULL;
+		e = new_expr(c, EX_LOAD);
+		if (e) {
+			e->off = f->offset;
+			e->size = (unsigned char)(f->size > 8 ? 16 : f->size);
+		}
+		return e;
+	case TEP_PRINT_FLAGS:
+	case TEP_PRINT_SYMBOL:
+	case TEP_PRINT_INT_ARRAY:
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+	case TEP_PRINT_STRING:
+	case TEP_PRINT_BSTRING:
+	case TEP_PRINT_BITMASK:
+	case TEP_PRINT_CPUMASK:
+		return const_expr(c, 0);
+	case TEP_PRINT_TYPE:
+		v = type_mask(a->typecast.type, false, &ok);
+		return mask_expr(c, cc_num(c, a->typecast.item), v);
+	case TEP_PRINT_FUNC:
+		return fail(c, "print function"), NULL;
+	case TEP_PRINT_OP:
+		return cc_op(c, a);
+	case TEP_PRINT_DYNAMIC_ARRAY_LEN:
+	case TEP_PRINT_DYNAMIC_ARRAY:
+		e = new_expr(c, a->type == TEP_PRINT_DYNAMIC_ARRAY ?
+			     EX_DYNADDR : EX_DYNLEN);
+		if (e && !dyn_of(c, a->dynarray.field, &e->f))
+			return NULL;
+		return e;
+	}
+	return const_expr(c, 0);
+}
+
+/* libtraceevent's eval_flag(): numbers, or a few softirq/hrtimer names. */
+static long long flag_value(const char *s)
+{
+	static const struct {
+		const char *name;
+		long long val;
+	} names[] = {
+		{ "HI_SOFTIRQ", 0 }, { "TIMER_SOFTIRQ", 1 },
+		{ "NET_TX_SOFTIRQ", 2 }, { "NET_RX_SOFTIRQ", 3 },
+		{ "BLOCK_SOFTIRQ", 4 }, { "IRQ_POLL_SOFTIRQ", 5 },
+		{ "TASKLET_SOFTIRQ", 6 }, { "SCHED_SOFTIRQ", 7 },
+		{ "HRTIMER_SOFTIRQ", 8 }, { "RCU_SOFTIRQ", 9 },
+		{ "HRTIMER_NORESTART", 0 }, { "HRTIMER_RESTART", 1 },
+	};
+	size_t i;
+
+	if (isdigit((unsigned char)s[0]))
+		return (long long)strtoull(s, NULL, 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].name, s))
+			return names[i].val;
+	return -1;
+}
+
+static bool cc_syms(struct cc *c, struct tep_print_flag_sym *list,
+		    struct ff_str *s)
+{
+	struct tep_print_flag_sym *fs;
+	int n = 0;
+
+	for (fs = list; fs; fs = fs->next)
+		n++;
+	s->syms = arena_alloc(c->ff, sizeof(*s->syms) * (size_t)(n ? n : 1));
+	if (!s->syms)
+		return fail(c, "out of memory");
+	s->nsyms = n;
+	for (n = 0, fs = list; fs; fs = fs->next, n++) {
+		if (!fs->value)
+			return fail(c, "flag without value");
+		s->syms[n].val = flag_value(fs->value);
+		s->syms[n].str = fs->str;
+	}
+	return true;
+}
+
+static bool array_base(struct cc *c, struct tep_print_arg *base,
+		       struct ff_str *s)
+{
+	struct tep_format_field *f;
+
+	if (!base)
+		return fail(c, "array base missing");
+	if (base->type == TEP_PRINT_DYNAMIC_ARRAY) {
+		s->dyn = true;
+		return dyn_of(c, base->dynarray.field, &s->f);
+	}
+	if (base->type != TEP_PRINT_FIELD)
+		return fail(c, "array base not a field");
+	f = field_of(c, &base->field);
+	if (!f)
+		return false;
+	s->off = f->offset;
+	return true;
+}
+
+static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
+{
+	struct ff_str *s = arena_alloc(c->ff, sizeof(*s));
+	struct tep_format_field *f;
+
+	if (!s)
+		return fail(c, "out of memory"), NULL;
+	if (!a)
+		return fail(c, "argument missing"), NULL;
+	switch (a->type) {
+	case TEP_PRINT_ATOM:
+		s->kind = S_CONST;
+		s->str = a->atom.atom;
+		return s;
+	case TEP_PRINT_BSTRING:
+		s->kind = S_CONST;
+		s->str = a->string.string;
+		return s;
+	case TEP_PRINT_FIELD:
+		f = field_of(c, &a->field);
+		if (!f)
+			return NULL;
+		if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
+		    f->size == tep_get_long_size(c->ff->tep))
+			return fail(c, "%s of a pointer (printk string)"), NULL;
+		s->kind = S_CHARS;
+		s->off = f->offset;
+		s->len = f->size;
+		return s;
+	case TEP_PRINT_FLAGS:
+		s->kind = S_FLAGS;
+		s->str = a->flags.delim;
+		s->e = cc_num(c, a->flags.field);
+		if (!s->e || !cc_syms(c, a->flags.flags, s))
+			return NULL;
+		return s;
+	case TEP_PRINT_SYMBOL:
+		s->kind = S_SYMBOL;
+		s->e = cc_num(c, a->symbol.field);
+		if (!s->e || !cc_syms(c, a->symbol.symbols, s))
+			return NULL;
+		return s;
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		s->kind = S_HEX;
+		s->spaced = a->type == TEP_PRINT_HEX;
+		if (!array_base(c, a->hex.field, s))
+			return NULL;
+		s->e = cc_num(c, a->hex.size);
+		return s->e ? s : NULL;
+	case TEP_PRINT_INT_ARRAY:
+		s->kind = S_INTARR;
+		if (!array_base(c, a->int_array.field, s))
+			return NULL;
+		s->e = cc_num(c, a->int_array.count);
+		s->e2 = cc_num(c, a->int_array.el_size);
+		return s->e && s->e2 ? s : NULL;
+	case TEP_PRINT_STRING:
+		f = a->string.field;
+		if (!f)
+			f = tep_find_any_field(c->ev, a->string.string);
+		if (!f) {
+			s->kind = S_NONE;	/* libtraceevent prints nothing */
+			return s;
+		}
+		s->kind = S_DSTR;
+		return dyn_of(c, f, &s->f) ? s : NULL;
+	case TEP_PRINT_BITMASK:
+		f = a->bitmask.field;
+		if (!f)
+			f = tep_find_any_field(c->ev, a->bitmask.bitmask);
+		if (!f) {
+			s->kind = S_NONE;
+			return s;
+		}
+		s->kind = S_BITMASK;
+		return dyn_of(c, f, &s->f) ? s : NULL;
+	case TEP_PRINT_OP:
+		if (!a->op.op || a->op.op[0] != '?') {
+			s->kind = S_NONE;
+			return s;
+		}
+		if (!a->op.right || a->op.right->type != TEP_PRINT_OP)
+			return fail(c, "malformed ?:"), NULL;
+		s->kind = S_COND;
+		s->e = cc_num(c, a->op.left);
+		s->a = cc_str(c, a->op.right->op.left);
+		s->b = cc_str(c, a->op.right->op.right);
+		return s->e && s->a && s->b ? s : NULL;
+	case TEP_PRINT_CPUMASK:
+		return fail(c, "cpumask"), NULL;
+	case TEP_PRINT_FUNC:
+		return fail(c, "print function"), NULL;
+	default:
+		s->kind = S_NONE;
+		return s;
+	}
+}
+
+/*
+ * Decode a conversion "%[flags][width][.prec][length]conv" to see whether
+ * the fast emitters apply.  Anything off the beaten track keeps
+ * simple = false and goes to snprintf with the same text.
+ */
+static void parse_spec(struct ff_spec *sp)
+{
+	const char *f = sp->fmt + 1;
+	int lh = 0, ll = 0;
+	bool z = false, bigl = false;
+
+	sp->simple = false;
+	sp->width = -1;
+	sp->prec = -1;
+	sp->star = 0;
+	for (;; f++) {
+		if (*f == '-')
+			sp->minus = true;
+		else if (*f == '0')
+			sp->zero = true;
+		else if (*f == '#')
+			sp->hash = true;
+		else
+			break;
+	}
+	if (*f == '*') {
+		sp->star = STAR_WIDTH;
+		f++;
+	} else if (isdigit((unsigned char)*f)) {
+		sp->width = 0;
+		while (isdigit((unsigned char)*f) && sp->width < 10000)
+			sp->width = sp->width * 10 + (*f++ - '0');
+	}
+	if (*f == '.') {
+		f++;
+		if (*f == '*') {
+			if (sp->star)
+				return;
+			sp->star = STAR_PREC;
+			f++;
+		} else {
+			sp->prec = 0;
+			while (isdigit((unsigned char)*f) && sp->prec < 10000)
+				sp->prec = sp->prec * 10 + (*f++ - '0');
+		}
+	}
+	for (;; f++) {
+		if (*f == 'h')
+			lh++;
+		else if (*f == 'l')
+			ll++;
+		else if (*f == 'z' || *f == 'Z')
+			z = true;
+		else if (*f == 'L')
+			bigl = true;
+		else
+			break;
+	}
+	if (*f != sp->conv || f[1])
+		return;
+	if (sp->width > 4096 || sp->prec > 4096)
+		return;
+	if ((lh != 0) + (ll != 0) + z + bigl > 1 || lh > 2 || ll > 2)
+		return;
+	if (sp->conv == 's') {
+		/* glibc's '0' and '#' with %s: leave them to it */
+		sp->simple = !sp->zero && !sp->hash && !lh && !ll && !z && !bigl;
+		return;
+	}
+	sp->bits = lh == 2 ? 8 : lh == 1 ? 16 : (ll || z || bigl) ? 64 : 32;
+	/* the bits must be what libtraceevent's ls count casts to */
+	if ((sp->ls == -2 && sp->bits != 8) || (sp->ls == -1 && sp->bits != 16) ||
+	    (sp->ls == 0 && sp->bits != 32) || (sp->ls >= 1 && sp->bits != 64))
+		return;
+	if (sp->hash && (sp->conv == 'd' || sp->conv == 'i' || sp->conv == 'u'))
+		return;
+	sp->simple = true;
+}
+
+static struct ff_seg *add_seg(struct cc *c, struct ff_seg **segs, int *n,
+			      int *cap)
+{
+	if (*n == *cap) {
+		int ncap = *cap ? *cap * 2 : 16;
+		struct ff_seg *ns = arena_alloc(c->ff, sizeof(*ns) * (size_t)ncap);
+
+		if (!ns) {
+			fail(c, "out of memory");
+			return NULL;
+		}
+		if (*n)
+			memcpy(ns, *segs, sizeof(*ns) * (size_t)*n);
+		*segs = ns;
+		*cap = ncap;
+	}
+	memset(&(*segs)[*n], 0, sizeof(**segs));
+	return &(*segs)[(*n)++];
+}
+
+static char *arena_strndup(struct cc *c, const char *s, size_t n)
+{
+	char *d = arena_alloc(c->ff, n + 1);
+
+	if (!d) {
+		fail(c, "out of memory");
+		return NULL;
+	}
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+/* Literal text up to the next conversion, with \n \t \r \\ and %% decoded. */
+static int cc_literal(struct cc *c, const char *fmt, struct ff_seg *g)
+{
+	size_t len = strlen(fmt);
+	char *buf = arena_alloc(c->ff, len + 1);
+	int used = 0;
+	size_t n = 0;
+
+	if (!buf)
+		return fail(c, "out of memory"), -1;
+	for (; *fmt; fmt++) {
+		if (*fmt == '\\') {
+			fmt++;
+			used++;
+			switch (*fmt) {
+			case 'n': buf[n++] = '\n'; break;
+			case 't': buf[n++] = '\t'; break;
+			case 'r': buf[n++] = '\r'; break;
+			case 0:
+				return fail(c, "backslash at the end"), -1;
+			default: buf[n++] = *fmt; break;
+			}
+		} else if (*fmt == '%') {
+			if (fmt[1] != '%')
+				break;
+			buf[n++] = '%';
+			fmt++;
+			used++;
+		} else {
+			buf[n++] = *fmt;
+		}
+		used++;
+	}
+	buf[n] = 0;
+	g->kind = G_LIT;
+	g->lit = buf;
+	g->litlen = strlen(buf);	/* printed with "%s" */
+	return used;
+}
+
+/* How many letters after %p libtraceevent takes as part of the pointer. */
+static int ptr_ext(const char *f)
+{
+	int n = 0, i;
+
+	switch (*f) {
+	case 'F': case 'S': case 'f': case 's':
+		return 1;
+	case 'M': case 'm':
+		return (f[1] == 'R' || f[1] == 'F') ? 2 : 1;
+	case 'I': case 'i':
+		i = 2;
+		switch (f[1]) {
+		case 'S':
+			while (f[i] == 'p' || f[i] == 'f' || f[i] == 's') {
+				n++;
+				i++;
+			}
+			/* fall through */
+		case '4':
+			if (f[i] == 'h' || f[i] == 'n' || f[i] == 'l' || f[i] == 'b') {
+				n++;
+				i++;
+			}
+			if (f[1] == '4') {
+				n++;
+				break;
+			}
+			/* fall through */
+		case '6':
+			if (f[i] == 'c')
+				n++;
+			n++;
+			break;
+		}
+		return n + 1;
+	case 'U':
+		return (f[1] == 'L' || f[1] == 'l' || f[1] == 'B' || f[1] == 'b') ? 2 : 1;
+	case 'h':
+		return (f[1] == 'C' || f[1] == 'D' || f[1] == 'N') ? 2 : 1;
+	}
+	return 0;
+}
+
+static bool cc_pointer(struct cc *c, struct ff_seg *g, struct tep_print_arg *a)
+{
+	const char *x = strchr(g->spec.fmt, 'p') + 1;
+	struct tep_print_arg *fa;
+	struct tep_format_field *f;
+
+	if (a->type == TEP_PRINT_BSTRING) {
+		g->kind = G_BSTR;
+		g->lit = a->string.string;
+		g->litlen = strlen(a->string.string);
+		return true;
+	}
+	switch (*x) {
+	case 'F': case 'f': case 'S': case 's':
+		g->kind = G_FUNC;
+		g->func_off = *x == 'F' || *x == 'S';
+		g->e = cc_num(c, a);
+		return g->e != NULL;
+	case 'M': case 'm':
+		if (a->type == TEP_PRINT_FUNC)
+			return fail(c, "print function");
+		fa = a;
+		while (fa->type == TEP_PRINT_TYPE)
+			fa = fa->typecast.item;
+		if (fa->type != TEP_PRINT_FIELD)
+			return fail(c, "%pM of a non-field");
+		f = field_of(c, &fa->field);
+		if (!f)
+			return false;
+		if (f->size != 6)
+			return fail(c, "%pM of a field not 6 bytes");
+		g->kind = G_MAC;
+		g->mac_off = f->offset;
+		g->mac_sep = *x == 'm' ? "" : x[1] == 'F' ? "-" : ":";
+		g->mac_rev = x[1] == 'R';
+		return true;
+	case 'I': case 'i':
+		return fail(c, "%pI");
+	case 'U':
+		return fail(c, "%pU");
+	case 'h':
+		return fail(c, "%ph");
+	}
+	g->kind = G_PTR;
+	g->e = cc_num(c, a);
+	return g->e != NULL;
+}
+
+/*
+ * One conversion at fmt ('%' not followed by '%'), split as
+ * libtraceevent's parse_arg_format() splits it.  Returns the characters
+ * consumed, 0 when libtraceevent would have marked the event failed.
+ */
+static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
+		   struct ff_seg **segs, int *n, int *cap)
+{
+	const char *start = fmt;
+	struct tep_print_arg *len_arg = NULL;
+	struct ff_seg *g;
+	int ret = 1, ls = 0, len;
+	char conv;
+
+	for (fmt++; *fmt; fmt++, ret++) {
+		switch (*fmt) {
+		case '#':
+		case '.':
+		case '-':
+		case '0' ... '9':
+			continue;
+		case 'h':
+			ls--;
+			continue;
+		case 'l':
+			ls++;
+			continue;
+		case 'L':
+			ls = 2;
+			continue;
+		case 'z':
+		case 'Z':
+			ls = 1;
+			continue;
+		case '*':
+			if (!*arg || len_arg)
+				return fail(c, "bad '*'"), 0;
+			len_arg = *arg;
+			*arg = (*arg)->next;
+			continue;
+		case 'p':
+		case 'd': case 'u': case 'i': case 'x': case 'X': case 'o':
+		case 's':
+			break;
+		default:
+			/* libtraceevent prints ">c<" and takes no argument */
+			g = add_seg(c, segs, n, cap);
+			if (!g)
+				return 0;
+			g->kind = G_LIT;
+			g->lit = arena_strndup(c, (char[]){ '>', *fmt, '<' }, 3);
+			g->litlen = 3;
+			return g->lit ? ret + 1 : 0;
+		}
+		break;
+	}
+	if (!*fmt)
+		return ret;		/* dangling conversion: nothing printed */
+	if (!*arg)
+		return fail(c, "no argument for conversion"), 0;
+	conv = *fmt;
+	if (conv == 'p') {
+		int ext = ptr_ext(fmt + 1);
+
+		fmt += ext;
+		ret += ext;
+	}
+	len = (int)(fmt + 1 - start);
+	if (len > 30)
+		return fail(c, "conversion too long"), 0;
+	if (conv != 'p' && conv != 's' && (ls < -2 || ls > 2))
+		return fail(c, "bad length"), 0;
+	g = add_seg(c, segs, n, cap);
+	if (!g)
+		return 0;
+	memcpy(g->spec.fmt, start, (size_t)len);
+	g->spec.fmt[len] = 0;
+	g->spec.ls = (signed char)ls;
+	g->spec.conv = conv;
+	if (len_arg) {
+		g->len = cc_num(c, len_arg);
+		if (!g->len)
+			return 0;
+	}
+	if (conv == 'p') {
+		if (!cc_pointer(c, g, *arg))
+			return 0;
+	} else if (conv == 's') {
+		parse_spec(&g->spec);
+		g->kind = G_STR;
+		g->s = cc_str(c, *arg);
+		if (!g->s)
+			return 0;
+	} else {
+		parse_spec(&g->spec);
+		g->kind = G_INT;
+		g->e = cc_num(c, *arg);
+		if (!g->e)
+			return 0;
+	}
+	*arg = (*arg)->next;
+	return ret + 1;
+}
+
+static bool cc_format(struct cc *c, struct ff_prog *pg)
+{
+	const char *fmt = c->ev->print_fmt.format;
+	struct tep_print_arg *arg = c->ev->print_fmt.args;
+	int n = 0, cap = 0, used, left;
+
+	if (!fmt)
+		return fail(c, "no print format");
+	left = (int)strlen(fmt);
+	while (*fmt) {
+		if (fmt[0] == '%' && fmt[1] != '%') {
+			used = cc_conv(c, fmt, &arg, &pg->segs, &n, &cap);
+		} else {
+			struct ff_seg *g = add_seg(c, &pg->segs, &n, &cap);
+
+			used = g ? cc_literal(c, fmt, g) : -1;
+			if (g && used >= 0 && !g->litlen)
+				n--;	/* nothing to print */
+		}
+		if (used <= 0 || c->why)
+			return fail(c, "format not compiled");
+		left -= used;
+		if (left <= 0)
+			break;
+		fmt += used;
+	}
+	pg->nsegs = n;
+	return true;
+}
+
+/*
+ * libtraceevent resolves a symbol name in an expression (vmemmap_base)
+ * to its address the first time it evaluates it, rewriting the atom.
+ * Have it do that on a zeroed record, without the plugin handler (which
+ * could register comms), then read the rewritten atoms.
+ */
+static void prime(struct cc *c)
+{
+	struct tep_format_field *f;
+	struct tep_record rec;
+	struct trace_seq s;
+	int size = 0, saved;
+	unsigned char *buf;
+
+	for (f = c->ev->format.common_fields; f; f = f->next)
+		size = f->offset + f->size > size ? f->offset + f->size : size;
+	for (f = c->ev->format.fields; f; f = f->next)
+		size = f->offset + f->size > size ? f->offset + f->size : size;
+	f = tep_find_common_field(c->ev, "common_type");
+	if (!f || f->size > 8)
+		return;
+	buf = calloc(1, (size_t)size + 8);
+	if (!buf)
+		return;
+	memcpy(buf + f->offset, &c->ev->id, (size_t)f->size < sizeof(int) ?
+	       (size_t)f->size : sizeof(int));
+	memset(&rec, 0, sizeof(rec));
+	rec.data = buf;
+	rec.size = size;
+	trace_seq_init(&s);
+	saved = c->ev->flags;
+	c->ev->flags |= TEP_EVENT_FL_NOHANDLE;
+	tep_print_event(c->ff->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	c->ev->flags = saved;
+	trace_seq_destroy(&s);
+	free(buf);
+}
+
+static const char *plugin_of(tep_event_handler_func fn)
+{
+	Dl_info di;
+	const char *slash;
+
+	if (!dladdr((void *)fn, &di) || !di.dli_fname)
+		return "";
+	slash = strrchr(di.dli_fname, '/');
+	return slash ? slash + 1 : di.dli_fname;
+}
+
+static bool pfield_at(struct cc *c, struct ff_prog *pg, int slot,
+		      struct tep_format_field *f, bool must, bool is_str)
+{
+	if (!f) {
+		if (must)
+			return fail(c, "plugin field missing");
+		return true;
+	}
+	if (!is_str && f->size != 1 && f->size != 2 && f->size != 4 &&
+	    f->size != 8)
+		return fail(c, "plugin field of odd size");
+	pg->pf[slot].off = f->offset;
+	pg->pf[slot].size = f->size;
+	pg->pf[slot].ok = true;
+	if (f->offset + f->size > pg->need)
+		pg->need = f->offset + f->size;
+	return true;
+}
+
+#define NUMF(slot, name, must) \
+	pfield_at(c, pg, slot, tep_find_field(ev, name), must, false)
+#define STRF(slot, name) \
+	pfield_at(c, pg, slot, tep_find_any_field(ev, name), true, true)
+
+static bool cc_plugin(struct cc *c, struct ff_prog *pg)
+{
+	struct tep_event *ev = c->ev;
+	const char *so = plugin_of(ev->handler);
+	bool sched = !strcmp(ev->system, "sched");
+
+	if (!strcmp(so, "plugin_sched_switch.so") && sched &&
+	    !strcmp(ev->name, "sched_switch")) {
+		pg->plug = P_SCHED_SWITCH;
+		/* every field present: the plugin's error texts never show */
+		return NUMF(SW_PREV_PID, "prev_pid", true) &&
+			STRF(SW_PREV_COMM, "prev_comm") &&
+			NUMF(SW_PREV_PRIO, "prev_prio", true) &&
+			NUMF(SW_PREV_STATE, "prev_state", true) &&
+			NUMF(SW_NEXT_PID, "next_pid", true) &&
+			STRF(SW_NEXT_COMM, "next_comm") &&
+			NUMF(SW_NEXT_PRIO, "next_prio", true);
+	}
+	if (!strcmp(so, "plugin_sched_switch.so") && sched &&
+	    (!strcmp(ev->name, "sched_wakeup") ||
+	     !strcmp(ev->name, "sched_wakeup_new"))) {
+		pg->plug = P_SCHED_WAKEUP;
+		return NUMF(WK_PID, "pid", true) &&
+			pfield_at(c, pg, WK_COMM, tep_find_any_field(ev, "comm"),
+				  false, true) &&
+			NUMF(WK_PRIO, "prio", true) &&
+			NUMF(WK_SUCCESS, "success", false) &&
+			NUMF(WK_TARGET_CPU, "target_cpu", false);
+	}
+	if (!strcmp(so, "plugin_kmem.so") && !strcmp(ev->system, "kmem") &&
+	    (!strcmp(ev->name, "kfree") || !strcmp(ev->name, "kmalloc") ||
+	     !strcmp(ev->name, "kmalloc_node") ||
+	     !strcmp(ev->name, "kmem_cache_alloc") ||
+	     !strcmp(ev->name, "kmem_cache_alloc_node") ||
+	     !strcmp(ev->name, "kmem_cache_free"))) {
+		pg->plug = P_KMEM;
+		return NUMF(KM_CALL_SITE, "call_site", true) && cc_format(c, pg);
+	}
+	if (!strcmp(so, "plugin_hrtimer.so") && !strcmp(ev->system, "timer") &&
+	    (!strcmp(ev->name, "hrtimer_expire_entry") ||
+	     !strcmp(ev->name, "hrtimer_start"))) {
+		bool exp = !strcmp(ev->name, "hrtimer_expire_entry");
+		struct tep_format_field *t = tep_find_field(ev, "timer");
+
+		pg->plug = exp ? P_HRTIMER_EXPIRE : P_HRTIMER_START;
+		if (!t || (t->size != 1 && t->size != 2 && t->size != 4 &&
+			   t->size != 8))
+			t = tep_find_field(ev, "hrtimer");
+		if (!pfield_at(c, pg, HR_TIMER, t, true, false) ||
+		    !NUMF(HR_FUNCTION, "function", false))
+			return false;
+		if (exp)
+			return NUMF(HR_NOW, "now", true);
+		return NUMF(HR_EXPIRES, "expires", true) &&
+			NUMF(HR_SOFTEXPIRES, "softexpires", true);
+	}
+	return fail(c, "plugin handler not compiled");
+}
+
+static struct ff_prog *compile(struct kt_fastfmt *ff, struct tep_event *ev)
+{
+	struct ff_prog *pg = arena_alloc(ff, sizeof(*pg));
+	struct cc c = { .ff = ff, .ev = ev };
+
+	if (!pg)
+		return NULL;
+	pg->ev = ev;
+	if (!ff->usable)
+		fail(&c, "foreign endianness or long size");
+	else if (ev->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW |
+			      TEP_EVENT_FL_ISBPRINT))
+		fail(&c, "event printed raw, bprint or failed to parse");
+	else if (ev->handler && !(ev->flags & TEP_EVENT_FL_NOHANDLE))
+		cc_plugin(&c, pg);
+	else
+		cc_format(&c, pg);
+
+	if (!c.why && c.need_prime) {
+		/* Rewrite the atoms, then compile again with their values. */
+		if (c.has_div) {
+			fail(&c, "symbol in an expression with a division");
+		} else {
+			prime(&c);
+			memset(pg, 0, sizeof(*pg));
+			pg->ev = ev;
+			c.need_prime = false;
+			if (ev->handler && !(ev->flags & TEP_EVENT_FL_NOHANDLE))
+				cc_plugin(&c, pg);
+			else
+				cc_format(&c, pg);
+			if (!c.why && c.need_prime)
+				fail(&c, "unresolved symbol in an expression");
+		}
+	}
+	if (!c.why && (ev->flags & TEP_EVENT_FL_FAILED))
+		fail(&c, "event failed to parse");
+	pg->why = c.why;
+	return pg;
+}
+
+/* ------------------------------------------------------------------ */
+/* API                                                                 */
+
+struct kt_fastfmt *kt_fastfmt_new(struct tep_handle *tep)
+{
+	struct kt_fastfmt *ff;
+
+	if (!tep) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ff = calloc(1, sizeof(*ff));
+	if (!ff)
+		return NULL;
+	ff->tep = tep;
+	ff->usable = tep_get_long_size(tep) == (int)sizeof(long) &&
+		sizeof(long) == 8 &&
+		tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	return ff;
+}
+
+void kt_fastfmt_free(struct kt_fastfmt *ff)
+{
+	struct arena_blk *b, *next;
+
+	if (!ff)
+		return;
+	for (b = ff->arena; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(ff->progs);
+	free(ff);
+}
+
+static struct ff_prog *prog_of(struct kt_fastfmt *ff, struct tep_event *ev)
+{
+	struct ff_prog *pg;
+
+	if (ev->id < 0 || ev->id > 1 << 20)
+		return NULL;
+	if (ev->id >= ff->nprogs) {
+		int n = ff->nprogs ? ff->nprogs : 256;
+		struct ff_prog **np;
+
+		while (n <= ev->id)
+			n *= 2;
+		np = realloc(ff->progs, sizeof(*np) * (size_t)n);
+		if (!np)
+			return NULL;
+		memset(np + ff->nprogs, 0, sizeof(*np) * (size_t)(n - ff->nprogs));
+		ff->progs = np;
+		ff->nprogs = n;
+	}
+	pg = ff->progs[ev->id];
+	if (pg && pg->ev == ev)
+		return pg;
+	pg = compile(ff, ev);
+	ff->progs[ev->id] = pg;
+	return pg;
+}
+
+int kt_fastfmt_compiled(struct kt_fastfmt *ff, struct tep_event *ev)
+{
+	struct ff_prog *pg = prog_of(ff, ev);
+
+	return pg && !pg->why;
+}
+
+const char *kt_fastfmt_reason(struct kt_fastfmt *ff, struct tep_event *ev)
+{
+	struct ff_prog *pg = prog_of(ff, ev);
+
+	if (!pg)
+		return "out of memory";
+	return pg->why ? pg->why : "";
+}
+
+int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
+		    const void *data, int size, char *out, size_t cap)
+{
+	struct ff_prog *pg = prog_of(ff, ev);
+	struct run r;
+
+	if (!pg || pg->why || size < 0)
+		return -ENOTSUP;
+	if (cap == 0)
+		return -ENOSPC;
+	r.data = data;
+	r.size = size;
+	r.p = out;
+	r.end = out + cap - 1;	/* room for the NUL */
+	r.err = 0;
+	r.ff = ff;
+	switch (pg->plug) {
+	case P_NONE:
+		run_segs(&r, pg);
+		break;
+	case P_KMEM:
+		if (size < pg->need)
+			return -ENOTSUP;
+		run_kmem(&r, pg);
+		run_segs(&r, pg);
+		break;
+	case P_SCHED_SWITCH:
+		if (size < pg->need)
+			return -ENOTSUP;
+		run_sched_switch(&r, pg);
+		break;
+	case P_SCHED_WAKEUP:
+		if (size < pg->need)
+			return -ENOTSUP;
+		run_sched_wakeup(&r, pg);
+		break;
+	case P_HRTIMER_EXPIRE:
+	case P_HRTIMER_START:
+		if (size < pg->need)
+			return -ENOTSUP;
+		run_hrtimer(&r, pg);
+		break;
+	}
+	if (r.err)
+		return r.err;
+	*r.p = 0;
+	return (int)(r.p - out);
+}

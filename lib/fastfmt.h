@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The report hot path: each event's print format (and the libtraceevent
+ * plugin handlers of the frequent events) compiled once into a small
+ * program of field loads and integer/hex/string emitters, producing
+ * byte for byte the text tep_print_event(..., "%s", TEP_PRINT_INFO)
+ * prints, an order of magnitude faster.
+ *
+ * Whatever is not compiled (unknown plugin handlers, print functions,
+ * printk-pointer strings, %pI/%pU, bprint, foreign endianness or long
+ * size, ...) answers -ENOTSUP and the caller prints that event with
+ * libtraceevent: correctness never depends on coverage.
+ *
+ * Reads are bounded by the record size: a record shorter than the fields
+ * its format uses answers -ENOTSUP, dynamic-array offsets outside it are
+ * treated as libtraceevent treats them (empty), and strings stop at the
+ * end of the record.
+ */
+#ifndef KT_FASTFMT_H
+#define KT_FASTFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct tep_event;
+
+/* Compiled events of one tep_handle, compiled lazily on first use. */
+struct kt_fastfmt;
+
+struct kt_fastfmt *kt_fastfmt_new(struct tep_handle *tep);
+void kt_fastfmt_free(struct kt_fastfmt *ff);
+
+/*
+ * Append the event's info text (what trace-cmd prints after
+ * "event_name: ") to out, NUL-terminated.  Returns the length written
+ * (without the NUL), -ENOTSUP when this event or this record is not
+ * handled (print it with tep_print_event), or -ENOSPC when cap is too
+ * small (nothing usable was written; retry with a larger buffer).
+ *
+ * Like libtraceevent's plugin for sched_switch/sched_wakeup, it registers
+ * the comms it prints with tep_register_comm(), so later comm lookups see
+ * what trace-cmd's would.  data must be the record's data (its address is
+ * printed by formats that print __get_dynamic_array() as a pointer, as
+ * libtraceevent does).
+ */
+int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
+		    const void *data, int size, char *out, size_t cap);
+
+/* 1 when the event is compiled (after compiling it if needed), else 0. */
+int kt_fastfmt_compiled(struct kt_fastfmt *ff, struct tep_event *ev);
+
+/* Why an event was not compiled ("" when it was), for coverage reports. */
+const char *kt_fastfmt_reason(struct kt_fastfmt *ff, struct tep_event *ev);
+
+/*
+ * Fast emitters for the line prefix.  Each writes at p (which must have
+ * room: 24 bytes for a number, more when width says so) and returns the
+ * end; no NUL is written.
+ */
+/* printf("%*llu", width, v); pad ' ' or '0' on the left. */
+char *kt_fmt_udec(char *p, uint64_t v, int width, char pad);
+/* printf("%*lld", width, v) */
+char *kt_fmt_sdec(char *p, int64_t v, int width);
+/* printf("%-*s", width, s) for s of length len. */
+char *kt_fmt_str_left(char *p, const char *s, size_t len, int width);
+/* printf("%llx", v) */
+char *kt_fmt_hex(char *p, uint64_t v);
+/*
+ * libtraceevent's TEP_PRINT_TIME with "%<prec>.<div>d": ts rounded and
+ * divided by div (0: none), then "%5llu.%0<prec>llu" (prec > 0) or
+ * "%12llu".  trace-cmd report's default is prec 6, div 1000.
+ */
+char *kt_fmt_time(char *p, unsigned long long ts, int prec, int div);
+
+#endif
