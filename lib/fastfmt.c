@@ -278,6 +278,8 @@ enum plug_kind {
 	P_KMEM,		/* "(func+0xoff) " then the format */
 	P_HRTIMER_EXPIRE,
 	P_HRTIMER_START,
+	P_TLB_FLUSH,
+	P_FUTEX,	/* the futex plugin's text, or the format for other ops */
 };
 
 struct ff_field {			/* a field a plugin reads */
@@ -1022,6 +1024,8 @@ enum {
 enum { WK_PID, WK_COMM, WK_PRIO, WK_SUCCESS, WK_TARGET_CPU };
 enum { KM_CALL_SITE };
 enum { HR_TIMER, HR_NOW, HR_FUNCTION, HR_EXPIRES, HR_SOFTEXPIRES };
+enum { TLB_PAGES, TLB_REASON };
+enum { FX_UADDR, FX_OP, FX_VAL, FX_UTIME, FX_UADDR2, FX_VAL3 };
 
 static inline uint64_t pfield(const struct run *r, const struct ff_field *f)
 {
@@ -1197,6 +1201,111 @@ static void run_hrtimer(struct run *r, const struct ff_prog *pg)
 	r->p = put_udec(r->p + 9, pfield(r, &f[HR_EXPIRES]));
 	memcpy(r->p, " softexpires=", 13);
 	r->p = put_udec(r->p + 13, pfield(r, &f[HR_SOFTEXPIRES]));
+}
+
+static void run_tlb_flush(struct run *r, const struct ff_prog *pg)
+{
+	static const char *const reasons[] = {
+		"flush on task switch", "remote shootdown", "local shootdown",
+		"local mm shootdown",
+	};
+	uint64_t reason = pfield(r, &pg->pf[TLB_REASON]);
+
+	if (!room(r, 64))
+		return;
+	memcpy(r->p, "pages=", 6);
+	r->p = put_sdec(r->p + 6, (int64_t)pfield(r, &pg->pf[TLB_PAGES]));
+	memcpy(r->p, " reason=", 8);
+	r->p += 8;
+	if (reason < 4)
+		put(r, reasons[reason], strlen(reasons[reason]));
+	if (!room(r, 24))
+		return;
+	memcpy(r->p, " (", 2);
+	r->p = put_sdec(r->p + 2, (int64_t)reason);
+	*r->p++ = ')';
+}
+
+/* " name=0x%08llx" */
+static void put_hex8(struct run *r, const char *name, uint64_t v)
+{
+	char tmp[16];
+	int n = (int)(put_hex(tmp, v) - tmp);
+
+	if (!room(r, 40))
+		return;
+	*r->p++ = ' ';
+	r->p = stpcpy(r->p, name);
+	memcpy(r->p, "=0x", 3);
+	r->p += 3;
+	for (; n < 8; n++)
+		*r->p++ = '0';
+	r->p = put_hex(r->p, v);
+}
+
+/* " name=%llu" */
+static void put_named_u(struct run *r, const char *name, uint64_t v)
+{
+	if (!room(r, 40))
+		return;
+	*r->p++ = ' ';
+	r->p = stpcpy(r->p, name);
+	*r->p++ = '=';
+	r->p = put_udec(r->p, v);
+}
+
+/* The futex plugin's table: how each op prints val, utime, uaddr2, val3. */
+enum { FX_NO, FX_HEX, FX_DEC };
+static const struct {
+	const char *name;
+	unsigned char val, utime, uaddr2, val3;	/* utime FX_DEC: "val2" */
+} futex_ops[] = {
+	{ "FUTEX_WAIT", FX_HEX, FX_HEX, FX_NO, FX_NO },
+	{ "FUTEX_WAKE", FX_DEC, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_FD", FX_DEC, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_REQUEUE", FX_DEC, FX_DEC, FX_HEX, FX_NO },
+	{ "FUTEX_CMP_REQUEUE", FX_DEC, FX_DEC, FX_HEX, FX_HEX },
+	{ "FUTEX_WAKE_OP", FX_DEC, FX_DEC, FX_HEX, FX_HEX },
+	{ "FUTEX_LOCK_PI", FX_NO, FX_HEX, FX_NO, FX_NO },
+	{ "FUTEX_UNLOCK_PI", FX_NO, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_TRYLOCK_PI", FX_NO, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_WAIT_BITSET", FX_HEX, FX_HEX, FX_NO, FX_HEX },
+	{ "FUTEX_WAKE_BITSET", FX_DEC, FX_NO, FX_NO, FX_HEX },
+	{ "FUTEX_WAIT_REQUEUE_PI", FX_HEX, FX_HEX, FX_HEX, FX_HEX },
+	{ "FUTEX_CMP_REQUEUE_PI", FX_DEC, FX_DEC, FX_HEX, FX_HEX },
+};
+
+/* Returns false when the plugin leaves the event to its format. */
+static bool run_futex(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+	uint64_t op = pfield(r, &f[FX_OP]), cmd = op & ~(uint64_t)(128 | 256);
+	uint64_t v;
+
+	if (cmd >= sizeof(futex_ops) / sizeof(futex_ops[0]))
+		return false;
+	put(r, "op=", 3);
+	put(r, futex_ops[cmd].name, strlen(futex_ops[cmd].name));
+	if (op & 128)
+		put(r, "|FUTEX_PRIVATE_FLAG", 19);
+	if (op & 256)
+		put(r, "|FUTEX_CLOCK_REALTIME", 21);
+	put_hex8(r, "uaddr", pfield(r, &f[FX_UADDR]));
+	v = pfield(r, &f[FX_VAL]);
+	if (futex_ops[cmd].val == FX_HEX)
+		put_hex8(r, "val", v);
+	else if (futex_ops[cmd].val == FX_DEC)
+		put_named_u(r, "val", v);
+	v = pfield(r, &f[FX_UTIME]);
+	if (futex_ops[cmd].utime == FX_HEX)
+		put_hex8(r, "utime", v);
+	else if (futex_ops[cmd].utime == FX_DEC)
+		put_named_u(r, "val2", v);
+	if (futex_ops[cmd].uaddr2)
+		put_hex8(r, "uaddr2", pfield(r, &f[FX_UADDR2]));
+	if (futex_ops[cmd].val3)
+		put_hex8(r, "val3", pfield(r, &f[FX_VAL3]));
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1450,8 +1559,10 @@ static struct ff_expr *cc_op(struct cc *c, struct tep_print_arg *a)
 	if (!l || !r)
 		return NULL;
 	if (op == OP_DIV || op == OP_MOD) {
-		c->has_div = true;
-		if (r->kind == EX_CONST && !r->val)
+		/* a divisor from the record could be 0 while priming */
+		if (r->kind != EX_CONST)
+			c->has_div = true;
+		else if (!r->val)
 			return fail(c, "division by zero"), NULL;
 	}
 	if (l->kind == EX_CONST && r->kind == EX_CONST)
@@ -2191,6 +2302,21 @@ static bool cc_plugin(struct cc *c, struct ff_prog *pg)
 		return NUMF(HR_EXPIRES, "expires", true) &&
 			NUMF(HR_SOFTEXPIRES, "softexpires", true);
 	}
+	if (!strcmp(so, "plugin_tlb.so") && !strcmp(ev->system, "tlb") &&
+	    !strcmp(ev->name, "tlb_flush")) {
+		pg->plug = P_TLB_FLUSH;
+		return NUMF(TLB_PAGES, "pages", true) &&
+			NUMF(TLB_REASON, "reason", true);
+	}
+	if (!strcmp(so, "plugin_futex.so") && !strcmp(ev->system, "syscalls") &&
+	    !strcmp(ev->name, "sys_enter_futex")) {
+		pg->plug = P_FUTEX;
+		return NUMF(FX_UADDR, "uaddr", true) && NUMF(FX_OP, "op", true) &&
+			NUMF(FX_VAL, "val", true) &&
+			NUMF(FX_UTIME, "utime", true) &&
+			NUMF(FX_UADDR2, "uaddr2", true) &&
+			NUMF(FX_VAL3, "val3", true) && cc_format(c, pg);
+	}
 	return fail(c, "plugin handler not compiled");
 }
 
@@ -2354,6 +2480,17 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		if (size < pg->need)
 			return -ENOTSUP;
 		run_hrtimer(&r, pg);
+		break;
+	case P_TLB_FLUSH:
+		if (size < pg->need)
+			return -ENOTSUP;
+		run_tlb_flush(&r, pg);
+		break;
+	case P_FUTEX:
+		if (size < pg->need)
+			return -ENOTSUP;
+		if (!run_futex(&r, pg))
+			run_segs(&r, pg);
 		break;
 	}
 	if (r.err)

@@ -145,7 +145,7 @@ int capture_run(struct capture *cap, const char *name, const char **systems,
 		fprintf(stderr, "capture: cannot read event formats\n");
 		goto out;
 	}
-	tep_load_plugins(cap->tep);
+	cap->plugins = tep_load_plugins(cap->tep);
 	load_extras(cap->tep, tracing);
 	if (!cap->max)
 		cap->max = 4000000;
@@ -169,6 +169,8 @@ void capture_free(struct capture *cap)
 	for (i = 0; i < cap->nrecs; i++)
 		free(cap->recs[i].data);
 	free(cap->recs);
+	if (cap->plugins)
+		tep_unload_plugins(cap->plugins, cap->tep);
 	if (cap->tep)
 		tep_free(cap->tep);
 	memset(cap, 0, sizeof(*cap));

@@ -19,6 +19,7 @@ struct cap_rec {
 
 struct capture {
 	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
 	struct cap_rec *recs;
 	size_t nrecs, cap;
 	size_t max;		/* stop keeping records beyond this */
