@@ -2455,40 +2455,31 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 	r.end = out + cap - 1;	/* room for the NUL */
 	r.err = 0;
 	r.ff = ff;
+	/* plugin texts read fixed fields, as the plugins do, unchecked */
+	if (size < pg->need)
+		return -ENOTSUP;
 	switch (pg->plug) {
 	case P_NONE:
 		run_segs(&r, pg);
 		break;
 	case P_KMEM:
-		if (size < pg->need)
-			return -ENOTSUP;
 		run_kmem(&r, pg);
 		run_segs(&r, pg);
 		break;
 	case P_SCHED_SWITCH:
-		if (size < pg->need)
-			return -ENOTSUP;
 		run_sched_switch(&r, pg);
 		break;
 	case P_SCHED_WAKEUP:
-		if (size < pg->need)
-			return -ENOTSUP;
 		run_sched_wakeup(&r, pg);
 		break;
 	case P_HRTIMER_EXPIRE:
 	case P_HRTIMER_START:
-		if (size < pg->need)
-			return -ENOTSUP;
 		run_hrtimer(&r, pg);
 		break;
 	case P_TLB_FLUSH:
-		if (size < pg->need)
-			return -ENOTSUP;
 		run_tlb_flush(&r, pg);
 		break;
 	case P_FUTEX:
-		if (size < pg->need)
-			return -ENOTSUP;
 		if (!run_futex(&r, pg))
 			run_segs(&r, pg);
 		break;
