@@ -73,14 +73,31 @@ static inline char *oct_rev(char *end, uint64_t v)
 	return end;
 }
 
+/* Number of decimal digits of v. */
+static inline int udigits(uint64_t v)
+{
+	int n = 1;
+
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 static inline char *put_udec(char *p, uint64_t v)
 {
-	char tmp[24];
-	char *s = udec_rev(tmp + sizeof(tmp), v);
-	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+	char *end = p + udigits(v);
 
-	memcpy(p, s, n);
-	return p + n;
+	udec_rev(end, v);
+	return end;
 }
 
 static inline char *put_sdec(char *p, int64_t v)
@@ -94,12 +111,10 @@ static inline char *put_sdec(char *p, int64_t v)
 
 static inline char *put_hex(char *p, uint64_t v)
 {
-	char tmp[16];
-	char *s = hex_rev(tmp + sizeof(tmp), v, hexlow);
-	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+	char *end = p + (v ? (67 - __builtin_clzll(v)) / 4 : 1);
 
-	memcpy(p, s, n);
-	return p + n;
+	hex_rev(end, v, hexlow);
+	return end;
 }
 
 char *kt_fmt_udec(char *p, uint64_t v, int width, char pad)
@@ -255,6 +270,12 @@ enum seg_kind {
 	G_FUNC,		/* %ps %pS %pf %pF */
 	G_MAC,		/* %pM %pm %pMF %pMR ... */
 	G_BSTR,		/* %p of a string literal: the literal */
+	/* plain %d %u %x (no flags, width or precision) of spec.bits */
+	G_DEC,
+	G_UDEC,
+	G_HEX,
+	G_CHARS,	/* plain %s of a char array */
+	G_DSTR,		/* plain %s of __get_str() */
 };
 
 struct ff_seg {
@@ -325,7 +346,8 @@ struct kt_fastfmt {
 	int comm_pid[COMM_CACHE];	/* pids already registered (+1) */
 };
 
-#define NOT_COMPILED ((struct ff_prog *)1)
+/* Literals are allocated with this much slack to be copied 16 at a time. */
+#define LIT_PAD 17
 
 static void *arena_alloc(struct kt_fastfmt *ff, size_t n)
 {
@@ -905,6 +927,29 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 	}
 }
 
+/* "%s" without width or precision of a char array or __get_str(). */
+static void emit_plain_str(struct run *r, const struct ff_str *s)
+{
+	unsigned int off, len;
+	size_t max;
+
+	if (s->kind == S_CHARS) {
+		off = (unsigned int)s->off;
+		if ((int)off >= r->size)
+			return;
+		max = (size_t)r->size - off;
+		if (s->len && (size_t)s->len < max)
+			max = (size_t)s->len;
+	} else {
+		dyn_get(r, &s->f, &off, &len);
+		if (!len || off >= (unsigned int)r->size)
+			return;
+		max = (size_t)r->size - off;
+	}
+	put(r, (const char *)r->data + off,
+	    strnlen((const char *)r->data + off, max));
+}
+
 static void func_lookup(struct kt_fastfmt *ff, unsigned long long addr,
 			const char **name, unsigned long long *start)
 {
@@ -938,6 +983,35 @@ static void emit_func(struct run *r, uint64_t v, bool with_off)
 	}
 }
 
+/* eval() with the common case, a field load, inline. */
+static inline uint64_t value(struct run *r, const struct ff_expr *e)
+{
+	if (e->kind == EX_LOAD) {
+		if (e->off + e->size > r->size)
+			return 0;
+		return load(r->data + e->off, e->size);
+	}
+	return eval(r, e);
+}
+
+static inline uint64_t sext(uint64_t v, int bits)
+{
+	switch (bits) {
+	case 8:
+		return (uint64_t)(int64_t)(int8_t)v;
+	case 16:
+		return (uint64_t)(int64_t)(int16_t)v;
+	case 32:
+		return (uint64_t)(int64_t)(int32_t)v;
+	}
+	return v;
+}
+
+static inline uint64_t zext(uint64_t v, int bits)
+{
+	return bits == 64 ? v : v & ((1ULL << bits) - 1);
+}
+
 static void run_segs(struct run *r, const struct ff_prog *pg)
 {
 	int i;
@@ -954,7 +1028,29 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 		}
 		switch (g->kind) {
 		case G_LIT:
-			put(r, g->lit, g->litlen);
+			if (g->litlen <= 16 && r->end - r->p >= 16) {
+				memcpy(r->p, g->lit, 16);	/* padded */
+				r->p += g->litlen;
+			} else {
+				put(r, g->lit, g->litlen);
+			}
+			break;
+		case G_DEC:
+			if (room(r, 21))
+				r->p = put_sdec(r->p, (int64_t)sext(value(r, g->e),
+								  g->spec.bits));
+			break;
+		case G_UDEC:
+			if (room(r, 20))
+				r->p = put_udec(r->p, zext(value(r, g->e), g->spec.bits));
+			break;
+		case G_HEX:
+			if (room(r, 16))
+				r->p = put_hex(r->p, zext(value(r, g->e), g->spec.bits));
+			break;
+		case G_CHARS:
+		case G_DSTR:
+			emit_plain_str(r, g->s);
 			break;
 		case G_INT:
 			if (has_star && star < 0) {
@@ -962,7 +1058,7 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 				r->err = -ENOTSUP;
 				break;
 			}
-			v = eval(r, g->e);
+			v = value(r, g->e);
 			if (g->spec.simple)
 				emit_int(r, &g->spec, v, star);
 			else
@@ -976,7 +1072,7 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 			emit_str(r, &g->spec, g->s, has_star, star);
 			break;
 		case G_PTR:
-			v = eval(r, g->e);
+			v = value(r, g->e);
 			if (!v) {
 				put(r, "(nil)", 5);
 				break;
@@ -1874,6 +1970,12 @@ static void parse_spec(struct ff_spec *sp)
 	sp->simple = true;
 }
 
+/* A conversion with no width, precision or '*': the fast emitters' case. */
+static bool plain(const struct ff_spec *sp)
+{
+	return sp->simple && sp->width < 0 && sp->prec < 0 && !sp->star;
+}
+
 static struct ff_seg *add_seg(struct cc *c, struct ff_seg **segs, int *n,
 			      int *cap)
 {
@@ -1896,7 +1998,7 @@ static struct ff_seg *add_seg(struct cc *c, struct ff_seg **segs, int *n,
 
 static char *arena_strndup(struct cc *c, const char *s, size_t n)
 {
-	char *d = arena_alloc(c->ff, n + 1);
+	char *d = arena_alloc(c->ff, n + LIT_PAD);
 
 	if (!d) {
 		fail(c, "out of memory");
@@ -1911,7 +2013,7 @@ static char *arena_strndup(struct cc *c, const char *s, size_t n)
 static int cc_literal(struct cc *c, const char *fmt, struct ff_seg *g)
 {
 	size_t len = strlen(fmt);
-	char *buf = arena_alloc(c->ff, len + 1);
+	char *buf = arena_alloc(c->ff, len + LIT_PAD);
 	int used = 0;
 	size_t n = 0;
 
@@ -2132,12 +2234,24 @@ static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
 		g->s = cc_str(c, *arg);
 		if (!g->s)
 			return 0;
+		if (plain(&g->spec) && g->s->kind == S_CHARS)
+			g->kind = G_CHARS;
+		else if (plain(&g->spec) && g->s->kind == S_DSTR)
+			g->kind = G_DSTR;
 	} else {
 		parse_spec(&g->spec);
 		g->kind = G_INT;
 		g->e = cc_num(c, *arg);
 		if (!g->e)
 			return 0;
+		if (plain(&g->spec) && !g->spec.hash) {
+			if (conv == 'd' || conv == 'i')
+				g->kind = G_DEC;
+			else if (conv == 'u')
+				g->kind = G_UDEC;
+			else if (conv == 'x')
+				g->kind = G_HEX;
+		}
 	}
 	*arg = (*arg)->next;
 	return ret + 1;
