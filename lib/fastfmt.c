@@ -14,7 +14,9 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
+#include <endian.h>
 #include <errno.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +276,10 @@ enum seg_kind {
 	G_DEC,
 	G_UDEC,
 	G_HEX,
+	G_IP4,		/* %pI4 %pi4 of a 4-byte field (mac_rev: reversed) */
+	G_IP6,		/* %pI6 %pi6 %pI6c of a 16-byte field */
+	G_IPSA,		/* %pIS[p][c] of a sockaddr field or dynamic array */
+	G_CONST,	/* fixed text (INVALIDIPv4 ...) */
 	G_CHARS,	/* plain %s of a char array */
 	G_DSTR,		/* plain %s of __get_str() */
 };
@@ -281,7 +287,13 @@ enum seg_kind {
 struct ff_seg {
 	unsigned char kind;
 	bool func_off;		/* G_FUNC: add +0x offset */
-	bool mac_rev;
+	bool mac_rev;		/* G_MAC, G_IP4: bytes reversed */
+	char ip;		/* G_IP4, G_IP6: 'I' or 'i' */
+	bool ip6c;		/* G_IP6, G_IPSA: compressed */
+	bool ip_port;		/* G_IPSA: with the port */
+	bool dyn;		/* G_IPSA: a dynamic array */
+	struct ff_dyn f;	/* G_IPSA dynamic array */
+	int sa_len;		/* G_IPSA field size */
 	const char *mac_sep;
 	const char *lit;
 	size_t litlen;
@@ -289,7 +301,7 @@ struct ff_seg {
 	struct ff_expr *e;
 	struct ff_expr *len;	/* '*' argument, NULL when none */
 	struct ff_str *s;
-	int mac_off;
+	int mac_off;		/* G_MAC, G_IP4, G_IP6: field offset */
 };
 
 enum plug_kind {
@@ -927,6 +939,133 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 	}
 }
 
+static void put_ip4(struct run *r, const unsigned char *b, bool rev, char i)
+{
+	int k;
+
+	if (!room(r, 16))
+		return;
+	for (k = 0; k < 4; k++) {
+		unsigned int v = b[rev ? 3 - k : k];
+
+		if (k)
+			*r->p++ = '.';
+		if (i == 'i')
+			r->p = kt_fmt_udec(r->p, v, 3, '0');
+		else
+			r->p = put_udec(r->p, v);
+	}
+}
+
+/* An IPv6 address the way the kernel's %pI6c compresses it. */
+static void put_ip6c(struct run *r, const unsigned char *a)
+{
+	uint16_t w[8];
+	uint32_t d[4];
+	int zl[8] = { 0 }, i, j, range, longest = 1, colonpos = -1;
+	bool v4, needcolon = false;
+
+	memcpy(d, a, 16);
+	for (i = 0; i < 8; i++)
+		w[i] = (uint16_t)(a[2 * i] << 8 | a[2 * i + 1]);
+	v4 = ((d[0] | d[1]) == 0 && d[2] == htobe32(0x0000ffff)) ||
+		(d[2] | htobe32(0x02000000)) == htobe32(0x02005efe);
+	range = v4 ? 6 : 8;
+	for (i = 0; i < range; i++)
+		for (j = i; j < range && !w[j]; j++)
+			zl[i]++;
+	for (i = 0; i < range; i++) {
+		if (zl[i] > longest) {
+			longest = zl[i];
+			colonpos = i;
+		}
+	}
+	if (!room(r, 48))
+		return;
+	for (i = 0; i < range; i++) {
+		if (i == colonpos) {
+			if (needcolon || i == 0)
+				*r->p++ = ':';
+			*r->p++ = ':';
+			needcolon = false;
+			i += longest - 1;
+			continue;
+		}
+		if (needcolon)
+			*r->p++ = ':';
+		r->p = put_hex(r->p, w[i]);
+		needcolon = true;
+	}
+	if (v4) {
+		if (needcolon)
+			*r->p++ = ':';
+		put_ip4(r, a + 12, false, 'I');
+	}
+}
+
+static void put_ip6(struct run *r, const unsigned char *a, char i)
+{
+	int j;
+
+	if (!room(r, 40))
+		return;
+	for (j = 0; j < 16; j++) {
+		*r->p++ = hexlow[a[j] >> 4];
+		*r->p++ = hexlow[a[j] & 15];
+		if (i == 'I' && (j & 1) && j < 15)
+			*r->p++ = ':';
+	}
+}
+
+/* print_ipsa_arg(): a struct sockaddr_in or _in6. */
+static void put_ipsa(struct run *r, const struct ff_seg *g)
+{
+	unsigned int off, len;
+	uint16_t fam, port;
+
+	if (g->dyn) {
+		dyn_get(r, &g->f, &off, &len);
+	} else {
+		off = (unsigned int)g->mac_off;
+		len = (unsigned int)g->sa_len;
+	}
+	if ((uint64_t)off + 2 > (uint64_t)r->size) {
+		r->err = -ENOTSUP;
+		return;
+	}
+	memcpy(&fam, r->data + off, 2);
+	if (fam != AF_INET && fam != AF_INET6)
+		return;
+	if (len < (fam == AF_INET ? 16 : 28)) {
+		put(r, fam == AF_INET ? "INVALIDIPv4" : "INVALIDIPv6", 11);
+		return;
+	}
+	if ((uint64_t)off + len > (uint64_t)r->size) {
+		r->err = -ENOTSUP;
+		return;
+	}
+	port = (uint16_t)(r->data[off + 2] << 8 | r->data[off + 3]);
+	if (fam == AF_INET) {
+		put_ip4(r, r->data + off + 4, g->mac_rev, g->ip);
+		if (g->ip_port && room(r, 8)) {
+			*r->p++ = ':';
+			r->p = put_udec(r->p, port);
+		}
+		return;
+	}
+	if (g->ip_port)
+		putch(r, '[');
+	if (g->ip6c)
+		put_ip6c(r, r->data + off + 8);
+	else
+		put_ip6(r, r->data + off + 8, g->ip);
+	if (g->ip_port && room(r, 8)) {
+		*r->p++ = ']';
+		*r->p++ = ':';
+		r->p = put_udec(r->p, port);
+	}
+}
+
 /* "%s" without width or precision of a char array or __get_str(). */
 static void emit_plain_str(struct run *r, const struct ff_str *s)
 {
@@ -1084,6 +1223,29 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 			break;
 		case G_BSTR:
 			put(r, g->lit, g->litlen);
+			break;
+		case G_CONST:
+			put(r, g->lit, g->litlen);
+			break;
+		case G_IPSA:
+			put_ipsa(r, g);
+			break;
+		case G_IP4:
+			if (g->mac_off + 4 > r->size) {
+				r->err = -ENOTSUP;
+				break;
+			}
+			put_ip4(r, r->data + g->mac_off, g->mac_rev, g->ip);
+			break;
+		case G_IP6:
+			if (g->mac_off + 16 > r->size) {
+				r->err = -ENOTSUP;
+				break;
+			}
+			if (g->ip6c)
+				put_ip6c(r, r->data + g->mac_off);
+			else
+				put_ip6(r, r->data + g->mac_off, g->ip);
 			break;
 		case G_MAC: {
 			const unsigned char *m = r->data + g->mac_off;
@@ -2093,6 +2255,71 @@ static int ptr_ext(const char *f)
 	return 0;
 }
 
+/* %pI4 %pi4 (with h n b l) %pI6 %pi6 %pI6c of a field; %pIS is left out. */
+static bool cc_ip(struct cc *c, struct ff_seg *g, struct tep_print_arg *a,
+		  const char *x)
+{
+	struct tep_format_field *f;
+	const char *o;
+	int want;
+
+	if (x[1] != '4' && x[1] != '6' && x[1] != 'S')
+		return fail(c, "unknown %pI");
+	if (a->type == TEP_PRINT_FUNC)
+		return fail(c, "print function");
+	while (a->type == TEP_PRINT_TYPE)
+		a = a->typecast.item;
+	g->ip = x[0];
+	if (x[1] == 'S') {
+		o = x + 2;
+		if (x[0] == 'I' && *o == 'p') {
+			g->ip_port = true;
+			o++;
+		}
+		if (x[0] == 'I' && *o == 'c') {
+			g->ip6c = true;
+			o++;
+		}
+		g->mac_rev = *o == 'l' ||
+			(*o == 'h' && !tep_is_file_bigendian(c->ff->tep));
+		g->kind = G_IPSA;
+		if (a->type == TEP_PRINT_DYNAMIC_ARRAY) {
+			g->dyn = true;
+			return dyn_of(c, a->dynarray.field, &g->f);
+		}
+		if (a->type != TEP_PRINT_FIELD)
+			return fail(c, "%pIS of a non-field");
+		f = field_of(c, &a->field);
+		if (!f)
+			return false;
+		g->mac_off = f->offset;
+		g->sa_len = f->size;
+		return true;
+	}
+	if (a->type != TEP_PRINT_FIELD)
+		return fail(c, "%pI of a non-field");
+	f = field_of(c, &a->field);
+	if (!f)
+		return false;
+	g->mac_off = f->offset;
+	want = x[1] == '4' ? 4 : 16;
+	if (f->size != want) {
+		g->kind = G_CONST;
+		g->lit = want == 4 ? "INVALIDIPv4" : "INVALIDIPv6";
+		g->litlen = strlen(g->lit);
+		return true;
+	}
+	if (x[1] == '4') {
+		g->kind = G_IP4;
+		g->mac_rev = x[2] == 'l' ||
+			(x[2] == 'h' && !tep_is_file_bigendian(c->ff->tep));
+	} else {
+		g->kind = G_IP6;
+		g->ip6c = x[0] == 'I' && x[2] == 'c';
+	}
+	return true;
+}
+
 static bool cc_pointer(struct cc *c, struct ff_seg *g, struct tep_print_arg *a)
 {
 	const char *x = strchr(g->spec.fmt, 'p') + 1;
@@ -2130,7 +2357,7 @@ static bool cc_pointer(struct cc *c, struct ff_seg *g, struct tep_print_arg *a)
 		g->mac_rev = x[1] == 'R';
 		return true;
 	case 'I': case 'i':
-		return fail(c, "%pI");
+		return cc_ip(c, g, a, x);
 	case 'U':
 		return fail(c, "%pU");
 	case 'h':

@@ -227,6 +227,10 @@ static const char *synth_prints[] = {
 	"\"%hhd %hd %d %ld\", REC->b, REC->b, REC->b, REC->b",
 	"\"%3$d %1$d\", REC->a, REC->a, REC->a",
 	"\"%-#10x|%#-10o|%-010d|%0-10d\", REC->a, REC->a, REC->a, REC->a",
+	"\"ip4=%pI4 %pi4 %pI4h %pI4n %pI4l %pI4b bad=%pI4\", REC->u, REC->u, REC->u, REC->u, REC->u, REC->u, REC->b",
+	"\"ip6=%pI6 %pi6 %pI6c %pi6c bad=%pI6c sa=%pISpc\", REC->s, REC->s, REC->s, REC->s, REC->arr, REC->s",
+	"\"ip6=%pI6c\", REC->s",
+	"\"sa=%pISpc %pIS %piS %pISc %pISp\", __get_dynamic_array(buf), __get_dynamic_array(buf), __get_dynamic_array(buf), __get_dynamic_array(buf), __get_dynamic_array(buf)",
 };
 
 static unsigned long long rnd_state = 88172645463325252ULL;
@@ -286,6 +290,23 @@ static int synth_record(unsigned char *d, int id, int *size)
 	w = words[rnd() % 6];
 	n = (int)strlen(w);
 	memcpy(d + 27, w, (size_t)(n < 16 ? n : 16));	/* maybe unterminated */
+	if (rnd() % 2) {
+		/* an IPv6 address with zero runs, v4-mapped or ISATAP */
+		for (i = 0; i < 16; i += 2) {
+			v = rnd();
+			d[27 + i] = v % 3 ? 0 : (unsigned char)(v >> 8);
+			d[28 + i] = v % 3 ? 0 : (unsigned char)(v >> 16);
+		}
+		if (rnd() % 3 == 0) {
+			memset(d + 27, 0, 10);
+			d[37] = d[38] = 0xff;
+		} else if (rnd() % 3 == 0) {
+			d[35] = (unsigned char)(rnd() & 2);
+			d[36] = 0;
+			d[37] = 0x5e;
+			d[38] = 0xfe;
+		}
+	}
 	for (i = 0; i < 3; i++) {
 		v = rnd_num();
 		memcpy(d + 48 + 8 * i, &v, 8);
@@ -299,12 +320,23 @@ static int synth_record(unsigned char *d, int id, int *size)
 	memcpy(d + 44, &dl, 4);
 	memcpy(d + off, w, (size_t)n);
 	off += n;
-	/* buf */
+	/* buf: bytes, or a sockaddr_in or _in6 (maybe cut short) */
 	n = (int)(rnd() % 12);
+	if (rnd() % 2)
+		n = (int)(rnd() % 2 ? 16 : 28) - (int)(rnd() % 4 == 0);
 	dl = (unsigned int)off | (unsigned int)n << 16;
 	memcpy(d + 72, &dl, 4);
 	for (i = 0; i < n; i++)
-		d[off + i] = (unsigned char)rnd();
+		d[off + i] = (unsigned char)(rnd() % 3 ? 0 : rnd());
+	if (n >= 15) {
+		unsigned short fam = n >= 27 ? 10 : 2;
+
+		memcpy(d + off, &fam, 2);
+		if (n >= 27 && rnd() % 2) {
+			memset(d + off + 8, 0, 10);
+			d[off + 18] = d[off + 19] = 0xff;
+		}
+	}
 	off += n;
 	/* mask: 0, 1 or 2 longs */
 	off = (off + 7) & ~7;
