@@ -242,6 +242,7 @@ enum str_kind {
 	S_HEX,		/* __print_hex / __print_hex_str */
 	S_INTARR,	/* __print_array */
 	S_BITMASK,	/* __get_bitmask */
+	S_CPUMASK,	/* __get_cpumask: "0-3,8" */
 	S_COND,		/* e ? a : b */
 };
 
@@ -805,6 +806,46 @@ static uint64_t array_base_of(const struct run *r, const struct ff_str *s)
 	return off;
 }
 
+/* The set bits of a mask as ranges, "0-3,8", like print_cpumask_to_seq(). */
+static void emit_cpumask(struct run *r, const struct ff_spec *sp,
+			 const unsigned char *d, unsigned int size,
+			 bool has_star, int star)
+{
+	unsigned int nbits = size * 8, i = 0, first;
+	char small[256], *str = small, *q;
+	size_t cap = sizeof(small);
+
+	/* worst case "0,2,4,...": under 12 bytes a bit */
+	if ((size_t)nbits * 12 + 1 > cap) {
+		cap = (size_t)nbits * 12 + 1;
+		str = malloc(cap);
+		if (!str) {
+			r->err = -ENOTSUP;
+			return;
+		}
+	}
+	q = str;
+	while (i < nbits) {
+		if (!(d[i / 8] & (1u << (i % 8)))) {
+			i++;
+			continue;
+		}
+		first = i;
+		while (i < nbits && (d[i / 8] & (1u << (i % 8))))
+			i++;
+		if (q != str)
+			*q++ = ',';
+		q = put_udec(q, first);
+		if (i - 1 > first) {
+			*q++ = '-';
+			q = put_udec(q, i - 1);
+		}
+	}
+	emit_piece(r, sp, str, (size_t)(q - str), has_star, star);
+	if (str != small)
+		free(str);
+}
+
 static void emit_str(struct run *r, const struct ff_spec *sp,
 		     const struct ff_str *s, bool has_star, int star)
 {
@@ -923,12 +964,16 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 		return;
 	}
 	case S_BITMASK:
+	case S_CPUMASK:
 		dyn_get(r, &s->f, &off, &len);
 		if ((uint64_t)off + len > (uint64_t)r->size) {
 			r->err = -ENOTSUP;
 			return;
 		}
-		emit_bitmask(r, sp, r->data + off, len, has_star, star);
+		if (s->kind == S_CPUMASK)
+			emit_cpumask(r, sp, r->data + off, len, has_star, star);
+		else
+			emit_bitmask(r, sp, r->data + off, len, has_star, star);
 		return;
 	case S_COND:
 		if (eval(r, s->e))
@@ -2044,7 +2089,14 @@ static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
 		s->b = cc_str(c, a->op.right->op.right);
 		return s->e && s->a && s->b ? s : NULL;
 	case TEP_PRINT_CPUMASK:
-		return fail(c, "cpumask"), NULL;
+		/* libtraceevent dereferences a missing field here: leave it */
+		f = a->bitmask.field;
+		if (!f)
+			f = tep_find_any_field(c->ev, a->bitmask.bitmask);
+		if (!f)
+			return fail(c, "cpumask field not found"), NULL;
+		s->kind = S_CPUMASK;
+		return dyn_of(c, f, &s->f) ? s : NULL;
 	case TEP_PRINT_FUNC:
 		return fail(c, "print function"), NULL;
 	default:

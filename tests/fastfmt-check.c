@@ -214,6 +214,7 @@ static const char *synth_prints[] = {
 	"\"array=%s\", __print_array(__get_dynamic_array(buf), __get_dynamic_array_len(buf), 1)",
 	"\"array=%s\", __print_array(REC->arr, 3, 8)",
 	"\"mask=%s\", __get_bitmask(mask)",
+	"\"cpus=%s [%-12s]\", __get_cpumask(mask), __get_cpumask(mask)",
 	"\"mac=%pM %pm %pMR %pMF\", REC->mac, REC->mac, REC->mac, REC->mac",
 	"\"ptr=%p %p %px\", REC->b, REC->arr[0] & 0, (void *)REC->b",
 	"\"fn=%ps %pS %pf %pF\", REC->b, REC->b, REC->b, REC->b",
@@ -338,9 +339,9 @@ static int synth_record(unsigned char *d, int id, int *size)
 		}
 	}
 	off += n;
-	/* mask: 0, 1 or 2 longs */
+	/* mask: 1 or 2 longs (libtraceevent allocates gigabytes for an empty cpumask) */
 	off = (off + 7) & ~7;
-	n = (int)(rnd() % 3) * 8;
+	n = (int)(rnd() % 2 + 1) * 8;
 	dl = (unsigned int)off | (unsigned int)n << 16;
 	memcpy(d + 84, &dl, 4);
 	for (i = 0; i < n; i++)
