@@ -812,7 +812,7 @@ static void emit_cpumask(struct run *r, const struct ff_spec *sp,
 			 bool has_star, int star)
 {
 	unsigned int nbits = size * 8, i = 0, first;
-	char small[256], *str = small, *q;
+	char small[256] = "", *str = small, *q;
 	size_t cap = sizeof(small);
 
 	/* worst case "0,2,4,...": under 12 bytes a bit */
