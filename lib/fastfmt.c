@@ -812,17 +812,13 @@ static void emit_cpumask(struct run *r, const struct ff_spec *sp,
 			 bool has_star, int star)
 {
 	unsigned int nbits = size * 8, i = 0, first;
-	char small[256] = "", *str = small, *q;
-	size_t cap = sizeof(small);
+	char *str, *q;
 
-	/* worst case "0,2,4,...": under 12 bytes a bit */
-	if ((size_t)nbits * 12 + 1 > cap) {
-		cap = (size_t)nbits * 12 + 1;
-		str = malloc(cap);
-		if (!str) {
-			r->err = -ENOTSUP;
-			return;
-		}
+	/* worst case "0,2,4,...": under 12 bytes a bit (rare: heap is fine) */
+	str = malloc((size_t)nbits * 12 + 1);
+	if (!str) {
+		r->err = -ENOTSUP;
+		return;
 	}
 	q = str;
 	while (i < nbits) {
@@ -841,9 +837,9 @@ static void emit_cpumask(struct run *r, const struct ff_spec *sp,
 			q = put_udec(q, i - 1);
 		}
 	}
+	*q = 0;
 	emit_piece(r, sp, str, (size_t)(q - str), has_star, star);
-	if (str != small)
-		free(str);
+	free(str);
 }
 
 static void emit_str(struct run *r, const struct ff_spec *sp,
