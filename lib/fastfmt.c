@@ -266,7 +266,7 @@ struct ff_str {
 };
 
 enum seg_kind {
-	G_LIT,		/* lit */
+	G_LIT,		/* only the literal prefix */
 	G_INT,		/* number e with spec */
 	G_STR,		/* string s with spec */
 	G_PTR,		/* %p: host printf %p of e */
@@ -288,6 +288,7 @@ enum seg_kind {
 struct ff_seg {
 	unsigned char kind;
 	bool func_off;		/* G_FUNC: add +0x offset */
+	unsigned int prelen;	/* literal text printed before the conversion */
 	bool mac_rev;		/* G_MAC, G_IP4: bytes reversed */
 	char ip;		/* G_IP4, G_IP6: 'I' or 'i' */
 	bool ip6c;		/* G_IP6, G_IPSA: compressed */
@@ -296,7 +297,8 @@ struct ff_seg {
 	struct ff_dyn f;	/* G_IPSA dynamic array */
 	int sa_len;		/* G_IPSA field size */
 	const char *mac_sep;
-	const char *lit;
+	const char *pre;	/* padded: 16 bytes readable */
+	const char *lit;	/* G_BSTR, G_CONST */
 	size_t litlen;
 	struct ff_spec spec;
 	struct ff_expr *e;
@@ -1192,28 +1194,38 @@ static inline uint64_t zext(uint64_t v, int bits)
 	return bits == 64 ? v : v & ((1ULL << bits) - 1);
 }
 
+/* The '*' argument; false (and the record left to libtraceevent) if < 0. */
+static inline bool star_arg(struct run *r, const struct ff_seg *g, int *star)
+{
+	if (!g->len)
+		return true;
+	*star = (int)eval(r, g->len);
+	if (*star >= 0)
+		return true;
+	/* libtraceevent then passes no width to printf: undefined */
+	r->err = -ENOTSUP;
+	return false;
+}
+
 static void run_segs(struct run *r, const struct ff_prog *pg)
 {
-	int i;
+	const struct ff_seg *g = pg->segs, *end = pg->segs + pg->nsegs;
 
-	for (i = 0; i < pg->nsegs && !r->err; i++) {
-		const struct ff_seg *g = &pg->segs[i];
+	for (; g < end && !r->err; g++) {
 		int star = 0;
-		bool has_star = false;
 		uint64_t v;
 
-		if (g->len) {
-			star = (int)eval(r, g->len);
-			has_star = true;
+		/* the literal text before the conversion, padded to 16 */
+		if (g->prelen) {
+			if (g->prelen <= 16 && r->end - r->p >= 16) {
+				memcpy(r->p, g->pre, 16);
+				r->p += g->prelen;
+			} else {
+				put(r, g->pre, g->prelen);
+			}
 		}
 		switch (g->kind) {
 		case G_LIT:
-			if (g->litlen <= 16 && r->end - r->p >= 16) {
-				memcpy(r->p, g->lit, 16);	/* padded */
-				r->p += g->litlen;
-			} else {
-				put(r, g->lit, g->litlen);
-			}
 			break;
 		case G_DEC:
 			if (room(r, 21))
@@ -1233,23 +1245,17 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 			emit_plain_str(r, g->s);
 			break;
 		case G_INT:
-			if (has_star && star < 0) {
-				/* libtraceevent passes no width then: undefined */
-				r->err = -ENOTSUP;
+			if (!star_arg(r, g, &star))
 				break;
-			}
 			v = value(r, g->e);
 			if (g->spec.simple)
 				emit_int(r, &g->spec, v, star);
 			else
-				emit_int_slow(r, &g->spec, v, has_star, star);
+				emit_int_slow(r, &g->spec, v, g->len != NULL, star);
 			break;
 		case G_STR:
-			if (has_star && star < 0) {
-				r->err = -ENOTSUP;
-				break;
-			}
-			emit_str(r, &g->spec, g->s, has_star, star);
+			if (star_arg(r, g, &star))
+				emit_str(r, &g->spec, g->s, g->len != NULL, star);
 			break;
 		case G_PTR:
 			v = value(r, g->e);
@@ -2254,8 +2260,8 @@ static int cc_literal(struct cc *c, const char *fmt, struct ff_seg *g)
 	}
 	buf[n] = 0;
 	g->kind = G_LIT;
-	g->lit = buf;
-	g->litlen = strlen(buf);	/* printed with "%s" */
+	g->pre = buf;
+	g->prelen = (unsigned int)strlen(buf);	/* printed with "%s" */
 	return used;
 }
 
@@ -2466,9 +2472,9 @@ static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
 			if (!g)
 				return 0;
 			g->kind = G_LIT;
-			g->lit = arena_strndup(c, (char[]){ '>', *fmt, '<' }, 3);
-			g->litlen = 3;
-			return g->lit ? ret + 1 : 0;
+			g->pre = arena_strndup(c, (char[]){ '>', *fmt, '<' }, 3);
+			g->prelen = 3;
+			return g->pre ? ret + 1 : 0;
 		}
 		break;
 	}
@@ -2532,6 +2538,26 @@ static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
 	return ret + 1;
 }
 
+/*
+ * Make each literal the prefix of the conversion after it: one dispatch
+ * per conversion instead of two.  Returns the new number of segments.
+ */
+static int fuse_literals(struct ff_seg *segs, int n)
+{
+	int i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		if (segs[i].kind == G_LIT && i + 1 < n &&
+		    segs[i + 1].kind != G_LIT && !segs[i + 1].prelen) {
+			segs[i + 1].pre = segs[i].pre;
+			segs[i + 1].prelen = segs[i].prelen;
+			continue;
+		}
+		segs[out++] = segs[i];
+	}
+	return out;
+}
+
 static bool cc_format(struct cc *c, struct ff_prog *pg)
 {
 	const char *fmt = c->ev->print_fmt.format;
@@ -2548,7 +2574,7 @@ static bool cc_format(struct cc *c, struct ff_prog *pg)
 			struct ff_seg *g = add_seg(c, &pg->segs, &n, &cap);
 
 			used = g ? cc_literal(c, fmt, g) : -1;
-			if (g && used >= 0 && !g->litlen)
+			if (g && used >= 0 && !g->prelen)
 				n--;	/* nothing to print */
 		}
 		if (used <= 0 || c->why)
@@ -2558,7 +2584,7 @@ static bool cc_format(struct cc *c, struct ff_prog *pg)
 			break;
 		fmt += used;
 	}
-	pg->nsegs = n;
+	pg->nsegs = fuse_literals(pg->segs, n);
 	return true;
 }
 
