@@ -222,6 +222,7 @@ struct ff_spec {
 	char conv;		/* d i u x X o s p */
 	signed char ls;		/* libtraceevent's length count */
 	bool simple;		/* fast emitters apply; else snprintf(fmt) */
+	bool plain;		/* simple, and no width, precision or '*' */
 	bool minus, zero, hash;
 	int width;		/* -1 none */
 	int prec;		/* -1 none */
@@ -248,7 +249,8 @@ enum str_kind {
 
 struct ff_sym {
 	long long val;
-	const char *str;	/* may be NULL: printf prints "(null)" */
+	const char *str;	/* "(null)" for a NULL string, as printf prints it */
+	size_t len;
 };
 
 struct ff_str {
@@ -259,6 +261,7 @@ struct ff_str {
 	int len;		/* S_CHARS length (0: to the end of the record) */
 	struct ff_dyn f;
 	const char *str;	/* S_CONST; S_FLAGS delimiter (may be NULL) */
+	size_t slen;		/* strlen(str) */
 	struct ff_sym *syms;
 	int nsyms;
 	struct ff_expr *e, *e2;	/* value / count; el_size */
@@ -499,6 +502,21 @@ static inline uint64_t fold(int op, uint64_t a, uint64_t b)
 	return 0;
 }
 
+static uint64_t eval(struct run *r, const struct ff_expr *e);
+
+/* eval() with the common case, a field load or a constant, inline. */
+static inline uint64_t value(struct run *r, const struct ff_expr *e)
+{
+	if (e->kind == EX_LOAD) {
+		if (e->off + e->size > r->size)
+			return 0;
+		return load(r->data + e->off, e->size);
+	}
+	if (e->kind == EX_CONST)
+		return e->val;
+	return eval(r, e);
+}
+
 static uint64_t eval(struct run *r, const struct ff_expr *e)
 {
 	uint64_t a, b;
@@ -512,9 +530,9 @@ static uint64_t eval(struct run *r, const struct ff_expr *e)
 			return 0;
 		return load(r->data + e->off, e->size);
 	case EX_MASK:
-		return eval(r, e->a) & e->val;
+		return value(r, e->a) & e->val;
 	case EX_COND:
-		return eval(r, e->a) ? eval(r, e->b) : eval(r, e->c);
+		return value(r, e->a) ? value(r, e->b) : value(r, e->c);
 	case EX_DYNLEN:
 		dyn_get(r, &e->f, &off, &len);
 		return len;
@@ -524,7 +542,7 @@ static uint64_t eval(struct run *r, const struct ff_expr *e)
 			return (uint64_t)(uintptr_t)r->data;
 		return (uint64_t)(uintptr_t)(r->data + off);
 	case EX_INDEX: {
-		uint64_t idx = eval(r, e->b), o;
+		uint64_t idx = value(r, e->b), o;
 
 		if (e->dyn) {
 			dyn_get(r, &e->f, &off, &len);
@@ -540,8 +558,8 @@ static uint64_t eval(struct run *r, const struct ff_expr *e)
 	case EX_BIN:
 		break;
 	}
-	a = eval(r, e->a);
-	b = eval(r, e->b);
+	a = value(r, e->a);
+	b = value(r, e->b);
 	if (!b && (e->op == OP_DIV || e->op == OP_MOD)) {
 		/* libtraceevent would die of SIGFPE here; let the caller decide. */
 		r->err = -ENOTSUP;
@@ -697,6 +715,10 @@ static void emit_piece(struct run *r, const struct ff_spec *sp, const char *s,
 	int width = sp->width, prec = sp->prec;
 	size_t pad;
 
+	if (sp->plain) {
+		put(r, s, n);
+		return;
+	}
 	if (!sp->simple) {
 		char buf[4096];
 		char *str;
@@ -743,14 +765,6 @@ static void emit_piece(struct run *r, const struct ff_spec *sp, const char *s,
 		memcpy(r->p + pad, s, n);
 	}
 	r->p += width;
-}
-
-static inline void emit_cstr(struct run *r, const struct ff_spec *sp,
-			     const char *s, bool has_star, int star)
-{
-	if (!s)
-		s = "(null)";
-	emit_piece(r, sp, s, strlen(s), has_star, star);
 }
 
 static void emit_0xllx(struct run *r, uint64_t v)
@@ -855,7 +869,7 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 	case S_NONE:
 		return;
 	case S_CONST:
-		emit_cstr(r, sp, s->str, has_star, star);
+		emit_piece(r, sp, s->str, s->slen, has_star, star);
 		return;
 	case S_CHARS: {
 		size_t n, max;
@@ -889,20 +903,22 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 			long long fv = s->syms[i].val;
 
 			if (!v && fv < 0) {
-				emit_cstr(r, sp, s->syms[i].str, has_star, star);
+				emit_piece(r, sp, s->syms[i].str, s->syms[i].len,
+					   has_star, star);
 				break;
 			}
 			if (fv > 0 && (v & (uint64_t)fv) == (uint64_t)fv) {
 				if (printed && s->str)
-					put(r, s->str, strlen(s->str));
-				emit_cstr(r, sp, s->syms[i].str, has_star, star);
+					put(r, s->str, s->slen);
+				emit_piece(r, sp, s->syms[i].str, s->syms[i].len,
+					   has_star, star);
 				printed = true;
 				v &= ~(uint64_t)fv;
 			}
 		}
 		if (v) {
 			if (printed && s->str)
-				put(r, s->str, strlen(s->str));
+				put(r, s->str, s->slen);
 			emit_0xllx(r, v);
 		}
 		return;
@@ -911,7 +927,8 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 		v = eval(r, s->e);
 		for (i = 0; i < s->nsyms; i++) {
 			if ((long long)v == s->syms[i].val) {
-				emit_cstr(r, sp, s->syms[i].str, has_star, star);
+				emit_piece(r, sp, s->syms[i].str, s->syms[i].len,
+					   has_star, star);
 				return;
 			}
 		}
@@ -1165,16 +1182,6 @@ static void emit_func(struct run *r, uint64_t v, bool with_off)
 	}
 }
 
-/* eval() with the common case, a field load, inline. */
-static inline uint64_t value(struct run *r, const struct ff_expr *e)
-{
-	if (e->kind == EX_LOAD) {
-		if (e->off + e->size > r->size)
-			return 0;
-		return load(r->data + e->off, e->size);
-	}
-	return eval(r, e);
-}
 
 static inline uint64_t sext(uint64_t v, int bits)
 {
@@ -1976,7 +1983,8 @@ static bool cc_syms(struct cc *c, struct tep_print_flag_sym *list,
 		if (!fs->value)
 			return fail(c, "flag without value");
 		s->syms[n].val = flag_value(fs->value);
-		s->syms[n].str = fs->str;
+		s->syms[n].str = fs->str ? fs->str : "(null)";
+		s->syms[n].len = strlen(s->syms[n].str);
 	}
 	return true;
 }
@@ -2014,10 +2022,12 @@ static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
 	case TEP_PRINT_ATOM:
 		s->kind = S_CONST;
 		s->str = a->atom.atom;
+		s->slen = strlen(s->str);
 		return s;
 	case TEP_PRINT_BSTRING:
 		s->kind = S_CONST;
 		s->str = a->string.string;
+		s->slen = strlen(s->str);
 		return s;
 	case TEP_PRINT_FIELD:
 		f = field_of(c, &a->field);
@@ -2033,6 +2043,7 @@ static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
 	case TEP_PRINT_FLAGS:
 		s->kind = S_FLAGS;
 		s->str = a->flags.delim;
+		s->slen = s->str ? strlen(s->str) : 0;
 		s->e = cc_num(c, a->flags.field);
 		if (!s->e || !cc_syms(c, a->flags.flags, s))
 			return NULL;
@@ -2187,9 +2198,10 @@ static void parse_spec(struct ff_spec *sp)
 }
 
 /* A conversion with no width, precision or '*': the fast emitters' case. */
-static bool plain(const struct ff_spec *sp)
+static bool plain(struct ff_spec *sp)
 {
-	return sp->simple && sp->width < 0 && sp->prec < 0 && !sp->star;
+	sp->plain = sp->simple && sp->width < 0 && sp->prec < 0 && !sp->star;
+	return sp->plain;
 }
 
 static struct ff_seg *add_seg(struct cc *c, struct ff_seg **segs, int *n,
