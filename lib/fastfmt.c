@@ -264,6 +264,7 @@ struct ff_str {
 	size_t slen;		/* strlen(str) */
 	struct ff_sym *syms;
 	int nsyms;
+	int neg_end;		/* S_FLAGS: no negative value at or after this */
 	struct ff_expr *e, *e2;	/* value / count; el_size */
 	struct ff_str *a, *b;
 };
@@ -898,9 +899,13 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 	case S_FLAGS: {
 		bool printed = false;
 
-		v = eval(r, s->e);
+		v = value(r, s->e);
 		for (i = 0; i < s->nsyms; i++) {
 			long long fv = s->syms[i].val;
+
+			/* all bits named, and no "-1" entry left to print */
+			if (!v && i >= s->neg_end)
+				break;
 
 			if (!v && fv < 0) {
 				emit_piece(r, sp, s->syms[i].str, s->syms[i].len,
@@ -1989,6 +1994,26 @@ static bool cc_syms(struct cc *c, struct tep_print_flag_sym *list,
 	return true;
 }
 
+/*
+ * __print_flags() never prints an entry whose value is 0, and once the
+ * value's bits are all named only entries that did not evaluate (-1)
+ * can still print: drop the former, remember where the latter end.
+ */
+static void flags_prune(struct ff_str *s)
+{
+	int i, n = 0;
+
+	s->neg_end = 0;
+	for (i = 0; i < s->nsyms; i++) {
+		if (!s->syms[i].val)
+			continue;
+		s->syms[n++] = s->syms[i];
+		if (s->syms[n - 1].val < 0)
+			s->neg_end = n;
+	}
+	s->nsyms = n;
+}
+
 static bool array_base(struct cc *c, struct tep_print_arg *base,
 		       struct ff_str *s)
 {
@@ -2047,6 +2072,7 @@ static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
 		s->e = cc_num(c, a->flags.field);
 		if (!s->e || !cc_syms(c, a->flags.flags, s))
 			return NULL;
+		flags_prune(s);
 		return s;
 	case TEP_PRINT_SYMBOL:
 		s->kind = S_SYMBOL;

@@ -215,6 +215,7 @@ static const char *synth_prints[] = {
 	"\"array=%s\", __print_array(REC->arr, 3, 8)",
 	"\"mask=%s\", __get_bitmask(mask)",
 	"\"cpus=%s [%-12s]\", __get_cpumask(mask), __get_cpumask(mask)",
+	"\"neg=%s|%s\", __print_flags(REC->c & 7, \"+\", { 1, \"A\" }, { UNKNOWN_NAME, \"unk\" }, { 2, \"B\" }, { 4, \"C\" }), __print_flags(REC->c & 3, \",\", { 1, \"A\" }, { 2, \"B\" }, { NOPE, \"nope\" })",
 	"\"mac=%pM %pm %pMR %pMF\", REC->mac, REC->mac, REC->mac, REC->mac",
 	"\"ptr=%p %p %px\", REC->b, REC->arr[0] & 0, (void *)REC->b",
 	"\"fn=%ps %pS %pf %pF\", REC->b, REC->b, REC->b, REC->b",
