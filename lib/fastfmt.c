@@ -310,6 +310,7 @@ enum seg_kind {
 	G_IP6,		/* %pI6 %pi6 %pI6c of a 16-byte field */
 	G_IPSA,		/* %pIS[p][c] of a sockaddr field or dynamic array */
 	G_CONST,	/* fixed text (INVALIDIPv4 ...) */
+	G_CHOICE,	/* plain %s of e ? "a" : "b" */
 	G_CHARS,	/* plain %s of a char array */
 	G_DSTR,		/* plain %s of __get_str() */
 };
@@ -1281,6 +1282,12 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 		case G_DSTR:
 			emit_plain_str(r, g->s);
 			break;
+		case G_CHOICE: {
+			const struct ff_str *c = value(r, g->e) ? g->s->a : g->s->b;
+
+			put(r, c->str, c->slen);
+			break;
+		}
 		case G_INT:
 			if (!star_arg(r, g, &star))
 				break;
@@ -2580,6 +2587,11 @@ static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
 			return 0;
 		if (plain(&g->spec) && g->s->kind == S_CHARS)
 			g->kind = G_CHARS;
+		else if (g->spec.plain && g->s->kind == S_COND &&
+			 g->s->a->kind == S_CONST && g->s->b->kind == S_CONST) {
+			g->kind = G_CHOICE;
+			g->e = g->s->e;
+		}
 		else if (plain(&g->spec) && g->s->kind == S_DSTR)
 			g->kind = G_DSTR;
 	} else {
