@@ -309,6 +309,7 @@ enum seg_kind {
 	G_IP4,		/* %pI4 %pi4 of a 4-byte field (mac_rev: reversed) */
 	G_IP6,		/* %pI6 %pi6 %pI6c of a 16-byte field */
 	G_IPSA,		/* %pIS[p][c] of a sockaddr field or dynamic array */
+	G_UUID,		/* %pU[bBlL] of a 16-byte field */
 	G_CONST,	/* fixed text (INVALIDIPv4 ...) */
 	G_CHOICE,	/* plain %s of e ? "a" : "b" */
 	G_CHARS,	/* plain %s of a char array */
@@ -323,6 +324,8 @@ struct ff_seg {
 	char ip;		/* G_IP4, G_IP6: 'I' or 'i' */
 	bool ip6c;		/* G_IP6, G_IPSA: compressed */
 	bool ip_port;		/* G_IPSA: with the port */
+	bool guid;		/* G_UUID: little-endian first fields */
+	bool upper;		/* G_UUID: %02X */
 	bool dyn;		/* G_IPSA: a dynamic array */
 	struct ff_dyn f;	/* G_IPSA dynamic array */
 	int sa_len;		/* G_IPSA field size */
@@ -1157,6 +1160,27 @@ static void put_ipsa(struct run *r, const struct ff_seg *g)
 	}
 }
 
+static void put_uuid(struct run *r, const unsigned char *b, bool guid,
+		     bool upper)
+{
+	static const unsigned char gidx[16] = {
+		3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15,
+	};
+	const char *set = upper ? hexup : hexlow;
+	int i;
+
+	if (!room(r, 36))
+		return;
+	for (i = 0; i < 16; i++) {
+		unsigned char v = b[guid ? gidx[i] : i];
+
+		*r->p++ = set[v >> 4];
+		*r->p++ = set[v & 15];
+		if (i == 3 || i == 5 || i == 7 || i == 9)
+			*r->p++ = '-';
+	}
+}
+
 /* "%s" without width or precision of a char array or __get_str(). */
 static void emit_plain_str(struct run *r, const struct ff_str *s)
 {
@@ -1320,6 +1344,13 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 			break;
 		case G_IPSA:
 			put_ipsa(r, g);
+			break;
+		case G_UUID:
+			if (g->mac_off + 16 > r->size) {
+				r->err = -ENOTSUP;
+				break;
+			}
+			put_uuid(r, r->data + g->mac_off, g->guid, g->upper);
 			break;
 		case G_IP4:
 			if (g->mac_off + 4 > r->size) {
@@ -2483,7 +2514,27 @@ static bool cc_pointer(struct cc *c, struct ff_seg *g, struct tep_print_arg *a)
 	case 'I': case 'i':
 		return cc_ip(c, g, a, x);
 	case 'U':
-		return fail(c, "%pU");
+		if (a->type == TEP_PRINT_FUNC)
+			return fail(c, "print function");
+		fa = a;
+		while (fa->type == TEP_PRINT_TYPE)
+			fa = fa->typecast.item;
+		if (fa->type != TEP_PRINT_FIELD)
+			return fail(c, "%pU of a non-field");
+		f = field_of(c, &fa->field);
+		if (!f)
+			return false;
+		if (f->size != 16) {
+			g->kind = G_CONST;
+			g->lit = "INVALIDUUID";
+			g->litlen = 11;
+			return true;
+		}
+		g->kind = G_UUID;
+		g->mac_off = f->offset;
+		g->guid = x[1] == 'L' || x[1] == 'l';
+		g->upper = x[1] == 'L' || x[1] == 'B';
+		return true;
 	case 'h':
 		return fail(c, "%ph");
 	}

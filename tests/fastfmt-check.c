@@ -10,6 +10,9 @@
  *	records to kt_fastfmt_info() (build with ASan to catch any read
  *	outside the record).  -r: fail unless that event was seen and
  *	compiled.
+ *   fastfmt-check --all
+ *	compiles every event format of the running kernel and lists the
+ *	ones left to libtraceevent, with the reason.
  *   fastfmt-check --synth N
  *	parses synthetic events with many printf specs, operators, flags,
  *	symbols, strings and arrays, and compares N random records of each.
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <tracefs.h>
 #include <trace-seq.h>
 
 #include "fastfmt.h"
@@ -232,6 +236,7 @@ static const char *synth_prints[] = {
 	"\"ip4=%pI4 %pi4 %pI4h %pI4n %pI4l %pI4b bad=%pI4\", REC->u, REC->u, REC->u, REC->u, REC->u, REC->u, REC->b",
 	"\"ip6=%pI6 %pi6 %pI6c %pi6c bad=%pI6c sa=%pISpc\", REC->s, REC->s, REC->s, REC->s, REC->arr, REC->s",
 	"\"ip6=%pI6c\", REC->s",
+	"\"uuid=%pU %pUb %pUB %pUl %pUL bad=%pU\", REC->s, REC->s, REC->s, REC->s, REC->s, REC->arr",
 	"\"sa=%pISpc %pIS %piS %pISc %pISp\", __get_dynamic_array(buf), __get_dynamic_array(buf), __get_dynamic_array(buf), __get_dynamic_array(buf), __get_dynamic_array(buf)",
 };
 
@@ -441,11 +446,41 @@ static const char *default_systems[] = {
 	NULL,
 };
 
+/* Compile every event format of this kernel; print why some do not. */
+static int run_all(void)
+{
+	struct tep_handle *tep = tracefs_local_events(NULL);
+	struct tep_plugin_list *plugins;
+	struct kt_fastfmt *ff;
+	struct tep_event **evs;
+	int i, n = 0, ok = 0;
+
+	if (!tep)
+		return 1;
+	plugins = tep_load_plugins(tep);
+	ff = kt_fastfmt_new(tep);
+	evs = tep_list_events(tep, TEP_EVENT_SORT_SYSTEM);
+	for (i = 0; evs && evs[i]; i++, n++) {
+		const char *why = kt_fastfmt_reason(ff, evs[i]);
+
+		if (!*why)
+			ok++;
+		else
+			printf("%s:%s: %s\n", evs[i]->system, evs[i]->name, why);
+	}
+	printf("all formats: %d events, %d compiled\n", n, ok);
+	kt_fastfmt_free(ff);
+	tep_unload_plugins(plugins, tep);
+	tep_free(tep);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fastfmt-check [-v] [-i INSTANCE] [-e SYSTEM]... [-r SYS:EVENT]... -- CMD...\n"
-		"       fastfmt-check [-v] --synth N\n");
+		"       fastfmt-check [-v] --synth N\n"
+		"       fastfmt-check --all\n");
 	exit(64);
 }
 
@@ -454,6 +489,7 @@ int main(int argc, char **argv)
 	static struct option lopts[] = {
 		{ "synth", required_argument, NULL, 'S' },
 		{ "inject", no_argument, &inject, 1 },
+		{ "all", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *systems[128], *required[64], *instance = NULL;
@@ -488,6 +524,8 @@ int main(int argc, char **argv)
 			return run_synth(atoi(optarg));
 		case 0:
 			break;
+		case 'A':
+			return run_all();
 		default:
 			usage();
 		}

@@ -82,3 +82,14 @@ REQUIRED="sched:sched_switch sched:sched_wakeup sched:sched_waking
 	assert_failure 1
 	assert_output --partial "MISMATCH live"
 }
+
+@test "report formatter: nearly every event format of this kernel compiles" {
+	run check --all
+	assert_success
+	local n ok
+	n=$(sed -n 's/^all formats: \([0-9]*\) events, \([0-9]*\) compiled$/\1/p' <<<"$output")
+	ok=$(sed -n 's/^all formats: \([0-9]*\) events, \([0-9]*\) compiled$/\2/p' <<<"$output")
+	[ -n "$n" ] && [ "$n" -ge 100 ] || fail "no event formats read"
+	# what is left: bprint, plugin handlers of rare events, printk pointers
+	[ $((ok * 100)) -ge $((n * 95)) ] || fail "only $ok of $n formats compile"
+}
