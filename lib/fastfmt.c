@@ -212,6 +212,7 @@ enum ex_kind {
 	EX_LOAD,	/* zero-extended number of size at off, 0 beyond the record */
 	EX_MASK,	/* a & val: libtraceevent's type casts */
 	EX_BIN,		/* a op b (unary ops: a is 0) */
+	EX_LOADK,	/* (field at off, size) op val, then & mask: REC->x >> 20 */
 	EX_COND,	/* a ? b : c */
 	EX_DYNLEN,	/* length of dynamic field f */
 	EX_DYNADDR,	/* host address of dynamic field f's data */
@@ -238,6 +239,7 @@ struct ff_expr {
 	int off;		/* EX_LOAD offset, EX_INDEX fixed array offset */
 	struct ff_dyn f;
 	uint64_t val;
+	uint64_t mask;		/* EX_LOADK */
 	struct ff_expr *a, *b, *c;
 };
 
@@ -585,17 +587,21 @@ static uint64_t eval(struct run *r, const struct ff_expr *e)
 			return 0;
 		return load(r->data + o, e->size) & e->val;
 	}
+	case EX_LOADK:
+		a = e->off + e->size > r->size ? 0 : load(r->data + e->off, e->size);
+		if (!e->val && (e->op == OP_DIV || e->op == OP_MOD))
+			break;
+		return fold(e->op, a, e->val) & e->mask;
 	case EX_BIN:
-		break;
+		a = value(r, e->a);
+		b = value(r, e->b);
+		if (!b && (e->op == OP_DIV || e->op == OP_MOD))
+			break;
+		return fold(e->op, a, b);
 	}
-	a = value(r, e->a);
-	b = value(r, e->b);
-	if (!b && (e->op == OP_DIV || e->op == OP_MOD)) {
-		/* libtraceevent would die of SIGFPE here; let the caller decide. */
-		r->err = -ENOTSUP;
-		return 0;
-	}
-	return fold(e->op, a, b);
+	/* a division by 0: libtraceevent would die of SIGFPE; let the caller decide */
+	r->err = -ENOTSUP;
+	return 0;
 }
 
 /* Integer conversion with glibc's semantics for - 0 # width precision. */
@@ -1804,6 +1810,18 @@ static struct ff_expr *mask_expr(struct cc *c, struct ff_expr *in, uint64_t m)
 		in->val &= m;
 		return in;
 	}
+	if (in->kind == EX_LOADK) {
+		in->mask &= m;
+		return in;
+	}
+	if (in->kind == EX_LOAD) {
+		/* (u32)REC->x: x | 0, masked */
+		in->kind = EX_LOADK;
+		in->op = OP_OR;
+		in->val = 0;
+		in->mask = m;
+		return in;
+	}
 	e = new_expr(c, EX_MASK);
 	if (e) {
 		e->a = in;
@@ -1947,6 +1965,17 @@ static struct ff_expr *cc_op(struct cc *c, struct tep_print_arg *a)
 	}
 	if (l->kind == EX_CONST && r->kind == EX_CONST)
 		return const_expr(c, fold(op, l->val, r->val));
+	if (l->kind == EX_LOAD && r->kind == EX_CONST) {
+		e = new_expr(c, EX_LOADK);
+		if (e) {
+			e->op = (unsigned char)op;
+			e->off = l->off;
+			e->size = l->size;
+			e->val = r->val;
+			e->mask = ~0ULL;
+		}
+		return e;
+	}
 	e = new_expr(c, EX_BIN);
 	if (e) {
 		e->op = (unsigned char)op;
