@@ -271,6 +271,7 @@ enum str_kind {
 	S_INTARR,	/* __print_array */
 	S_BITMASK,	/* __get_bitmask */
 	S_CPUMASK,	/* __get_cpumask: "0-3,8" */
+	S_PRINTK,	/* %s of a pointer: the kernel string at it, or its hex */
 	S_COND,		/* e ? a : b */
 };
 
@@ -365,6 +366,8 @@ struct ff_prog {
 	struct ff_seg *segs;
 	enum plug_kind plug;
 	struct ff_field pf[8];		/* plugin fields, see plugin code */
+	int probe_size;			/* zeroed record for printk probes */
+	int printk_off;			/* the pointer printed as a string */
 	int need;			/* record bytes the plugin reads */
 	const char *why;		/* NULL when compiled */
 };
@@ -377,6 +380,13 @@ struct arena_blk {
 };
 
 #define FUNC_CACHE 512
+#define PRINTK_SLOTS 4096	/* printk strings remembered (a power of 2) */
+
+struct printk_ent {
+	unsigned long long addr;
+	char *str;		/* NULL: free slot */
+	size_t len;
+};
 #define COMM_CACHE 1024
 
 struct func_ent {
@@ -394,6 +404,7 @@ struct kt_fastfmt {
 	struct arena_blk *arena;
 	struct func_ent funcs[FUNC_CACHE];
 	int comm_pid[COMM_CACHE];	/* pids already registered (+1) */
+	struct printk_ent *printk;	/* PRINTK_SLOTS, allocated on use */
 };
 
 /* Literals are allocated with this much slack to be copied 16 at a time. */
@@ -428,6 +439,9 @@ struct run {
 	char *p, *end;
 	int err;		/* -ENOTSUP / -ENOSPC once something failed */
 	struct kt_fastfmt *ff;
+	const struct ff_prog *pg;
+	bool probing;		/* printk_probe()'s own run */
+	char *mark;		/* probing: where the printk string goes */
 };
 
 static inline bool room(struct run *r, size_t n)
@@ -894,6 +908,119 @@ static void emit_cpumask(struct run *r, const struct ff_spec *sp,
 	free(str);
 }
 
+static void run_segs(struct run *r, const struct ff_prog *pg);
+
+/* The event's fixed part, zeroed, with its type: for probing libtraceevent. */
+static unsigned char *probe_record(const struct ff_prog *pg)
+{
+	struct tep_format_field *f = tep_find_common_field(pg->ev, "common_type");
+	unsigned char *buf = calloc(1, (size_t)pg->probe_size + 8);
+	unsigned short id16 = (unsigned short)pg->ev->id;
+	unsigned int id32 = (unsigned int)pg->ev->id;
+
+	if (!buf || !f || (f->size != 2 && f->size != 4)) {
+		free(buf);
+		return NULL;
+	}
+	if (f->size == 2)
+		memcpy(buf + f->offset, &id16, 2);
+	else
+		memcpy(buf + f->offset, &id32, 4);
+	return buf;
+}
+
+/*
+ * What libtraceevent prints for "%s" of a pointer: the string that the
+ * trace's printk formats give for that address, or the address in hex.
+ * That table is private to libtraceevent, so ask it: print a record that
+ * is all zeros but for the pointer, with libtraceevent and with our own
+ * program (which leaves the string out and marks where it goes), and
+ * take what libtraceevent printed in between.  Remembered per address.
+ */
+static const struct printk_ent *printk_probe(struct run *r, uint64_t addr)
+{
+	struct kt_fastfmt *ff = r->ff;
+	const struct ff_prog *pg = r->pg;
+	struct printk_ent *pe = NULL;
+	unsigned int i, h = (unsigned int)((addr >> 3) * 0x9e3779b1u);
+	struct tep_record rec;
+	struct trace_seq s;
+	struct run mine;
+	unsigned char *buf;
+	char out[4096];
+	size_t tlen, head, tail;
+	int saved;
+	bool hit;
+
+	if (!ff->printk) {
+		ff->printk = calloc(PRINTK_SLOTS, sizeof(*ff->printk));
+		if (!ff->printk)
+			return NULL;
+	}
+	for (i = 0; i < PRINTK_SLOTS; i++) {
+		pe = &ff->printk[(h + i) & (PRINTK_SLOTS - 1)];
+		if (!pe->str || pe->addr == addr)
+			break;
+	}
+	if (i == PRINTK_SLOTS)
+		return NULL;	/* full: never the case in practice */
+	if (pe->str)
+		return pe;
+
+	buf = probe_record(pg);
+	if (!buf)
+		return NULL;
+	memcpy(buf + pg->printk_off, &addr, 8);
+	memset(&mine, 0, sizeof(mine));
+	mine.data = buf;
+	mine.size = pg->probe_size;
+	mine.p = out;
+	mine.end = out + sizeof(out) - 1;
+	mine.ff = ff;
+	mine.pg = pg;
+	mine.probing = true;
+	run_segs(&mine, pg);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.data = buf;
+	rec.size = pg->probe_size;
+	trace_seq_init(&s);
+	saved = pg->ev->flags;
+	pg->ev->flags |= TEP_EVENT_FL_NOHANDLE;
+	tep_print_event(ff->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	pg->ev->flags = saved;
+	trace_seq_terminate(&s);
+	free(buf);
+
+	pe = NULL;
+	hit = mine.mark != NULL;
+	if (!hit)
+		mine.mark = mine.p;
+	head = (size_t)(mine.mark - out);
+	tail = (size_t)(mine.p - mine.mark);
+	tlen = s.buffer ? strlen(s.buffer) : 0;
+	if (hit && !mine.err && tlen >= head + tail &&
+	    !memcmp(s.buffer, out, head) &&
+	    !memcmp(s.buffer + tlen - tail, mine.mark, tail)) {
+		for (i = 0; i < PRINTK_SLOTS; i++) {
+			pe = &ff->printk[(h + i) & (PRINTK_SLOTS - 1)];
+			if (!pe->str)
+				break;
+		}
+		pe->len = tlen - head - tail;
+		pe->str = malloc(pe->len + 1);
+		if (pe->str) {
+			memcpy(pe->str, s.buffer + head, pe->len);
+			pe->str[pe->len] = 0;
+			pe->addr = addr;
+		} else {
+			pe = NULL;
+		}
+	}
+	trace_seq_destroy(&s);
+	return pe;
+}
+
 static void emit_str(struct run *r, const struct ff_spec *sp,
 		     const struct ff_str *s, bool has_star, int star)
 {
@@ -1030,6 +1157,28 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 		else
 			emit_bitmask(r, sp, r->data + off, len, has_star, star);
 		return;
+	case S_PRINTK: {
+		const struct printk_ent *pe;
+		uint64_t addr;
+
+		if (s->off + 8 > r->size) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		if (r->probing) {
+			/* this is the hole */
+			r->mark = r->p;
+			return;
+		}
+		addr = load(r->data + s->off, 8);
+		pe = printk_probe(r, addr);
+		if (!pe) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		put(r, pe->str, pe->len);
+		return;
+	}
 	case S_COND:
 		if (eval(r, s->e))
 			emit_str(r, sp, s->a, has_star, star);
@@ -1702,6 +1851,9 @@ struct cc {
 	struct tep_event *ev;
 	const char *why;
 	bool need_prime;	/* a symbol atom libtraceevent resolves lazily */
+	int depth;		/* of cc_str() calls */
+	int printks;		/* S_PRINTK pieces */
+	int printk_off;
 	bool has_div;
 };
 
@@ -2126,7 +2278,19 @@ static bool array_base(struct cc *c, struct tep_print_arg *base,
 	return true;
 }
 
+static struct ff_str *cc_str1(struct cc *c, struct tep_print_arg *a);
+
 static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
+{
+	struct ff_str *s;
+
+	c->depth++;
+	s = cc_str1(c, a);
+	c->depth--;
+	return s;
+}
+
+static struct ff_str *cc_str1(struct cc *c, struct tep_print_arg *a)
 {
 	struct ff_str *s = arena_alloc(c->ff, sizeof(*s));
 	struct tep_format_field *f;
@@ -2151,8 +2315,15 @@ static struct ff_str *cc_str(struct cc *c, struct tep_print_arg *a)
 		if (!f)
 			return NULL;
 		if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
-		    f->size == tep_get_long_size(c->ff->tep))
-			return fail(c, "%s of a pointer (printk string)"), NULL;
+		    f->size == tep_get_long_size(c->ff->tep)) {
+			/* found by probing libtraceevent: see printk_probe() */
+			if (c->depth > 1 || c->printks++)
+				return fail(c, "%s of a pointer (printk string)"), NULL;
+			s->kind = S_PRINTK;
+			s->off = f->offset;
+			c->printk_off = f->offset;
+			return s;
+		}
 		s->kind = S_CHARS;
 		s->off = f->offset;
 		s->len = f->size;
@@ -2749,29 +2920,18 @@ static bool cc_format(struct cc *c, struct ff_prog *pg)
  * Have it do that on a zeroed record, without the plugin handler (which
  * could register comms), then read the rewritten atoms.
  */
-static void prime(struct cc *c)
+static void prime(struct cc *c, struct ff_prog *pg)
 {
-	struct tep_format_field *f;
 	struct tep_record rec;
 	struct trace_seq s;
-	int size = 0, saved;
-	unsigned char *buf;
+	unsigned char *buf = probe_record(pg);
+	int saved;
 
-	for (f = c->ev->format.common_fields; f; f = f->next)
-		size = f->offset + f->size > size ? f->offset + f->size : size;
-	for (f = c->ev->format.fields; f; f = f->next)
-		size = f->offset + f->size > size ? f->offset + f->size : size;
-	f = tep_find_common_field(c->ev, "common_type");
-	if (!f || f->size > 8)
-		return;
-	buf = calloc(1, (size_t)size + 8);
 	if (!buf)
 		return;
-	memcpy(buf + f->offset, &c->ev->id, (size_t)f->size < sizeof(int) ?
-	       (size_t)f->size : sizeof(int));
 	memset(&rec, 0, sizeof(rec));
 	rec.data = buf;
-	rec.size = size;
+	rec.size = pg->probe_size;
 	trace_seq_init(&s);
 	saved = c->ev->flags;
 	c->ev->flags |= TEP_EVENT_FL_NOHANDLE;
@@ -2779,6 +2939,19 @@ static void prime(struct cc *c)
 	c->ev->flags = saved;
 	trace_seq_destroy(&s);
 	free(buf);
+}
+
+/* Bytes up to the end of the event's last fixed field. */
+static int fixed_size(const struct tep_event *ev)
+{
+	const struct tep_format_field *f;
+	int size = 0;
+
+	for (f = ev->format.common_fields; f; f = f->next)
+		size = f->offset + f->size > size ? f->offset + f->size : size;
+	for (f = ev->format.fields; f; f = f->next)
+		size = f->offset + f->size > size ? f->offset + f->size : size;
+	return size;
 }
 
 static const char *plugin_of(tep_event_handler_func fn)
@@ -2898,6 +3071,7 @@ static struct ff_prog *compile(struct kt_fastfmt *ff, struct tep_event *ev)
 	if (!pg)
 		return NULL;
 	pg->ev = ev;
+	pg->probe_size = fixed_size(ev);
 	if (!ff->usable)
 		fail(&c, "foreign endianness or long size");
 	else if (ev->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW |
@@ -2913,9 +3087,11 @@ static struct ff_prog *compile(struct kt_fastfmt *ff, struct tep_event *ev)
 		if (c.has_div) {
 			fail(&c, "symbol in an expression with a division");
 		} else {
-			prime(&c);
+			prime(&c, pg);
 			memset(pg, 0, sizeof(*pg));
 			pg->ev = ev;
+			pg->probe_size = fixed_size(ev);
+			c.printks = 0;
 			c.need_prime = false;
 			if (ev->handler && !(ev->flags & TEP_EVENT_FL_NOHANDLE))
 				cc_plugin(&c, pg);
@@ -2928,6 +3104,7 @@ static struct ff_prog *compile(struct kt_fastfmt *ff, struct tep_event *ev)
 	if (!c.why && (ev->flags & TEP_EVENT_FL_FAILED))
 		fail(&c, "event failed to parse");
 	pg->why = c.why;
+	pg->printk_off = c.printk_off;
 	return pg;
 }
 
@@ -2961,6 +3138,13 @@ void kt_fastfmt_free(struct kt_fastfmt *ff)
 	for (b = ff->arena; b; b = next) {
 		next = b->next;
 		free(b);
+	}
+	if (ff->printk) {
+		int i;
+
+		for (i = 0; i < PRINTK_SLOTS; i++)
+			free(ff->printk[i].str);
+		free(ff->printk);
 	}
 	free(ff->progs);
 	free(ff);
@@ -3025,6 +3209,9 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 	r.end = out + cap - 1;	/* room for the NUL */
 	r.err = 0;
 	r.ff = ff;
+	r.pg = pg;
+	r.probing = false;
+	r.mark = NULL;
 	/* plugin texts read fixed fields, as the plugins do, unchecked */
 	if (size < pg->need)
 		return -ENOTSUP;

@@ -225,6 +225,7 @@ static const char *synth_prints[] = {
 	"\"fn=%ps %pS %pf %pF\", REC->b, REC->b, REC->b, REC->b",
 	"\"odd %c %+d % d 100%% \\t\\\\ %q\", REC->a, REC->a, REC->a",
 	"\"%s\", REC->b",
+	"\"[%s] %d %s [%-20s]\", __get_str(name), REC->a, REC->c ? \"y\" : \"n\", REC->b",
 	"\"len=%u %d\", __get_dynamic_array_len(name), REC->u / 3",
 	"\"dangling %d %\", REC->a",
 	"\"%5p|%-20ps|%s\", REC->b, REC->b, \"lit\"",
@@ -381,6 +382,9 @@ static int run_synth(int per_format)
 	tep_register_function(tep, "func_a", 0x1000, NULL);
 	tep_register_function(tep, "func_b", 0x2000, NULL);
 	tep_register_function(tep, "func_c", 0xffffffff81000000ULL, NULL);
+	/* and strings for "%s" of a pointer */
+	tep_register_print_string(tep, "\"hello printk\\n\"", 0x1000);
+	tep_register_print_string(tep, "plain", 0x2000);
 	for (i = 0; i < sizeof(synth_prints) / sizeof(synth_prints[0]); i++) {
 		int n = snprintf(buf, sizeof(buf), "name: synth%zu\nID: %zu\n%s"
 				 "print fmt: %s\n", i, 100 + i, synth_fields,
@@ -412,6 +416,8 @@ static int run_synth(int per_format)
 			if (j & 1) {
 				unsigned long long v = 0x1000 + (rnd() & 0x1fff);
 
+				if (j % 4 == 3)
+					v = rnd() % 2 ? 0x1000 : 0x2000;
 				memcpy(data + 16, &v, 8);
 			}
 			memset(&rec, 0, sizeof(rec));
