@@ -6,14 +6,16 @@
  * (falling back to libtraceevent where it must), over the same live
  * records, per event kind, in interleaved repetitions.
  *
- *   fastfmt-speed [-n REPS] [-k KINDS] [-p SECONDS] -- CMD...
+ *   fastfmt-speed [-n REPS] [-k KINDS] [-p SECONDS] [-e SYSTEM]... -- CMD...
  *
  * -p: instead, spin SECONDS in kt_fastfmt_info() alone (to profile it).
  *
- * Prints, per event kind (the KINDS most frequent) and in total, the
+ * Prints, per event kind (the KINDS most frequent, and the frequent
+ * kinds of a typical report whenever recorded) and in total, the
  * median over REPS of each side's ns/event and their ratio.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,26 @@ static int cmp_kind(const void *a, const void *b)
 	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
 }
 
+/* Always shown, if recorded: the frequent events a report must do fast. */
+static const char *const watch[] = {
+	"sched_switch", "sched_wakeup", "sched_waking", "irq_handler_entry",
+	"irq_handler_exit", "softirq_entry", "softirq_exit", "hrtimer_start",
+	"hrtimer_expire_entry", "timer_start", "mm_page_alloc", "mm_page_free",
+	"kmalloc", "kfree", "block_rq_issue", "block_rq_complete",
+	"net_dev_xmit", "netif_receive_skb", "sys_enter", "sys_exit",
+	"sys_enter_futex", "workqueue_execute_start", NULL,
+};
+
+static bool watched(const char *name)
+{
+	int i;
+
+	for (i = 0; watch[i]; i++)
+		if (!strcmp(watch[i], name))
+			return true;
+	return false;
+}
+
 static const char *systems[] = {
 	"sched", "irq", "timer", "kmem", "raw_syscalls", "syscalls", "block",
 	"writeback", "net", "workqueue", "signal", "task", "skb", "sock",
@@ -154,12 +176,18 @@ int main(int argc, char **argv)
 	struct trace_seq s;
 	int reps = 7, top = 25, opt, r, nk = 0, i;
 	double profile = 0;
+	const char *mysys[64];
+	int nsys = 0;
 	double tot_tep[64], tot_ff[64];
 	size_t j, total = 0;
 	char name[64];
 
-	while ((opt = getopt(argc, argv, "+n:k:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:k:p:e:")) != -1) {
 		switch (opt) {
+		case 'e':
+			if (nsys < 63)
+				mysys[nsys++] = optarg;
+			break;
 		case 'p':
 			profile = atof(optarg);
 			break;
@@ -176,7 +204,8 @@ int main(int argc, char **argv)
 	if (optind >= argc || reps < 1 || reps > 64)
 		goto usage;
 	snprintf(name, sizeof(name), "kt-ffspeed-%d", getpid());
-	if (capture_run(&cap, name, systems, 8192, argv + optind))
+	mysys[nsys] = NULL;
+	if (capture_run(&cap, name, nsys ? mysys : systems, 8192, argv + optind))
 		return 1;
 
 	kinds = calloc(65536, sizeof(*kinds));
@@ -276,11 +305,13 @@ int main(int argc, char **argv)
 		goto out;
 	printf("%-38s %8s %9s %9s %7s  %s\n", "event", "records", "tep ns",
 	       "fast ns", "ratio", "");
-	for (i = 0; i < nk && i < top; i++) {
+	for (i = 0; i < nk; i++) {
 		struct kind *k = &kinds[i];
 		double a = median(k->tep_ns, reps), b = median(k->ff_ns, reps);
 		char ev[80];
 
+		if (i >= top && !watched(k->ev->name))
+			continue;
 		snprintf(ev, sizeof(ev), "%s:%s", k->ev->system, k->ev->name);
 		printf("%-38s %8zu %9.0f %9.0f %6.1fx  %s\n", ev, k->n, a, b,
 		       a / b, kt_fastfmt_compiled(ff, k->ev) ? "" : "(fallback)");
@@ -295,6 +326,6 @@ out:
 	capture_free(&cap);
 	return 0;
 usage:
-	fprintf(stderr, "usage: fastfmt-speed [-n REPS] [-k KINDS] [-p SECONDS] -- CMD...\n");
+	fprintf(stderr, "usage: fastfmt-speed [-n REPS] [-k KINDS] [-p SECONDS] [-e SYSTEM]... -- CMD...\n");
 	return 64;
 }

@@ -1690,24 +1690,31 @@ static void put_func_field(struct run *r, uint64_t v)
 {
 	const char *name;
 	unsigned long long start;
-	char tmp[128];
-	int n;
+	size_t n;
 
 	func_lookup(r->ff, v, &name, &start);
 	put(r, " function=", 10);
+	/* (the plugin formats it in a 128-byte buffer) */
 	if (name) {
-		/* sic: start - v, as the plugin prints it */
-		n = snprintf(tmp, sizeof(tmp), "%s/0x%llx", name, start - v);
-		if (n >= (int)sizeof(tmp))
-			n = sizeof(tmp) - 1;
-		put(r, tmp, n > 0 ? (size_t)n : 0);
+		/* "%s/0x%llx" of name and start - v (sic), cut at 127 bytes */
+		char *p0;
+
+		n = strlen(name);
+		if (!room(r, n + 19))
+			return;
+		p0 = r->p;
+		memcpy(r->p, name, n);
+		memcpy(r->p + n, "/0x", 3);
+		r->p = put_hex(r->p + n + 3, start - v);
+		if (r->p - p0 > 127)
+			r->p = p0 + 127;
 		return;
 	}
 	if (!room(r, 18))
 		return;
 	memcpy(r->p, "0x", 2);
 	r->p += 2;
-	n = (int)(put_hex(tmp, v) - tmp);
+	n = (size_t)((v ? (67 - __builtin_clzll(v)) / 4 : 1));
 	for (; n < 8; n++)
 		*r->p++ = '0';
 	r->p = put_hex(r->p, v);
