@@ -180,6 +180,14 @@ char *kt_fmt_str_left(char *p, const char *s, size_t len, int width)
 	return p;
 }
 
+char *kt_fmt_str_right(char *p, const char *s, size_t len, int width)
+{
+	for (; width > (int)len; width--)
+		*p++ = ' ';
+	memcpy(p, s, len);
+	return p + len;
+}
+
 char *kt_fmt_hex(char *p, uint64_t v)
 {
 	return put_hex(p, v);

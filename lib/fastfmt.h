@@ -64,6 +64,8 @@ char *kt_fmt_udec(char *p, uint64_t v, int width, char pad);
 char *kt_fmt_sdec(char *p, int64_t v, int width);
 /* printf("%-*s", width, s) for s of length len. */
 char *kt_fmt_str_left(char *p, const char *s, size_t len, int width);
+/* printf("%*s", width, s) for s of length len. */
+char *kt_fmt_str_right(char *p, const char *s, size_t len, int width);
 /* printf("%llx", v) */
 char *kt_fmt_hex(char *p, uint64_t v);
 /*

@@ -365,6 +365,61 @@ static int synth_record(unsigned char *d, int id, int *size)
 	return 0;
 }
 
+/* The prefix emitters against snprintf; returns the number of differences. */
+static int check_helpers(int n)
+{
+	char want[128], got[128], *e;
+	int bad = 0, i, w, prec, div;
+	unsigned long long v;
+
+	for (i = 0; i < n; i++) {
+		v = rnd_num();
+		w = (int)(rnd() % 24);
+		snprintf(want, sizeof(want), "%*llu", w, v);
+		*kt_fmt_udec(got, v, w, ' ') = 0;
+		bad += !!strcmp(want, got);
+		snprintf(want, sizeof(want), "%0*llu", w, v);
+		*kt_fmt_udec(got, v, w, '0') = 0;
+		bad += !!strcmp(want, got);
+		snprintf(want, sizeof(want), "%*lld", w, (long long)v);
+		*kt_fmt_sdec(got, (long long)v, w) = 0;
+		bad += !!strcmp(want, got);
+		snprintf(want, sizeof(want), "%llx", v);
+		*kt_fmt_hex(got, v) = 0;
+		bad += !!strcmp(want, got);
+		snprintf(want, sizeof(want), "%-*s|%*s", w, "kworker", w, "sh");
+		e = kt_fmt_str_left(got, "kworker", 7, w);
+		*e++ = '|';
+		*kt_fmt_str_right(e, "sh", 2, w) = 0;
+		bad += !!strcmp(want, got);
+		/* TEP_PRINT_TIME as libtraceevent prints it */
+		prec = (int)(rnd() % 10);
+		div = (int)(rnd() % 3 == 0 ? 0 : rnd() % 2 ? 1000 : 1);
+		v = rnd() >> (rnd() % 40);
+		{
+			unsigned long long t = v, p10 = 1;
+			int k;
+
+			if (div)
+				t = (t + (unsigned long long)(div / 2)) / (unsigned long long)div;
+			for (k = 0; k < prec; k++)
+				p10 *= 10;
+			if (p10 > 1)
+				snprintf(want, sizeof(want), "%5llu.%0*llu", t / p10, prec, t % p10);
+			else
+				snprintf(want, sizeof(want), "%12llu", t);
+		}
+		*kt_fmt_time(got, v, prec, div) = 0;
+		if (strcmp(want, got)) {
+			if (bad < 5)
+				printf("helper mismatch: want '%s' got '%s'\n", want, got);
+			bad++;
+		}
+	}
+	printf("prefix helpers: %d cases, %d mismatches\n", n, bad);
+	return bad;
+}
+
 static int run_synth(int per_format)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -432,6 +487,7 @@ static int run_synth(int per_format)
 			       st.fast, st.count, st.bad,
 			       kt_fastfmt_reason(ff, ev));
 	}
+	bad += check_helpers(per_format * 10);
 	printf("synthetic: %zu formats, %d compiled, %d records each, %d mismatches\n",
 	       sizeof(synth_prints) / sizeof(synth_prints[0]), compiled,
 	       per_format, bad);
