@@ -2956,16 +2956,31 @@ static void prime(struct cc *c, struct ff_prog *pg)
 	free(buf);
 }
 
-/* Bytes up to the end of the event's last fixed field. */
+#define MAX_EVENT_SIZE (1 << 20)
+
+/*
+ * Bytes up to the end of the event's last fixed field, or -1 when a
+ * field lies outside 0..MAX_EVENT_SIZE (a damaged or hostile format: all
+ * later bounds checks assume offsets and sizes in that range).
+ */
 static int fixed_size(const struct tep_event *ev)
 {
+	const struct tep_format_field *lists[2] = {
+		ev->format.common_fields, ev->format.fields,
+	};
 	const struct tep_format_field *f;
-	int size = 0;
+	int size = 0, i;
 
-	for (f = ev->format.common_fields; f; f = f->next)
-		size = f->offset + f->size > size ? f->offset + f->size : size;
-	for (f = ev->format.fields; f; f = f->next)
-		size = f->offset + f->size > size ? f->offset + f->size : size;
+	for (i = 0; i < 2; i++) {
+		for (f = lists[i]; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0 ||
+			    f->offset > MAX_EVENT_SIZE || f->size > MAX_EVENT_SIZE ||
+			    f->offset + f->size > MAX_EVENT_SIZE)
+				return -1;
+			if (f->offset + f->size > size)
+				size = f->offset + f->size;
+		}
+	}
 	return size;
 }
 
@@ -3087,7 +3102,9 @@ static struct ff_prog *compile(struct kt_fastfmt *ff, struct tep_event *ev)
 		return NULL;
 	pg->ev = ev;
 	pg->probe_size = fixed_size(ev);
-	if (!ff->usable)
+	if (pg->probe_size < 0)
+		fail(&c, "field offsets out of range");
+	else if (!ff->usable)
 		fail(&c, "foreign endianness or long size");
 	else if (ev->flags & (TEP_EVENT_FL_FAILED | TEP_EVENT_FL_PRINTRAW |
 			      TEP_EVENT_FL_ISBPRINT))
@@ -3211,8 +3228,15 @@ const char *kt_fastfmt_reason(struct kt_fastfmt *ff, struct tep_event *ev)
 int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		    const void *data, int size, char *out, size_t cap)
 {
-	struct ff_prog *pg = prog_of(ff, ev);
+	struct ff_prog *pg;
 	struct run r;
+
+	/* compiled already: the common case, without a call */
+	if (ev->id >= 0 && ev->id < ff->nprogs && ff->progs[ev->id] &&
+	    ff->progs[ev->id]->ev == ev)
+		pg = ff->progs[ev->id];
+	else
+		pg = prog_of(ff, ev);
 
 	if (!pg || pg->why || size < 0)
 		return -ENOTSUP;
