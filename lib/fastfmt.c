@@ -327,10 +327,20 @@ enum seg_kind {
 	G_DSTR,		/* plain %s of __get_str() */
 };
 
+/* Hot fields first: a plain conversion is decided within one cache line. */
 struct ff_seg {
 	unsigned char kind;
-	bool func_off;		/* G_FUNC: add +0x offset */
+	unsigned char bits;	/* G_DEC G_UDEC G_HEX: spec.bits */
+	bool direct;		/* e is a plain field load at ld_off, ld_size */
+	unsigned char ld_size;
 	unsigned int prelen;	/* literal text printed before the conversion */
+	char prebuf[16];	/* that text when it fits (pre points here) */
+	const char *pre;	/* padded: 16 bytes readable */
+	struct ff_expr *e;
+	int ld_off;
+	struct ff_str *s;
+	struct ff_expr *len;	/* '*' argument, NULL when none */
+	bool func_off;		/* G_FUNC: add +0x offset */
 	bool mac_rev;		/* G_MAC, G_IP4: bytes reversed */
 	char ip;		/* G_IP4, G_IP6: 'I' or 'i' */
 	bool ip6c;		/* G_IP6, G_IPSA: compressed */
@@ -340,15 +350,11 @@ struct ff_seg {
 	bool dyn;		/* G_IPSA: a dynamic array */
 	struct ff_dyn f;	/* G_IPSA dynamic array */
 	int sa_len;		/* G_IPSA field size */
+	int mac_off;		/* G_MAC, G_IP4, G_IP6: field offset */
 	const char *mac_sep;
-	const char *pre;	/* padded: 16 bytes readable */
 	const char *lit;	/* G_BSTR, G_CONST */
 	size_t litlen;
 	struct ff_spec spec;
-	struct ff_expr *e;
-	struct ff_expr *len;	/* '*' argument, NULL when none */
-	struct ff_str *s;
-	int mac_off;		/* G_MAC, G_IP4, G_IP6: field offset */
 };
 
 enum plug_kind {
@@ -1432,6 +1438,17 @@ static inline bool star_arg(struct run *r, const struct ff_seg *g, int *star)
 	return false;
 }
 
+/* A plain conversion's value: a field load read from the segment itself. */
+static inline uint64_t seg_value(struct run *r, const struct ff_seg *g)
+{
+	if (g->direct) {
+		if (g->ld_off + g->ld_size > r->size)
+			return 0;
+		return load(r->data + g->ld_off, g->ld_size);
+	}
+	return value(r, g->e);
+}
+
 static void run_segs(struct run *r, const struct ff_prog *pg)
 {
 	const struct ff_seg *g = pg->segs, *end = pg->segs + pg->nsegs;
@@ -1454,16 +1471,16 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 			break;
 		case G_DEC:
 			if (room(r, 21))
-				r->p = put_sdec(r->p, (int64_t)sext(value(r, g->e),
-								  g->spec.bits));
+				r->p = put_sdec(r->p, (int64_t)sext(seg_value(r, g),
+								  g->bits));
 			break;
 		case G_UDEC:
 			if (room(r, 20))
-				r->p = put_udec(r->p, zext(value(r, g->e), g->spec.bits));
+				r->p = put_udec(r->p, zext(seg_value(r, g), g->bits));
 			break;
 		case G_HEX:
 			if (room(r, 16))
-				r->p = put_hex(r->p, zext(value(r, g->e), g->spec.bits));
+				r->p = put_hex(r->p, zext(seg_value(r, g), g->bits));
 			break;
 		case G_CHARS:
 		case G_DSTR:
@@ -2873,6 +2890,12 @@ static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
 				g->kind = G_UDEC;
 			else if (conv == 'x')
 				g->kind = G_HEX;
+			g->bits = g->spec.bits;
+			if (g->e->kind == EX_LOAD) {
+				g->direct = true;
+				g->ld_off = g->e->off;
+				g->ld_size = g->e->size;
+			}
 		}
 	}
 	*arg = (*arg)->next;
@@ -2895,6 +2918,14 @@ static int fuse_literals(struct ff_seg *segs, int n)
 			continue;
 		}
 		segs[out++] = segs[i];
+	}
+	/* short literals live in the segment: one cache line less to touch */
+	for (i = 0; i < out; i++) {
+		if (segs[i].prelen && segs[i].prelen <= sizeof(segs[i].prebuf)) {
+			memset(segs[i].prebuf, 0, sizeof(segs[i].prebuf));
+			memcpy(segs[i].prebuf, segs[i].pre, segs[i].prelen);
+			segs[i].pre = segs[i].prebuf;
+		}
 	}
 	return out;
 }
