@@ -317,6 +317,10 @@ enum seg_kind {
 	G_DEC,
 	G_UDEC,
 	G_HEX,
+	/* the same with a width: %08lx %5d %-6u */
+	G_DECW,
+	G_UDECW,
+	G_HEXW,
 	G_IP4,		/* %pI4 %pi4 of a 4-byte field (mac_rev: reversed) */
 	G_IP6,		/* %pI6 %pi6 %pI6c of a 16-byte field */
 	G_IPSA,		/* %pIS[p][c] of a sockaddr field or dynamic array */
@@ -1449,6 +1453,44 @@ static inline uint64_t seg_value(struct run *r, const struct ff_seg *g)
 	return value(r, g->e);
 }
 
+/* %5d %05d %-5d %08lx ...: glibc's padding, the sign before the zeros. */
+static void emit_num_w(struct run *r, const struct ff_seg *g, uint64_t v)
+{
+	char tmp[24], *e, *d = tmp;
+	size_t n, width = (size_t)g->spec.width, pad;
+
+	if (g->kind == G_DECW)
+		e = put_sdec(tmp, (int64_t)sext(v, g->bits));
+	else if (g->kind == G_UDECW)
+		e = put_udec(tmp, zext(v, g->bits));
+	else
+		e = put_hex(tmp, zext(v, g->bits));
+	n = (size_t)(e - tmp);
+	if (!room(r, n > width ? n : width))
+		return;
+	if (n >= width) {
+		memcpy(r->p, tmp, n);
+		r->p += n;
+		return;
+	}
+	pad = width - n;
+	if (g->spec.minus) {
+		memcpy(r->p, tmp, n);
+		memset(r->p + n, ' ', pad);
+	} else if (g->spec.zero) {
+		if (*d == '-') {
+			*r->p++ = *d++;
+			n--;
+		}
+		memset(r->p, '0', pad);
+		memcpy(r->p + pad, d, n);
+	} else {
+		memset(r->p, ' ', pad);
+		memcpy(r->p + pad, tmp, n);
+	}
+	r->p += pad + n;
+}
+
 static void run_segs(struct run *r, const struct ff_prog *pg)
 {
 	const struct ff_seg *g = pg->segs, *end = pg->segs + pg->nsegs;
@@ -1481,6 +1523,11 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 		case G_HEX:
 			if (room(r, 16))
 				r->p = put_hex(r->p, zext(seg_value(r, g), g->bits));
+			break;
+		case G_DECW:
+		case G_UDECW:
+		case G_HEXW:
+			emit_num_w(r, g, seg_value(r, g));
 			break;
 		case G_CHARS:
 		case G_DSTR:
@@ -2883,13 +2930,17 @@ static int cc_conv(struct cc *c, const char *fmt, struct tep_print_arg **arg,
 		g->e = cc_num(c, *arg);
 		if (!g->e)
 			return 0;
-		if (plain(&g->spec) && !g->spec.hash) {
+		if (g->spec.simple && g->spec.prec < 0 && !g->spec.star &&
+		    !g->spec.hash && (conv == 'd' || conv == 'i' ||
+				      conv == 'u' || conv == 'x')) {
+			bool w = !plain(&g->spec);
+
 			if (conv == 'd' || conv == 'i')
-				g->kind = G_DEC;
+				g->kind = w ? G_DECW : G_DEC;
 			else if (conv == 'u')
-				g->kind = G_UDEC;
-			else if (conv == 'x')
-				g->kind = G_HEX;
+				g->kind = w ? G_UDECW : G_UDEC;
+			else
+				g->kind = w ? G_HEXW : G_HEX;
 			g->bits = g->spec.bits;
 			if (g->e->kind == EX_LOAD) {
 				g->direct = true;
