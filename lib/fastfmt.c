@@ -423,7 +423,11 @@ struct kt_fastfmt {
 	struct func_ent funcs[FUNC_CACHE];
 	int comm_pid[COMM_CACHE];	/* pids already registered (+1) */
 	struct printk_ent *printk;	/* PRINTK_SLOTS, allocated on use */
+	char *scratch;			/* SCRATCH bytes, for kt_fastfmt_seq() */
 };
+
+/* The longest info text kt_fastfmt_seq() builds outside the trace_seq. */
+#define SCRATCH (1 << 17)
 
 /* Literals are allocated with this much slack to be copied 16 at a time. */
 #define LIT_PAD 17
@@ -3261,6 +3265,7 @@ void kt_fastfmt_free(struct kt_fastfmt *ff)
 		free(ff->printk);
 	}
 	free(ff->progs);
+	free(ff->scratch);
 	free(ff);
 }
 
@@ -3366,4 +3371,36 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		return r.err;
 	*r.p = 0;
 	return (int)(r.p - out);
+}
+
+int kt_fastfmt_seq(struct trace_seq *s, struct tep_event *ev,
+		   struct tep_record *rec, void *priv)
+{
+	struct kt_fastfmt *ff = priv;
+	int n;
+
+	if (s->state != TRACE_SEQ__GOOD || !rec)
+		return -ENOTSUP;
+	/* straight into the seq's buffer when it has room ... */
+	if (s->buffer_size > s->len + 1) {
+		n = kt_fastfmt_info(ff, ev, rec->data, rec->size, s->buffer + s->len,
+				    s->buffer_size - s->len);
+		if (n >= 0) {
+			s->len += (unsigned int)n;
+			return 0;
+		}
+		if (n != -ENOSPC)
+			return n;
+	}
+	/* ... else built aside and appended, which grows it */
+	if (!ff->scratch) {
+		ff->scratch = malloc(SCRATCH);
+		if (!ff->scratch)
+			return -ENOTSUP;
+	}
+	n = kt_fastfmt_info(ff, ev, rec->data, rec->size, ff->scratch, SCRATCH);
+	if (n < 0)
+		return -ENOTSUP;
+	trace_seq_puts(s, ff->scratch);
+	return s->state == TRACE_SEQ__GOOD ? 0 : -ENOTSUP;
 }

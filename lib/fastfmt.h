@@ -24,6 +24,8 @@
 
 struct tep_handle;
 struct tep_event;
+struct tep_record;
+struct trace_seq;
 
 /* Compiled events of one tep_handle, compiled lazily on first use. */
 struct kt_fastfmt;
@@ -46,6 +48,15 @@ void kt_fastfmt_free(struct kt_fastfmt *ff);
  */
 int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		    const void *data, int size, char *out, size_t cap);
+
+/*
+ * The same appended to a trace_seq (grown as needed), with the signature
+ * of a report's per-event info hook: priv is the struct kt_fastfmt.
+ * Returns 0, or -ENOTSUP (s unchanged) to print the record with
+ * tep_print_event().
+ */
+int kt_fastfmt_seq(struct trace_seq *s, struct tep_event *ev,
+		   struct tep_record *rec, void *priv);
 
 /* 1 when the event is compiled (after compiling it if needed), else 0. */
 int kt_fastfmt_compiled(struct kt_fastfmt *ff, struct tep_event *ev);

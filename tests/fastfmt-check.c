@@ -93,6 +93,24 @@ static int compare(struct kt_fastfmt *ff, struct tep_handle *tep,
 			st->fast++;
 		if (inject && n > 0 && st && st->fast % 997 == 1)
 			out[n - 1] ^= 1;
+		/* the trace_seq flavour, appending to a nearly full seq */
+		{
+			struct trace_seq s2;
+			unsigned int pre = (unsigned int)(st ? st->count % 97 : 0);
+			int k;
+
+			trace_seq_init(&s2);
+			for (k = 0; k < (int)(4000 + pre); k++)
+				trace_seq_putc(&s2, '.');
+			k = kt_fastfmt_seq(&s2, ev, rec, ff);
+			trace_seq_terminate(&s2);
+			if (k || strcmp(s2.buffer + 4000 + pre, s.buffer)) {
+				show(what, ev, s.buffer, k ? "(kt_fastfmt_seq failed)" :
+				     s2.buffer + 4000 + pre);
+				bad = 1;
+			}
+			trace_seq_destroy(&s2);
+		}
 		if ((size_t)n != strlen(out)) {
 			show(what, ev, s.buffer, "(length differs from strlen)");
 			bad = 1;
