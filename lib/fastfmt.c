@@ -3,12 +3,12 @@
  * Compiled event formatting: see fastfmt.h.
  *
  * The semantics followed here are libtraceevent 1.7's (pretty_print(),
- * eval_num_arg(), print_str_arg() and the sched_switch, kmem and hrtimer
- * plugins), reimplemented for speed: each event's print format is split
- * once into literal text and conversions exactly as libtraceevent splits
- * it, every argument tree is turned into a small expression of field
- * loads, and the conversions are done by hand-written emitters instead
- * of vsnprintf.  Conversions whose printf spec is unusual keep using
+ * eval_num_arg(), print_str_arg() and the sched_switch, kmem, hrtimer,
+ * tlb and futex plugins), reimplemented for speed: each event's print
+ * format is split once into literal text and conversions exactly as
+ * libtraceevent splits it, every argument tree is turned into a small
+ * expression of field loads, and the conversions are done by
+ * hand-written emitters instead of vsnprintf.  Conversions whose printf spec is unusual keep using
  * snprintf with the very same format and argument libtraceevent passes,
  * so they cannot differ either.
  */

@@ -6,15 +6,30 @@
  * byte for byte the text tep_print_event(..., "%s", TEP_PRINT_INFO)
  * prints, an order of magnitude faster.
  *
- * Whatever is not compiled (unknown plugin handlers, print functions,
- * printk-pointer strings, %pI/%pU, bprint, foreign endianness or long
- * size, ...) answers -ENOTSUP and the caller prints that event with
- * libtraceevent: correctness never depends on coverage.
+ * Compiled: the whole print-format language (numbers with any printf
+ * flags, operators, casts, ?:, arrays, __get_str, __print_flags,
+ * __print_symbolic, __print_hex[_str], __print_array, __get_bitmask,
+ * __get_cpumask, %p %ps %pS %pM %pI4 %pI6 %pI6c %pIS %pU, %s of kernel
+ * string pointers) and the plugin texts of sched_switch, sched_wakeup
+ * [_new], kmem (kmalloc, kfree, kmem_cache_*), hrtimer_start,
+ * hrtimer_expire_entry, tlb_flush and sys_enter_futex: 2293 of the 2323
+ * formats of a 6.18 kernel.  Whatever is not (bprint, %ph, print
+ * functions and other plugins' handlers, formats libtraceevent failed to
+ * parse, files of another endianness or 32-bit longs) answers -ENOTSUP
+ * and the caller prints that event with libtraceevent: correctness never
+ * depends on coverage.
  *
- * Reads are bounded by the record size: a record shorter than the fields
- * its format uses answers -ENOTSUP, dynamic-array offsets outside it are
- * treated as libtraceevent treats them (empty), and strings stop at the
- * end of the record.
+ * Reads are bounded by the record size: fields beyond a short record
+ * read as 0 (as libtraceevent has them), dynamic-array offsets outside it
+ * are treated as libtraceevent treats them, strings stop at the end of the
+ * record, and what libtraceevent would read out of bounds (or divide by
+ * zero for) answers -ENOTSUP.
+ *
+ * Assumptions, as in a report: one thread per kt_fastfmt; the tep's
+ * function and printk tables are complete before the first event is
+ * formatted (results are cached per address); comms are looked up (which
+ * turns libtraceevent's cmdline list into its array) before the first
+ * sched_switch is formatted.  Free the kt_fastfmt before its tep.
  */
 #ifndef KT_FASTFMT_H
 #define KT_FASTFMT_H
@@ -44,7 +59,8 @@ void kt_fastfmt_free(struct kt_fastfmt *ff);
  * the comms it prints with tep_register_comm(), so later comm lookups see
  * what trace-cmd's would.  data must be the record's data (its address is
  * printed by formats that print __get_dynamic_array() as a pointer, as
- * libtraceevent does).
+ * libtraceevent does).  The text never contains a NUL; a trailing '\n'
+ * of a format is kept, as libtraceevent keeps it.
  */
 int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		    const void *data, int size, char *out, size_t cap);
@@ -82,7 +98,8 @@ char *kt_fmt_hex(char *p, uint64_t v);
 /*
  * libtraceevent's TEP_PRINT_TIME with "%<prec>.<div>d": ts rounded and
  * divided by div (0: none), then "%5llu.%0<prec>llu" (prec > 0) or
- * "%12llu".  trace-cmd report's default is prec 6, div 1000.
+ * "%12llu".  trace-cmd report's default is prec 6, div 1000.  prec <= 9
+ * (libtraceevent's int power of ten overflows beyond).
  */
 char *kt_fmt_time(char *p, unsigned long long ts, int prec, int div);
 
