@@ -12,34 +12,6 @@
 
 #include "fastfmt-capture.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - len < 65536) {
-			char *nb = realloc(buf, cap + (1 << 20));
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap += 1 << 20;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		if (!n)
-			break;
-		len += n;
-	}
-	fclose(f);
-	if (buf)
-		buf[len] = 0;
-	return buf;
-}
-
 static int keep(struct tep_event *ev, struct tep_record *rec, int cpu,
 		void *ctx)
 {
@@ -70,28 +42,15 @@ static int keep(struct tep_event *ev, struct tep_record *rec, int cpu,
 	return 0;
 }
 
-static void load_extras(struct tep_handle *tep, const char *tracing)
+struct tep_handle *capture_new_tep(struct tep_plugin_list **plugins)
 {
-	char path[4096];
-	char *buf;
+	struct tep_handle *tep = tracefs_local_events(NULL);
 
-	buf = slurp("/proc/kallsyms");
-	if (buf) {
-		tep_parse_kallsyms(tep, buf);
-		free(buf);
-	}
-	snprintf(path, sizeof(path), "%s/printk_formats", tracing);
-	buf = slurp(path);
-	if (buf) {
-		tep_parse_printk_formats(tep, buf);
-		free(buf);
-	}
-	snprintf(path, sizeof(path), "%s/saved_cmdlines", tracing);
-	buf = slurp(path);
-	if (buf) {
-		tep_parse_saved_cmdlines(tep, buf);
-		free(buf);
-	}
+	if (!tep)
+		return NULL;
+	/* (libtracefs loads kallsyms, printk formats and saved cmdlines) */
+	*plugins = tep_load_plugins(tep);
+	return tep;
 }
 
 int capture_run(struct capture *cap, const char *name, const char **systems,
@@ -140,13 +99,11 @@ int capture_run(struct capture *cap, const char *name, const char **systems,
 	tracefs_trace_off(inst);
 	tracefs_event_disable(inst, NULL, NULL);
 
-	cap->tep = tracefs_local_events(NULL);
+	cap->tep = capture_new_tep(&cap->plugins);
 	if (!cap->tep) {
 		fprintf(stderr, "capture: cannot read event formats\n");
 		goto out;
 	}
-	cap->plugins = tep_load_plugins(cap->tep);
-	load_extras(cap->tep, tracing);
 	if (!cap->max)
 		cap->max = 4000000;
 	if (tracefs_iterate_raw_events(cap->tep, inst, NULL, 0, keep, cap) < 0) {

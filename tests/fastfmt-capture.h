@@ -33,6 +33,11 @@ struct capture {
 int capture_run(struct capture *cap, const char *name, const char **systems,
 		size_t buffer_kb, char **argv);
 void capture_free(struct capture *cap);
+/*
+ * Another tep like the capture's (formats, plugins, kallsyms, printk
+ * formats, and the saved cmdlines of the moment).
+ */
+struct tep_handle *capture_new_tep(struct tep_plugin_list **plugins);
 /* A tep_record view of a captured record. */
 void capture_record(const struct cap_rec *cr, struct tep_record *rec);
 

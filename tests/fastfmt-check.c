@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,140 @@ static void torture(struct kt_fastfmt *ff, struct tep_event *ev,
 		free(buf);
 	}
 	free(fields);
+}
+
+/* The pids a record names: its task, and the tasks of a sched plugin. */
+static int record_pids(struct tep_handle *tep, struct tep_record *rec,
+		       int pids[4])
+{
+	static const char *const names[] = { "prev_pid", "next_pid", "pid" };
+	struct tep_event *ev = tep_find_event_by_record(tep, rec);
+	struct tep_format_field *f;
+	unsigned long long v;
+	int n = 0, k;
+
+	pids[n++] = tep_data_pid(tep, rec);
+	for (k = 0; ev && k < 3; k++) {
+		f = tep_find_field(ev, names[k]);
+		if (f && f->offset + f->size <= rec->size &&
+		    !tep_read_number_field(f, rec->data, &v))
+			pids[n++] = (int)v;
+	}
+	return n;
+}
+
+/*
+ * The plugins' side effect: sched_switch and sched_wakeup register the
+ * comms they print.  Format every record as a report would (comm lookup
+ * for the line's prefix, then the info) once with libtraceevent alone and
+ * once with the fast formatter, each on a tep of its own, and compare the
+ * comm of every pid the records name.  (Each tep starts from the saved
+ * cmdlines of its own moment: they are made to agree on those pids
+ * first.)  Returns the number of differences.
+ */
+/* Whether a and b know the same comm for every pid in seen. */
+static bool same_comms(struct tep_handle *a, struct tep_handle *b,
+		       const unsigned char *seen)
+{
+	int pid;
+
+	for (pid = 1; pid < (1 << 22); pid++)
+		if (seen[pid] &&
+		    (tep_is_pid_registered(a, pid) != tep_is_pid_registered(b, pid) ||
+		     strcmp(tep_data_comm_from_pid(a, pid),
+			    tep_data_comm_from_pid(b, pid))))
+			return false;
+	return true;
+}
+
+static int check_comms(struct capture *cap)
+{
+	struct tep_plugin_list *pa = NULL, *pb = NULL;
+	struct tep_handle *a = NULL, *b = NULL;
+	struct kt_fastfmt *ff;
+	static char out[1 << 16];
+	unsigned char *seen;
+	struct trace_seq s;
+	int bad = 0, pid, pids = 0, p4[4], n, k, fresh = 0, tries;
+	size_t i;
+
+	seen = calloc(1 << 22, 1);
+	if (!seen)
+		return 1;
+	for (i = 0; i < cap->nrecs; i++) {
+		struct tep_record rec;
+
+		capture_record(&cap->recs[i], &rec);
+		n = record_pids(cap->tep, &rec, p4);
+		for (k = 0; k < n; k++)
+			if (p4[k] > 0 && p4[k] < (1 << 22))
+				seen[p4[k]] = 1;
+	}
+	/*
+	 * Both teps load the saved cmdlines of their moment, which other
+	 * processes change: make them until they agree on these pids.
+	 */
+	for (tries = 0; tries < 20; tries++) {
+		a = capture_new_tep(&pa);
+		b = capture_new_tep(&pb);
+		if (!a || !b)
+			return 1;
+		if (same_comms(a, b, seen))
+			break;
+		tep_unload_plugins(pa, a);
+		tep_unload_plugins(pb, b);
+		tep_free(a);
+		tep_free(b);
+		a = b = NULL;
+	}
+	if (!a) {
+		printf("COMM saved_cmdlines never stable enough to compare\n");
+		free(seen);
+		return 1;
+	}
+	for (pid = 1; pid < (1 << 22); pid++)
+		fresh += seen[pid] && !tep_is_pid_registered(a, pid);
+	ff = kt_fastfmt_new(a);
+	trace_seq_init(&s);
+	for (i = 0; i < cap->nrecs; i++) {
+		struct tep_record rec;
+		struct tep_event *ev;
+
+		capture_record(&cap->recs[i], &rec);
+		pid = tep_data_pid(a, &rec);
+		tep_data_comm_from_pid(a, pid);
+		tep_data_comm_from_pid(b, pid);
+		ev = tep_find_event_by_record(a, &rec);
+		if (ev && kt_fastfmt_info(ff, ev, rec.data, rec.size, out,
+					  sizeof(out)) < 0) {
+			trace_seq_reset(&s);
+			tep_print_event(a, &s, &rec, "%s", TEP_PRINT_INFO);
+		}
+		trace_seq_reset(&s);
+		tep_print_event(b, &s, &rec, "%s", TEP_PRINT_INFO);
+	}
+	for (pid = 1; pid < (1 << 22); pid++) {
+		const char *ca, *cb;
+
+		if (!seen[pid])
+			continue;
+		pids++;
+		ca = tep_data_comm_from_pid(a, pid);
+		cb = tep_data_comm_from_pid(b, pid);
+		if (strcmp(ca, cb) && bad++ < 10)
+			printf("COMM pid %d: libtraceevent '%s', fastfmt '%s'\n",
+			       pid, cb, ca);
+	}
+	printf("comms: %d pids (%d not in saved_cmdlines), %d differences\n",
+	       pids, fresh, bad);
+	trace_seq_destroy(&s);
+	kt_fastfmt_free(ff);
+	free(seen);
+	tep_unload_plugins(pa, a);
+	tep_unload_plugins(pb, b);
+	tep_free(a);
+	tep_free(b);
+	return bad;
 }
 
 /* ---------------------------------------------------------------- */
@@ -637,6 +772,7 @@ int main(int argc, char **argv)
 			continue;
 		bad += compare(ff, cap.tep, &rec, &st[id], "live");
 	}
+	bad += check_comms(&cap);
 	/* robustness on up to 4 records of each compiled event */
 	for (i = 0; i < 65536; i++)
 		st[i].count = 0;

@@ -44,6 +44,8 @@ REQUIRED="sched:sched_switch sched:sched_wakeup sched:sched_waking
 	run check -i "$inst" "${req[@]}" -- "$TOP/tests/fastfmt-load.sh" 2
 	assert_success
 	assert_output --regexp 'total: [0-9]+ records, [0-9]+ event kinds .* 0 mismatches'
+	# and the comms the sched plugin registers as it prints are the same
+	assert_output --regexp 'comms: [0-9]+ pids .*, 0 differences'
 	refute_output --partial MISMATCH
 	refute_output --partial REQUIRED
 	# no instance left behind, so the events are off again
