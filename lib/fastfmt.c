@@ -411,6 +411,7 @@ struct func_ent {
 	unsigned long long addr;
 	unsigned long long start;
 	const char *name;	/* NULL: not found */
+	size_t len;		/* strlen(name) */
 	bool valid;
 };
 
@@ -1381,8 +1382,9 @@ static void emit_plain_str(struct run *r, const struct ff_str *s)
 	    strnlen((const char *)r->data + off, max));
 }
 
-static void func_lookup(struct kt_fastfmt *ff, unsigned long long addr,
-			const char **name, unsigned long long *start)
+/* The function containing addr, as libtraceevent finds it, cached. */
+static const struct func_ent *func_lookup(struct kt_fastfmt *ff,
+					  unsigned long long addr)
 {
 	struct func_ent *fe = &ff->funcs[(addr ^ (addr >> 9)) % FUNC_CACHE];
 
@@ -1392,25 +1394,23 @@ static void func_lookup(struct kt_fastfmt *ff, unsigned long long addr,
 		if (!tep_find_function_info(ff->tep, addr, &fe->name, &fe->start,
 					    NULL))
 			fe->name = NULL;
+		fe->len = fe->name ? strlen(fe->name) : 0;
 	}
-	*name = fe->name;
-	*start = fe->start;
+	return fe;
 }
 
 static void emit_func(struct run *r, uint64_t v, bool with_off)
 {
-	const char *name;
-	unsigned long long start;
+	const struct func_ent *fe = func_lookup(r->ff, v);
 
-	func_lookup(r->ff, v, &name, &start);
-	if (!name) {
+	if (!fe->name) {
 		emit_0xllx(r, v);
 		return;
 	}
-	put(r, name, strlen(name));
+	put(r, fe->name, fe->len);
 	if (with_off) {
 		putch(r, '+');
-		emit_0xllx(r, v - start);
+		emit_0xllx(r, v - fe->start);
 	}
 }
 
@@ -1745,18 +1745,16 @@ static void run_sched_wakeup(struct run *r, const struct ff_prog *pg)
 static void run_kmem(struct run *r, const struct ff_prog *pg)
 {
 	uint64_t v = pfield(r, &pg->pf[KM_CALL_SITE]);
-	const char *name;
-	unsigned long long start;
+	const struct func_ent *fe = func_lookup(r->ff, v);
 
-	func_lookup(r->ff, v, &name, &start);
-	if (!name)
+	if (!fe->name)
 		return;
 	put(r, "(", 1);
-	put(r, name, strlen(name));
+	put(r, fe->name, fe->len);
 	if (!room(r, 16))
 		return;
 	memcpy(r->p, "+0x", 3);
-	r->p = put_hex(r->p + 3, (unsigned int)(int)(v - start));
+	r->p = put_hex(r->p + 3, (unsigned int)(int)(v - fe->start));
 	*r->p++ = ')';
 	*r->p++ = ' ';
 }
@@ -1764,24 +1762,22 @@ static void run_kmem(struct run *r, const struct ff_prog *pg)
 /* tep_print_func_field()'s " function=%s" text. */
 static void put_func_field(struct run *r, uint64_t v)
 {
-	const char *name;
-	unsigned long long start;
+	const struct func_ent *fe = func_lookup(r->ff, v);
 	size_t n;
 
-	func_lookup(r->ff, v, &name, &start);
 	put(r, " function=", 10);
 	/* (the plugin formats it in a 128-byte buffer) */
-	if (name) {
+	if (fe->name) {
 		/* "%s/0x%llx" of name and start - v (sic), cut at 127 bytes */
 		char *p0;
 
-		n = strlen(name);
+		n = fe->len;
 		if (!room(r, n + 19))
 			return;
 		p0 = r->p;
-		memcpy(r->p, name, n);
+		memcpy(r->p, fe->name, n);
 		memcpy(r->p + n, "/0x", 3);
-		r->p = put_hex(r->p + n + 3, start - v);
+		r->p = put_hex(r->p + n + 3, fe->start - v);
 		if (r->p - p0 > 127)
 			r->p = p0 + 127;
 		return;
