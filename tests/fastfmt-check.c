@@ -573,14 +573,73 @@ static int check_helpers(int n)
 	return bad;
 }
 
+/*
+ * A random print format: up to four conversions with random flags,
+ * width, precision ('*' too), length and conversion, and fitting
+ * arguments (none of the undefined combinations: no length on %s or %p,
+ * no negative '*').
+ */
+static void gen_format(char *out, size_t cap)
+{
+	static const char *const ints[] = {
+		"REC->a", "REC->b", "REC->h", "REC->c", "REC->u", "(int)REC->b",
+		"REC->a + REC->c", "REC->arr[1]", "REC->b >> 7", "-REC->h",
+	};
+	static const char *const strs[] = {
+		"REC->s", "__get_str(name)", "\"lit\"", "REC->c & 1 ? \"yes\" : \"no\"",
+	};
+	static const char *const lens[] = { "", "", "h", "hh", "l", "ll", "z", "L" };
+	static const char convs[] = "diuxXosdxup";
+	char fmt[512] = "", args[1024] = "", spec[64], *q;
+	int n = 1 + (int)(rnd() % 4), k;
+
+	for (k = 0; k < n; k++) {
+		char conv = convs[rnd() % (sizeof(convs) - 1)];
+		int r = (int)(rnd() % 8);
+
+		q = spec;
+		*q++ = '%';
+		if (rnd() % 3 == 0)
+			*q++ = "-0#"[rnd() % 3];
+		if (rnd() % 4 == 0)
+			*q++ = "-0#"[rnd() % 3];
+		if (r == 1) {
+			*q++ = '*';
+			strcat(args, ", REC->c & 31");
+		} else if (r >= 4) {
+			q += sprintf(q, "%d", (int)(rnd() % 25));
+		}
+		if (rnd() % 3 == 0) {
+			if (rnd() % 3 == 0 && r != 1) {
+				q += sprintf(q, ".*");
+				strcat(args, ", REC->c & 15");
+			} else {
+				q += sprintf(q, ".%d", (int)(rnd() % 22));
+			}
+		}
+		if (conv != 's' && conv != 'p')
+			q += sprintf(q, "%s", lens[rnd() % 8]);
+		*q++ = conv;
+		*q = 0;
+		strcat(fmt, k % 2 ? " [" : " ");
+		strcat(fmt, spec);
+		strcat(fmt, k % 2 ? "]" : "");
+		strcat(args, ", ");
+		strcat(args, conv == 's' ? strs[rnd() % 4] : ints[rnd() % 10]);
+	}
+	snprintf(out, cap, "\"%s\"%s", fmt + 1, args);
+}
+
+#define SYNTH_RANDOM 300
+
 static int run_synth(int per_format)
 {
 	struct tep_handle *tep = tep_alloc();
 	struct kt_fastfmt *ff;
 	unsigned char data[512];
-	size_t i;
+	size_t i, nfixed, nprints;
 	int bad = 0, compiled = 0, j;
-	char buf[4096];
+	char buf[4096], **prints;
 
 	tep_set_long_size(tep, 8);
 	tep_set_page_size(tep, 4096);
@@ -593,19 +652,28 @@ static int run_synth(int per_format)
 	/* and strings for "%s" of a pointer */
 	tep_register_print_string(tep, "\"hello printk\\n\"", 0x1000);
 	tep_register_print_string(tep, "plain", 0x2000);
-	for (i = 0; i < sizeof(synth_prints) / sizeof(synth_prints[0]); i++) {
-		int n = snprintf(buf, sizeof(buf), "name: synth%zu\nID: %zu\n%s"
-				 "print fmt: %s\n", i, 100 + i, synth_fields,
-				 synth_prints[i]);
+	nfixed = sizeof(synth_prints) / sizeof(synth_prints[0]);
+	nprints = nfixed + SYNTH_RANDOM;
+	prints = calloc(nprints, sizeof(*prints));
+	if (!prints)
+		return 1;
+	for (i = 0; i < nprints; i++) {
+		char gen[2048];
+		int n;
 
+		if (i >= nfixed)
+			gen_format(gen, sizeof(gen));
+		prints[i] = strdup(i < nfixed ? synth_prints[i] : gen);
+		n = snprintf(buf, sizeof(buf), "name: synth%zu\nID: %zu\n%s"
+			     "print fmt: %s\n", i, 100 + i, synth_fields, prints[i]);
 		if (tep_parse_event(tep, buf, (size_t)n, "synth")) {
 			printf("synthetic format %zu does not parse: %s\n", i,
-			       synth_prints[i]);
+			       prints[i]);
 			bad++;
 		}
 	}
 	ff = kt_fastfmt_new(tep);
-	for (i = 0; i < sizeof(synth_prints) / sizeof(synth_prints[0]); i++) {
+	for (i = 0; i < nprints; i++) {
 		struct tep_event *ev = tep_find_event(tep, (int)(100 + i));
 		struct tep_record rec;
 		struct stat_ev st = { 0 };
@@ -613,7 +681,7 @@ static int run_synth(int per_format)
 		if (!ev)
 			continue;
 		if (verbose > 1)
-			fprintf(stderr, "synth%zu: %s\n", i, synth_prints[i]);
+			fprintf(stderr, "synth%zu: %s\n", i, prints[i]);
 		if (kt_fastfmt_compiled(ff, ev))
 			compiled++;
 		for (j = 0; j < per_format; j++) {
@@ -642,10 +710,13 @@ static int run_synth(int per_format)
 	}
 	bad += check_helpers(per_format * 10);
 	printf("synthetic: %zu formats, %d compiled, %d records each, %d mismatches\n",
-	       sizeof(synth_prints) / sizeof(synth_prints[0]), compiled,
+	       nprints, compiled,
 	       per_format, bad);
 	kt_fastfmt_free(ff);
 	tep_free(tep);
+	for (i = 0; i < nprints; i++)
+		free(prints[i]);
+	free(prints);
 	return bad ? 1 : 0;
 }
 
