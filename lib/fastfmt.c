@@ -299,6 +299,7 @@ struct ff_str {
 	const char *str;	/* S_CONST; S_FLAGS delimiter (may be NULL) */
 	size_t slen;		/* strlen(str) */
 	struct ff_sym *syms;
+	uint64_t *fvals;	/* S_FLAGS: syms' values, 0 for negative ones */
 	int nsyms;
 	int neg_end;		/* S_FLAGS: no negative value at or after this */
 	struct ff_expr *e, *e2;	/* value / count; el_size */
@@ -1085,26 +1086,51 @@ static void emit_str(struct run *r, const struct ff_spec *sp,
 		bool printed = false;
 
 		v = value(r, s->e);
-		for (i = 0; i < s->nsyms; i++) {
-			long long fv = s->syms[i].val;
+		i = 0;
+		while (i < s->nsyms) {
+			unsigned int m = 0;
+			int k, lim, next;
 
-			/* all bits named, and no "-1" entry left to print */
-			if (!v && i >= s->neg_end)
-				break;
-
-			if (!v && fv < 0) {
-				emit_piece(r, sp, s->syms[i].str, s->syms[i].len,
-					   has_star, star);
+			if (!v) {
+				/* all bits named: only a "-1" entry can print */
+				for (; i < s->neg_end; i++) {
+					if (s->syms[i].val < 0) {
+						emit_piece(r, sp, s->syms[i].str,
+							   s->syms[i].len, has_star,
+							   star);
+						break;
+					}
+				}
 				break;
 			}
-			if (fv > 0 && (v & (uint64_t)fv) == (uint64_t)fv) {
+			/* which of the next 8 entries v contains, branch-free */
+			lim = s->nsyms - i < 8 ? s->nsyms - i : 8;
+			for (k = 0; k < lim; k++) {
+				uint64_t fv = s->fvals[i + k];
+
+				m |= (unsigned int)(fv && (v & fv) == fv) << k;
+			}
+			next = i + lim;
+			while (m) {
+				uint64_t fv;
+
+				k = __builtin_ctz(m);
+				m &= m - 1;
+				fv = s->fvals[i + k];
+				if ((v & fv) != fv)	/* an earlier one took bits */
+					continue;
 				if (printed && s->str)
 					put(r, s->str, s->slen);
-				emit_piece(r, sp, s->syms[i].str, s->syms[i].len,
-					   has_star, star);
+				emit_piece(r, sp, s->syms[i + k].str,
+					   s->syms[i + k].len, has_star, star);
 				printed = true;
-				v &= ~(uint64_t)fv;
+				v &= ~fv;
+				if (!v) {
+					next = i + k + 1;
+					break;
+				}
 			}
+			i = next;
 		}
 		if (v) {
 			if (printed && s->str)
@@ -2322,7 +2348,7 @@ static bool cc_syms(struct cc *c, struct tep_print_flag_sym *list,
  * value's bits are all named only entries that did not evaluate (-1)
  * can still print: drop the former, remember where the latter end.
  */
-static void flags_prune(struct ff_str *s)
+static bool flags_prune(struct cc *c, struct ff_str *s)
 {
 	int i, n = 0;
 
@@ -2335,6 +2361,13 @@ static void flags_prune(struct ff_str *s)
 			s->neg_end = n;
 	}
 	s->nsyms = n;
+	/* the values alone, contiguous, for the scan */
+	s->fvals = arena_alloc(c->ff, sizeof(*s->fvals) * (size_t)(n ? n : 1));
+	if (!s->fvals)
+		return fail(c, "out of memory");
+	for (i = 0; i < n; i++)
+		s->fvals[i] = s->syms[i].val > 0 ? (uint64_t)s->syms[i].val : 0;
+	return true;
 }
 
 static bool array_base(struct cc *c, struct tep_print_arg *base,
@@ -2412,9 +2445,8 @@ static struct ff_str *cc_str1(struct cc *c, struct tep_print_arg *a)
 		s->str = a->flags.delim;
 		s->slen = s->str ? strlen(s->str) : 0;
 		s->e = cc_num(c, a->flags.field);
-		if (!s->e || !cc_syms(c, a->flags.flags, s))
+		if (!s->e || !cc_syms(c, a->flags.flags, s) || !flags_prune(c, s))
 			return NULL;
-		flags_prune(s);
 		return s;
 	case TEP_PRINT_SYMBOL:
 		s->kind = S_SYMBOL;
