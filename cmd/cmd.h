@@ -72,4 +72,15 @@ void kt_json_put_str(FILE *out, const char *s);
 struct tracefs_instance;
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
 
+/*
+ * --backend ftrace|module: set which tracer's events names mean (see
+ * kt_events_set_backend()); a bad name is a usage error.
+ */
+void kt_backend_option(struct argp_state *state, const char *arg);
+/*
+ * After parsing: --backend module needs ktrace.ko loaded.  Prints the
+ * reason and how to load it; returns 0 or KT_EXIT_FAIL.
+ */
+int kt_need_backend(void);
+
 #endif

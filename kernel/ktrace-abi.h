@@ -40,6 +40,8 @@
 #define KTRACE_FILE_HEADER_PAGE		"header_page"
 #define KTRACE_FILE_HEADER_EVENT	"header_event"
 #define KTRACE_FILE_VERSION		"version"
+#define KTRACE_FILE_SET_PID		"set_pid"
+#define KTRACE_FILE_PID_FORK		"pid_fork"
 
 /* The system name the engine's events carry in trace.dat files. */
 #define KTRACE_EVENT_SYSTEM		"ktrace"
