@@ -269,6 +269,7 @@ struct modrec_cpu {
 	int cpu;
 	int in_fd;
 	int out_fd;
+	int merged_fd;
 	atomic_ullong bytes;
 	pthread_t thread;
 	bool started;
@@ -278,6 +279,7 @@ struct modrec_cpu {
 struct kt_modrec {
 	int ncpus;
 	int page_size;
+	char *tmpdir;
 	struct modrec_cpu *cpus;
 };
 
@@ -307,11 +309,15 @@ struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir)
 		goto err;
 	mr->ncpus = ncpus;
 	mr->page_size = getpagesize();
+	mr->tmpdir = strdup(tmpdir);
+	if (!mr->tmpdir)
+		goto err_mr;
 	mr->cpus = calloc(ncpus > 0 ? ncpus : 1, sizeof(*mr->cpus));
 	if (!mr->cpus)
 		goto err_mr;
 	for (i = 0; i < ncpus; i++)
-		mr->cpus[i].in_fd = mr->cpus[i].out_fd = -1;
+		mr->cpus[i].in_fd = mr->cpus[i].out_fd =
+			mr->cpus[i].merged_fd = -1;
 	for (i = 0; i < ncpus; i++) {
 		struct modrec_cpu *c = &mr->cpus[i];
 
@@ -445,10 +451,14 @@ void kt_modrec_free(struct kt_modrec *mr)
 				break;
 			}
 		kt_modrec_stop(mr);
-		for (i = 0; i < mr->ncpus; i++)
+		for (i = 0; i < mr->ncpus; i++) {
 			if (mr->cpus[i].out_fd >= 0)
 				close(mr->cpus[i].out_fd);
+			if (mr->cpus[i].merged_fd >= 0)
+				close(mr->cpus[i].merged_fd);
+		}
 	}
+	free(mr->tmpdir);
 	free(mr->cpus);
 	free(mr);
 }
@@ -488,8 +498,8 @@ static int read_page(int fd, unsigned long long off, char *buf, int page)
 	return 0;
 }
 
-int kt_pages_merge(int a, unsigned long long a_size, int b,
-		   unsigned long long b_size, int out, int page_size)
+static int pages_merge(int a, unsigned long long a_size, int b,
+		       unsigned long long b_size, int out, int page_size)
 {
 	unsigned long long ao = 0, bo = 0;
 	char *pa = malloc(page_size), *pb = malloc(page_size);
@@ -525,4 +535,38 @@ int kt_pages_merge(int a, unsigned long long a_size, int b,
 	free(pa);
 	free(pb);
 	return ret;
+}
+
+int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
+		    unsigned long long *size)
+{
+	struct modrec_cpu *c;
+	unsigned long long mine;
+	int out, ret;
+
+	if (cpu < 0 || cpu >= mr->ncpus)
+		return 0;
+	c = &mr->cpus[cpu];
+	mine = kt_modrec_bytes(mr, cpu);
+	if (!mine)
+		return 0;
+	if (!*size) {
+		*fd = c->out_fd;
+		*size = mine;
+		return 0;
+	}
+	out = temp_file(mr->tmpdir);
+	if (out < 0)
+		return out;
+	ret = pages_merge(*fd, *size, c->out_fd, mine, out, mr->page_size);
+	if (ret) {
+		close(out);
+		return ret;
+	}
+	if (c->merged_fd >= 0)
+		close(c->merged_fd);
+	c->merged_fd = out;
+	*fd = out;
+	*size += mine;
+	return 0;
 }

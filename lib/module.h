@@ -78,11 +78,13 @@ unsigned long long kt_modrec_bytes(const struct kt_modrec *mr, int cpu);
 unsigned long long kt_modrec_total(const struct kt_modrec *mr);
 
 /*
- * Merge two files of ring-buffer pages (fd a and fd b, from offset 0)
- * into out, page by page in the order of the pages' time stamps, so a
- * CPU's ftrace and module pages read as one stream.  0 or -errno.
+ * Merge a CPU's module pages with another file of pages (the ftrace
+ * recorder's: *fd and *size, read from offset 0), page by page in the
+ * order of the pages' time stamps, so the CPU's data reads as one
+ * stream.  On return *fd and *size are the merged file (owned by mr).
+ * 0 or -errno.
  */
-int kt_pages_merge(int a, unsigned long long a_size, int b,
-		   unsigned long long b_size, int out, int page_size);
+int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
+		    unsigned long long *size);
 
 #endif
