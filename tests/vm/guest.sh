@@ -500,5 +500,6 @@ t "rmmod fails while trace0 is open, works after close" test_busy
 t "unload while events are enabled and firing" test_unload_busy
 t "sample module unloads under an open reader" test_sample_gone
 t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
+[ -f /guest-cli.sh ] && . /guest-cli.sh
 t "no kernel warnings" test_dmesg
 echo "KT: end"
