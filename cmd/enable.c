@@ -360,7 +360,11 @@ static void summary(const struct enable_opts *o,
 	}
 	if (o->filter && *o->filter)
 		printf(" with filter '%s'", o->filter);
-	if (inst)
+	for (i = 0; i < n && is_module(kt_event_list_at(events, i)); i++)
+		;
+	if (n && i == n)
+		printf(" in ktrace.ko\n");
+	else if (inst)
 		printf(" in %sinstance '%s'\n", created ? "new " : "",
 		       kt_instance_label(inst));
 	else

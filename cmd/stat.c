@@ -334,8 +334,8 @@ static int show_module(bool json)
 		fputs("],\"cpus\":[", stdout);
 	} else {
 		printf("\n%sktrace.ko%s (%s)\n", bold, plain, kt_module_dir());
-		printf("  state    %s%s, probes %s\n", running ? "running" : "stopped",
-		       "", probes ? "attached" : "detached");
+		printf("  state    %s, probes %s\n", running ? "running" : "stopped",
+		       probes ? "attached" : "detached");
 		printf("  buffer   %llu KB per CPU, %d CPUs\n", kb, ncpus);
 		printf("  events   %zu enabled\n", nev);
 		for (tok = events ? strtok_r(events, " ", &save) : NULL; tok;

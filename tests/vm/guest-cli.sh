@@ -76,13 +76,13 @@ test_cli_stat() {
 # rec NAME ARGS...: ktrace record -o $CLI/NAME.dat ARGS, the workload's
 # pid in $CLI/NAME.pid; the engine must be left stopped and unselected.
 rec() {
-	name=$1
+	rn=$1
 	shift
-	$K record -q -o $CLI/$name.dat "$@" >$CLI/$name.pid 2>/tmp/err
+	$K record -q -o $CLI/$rn.dat "$@" >$CLI/$rn.pid 2>/tmp/err
 	rc=$?
 	cat /tmp/err
 	[ "$rc" = 0 ] || fail "ktrace record exited $rc" || return 1
-	[ -s $CLI/$name.dat ] || fail "no $name.dat" || return 1
+	[ -s $CLI/$rn.dat ] || fail "no $rn.dat" || return 1
 	expect "state after record" "$(cat $D/state)" stopped &&
 	expect "enabled after record" "$(cat $D/enabled)" 0 &&
 	expect "sched_schedule after record" "$(cat $D/events/sched_schedule/enable)" 0 &&
@@ -109,10 +109,10 @@ test_cli_record_pid() {
 	expect "set_pid after record" "$(cat $D/set_pid)" ""
 }
 
-# The recordings to the host, in console lines.
+# The recordings to the host, in console lines (t() keeps stdout).
 test_cli_export() {
 	ls -l $CLI
-	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /'
+	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
 }
 
 test_cli_no_module() {
