@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <kbuffer.h>
 
 #include "module.h"
 #include "writer.h"
@@ -100,7 +101,6 @@ int kt_module_write(const char *rel, const char *val)
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* An empty write is how a list file (set_pid) is cleared. */
 	n = write(fd, val, len);
 	ret = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
 	close(fd);
@@ -227,7 +227,7 @@ int kt_module_set_pids(const pid_t *pids, size_t n, bool fork)
 	if (ret == -ENOENT)
 		ret = fork ? -EOPNOTSUPP : 0;
 	if (!ret)
-		ret = kt_module_write(KTRACE_FILE_SET_PID, list ? list : "");
+		ret = kt_module_write(KTRACE_FILE_SET_PID, list ? list : "\n");
 	free(list);
 	return ret;
 }
@@ -487,53 +487,183 @@ unsigned long long kt_modrec_total(const struct kt_modrec *mr)
 
 /* ---- merging ---- */
 
-static int read_page(int fd, unsigned long long off, char *buf, int page)
-{
-	ssize_t n = pread(fd, buf, page, off);
+/*
+ * Records of two page streams are merged by time and written into new
+ * pages: page order alone would leave ftrace's and the module's records
+ * of overlapping pages out of order.  A page is the ring buffer's: the
+ * u64 time stamp of its first record, a long "commit" (bytes of records,
+ * flags in the top bits), then records with a 4-byte header of type_len
+ * (5 bits) and time_delta (27 bits).
+ */
+#define RB_TYPE_TIME_EXTEND	30
+#define RB_MAX_SMALL_DATA	(28 * 4)
+#define RB_DELTA_BITS		27
+#define RB_MISSED_EVENTS	(1UL << 31)
 
-	if (n < 0)
-		return -errno;
-	if (n != page)
-		return -EIO;
+struct cursor {
+	int fd;
+	unsigned long long size, off;
+	char *page;
+	struct kbuffer *kb;
+	void *data;		/* the current record, NULL at the end */
+	unsigned long long ts;
+	bool missed;		/* events lost before the current page */
+};
+
+/* Load pages until one has a record; data NULL when none is left. */
+static int cursor_load(struct cursor *c, int page_size)
+{
+	c->data = NULL;
+	while (c->off + page_size <= c->size) {
+		ssize_t n = pread(c->fd, c->page, page_size, c->off);
+
+		if (n < 0)
+			return -errno;
+		if (n != page_size)
+			return -EIO;
+		c->off += page_size;
+		if (kbuffer_load_subbuffer(c->kb, c->page))
+			continue;
+		if (kbuffer_missed_events(c->kb))
+			c->missed = true;
+		c->data = kbuffer_read_event(c->kb, &c->ts);
+		if (c->data)
+			return 0;
+	}
+	return 0;
+}
+
+static int cursor_next(struct cursor *c, int page_size)
+{
+	c->data = kbuffer_next_event(c->kb, &c->ts);
+	return c->data ? 0 : cursor_load(c, page_size);
+}
+
+struct outpage {
+	int fd;
+	int page_size;
+	size_t hdr;		/* where records start */
+	char *buf;
+	size_t used;
+	unsigned long long last_ts;
+	bool missed;
+	unsigned long long written;
+};
+
+static int out_flush(struct outpage *o)
+{
+	unsigned long commit;
+	int ret;
+
+	if (o->used == o->hdr)
+		return 0;
+	commit = (o->used - o->hdr) | (o->missed ? RB_MISSED_EVENTS : 0);
+	memcpy(o->buf + sizeof(uint64_t), &commit, sizeof(commit));
+	memset(o->buf + o->used, 0, o->page_size - o->used);
+	ret = write_all(o->fd, o->buf, o->page_size);
+	if (ret)
+		return ret;
+	o->written += o->page_size;
+	o->used = o->hdr;
+	o->missed = false;
+	return 0;
+}
+
+static void put32(struct outpage *o, uint32_t v)
+{
+	memcpy(o->buf + o->used, &v, sizeof(v));
+	o->used += sizeof(v);
+}
+
+/* Append one record's data (len a multiple of 4) at time ts. */
+static int out_add(struct outpage *o, unsigned long long ts, const void *data,
+		   size_t len, bool missed)
+{
+	unsigned long long delta = 0;
+	size_t need = 4 + (len > RB_MAX_SMALL_DATA ? 4 : 0) + len;
+	int ret;
+
+	if (o->used > o->hdr) {
+		delta = ts > o->last_ts ? ts - o->last_ts : 0;
+		if (delta >> RB_DELTA_BITS)
+			need += 8;
+		if (o->used + need > (size_t)o->page_size) {
+			ret = out_flush(o);
+			if (ret)
+				return ret;
+		}
+	}
+	if (o->used == o->hdr) {
+		uint64_t t = ts;
+
+		memcpy(o->buf, &t, sizeof(t));
+		delta = 0;
+	}
+	o->missed |= missed;
+	if (delta >> RB_DELTA_BITS) {
+		put32(o, RB_TYPE_TIME_EXTEND |
+			 (uint32_t)((delta & ((1ULL << RB_DELTA_BITS) - 1)) << 5));
+		put32(o, (uint32_t)(delta >> RB_DELTA_BITS));
+		delta = 0;
+	}
+	if (len > RB_MAX_SMALL_DATA || !len) {
+		put32(o, (uint32_t)(delta << 5));
+		put32(o, len + 4);
+	} else {
+		put32(o, (len / 4) | (uint32_t)(delta << 5));
+	}
+	memcpy(o->buf + o->used, data, len);
+	o->used += len;
+	o->last_ts = ts;
 	return 0;
 }
 
 static int pages_merge(int a, unsigned long long a_size, int b,
-		       unsigned long long b_size, int out, int page_size)
+		       unsigned long long b_size, int out, int page_size,
+		       unsigned long long *written)
 {
-	unsigned long long ao = 0, bo = 0;
-	char *pa = malloc(page_size), *pb = malloc(page_size);
-	bool have_a = false, have_b = false;
-	int ret = pa && pb ? 0 : -ENOMEM;
+	struct cursor c[2] = {
+		{ .fd = a, .size = a_size },
+		{ .fd = b, .size = b_size },
+	};
+	struct outpage o = { .fd = out, .page_size = page_size,
+			     .hdr = sizeof(uint64_t) + sizeof(long) };
+	int i, ret = -ENOMEM;
 
-	while (!ret) {
-		uint64_t ta, tb;
-
-		if (!have_a && ao + page_size <= a_size) {
-			ret = read_page(a, ao, pa, page_size);
-			have_a = !ret;
-			ao += page_size;
-		}
-		if (!ret && !have_b && bo + page_size <= b_size) {
-			ret = read_page(b, bo, pb, page_size);
-			have_b = !ret;
-			bo += page_size;
-		}
-		if (ret || (!have_a && !have_b))
-			break;
-		/* The page header starts with the first record's u64 time. */
-		memcpy(&ta, pa, sizeof(ta));
-		memcpy(&tb, pb, sizeof(tb));
-		if (have_a && (!have_b || ta <= tb)) {
-			ret = write_all(out, pa, page_size);
-			have_a = false;
-		} else {
-			ret = write_all(out, pb, page_size);
-			have_b = false;
-		}
+	o.used = o.hdr;
+	o.buf = calloc(1, page_size);
+	for (i = 0; i < 2; i++) {
+		c[i].page = malloc(page_size);
+		c[i].kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+					KBUFFER_ENDIAN_SAME_AS_HOST);
+		if (!c[i].page || !c[i].kb)
+			goto out;
 	}
-	free(pa);
-	free(pb);
+	if (!o.buf)
+		goto out;
+	ret = cursor_load(&c[0], page_size);
+	if (!ret)
+		ret = cursor_load(&c[1], page_size);
+	while (!ret && (c[0].data || c[1].data)) {
+		struct cursor *p = !c[1].data ? &c[0] : !c[0].data ? &c[1] :
+				   c[0].ts <= c[1].ts ? &c[0] : &c[1];
+
+		ret = out_add(&o, p->ts, p->data, kbuffer_event_size(p->kb),
+			      p->missed);
+		p->missed = false;
+		if (!ret)
+			ret = cursor_next(p, page_size);
+	}
+	if (!ret)
+		ret = out_flush(&o);
+	*written = o.written;
+out:
+	for (i = 0; i < 2; i++) {
+		free(c[i].page);
+		if (c[i].kb)
+			kbuffer_free(c[i].kb);
+	}
+	free(o.buf);
 	return ret;
 }
 
@@ -541,7 +671,7 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 		    unsigned long long *size)
 {
 	struct modrec_cpu *c;
-	unsigned long long mine;
+	unsigned long long mine, merged = 0;
 	int out, ret;
 
 	if (cpu < 0 || cpu >= mr->ncpus)
@@ -558,7 +688,8 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 	out = temp_file(mr->tmpdir);
 	if (out < 0)
 		return out;
-	ret = pages_merge(*fd, *size, c->out_fd, mine, out, mr->page_size);
+	ret = pages_merge(*fd, *size, c->out_fd, mine, out, mr->page_size,
+			  &merged);
 	if (ret) {
 		close(out);
 		return ret;
@@ -567,6 +698,6 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 		close(c->merged_fd);
 	c->merged_fd = out;
 	*fd = out;
-	*size += mine;
+	*size = merged;
 	return 0;
 }

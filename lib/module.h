@@ -49,7 +49,8 @@ int kt_module_cpu_stats_read(int cpu, struct kt_cpu_stats *st);
 int kt_module_running(void);
 
 /*
- * Limit the module's events to pids (n == 0: every pid), children added
+ * Limit the module's events to pids (n == 0: every pid, written as an
+ * empty line), children added
  * at fork when fork is true.  -EOPNOTSUPP when this ktrace.ko has no
  * pid filter.
  */
@@ -79,9 +80,9 @@ unsigned long long kt_modrec_total(const struct kt_modrec *mr);
 
 /*
  * Merge a CPU's module pages with another file of pages (the ftrace
- * recorder's: *fd and *size, read from offset 0), page by page in the
- * order of the pages' time stamps, so the CPU's data reads as one
- * stream.  On return *fd and *size are the merged file (owned by mr).
+ * recorder's: *fd and *size, read from offset 0) record by record in
+ * time order, into new pages, so the CPU's data reads as one stream.
+ * A page that followed lost events passes the flag on.  On return *fd and *size are the merged file (owned by mr).
  * 0 or -errno.
  */
 int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,

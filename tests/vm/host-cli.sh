@@ -11,7 +11,7 @@ cli_count() {
 
 # cli_report SERIES DIR
 cli_report() {
-	local s=$1 w=$2 x=$2/cli pid a b bad
+	local s=$1 w=$2 x=$2/cli pid a b bad back
 	rm -rf "$x"
 	mkdir -p "$x"
 	if ! sed -n 's/^KTCLI: //p' "$w/console.log" | base64 -d -i 2>/dev/null |
@@ -24,10 +24,18 @@ cli_report() {
 	pid=$(cat "$x/both.pid")
 	trace-cmd report -i "$x/both.dat" >"$x/both.txt" 2>"$x/both.err"
 	a=$(cli_count "$x/both.txt" " sched_schedule: +prev_pid=$pid |next_pid=$pid prev_state=")
-	b=$(grep -E ' sched_switch: ' "$x/both.txt" | cli_count - ":$pid \[[0-9]+\] ")
+	b=$(grep -E ' sched_switch: ' "$x/both.txt" | cli_count - ":$pid \[[0-9]+\]( |$)")
 	bad=0
 	echo "# both.dat: pid $pid: ktrace:sched_schedule $a, sched:sched_switch $b"
 	if [ "$a" != "$b" ] || [ "$a" -lt 200 ]; then
+		bad=1
+	fi
+	# Each CPU's module and ftrace records are merged in time order.
+	back=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			t = $i + 0; if (t < last) n++; last = t; break } }
+		END { print n + 0 }' "$x/both.txt")
+	if [ "$back" != 0 ]; then
+		echo "# both.dat: trace-cmd report goes back in time $back times"
 		bad=1
 	fi
 	if grep -E 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$x/both.txt" "$x/both.err" |
@@ -37,9 +45,9 @@ cli_report() {
 		bad=1
 	fi
 	if [ "$bad" = 0 ]; then
-		result ok "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's ($a)"
+		result ok "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's ($a), in time order"
 	else
-		result "not ok" "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's"
+		result "not ok" "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's, in time order"
 	fi
 	# -F: only when this ktrace.ko has a pid filter (else the guest
 	# checked that record -F refuses to run).
