@@ -64,9 +64,9 @@ vm_pack() {
 	mkdir -p "$r"/{bin,dev,proc,sys,tmp}
 	cp /bin/busybox "$r/bin/"
 	cp "$out/ktvm" "$r/"
+	vm_pack_ktrace "$r"
 	cp "$guest" "$r/guest.sh"
 	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
-	vm_pack_ktrace "$r"
 	cat >"$r/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
