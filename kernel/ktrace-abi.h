@@ -41,15 +41,6 @@
 #define KTRACE_FILE_HEADER_EVENT	"header_event"
 #define KTRACE_FILE_VERSION		"version"
 
-/*
- * The pid set, shared by every engine event: write space or newline
- * separated pids to replace it, an empty write (or "0") to clear it
- * (all pids); reading lists the pids in it.  pid_fork 1: children of
- * pids in the set join it at fork and leave it at exit.
- */
-#define KTRACE_FILE_SET_PID "set_pid"
-#define KTRACE_FILE_PID_FORK "pid_fork"
-
 /* The system name the engine's events carry in trace.dat files. */
 #define KTRACE_EVENT_SYSTEM		"ktrace"
 
