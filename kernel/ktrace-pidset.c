@@ -89,6 +89,7 @@ static int kt_pidmap_alloc(void)
 	map = vzalloc(BITS_TO_LONGS(PID_MAX_LIMIT) * sizeof(long));
 	if (!map)
 		return -ENOMEM;
+	/* The zeroed bitmap is visible before the pointer is. */
 	smp_store_release(&kt_pidmap, map);
 	return 0;
 }

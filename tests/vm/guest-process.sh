@@ -39,6 +39,11 @@ gated() {
 	/ktvm gate "$@" </tmp/go >/tmp/tp 2>/tmp/gated.err &
 	exec 5>/tmp/go
 	read -r gpid </tmp/tp
+	# Only once it sleeps in read(2) (syscall 0) has it made its last
+	# syscall before the gate opens.
+	until grep -q '^0 ' /proc/$gpid/syscall 2>/dev/null; do
+		:
+	done
 }
 
 go() {
@@ -166,7 +171,7 @@ test_pid_set() {
 		-m "syscall_entry:common_pid=$gpid,nr=$GETPPID_NR" \
 		-d syscall_entry $D >/tmp/r
 	grep -v '^dump' /tmp/r
-	grep '^dump' /tmp/r | grep -v " nr=$GETPPID_NR "
+	grep '^dump' /tmp/r | grep -v " nr=$GETPPID_NR\$"
 	expect "records of $out, outside the set" \
 		"$(matched "syscall_entry:common_pid=$out")" 0 &&
 	expect "getppid records of $gpid, in the set" \
