@@ -432,7 +432,7 @@ void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
 	void *data;
 
 	if (!chan->gbuf)
-		data = kt_rb_reserve(chan, len, w);
+		data = kt_rb_reserve(chan, len, &w->event);
 	else
 		data = kt_gbuf_reserve(chan, len, w);
 	/* Every record lost while running is counted, whatever the cause. */

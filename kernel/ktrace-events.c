@@ -166,13 +166,13 @@ static __always_inline unsigned char kt_ctx_flags(void)
  * recursion protection rejects a probe that fires inside another one on
  * the same context; such records are counted as dropped.
  */
-static __always_inline void *kt_rec_begin(struct ktrace_wctx *w, int idx,
-					  u32 size)
+static __always_inline void *kt_rec_begin(struct ring_buffer_event **evp,
+					  int idx, u32 size)
 {
 	struct kt_common *c;
 	unsigned int pc;
 
-	c = kt_rb_reserve(kt_chan, size, w);
+	c = kt_rb_reserve(kt_chan, size, evp);
 	if (unlikely(!c))
 		return NULL;
 	c->type = kt_ids[idx];
@@ -220,15 +220,15 @@ static __always_inline void kt_siginfo(struct kernel_siginfo *info,
 	static void kt_probe_##name(void *data, proto)			\
 	{								\
 		struct kt_rec_##name *e;				\
-		struct ktrace_wctx w;					\
+		struct ring_buffer_event *ev;				\
 									\
 		if (!pass)						\
 			return;						\
-		e = kt_rec_begin(&w, KT_EV_##name, sizeof(*e));		\
+		e = kt_rec_begin(&ev, KT_EV_##name, sizeof(*e));	\
 		if (unlikely(!e))					\
 			return;						\
 		assign							\
-		kt_rb_commit_rec(kt_chan, &w, e, sizeof(*e));		\
+		kt_rb_commit_rec(kt_chan, ev, e, sizeof(*e));		\
 	}								\
 	static inline void kt_check_##name(void)			\
 	{								\

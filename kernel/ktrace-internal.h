@@ -50,7 +50,8 @@ struct ktrace_channel {
  * engine's probes pay no calls of ours around the ring buffer's.
  */
 static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
-					   u32 len, struct ktrace_wctx *w)
+					   u32 len,
+					   struct ring_buffer_event **evp)
 {
 	struct ring_buffer_event *ev;
 
@@ -62,7 +63,7 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 		this_cpu_inc(*chan->dropped);
 		return NULL;
 	}
-	w->event = ev;
+	*evp = ev;
 	/*
 	 * ring_buffer_event_data(), inline: the reserved event may begin
 	 * with an 8-byte time extend or absolute time stamp; a small
@@ -80,14 +81,19 @@ DECLARE_STATIC_KEY_FALSE(kt_export_key);
 /* Hand one record about to be committed to every registered export. */
 void kt_export_call(const void *rec, u32 len);
 
-/* Commit a per-CPU record of len bytes at rec, exporting it first. */
+/*
+ * Commit a per-CPU record of len bytes at rec, exporting it first.  The
+ * probes keep only the event pointer on their stack, not a whole
+ * ktrace_wctx: the kernel's stack auto-initialization zeroes every
+ * local, and each word costs a store per event.
+ */
 static __always_inline void kt_rb_commit_rec(struct ktrace_channel *chan,
-					     struct ktrace_wctx *w,
+					     struct ring_buffer_event *ev,
 					     const void *rec, u32 len)
 {
 	if (static_branch_unlikely(&kt_export_key))
 		kt_export_call(rec, len);
-	kt_rb_commit(chan->rb, w->event);
+	kt_rb_commit(chan->rb, ev);
 }
 
 /* ---- the pid set (ktrace-pidset.c) ---- */

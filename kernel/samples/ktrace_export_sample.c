@@ -22,6 +22,10 @@ struct export_count {
 	u64 bytes;
 };
 
+static bool nowrite;
+module_param(nowrite, bool, 0444);
+MODULE_PARM_DESC(nowrite, "register without a write callback (must fail)");
+
 static DEFINE_PER_CPU(struct export_count, counts);
 static struct dentry *dir;
 
@@ -76,8 +80,18 @@ DEFINE_DEBUGFS_ATTRIBUTE(reset_fops, NULL, reset_set, "%llu\n");
 
 static int __init export_sample_init(void)
 {
+	struct ktrace_export bad = { };
 	int ret;
 
+	/* The tests' check that an export without write() is refused. */
+	if (nowrite) {
+		ret = ktrace_register_export(&bad);
+		if (!ret) {
+			ktrace_unregister_export(&bad);
+			ret = -EBADE;
+		}
+		return ret;
+	}
 	dir = debugfs_create_dir(EXPORT_ROOT, NULL);
 	debugfs_create_file_unsafe("events", 0400, dir, NULL, &events_fops);
 	debugfs_create_file_unsafe("bytes", 0400, dir, NULL, &bytes_fops);

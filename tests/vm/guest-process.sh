@@ -380,6 +380,16 @@ test_export_counts() {
 	rmmod ktrace_export_sample
 }
 
+test_export_nowrite() {
+	if insmod /ktrace_export_sample.ko nowrite=1 2>/tmp/err; then
+		rmmod ktrace_export_sample
+		fail "an export without write() was registered"
+		return 1
+	fi
+	cat /tmp/err
+	grep -q 'Invalid argument' /tmp/err
+}
+
 # Unregistering the export while events flow on both CPUs.
 test_export_unload() {
 	proc_reset
@@ -430,5 +440,6 @@ t "process tracer: N getppid give N process_syscall_entry; none when off" test_p
 t "process tracer: SIGUSR1 to a child gives process_signal; none when off" test_proc_signals
 t "process tracer: small buffer, received + dropped = N, export = received" test_proc_small
 t "export sample counts what the reader got, events and bytes" test_export_counts
+t "an export without a write callback is refused with EINVAL" test_export_nowrite
 t "export sample unloads while events flow" test_export_unload
 t "ktrace.ko unloads while the process tracer follows a tree" test_proc_unload
