@@ -42,7 +42,7 @@ gated() {
 	# Only once it sleeps in read(2) (syscall 0) has it made its last
 	# syscall before the gate opens.
 	until grep -q '^0 ' /proc/$gpid/syscall 2>/dev/null; do
-		:
+		[ -d /proc/$gpid ] || break
 	done
 }
 
@@ -52,10 +52,10 @@ go() {
 	wait "$gpid"
 }
 
-# lifecycle: read the process_* records into /tmp/r, dumped.
+# lifecycle_read: read the process_* records into /tmp/r, dumped.
 lifecycle_read() {
 	/ktvm read -f $D/events -d process_fork -d process_exec \
-		-d process_exit -d process_signal "$@" $D >/tmp/r
+		-d process_exit -d process_signal $D >/tmp/r
 }
 
 # count EVENT [FIELD=VALUE...]: dumped records of EVENT matching all.
