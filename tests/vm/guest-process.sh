@@ -229,6 +229,33 @@ test_follow_tree() {
 	return $rc
 }
 
+# set_pid with pid_fork off: the root of the tree only; with it on (and
+# no process_follow_pid), the whole tree.
+test_pid_fork() {
+	proc_reset
+	gated tree
+	echo "$gpid" >$D/set_pid
+	proc_on process_fork process_exit || return 1
+	go || return 1
+	proc_off
+	lifecycle_read
+	grep '^dump' /tmp/r
+	expect "forks, pid_fork off" "$(count process_fork common_pid=$gpid)" 2 &&
+	expect "records, pid_fork off" "$(grep -c '^dump' /tmp/r)" 3 &&
+	expect "set, pid_fork off" "$(cat $D/set_pid)" "$gpid" || return 1
+	echo 1 >$D/reset
+	echo 1 >$D/pid_fork
+	gated tree
+	echo "$gpid" >$D/set_pid
+	proc_on
+	go || return 1
+	proc_off
+	lifecycle_read
+	expect "forks, pid_fork on" "$(count process_fork)" 4 &&
+	expect "exits, pid_fork on" "$(count process_exit)" 5 &&
+	expect "set after the exits" "$(cat $D/set_pid)" ""
+}
+
 # uid and comm filters, system-wide.
 test_proc_filters() {
 	proc_reset
@@ -435,6 +462,7 @@ t "process tracer: files, defaults, formats with comm" test_proc_load
 t "process tracer: garbage to its files is refused and changes nothing" test_proc_garbage
 t "pid set: a process outside it leaves no record, one inside all of its" test_pid_set
 t "process_follow_pid: every fork, exec, exit of a 3-generation tree, nothing else" test_follow_tree
+t "set_pid follows forks only with pid_fork on" test_pid_fork
 t "process tracer: uid and comm filters" test_proc_filters
 t "process tracer: N getppid give N process_syscall_entry; none when off" test_proc_syscalls
 t "process tracer: SIGUSR1 to a child gives process_signal; none when off" test_proc_signals
