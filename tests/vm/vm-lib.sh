@@ -67,6 +67,7 @@ vm_pack() {
 	vm_pack_ktrace "$r"
 	cp "$guest" "$r/guest.sh"
 	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
+	cp "$top/tests/vm/guest-process.sh" "$w/src/samples/ktrace_export_sample.ko" "$r/"
 	cat >"$r/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
