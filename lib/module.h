@@ -14,15 +14,6 @@
 #include "kt-tracefs.h"
 #include "ktrace-abi.h"
 
-/*
- * The pid set's files come with the kproc branch's ktrace-abi.h (issue
- * 6); until that is merged, the same names here.  Remove after merging.
- */
-#ifndef KTRACE_FILE_SET_PID
-#define KTRACE_FILE_SET_PID "set_pid"
-#define KTRACE_FILE_PID_FORK "pid_fork"
-#endif
-
 /* What to say when the module is needed and not loaded. */
 #define KT_MODULE_LOAD_HINT \
 	"load it with 'insmod ktrace.ko' (build it with 'make module'; see kernel/README.md)"
