@@ -287,7 +287,7 @@ ts_col() {
 	cmp "$RD/small.tc" "$RD/o.txt"
 	run bash -c "'$KTRACE' report -i '$RD/v7.dat' | head -n 1"
 	assert_success
-	refute_output --partial "ktrace"
+	refute_output --partial "ktrace report:"
 	"$KTRACE" report -i "$RD/v7.dat" 2>"$RD/pipe.err" | head -n 1 >/dev/null
 	[ "${PIPESTATUS[0]}" = 0 ]
 	[ ! -s "$RD/pipe.err" ]
