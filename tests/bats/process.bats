@@ -1,0 +1,244 @@
+#!/usr/bin/env bats
+# ktrace record --process: the process-event tracer's ftrace backend,
+# recorded on the live tracefs and read back with trace-cmd (the oracle)
+# and with ktrace's own process view.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export KT_PROC_BIN="$BATS_FILE_TMPDIR/bin"
+	mkdir -p "$KT_PROC_BIN"
+	# Exactly N getppid system calls (110 on x86_64) after printing its pid.
+	cat >"$KT_PROC_BIN/getppid_n.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long i, n = argc > 1 ? atol(argv[1]) : 0;
+
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return argc > 2 ? atoi(argv[2]) : 0;
+}
+EOF
+	cc -O2 -o "$KT_PROC_BIN/getppid_n" "$KT_PROC_BIN/getppid_n.c"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >ktrace.pids
+	top_events=$(cat "$TRACEFS/set_event")
+	busy=
+}
+
+teardown() {
+	local p
+	[ -z "$busy" ] || kill "$busy" 2>/dev/null || true
+	while read -r p; do
+		[ -n "$p" ] || continue
+		if [ -d "$TRACEFS/instances/ktrace-$p" ]; then
+			rmdir "$TRACEFS/instances/ktrace-$p"
+			fail "instance ktrace-$p was left behind"
+		fi
+	done <"$BATS_TEST_TMPDIR/ktrace.pids"
+	[ "$(cat "$TRACEFS/set_event")" = "$top_events" ] ||
+		fail "top-level set_event changed"
+}
+
+# ktrace record ARGS... in the background (its pid noted for teardown).
+prec() {
+	"$KTRACE" record "$@" &
+	local p=$!
+	echo "$p" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	wait "$p"
+}
+
+tc() { trace-cmd report -i "$1" 2>/dev/null; }
+
+# The pids of the lines of a trace-cmd report on stdin ("comm-PID [cpu]").
+line_pids() {
+	awk '$2 ~ /^\[[0-9]+\]$/ { n = split($1, a, "-"); print a[n] }' | sort -u
+}
+
+@test "a three-generation tree: every fork, exec and exit, nothing from beside it" {
+	# A busy process running beside the recording, outside the tree.
+	sh -c 'while :; do :; done' &
+	busy=$!
+	: >pids
+	run prec -q -o t.dat --process -- sh -c '
+		echo "1 $$" >>pids
+		sh -c "echo \"2 \$\$\" >>pids; sh -c '\''echo \"3 \$\$\" >>pids; exit 3'\'' ; exit 2" &
+		wait $!; echo "w $?" >>pids; exit 1'
+	assert_failure 1
+	grep -qx 'w 2' pids || fail "the tree did not run: $(cat pids)"
+	g1=$(awk '$1 == 1 { print $2 }' pids)
+	g2=$(awk '$1 == 2 { print $2 }' pids)
+	g3=$(awk '$1 == 3 { print $2 }' pids)
+	run tc t.dat
+	assert_success
+	out=$output
+	# Generation 1 forks 2, 2 forks 3; each execs sh and exits.
+	grep -qE -- "-$g1 +\[[0-9]+\] +[0-9.]+: task_newtask: +pid=$g2 " <<<"$out" || fail "no fork of $g2 by $g1"
+	grep -qE -- "-$g2 +\[[0-9]+\] +[0-9.]+: task_newtask: +pid=$g3 " <<<"$out" || fail "no fork of $g3 by $g2"
+	for p in "$g1" "$g2" "$g3"; do
+		grep -qE -- "-$p +\[[0-9]+\] +[0-9.]+: sched_process_exec: +filename=/usr/bin/sh pid=$p " <<<"$out" ||
+			fail "no exec of $p"
+		grep -qE -- "-$p +\[[0-9]+\] +[0-9.]+: sched_process_exit: +comm=sh pid=$p " <<<"$out" ||
+			fail "no exit of $p"
+	done
+	# Every pid in the file is one of the tree's (the exit-code
+	# subshells of sh are part of it too), never the busy one.
+	seen=$(line_pids <<<"$out")
+	grep -qx "$busy" <<<"$seen" && fail "the busy process $busy was recorded"
+	for p in $seen; do
+		grep -qE -- "task_newtask: +pid=$p |sched_process_exec: +filename=[^ ]+ pid=$p old_pid=$p\$" <<<"$out" ||
+			[ "$p" = "$g1" ] || fail "pid $p is not from the tree"
+	done
+	# System calls and signals are on by default: sh waits for a SIGCHLD.
+	grep -qE -- "-$g1 +\[[0-9]+\] +[0-9.]+: sys_enter: " <<<"$out" || fail "no system calls"
+	grep -qE -- "-$g1 +\[[0-9]+\] +[0-9.]+: signal_deliver: +sig=17 " <<<"$out" || fail "no SIGCHLD delivery"
+}
+
+@test "the instance follows the tree: set_event_pid, event-fork, the process events" {
+	mkfifo go
+	"$KTRACE" record -q -o i.dat --process --comm 'sle*' -- sh -c 'read x <go' &
+	p=$!
+	echo "$p" >>ktrace.pids
+	inst="$TRACEFS/instances/ktrace-$p"
+	for _ in $(seq 500); do
+		[ "$(cat "$inst/tracing_on" 2>/dev/null)" = 1 ] && break
+		sleep 0.01
+	done
+	[ "$(cat "$inst/options/event-fork")" = 1 ] || fail "event-fork is off"
+	cmdpid=$(cat "$inst/set_event_pid")
+	[ -n "$cmdpid" ] || fail "set_event_pid is empty"
+	events=$(sort "$inst/set_event" | tr '\n' ' ')
+	filter=$(cat "$inst/events/raw_syscalls/sys_enter/filter")
+	nfilter=$(cat "$inst/events/task/task_newtask/filter")
+	echo go >go
+	wait "$p"
+	assert_equal "$events" "raw_syscalls:sys_enter raw_syscalls:sys_exit sched:sched_process_exec sched:sched_process_exit signal:signal_deliver task:task_newtask "
+	assert_equal "$filter" 'comm ~ "sle*"'
+	assert_equal "$nfilter" 'comm ~ "sle*"'
+	# The file says it was recorded with --process.
+	run trace-cmd dump --options -i i.dat
+	assert_output --regexp "ktrace [0-9.]+ \+process"
+}
+
+@test "--comm keeps only the processes of that name" {
+	run prec -q -o c.dat --process --comm getppid_n -- sh -c "
+		ls / >/dev/null; $KT_PROC_BIN/getppid_n 77; cat /dev/null"
+	assert_success
+	pid=$output
+	run tc c.dat
+	assert_success
+	comms=$(awk '$2 ~ /^\[[0-9]+\]$/ { sub(/-[0-9]+$/, "", $1); print $1 }' <<<"$output" | sort -u)
+	assert_equal "$comms" "getppid_n"
+	# Its exec (named after the exec) and exit are in; exactly its calls.
+	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sched_process_exec: +filename=$KT_PROC_BIN/getppid_n "
+	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
+	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 " <<<"$output")
+	[ "$n" -eq 77 ] || fail "$n getppid calls"
+}
+
+@test "a followed process doing N getppid calls gives exactly N entries and N returns" {
+	run prec -q -o g.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 3210; true"
+	assert_success
+	pid=$output
+	run tc g.dat
+	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 " <<<"$output")
+	[ "$n" -eq 3210 ] || fail "$n getppid entries for $pid"
+	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_exit: +NR 110 = [0-9]+\$" <<<"$output")
+	[ "$n" -eq 3210 ] || fail "$n getppid returns for $pid"
+}
+
+@test "--no-syscalls and --no-signals leave those out; the exit code still comes" {
+	# The child waits in the shell's wait, which a trapped signal ends.
+	script='trap "echo got" USR1; sleep 10 & s=$!; echo $$ >fifo; wait $s; kill $s; exit 5'
+	mkfifo fifo
+	for mode in on off; do
+		args=()
+		[ "$mode" = off ] && args=(--no-syscalls --no-signals)
+		run prec -q -o s-$mode.dat --process "${args[@]}" -- sh -c "
+			sh -c '$script' & c=\$!
+			read x <fifo; echo \$x >child.pid; kill -USR1 \$c; wait \$c"
+		assert_failure 5
+		child=$(cat child.pid)
+		run tc s-$mode.dat
+		if [ "$mode" = on ]; then
+			assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: signal_deliver: +sig=10 "
+			assert_output --regexp ": sys_enter: +NR "
+			assert_output --regexp ": sys_exit: +NR "
+		else
+			refute_output --partial "signal_deliver"
+			refute_output --partial "sys_enter: "
+			refute_output --partial "sys_exit: "
+			# exit_group(5) is kept for the exit line.
+			assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: sys_enter_exit_group: +error_code: 0x0+5"
+		fi
+		assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
+	done
+	# --no-lifecycle: system calls only.
+	run prec -q -o l.dat --process --no-lifecycle --no-signals -- "$KT_PROC_BIN/getppid_n" 5
+	assert_success
+	run tc l.dat
+	refute_output --partial "sched_process_"
+	refute_output --partial "task_newtask"
+	assert_output --partial "sys_enter: "
+}
+
+@test "--process -p follows a running process and its new children" {
+	mkfifo go
+	sh -c 'read x <go; sh -c "echo \$\$ >kid; exit 0"; sleep 0.2' &
+	victim=$!
+	"$KTRACE" record -q -o p.dat --process --no-syscalls -p "$victim" &
+	p=$!
+	echo "$p" >>ktrace.pids
+	for _ in $(seq 500); do
+		[ "$(cat "$TRACEFS/instances/ktrace-$p/tracing_on" 2>/dev/null)" = 1 ] && break
+		sleep 0.01
+	done
+	echo go >go
+	wait "$victim"
+	kill -INT "$p"
+	wait "$p"
+	kid=$(cat kid)
+	run tc p.dat
+	assert_output --regexp "sh-$victim +\[[0-9]+\] +[0-9.]+: task_newtask: +pid=$kid "
+	assert_output --regexp "sh-$kid +\[[0-9]+\] +[0-9.]+: sched_process_exec: "
+	assert_output --regexp "-$kid +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
+	assert_output --regexp "-$victim +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
+}
+
+@test "--uid without the module: one line, exit 1, nothing changed" {
+	run prec -o u.dat --process --uid 0 -- true
+	assert_failure 1
+	# (Another test run may have the module loaded on this shared kernel.)
+	if [ -d /sys/module/ktrace ]; then
+		assert_output "ktrace record: --uid needs the ktrace module (kernel/ktrace.ko); this ktrace cannot use it yet, use --comm NAME or -p PID"
+	else
+		assert_output "ktrace record: --uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID"
+	fi
+	[ ! -e u.dat ] || fail "file written"
+	run ls -A .
+	refute_output --partial ".tmp-"
+}
+
+@test "usage errors: process options without --process, nothing left to record" {
+	run prec -o x.dat --comm sh -- true
+	assert_failure 64
+	run prec -o x.dat --no-signals -- true
+	assert_failure 64
+	run prec -o x.dat --process --no-syscalls --no-signals --no-lifecycle -- true
+	assert_failure 64
+	assert_output --partial "nothing to record"
+	run prec -o x.dat --process --comm 'a"b' -- true
+	assert_failure 64
+	[ ! -e x.dat ]
+}
