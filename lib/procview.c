@@ -69,6 +69,8 @@ struct task {
 	int tgid;
 	int own_code;			/* exit(code); -1 unknown */
 	int group_code;			/* exit_group(code), on the leader */
+	unsigned int threads;		/* on the leader: live threads known */
+	bool gone;			/* on the leader: it has exited */
 };
 
 struct kt_procview {
@@ -337,9 +339,14 @@ static void show_newtask(struct kt_procview *pv, struct trace_seq *s,
 	if (have_child && thread && have_parent) {
 		int tgid = tgid_of(pv, parent);
 
-		t = tgid != child ? task_get(pv, child) : NULL;
-		if (t)
+		struct task *leader = task_get(pv, tgid);
+
+		t = leader && tgid != child ? task_get(pv, child) : NULL;
+		if (t) {
 			t->tgid = tgid;
+			/* task_get may have moved the leader: look again. */
+			task_find(pv, tgid)->threads++;
+		}
 	}
 	trace_seq_puts(s, thread ? "thread " : "fork ");
 	put_num(s, have_child, child);
@@ -383,11 +390,23 @@ static void show_exit(struct kt_procview *pv, struct trace_seq *s,
 		code = leader->group_code;
 	trace_seq_puts(s, "exit ");
 	put_num(s, code >= 0, code);
-	/* The leader keeps the group's code for the threads still to go. */
-	if (t && t->pid != t->tgid)
+	if (!t)
+		return;
+	/*
+	 * The leader keeps the group's code for the threads still to go,
+	 * and goes with the last of them.
+	 */
+	if (t->pid != t->tgid) {
 		task_del(pv, t);
-	else if (t)
+		if (leader && (leader = task_find(pv, leader->pid)) &&
+		    leader->threads && !--leader->threads && leader->gone)
+			task_del(pv, leader);
+	} else if (!t->threads) {
+		task_del(pv, t);
+	} else {
 		t->own_code = -1;
+		t->gone = true;
+	}
 }
 
 static void show_signal(struct trace_seq *s, const struct kind_fields *k,
@@ -493,6 +512,7 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 {
 	const struct kind_fields *k;
 	long long pid = 0, code;
+	bool ok;
 	int kind;
 
 	for (kind = 0; kind < K_NKINDS; kind++)
@@ -506,8 +526,9 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 		show_newtask(pv, s, k, record);
 		break;
 	case K_FORK:
+		ok = read_num(record, k->f[0], &pid);
 		trace_seq_puts(s, "fork ");
-		put_num(s, read_num(record, k->f[0], &pid), pid);
+		put_num(s, ok, pid);
 		trace_seq_puts(s, " flags ?");
 		break;
 	case K_EXEC:

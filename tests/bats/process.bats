@@ -28,6 +28,12 @@ int main(int argc, char **argv)
 }
 EOF
 	cc -O2 -o "$KT_PROC_BIN/getppid_n" "$KT_PROC_BIN/getppid_n.c"
+	# The process view's driver, with the sanitizers: records made of
+	# this kernel's formats, sound and damaged.
+	cc -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
+		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/procview-feed.c" \
+		"$TOP/lib/procview.c" $(pkg-config --libs libtraceevent)
 }
 
 setup() {
@@ -241,4 +247,91 @@ line_pids() {
 	run prec -o x.dat --process --comm 'a"b' -- true
 	assert_failure 64
 	[ ! -e x.dat ]
+}
+
+@test "the process view: one line per event, ? for what the record lacks" {
+	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <<'EOF'
+task:task_newtask common_pid=100 pid=101 clone_flags=0x1200011
+task:task_newtask common_pid=101 pid=102 clone_flags=0x3d0f00
+sched:sched_process_exec common_pid=101 filename=/usr/bin/ls pid=101 old_pid=101
+sched:sched_process_exec common_pid=101 filename=/usr/bin/ls pid=101 old_pid=102
+signal:signal_deliver common_pid=101 sig=10 errno=0 code=-6
+raw_syscalls:sys_enter common_pid=101 id=257 args=0xffffff9c,0x7ffd1234,0x80000,0,0,0
+raw_syscalls:sys_exit common_pid=101 id=257 ret=3
+raw_syscalls:sys_exit common_pid=101 id=257 ret=-2
+raw_syscalls:sys_exit common_pid=101 id=9 ret=0x7f0012340000
+raw_syscalls:sys_enter common_pid=101 id=110
+raw_syscalls:sys_enter common_pid=101 id=999
+syscalls:sys_enter_exit_group common_pid=102 error_code=0x107
+sched:sched_process_exit common_pid=102 pid=102
+sched:sched_process_exit common_pid=101 pid=101
+sched:sched_process_exit common_pid=100 pid=100
+raw_syscalls:sys_enter common_pid=100 id=231 args=42
+sched:sched_process_exit common_pid=100 pid=100
+sched:sched_process_fork common_pid=1 child_pid=5
+sched:sched_switch common_pid=100
+EOF
+	assert_success
+	assert_output "shown fork 101 flags 0x1200011
+shown thread 102 flags 0x3d0f00
+shown exec /usr/bin/ls
+shown exec /usr/bin/ls old_pid 102
+shown signal 10 SIGUSR1 errno 0 code -6
+shown syscall openat(0xffffff9c, 0x7ffd1234, 0x80000, 0x0)
+shown syscall openat rc 3 error 0
+shown syscall openat rc -1 error 2 ENOENT
+shown syscall mmap rc 0x7f0012340000 error 0
+shown syscall getppid()
+shown syscall syscall_999(0x0, 0x0, 0x0, 0x0, 0x0, 0x0)
+hidden
+shown exit 7
+shown exit 7
+shown exit ?
+shown syscall exit_group(0x2a)
+shown exit 42
+shown fork 5 flags ?
+other"
+}
+
+@test "the process view survives damaged records: ? fields, no read outside" {
+	# Cut short, a string pointing outside the record, nothing at all.
+	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <<'EOF'
+sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 loc=0xffffffff
+sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 loc=0x00ff0014
+sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 size=10
+raw_syscalls:sys_enter common_pid=1 id=257 args=1,2,3,4,5,6 size=40
+task:task_newtask common_pid=1 pid=2 clone_flags=0x11 size=9
+signal:signal_deliver size=0
+raw_syscalls:sys_exit size=12
+sched:sched_process_exit size=3
+EOF
+	assert_success
+	assert_output "shown exec ?
+shown exec ?
+shown exec ?
+shown syscall openat(0x1, 0x2, 0x3, ?)
+shown fork ? flags ?
+shown signal ? errno ? code ?
+shown syscall ? rc ? error ?
+shown exit ?"
+	# Many tasks coming and going: the task table grows and shrinks.
+	for i in $(seq 3000); do
+		echo "task:task_newtask common_pid=$((i % 97 + 1)) pid=$((i * 7 % 5003 + 2)) clone_flags=$((i % 3 ? 0x3d0f00 : 0x11))"
+		echo "syscalls:sys_enter_exit_group common_pid=$((i * 13 % 5003 + 2)) error_code=$((i % 256))"
+		echo "sched:sched_process_exit common_pid=$((i * 11 % 5003 + 2)) pid=$((i * 11 % 5003 + 2))"
+	done >many
+	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <many
+	assert_success
+	[ "$(grep -c '^shown exit' <<<"$output")" -eq 3000 ] || fail "not one exit line per exit"
+}
+
+@test "the x86_64 system call table agrees with this machine's headers" {
+	[ "$(uname -m)" = x86_64 ] || fail "not x86_64"
+	echo '#include <asm/unistd_64.h>' | cc -E -dM - |
+		awk '$2 ~ /^__NR_/ && $3 ~ /^[0-9]+$/ { sub(/^__NR_/, "", $2); printf "{ %d, \"%s\",\n", $3, $2 }' |
+		sort >want
+	[ "$(wc -l <want)" -gt 300 ] || fail "no system calls in the headers"
+	sed 's/ [0-9]* },$//' "$TOP/lib/syscalls-x86_64.h" | grep '^{' | sort >have
+	run comm -23 want have
+	assert_output ""
 }
