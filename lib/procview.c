@@ -507,6 +507,13 @@ static void show_sys_exit(struct kt_procview *pv, struct trace_seq *s,
 	}
 }
 
+bool kt_procview_hides(const struct kt_procview *pv,
+		       const struct tep_event *event)
+{
+	return (pv->k[K_EXIT_GROUP].id >= 0 && event->id == pv->k[K_EXIT_GROUP].id) ||
+	       (pv->k[K_EXIT_THREAD].id >= 0 && event->id == pv->k[K_EXIT_THREAD].id);
+}
+
 int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 		       struct tep_event *event, struct tep_record *record)
 {

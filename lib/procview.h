@@ -70,6 +70,14 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 		       struct tep_event *event, struct tep_record *record);
 
 /*
+ * Whether records of event only feed the view (KT_PROCVIEW_HIDDEN): a
+ * caller that prints nothing else for them can skip its line early, but
+ * must still pass them to kt_procview_format(), in order.
+ */
+bool kt_procview_hides(const struct kt_procview *pv,
+		       const struct tep_event *event);
+
+/*
  * The name of system call nr on machine (NULL: x86_64), or NULL when
  * unknown; *nargs gets its argument count (6 when unknown).
  */
