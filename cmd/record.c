@@ -768,8 +768,12 @@ static int set_pids(struct session *s)
 	size_t len = 0, i;
 	int ret = 0;
 
-	/* --process follows the tree, unless -F asks for the command alone. */
-	bool children = o->children || (o->process && !o->only_cmd);
+	/*
+	 * --process follows the tree of the command or -p, unless -F asks
+	 * for the command alone; without either it takes every process.
+	 */
+	bool children = o->children ||
+			(o->process && !o->only_cmd && (s->child || o->npids));
 
 	if (!o->only_cmd && !children && !o->npids)
 		return KT_EXIT_OK;

@@ -335,3 +335,29 @@ shown exit ?"
 	run comm -23 want have
 	assert_output ""
 }
+
+@test "--process without a command or -p takes every process; --comm narrows it" {
+	# A name no other process on the machine has.
+	name=ktpv$$
+	name=${name:0:15}
+	cp "$KT_PROC_BIN/getppid_n" "./$name"
+	"$KTRACE" record -q -o w.dat --process --comm "$name" &
+	p=$!
+	echo "$p" >>ktrace.pids
+	for _ in $(seq 500); do
+		[ "$(cat "$TRACEFS/instances/ktrace-$p/tracing_on" 2>/dev/null)" = 1 ] && break
+		sleep 0.01
+	done
+	# Tracing every process: no set_event_pid.
+	[ -z "$(cat "$TRACEFS/instances/ktrace-$p/set_event_pid")" ] || fail "set_event_pid is set"
+	pid=$("./$name" 55 3) || true
+	kill -INT "$p"
+	wait "$p"
+	run tc w.dat
+	assert_success
+	comms=$(awk '$2 ~ /^\[[0-9]+\]$/ { sub(/-[0-9]+$/, "", $1); print $1 }' <<<"$output" | sort -u)
+	assert_equal "$comms" "$name"
+	n=$(grep -cE -- "$name-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 " <<<"$output")
+	[ "$n" -eq 55 ] || fail "$n getppid calls"
+	assert_output --regexp "$name-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 231 \(3,"
+}
