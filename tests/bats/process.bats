@@ -113,14 +113,9 @@ line_pids() {
 
 @test "the instance follows the tree: set_event_pid, event-fork, the process events" {
 	mkfifo go
-	"$KTRACE" record -q -o i.dat --process --comm 'sle*' -- sh -c 'read x <go' &
-	p=$!
-	echo "$p" >>ktrace.pids
+	rec_started -q -o i.dat --process --comm 'sle*' -- sh -c 'read x <go'
+	p=$pid
 	inst="$TRACEFS/instances/ktrace-$p"
-	for _ in $(seq 500); do
-		[ "$(cat "$inst/tracing_on" 2>/dev/null)" = 1 ] && break
-		sleep 0.01
-	done
 	[ "$(cat "$inst/options/event-fork")" = 1 ] || fail "event-fork is off"
 	cmdpid=$(cat "$inst/set_event_pid")
 	[ -n "$cmdpid" ] || fail "set_event_pid is empty"
@@ -203,13 +198,8 @@ line_pids() {
 	mkfifo go
 	sh -c 'read x <go; sh -c "echo \$\$ >kid; exit 0"; sleep 0.2' &
 	victim=$!
-	"$KTRACE" record -q -o p.dat --process --no-syscalls -p "$victim" &
-	p=$!
-	echo "$p" >>ktrace.pids
-	for _ in $(seq 500); do
-		[ "$(cat "$TRACEFS/instances/ktrace-$p/tracing_on" 2>/dev/null)" = 1 ] && break
-		sleep 0.01
-	done
+	rec_started -q -o p.dat --process --no-syscalls -p "$victim"
+	p=$pid
 	echo go >go
 	wait "$victim"
 	kill -INT "$p"
@@ -341,13 +331,8 @@ shown exit ?"
 	name=ktpv$$
 	name=${name:0:15}
 	cp "$KT_PROC_BIN/getppid_n" "./$name"
-	"$KTRACE" record -q -o w.dat --process --comm "$name" &
-	p=$!
-	echo "$p" >>ktrace.pids
-	for _ in $(seq 500); do
-		[ "$(cat "$TRACEFS/instances/ktrace-$p/tracing_on" 2>/dev/null)" = 1 ] && break
-		sleep 0.01
-	done
+	rec_started -q -o w.dat --process --comm "$name"
+	p=$pid
 	# Tracing every process: no set_event_pid.
 	[ -z "$(cat "$TRACEFS/instances/ktrace-$p/set_event_pid")" ] || fail "set_event_pid is set"
 	pid=$("./$name" 55 3) || true
