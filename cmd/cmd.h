@@ -36,6 +36,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /*
  * argp_parse() for a subcommand, plus the hidden --list-opts that prints
