@@ -162,10 +162,11 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
+	{ NULL, 0, NULL, 0, "Process events:", 1 },
 	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (a glob; the kernel keeps 15 characters)", 1 },
 	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 1 },
-	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system call entries and returns", 1 },
+	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 1 },
 	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 1 },
 	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 1 },
 	{ 0 }
