@@ -60,7 +60,7 @@ static const struct {
 struct kind_fields {
 	int id;				/* -1: not in the file */
 	struct tep_format_field *pid;	/* common_pid */
-	struct tep_format_field *f[3];
+	struct tep_format_field *f[4];
 };
 
 /* What is known of one live task. */
@@ -69,6 +69,7 @@ struct task {
 	int tgid;
 	int own_code;			/* exit(code); -1 unknown */
 	int group_code;			/* exit_group(code), on the leader */
+	int killed_by;			/* a fatal signal it took, or 0 */
 	unsigned int threads;		/* on the leader: live threads known */
 	bool gone;			/* on the leader: it has exited */
 };
@@ -171,7 +172,7 @@ static struct task *task_get(struct kt_procview *pv, int pid)
 		;
 	t = &pv->tasks[i];
 	*t = (struct task){ .pid = pid, .tgid = pid, .own_code = -1,
-			    .group_code = -1 };
+			    .group_code = -1, .killed_by = 0 };
 	pv->used++;
 	return t;
 }
@@ -247,14 +248,14 @@ static bool read_str(const struct tep_record *rec,
 
 static void lookup_kind(struct kt_procview *pv, enum kind k)
 {
-	static const char *const fields[K_NKINDS][3] = {
+	static const char *const fields[K_NKINDS][4] = {
 		[K_NEWTASK]	= { "pid", "clone_flags" },
 		[K_FORK]	= { "child_pid" },
 		[K_EXEC]	= { "filename", "pid", "old_pid" },
 		[K_EXIT]	= { "pid" },
 		[K_EXIT_GROUP]	= { "error_code" },
 		[K_EXIT_THREAD]	= { "error_code" },
-		[K_SIGNAL]	= { "sig", "errno", "code" },
+		[K_SIGNAL]	= { "sig", "errno", "code", "sa_handler" },
 		[K_SYS_ENTER]	= { "id", "args" },
 		[K_SYS_EXIT]	= { "id", "ret" },
 	};
@@ -267,7 +268,7 @@ static void lookup_kind(struct kt_procview *pv, enum kind k)
 		return;
 	pv->k[k].id = ev->id;
 	pv->k[k].pid = tep_find_common_field(ev, "common_pid");
-	for (i = 0; i < 3 && fields[k][i]; i++)
+	for (i = 0; i < 4 && fields[k][i]; i++)
 		pv->k[k].f[i] = tep_find_field(ev, fields[k][i]);
 }
 
@@ -392,6 +393,10 @@ static void show_exit(struct kt_procview *pv, struct trace_seq *s,
 	put_num(s, code >= 0, code);
 	if (!t)
 		return;
+	/* No exit call: say which signal ended it, when one did. */
+	if (code < 0 && t->killed_by)
+		trace_seq_printf(s, " killed by %d SIG%s", t->killed_by,
+				 sigabbrev_np(t->killed_by) ?: "?");
 	/*
 	 * The leader keeps the group's code for the threads still to go,
 	 * and goes with the last of them.
@@ -409,15 +414,36 @@ static void show_exit(struct kt_procview *pv, struct trace_seq *s,
 	}
 }
 
-static void show_signal(struct trace_seq *s, const struct kind_fields *k,
-			struct tep_record *rec)
+/* Signals whose default action ends the process (signal(7)). */
+static bool fatal_by_default(long long sig)
 {
-	long long sig, err, code;
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	}
+	return sig > 0 && sig < 32;
+}
+
+static void show_signal(struct kt_procview *pv, struct trace_seq *s,
+			const struct kind_fields *k, struct tep_record *rec)
+{
+	long long sig, err, code, handler, pid;
 	bool have_sig = read_num(rec, k->f[0], &sig);
 	bool have_err = read_num(rec, k->f[1], &err);
 	bool have_code = read_num(rec, k->f[2], &code);
 	const char *name = have_sig && sig > 0 && sig < NSIG ?
 			   sigabbrev_np((int)sig) : NULL;
+	struct task *t;
+
+	/*
+	 * SIGKILL always ends it; others when their handler is SIG_DFL.
+	 * (An ignored one is not delivered.)
+	 */
+	if (have_sig && fatal_by_default(sig) && read_num(rec, k->pid, &pid) &&
+	    (sig == SIGKILL || (read_num(rec, k->f[3], &handler) && handler == 0)) &&
+	    (t = task_get(pv, pid)))
+		t->killed_by = sig;
 
 	trace_seq_puts(s, "signal ");
 	put_num(s, have_sig, sig);
@@ -551,7 +577,7 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 			remember_exit_code(pv, pid, kind == K_EXIT_GROUP, code);
 		return KT_PROCVIEW_HIDDEN;
 	case K_SIGNAL:
-		show_signal(s, k, record);
+		show_signal(pv, s, k, record);
 		break;
 	case K_SYS_ENTER:
 		show_sys_enter(pv, s, k, record);

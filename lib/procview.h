@@ -8,7 +8,9 @@
  *   exec /usr/bin/ls                sched:sched_process_exec
  *   exit 0                          sched:sched_process_exit, the code
  *                                   from the exit_group/exit call before
- *                                   it ('?' when the kernel gave none)
+ *                                   it ('?' when the kernel gave none,
+ *                                   then "killed by 9 SIGKILL" when a
+ *                                   fatal signal was delivered)
  *   signal 10 SIGUSR1 errno 0 code 0   signal:signal_deliver
  *   syscall openat(0xffffff9c, 0x7ffd5c2e0f20, 0x80000, 0x0)
  *   syscall openat rc 3 error 0     raw_syscalls:sys_enter / sys_exit

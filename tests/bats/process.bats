@@ -259,6 +259,10 @@ sched:sched_process_exit common_pid=100 pid=100
 raw_syscalls:sys_enter common_pid=100 id=231 args=42
 sched:sched_process_exit common_pid=100 pid=100
 sched:sched_process_fork common_pid=1 child_pid=5
+signal:signal_deliver common_pid=300 sig=11 errno=0 code=1 sa_handler=0
+sched:sched_process_exit common_pid=300 pid=300
+signal:signal_deliver common_pid=301 sig=10 errno=0 code=0 sa_handler=0x5555
+sched:sched_process_exit common_pid=301 pid=301
 sched:sched_switch common_pid=100
 EOF
 	assert_success
@@ -280,6 +284,10 @@ shown exit ?
 shown syscall exit_group(0x2a)
 shown exit 42
 shown fork 5 flags ?
+shown signal 11 SIGSEGV errno 0 code 1
+shown exit ? killed by 11 SIGSEGV
+shown signal 10 SIGUSR1 errno 0 code 0
+shown exit ?
 other"
 }
 
