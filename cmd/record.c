@@ -314,7 +314,7 @@ static bool long_takes_arg(const char *name, size_t len)
 {
 	const struct argp_option *op;
 
-	for (op = options; op->name || op->key; op++)
+	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->name && !strncmp(op->name, name, len) && op->arg)
 			return true;
 	return false;
@@ -324,7 +324,7 @@ static bool short_takes_arg(int c)
 {
 	const struct argp_option *op;
 
-	for (op = options; op->name || op->key; op++)
+	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->key == c)
 			return op->arg != NULL;
 	return false;

@@ -354,3 +354,59 @@ shown exit ?"
 	[ "$n" -eq 55 ] || fail "$n getppid calls"
 	assert_output --regexp "$name-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 231 \(3,"
 }
+
+@test "ktrace report shows a --process file in the process view" {
+	run prec -q -o v.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 321 3; exit 4"
+	assert_failure 4
+	pid=${output%%$'\n'*}
+	run "$KTRACE" report -i v.dat
+	assert_success
+	view=$output
+	# Exactly the N calls, named, with their returns.
+	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: syscall getppid\(\)\$" <<<"$view")
+	[ "$n" -eq 321 ] || fail "$n getppid entries in the view"
+	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: syscall getppid rc [0-9]+ error 0\$" <<<"$view")
+	[ "$n" -eq 321 ] || fail "$n getppid returns in the view"
+	assert_output --regexp "sh-[0-9]+ +\[[0-9]+\] +[0-9.]+: fork $pid flags 0x[0-9a-f]+"
+	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: exec $KT_PROC_BIN/getppid_n"
+	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: exit 3"
+	assert_output --regexp "sh-[0-9]+ +\[[0-9]+\] +[0-9.]+: exit 4"
+	assert_output --regexp "syscall exit_group\(0x3\)"
+	refute_output --partial "sys_enter:"
+	# One line per event: as many as trace-cmd prints.
+	[ "$(wc -l <<<"$view")" -eq "$(tc v.dat | grep -c ': ')" ] ||
+		fail "$(wc -l <<<"$view") lines, trace-cmd has $(tc v.dat | grep -c ': ')"
+	# --format trace-cmd: trace-cmd's own lines.
+	run "$KTRACE" report -i v.dat --format trace-cmd
+	assert_success
+	[ "$output" = "$(tc v.dat | grep -v '^cpus=')" ] || fail "--format trace-cmd differs from trace-cmd report"
+}
+
+@test "the process view without system calls: exit codes from exit_group, signals named" {
+	script='trap "echo got" USR1; sleep 10 & s=$!; echo $$ >fifo; wait $s; kill $s; exit 5'
+	mkfifo fifo
+	run prec -q -o n.dat --process --no-syscalls -- sh -c "
+		sh -c '$script' & c=\$!
+		read x <fifo; echo \$x >child.pid; kill -USR1 \$c; wait \$c"
+	assert_failure 5
+	child=$(cat child.pid)
+	run "$KTRACE" report -i n.dat
+	assert_success
+	assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: signal 10 SIGUSR1 errno 0 code 0"
+	assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: exit 5"
+	# The exit_group events feed the exit lines and make none of their own.
+	refute_output --partial "sys_enter_exit_group"
+	refute_output --partial "error_code"
+	# A file recorded without --process reads as usual; --format process
+	# applies the view anyway.
+	run prec -q -o plain.dat -e raw_syscalls:sys_enter -F -- "$KT_PROC_BIN/getppid_n" 7
+	assert_success
+	pid=$output
+	run "$KTRACE" report -i plain.dat
+	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 "
+	run "$KTRACE" report -i plain.dat --format process
+	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: syscall getppid\(\)\$" <<<"$output")
+	[ "$n" -eq 7 ] || fail "$n getppid lines with --format process"
+	run "$KTRACE" report -i plain.dat --format process --raw
+	assert_failure 64
+}
