@@ -499,6 +499,7 @@ t "poll wakes on data, stop ends a blocked read" test_poll
 t "rmmod fails while trace0 is open, works after close" test_busy
 t "unload while events are enabled and firing" test_unload_busy
 t "sample module unloads under an open reader" test_sample_gone
+. /guest-cli.sh
 t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
 t "no kernel warnings" test_dmesg
 echo "KT: end"
