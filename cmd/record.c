@@ -38,6 +38,7 @@
 #include "evlookup.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "procview.h"
 #include "module.h"
 #include "evstate.h"
 #include "recorder.h"
@@ -53,8 +54,17 @@
 enum {
 	OPT_FLIGHT = 256,
 	OPT_MAX_LOST,
+	OPT_PROCESS,
+	OPT_COMM,
+	OPT_UID,
+	OPT_NO_SYSCALLS,
+	OPT_NO_SIGNALS,
+	OPT_NO_LIFECYCLE,
 	OPT_BACKEND,
 };
+
+/* The kernel keeps this many characters of a process name. */
+#define COMM_MAX	15
 
 struct ev_spec {
 	char *spec;
@@ -76,6 +86,11 @@ struct record_opts {
 	unsigned long long max_mb;
 	long long max_lost;
 	char **cmd;
+	/* --process */
+	bool process;
+	bool no_syscalls, no_signals, no_lifecycle;
+	char comm[COMM_MAX + 1];
+	const char *uid;
 };
 
 /* Why the recording ended. */
@@ -94,6 +109,7 @@ struct session {
 	struct kt_catalog *cat;
 	struct kt_event_list *events;
 	char **filters;			/* per event of events, or NULL */
+	struct ev_spec *specs;		/* --process: what resolve_events used */
 	struct kt_writer *w;
 	char *tmpdir;
 	char inst_name[64];
@@ -155,6 +171,13 @@ static const struct argp_option options[] = {
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
+	{ NULL, 0, NULL, 0, "Process events:", 1 },
+	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (a glob; the kernel keeps 15 characters)", 1 },
+	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 1 },
+	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 1 },
+	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 1 },
+	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 1 },
 	{ 0 }
 };
 
@@ -247,6 +270,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q':
 		o->quiet = true;
 		break;
+	case OPT_PROCESS:
+		o->process = true;
+		break;
+	case OPT_COMM:
+		if (!*arg || strchr(arg, '"') || strchr(arg, '\\'))
+			argp_error(state, "bad process name '%s' for --comm", arg);
+		/* Names are cut at 15 characters by the kernel: match that. */
+		snprintf(o->comm, sizeof(o->comm), "%s", arg);
+		break;
+	case OPT_UID:
+		o->uid = arg;
+		break;
+	case OPT_NO_SYSCALLS:
+		o->no_syscalls = true;
+		break;
+	case OPT_NO_SIGNALS:
+		o->no_signals = true;
+		break;
+	case OPT_NO_LIFECYCLE:
+		o->no_lifecycle = true;
+		break;
 	case OPT_BACKEND:
 		kt_backend_option(state, arg);
 		break;
@@ -262,6 +306,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-F and -p conflict; -F traces only COMMAND");
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
+		if (!o->process && (*o->comm || o->uid || o->no_syscalls ||
+				    o->no_signals || o->no_lifecycle))
+			argp_error(state, "--comm, --uid and --no-* go with --process");
+		if (o->process && o->no_syscalls && o->no_signals &&
+		    o->no_lifecycle && !o->nspecs)
+			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -276,7 +326,7 @@ static bool long_takes_arg(const char *name, size_t len)
 {
 	const struct argp_option *op;
 
-	for (op = options; op->name || op->key; op++)
+	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->name && !strncmp(op->name, name, len) && op->arg)
 			return true;
 	return false;
@@ -286,7 +336,7 @@ static bool short_takes_arg(int c)
 {
 	const struct argp_option *op;
 
-	for (op = options; op->name || op->key; op++)
+	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->key == c)
 			return op->arg != NULL;
 	return false;
@@ -374,6 +424,53 @@ static unsigned long long cpu_events(const struct session *s, int cpu)
 
 /* ---- setup ---- */
 
+/*
+ * --process: the events of each class, then the -e ones.  The exit calls
+ * only carry the exit code (sched_process_exit has none here), so they
+ * are left out when raw_syscalls brings the same, or when the kernel has
+ * no syscalls:* events at all.
+ */
+static int process_specs(struct session *s, struct ev_spec **out, size_t *n)
+{
+	const struct record_opts *o = s->o;
+	const char *want[16];
+	struct ev_spec *specs;
+	size_t k = 0, i;
+
+	if (!o->no_lifecycle) {
+		want[k++] = "task:task_newtask";
+		want[k++] = "sched:sched_process_exec";
+		want[k++] = "sched:sched_process_exit";
+		if (o->no_syscalls) {
+			struct kt_event_list *probe = kt_event_list_new();
+
+			if (!probe)
+				return KT_EXIT_FAIL;
+			if (kt_event_lookup(NULL, "syscalls:sys_enter_exit_group", probe) == 1) {
+				want[k++] = "syscalls:sys_enter_exit_group";
+				want[k++] = "syscalls:sys_enter_exit";
+			}
+			kt_event_list_free(probe);
+		}
+	}
+	if (!o->no_signals)
+		want[k++] = "signal:signal_deliver";
+	if (!o->no_syscalls) {
+		want[k++] = "raw_syscalls:sys_enter";
+		want[k++] = "raw_syscalls:sys_exit";
+	}
+	specs = calloc(k + o->nspecs + 1, sizeof(*specs));
+	if (!specs)
+		return KT_EXIT_FAIL;
+	for (i = 0; i < k; i++)
+		specs[i].spec = (char *)want[i];
+	for (i = 0; i < o->nspecs; i++)
+		specs[k + i] = o->specs[i];
+	*out = specs;
+	*n = k + o->nspecs;
+	return KT_EXIT_OK;
+}
+
 static int resolve_events(struct session *s)
 {
 	struct record_opts *o = s->o;
@@ -384,6 +481,11 @@ static int resolve_events(struct session *s)
 	struct ev_spec *specs = o->nspecs ? o->specs : defaults;
 	size_t nspecs = o->nspecs ? o->nspecs : 2, i, j, n;
 
+	if (o->process) {
+		if (process_specs(s, &s->specs, &nspecs))
+			return KT_EXIT_FAIL;
+		specs = s->specs;
+	}
 	s->events = kt_event_list_new();
 	if (!s->events)
 		return KT_EXIT_FAIL;
@@ -588,16 +690,44 @@ static void filter_error(const char *filter, const struct kt_event_ref *r,
 	free(why);
 }
 
+/*
+ * --comm NAME: the kernel's filters know "comm" on every event (the
+ * current task's name, or the event's own comm field where it has one,
+ * the same name for the events --process records).
+ */
+static char *comm_filter(const struct record_opts *o, const char *user)
+{
+	const char *op = strpbrk(o->comm, "*?[") ? "~" : "==";
+	char *f;
+
+	if (!*o->comm)
+		return NULL;
+	if (user ? asprintf(&f, "(%s) && comm %s \"%s\"", user, op, o->comm) < 0
+		 : asprintf(&f, "comm %s \"%s\"", op, o->comm) < 0)
+		return NULL;
+	return f;
+}
+
 static int set_filters(struct session *s)
 {
 	size_t i, n = kt_event_list_count(s->events);
-	char *why;
+	char *why, *comm;
+	const char *filter;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
 
-		if (!s->filters[i])
+		filter = s->filters[i];
+		comm = NULL;
+		/* ktrace.ko's events take no filter: --comm is ftrace's. */
+		if (*s->o->comm && !is_ftrace_event(r) && !is_module_event(r)) {
+			comm = comm_filter(s->o, filter);
+			if (!comm)
+				return KT_EXIT_FAIL;
+			filter = comm;
+		}
+		if (!filter)
 			continue;
 		if (is_module_event(r)) {
 			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop the -f after it, or use -F/-p for pids",
@@ -610,11 +740,12 @@ static int set_filters(struct session *s)
 			return KT_EXIT_FAIL;
 		}
 		ret = kt_event_set_filter(s->inst, r->system, r->name,
-					  s->filters[i], &why);
-		if (ret) {
-			filter_error(s->filters[i], r, why, ret);
+					  filter, &why);
+		if (ret)
+			filter_error(filter, r, why, ret);
+		free(comm);
+		if (ret)
 			return KT_EXIT_FAIL;
-		}
 	}
 	return KT_EXIT_OK;
 }
@@ -661,13 +792,20 @@ static int set_pids(struct session *s)
 	size_t len = 0, i;
 	int ret = 0;
 
-	if (!o->only_cmd && !o->children && !o->npids)
+	/*
+	 * --process follows the tree of the command or -p, unless -F asks
+	 * for the command alone; without either it takes every process.
+	 */
+	bool children = o->children ||
+			(o->process && !o->only_cmd && (s->child || o->npids));
+
+	if (!o->only_cmd && !children && !o->npids)
 		return KT_EXIT_OK;
 	if (s->child)
 		ret = append_pid(&list, &len, kt_child_pid(s->child));
 	for (i = 0; !ret && i < o->npids; i++)
 		ret = append_pid(&list, &len, o->pids[i]);
-	if (!ret && o->children)
+	if (!ret && children)
 		ret = kt_tracefs_write(s->inst, "options/event-fork", "1");
 	if (!ret)
 		ret = kt_tracefs_write(s->inst, "set_event_pid", list);
@@ -1138,8 +1276,11 @@ static int add_options(struct session *s)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_UNAME, str);
 		free(str);
 	}
+	/* The process view's marker rides in the version (procview.h). */
 	if (!ret)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION,
+					       s->o->process ?
+					       "ktrace " KTRACE_VERSION " " KT_PROCVIEW_MARK :
 					       "ktrace " KTRACE_VERSION);
 	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
@@ -1282,6 +1423,7 @@ static void session_free(struct session *s)
 	free(s->st1);
 	free(s->clock);
 	free(s->filters);
+	free(s->specs);
 	free(s->tmpdir);
 	kt_event_list_free(s->events);
 	kt_catalog_free(s->cat);
@@ -1311,6 +1453,14 @@ static int record(struct record_opts *o)
 
 	pthread_mutex_init(&s.ksyms_lock, NULL);
 	pthread_cond_init(&s.ksyms_cond, NULL);
+	/* ftrace events carry no user id: only the module can filter on it. */
+	if (o->uid) {
+		if (access("/sys/module/ktrace", F_OK))
+			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID");
+		else
+			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); this ktrace cannot use it yet, use --comm NAME or -p PID");
+		goto out;
+	}
 	/*
 	 * libtracefs caches the tracing directory without a lock: find it
 	 * once here, before any helper thread can race to fill the cache.
