@@ -39,6 +39,7 @@
 #include "kt-tracefs.h"
 #include "log.h"
 #include "recorder.h"
+#include "recover.h"
 #include "tracedat.h"
 #include "writer.h"
 
@@ -51,6 +52,7 @@
 enum {
 	OPT_FLIGHT = 256,
 	OPT_MAX_LOST,
+	OPT_RECOVER,
 };
 
 struct ev_spec {
@@ -72,6 +74,7 @@ struct record_opts {
 	double seconds;
 	unsigned long long max_mb;
 	long long max_lost;
+	const char *recover;
 	char **cmd;
 };
 
@@ -92,7 +95,6 @@ struct session {
 	struct kt_event_list *events;
 	char **filters;			/* per event of events, or NULL */
 	struct kt_writer *w;
-	char *tmpdir;
 	char inst_name[64];
 	struct tracefs_instance *inst;
 	struct kt_child *child;
@@ -146,6 +148,7 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
+	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
 	{ 0 }
 };
 
@@ -238,6 +241,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q':
 		o->quiet = true;
 		break;
+	case OPT_RECOVER:
+		if (!*arg)
+			argp_error(state, "--recover needs a file name");
+		o->recover = arg;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);
 		break;
@@ -250,6 +258,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-F and -p conflict; -F traces only COMMAND");
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
+		if (o->recover && (o->cmd || o->nspecs || o->npids || o->flight ||
+				   o->seconds > 0 || o->max_mb || o->buffer_kb))
+			argp_error(state, "--recover takes only FILE (and -q); it records nothing");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -450,7 +461,6 @@ static int check_pids(struct session *s)
 static int open_output(struct session *s)
 {
 	const char *out = s->o->output;
-	char *copy, *slash;
 
 	s->w = kt_writer_open(out);
 	if (!s->w) {
@@ -458,21 +468,7 @@ static int open_output(struct session *s)
 		       out, strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	copy = strdup(out);
-	if (!copy)
-		return KT_EXIT_FAIL;
-	slash = strrchr(copy, '/');
-	if (!slash) {
-		free(copy);
-		s->tmpdir = strdup(".");
-	} else {
-		if (slash == copy)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		s->tmpdir = copy;
-	}
-	return s->tmpdir ? KT_EXIT_OK : KT_EXIT_FAIL;
+	return KT_EXIT_OK;
 }
 
 static int block_signals(struct session *s)
@@ -1008,6 +1004,20 @@ static int write_file(struct session *s)
 	return cpu ? cpu : ret;
 }
 
+/* What --recover needs that the pieces do not say. */
+static int write_meta(struct session *s)
+{
+	char *clk = clock_name(s->clock);
+	int ret;
+
+	if (!clk)
+		return -ENOMEM;
+	ret = kt_recover_meta_write(kt_writer_tmp_name(s->w), s->ncpus,
+				    s->clock, clk);
+	free(clk);
+	return ret;
+}
+
 static void summary(struct session *s)
 {
 	unsigned long long events = 0, bytes;
@@ -1074,6 +1084,9 @@ static void session_free(struct session *s)
 		kt_tracefs_write(s->inst, "tracing_on", "0");
 		kt_instance_remove(s->inst);
 	}
+	/* The pieces of a recording that ended, even badly, are gone. */
+	if (s->w)
+		kt_recover_meta_remove(kt_writer_tmp_name(s->w));
 	kt_writer_close(s->w);
 	if (s->stat_text)
 		for (cpu = 0; cpu < s->ncpus; cpu++)
@@ -1083,7 +1096,6 @@ static void session_free(struct session *s)
 	free(s->st1);
 	free(s->clock);
 	free(s->filters);
-	free(s->tmpdir);
 	kt_event_list_free(s->events);
 	kt_catalog_free(s->cat);
 	if (s->sfd >= 0)
@@ -1175,7 +1187,7 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
-	s.rec = kt_recorder_new(s.inst, s.ncpus, s.tmpdir);
+	s.rec = kt_recorder_new(s.inst, s.ncpus, kt_writer_tmp_name(s.w));
 	if (!s.rec) {
 		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
 		goto out;
@@ -1207,6 +1219,11 @@ static int record(struct record_opts *o)
 	if (set_pids(&s) || set_filters(&s) || enable_events(&s, true))
 		goto out;
 	s.clock = kt_tracefs_read(s.inst, "trace_clock");
+	ret = write_meta(&s);
+	if (ret) {
+		kt_err("cannot write beside '%s': %s", o->output, strerror(-ret));
+		goto out;
+	}
 	ret = read_stats(&s, s.st0);
 	if (!ret)
 		ret = kt_tracefs_write(s.inst, "tracing_on", "1");
@@ -1297,6 +1314,49 @@ out:
 	return status;
 }
 
+static int recover(const struct record_opts *o)
+{
+	struct kt_recover_result r;
+	char b[32];
+	int ret = kt_recover(o->recover, &r);
+
+	switch (ret) {
+	case 0:
+	case -ENOSPC:
+		break;
+	case -ENOENT:
+		kt_err("nothing to recover for '%s': no %s.tmp-PID left by a killed 'ktrace record'",
+		       o->recover, o->recover);
+		return KT_EXIT_FAIL;
+	case -EBUSY:
+		kt_err("the recording of '%s' by pid %d is still running; stop it, it will write the file itself",
+		       o->recover, (int)r.pid);
+		return KT_EXIT_FAIL;
+	case -EBADMSG:
+		kt_err("cannot recover '%s': the pieces of pid %d are damaged (killed before its headers were written); remove %s.tmp-%d*",
+		       o->recover, (int)r.pid, o->recover, (int)r.pid);
+		return KT_EXIT_FAIL;
+	default:
+		kt_err("cannot recover '%s': %s", o->recover, strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (ret == -ENOSPC)
+		kt_err("disk full recovering '%s': the file keeps the oldest data that fit; free space and record again",
+		       o->recover);
+	if (r.kallsyms_lost)
+		kt_warn("kallsyms left out of '%s': the recording was killed before it was written; kernel addresses will not be named",
+			o->recover);
+	if (r.others > 0)
+		kt_warn("%d older interrupted recording(s) of '%s' are still there; run --recover again for each",
+			r.others, o->recover);
+	if (!o->quiet) {
+		human_bytes(r.bytes, b, sizeof(b));
+		fprintf(stderr, "%s: recovered '%s' from pid %d: %s of trace data on %d CPUs; events still in the kernel buffer when it was killed are not in it\n",
+			kt_log_prog(), o->recover, (int)r.pid, b, r.ncpus);
+	}
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .output = DEFAULT_OUTPUT, .max_lost = -1 };
@@ -1315,7 +1375,7 @@ int cmd_record(int argc, char **argv)
 		free(o.pids);
 		return KT_EXIT_OK;
 	}
-	status = record(&o);
+	status = o.recover ? recover(&o) : record(&o);
 	free(o.specs);
 	free(o.pids);
 	return status;
