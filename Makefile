@@ -52,6 +52,11 @@ $(BUILD)/%.o: %.c
 asan:
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS='$(ASAN_FLAGS)' EXTRA_LDFLAGS='$(ASAN_FLAGS)' $(ASAN_BUILD)/ktrace
 
+# The fault injector tests/bats/faults.bats preloads.
+build/faultinj.so: tests/faultinj.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+
 deps:
 	scripts/deps.sh build
 
@@ -65,6 +70,7 @@ demo: deps
 check: check-deps
 	$(MAKE) all
 	$(MAKE) asan
+	$(MAKE) build/faultinj.so
 	scripts/check.sh
 
 # The suite once, against the normal build (no dependency install).
