@@ -132,73 +132,45 @@ static int mode_arg(int flags, va_list ap)
 	if (!next_##name) \
 		next_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
-int open(const char *path, int flags, ...)
-{
-	va_list ap;
-	int mode, err;
-	NEXT(open);
-
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
-	err = open_fault(AT_FDCWD, path);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return next_open(path, flags, mode);
+/* open(path, flags[, mode]) and openat(dirfd, path, flags[, mode]). */
+#define WRAP_OPEN(name) \
+int name(const char *path, int flags, ...) \
+{ \
+	va_list ap; \
+	int mode, err; \
+	NEXT(name); \
+	va_start(ap, flags); \
+	mode = mode_arg(flags, ap); \
+	va_end(ap); \
+	err = open_fault(AT_FDCWD, path); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(path, flags, mode); \
 }
 
-int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	int mode, err;
-	NEXT(open64);
-
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
-	err = open_fault(AT_FDCWD, path);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return next_open64(path, flags, mode);
+#define WRAP_OPENAT(name) \
+int name(int dirfd, const char *path, int flags, ...) \
+{ \
+	va_list ap; \
+	int mode, err; \
+	NEXT(name); \
+	va_start(ap, flags); \
+	mode = mode_arg(flags, ap); \
+	va_end(ap); \
+	err = open_fault(dirfd, path); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(dirfd, path, flags, mode); \
 }
 
-int openat(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	int mode, err;
-	NEXT(openat);
-
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
-	err = open_fault(dirfd, path);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return next_openat(dirfd, path, flags, mode);
-}
-
-int openat64(int dirfd, const char *path, int flags, ...)
-{
-	va_list ap;
-	int mode, err;
-	NEXT(openat64);
-
-	va_start(ap, flags);
-	mode = mode_arg(flags, ap);
-	va_end(ap);
-	err = open_fault(dirfd, path);
-	if (err) {
-		errno = err;
-		return -1;
-	}
-	return next_openat64(dirfd, path, flags, mode);
-}
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
