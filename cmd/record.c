@@ -1106,6 +1106,22 @@ static void session_free(struct session *s)
 	pthread_cond_destroy(&s->ksyms_cond);
 }
 
+/*
+ * A command still running (after -s, -m or a full disk) may hold a file
+ * of the instance open, its trace_marker say: then the removal had to
+ * wait for the command's end.
+ */
+static void retry_remove(struct session *s)
+{
+	struct tracefs_instance *inst;
+
+	if (s->remove_err != -EBUSY || (s->child && !s->child_done))
+		return;
+	s->remove_err = kt_instance_lookup(s->inst_name, &inst);
+	if (!s->remove_err)
+		s->remove_err = kt_instance_remove(inst);
+}
+
 static int exit_status_of(int st)
 {
 	if (WIFEXITED(st))
@@ -1278,9 +1294,6 @@ static int record(struct record_opts *o)
 		goto out;
 	}
 	join_remover(&s);
-	if (s.remove_err)
-		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
-			s.inst_name, strerror(-s.remove_err));
 	if (!o->quiet)
 		summary(&s);
 	lost = report_loss(&s);
@@ -1295,6 +1308,10 @@ static int record(struct record_opts *o)
 			s.child_status = st;
 		}
 	}
+	retry_remove(&s);
+	if (s.remove_err)
+		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
+			s.inst_name, strerror(-s.remove_err));
 	if (failed)
 		status = KT_EXIT_FAIL;
 	else if (s.child && s.child_done && s.child_status != 0)
