@@ -34,8 +34,11 @@ int main(int argc, char **argv)
 		return 2;
 	for (i = 1; i <= n; i++) {
 		int len = snprintf(buf, sizeof(buf), "%s %ld", argc > 3 ? argv[3] : "mark", i);
-		if (write(fd, buf, len) != len)
+		if (write(fd, buf, len) != len) {
+			perror("marks: write");
+			fprintf(stderr, "marks: write %ld of %ld failed\n", i, n);
 			return 3;
+		}
 	}
 	return 0;
 }
@@ -58,6 +61,10 @@ teardown() {
 	done
 	while read -r pid; do
 		[ -n "$pid" ] || continue
+		# A test that failed half-way: stop its recording first.
+		if kill -INT "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+		fi
 		if [ -d "$TRACEFS/instances/ktrace-$pid" ]; then
 			rmdir "$TRACEFS/instances/ktrace-$pid"
 			fail "instance ktrace-$pid was left behind"
@@ -132,6 +139,23 @@ injected() { # VAR=RULE ktrace-args...
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" "$KTRACE" "$@"
 }
 
+# killed_recording FILE [ARGS...]: a recording of 3000 marks into FILE,
+# killed with SIGKILL once its recorders have taken pages out of the
+# buffer; $pid is the dead ktrace.
+killed_recording() {
+	local out=$1
+	shift
+	bg_ktrace record -q -o "$out" -b 64 -e ftrace:print "$@"
+	wait_recording
+	"$KT_FLT_BIN/marks" 3000 "$TRACEFS/instances/ktrace-$pid/trace_marker"
+	for _ in $(seq 300); do
+		[ "$(cat "$out.tmp-$pid".cpu* | wc -c)" -gt 0 ] && break
+		sleep 0.01
+	done
+	kill -KILL "$pid"
+	wait "$pid" || true
+}
+
 # ---- signals ----
 
 @test "SIGINT, SIGTERM and SIGHUP at random moments: 50 runs, each a valid file or nothing" {
@@ -176,16 +200,7 @@ injected() { # VAR=RULE ktrace-args...
 
 @test "SIGKILL leaves the instance and the pieces; reset -a removes the one, --recover assembles the other" {
 	mkdir "$TRACEFS/instances/$(kt_test_instance)"
-	bg_ktrace record -q -o k.dat -b 64 -e ftrace:print -e "$OURS"
-	wait_recording
-	"$KT_FLT_BIN/marks" 3000 "$TRACEFS/instances/ktrace-$pid/trace_marker"
-	# Wait until the recorders have taken pages out of the buffer.
-	for _ in $(seq 300); do
-		[ "$(cat k.dat.tmp-$pid.cpu* | wc -c)" -gt 0 ] && break
-		sleep 0.01
-	done
-	kill -KILL "$pid"
-	wait "$pid" || true
+	killed_recording k.dat -e "$OURS"
 	[ -d "$TRACEFS/instances/ktrace-$pid" ] || fail "SIGKILL left no instance?"
 	[ -f "k.dat.tmp-$pid" ] && [ -f "k.dat.tmp-$pid.cpu0" ] && [ -f "k.dat.tmp-$pid.meta" ] ||
 		fail "pieces missing: $(ls -A)"
@@ -203,12 +218,16 @@ injected() { # VAR=RULE ktrace-args...
 	no_pieces .
 	run trace-cmd report -i k.dat
 	assert_success
-	# The marks the recorders took: 1 to n, none missing in between.
-	marks=$(marks_in k.dat)
+	# The marks the recorders took, in order; a gap only where the
+	# 64 KB buffer overflowed, and then the file says so.
+	inorder=$(sed -n 's/.*: mark \([0-9]*\)$/\1/p' <<<"$output")
+	marks=$(sort -nu <<<"$inorder")
 	n=$(wc -l <<<"$marks")
 	[ "$n" -gt 0 ] || fail "no marks recovered"
-	[ "$(head -n 1 <<<"$marks")" = 1 ] || fail "first mark $(head -n 1 <<<"$marks")"
-	[ "$(tail -n 1 <<<"$marks")" = "$n" ] || fail "$n marks, the last $(tail -n 1 <<<"$marks")"
+	[ "$inorder" = "$marks" ] || fail "marks out of order or repeated"
+	if [ "$(tail -n 1 <<<"$marks")" != "$n" ]; then
+		assert_output --partial "EVENTS DROPPED"
+	fi
 	# kallsyms was in: functions resolve.
 	[ "$(trace-cmd report -i k.dat -f | wc -l)" -gt 10000 ] || fail "kallsyms lost"
 
@@ -233,15 +252,7 @@ injected() { # VAR=RULE ktrace-args...
 }
 
 @test "--recover of a recording killed while kallsyms was written keeps the events" {
-	bg_ktrace record -q -o g.dat -b 64 -e ftrace:print
-	wait_recording
-	"$KT_FLT_BIN/marks" 3000 "$TRACEFS/instances/ktrace-$pid/trace_marker"
-	for _ in $(seq 300); do
-		[ "$(cat g.dat.tmp-$pid.cpu* | wc -c)" -gt 0 ] && break
-		sleep 0.01
-	done
-	kill -KILL "$pid"
-	wait "$pid" || true
+	killed_recording g.dat
 	rmdir "$TRACEFS/instances/ktrace-$pid"
 	# What a kill in the middle of kallsyms leaves: the header piece ends
 	# inside that section (the formats before it are whole).
