@@ -8,11 +8,13 @@ BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev man-db"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
-# setpriv, procps gives ps, the VM tests boot Debian kernels in qemu.
+# setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
+# stress-ng loads the machine in the loss tests.
 CHECK_PKGS="$BUILD_PKGS bats bats-assert bats-support trace-cmd dbench jq
 	util-linux procps psmisc file bash-completion zsh
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	libelf-dev bc flex bison"
+	libelf-dev bc flex bison
+	stress-ng"
 BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
 
 case "${1:-build}" in

@@ -19,31 +19,7 @@ setup_file() {
 	export KT_FLT_BIN="$BATS_FILE_TMPDIR/bin"
 	mkdir -p "$KT_FLT_BIN"
 	# marks N FILE [TAG]: N numbered writes "TAG i" to FILE, one each.
-	cat >"$KT_FLT_BIN/marks.c" <<'EOF'
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long i, n = atol(argv[1]);
-	int fd = open(argv[2], O_WRONLY);
-	char buf[64];
-
-	if (fd < 0)
-		return 2;
-	for (i = 1; i <= n; i++) {
-		int len = snprintf(buf, sizeof(buf), "%s %ld", argc > 3 ? argv[3] : "mark", i);
-		if (write(fd, buf, len) != len) {
-			perror("marks: write");
-			fprintf(stderr, "marks: write %ld of %ld failed\n", i, n);
-			return 3;
-		}
-	}
-	return 0;
-}
-EOF
-	cc -O2 -o "$KT_FLT_BIN/marks" "$KT_FLT_BIN/marks.c"
+	cc -O2 -o "$KT_FLT_BIN/marks" "$TOP/tests/marks.c"
 }
 
 setup() {
