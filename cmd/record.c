@@ -1368,8 +1368,10 @@ static int recover(const struct record_opts *o)
 			r.others, o->recover);
 	if (!o->quiet) {
 		human_bytes(r.bytes, b, sizeof(b));
-		fprintf(stderr, "%s: recovered '%s' from pid %d: %s of trace data on %d CPUs; events still in the kernel buffer when it was killed are not in it\n",
-			kt_log_prog(), o->recover, (int)r.pid, b, r.ncpus);
+		fprintf(stderr, "%s: recovered '%s' from pid %d: %s of trace data on %d CPUs; %s\n",
+			kt_log_prog(), o->recover, (int)r.pid, b, r.ncpus,
+			r.drained ? "with the events its instance still held (remove it with 'ktrace reset -a')" :
+				    "events still in the kernel buffer when it was killed are not in it");
 	}
 	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }

@@ -330,6 +330,78 @@ static void remove_pieces(const char *prefix, int ncpus)
 	unlink(prefix);
 }
 
+/* ---- what the kernel still holds ---- */
+
+/*
+ * Append every page left in one CPU's buffer of the instance to its
+ * piece: read() hands out one page at a time, the last partly filled
+ * one padded with zeros, as the recorders store them.
+ */
+static int drain_cpu(struct tracefs_instance *inst, int cpu, const char *prefix,
+		     char *page, int page_size)
+{
+	char rel[64], path[PATH_MAX], *raw;
+	int in, out, ret = 0;
+	ssize_t n;
+
+	snprintf(rel, sizeof(rel), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	raw = tracefs_instance_get_file(inst, rel);
+	if (!raw)
+		return -ENOMEM;
+	in = open(raw, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	tracefs_put_tracing_file(raw);
+	if (in < 0)
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpu);
+	out = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (out < 0) {
+		ret = -errno;
+		goto out_in;
+	}
+	for (;;) {
+		n = read(in, page, page_size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n < 0 && errno != EAGAIN ? -errno : 0;
+			break;
+		}
+		memset(page + n, 0, page_size - n);
+		if (write(out, page, page_size) != page_size) {
+			ret = errno ? -errno : -EIO;
+			break;
+		}
+	}
+	close(out);
+out_in:
+	close(in);
+	return ret;
+}
+
+/*
+ * The dead recording's instance, when nobody removed it yet, still holds
+ * the events the recorders had not taken: stop it and take them.
+ * Returns the number of CPUs drained (0: no instance), or -errno.
+ */
+static int drain_instance(pid_t pid, const char *prefix, int ncpus)
+{
+	struct tracefs_instance *inst;
+	int cpu, ret, page_size = getpagesize();
+	char name[64], *page;
+
+	snprintf(name, sizeof(name), "%s%d", KT_INSTANCE_PREFIX, (int)pid);
+	ret = kt_instance_lookup(name, &inst);
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	page = malloc(page_size);
+	ret = page ? kt_tracefs_write(inst, "tracing_on", "0") : -ENOMEM;
+	for (cpu = 0; !ret && cpu < ncpus; cpu++)
+		ret = drain_cpu(inst, cpu, prefix, page, page_size);
+	free(page);
+	kt_instance_close(inst);
+	return ret ? ret : ncpus;
+}
+
 /* ---- assembling ---- */
 
 static int assemble(struct kt_writer *w, const char *prefix,
@@ -377,6 +449,10 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	ret = -EBADMSG;
 	if (res->ncpus <= 0)
 		goto out;
+	ret = drain_instance(res->pid, prefix, res->ncpus);
+	if (ret < 0)
+		goto out;
+	res->drained = ret > 0;
 	ret = -ENOMEM;
 	cpus = calloc(res->ncpus, sizeof(*cpus));
 	if (!cpus)

@@ -31,12 +31,17 @@ struct kt_recover_result {
 	int ncpus;
 	unsigned long long bytes;	/* trace data in the file */
 	bool kallsyms_lost;		/* killed before kallsyms was in */
+	bool drained;			/* its instance was still there: its
+					   unread events are in too */
 	int others;			/* more interrupted recordings of FILE */
 };
 
 /*
  * Assemble FILE from the newest interrupted recording of FILE whose
- * ktrace no longer runs, then remove its pieces.  The saved cmdlines
+ * ktrace no longer runs, then remove its pieces.  When its instance
+ * (ktrace-PID) is still there, tracing in it is turned off and the
+ * events the recorders had not taken yet are added; the instance itself
+ * is left for 'ktrace reset -a'.  The saved cmdlines
  * come from the live tracefs (the recording could not store them).
  * Returns 0; -ENOENT (nothing to recover), -EBUSY (its ktrace still
  * runs; res->pid says which), -EBADMSG (the header piece is damaged

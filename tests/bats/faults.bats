@@ -212,6 +212,26 @@ killed_recording() {
 	assert_output --partial "nothing to recover for 'k.dat'"
 }
 
+@test "--recover before reset -a takes the events the instance still held: every mark" {
+	mkdir "$TRACEFS/instances/$(kt_test_instance)"
+	bg_ktrace record -q -o a.dat -b 2048 -e ftrace:print -e "$OURS"
+	wait_recording
+	"$KT_FLT_BIN/marks" 3000 "$TRACEFS/instances/ktrace-$pid/trace_marker"
+	kill -KILL "$pid"
+	wait "$pid" || true
+	run "$KTRACE" record --recover a.dat
+	assert_success
+	assert_output --partial "with the events its instance still held"
+	# Tracing in the dead instance is off now; reset -a removes it.
+	[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on")" = 0 ]
+	run "$KTRACE" reset -B "$(kt_test_instance)" -a
+	assert_output --partial "removed instance 'ktrace-$pid'"
+	[ "$(marks_in a.dat | paste -sd' ')" = "$(seq 3000 | paste -sd' ')" ] ||
+		fail "$(marks_in a.dat | wc -l) marks"
+	no_pieces .
+	nothing_enabled
+}
+
 @test "--recover refuses the pieces of a recording still running, and bad usage" {
 	bg_ktrace record -q -o live.dat -e "$OURS"
 	wait_recording
