@@ -90,6 +90,14 @@ bench: all
 	scripts/deps.sh bench
 	bench/run-all.sh
 
+# The kernel module against the running kernel (KDIR=... for another).
+module:
+	$(MAKE) -C kernel
+
+# The module's tests in qemu, Debian 6.1 and 6.12 kernels (TAP).
+vm-test:
+	tests/vm/run.sh
+
 install: all
 	install -D -m 0755 ktrace $(DESTDIR)$(BINDIR)/ktrace
 	install -d $(DESTDIR)$(MANDIR)/man1

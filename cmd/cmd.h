@@ -36,6 +36,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /*
  * argp_parse() for a subcommand, plus the hidden --list-opts that prints
@@ -70,5 +71,13 @@ void kt_json_put_str(FILE *out, const char *s);
  */
 struct tracefs_instance;
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
+
+/*
+ * "Did anything overflow?" for a trace.dat file: per CPU the record-time
+ * stats and the lost-event marks in the data, event counts, a verdict.
+ * Shared by `ktrace report --stat` and `ktrace stat -i FILE`.  Returns
+ * an exit status (KT_EXIT_DAMAGED for a damaged file).
+ */
+int kt_report_file_stat(const char *path, bool json);
 
 #endif

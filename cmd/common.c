@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -65,6 +66,27 @@ int kt_need_tracefs(void)
 	return KT_EXIT_FAIL;
 }
 
+/* "ambiguous event 'x'; name one: 'a:x' or 'b:x'" */
+static void ambiguous(const struct kt_catalog *cat, const char *spec)
+{
+	struct kt_event_list *all = kt_event_list_new();
+	char names[512] = "", *any = NULL;
+	size_t i, used = 0, n;
+
+	if (all && asprintf(&any, "*:%s", spec) >= 0)
+		kt_events_resolve(cat, any, all);
+	n = kt_event_list_count(all);
+	for (i = 0; i < n && used < sizeof(names); i++) {
+		const struct kt_event_ref *r = kt_event_list_at(all, i);
+
+		used += snprintf(names + used, sizeof(names) - used, "%s'%s:%s'",
+				 i ? " or " : "", r->system, r->name);
+	}
+	kt_err("ambiguous event '%s'; name one: %s", spec, names);
+	free(any);
+	kt_event_list_free(all);
+}
+
 int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 			  struct kt_event_list *list)
 {
@@ -74,8 +96,10 @@ int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 	if (ret > 0)
 		return KT_EXIT_OK;
 	if (ret == -EEXIST) {
-		kt_err("ambiguous event '%s'; name it as 'system:%s' (see 'ktrace list *:%s')",
-		       spec, spec, spec);
+		ambiguous(cat, spec);
+	} else if (ret == -ENOENT && strpbrk(spec, "*?[")) {
+		/* Edit distance to a glob suggests nonsense. */
+		kt_err("no event matches '%s'; see 'ktrace list events'", spec);
 	} else if (ret == -ENOENT) {
 		if (!kt_events_suggest(cat, spec, hint, sizeof(hint)))
 			kt_err("unknown event '%s'; did you mean %s?", spec, hint);

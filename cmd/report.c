@@ -1,12 +1,724 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ktrace report: not written yet. */
+/*
+ * ktrace report: decode a trace.dat file (v6/v7, as trace-cmd writes
+ * them) into trace-cmd's text, field=value text or JSON lines; and the
+ * --stat summary that `ktrace stat -i FILE` shares.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
 #include "cmd.h"
+#include "decoder.h"
 #include "log.h"
+#include "reader.h"
+#include "summary.h"
+#include "tracedat.h"
+
+enum {
+	OPT_CPU = 256,
+	OPT_PID,
+	OPT_COMM,
+	OPT_FROM,
+	OPT_TO,
+	OPT_RAW,
+	OPT_STAT,
+	OPT_FORMAT,
+	OPT_HEAD,
+};
+
+struct report_opts {
+	const char *input;
+	const char *output;
+	const char *cpus;
+	const char *events[64];
+	int nevents;
+	const char *filters[64];
+	int nfilters;
+	int pids[64];
+	int npids;
+	const char *comms[64];
+	int ncomms;
+	const char *from, *to;
+	bool nsec;
+	bool raw;
+	bool stat;
+	bool json;
+	long long head;
+};
+
+static const struct argp_option options[] = {
+	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
+	{ "output", 'o', "OUT", 0, "write to OUT instead of standard output", 0 },
+	{ "cpu", OPT_CPU, "LIST", 0, "only these CPUs, e.g. 0,2-3", 0 },
+	{ "event", 'e', "EVENT", 0, "only this event (name, system:name, system, glob); repeatable", 0 },
+	{ "filter", 'F', "FILTER", 0, "libtraceevent filter, e.g. 'sched_switch: next_pid == 1'; repeatable", 0 },
+	{ "pid", OPT_PID, "PID", 0, "only events of this task; repeatable", 0 },
+	{ "comm", OPT_COMM, "NAME", 0, "only events of tasks named NAME (glob); repeatable", 0 },
+	{ "from", OPT_FROM, "T", 0, "start at T: seconds after the first event (5.0), or @T absolute as printed (@462.930127)", 0 },
+	{ "to", OPT_TO, "T", 0, "stop after T (same forms as --from)", 0 },
+	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
+	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
+	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default) or json (one object per line)", 0 },
+	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
+	{ 0 }
+};
+
+static const char args_doc[] = "";
+static const char doc[] =
+	"Decode a trace.dat file into text or JSON.\v"
+	"Reads trace.dat v6 and v7 (also zstd/zlib compressed) as written by "
+	"ktrace record and trace-cmd record.  The default text is what "
+	"'trace-cmd report' prints.  Exit status: 0 ok, 1 failure, 2 damaged "
+	"input file, 64 usage.";
+
+static int add_str(struct argp_state *state, const char **v, int *n,
+		   const char *s, const char *what)
+{
+	if (*n >= 64)
+		argp_error(state, "too many %s (at most 64)", what);
+	v[(*n)++] = s;
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct report_opts *o = state->input;
+	char *end;
+
+	switch (key) {
+	case 'i': o->input = arg; break;
+	case 'o': o->output = arg; break;
+	case OPT_CPU: o->cpus = arg; break;
+	case 'e': add_str(state, o->events, &o->nevents, arg, "-e"); break;
+	case 'F': add_str(state, o->filters, &o->nfilters, arg, "-F"); break;
+	case OPT_COMM: add_str(state, o->comms, &o->ncomms, arg, "--comm"); break;
+	case OPT_PID: {
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || v < 0 || v > INT_MAX)
+			argp_error(state, "bad --pid '%s'; give a process id", arg);
+		if (o->npids >= 64)
+			argp_error(state, "too many --pid (at most 64)");
+		o->pids[o->npids++] = (int)v;
+		break;
+	}
+	case OPT_FROM: o->from = arg; break;
+	case OPT_TO: o->to = arg; break;
+	case 't': o->nsec = true; break;
+	case OPT_RAW: o->raw = true; break;
+	case OPT_STAT: o->stat = true; break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			o->json = true;
+		else if (strcmp(arg, "text"))
+			argp_error(state, "bad --format '%s'; use text or json", arg);
+		break;
+	case OPT_HEAD:
+		errno = 0;
+		o->head = strtoll(arg, &end, 10);
+		if (errno || *end || end == arg || o->head < 0)
+			argp_error(state, "bad --head '%s'; give a number of events", arg);
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'; give the file with -i", arg);
+		break;
+	case ARGP_KEY_END:
+		if (o->raw && o->json)
+			argp_error(state, "--raw and --format json do not go together");
+		if (o->stat && (o->raw || o->nevents || o->nfilters || o->npids ||
+				o->ncomms || o->head >= 0 || o->from || o->to))
+			argp_error(state, "--stat summarises the whole file; it takes no selection options");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+/* "0,2-3" -> cpus[]; returns 0 or -EINVAL. */
+static int parse_cpu_list(const char *list, bool *cpus, int n)
+{
+	const char *p = list;
+	char *end;
+	long a, b;
+
+	do {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a >= n)
+			return -EINVAL;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= n)
+				return -EINVAL;
+			p = end;
+		}
+		for (; a <= b; a++)
+			cpus[a] = true;
+	} while (*p++ == ',');
+	return p[-1] ? -EINVAL : 0;
+}
+
+/*
+ * "5.0", "5", "250ms", "@462.930127": ns.  Exact decimal arithmetic, no
+ * floating point, so @T matches the printed timestamp to the digit.
+ */
+static int parse_time(const char *s, bool *absolute, unsigned long long *ns,
+		      unsigned long long *unit)
+{
+	static const struct { const char *sfx; unsigned long long mul; } units[] = {
+		{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL },
+		{ "s", 1000000000ULL }, { "", 1000000000ULL },
+	};
+	unsigned long long whole = 0, frac = 0, fdiv = 1, mul = 0;
+	const char *p = s;
+	size_t i;
+
+	*absolute = *p == '@';
+	if (*absolute)
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > ULLONG_MAX / 10 - 10)
+			return -ERANGE;
+		whole = whole * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (fdiv < 1000000000ULL) {
+				frac = frac * 10 + (unsigned long long)(*p - '0');
+				fdiv *= 10;
+			}
+		}
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(p, units[i].sfx)) {
+			mul = units[i].mul;
+			break;
+		}
+	if (!mul)
+		return -EINVAL;
+	if (whole > ULLONG_MAX / mul)
+		return -ERANGE;
+	*ns = whole * mul + frac * mul / fdiv;
+	/* What the last digit given is worth: @1.000002 ends at ...002999. */
+	*unit = mul / fdiv ? mul / fdiv : 1;
+	return 0;
+}
+
+/* Timestamp of the first record of the whole file (0 when empty). */
+static int first_ts_fn(const struct kt_event *ev, void *arg)
+{
+	*(unsigned long long *)arg = ev->record->ts;
+	return -ECANCELED;
+}
+
+static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
+			bool end, unsigned long long *out)
+{
+	unsigned long long unit;
+	static unsigned long long first;
+	static bool have_first;
+	struct kt_decoder *d;
+	bool absolute;
+	int ret;
+
+	ret = parse_time(arg, &absolute, out, &unit);
+	if (ret) {
+		kt_err("bad %s '%s'; give seconds from the first event (5.0, 250ms) or @T as printed (@462.930127)",
+		       opt, arg);
+		return KT_EXIT_USAGE;
+	}
+	if (!kt_reader_in_usecs(r)) {
+		/* Raw clock counts: the number is a count, not seconds. */
+		unsigned long long cnt;
+
+		if (parse_time(arg, &absolute, &cnt, &unit) == 0)
+			*out = cnt / 1000000000ULL;
+		unit = 1;
+	}
+	/*
+	 * T takes in everything printed as T, and timestamps are printed
+	 * rounded (libtraceevent adds half the divisor): @1.000002 covers
+	 * 1.000001500 to 1.000002499.
+	 */
+	if (end)
+		*out += unit / 2 ? unit / 2 - 1 : 0;
+	else
+		*out = *out >= unit / 2 ? *out - unit / 2 : 0;
+	if (absolute)
+		return 0;
+	if (!have_first) {
+		d = kt_decoder_new(r, NULL);
+		if (!d)
+			return KT_EXIT_FAIL;
+		first = 0;
+		kt_decoder_run(d, first_ts_fn, &first);
+		kt_decoder_free(d);
+		have_first = true;
+	}
+	*out += first;
+	return 0;
+}
+
+struct run {
+	struct kt_printer *p;
+	long long left;		/* --head; -1: no limit */
+};
+
+static int print_fn(const struct kt_event *ev, void *arg)
+{
+	struct run *run = arg;
+	int ret;
+
+	if (!run->left && ev->selected)
+		return -ECANCELED;
+	ret = kt_printer_print(run->p, ev);
+	if (ret)
+		return ret;
+	if (ev->selected && run->left > 0)
+		run->left--;
+	return 0;
+}
+
+static int open_reader(const char *path, struct kt_reader **r)
+{
+	*r = kt_reader_open(path);
+	if (*r)
+		return 0;
+	return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
+}
+
+static int setup_selection(struct kt_decoder *d, const struct report_opts *o)
+{
+	int i, ret;
+
+	for (i = 0; i < o->nevents; i++) {
+		ret = kt_decoder_add_event(d, o->events[i]);
+		if (ret == -ENOENT) {
+			kt_err("no event '%s' in the file; see the events it holds with 'ktrace report --stat'",
+			       o->events[i]);
+			return KT_EXIT_USAGE;
+		}
+		if (ret)
+			return KT_EXIT_FAIL;
+	}
+	for (i = 0; i < o->nfilters; i++)
+		if (kt_decoder_add_filter(d, o->filters[i]))
+			return KT_EXIT_USAGE;
+	for (i = 0; i < o->npids; i++)
+		kt_decoder_add_pid(d, o->pids[i]);
+	for (i = 0; i < o->ncomms; i++)
+		if (kt_decoder_add_comm(d, o->comms[i]))
+			return KT_EXIT_FAIL;
+	return 0;
+}
+
+/* Output to OUT goes to a temporary file renamed into place at the end. */
+static FILE *open_output(const char *path, char **tmp)
+{
+	FILE *f;
+	int fd;
+
+	*tmp = NULL;
+	struct stat st;
+
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	/* A device or a fifo (-o /dev/null) is written as it is. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			kt_err("cannot open '%s': %s", path, strerror(errno));
+		return f;
+	}
+	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+		*tmp = NULL;
+		return NULL;
+	}
+	fd = mkstemp(*tmp);
+	if (fd < 0) {
+		kt_err("cannot create '%s': %s; try -o in a writable directory",
+		       path, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return NULL;
+	}
+	fchmod(fd, 0644);
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return f;
+}
+
+static int close_output(FILE *f, const char *path, char *tmp, int status)
+{
+	int ret = 0;
+
+	if (f == stdout) {
+		/* The dispatcher flushes and checks stdout. */
+		return status;
+	}
+	if (!tmp) {
+		if (fclose(f) && status == KT_EXIT_OK) {
+			kt_err("cannot write '%s': %s", path, strerror(errno));
+			status = KT_EXIT_FAIL;
+		}
+		return status;
+	}
+	if (fclose(f))
+		ret = -errno;
+	if (!ret && status != KT_EXIT_FAIL && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		kt_err("cannot write '%s': %s", path, strerror(-ret));
+		unlink(tmp);
+		status = KT_EXIT_FAIL;
+	} else if (status == KT_EXIT_FAIL) {
+		unlink(tmp);
+	}
+	free(tmp);
+	return status;
+}
+
+static int report(const struct report_opts *o)
+{
+	struct kt_decoder_opts dopts = { 0 };
+	struct kt_decoder *d = NULL;
+	struct kt_printer *p = NULL;
+	struct kt_reader *r;
+	bool cpus[KT_DAT_MAX_CPUS] = { 0 };
+	struct run run;
+	char *tmp = NULL;
+	FILE *out;
+	int status, ret;
+
+	status = open_reader(o->input, &r);
+	if (status)
+		return status;
+	if (o->cpus) {
+		if (parse_cpu_list(o->cpus, cpus, KT_DAT_MAX_CPUS)) {
+			kt_err("bad --cpu '%s'; give a list like 0,2-3", o->cpus);
+			status = KT_EXIT_USAGE;
+			goto out_reader;
+		}
+		dopts.cpus = cpus;
+		dopts.ncpus = KT_DAT_MAX_CPUS;
+	}
+	if (o->from) {
+		status = resolve_time(r, o->from, "--from", false, &dopts.from);
+		if (status)
+			goto out_reader;
+		dopts.has_from = true;
+	}
+	if (o->to) {
+		status = resolve_time(r, o->to, "--to", true, &dopts.to);
+		if (status)
+			goto out_reader;
+		dopts.has_to = true;
+	}
+	d = kt_decoder_new(r, &dopts);
+	if (!d) {
+		kt_err("cannot decode '%s': %s", o->input, strerror(errno));
+		status = KT_EXIT_FAIL;
+		goto out_reader;
+	}
+	status = setup_selection(d, o);
+	if (status)
+		goto out_decoder;
+	out = open_output(o->output, &tmp);
+	if (!out) {
+		status = KT_EXIT_FAIL;
+		goto out_decoder;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	p = kt_printer_new(r, o->json ? KT_PRINT_JSON : o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
+			   o->nsec ? KT_PRINT_NSEC : 0, out);
+	if (!p) {
+		status = KT_EXIT_FAIL;
+		goto out_output;
+	}
+	run.p = p;
+	run.left = o->head;
+	ret = kt_decoder_run(d, print_fn, &run);
+	if (!ret && fflush(out))
+		ret = -errno;
+	if (ret == -EPIPE) {
+		/* The reader went away (| head): not an error. */
+		status = KT_EXIT_OK;
+	} else if (ret && ret != -ECANCELED) {
+		kt_err("cannot write the report: %s", strerror(-ret));
+		status = KT_EXIT_FAIL;
+	} else if (kt_reader_damaged(r)) {
+		kt_err("'%s' is damaged: the report above stops short where the warnings say", o->input);
+		status = KT_EXIT_DAMAGED;
+	}
+	kt_printer_free(p);
+out_output:
+	status = close_output(out, o->output, tmp, status);
+out_decoder:
+	kt_decoder_free(d);
+out_reader:
+	kt_reader_close(r);
+	return status;
+}
+
+/* ---- --stat and `ktrace stat -i` ---- */
+
+static double span_s(unsigned long long a, unsigned long long b)
+{
+	return b > a ? (double)(b - a) / 1e9 : 0.0;
+}
+
+static void ts_str(char *buf, size_t len, unsigned long long ts)
+{
+	snprintf(buf, len, "%llu.%06llu", ts / 1000000000ULL,
+		 (ts % 1000000000ULL) / 1000ULL);
+}
+
+static const char *buf_label(struct kt_reader *r, int b)
+{
+	const char *n = kt_reader_buffer_name(r, b);
+
+	return *n ? n : "top";
+}
+
+static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
+		    bool json)
+{
+	uint64_t total = kt_summary_total_lost(s), worst = 0;
+	int i, worst_cpu = -1, ncpu_lost = 0, unknown = 0;
+
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
+		uint64_t rec = c->st_overrun + c->st_dropped;
+		uint64_t n = c->lost > rec ? c->lost : rec;
+
+		if (n || c->unknown_marks)
+			ncpu_lost++;
+		unknown += c->unknown_marks ? 1 : 0;
+		if (n > worst || (worst_cpu < 0 && c->unknown_marks)) {
+			worst = n;
+			worst_cpu = c->cpu;
+		}
+	}
+	(void)r;
+	if (json) {
+		fprintf(out, "\"lost\":%llu,\"verdict\":", (unsigned long long)total);
+		if (!ncpu_lost)
+			kt_json_put_str(out, "no events lost");
+		else
+			fprintf(out, "\"events lost\"");
+		return;
+	}
+	if (!ncpu_lost) {
+		fprintf(out, "no events lost\n");
+		return;
+	}
+	if (ncpu_lost == 1)
+		fprintf(out, "%llu%s events lost on CPU %d — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
+			(unsigned long long)total, unknown ? "+" : "", worst_cpu);
+	else
+		fprintf(out, "%llu%s events lost on %d CPUs (most on CPU %d) — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
+			(unsigned long long)total, unknown ? "+" : "", ncpu_lost, worst_cpu);
+}
+
+static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out)
+{
+	char a[32], b[32];
+	int i, j, w = 6;
+
+	fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n\n",
+		kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
+		kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
+	for (i = 0; i < kt_reader_buffers(r); i++)
+		if ((int)strlen(buf_label(r, i)) > w)
+			w = (int)strlen(buf_label(r, i));
+	fprintf(out, "%-*s %4s %12s %12s %10s %10s %10s %12s\n", w, "buffer", "cpu",
+		"events", "bytes", "lost", "overrun", "dropped", "entries-left");
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
+		char lost[32];
+
+		snprintf(lost, sizeof(lost), "%llu%s", (unsigned long long)c->lost,
+			 c->unknown_marks ? "+" : "");
+		if (c->has_stat)
+			fprintf(out, "%-*s %4d %12llu %12llu %10s %10llu %10llu %12llu\n",
+				w, buf_label(r, c->buffer), c->cpu,
+				(unsigned long long)c->events, (unsigned long long)c->bytes,
+				lost, (unsigned long long)c->st_overrun,
+				(unsigned long long)c->st_dropped,
+				(unsigned long long)c->st_entries);
+		else
+			fprintf(out, "%-*s %4d %12llu %12llu %10s %10s %10s %12s\n",
+				w, buf_label(r, c->buffer), c->cpu,
+				(unsigned long long)c->events, (unsigned long long)c->bytes,
+				lost, "-", "-", "-");
+	}
+	if (kt_summary_marks(s)) {
+		fprintf(out, "\nlost-event marks in the data:\n");
+		for (i = 0; i < kt_summary_marks(s); i++) {
+			const struct kt_summary_lost *m = kt_summary_mark_at(s, i);
+			char n[32];
+
+			ts_str(b, sizeof(b), m->before_ts);
+			if (m->count >= 0)
+				snprintf(n, sizeof(n), "%lld", m->count);
+			else
+				snprintf(n, sizeof(n), "some");
+			if (m->has_after) {
+				ts_str(a, sizeof(a), m->after_ts);
+				fprintf(out, "  %s CPU %d: %s events lost between %s and %s\n",
+					buf_label(r, m->buffer), m->cpu, n, a, b);
+			} else {
+				fprintf(out, "  %s CPU %d: %s events lost before %s\n",
+					buf_label(r, m->buffer), m->cpu, n, b);
+			}
+		}
+	}
+	fprintf(out, "\n%-32s %10s", "event", "total");
+	for (j = 0; j < kt_summary_cpus(s); j++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, j);
+		char h[32];
+
+		if (c->buffer)
+			snprintf(h, sizeof(h), "%s/cpu%d", buf_label(r, c->buffer), c->cpu);
+		else
+			snprintf(h, sizeof(h), "cpu%d", c->cpu);
+		fprintf(out, " %10s", h);
+	}
+	fprintf(out, " %17s %17s %12s\n", "first", "last", "per-second");
+	for (i = 0; i < kt_summary_events(s); i++) {
+		const struct kt_summary_event *e = kt_summary_event_at(s, i);
+		char name[300];
+		double span = span_s(e->first_ts, e->last_ts);
+
+		snprintf(name, sizeof(name), "%s:%s", e->event->system, e->event->name);
+		fprintf(out, "%-32s %10llu", name, (unsigned long long)e->total);
+		for (j = 0; j < kt_summary_cpus(s); j++)
+			fprintf(out, " %10llu", (unsigned long long)e->per_cpu[j]);
+		ts_str(a, sizeof(a), e->first_ts);
+		ts_str(b, sizeof(b), e->last_ts);
+		if (span > 0)
+			fprintf(out, " %17s %17s %12.1f\n", a, b, (double)e->total / span);
+		else
+			fprintf(out, " %17s %17s %12s\n", a, b, "-");
+	}
+	fputc('\n', out);
+	verdict(r, s, out, false);
+}
+
+static void stat_json(struct kt_reader *r, const struct kt_summary *s, FILE *out)
+{
+	int i, j;
+
+	fprintf(out, "{\"file\":");
+	kt_json_put_str(out, kt_reader_path(r));
+	fprintf(out, ",\"version\":%d,\"cpus\":[", kt_reader_version(r));
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
+
+		fprintf(out, "%s{\"buffer\":", i ? "," : "");
+		kt_json_put_str(out, kt_reader_buffer_name(r, c->buffer));
+		fprintf(out, ",\"cpu\":%d,\"events\":%llu,\"bytes\":%llu,\"lost\":%llu,\"lost_marks\":%llu,\"unknown_marks\":%llu",
+			c->cpu, (unsigned long long)c->events,
+			(unsigned long long)c->bytes, (unsigned long long)c->lost,
+			(unsigned long long)c->marks,
+			(unsigned long long)c->unknown_marks);
+		if (c->has_stat)
+			fprintf(out, ",\"overrun\":%llu,\"dropped\":%llu,\"entries\":%llu,\"commit_overrun\":%llu",
+				(unsigned long long)c->st_overrun,
+				(unsigned long long)c->st_dropped,
+				(unsigned long long)c->st_entries,
+				(unsigned long long)c->st_commit_overrun);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"marks\":[");
+	for (i = 0; i < kt_summary_marks(s); i++) {
+		const struct kt_summary_lost *m = kt_summary_mark_at(s, i);
+
+		fprintf(out, "%s{\"buffer\":", i ? "," : "");
+		kt_json_put_str(out, kt_reader_buffer_name(r, m->buffer));
+		fprintf(out, ",\"cpu\":%d,\"count\":", m->cpu);
+		if (m->count >= 0)
+			fprintf(out, "%lld", m->count);
+		else
+			fprintf(out, "null");
+		if (m->has_after)
+			fprintf(out, ",\"after\":%llu", m->after_ts);
+		fprintf(out, ",\"before\":%llu}", m->before_ts);
+	}
+	fprintf(out, "],\"events\":[");
+	for (i = 0; i < kt_summary_events(s); i++) {
+		const struct kt_summary_event *e = kt_summary_event_at(s, i);
+
+		fprintf(out, "%s{\"system\":", i ? "," : "");
+		kt_json_put_str(out, e->event->system);
+		fprintf(out, ",\"event\":");
+		kt_json_put_str(out, e->event->name);
+		fprintf(out, ",\"total\":%llu,\"per_cpu\":[", (unsigned long long)e->total);
+		for (j = 0; j < kt_summary_cpus(s); j++)
+			fprintf(out, "%s%llu", j ? "," : "", (unsigned long long)e->per_cpu[j]);
+		fprintf(out, "],\"first\":%llu,\"last\":%llu}", e->first_ts, e->last_ts);
+	}
+	fprintf(out, "],");
+	verdict(r, s, out, true);
+	fprintf(out, "}\n");
+}
+
+int kt_report_file_stat(const char *path, bool json)
+{
+	struct kt_summary *s;
+	struct kt_reader *r;
+	int status;
+
+	status = open_reader(path, &r);
+	if (status)
+		return status;
+	s = kt_summary_new(r);
+	if (!s) {
+		kt_err("cannot summarise '%s': %s", path, strerror(errno));
+		kt_reader_close(r);
+		return KT_EXIT_FAIL;
+	}
+	if (json)
+		stat_json(r, s, stdout);
+	else
+		stat_text(r, s, stdout);
+	if (kt_reader_damaged(r)) {
+		kt_err("'%s' is damaged: the counts above cover what could be read", path);
+		status = KT_EXIT_DAMAGED;
+	}
+	kt_summary_free(s);
+	kt_reader_close(r);
+	return status;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	kt_err("not implemented yet");
-	return KT_EXIT_FAIL;
+	struct report_opts o = { .input = "ktrace.dat", .head = -1 };
+
+	if (kt_argp_parse(&argp, argc, argv, &o))
+		return KT_EXIT_OK;
+	if (o.stat)
+		return kt_report_file_stat(o.input, o.json);
+	return report(&o);
 }

@@ -4,7 +4,7 @@
  *
  * Live mode reads the top-level buffer (or -B INSTANCE) and every
  * ktrace-* instance, so a running `ktrace record` shows up with its own
- * overruns.  File mode (-i FILE) is stat_file(), waiting for the reader.
+ * overruns.  File mode (-i FILE) is stat_file(): report --stat's summary.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -70,13 +70,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 /* ---- offline: a recorded file ---- */
 
-/* The statistics a trace.dat stores; to be filled in with the reader. */
+/* The statistics a trace.dat stores: report --stat's summary, shared. */
 static int stat_file(const char *path, bool json)
 {
-	(void)path;
-	(void)json;
-	kt_err("reading files needs the trace reader (not built yet)");
-	return KT_EXIT_FAIL;
+	return kt_report_file_stat(path, json);
 }
 
 /* ---- live: text ---- */

@@ -9,6 +9,31 @@ _ktrace_events()
 	ktrace list aliases 2>/dev/null | awk '{ print $1 }'
 }
 
+# Bash splits "sched:sched_switch" at the colon (COMP_WORDBREAKS), so
+# glue the word being completed back together into cur, and prev before it.
+_ktrace_colon_word()
+{
+	local i=$COMP_CWORD
+	cur=${COMP_WORDS[i]}
+	if [ "$cur" = : ] && [ "$i" -gt 2 ]; then
+		cur=${COMP_WORDS[i-1]}:
+		i=$((i - 1))
+	elif [ "$i" -gt 3 ] && [ "${COMP_WORDS[i-1]}" = : ]; then
+		cur=${COMP_WORDS[i-2]}:$cur
+		i=$((i - 2))
+	fi
+	prev=${COMP_WORDS[i-1]}
+}
+
+# Complete an event in cur; bash replaces only the part after the colon.
+_ktrace_complete_events()
+{
+	COMPREPLY=($(compgen -W "$(_ktrace_events)" -- "$cur"))
+	if [[ "$cur" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then
+		COMPREPLY=("${COMPREPLY[@]#"${cur%:*}:"}")
+	fi
+}
+
 _ktrace_instances()
 {
 	local d
@@ -35,10 +60,11 @@ _ktrace()
 		return 0
 	fi
 
+	_ktrace_colon_word
 	# Arguments of options that take one.
 	case "$prev" in
 	-e|--event|--fields)
-		COMPREPLY=($(compgen -W "$(_ktrace_events)" -- "$cur"))
+		_ktrace_complete_events
 		return 0 ;;
 	-B|--instance)
 		COMPREPLY=($(compgen -W "$(_ktrace_instances)" -- "$cur"))
@@ -62,9 +88,13 @@ _ktrace()
 	# Positional arguments.
 	case "$cmd" in
 	enable)
-		COMPREPLY=($(compgen -W "$(_ktrace_events)" -- "$cur")) ;;
+		_ktrace_complete_events ;;
 	list)
-		COMPREPLY=($(compgen -W "events systems tracers options aliases" -- "$cur")) ;;
+		if [ "$prev" = events ]; then
+			_ktrace_complete_events
+		else
+			COMPREPLY=($(compgen -W "events systems tracers options aliases" -- "$cur"))
+		fi ;;
 	report|stat)
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	record)

@@ -55,10 +55,67 @@ const struct kt_alias *kt_alias_find(const char *classic)
 
 /* ---- lists ---- */
 
+/*
+ * An open-addressing index over ev keeps kt_event_list_add() O(1): a
+ * catalog has thousands of events and "enable '*'" adds them all.
+ */
 struct kt_event_list {
 	struct kt_event_ref *ev;
 	size_t n, cap;
+	size_t *slot;		/* index + 1 into ev, 0 when free */
+	size_t nslots;		/* a power of two, at least 2 * n */
+	/* The catalog's entries share its system names instead of copies. */
+	bool shared_systems;
 };
+
+static size_t ref_hash(const char *system, const char *name)
+{
+	size_t h = 14695981039346656037ULL;
+
+	for (; *system; system++)
+		h = (h ^ (unsigned char)*system) * 1099511628211ULL;
+	h = (h ^ ':') * 1099511628211ULL;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot that holds system:name, or the free one where it would go. */
+static size_t *find_slot(const struct kt_event_list *list,
+			 const char *system, const char *name)
+{
+	size_t mask = list->nslots - 1, i = ref_hash(system, name) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t *s = &list->slot[i];
+		const struct kt_event_ref *r;
+
+		if (!*s)
+			return s;
+		r = &list->ev[*s - 1];
+		if (!strcmp(r->name, name) && !strcmp(r->system, system))
+			return s;
+	}
+}
+
+/* (Re)build the index with room for want entries. */
+static int reindex(struct kt_event_list *list, size_t want)
+{
+	size_t nslots = 64, i;
+
+	while (nslots < 2 * want)
+		nslots *= 2;
+	free(list->slot);
+	list->slot = calloc(nslots, sizeof(*list->slot));
+	if (!list->slot) {
+		list->nslots = 0;
+		return -ENOMEM;
+	}
+	list->nslots = nslots;
+	for (i = 0; i < list->n; i++)
+		*find_slot(list, list->ev[i].system, list->ev[i].name) = i + 1;
+	return 0;
+}
 
 struct kt_event_list *kt_event_list_new(void)
 {
@@ -72,10 +129,12 @@ void kt_event_list_free(struct kt_event_list *list)
 	if (!list)
 		return;
 	for (i = 0; i < list->n; i++) {
-		free((char *)list->ev[i].system);
+		if (!list->shared_systems)
+			free((char *)list->ev[i].system);
 		free((char *)list->ev[i].name);
 	}
 	free(list->ev);
+	free(list->slot);
 	free(list);
 }
 
@@ -90,16 +149,12 @@ const struct kt_event_ref *kt_event_list_at(const struct kt_event_list *list,
 	return i < list->n ? &list->ev[i] : NULL;
 }
 
-int kt_event_list_add(struct kt_event_list *list, const char *system,
-		      const char *name)
+/* Append a copy of system:name without looking for it first. */
+static int list_append(struct kt_event_list *list, const char *system,
+		       const char *name)
 {
 	struct kt_event_ref ref;
-	size_t i;
 
-	for (i = 0; i < list->n; i++)
-		if (!strcmp(list->ev[i].system, system) &&
-		    !strcmp(list->ev[i].name, name))
-			return 0;
 	if (list->n == list->cap) {
 		size_t cap = list->cap ? list->cap * 2 : 16;
 		struct kt_event_ref *ev = realloc(list->ev, cap * sizeof(*ev));
@@ -109,15 +164,33 @@ int kt_event_list_add(struct kt_event_list *list, const char *system,
 		list->ev = ev;
 		list->cap = cap;
 	}
-	ref.system = strdup(system);
+	ref.system = list->shared_systems ? system : strdup(system);
 	ref.name = strdup(name);
 	if (!ref.system || !ref.name) {
-		free((char *)ref.system);
+		if (!list->shared_systems)
+			free((char *)ref.system);
 		free((char *)ref.name);
 		return -ENOMEM;
 	}
 	list->ev[list->n++] = ref;
 	return 1;
+}
+
+int kt_event_list_add(struct kt_event_list *list, const char *system,
+		      const char *name)
+{
+	size_t *slot;
+	int ret;
+
+	if (2 * (list->n + 1) > list->nslots && reindex(list, list->n + 1))
+		return -ENOMEM;
+	slot = find_slot(list, system, name);
+	if (*slot)
+		return 0;
+	ret = list_append(list, system, name);
+	if (ret > 0)
+		*slot = list->n;
+	return ret;
 }
 
 /* ---- the catalog ---- */
@@ -133,12 +206,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int cmp_ref(const void *a, const void *b)
+static int cmp_ref_name(const void *a, const void *b)
 {
 	const struct kt_event_ref *x = a, *y = b;
-	int c = strcmp(x->system, y->system);
 
-	return c ? c : strcmp(x->name, y->name);
+	return strcmp(x->name, y->name);
 }
 
 /* Add every event directory of one system. */
@@ -159,7 +231,7 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || de->d_type == DT_REG)
 			continue;
-		ret = kt_event_list_add(cat->all, system, de->d_name);
+		ret = list_append(cat->all, system, de->d_name);
 		if (ret < 0)
 			break;
 	}
@@ -167,11 +239,17 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	return ret < 0 ? ret : 0;
 }
 
-struct kt_catalog *kt_catalog_load(const char *tracing_dir)
+/*
+ * The catalog of every system, or of only the one named: "sched:*" and
+ * "sched:sched_switch" need not read 100 other directories.
+ */
+static struct kt_catalog *catalog_read(const char *tracing_dir,
+				       const char *only)
 {
 	char events_dir[4096];
 	struct kt_catalog *cat;
 	struct dirent *de;
+	size_t i;
 	DIR *d;
 	int ret = -ENOMEM;
 
@@ -187,6 +265,7 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir)
 	cat->all = kt_event_list_new();
 	if (!cat->all)
 		goto err_cat;
+	cat->all->shared_systems = true;
 	snprintf(events_dir, sizeof(events_dir), "%s/events", tracing_dir);
 	d = opendir(events_dir);
 	if (!d) {
@@ -199,6 +278,8 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir)
 		/* Regular files here are enable, filter, header_page ... */
 		if (de->d_name[0] == '.' || de->d_type == DT_REG)
 			continue;
+		if (only && strcmp(only, de->d_name))
+			continue;
 		sys = realloc(cat->systems, (cat->nsystems + 1) * sizeof(*sys));
 		if (!sys)
 			goto err_dir;
@@ -206,13 +287,26 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir)
 		sys[cat->nsystems] = strdup(de->d_name);
 		if (!sys[cat->nsystems])
 			goto err_dir;
-		ret = catalog_add_system(cat, events_dir, sys[cat->nsystems++]);
-		if (ret < 0)
-			goto err_dir;
+		cat->nsystems++;
 	}
 	closedir(d);
-	qsort(cat->systems, cat->nsystems, sizeof(*cat->systems), cmp_str);
-	qsort(cat->all->ev, cat->all->n, sizeof(*cat->all->ev), cmp_ref);
+	/* qsort() of NULL, 0 is undefined (no system, or none by that name). */
+	if (cat->nsystems > 1)
+		qsort(cat->systems, cat->nsystems, sizeof(*cat->systems), cmp_str);
+	/*
+	 * System by system in order, each one's events sorted by name: the
+	 * whole catalog comes out sorted without comparing system names.
+	 */
+	for (i = 0; i < cat->nsystems; i++) {
+		size_t first = cat->all->n;
+
+		ret = catalog_add_system(cat, events_dir, cat->systems[i]);
+		if (ret < 0)
+			goto err_cat;
+		if (cat->all->n - first > 1)
+			qsort(cat->all->ev + first, cat->all->n - first,
+			      sizeof(*cat->all->ev), cmp_ref_name);
+	}
 	return cat;
 
 err_dir:
@@ -222,6 +316,17 @@ err_cat:
 err:
 	errno = ret < 0 ? -ret : ENOMEM;
 	return NULL;
+}
+
+struct kt_catalog *kt_catalog_load(const char *tracing_dir)
+{
+	return catalog_read(tracing_dir, NULL);
+}
+
+struct kt_catalog *kt_catalog_load_system(const char *tracing_dir,
+					  const char *system)
+{
+	return catalog_read(tracing_dir, system);
 }
 
 void kt_catalog_free(struct kt_catalog *cat)
@@ -264,7 +369,8 @@ static bool has_glob(const char *s)
 
 static bool is_system(const struct kt_catalog *cat, const char *name)
 {
-	return bsearch(&name, cat->systems, cat->nsystems,
+	return cat->nsystems &&
+	       bsearch(&name, cat->systems, cat->nsystems,
 		       sizeof(*cat->systems), cmp_str) != NULL;
 }
 

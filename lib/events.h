@@ -27,6 +27,12 @@ const struct kt_alias *kt_alias_find(const char *classic);
 /* Every event under a tracing directory's events/ (NULL: the live one). */
 struct kt_catalog;
 struct kt_catalog *kt_catalog_load(const char *tracing_dir);
+/*
+ * Only one system's events (none if it does not exist): enough to
+ * resolve "system:glob", not to suggest or to find bare names.
+ */
+struct kt_catalog *kt_catalog_load_system(const char *tracing_dir,
+					  const char *system);
 void kt_catalog_free(struct kt_catalog *cat);
 size_t kt_catalog_count(const struct kt_catalog *cat);
 const struct kt_event_ref *kt_catalog_at(const struct kt_catalog *cat,

@@ -69,5 +69,6 @@ enum kt_dat_option {
 #define KT_DAT_MAX_OPTION	(64u << 20)
 #define KT_DAT_MAX_CPUS		4096
 #define KT_DAT_MAX_PAGE_SIZE	(1u << 20)
+#define KT_DAT_MAX_CHUNK	(64u << 20)	/* one unpacked data chunk */
 
 #endif

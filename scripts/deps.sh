@@ -11,10 +11,12 @@ BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
 # stress-ng loads the machine in the loss tests.
 CHECK_PKGS="$BUILD_PKGS bats bats-assert bats-support trace-cmd dbench jq
-	util-linux procps psmisc file bash-completion zsh
+	util-linux procps psmisc file bash-completion zsh tmux
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	libelf-dev bc flex bison
+	libelf-dev bc flex bison dwarves
 	stress-ng"
+# strace: list.bats proves `ktrace list` opens no format file.
+CHECK_PKGS="$CHECK_PKGS strace"
 BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
 
 case "${1:-build}" in

@@ -185,13 +185,41 @@ ncpus() {
 	[ ! -d "$D" ]
 }
 
-@test "stat -i FILE and stat FILE say the reader is not built yet" {
-	run ktrace stat -i /nonexistent.dat
+@test "stat -i of a clean recording says no events lost" {
+	f=$BATS_TEST_TMPDIR/clean.dat
+	"$KTRACE" record -q -o "$f" -e sched:sched_switch -- sleep 0.1
+	run ktrace stat -i "$f"
+	assert_success
+	assert_output --partial "no events lost"
+	# The same summary with the file as a plain argument, and as JSON.
+	run ktrace stat "$f"
+	assert_success
+	assert_output --partial "no events lost"
+	run bash -c "'$KTRACE' stat -i '$f' --json | jq -e . >/dev/null"
+	assert_success
+}
+
+@test "stat -i of a lossy recording names the loss that trace-cmd also sees" {
+	f=$BATS_TEST_TMPDIR/lossy.dat
+	run "$KTRACE" record -q -o "$f" -b 4 -e 'raw_syscalls:*' -e 'sched:*' -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=300000
+	run ktrace stat -i "$f"
+	assert_success
+	assert_output --regexp '[1-9][0-9]*\+? events lost on'
+	refute_output --partial "no events lost"
+	# trace-cmd, the oracle, sees overrun in the stats ktrace stored.
+	run trace-cmd report -i "$f" --stat
+	assert_output --regexp 'overrun: [1-9]'
+}
+
+@test "stat -i of a missing file fails in one line; of a damaged one exits 2" {
+	run ktrace stat -i "$BATS_TEST_TMPDIR/none.dat"
 	assert_failure 1
-	assert_output "ktrace stat: reading files needs the trace reader (not built yet)"
-	run ktrace stat /nonexistent.dat
-	assert_failure 1
-	assert_output "ktrace stat: reading files needs the trace reader (not built yet)"
+	assert_output --partial "none.dat"
+	[ "${#lines[@]}" -eq 1 ]
+	printf 'not a trace file at all' >"$BATS_TEST_TMPDIR/bad.dat"
+	run ktrace stat -i "$BATS_TEST_TMPDIR/bad.dat"
+	assert_failure 2
 }
 
 @test "stat -i with -B, or two files, is a usage error" {

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-visible interface of ktrace.ko: every debugfs name and every
+ * keyword the control files accept.  Plain C with no kernel types, so the
+ * module and the ktrace tool (lib/) include the same header and can never
+ * disagree on a name.
+ */
+#ifndef KTRACE_ABI_H
+#define KTRACE_ABI_H
+
+/* Bumped whenever a file's name, syntax or record layout changes. */
+#define KTRACE_ABI_VERSION		1
+
+/* The event engine's directory, under the debugfs mount point. */
+#define KTRACE_ROOT			"ktrace"
+
+/* Files of every channel. */
+#define KTRACE_FILE_STATE		"state"
+#define KTRACE_FILE_TRACE_PREFIX	"trace"	/* trace0, trace1, ... */
+#define KTRACE_FILE_DROPPED		"dropped"
+#define KTRACE_FILE_OVERRUN		"overrun"	/* flight channels only */
+
+/* Words read from and written to the state file. */
+#define KTRACE_STATE_RUNNING		"running"
+#define KTRACE_STATE_STOPPED		"stopped"
+#define KTRACE_CMD_START		"start"
+#define KTRACE_CMD_STOP			"stop"
+
+/* Files of the event engine, next to its channel's files. */
+#define KTRACE_FILE_ENABLED		"enabled"
+#define KTRACE_DIR_EVENTS		"events"
+#define KTRACE_FILE_ENABLE		"enable"
+#define KTRACE_FILE_FORMAT		"format"
+#define KTRACE_FILE_INFO		"info"
+#define KTRACE_FILE_OVERFLOW		"overflow"
+#define KTRACE_DIR_STATS		"stats"
+#define KTRACE_FILE_STATS_PREFIX	"cpu"	/* stats/cpu0, ... */
+#define KTRACE_FILE_RESET		"reset"
+#define KTRACE_FILE_BUFFER_SIZE_KB	"buffer_size_kb"
+#define KTRACE_FILE_HEADER_PAGE		"header_page"
+#define KTRACE_FILE_HEADER_EVENT	"header_event"
+#define KTRACE_FILE_VERSION		"version"
+
+/* The system name the engine's events carry in trace.dat files. */
+#define KTRACE_EVENT_SYSTEM		"ktrace"
+
+/* ktrace_channel_setup() flags. */
+#define KTRACE_GLOBAL_CHANNEL		0x1	/* one buffer for all CPUs */
+#define KTRACE_FLIGHT_CHANNEL		0x2	/* overwrite the oldest */
+#define KTRACE_DISABLE_STATE		0x4	/* no state file */
+
+#endif /* KTRACE_ABI_H */

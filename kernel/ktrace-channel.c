@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace channels: per-CPU ones on the kernel's generic ring buffer, a
+ * global one on a page array of our own that writes the same page format,
+ * and the debugfs files that control and read them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/poll.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/trace_clock.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "compat.h"
+#include "ktrace.h"
+#include "ktrace-internal.h"
+
+/* Readers are woken from a timer, never from a writer (see kt_wake_fn). */
+#define KT_WAKE_INTERVAL	(HZ / 20)
+
+/* The ring buffer's event header, as ftrace's header_event describes it. */
+#define KT_RB_HDR_SIZE		4
+#define KT_RB_MAX_SMALL		(28 * 4)
+#define KT_RB_TYPE_EXTEND	30
+#define KT_RB_DELTA_BITS	27
+#define KT_RB_MISSED_EVENTS	(1UL << 31)
+
+/* The ring buffer's page header: time stamp then commit (a local_t). */
+struct kt_page {
+	u64 time_stamp;
+	long commit;
+	unsigned char data[];
+};
+
+#define KT_PAGE_DATA		(PAGE_SIZE - offsetof(struct kt_page, data))
+
+/* A global channel's buffer: a ring of pages all CPUs write under lock. */
+struct kt_gbuf {
+	raw_spinlock_t lock;
+	unsigned int nr_pages;
+	struct kt_page **pages;
+	unsigned int *entries;	/* records in each page */
+	unsigned int head;	/* oldest unread page */
+	unsigned int tail;	/* page being written */
+	u64 last_ts;
+	u64 overrun;
+	bool missed;		/* pages lost since the last read */
+};
+
+struct kt_reader {
+	struct ktrace_channel *chan;
+	int cpu;
+};
+
+
+/*
+ * Root directories are shared by the channels under them and removed
+ * with the last one.
+ */
+struct kt_root {
+	struct list_head list;
+	char *name;
+	struct dentry *dir;
+	int refs;
+};
+
+static LIST_HEAD(kt_roots);
+static DEFINE_MUTEX(kt_roots_lock);
+
+static struct kt_root *kt_root_get(const char *name)
+{
+	struct kt_root *r;
+
+	mutex_lock(&kt_roots_lock);
+	list_for_each_entry(r, &kt_roots, list) {
+		if (!strcmp(r->name, name)) {
+			r->refs++;
+			goto out;
+		}
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		goto out;
+	r->name = kstrdup(name, GFP_KERNEL);
+	if (!r->name)
+		goto err_free;
+	r->dir = debugfs_create_dir(name, NULL);
+	if (IS_ERR(r->dir))
+		goto err_name;
+	r->refs = 1;
+	list_add(&r->list, &kt_roots);
+	goto out;
+
+err_name:
+	kfree(r->name);
+err_free:
+	kfree(r);
+	r = NULL;
+out:
+	mutex_unlock(&kt_roots_lock);
+	return r;
+}
+
+static void kt_root_put(struct kt_root *r)
+{
+	mutex_lock(&kt_roots_lock);
+	if (--r->refs == 0) {
+		list_del(&r->list);
+		debugfs_remove_recursive(r->dir);
+		kfree(r->name);
+		kfree(r);
+	}
+	mutex_unlock(&kt_roots_lock);
+}
+
+/* ---- helpers for the control files ---- */
+
+int kt_copy_word(char *buf, size_t size, const char __user *ubuf,
+		 size_t count)
+{
+	if (!count || count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	/* One trailing newline, as echo writes it, is all we forgive. */
+	if (buf[count - 1] == '\n')
+		buf[count - 1] = '\0';
+	return buf[0] ? 0 : -EINVAL;
+}
+
+ssize_t kt_attr_write(struct file *file, const char __user *buf, size_t len,
+		      loff_t *ppos)
+{
+	ssize_t ret = debugfs_attr_write(file, buf, len, ppos);
+
+	return ret == -ERANGE ? -EINVAL : ret;
+}
+
+/* ---- the global channel's page array ---- */
+
+static struct kt_gbuf *kt_gbuf_alloc(unsigned long size)
+{
+	struct kt_gbuf *g;
+	unsigned int i;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return NULL;
+	raw_spin_lock_init(&g->lock);
+	g->nr_pages = max_t(unsigned long, DIV_ROUND_UP(size, PAGE_SIZE), 2);
+	g->pages = kcalloc(g->nr_pages, sizeof(*g->pages), GFP_KERNEL);
+	g->entries = kcalloc(g->nr_pages, sizeof(*g->entries), GFP_KERNEL);
+	if (!g->pages || !g->entries)
+		goto err;
+	for (i = 0; i < g->nr_pages; i++) {
+		g->pages[i] = (struct kt_page *)get_zeroed_page(GFP_KERNEL);
+		if (!g->pages[i])
+			goto err;
+	}
+	return g;
+err:
+	for (i = 0; g->pages && i < g->nr_pages; i++)
+		free_page((unsigned long)g->pages[i]);
+	kfree(g->pages);
+	kfree(g->entries);
+	kfree(g);
+	return NULL;
+}
+
+static void kt_gbuf_free(struct kt_gbuf *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nr_pages; i++)
+		free_page((unsigned long)g->pages[i]);
+	kfree(g->pages);
+	kfree(g->entries);
+	kfree(g);
+}
+
+static void kt_gbuf_reset(struct kt_gbuf *g)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	g->head = 0;
+	g->tail = 0;
+	g->pages[0]->commit = 0;
+	g->entries[0] = 0;
+	g->overrun = 0;
+	g->missed = false;
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+}
+
+/* Bytes a record of len bytes takes in a page, header included. */
+static u32 kt_event_size(u32 len)
+{
+	if (!len)
+		len = 1;
+	if (len > KT_RB_MAX_SMALL)
+		len += sizeof(u32);
+	return ALIGN(len + KT_RB_HDR_SIZE, 4);
+}
+
+/*
+ * Make the tail page able to take need bytes, moving to the next page
+ * when it cannot; in a flight channel the oldest page gives way.  Called
+ * with the lock held.  Returns false when the record must be dropped.
+ */
+static bool kt_gbuf_make_room(struct kt_gbuf *g, u32 need, bool flight)
+{
+	struct kt_page *tail = g->pages[g->tail];
+	unsigned int next;
+
+	if (tail->commit + need <= KT_PAGE_DATA)
+		return true;
+	if (need > KT_PAGE_DATA)
+		return false;
+	next = (g->tail + 1) % g->nr_pages;
+	if (next == g->head) {
+		if (!flight)
+			return false;
+		g->overrun += g->entries[g->head];
+		g->head = (g->head + 1) % g->nr_pages;
+		g->missed = true;
+	}
+	g->tail = next;
+	g->pages[next]->commit = 0;
+	g->entries[next] = 0;
+	return true;
+}
+
+/* Reserve len bytes in the global buffer; returns with the lock held. */
+static void *kt_gbuf_reserve(struct ktrace_channel *chan, u32 len,
+			     struct ktrace_wctx *w)
+{
+	struct kt_gbuf *g = chan->gbuf;
+	u32 size = kt_event_size(len);
+	struct kt_page *page;
+	u32 *hdr;
+	u64 ts, delta;
+	bool extend;
+
+	/* An NMI may have interrupted a writer on this CPU: do not spin. */
+	if (in_nmi())
+		return NULL;
+	raw_spin_lock_irqsave(&g->lock, w->irqflags);
+	ts = trace_clock_local();
+	/* Local clocks of different CPUs may disagree slightly. */
+	if (ts < g->last_ts)
+		ts = g->last_ts;
+	page = g->pages[g->tail];
+	delta = page->commit ? ts - g->last_ts : 0;
+	extend = delta >= (1ULL << KT_RB_DELTA_BITS);
+	if (!kt_gbuf_make_room(g, size + (extend ? 8 : 0),
+			       chan->flags & KTRACE_FLIGHT_CHANNEL))
+		goto err_unlock;
+	if (page != g->pages[g->tail]) {
+		page = g->pages[g->tail];
+		delta = 0;
+		extend = false;
+	}
+	if (!page->commit)
+		page->time_stamp = ts;
+	g->last_ts = ts;
+	hdr = (u32 *)(page->data + page->commit);
+	if (extend) {
+		hdr[0] = KT_RB_TYPE_EXTEND |
+			 (u32)(delta & ((1U << KT_RB_DELTA_BITS) - 1)) << 5;
+		hdr[1] = delta >> KT_RB_DELTA_BITS;
+		hdr += 2;
+		page->commit += 8;
+		delta = 0;
+	}
+	if (len > KT_RB_MAX_SMALL || !len) {
+		hdr[0] = (u32)delta << 5;
+		hdr[1] = size - KT_RB_HDR_SIZE;
+		hdr += 2;
+	} else {
+		hdr[0] = (size - KT_RB_HDR_SIZE) / 4 | (u32)delta << 5;
+		hdr += 1;
+	}
+	/* The padding of the last word is part of the record; keep it clean. */
+	((u32 *)(page->data + page->commit))[size / 4 - 1] = 0;
+	w->event = (struct ring_buffer_event *)(page->data + page->commit);
+	page->commit += size;
+	g->entries[g->tail]++;
+	return hdr;
+
+err_unlock:
+	raw_spin_unlock_irqrestore(&g->lock, w->irqflags);
+	return NULL;
+}
+
+static void kt_gbuf_commit(struct ktrace_channel *chan, struct ktrace_wctx *w)
+{
+	raw_spin_unlock_irqrestore(&chan->gbuf->lock, w->irqflags);
+}
+
+static bool kt_gbuf_empty(struct kt_gbuf *g)
+{
+	return g->head == g->tail && !READ_ONCE(g->pages[g->tail]->commit);
+}
+
+/* Copy the oldest page out to dst; returns false when there is none. */
+static bool kt_gbuf_read_page(struct kt_gbuf *g, struct kt_page *dst)
+{
+	struct kt_page *src;
+	unsigned long flags;
+	bool ok = true;
+
+	raw_spin_lock_irqsave(&g->lock, flags);
+	src = g->pages[g->head];
+	if (g->head == g->tail && !src->commit) {
+		ok = false;
+		goto out;
+	}
+	memcpy(dst, src, offsetof(struct kt_page, data) + src->commit);
+	memset(dst->data + src->commit, 0, KT_PAGE_DATA - src->commit);
+	if (g->missed)
+		dst->commit |= KT_RB_MISSED_EVENTS;
+	g->missed = false;
+	if (g->head == g->tail) {
+		/* The page being written: take what is there and start over. */
+		src->commit = 0;
+		g->entries[g->head] = 0;
+	} else {
+		g->head = (g->head + 1) % g->nr_pages;
+	}
+out:
+	raw_spin_unlock_irqrestore(&g->lock, flags);
+	return ok;
+}
+
+/* ---- writers ---- */
+
+void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
+			     struct ktrace_wctx *w)
+{
+	void *data;
+
+	if (!chan->gbuf)
+		return kt_rb_reserve(chan, len, w);
+	data = kt_gbuf_reserve(chan, len, w);
+	/* Every record lost while running is counted, whatever the cause. */
+	if (!data)
+		this_cpu_inc(*chan->dropped);
+	return data;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_reserve);
+
+void ktrace_channel_commit(struct ktrace_channel *chan, struct ktrace_wctx *w)
+{
+	if (chan->gbuf)
+		kt_gbuf_commit(chan, w);
+	else
+		kt_rb_commit(chan->rb, w->event);
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_commit);
+
+int ktrace_channel_write(struct ktrace_channel *chan, const void *data,
+			 u32 len)
+{
+	struct ktrace_wctx w;
+	void *p;
+
+	p = ktrace_channel_reserve(chan, len, &w);
+	if (!p)
+		return -ENOSPC;
+	memcpy(p, data, len);
+	ktrace_channel_commit(chan, &w);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_write);
+
+/* ---- state ---- */
+
+static bool kt_chan_cpu_empty(struct ktrace_channel *chan, int cpu)
+{
+	if (chan->gbuf)
+		return kt_gbuf_empty(chan->gbuf);
+	return ring_buffer_empty_cpu(chan->rb, cpu);
+}
+
+static bool kt_chan_has_data(struct ktrace_channel *chan)
+{
+	int i;
+
+	for (i = 0; i < chan->nr_readers; i++)
+		if (!kt_chan_cpu_empty(chan, chan->readers[i].cpu))
+			return true;
+	return false;
+}
+
+/*
+ * Writers never wake readers: a wake-up from a probe could take the
+ * scheduler's locks from inside the scheduler.  A timer does it instead.
+ */
+static void kt_wake_fn(struct timer_list *t)
+{
+	struct ktrace_channel *chan = kt_from_timer(chan, t, wake_timer);
+
+	if (wq_has_sleeper(&chan->wait) && kt_chan_has_data(chan))
+		wake_up_interruptible(&chan->wait);
+	if (READ_ONCE(chan->running))
+		mod_timer(&chan->wake_timer, jiffies + KT_WAKE_INTERVAL);
+}
+
+int ktrace_channel_start(struct ktrace_channel *chan)
+{
+	mutex_lock(&chan->lock);
+	if (!chan->running) {
+		if (chan->rb)
+			ring_buffer_record_on(chan->rb);
+		WRITE_ONCE(chan->running, true);
+		mod_timer(&chan->wake_timer, jiffies + KT_WAKE_INTERVAL);
+	}
+	mutex_unlock(&chan->lock);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_start);
+
+int ktrace_channel_stop(struct ktrace_channel *chan)
+{
+	mutex_lock(&chan->lock);
+	if (chan->running) {
+		WRITE_ONCE(chan->running, false);
+		if (chan->rb)
+			ring_buffer_record_off(chan->rb);
+		timer_delete_sync(&chan->wake_timer);
+	}
+	mutex_unlock(&chan->lock);
+	/* Blocked readers see the end of the data. */
+	wake_up_interruptible_all(&chan->wait);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_stop);
+
+bool ktrace_channel_running(struct ktrace_channel *chan)
+{
+	return READ_ONCE(chan->running);
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_running);
+
+struct dentry *ktrace_channel_dir(struct ktrace_channel *chan)
+{
+	return chan->dir;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_dir);
+
+struct trace_buffer *ktrace_channel_buffer(struct ktrace_channel *chan)
+{
+	return chan->rb;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_buffer);
+
+u64 ktrace_channel_dropped(struct ktrace_channel *chan)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(chan->dropped, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_dropped);
+
+u64 ktrace_channel_overrun(struct ktrace_channel *chan)
+{
+	unsigned long flags;
+	u64 sum = 0;
+	int cpu;
+
+	if (!(chan->flags & KTRACE_FLIGHT_CHANNEL))
+		return 0;
+	if (chan->gbuf) {
+		raw_spin_lock_irqsave(&chan->gbuf->lock, flags);
+		sum = chan->gbuf->overrun;
+		raw_spin_unlock_irqrestore(&chan->gbuf->lock, flags);
+		return sum;
+	}
+	for_each_possible_cpu(cpu)
+		sum += ring_buffer_overrun_cpu(chan->rb, cpu);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_overrun);
+
+void ktrace_channel_reset(struct ktrace_channel *chan)
+{
+	int cpu;
+
+	mutex_lock(&chan->lock);
+	if (chan->gbuf)
+		kt_gbuf_reset(chan->gbuf);
+	else
+		ring_buffer_reset(chan->rb);
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(chan->dropped, cpu) = 0;
+	mutex_unlock(&chan->lock);
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_reset);
+
+/* ---- debugfs files ---- */
+
+static ssize_t kt_state_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct ktrace_channel *chan = file->private_data;
+	const char *s = READ_ONCE(chan->running) ? KTRACE_STATE_RUNNING "\n" :
+						   KTRACE_STATE_STOPPED "\n";
+
+	return simple_read_from_buffer(ubuf, count, ppos, s, strlen(s));
+}
+
+static ssize_t kt_state_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct ktrace_channel *chan = file->private_data;
+	char buf[16];
+	int ret;
+
+	ret = kt_copy_word(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
+	if (!strcmp(buf, KTRACE_CMD_START))
+		ret = ktrace_channel_start(chan);
+	else if (!strcmp(buf, KTRACE_CMD_STOP))
+		ret = ktrace_channel_stop(chan);
+	else
+		ret = -EINVAL;
+	return ret ? ret : count;
+}
+
+static const struct file_operations kt_state_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = kt_state_read,
+	.write = kt_state_write,
+	.llseek = default_llseek,
+};
+
+static int kt_dropped_get(void *data, u64 *val)
+{
+	*val = ktrace_channel_dropped(data);
+	return 0;
+}
+
+static int kt_overrun_get(void *data, u64 *val)
+{
+	*val = ktrace_channel_overrun(data);
+	return 0;
+}
+
+KT_DEFINE_ATTRIBUTE(kt_dropped_fops, kt_dropped_get, NULL);
+KT_DEFINE_ATTRIBUTE(kt_overrun_fops, kt_overrun_get, NULL);
+
+static void kt_chan_free(struct kref *ref)
+{
+	struct ktrace_channel *chan = container_of(ref, struct ktrace_channel,
+						   ref);
+
+	if (chan->gbuf)
+		kt_gbuf_free(chan->gbuf);
+	if (chan->rb)
+		ring_buffer_free(chan->rb);
+	kfree(chan->readers);
+	free_percpu(chan->dropped);
+	kfree(chan);
+}
+
+static void kt_chan_put(struct ktrace_channel *chan)
+{
+	kref_put(&chan->ref, kt_chan_free);
+}
+
+/* A traceN reader: its spare page for the ring buffer's page swap. */
+struct kt_trace_file {
+	struct kt_reader *r;
+	kt_rpage_t *spare;
+	struct kt_page *copy;	/* global channels copy into this */
+};
+
+static int kt_trace_open(struct inode *inode, struct file *file)
+{
+	struct kt_reader *r = inode->i_private;
+	struct kt_trace_file *tf;
+
+	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
+	if (!tf)
+		return -ENOMEM;
+	tf->r = r;
+	kref_get(&r->chan->ref);
+	if (r->chan->gbuf) {
+		tf->copy = (struct kt_page *)get_zeroed_page(GFP_KERNEL);
+		if (!tf->copy)
+			goto err_free;
+	} else {
+		tf->spare = kt_rb_alloc_read_page(r->chan->rb, r->cpu);
+		if (IS_ERR_OR_NULL(tf->spare))
+			goto err_free;
+	}
+	file->private_data = tf;
+	return nonseekable_open(inode, file);
+
+err_free:
+	kt_chan_put(r->chan);
+	kfree(tf);
+	return -ENOMEM;
+}
+
+static int kt_trace_release(struct inode *inode, struct file *file)
+{
+	struct kt_trace_file *tf = file->private_data;
+
+	if (tf->copy)
+		free_page((unsigned long)tf->copy);
+	else
+		ring_buffer_free_read_page(tf->r->chan->rb, tf->r->cpu,
+					   tf->spare);
+	kt_chan_put(tf->r->chan);
+	kfree(tf);
+	return 0;
+}
+
+/* Fill the reader's page with the oldest data; -EAGAIN when none. */
+static int kt_trace_fill(struct kt_trace_file *tf, void **page)
+{
+	struct ktrace_channel *chan = tf->r->chan;
+	int ret;
+
+	if (chan->gbuf) {
+		if (!kt_gbuf_read_page(chan->gbuf, tf->copy))
+			return -EAGAIN;
+		*page = tf->copy;
+		return 0;
+	}
+	ret = kt_rb_read_page(chan->rb, &tf->spare, PAGE_SIZE, tf->r->cpu);
+	if (ret < 0)
+		return -EAGAIN;
+	*page = kt_rb_page_data(tf->spare);
+	return 0;
+}
+
+/*
+ * One whole page per read, exactly as ftrace's trace_pipe_raw gives it:
+ * the page header, the records, zeroes up to PAGE_SIZE.  A blocking read
+ * waits for data; once the channel is stopped and drained it returns 0.
+ */
+static ssize_t kt_trace_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct kt_trace_file *tf = file->private_data;
+	struct ktrace_channel *chan = tf->r->chan;
+	void *page;
+	int ret;
+
+	if (count < PAGE_SIZE)
+		return -EINVAL;
+	for (;;) {
+		mutex_lock(&chan->lock);
+		ret = kt_trace_fill(tf, &page);
+		if (!ret) {
+			ret = copy_to_user(ubuf, page, PAGE_SIZE) ? -EFAULT : 0;
+			mutex_unlock(&chan->lock);
+			return ret ? ret : PAGE_SIZE;
+		}
+		mutex_unlock(&chan->lock);
+		if (!READ_ONCE(chan->running))
+			return 0;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(chan->wait,
+				!READ_ONCE(chan->running) ||
+				!kt_chan_cpu_empty(chan, tf->r->cpu));
+		if (ret)
+			return ret;
+	}
+}
+
+static __poll_t kt_trace_poll(struct file *file, poll_table *wait)
+{
+	struct kt_trace_file *tf = file->private_data;
+	struct ktrace_channel *chan = tf->r->chan;
+
+	poll_wait(file, &chan->wait, wait);
+	if (!kt_chan_cpu_empty(chan, tf->r->cpu) || !READ_ONCE(chan->running))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static const struct file_operations kt_trace_fops = {
+	.owner = THIS_MODULE,
+	.open = kt_trace_open,
+	.release = kt_trace_release,
+	.read = kt_trace_read,
+	.poll = kt_trace_poll,
+};
+
+static int kt_chan_create_files(struct ktrace_channel *chan)
+{
+	char name[32];
+	int i;
+
+	if (!(chan->flags & KTRACE_DISABLE_STATE))
+		debugfs_create_file(KTRACE_FILE_STATE, 0600, chan->dir, chan,
+				    &kt_state_fops);
+	debugfs_create_file_unsafe(KTRACE_FILE_DROPPED, 0400, chan->dir, chan,
+				   &kt_dropped_fops);
+	if (chan->flags & KTRACE_FLIGHT_CHANNEL)
+		debugfs_create_file_unsafe(KTRACE_FILE_OVERRUN, 0400, chan->dir,
+					   chan, &kt_overrun_fops);
+	for (i = 0; i < chan->nr_readers; i++) {
+		snprintf(name, sizeof(name), KTRACE_FILE_TRACE_PREFIX "%d",
+			 chan->readers[i].cpu);
+		debugfs_create_file(name, 0400, chan->dir, &chan->readers[i],
+				    &kt_trace_fops);
+	}
+	return 0;
+}
+
+/* ---- life cycle ---- */
+
+struct ktrace_channel *ktrace_channel_setup(const char *root,
+					    const char *name, u32 buf_size,
+					    u32 buf_nr, u32 flags)
+{
+	struct ktrace_channel *chan;
+	unsigned long size;
+	int cpu, i = 0, err = -ENOMEM;
+
+	if (!root || !buf_size || !buf_nr ||
+	    flags & ~(KTRACE_GLOBAL_CHANNEL | KTRACE_FLIGHT_CHANNEL |
+		      KTRACE_DISABLE_STATE))
+		return ERR_PTR(-EINVAL);
+	size = (unsigned long)buf_size * buf_nr;
+	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	if (!chan)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&chan->ref);
+	chan->flags = flags;
+	chan->buf_size = buf_size;
+	chan->buf_nr = buf_nr;
+	mutex_init(&chan->lock);
+	init_waitqueue_head(&chan->wait);
+	timer_setup(&chan->wake_timer, kt_wake_fn, 0);
+
+	chan->dropped = alloc_percpu(unsigned long);
+	if (!chan->dropped)
+		goto err_free;
+	chan->nr_readers = flags & KTRACE_GLOBAL_CHANNEL ? 1 :
+			   num_possible_cpus();
+	chan->readers = kcalloc(chan->nr_readers, sizeof(*chan->readers),
+				GFP_KERNEL);
+	if (!chan->readers)
+		goto err_dropped;
+	if (flags & KTRACE_GLOBAL_CHANNEL) {
+		chan->readers[0].chan = chan;
+		chan->gbuf = kt_gbuf_alloc(size);
+		if (!chan->gbuf)
+			goto err_readers;
+	} else {
+		for_each_possible_cpu(cpu) {
+			chan->readers[i].chan = chan;
+			chan->readers[i++].cpu = cpu;
+		}
+		chan->rb = ring_buffer_alloc(size, flags & KTRACE_FLIGHT_CHANNEL ?
+					     RB_FL_OVERWRITE : 0);
+		if (!chan->rb)
+			goto err_readers;
+		/* Nothing is recorded before the first start. */
+		ring_buffer_record_off(chan->rb);
+	}
+
+	chan->root = kt_root_get(root);
+	if (!chan->root)
+		goto err_buf;
+	if (name) {
+		chan->dir = debugfs_create_dir(name, chan->root->dir);
+		if (IS_ERR(chan->dir)) {
+			/* -EEXIST for a name already taken. */
+			err = PTR_ERR(chan->dir);
+			goto err_root;
+		}
+		chan->own_dir = true;
+	} else {
+		chan->dir = chan->root->dir;
+	}
+	kt_chan_create_files(chan);
+	return chan;
+
+err_root:
+	kt_root_put(chan->root);
+err_buf:
+	if (chan->gbuf)
+		kt_gbuf_free(chan->gbuf);
+	if (chan->rb)
+		ring_buffer_free(chan->rb);
+err_readers:
+	kfree(chan->readers);
+err_dropped:
+	free_percpu(chan->dropped);
+err_free:
+	kfree(chan);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_setup);
+
+void ktrace_channel_cleanup(struct ktrace_channel *chan)
+{
+	if (IS_ERR_OR_NULL(chan))
+		return;
+	ktrace_channel_stop(chan);
+	/*
+	 * Removing the files waits for operations in progress and makes
+	 * later ones fail, so no reader can touch the buffer after this.
+	 */
+	if (chan->own_dir)
+		debugfs_remove_recursive(chan->dir);
+	kt_root_put(chan->root);
+	/* Readers still open keep the buffer until they close. */
+	kt_chan_put(chan);
+}
+EXPORT_SYMBOL_GPL(ktrace_channel_cleanup);

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ktrace event engine: the record layouts, probes and format files
+ * generated from the one event table (events/ktrace-events.h), and the
+ * attaching of probes to the kernel's tracepoints.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/interrupt.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/string.h>
+#include <linux/trace_events.h>
+#include <linux/tracepoint.h>
+#include <asm/syscall.h>
+
+/*
+ * The kernel's own tracepoint declarations: they give us
+ * check_trace_callback_type_<tp>(), so a probe whose prototype does not
+ * match the running kernel's tracepoint fails to build.
+ */
+#include <trace/events/irq.h>
+#include <trace/events/kmem.h>
+#include <trace/events/napi.h>
+#include <trace/events/net.h>
+#include <trace/events/sched.h>
+#include <trace/events/syscalls.h>
+#include <trace/events/timer.h>
+
+#include "compat.h"
+#include "ktrace.h"
+#include "ktrace-internal.h"
+
+/* ftrace's common header, so libtraceevent finds type, flags and pid. */
+struct kt_common {
+	unsigned short type;
+	unsigned char flags;
+	unsigned char preempt_count;
+	int pid;
+};
+
+/* ftrace's TRACE_FLAG_* values for common_flags. */
+#define KT_FLAG_IRQS_OFF	0x01
+#define KT_FLAG_HARDIRQ		0x08
+#define KT_FLAG_SOFTIRQ		0x10
+#define KT_FLAG_NMI		0x40
+
+#define KT_SIGNED(t)		(((t)(-1)) < (t)1)
+
+#define KT_PROTO(...)		__VA_ARGS__
+#define KT_FIELDS(...)		__VA_ARGS__
+#define KT_ASSIGN(...)		__VA_ARGS__
+/* The format string, then its arguments as they are written. */
+#define KT_PRINT(fmt, ...)	fmt ", " #__VA_ARGS__
+
+/*
+ * Pass 1: the record structs, at most 512 bytes each.  A one-member
+ * anonymous struct has the member's size and alignment, so the layout is
+ * that of plain members.
+ */
+#define KT_FIELD(t, n)		struct { t n; }
+#define KT_ARRAY(t, n, c)	struct { t n[c]; }
+#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+	struct kt_rec_##name {						\
+		struct kt_common common;				\
+		fields							\
+	};								\
+	static inline void kt_size_check_##name(void)			\
+	{								\
+		BUILD_BUG_ON(sizeof(struct kt_rec_##name) > 512);	\
+	}
+#include "events/ktrace-events.h"
+#undef KT_EVENT
+#undef KT_FIELD
+#undef KT_ARRAY
+
+/* Pass 2: event indexes. */
+#define KT_EVENT(name, tp, proto, fields, assign, print)	KT_EV_##name,
+enum {
+#include "events/ktrace-events.h"
+	KT_NR_EVENTS
+};
+#undef KT_EVENT
+
+struct kt_field {
+	const char *type;
+	const char *name;
+	unsigned short offset;
+	unsigned short size;
+	unsigned short count;	/* array length, 0 for a scalar */
+	bool is_signed;
+};
+
+#define KT_MAX_FIELDS		16
+
+static void kt_field_set(struct kt_field *f, const char *type,
+			 const char *name, unsigned short offset,
+			 unsigned short size, unsigned short count,
+			 bool is_signed)
+{
+	f->type = type;
+	f->name = name;
+	f->offset = offset;
+	f->size = size;
+	f->count = count;
+	f->is_signed = is_signed;
+}
+
+/* Pass 3: field descriptions for the format files. */
+#define KT_FIELD(t, n)							\
+	kt_field_set(&f[i++], #t, #n, offsetof(typeof(*r), n),		\
+		     sizeof(t), 0, KT_SIGNED(t))
+#define KT_ARRAY(t, n, c)						\
+	kt_field_set(&f[i++], #t, #n, offsetof(typeof(*r), n),		\
+		     sizeof(t) * (c), c, KT_SIGNED(t))
+#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+	static int kt_fields_##name(struct kt_field *f)			\
+	{								\
+		const struct kt_rec_##name *r = NULL;			\
+		int i = 0;						\
+									\
+		fields							\
+		return i;						\
+	}
+#include "events/ktrace-events.h"
+#undef KT_EVENT
+#undef KT_FIELD
+#undef KT_ARRAY
+
+static struct ktrace_channel *kt_chan;
+/* Event ids from register_trace_event(), indexed by KT_EV_*. */
+static unsigned short kt_ids[KT_NR_EVENTS];
+
+static __always_inline unsigned char kt_ctx_flags(void)
+{
+	unsigned char f = 0;
+
+	if (irqs_disabled())
+		f |= KT_FLAG_IRQS_OFF;
+	if (in_nmi())
+		f |= KT_FLAG_NMI;
+	if (in_hardirq())
+		f |= KT_FLAG_HARDIRQ;
+	if (in_serving_softirq())
+		f |= KT_FLAG_SOFTIRQ;
+	return f;
+}
+
+/*
+ * Reserve a record and fill the common header.  The ring buffer's own
+ * recursion protection rejects a probe that fires inside another one on
+ * the same context; such records are counted as dropped.
+ */
+static __always_inline void *kt_rec_begin(struct ktrace_wctx *w, int idx,
+					  u32 size)
+{
+	struct kt_common *c;
+	unsigned int pc;
+
+	c = kt_rb_reserve(kt_chan, size, w);
+	if (unlikely(!c))
+		return NULL;
+	c->type = kt_ids[idx];
+	c->flags = kt_ctx_flags();
+	/* Leave out the level the tracepoint itself added, as ftrace does. */
+	pc = preempt_count() & 0xff;
+	c->preempt_count = pc ? pc - 1 : 0;
+	c->pid = current->pid;
+	return c;
+}
+
+/*
+ * prev_state as ftrace's sched_switch reports it: one TASK_REPORT bit,
+ * or TASK_REPORT_MAX for a preempted task, so the same print flags apply.
+ */
+static __always_inline unsigned int kt_switch_state(bool preempt,
+						     unsigned int state,
+						     struct task_struct *p)
+{
+	unsigned int idx;
+
+	if (preempt)
+		return TASK_REPORT_MAX;
+	idx = __task_state_index(state, p->exit_state);
+	return idx ? 1U << (idx - 1) : 0;
+}
+
+/* Pass 4: the probes, type-checked against the kernel's tracepoints. */
+#define KT_FIELD(t, n)
+#define KT_ARRAY(t, n, c)
+#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+	static void kt_probe_##name(void *data, proto)			\
+	{								\
+		struct kt_rec_##name *e;				\
+		struct ktrace_wctx w;					\
+									\
+		e = kt_rec_begin(&w, KT_EV_##name, sizeof(*e));		\
+		if (unlikely(!e))					\
+			return;						\
+		assign							\
+		kt_rb_commit(kt_chan->rb, w.event);			\
+	}								\
+	static inline void kt_check_##name(void)			\
+	{								\
+		check_trace_callback_type_##tp(kt_probe_##name);	\
+	}
+#include "events/ktrace-events.h"
+#undef KT_EVENT
+
+struct kt_event {
+	const char *name;
+	const char *tp_name;
+	void *probe;
+	int (*fields)(struct kt_field *f);
+	const char *print;
+	unsigned int size;
+	struct tracepoint *tp;		/* NULL: not in this kernel */
+	struct trace_event tev;
+	bool registered;		/* holds an id from ftrace */
+	bool enabled;			/* selected by events/<name>/enable */
+	bool attached;			/* probe registered on tp */
+};
+
+/* Pass 5: the event list. */
+#define KT_EVENT(_name, _tp, _proto, _fields, _assign, _print)		\
+	[KT_EV_##_name] = {						\
+		.name = #_name,						\
+		.tp_name = #_tp,					\
+		.probe = kt_probe_##_name,				\
+		.fields = kt_fields_##_name,				\
+		.print = _print,					\
+		.size = sizeof(struct kt_rec_##_name),			\
+	},
+static struct kt_event kt_events[KT_NR_EVENTS] = {
+#include "events/ktrace-events.h"
+};
+#undef KT_EVENT
+
+static DEFINE_MUTEX(kt_events_lock);
+static bool kt_enabled;
+static struct trace_event_functions kt_tev_funcs;
+
+static void kt_find_tp(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < KT_NR_EVENTS; i++)
+		if (!strcmp(tp->name, kt_events[i].tp_name))
+			kt_events[i].tp = tp;
+}
+
+static int kt_attach(struct kt_event *ev)
+{
+	int ret;
+
+	if (ev->attached)
+		return 0;
+	ret = tracepoint_probe_register(ev->tp, ev->probe, NULL);
+	if (ret)
+		pr_warn("cannot attach to tracepoint %s: %d\n", ev->tp_name,
+			ret);
+	else
+		ev->attached = true;
+	return ret;
+}
+
+static void kt_detach(struct kt_event *ev)
+{
+	if (!ev->attached)
+		return;
+	tracepoint_probe_unregister(ev->tp, ev->probe, NULL);
+	ev->attached = false;
+}
+
+/* Make the attached probes match the selection; called under the lock. */
+static int kt_sync_probes(void)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < KT_NR_EVENTS; i++) {
+		struct kt_event *ev = &kt_events[i];
+
+		if (!ev->tp)
+			continue;
+		if (kt_enabled && ev->enabled)
+			ret = ret ?: kt_attach(ev);
+		else
+			kt_detach(ev);
+	}
+	return ret;
+}
+
+int kt_events_set_enabled(bool on)
+{
+	int ret;
+
+	mutex_lock(&kt_events_lock);
+	kt_enabled = on;
+	ret = kt_sync_probes();
+	mutex_unlock(&kt_events_lock);
+	return ret;
+}
+
+bool kt_events_enabled(void)
+{
+	return READ_ONCE(kt_enabled);
+}
+
+static int kt_format_show(struct seq_file *m, void *v)
+{
+	struct kt_event *ev = m->private;
+	struct kt_field fields[KT_MAX_FIELDS], *f;
+	int n = ev->fields(fields);
+
+	seq_printf(m, "name: %s\nID: %d\nformat:\n", ev->name, ev->tev.type);
+	seq_puts(m, "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
+	for (f = fields; f < fields + n; f++) {
+		seq_printf(m, "\tfield:%s %s", f->type, f->name);
+		if (f->count)
+			seq_printf(m, "[%u]", f->count);
+		seq_printf(m, ";\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			   f->offset, f->size, f->is_signed);
+	}
+	seq_printf(m, "\nprint fmt: %s\n", ev->print);
+	return 0;
+}
+
+static int kt_format_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kt_format_show, inode->i_private);
+}
+
+static const struct file_operations kt_format_fops = {
+	.owner = THIS_MODULE,
+	.open = kt_format_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int kt_enable_get(void *data, u64 *val)
+{
+	struct kt_event *ev = data;
+
+	*val = READ_ONCE(ev->enabled);
+	return 0;
+}
+
+static int kt_enable_set(void *data, u64 val)
+{
+	struct kt_event *ev = data;
+	int ret;
+
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&kt_events_lock);
+	ev->enabled = val;
+	ret = kt_sync_probes();
+	mutex_unlock(&kt_events_lock);
+	return ret;
+}
+
+KT_DEFINE_ATTRIBUTE(kt_enable_fops, kt_enable_get, kt_enable_set);
+
+void kt_events_show(struct seq_file *m)
+{
+	int i;
+
+	for (i = 0; i < KT_NR_EVENTS; i++) {
+		struct kt_event *ev = &kt_events[i];
+
+		if (!ev->registered)
+			continue;
+		seq_printf(m, "event %s id %d tracepoint %s size %u %s\n",
+			   ev->name, ev->tev.type, ev->tp_name,
+			   ev->size, ev->attached ? "attached" : "detached");
+	}
+}
+
+static void kt_unregister_ids(void)
+{
+	int i;
+
+	for (i = 0; i < KT_NR_EVENTS; i++) {
+		if (kt_events[i].registered)
+			unregister_trace_event(&kt_events[i].tev);
+		kt_events[i].registered = false;
+	}
+}
+
+int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
+{
+	struct dentry *events, *d;
+	int i;
+
+	/* The probes write with the per-CPU fast path. */
+	if (WARN_ON(!chan->rb))
+		return -EINVAL;
+	kt_chan = chan;
+	for_each_kernel_tracepoint(kt_find_tp, NULL);
+	events = debugfs_create_dir(KTRACE_DIR_EVENTS, dir);
+	for (i = 0; i < KT_NR_EVENTS; i++) {
+		struct kt_event *ev = &kt_events[i];
+
+		/* Events whose tracepoint this kernel lacks do not exist. */
+		if (!ev->tp) {
+			pr_info("no tracepoint %s: event %s not offered\n",
+				ev->tp_name, ev->name);
+			continue;
+		}
+		/* An id from ftrace's own space never collides with its events. */
+		ev->tev.funcs = &kt_tev_funcs;
+		if (!register_trace_event(&ev->tev)) {
+			pr_err("cannot get an event id for %s\n", ev->name);
+			goto err;
+		}
+		ev->registered = true;
+		kt_ids[i] = ev->tev.type;
+		d = debugfs_create_dir(ev->name, events);
+		debugfs_create_file_unsafe(KTRACE_FILE_ENABLE, 0600, d, ev,
+					   &kt_enable_fops);
+		debugfs_create_file(KTRACE_FILE_FORMAT, 0400, d, ev,
+				    &kt_format_fops);
+	}
+	return 0;
+err:
+	kt_unregister_ids();
+	return -EBUSY;
+}
+
+void kt_events_exit(void)
+{
+	int i;
+
+	mutex_lock(&kt_events_lock);
+	kt_enabled = false;
+	for (i = 0; i < KT_NR_EVENTS; i++)
+		kt_detach(&kt_events[i]);
+	mutex_unlock(&kt_events_lock);
+	/* No probe may still be running when the channel goes away. */
+	tracepoint_synchronize_unregister();
+	kt_unregister_ids();
+}

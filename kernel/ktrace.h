@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktrace channels: named trace buffers in debugfs that any module can
+ * write compact records into.  A channel lives in <root>/<name>/ (or in
+ * <root>/ when name is NULL) with one traceN file per possible CPU (one
+ * trace0 for a global channel) that hands out whole pages in the ftrace
+ * ring-buffer page format, so trace-cmd's tools decode them.
+ */
+#ifndef KTRACE_H
+#define KTRACE_H
+
+#include <linux/types.h>
+#include "ktrace-abi.h"
+
+struct ktrace_channel;
+struct dentry;
+struct ring_buffer_event;
+
+/* Writer state between reserve and commit; lives on the writer's stack. */
+struct ktrace_wctx {
+	struct ring_buffer_event *event;
+	unsigned long irqflags;
+};
+
+/*
+ * Create a stopped channel of buf_size * buf_nr bytes per CPU (in all for
+ * a global one).  Returns an ERR_PTR(): -EINVAL for bad arguments,
+ * -EEXIST when <root>/<name> is taken, -ENOMEM.
+ */
+struct ktrace_channel *ktrace_channel_setup(const char *root,
+					    const char *name, u32 buf_size,
+					    u32 buf_nr, u32 flags);
+int ktrace_channel_start(struct ktrace_channel *chan);
+int ktrace_channel_stop(struct ktrace_channel *chan);
+void ktrace_channel_cleanup(struct ktrace_channel *chan);
+
+/*
+ * Reserve len bytes for one record; NULL when the channel is stopped or
+ * the record cannot be stored (counted in "dropped" while running).
+ * Every non-NULL reserve must be followed by ktrace_channel_commit() in
+ * the same context.  Never sleeps; callable from any context.
+ */
+void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
+			     struct ktrace_wctx *w);
+void ktrace_channel_commit(struct ktrace_channel *chan,
+			   struct ktrace_wctx *w);
+/* Reserve, copy and commit in one call. */
+int ktrace_channel_write(struct ktrace_channel *chan, const void *data,
+			 u32 len);
+
+/* The channel's directory, for callers that add files of their own. */
+struct dentry *ktrace_channel_dir(struct ktrace_channel *chan);
+bool ktrace_channel_running(struct ktrace_channel *chan);
+u64 ktrace_channel_dropped(struct ktrace_channel *chan);
+u64 ktrace_channel_overrun(struct ktrace_channel *chan);
+/* Discard every stored record and zero the counters. */
+void ktrace_channel_reset(struct ktrace_channel *chan);
+/* The per-CPU channel's ring buffer (NULL for a global channel). */
+struct trace_buffer *ktrace_channel_buffer(struct ktrace_channel *chan);
+
+#endif /* KTRACE_H */

@@ -1,0 +1,1041 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Merge per-CPU ring-buffer pages into one time-ordered record stream,
+ * and print records as trace-cmd does.  See decoder.h.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <traceevent/trace-seq.h>
+
+#include "byteorder.h"
+#include "decoder.h"
+#include "log.h"
+#include "reader.h"
+
+/* The ring buffer's page header flags (kernel/trace/ring_buffer.c). */
+#define RB_MISSING_EVENTS	(1ULL << 31)
+#define RB_MISSING_STORED	(1ULL << 30)
+#define RB_COMMIT_MASK		((1ULL << 27) - 1)
+/* Ring-buffer record types (type_len values above the data lengths). */
+#define RB_PADDING		29
+#define RB_TIME_EXTEND		30
+#define RB_TIME_STAMP		31
+
+#define NR_IDS			65536
+
+struct iter {
+	struct kt_stream *s;
+	struct kbuffer *kb;
+	int buf;
+	int cpu;
+	int idx;		/* merge order: buffer, then CPU */
+	uint64_t page_off;
+	struct tep_record rec;
+};
+
+struct kt_decoder {
+	struct kt_reader *r;
+	struct tep_handle *tep;
+	struct kt_decoder_opts opts;
+	struct iter *its;
+	int nits;
+	struct iter **heap;
+	int nheap;
+	/* Smallest payload each event id needs: 0 unknown yet, -1 no event. */
+	int32_t *need;
+	int common_size;
+	unsigned long page_warnings;
+	bool swap;
+	int long_size;
+	unsigned int page_size;
+	/* Selection. */
+	bool *ids;		/* NULL: every event */
+	struct tep_event_filter *filter;
+	bool has_filter;
+	int *pids;
+	int npids;
+	char **comms;
+	int ncomms;
+};
+
+static uint32_t rd32(const struct kt_decoder *d, const void *p)
+{
+	return kt_get32(d->swap, p);
+}
+
+static uint64_t rd64(const struct kt_decoder *d, const void *p)
+{
+	return kt_get64(d->swap, p);
+}
+
+static uint64_t rdlong(const struct kt_decoder *d, const void *p)
+{
+	return d->long_size == 8 ? rd64(d, p) : rd32(d, p);
+}
+
+static void wrlong(const struct kt_decoder *d, void *p, uint64_t v)
+{
+	if (d->long_size == 8)
+		kt_put64(d->swap, p, v);
+	else
+		kt_put32(d->swap, p, (uint32_t)v);
+}
+
+/* The bytes a record of this event needs for its fixed fields. */
+static int32_t event_need(struct kt_decoder *d, unsigned int id)
+{
+	struct tep_format_field *f;
+	struct tep_event *ev;
+	int32_t need = 0;
+	int pass;
+
+	if (d->need[id])
+		return d->need[id];
+	ev = tep_find_event(d->tep, (int)id);
+	if (!ev) {
+		d->need[id] = -1;
+		return -1;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		f = pass ? ev->format.fields : ev->format.common_fields;
+		for (; f; f = f->next) {
+			int64_t end = (int64_t)f->offset + f->size;
+
+			if (f->offset < 0 || f->size < 0 || end > 65535) {
+				d->need[id] = -1;
+				return -1;
+			}
+			if (end > need)
+				need = (int32_t)end;
+		}
+	}
+	d->need[id] = need ? need : 1;
+	return d->need[id];
+}
+
+static int page_hdr_size(const struct kt_decoder *d)
+{
+	return d->long_size == 8 ? 16 : 12;
+}
+
+/* After this many, damaged pages are counted, not each reported. */
+#define MAX_PAGE_WARNINGS 10
+
+static void page_warn(struct kt_decoder *d, struct iter *it, unsigned int at,
+		      const char *what)
+{
+	kt_reader_set_damaged(d->r);
+	if (++d->page_warnings > MAX_PAGE_WARNINGS)
+		return;
+	kt_warn("damaged trace file '%s': CPU %d page at byte %llu: %s at page offset %u; skipping the rest of the page",
+		kt_reader_path(d->r), it->cpu, (unsigned long long)it->page_off,
+		what, at + page_hdr_size(d));
+}
+
+/*
+ * Walk the page as kbuffer will and cut it (by lowering its commit) at
+ * the first record that does not fit or does not name a known event, so
+ * kbuffer and libtraceevent only ever see sound records.  kbuffer itself
+ * trusts every length: a bad one makes it read past the page or loop.
+ * Returns false when nothing of the page is usable.
+ */
+static bool check_page(struct kt_decoder *d, struct iter *it, unsigned char *page)
+{
+	unsigned int hdr = (unsigned int)page_hdr_size(d);
+	unsigned int cap = d->page_size - hdr;
+	unsigned char *data = page + hdr;
+	uint64_t flags = rdlong(d, page + 8), lost = 0;
+	unsigned int commit = (unsigned int)(flags & RB_COMMIT_MASK);
+	unsigned int pos = 0, cut = 0, w, type_len, len;
+	const char *why = NULL;
+
+	if (commit > cap) {
+		page_warn(d, it, 0, "commit size is larger than the page");
+		return false;
+	}
+	if ((flags & RB_MISSING_EVENTS) && (flags & RB_MISSING_STORED)) {
+		if (commit + (unsigned int)d->long_size > cap)
+			flags &= ~RB_MISSING_STORED;
+		else
+			lost = rdlong(d, data + commit);
+	}
+	while (pos < commit) {
+		if (commit - pos < 4) {
+			why = "a record header runs past the commit size";
+			break;
+		}
+		w = rd32(d, data + pos);
+		type_len = kt_reader_big_endian(d->r) ? w >> 27 : w & 31;
+		if (type_len == RB_PADDING) {
+			/*
+			 * kbuffer skips padding by its length, discarded
+			 * records and the page's tail alike; so do we.
+			 */
+			if (commit - pos < 8) {
+				cut = commit;
+				break;
+			}
+			len = rd32(d, data + pos + 4);
+			if (len > INT32_MAX) {
+				why = "a padding record has a negative length";
+				break;
+			}
+			if ((uint64_t)pos + 4 + len >= commit) {
+				cut = commit;
+				break;
+			}
+			pos += 4 + len;
+			cut = pos;
+			continue;
+		}
+		if (type_len == RB_TIME_EXTEND || type_len == RB_TIME_STAMP) {
+			if (commit - pos < 8) {
+				why = "a time record runs past the commit size";
+				break;
+			}
+			pos += 8;
+			cut = pos;
+			continue;
+		}
+		if (type_len == 0) {
+			if (commit - pos < 8) {
+				why = "a record length runs past the commit size";
+				break;
+			}
+			len = rd32(d, data + pos + 4);
+			if (len < 4 || len - 4 > commit) {
+				why = "a record length is out of range";
+				break;
+			}
+			len = ((len - 4) + 3) & ~3u;
+			pos += 8;
+		} else {
+			len = type_len * 4;
+			pos += 4;
+		}
+		if (len > commit - pos) {
+			why = "a record runs past the commit size";
+			pos -= type_len ? 4 : 8;
+			break;
+		}
+		{
+			unsigned int id;
+			int32_t need;
+
+			if ((int)len < d->common_size) {
+				why = "a record is shorter than the common fields";
+				pos -= type_len ? 4 : 8;
+				break;
+			}
+			id = tep_data_type(d->tep, &(struct tep_record){
+						.data = data + pos, .size = (int)len });
+			need = id < NR_IDS ? event_need(d, id) : -1;
+			if (need < 0) {
+				why = "a record names an event id not in the file's formats";
+				pos -= type_len ? 4 : 8;
+				break;
+			}
+			if ((int32_t)len < need) {
+				why = "a record is shorter than its event's fields";
+				pos -= type_len ? 4 : 8;
+				break;
+			}
+		}
+		pos += len;
+		cut = pos;
+	}
+	if (why) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s", why);
+		page_warn(d, it, pos, msg);
+		commit = cut;
+		flags = (flags & ~RB_COMMIT_MASK) | commit;
+		wrlong(d, page + 8, flags);
+		if (flags & RB_MISSING_STORED)
+			wrlong(d, data + commit, lost);
+	}
+	return commit > 0 || (flags & RB_MISSING_EVENTS);
+}
+
+static bool cpu_wanted(const struct kt_decoder *d, int cpu)
+{
+	if (!d->opts.cpus)
+		return true;
+	return cpu >= 0 && cpu < d->opts.ncpus && d->opts.cpus[cpu];
+}
+
+struct kt_decoder *kt_decoder_new(struct kt_reader *r,
+				  const struct kt_decoder_opts *opts)
+{
+	enum kbuffer_long_size ls;
+	enum kbuffer_endian en;
+	struct kt_decoder *d;
+	struct tep_event **evs;
+	int b, i, n = 0;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->r = r;
+	d->tep = kt_reader_tep(r);
+	if (opts)
+		d->opts = *opts;
+	d->long_size = kt_reader_long_size(r);
+	d->page_size = kt_reader_page_size(r);
+	d->swap = kt_reader_big_endian(r) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d->need = calloc(NR_IDS, sizeof(*d->need));
+	if (!d->need)
+		goto err;
+	/* The common fields every record starts with (type, flags, pid). */
+	d->common_size = 8;
+	evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	if (evs && evs[0]) {
+		struct tep_format_field *f;
+		int sz = 0;
+
+		for (f = evs[0]->format.common_fields; f; f = f->next)
+			if (f->offset + f->size > sz)
+				sz = f->offset + f->size;
+		if (sz > 0 && sz <= 64)
+			d->common_size = sz;
+	}
+	for (b = 0; b < kt_reader_buffers(r); b++)
+		n += kt_reader_streams(r, b);
+	d->its = calloc(n ? n : 1, sizeof(*d->its));
+	d->heap = calloc(n ? n : 1, sizeof(*d->heap));
+	if (!d->its || !d->heap)
+		goto err;
+	ls = d->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
+	en = kt_reader_big_endian(r) ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
+	for (b = 0; b < kt_reader_buffers(r); b++) {
+		for (i = 0; i < kt_reader_streams(r, b); i++) {
+			struct iter *it = &d->its[d->nits];
+
+			it->buf = b;
+			it->cpu = kt_reader_stream_cpu(r, b, i);
+			it->idx = d->nits;
+			if (!cpu_wanted(d, it->cpu))
+				continue;
+			it->s = kt_stream_open(r, b, i);
+			it->kb = kbuffer_alloc(ls, en);
+			if (!it->s || !it->kb) {
+				kt_stream_close(it->s);
+				kbuffer_free(it->kb);
+				goto err;
+			}
+			d->nits++;
+		}
+	}
+	return d;
+err:
+	kt_decoder_free(d);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void kt_decoder_free(struct kt_decoder *d)
+{
+	int i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nits; i++) {
+		kt_stream_close(d->its[i].s);
+		kbuffer_free(d->its[i].kb);
+	}
+	free(d->its);
+	free(d->heap);
+	free(d->need);
+	free(d->ids);
+	if (d->filter)
+		tep_filter_free(d->filter);
+	free(d->pids);
+	for (i = 0; i < d->ncomms; i++)
+		free(d->comms[i]);
+	free(d->comms);
+	free(d);
+}
+
+/* Load the next usable page of it; false at the end of its data. */
+static bool next_page(struct kt_decoder *d, struct iter *it)
+{
+	void *page, *peek;
+	uint64_t off;
+
+	for (;;) {
+		if (kt_stream_next_page(it->s, &page, &off) <= 0)
+			return false;
+		it->page_off = off;
+		if (d->opts.has_to &&
+		    kt_reader_ts(d->r, rd64(d, page)) > d->opts.to)
+			return false;
+		/* Every record of a page comes before the next page starts. */
+		if (d->opts.has_from && (peek = kt_stream_peek_page(it->s)) &&
+		    kt_reader_ts(d->r, rd64(d, peek)) < d->opts.from)
+			continue;
+		if (!check_page(d, it, page))
+			continue;
+		kbuffer_load_subbuffer(it->kb, page);
+		return true;
+	}
+}
+
+/* Step it to its next record in the window; false when it has none. */
+static bool iter_next(struct kt_decoder *d, struct iter *it)
+{
+	unsigned long long ts;
+	void *data;
+
+	for (;;) {
+		data = kbuffer_read_event(it->kb, &ts);
+		if (!data) {
+			if (!next_page(d, it))
+				return false;
+			continue;
+		}
+		memset(&it->rec, 0, sizeof(it->rec));
+		it->rec.ts = kt_reader_ts(d->r, ts);
+		it->rec.size = kbuffer_event_size(it->kb);
+		it->rec.record_size = kbuffer_curr_size(it->kb);
+		it->rec.cpu = it->cpu;
+		it->rec.data = data;
+		it->rec.offset = it->page_off + (unsigned int)kbuffer_curr_offset(it->kb);
+		it->rec.missed_events = kbuffer_missed_events(it->kb);
+		it->rec.ref_count = 1;
+		it->rec.locked = 1;
+		kbuffer_next_event(it->kb, NULL);
+		if (d->opts.has_to && it->rec.ts > d->opts.to)
+			return false;
+		if (d->opts.has_from && it->rec.ts < d->opts.from)
+			continue;
+		return true;
+	}
+}
+
+static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg);
+
+static bool heap_less(const struct iter *a, const struct iter *b)
+{
+	if (a->rec.ts != b->rec.ts)
+		return a->rec.ts < b->rec.ts;
+	return a->idx < b->idx;
+}
+
+static void heap_down(struct kt_decoder *d, int i)
+{
+	struct iter **h = d->heap;
+	int n = d->nheap, l, m;
+
+	for (;;) {
+		l = 2 * i + 1;
+		if (l >= n)
+			return;
+		m = l + 1 < n && heap_less(h[l + 1], h[l]) ? l + 1 : l;
+		if (!heap_less(h[m], h[i]))
+			return;
+		struct iter *t = h[m];
+		h[m] = h[i];
+		h[i] = t;
+		i = m;
+	}
+}
+
+static void heap_up(struct kt_decoder *d, int i)
+{
+	struct iter **h = d->heap;
+
+	while (i > 0) {
+		int p = (i - 1) / 2;
+
+		if (!heap_less(h[i], h[p]))
+			return;
+		struct iter *t = h[p];
+		h[p] = h[i];
+		h[i] = t;
+		i = p;
+	}
+}
+
+static bool selected(struct kt_decoder *d, struct tep_event *ev,
+		     struct tep_record *rec)
+{
+	int i, pid;
+
+	if (d->ids && !d->ids[ev->id])
+		return false;
+	if (d->has_filter) {
+		int ret = tep_filter_match(d->filter, rec);
+
+		if (ret != TEP_ERRNO__FILTER_MATCH && ret != TEP_ERRNO__NO_FILTER)
+			return false;
+	}
+	if (d->npids || d->ncomms) {
+		pid = tep_data_pid(d->tep, rec);
+		for (i = 0; i < d->npids; i++)
+			if (d->pids[i] == pid)
+				return true;
+		if (d->ncomms) {
+			const char *comm = tep_data_comm_from_pid(d->tep, pid);
+
+			for (i = 0; i < d->ncomms; i++)
+				if (comm && !fnmatch(d->comms[i], comm, 0))
+					return true;
+		}
+		return false;
+	}
+	return true;
+}
+
+static void warn_suppressed(struct kt_decoder *d)
+{
+	if (d->page_warnings > MAX_PAGE_WARNINGS)
+		kt_warn("damaged trace file '%s': %lu more damaged pages skipped",
+			kt_reader_path(d->r), d->page_warnings - MAX_PAGE_WARNINGS);
+	d->page_warnings = 0;
+}
+
+int kt_decoder_run(struct kt_decoder *d, kt_event_fn fn, void *arg)
+{
+	int ret = decoder_merge(d, fn, arg);
+
+	warn_suppressed(d);
+	return ret;
+}
+
+static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
+{
+	struct kt_event ev;
+	struct iter *it;
+	int i, ret;
+
+	d->nheap = 0;
+	for (i = 0; i < d->nits; i++) {
+		if (iter_next(d, &d->its[i])) {
+			d->heap[d->nheap] = &d->its[i];
+			heap_up(d, d->nheap++);
+		}
+	}
+	while (d->nheap) {
+		it = d->heap[0];
+		ev.record = &it->rec;
+		ev.event = tep_find_event_by_record(d->tep, &it->rec);
+		ev.buffer = it->buf;
+		ev.cpu = it->cpu;
+		/* check_page() let only records of known events through. */
+		ev.selected = ev.event && selected(d, ev.event, &it->rec);
+		if (ev.event) {
+			ret = fn(&ev, arg);
+			if (ret < 0)
+				return ret;
+		}
+		if (iter_next(d, it)) {
+			heap_down(d, 0);
+		} else {
+			d->heap[0] = d->heap[--d->nheap];
+			heap_down(d, 0);
+		}
+	}
+	return 0;
+}
+
+/* ---- selection ---- */
+
+int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
+{
+	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	const char *colon = strchr(spec, ':');
+	char full[512];
+	int i, found = 0;
+
+	if (!d->ids) {
+		d->ids = calloc(NR_IDS, sizeof(*d->ids));
+		if (!d->ids)
+			return -ENOMEM;
+	}
+	for (i = 0; evs && evs[i]; i++) {
+		struct tep_event *e = evs[i];
+		bool hit;
+
+		if (e->id < 0 || e->id >= NR_IDS)
+			continue;
+		snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
+		if (colon)
+			hit = !fnmatch(spec, full, 0);
+		else
+			hit = !fnmatch(spec, e->name, 0) ||
+			      !fnmatch(spec, e->system, 0);
+		if (hit) {
+			d->ids[e->id] = true;
+			found++;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int kt_decoder_add_filter(struct kt_decoder *d, const char *filter)
+{
+	enum tep_errno ret;
+	char err[256];
+
+	if (!d->filter) {
+		d->filter = tep_filter_alloc(d->tep);
+		if (!d->filter)
+			return -ENOMEM;
+	}
+	ret = tep_filter_add_filter_str(d->filter, filter);
+	if (ret < 0) {
+		if (tep_filter_strerror(d->filter, ret, err, sizeof(err)))
+			snprintf(err, sizeof(err), "cannot parse it");
+		kt_err("bad filter '%s': %s; see FILTERS in ktrace-report(1)",
+		       filter, err);
+		return -EINVAL;
+	}
+	d->has_filter = true;
+	return 0;
+}
+
+void kt_decoder_add_pid(struct kt_decoder *d, int pid)
+{
+	int *p = realloc(d->pids, sizeof(*p) * (d->npids + 1));
+
+	if (!p)
+		return;
+	d->pids = p;
+	d->pids[d->npids++] = pid;
+}
+
+int kt_decoder_add_comm(struct kt_decoder *d, const char *glob)
+{
+	char **c = realloc(d->comms, sizeof(*c) * (d->ncomms + 1));
+
+	if (!c)
+		return -ENOMEM;
+	d->comms = c;
+	c[d->ncomms] = strdup(glob);
+	if (!c[d->ncomms])
+		return -ENOMEM;
+	d->ncomms++;
+	return 0;
+}
+
+/* ---- printing ---- */
+
+struct info_hook {
+	kt_info_fn fn;
+	void *priv;
+};
+
+struct kt_printer {
+	struct kt_reader *r;
+	struct tep_handle *tep;
+	enum kt_print_mode mode;
+	unsigned int flags;
+	FILE *out;
+	struct trace_seq s;
+	const char *tfmt;
+	enum { TMODE_USECS, TMODE_NSECS, TMODE_RAW } tmode;
+	int prec;			/* digits after the point */
+	unsigned long long p10;		/* 10^prec */
+	/* Instances: every line starts with the buffer name in a column. */
+	int name_width;
+	struct info_hook *hooks;	/* by event id, NULL when none */
+	struct info_hook fallback;	/* for events without one */
+};
+
+struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
+				  unsigned int flags, FILE *out)
+{
+	struct kt_printer *p = calloc(1, sizeof(*p));
+	int b;
+
+	if (!p)
+		return NULL;
+	p->r = r;
+	p->tep = kt_reader_tep(r);
+	p->mode = mode;
+	p->flags = flags;
+	p->out = out;
+	trace_seq_init(&p->s);
+	if (flags & KT_PRINT_NSEC)
+		tep_set_flag(p->tep, TEP_NSEC_OUTPUT);
+	if (!kt_reader_in_usecs(r)) {
+		p->tfmt = "%12d:";
+		p->tmode = TMODE_RAW;
+		p->prec = 12;
+	} else if (flags & KT_PRINT_NSEC) {
+		p->tfmt = " %9.1d:";
+		p->tmode = TMODE_NSECS;
+		p->prec = 9;
+	} else {
+		p->tfmt = " %6.1000d:";
+		p->tmode = TMODE_USECS;
+		p->prec = 6;
+	}
+	p->p10 = 1;
+	for (b = 0; b < p->prec; b++)
+		p->p10 *= 10;
+	p->name_width = -1;
+	for (b = 1; b < kt_reader_buffers(r); b++) {
+		int len = (int)strlen(kt_reader_buffer_name(r, b));
+
+		if (len > p->name_width)
+			p->name_width = len;
+	}
+	return p;
+}
+
+void kt_printer_free(struct kt_printer *p)
+{
+	if (!p)
+		return;
+	trace_seq_destroy(&p->s);
+	free(p->hooks);
+	free(p);
+}
+
+void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
+			 void *priv)
+{
+	if (event_id < 0 || event_id >= NR_IDS)
+		return;
+	if (!p->hooks) {
+		p->hooks = calloc(NR_IDS, sizeof(*p->hooks));
+		if (!p->hooks)
+			return;
+	}
+	p->hooks[event_id].fn = fn;
+	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
+				 void *priv)
+{
+	p->fallback.fn = fn;
+	p->fallback.priv = priv;
+}
+
+static void text_prefix(struct kt_printer *p, const struct kt_event *ev)
+{
+	const char *name;
+
+	if (p->name_width < 0)
+		return;
+	name = kt_reader_buffer_name(p->r, ev->buffer);
+	if (*name)
+		trace_seq_printf(&p->s, "%*s: ", p->name_width, name);
+	else
+		trace_seq_printf(&p->s, "%*s  ", p->name_width, "");
+}
+
+/* Decimal digits of v at the end of buf[0..len); returns the start. */
+static char *utoa_back(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* Append v zero-padded to width digits (more when it needs them). */
+static char *put_zpad(char *p, unsigned long long v, int width)
+{
+	char tmp[24], *b = utoa_back(tmp + sizeof(tmp), v);
+	int n = (int)(tmp + sizeof(tmp) - b);
+
+	for (; n < width; width--)
+		*p++ = '0';
+	memcpy(p, b, (size_t)n);
+	return p + n;
+}
+
+/*
+ * "%16s-%-5d [%03d] %5llu.%06llu: name: " + padding, as trace-cmd asks
+ * tep_print_event() for it (the time as libtraceevent's print_event_time
+ * renders " %6.1000d", " %9.1d" and "%12d"), without its per-call format
+ * parsing: this header is most of the text of most lines.
+ */
+static void text_header(struct kt_printer *p, const struct kt_event *ev)
+{
+	static const char spaces[] = "                    ";
+	struct tep_record *rec = ev->record;
+	const char *comm, *name = ev->event->name;
+	size_t clen, nlen = strlen(name);
+	char buf[192], *b = buf, tmp[24], *d;
+	unsigned long long t;
+	int pid = tep_data_pid(p->tep, rec);
+	int n;
+
+	comm = tep_data_comm_from_pid(p->tep, pid);
+	clen = strlen(comm);
+	if (clen + nlen > 100 || pid < 0 || ev->cpu < 0) {
+		/* Rare shapes: let libtraceevent lay them out. */
+		tep_print_event(p->tep, &p->s, rec, "%16s-%-5d [%03d]",
+				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
+		tep_print_event(p->tep, &p->s, rec, p->tfmt, TEP_PRINT_TIME);
+		trace_seq_printf(&p->s, " %s: ", name);
+		if (nlen < 20)
+			trace_seq_printf(&p->s, "%.*s", (int)(20 - nlen), spaces);
+		return;
+	}
+	if (clen < 16) {
+		memset(b, ' ', 16 - clen);
+		b += 16 - clen;
+	}
+	memcpy(b, comm, clen);
+	b += clen;
+	*b++ = '-';
+	d = utoa_back(tmp + sizeof(tmp), (unsigned long long)pid);
+	n = (int)(tmp + sizeof(tmp) - d);
+	memcpy(b, d, (size_t)n);
+	b += n;
+	for (; n < 5; n++)
+		*b++ = ' ';
+	*b++ = ' ';
+	*b++ = '[';
+	b = put_zpad(b, (unsigned long long)ev->cpu, 3);
+	*b++ = ']';
+	/* As print_event_time(): round to the divisor, "%5llu.%0*llu". */
+	t = p->tmode == TMODE_USECS ? (rec->ts + 500) / 1000 : rec->ts;
+	if (p->tmode != TMODE_RAW)
+		*b++ = ' ';
+	d = utoa_back(tmp + sizeof(tmp), t / p->p10);
+	n = (int)(tmp + sizeof(tmp) - d);
+	if (n < 5) {
+		memset(b, ' ', (size_t)(5 - n));
+		b += 5 - n;
+	}
+	memcpy(b, d, (size_t)n);
+	b += n;
+	*b++ = '.';
+	b = put_zpad(b, t % p->p10, p->prec);
+	*b++ = ':';
+	*b++ = ' ';
+	memcpy(b, name, nlen);
+	b += nlen;
+	*b++ = ':';
+	*b++ = ' ';
+	if (nlen < 20) {
+		memcpy(b, spaces, 20 - nlen);
+		b += 20 - nlen;
+	}
+	*b = '\0';
+	trace_seq_puts(&p->s, buf);
+}
+
+static void text_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	struct info_hook *hook;
+
+	text_header(p, ev);
+	hook = p->hooks && p->hooks[ev->event->id].fn ? &p->hooks[ev->event->id] :
+	       p->fallback.fn ? &p->fallback : NULL;
+	if (p->mode == KT_PRINT_RAW) {
+		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
+	} else if (hook) {
+		unsigned int mark = s->len;
+
+		if (hook->fn(s, ev->event, rec, hook->priv) < 0) {
+			s->len = mark;
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+		}
+	} else {
+		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+	}
+	if (s->len && s->buffer[s->len - 1] == '\n')
+		s->len--;
+}
+
+static void json_field(struct kt_printer *p, struct tep_format_field *f,
+		       struct tep_record *rec)
+{
+	struct trace_seq *s = &p->s;
+	unsigned char *data = rec->data;
+	unsigned int off = (unsigned int)f->offset, len = (unsigned int)f->size;
+	unsigned int i, es;
+	bool is_char;
+
+	trace_seq_printf(s, ",\"%s\":", f->name);
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned long long v;
+
+		if (off + len > (unsigned int)rec->size) {
+			trace_seq_puts(s, "null");
+			return;
+		}
+		v = tep_read_number(p->tep, data + off, len);
+		off = (unsigned int)(v & 0xffff);
+		len = (unsigned int)(v >> 16);
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (unsigned int)(f->offset + f->size);
+	}
+	if (off > (unsigned int)rec->size || len > (unsigned int)rec->size - off) {
+		trace_seq_puts(s, "null");
+		return;
+	}
+	is_char = f->type && strstr(f->type, "char") &&
+		  (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC));
+	/* Byte arrays (__u8 saddr[4]) are arrays; only char text is a string. */
+	if (is_char) {
+		trace_seq_putc(s, '"');
+		for (i = 0; i < len && data[off + i]; i++) {
+			unsigned char c = data[off + i];
+
+			if (c == '"' || c == '\\')
+				trace_seq_printf(s, "\\%c", c);
+			else if (c < 0x20 || c >= 0x7f)
+				trace_seq_printf(s, "\\u%04x", c);
+			else
+				trace_seq_putc(s, (char)c);
+		}
+		trace_seq_putc(s, '"');
+		return;
+	}
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
+		es = f->elementsize;
+		if (!es || es > 8 || (es & (es - 1)))
+			es = 1;
+		trace_seq_putc(s, '[');
+		for (i = 0; i + es <= len; i += es) {
+			unsigned long long v = tep_read_number(p->tep, data + off + i, es);
+
+			trace_seq_printf(s, i ? ",%llu" : "%llu", v);
+		}
+		trace_seq_putc(s, ']');
+		return;
+	}
+	if (len == 0 || len > 8 || (len & (len - 1))) {
+		trace_seq_puts(s, "null");
+		return;
+	}
+	{
+		unsigned long long v = tep_read_number(p->tep, data + off, len);
+
+		if (f->flags & TEP_FIELD_IS_SIGNED) {
+			long long sv;
+
+			switch (len) {
+			case 1: sv = (int8_t)v; break;
+			case 2: sv = (int16_t)v; break;
+			case 4: sv = (int32_t)v; break;
+			default: sv = (long long)v; break;
+			}
+			trace_seq_printf(s, "%lld", sv);
+		} else {
+			trace_seq_printf(s, "%llu", v);
+		}
+	}
+}
+
+static void json_str(struct trace_seq *s, const char *str)
+{
+	const unsigned char *c = (const unsigned char *)str;
+
+	trace_seq_putc(s, '"');
+	for (; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			trace_seq_printf(s, "\\%c", *c);
+		else if (*c < 0x20)
+			trace_seq_printf(s, "\\u%04x", *c);
+		else
+			trace_seq_putc(s, (char)*c);
+	}
+	trace_seq_putc(s, '"');
+}
+
+static void json_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	struct tep_format_field *f;
+	int pid = tep_data_pid(p->tep, rec);
+	const char *comm = tep_data_comm_from_pid(p->tep, pid);
+
+	trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"pid\":%d,\"comm\":",
+			 ev->cpu, rec->ts, pid);
+	json_str(s, comm ? comm : "<...>");
+	trace_seq_puts(s, ",\"event\":");
+	json_str(s, ev->event->name);
+	trace_seq_puts(s, ",\"system\":");
+	json_str(s, ev->event->system);
+	if (ev->buffer) {
+		trace_seq_puts(s, ",\"buffer\":");
+		json_str(s, kt_reader_buffer_name(p->r, ev->buffer));
+	}
+	for (f = ev->event->format.fields; f; f = f->next)
+		json_field(p, f, rec);
+	trace_seq_putc(s, '}');
+}
+
+static int flush_seq(struct kt_printer *p)
+{
+	struct trace_seq *s = &p->s;
+
+	if (s->state != TRACE_SEQ__GOOD) {
+		trace_seq_reset(s);
+		return -ENOMEM;
+	}
+	trace_seq_putc(s, '\n');
+	if (fwrite(s->buffer, 1, s->len, p->out) != s->len) {
+		trace_seq_reset(s);
+		return errno ? -errno : -EIO;
+	}
+	trace_seq_reset(s);
+	return 0;
+}
+
+int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+
+	if (!rec->missed_events && !ev->selected)
+		return 0;
+	if (p->mode == KT_PRINT_JSON) {
+		int ret;
+
+		if (rec->missed_events) {
+			trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"lost\":",
+					 ev->cpu, rec->ts);
+			if (rec->missed_events > 0)
+				trace_seq_printf(s, "%lld}", rec->missed_events);
+			else
+				trace_seq_puts(s, "null}");
+			if (ev->buffer) {
+				s->len--;
+				trace_seq_puts(s, ",\"buffer\":");
+				json_str(s, kt_reader_buffer_name(p->r, ev->buffer));
+				trace_seq_putc(s, '}');
+			}
+			ret = flush_seq(p);
+			if (ret)
+				return ret;
+		}
+		if (!ev->selected)
+			return 0;
+		json_line(p, ev);
+		return flush_seq(p);
+	}
+	text_prefix(p, ev);
+	if (rec->missed_events > 0)
+		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->cpu,
+				 rec->missed_events);
+	else if (rec->missed_events < 0)
+		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
+	if (!ev->selected) {
+		/* The mark alone: drop the newline flush_seq() adds back. */
+		if (s->len)
+			s->len--;
+		return flush_seq(p);
+	}
+	text_line(p, ev);
+	return flush_seq(p);
+}

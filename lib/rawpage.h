@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One ring-buffer sub-buffer ("page") as trace_pipe_raw hands it out,
+ * read in place: its header (data length, lost-event flags) and a count
+ * of its events by type id, decoding nothing but the 16-bit common_type
+ * at the start of each record.  Pages come from the running kernel, so
+ * host byte order and the host's long size are assumed.
+ */
+#ifndef KT_RAWPAGE_H
+#define KT_RAWPAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kbuffer;
+
+/* Event type ids are the kernel's 16-bit common_type. */
+#define KT_RAWPAGE_IDS 65536
+
+struct kt_rawpage_hdr {
+	size_t data_off;	/* where records start in the page */
+	size_t len;		/* bytes of records committed */
+	/* Events lost before this page: 0 none, > 0 that many, -1 some. */
+	long long missed;
+};
+
+/*
+ * Read the header of a page of page_size bytes.  The commit word is read
+ * once, atomically, so a page the kernel is still writing (a mapped
+ * reader page) gives a consistent length.  -EBADMSG if it does not fit.
+ */
+int kt_rawpage_header(const void *page, size_t page_size,
+		      struct kt_rawpage_hdr *hdr);
+
+/*
+ * Count the records in [*off, hdr->len) of the data area: for each event
+ * record, counts[slot[type id]]++.  *off (relative to the data area)
+ * advances past what was counted.  Returns the number of event records
+ * counted, or -EBADMSG for a record that runs past the committed length.
+ */
+int kt_rawpage_count(const void *page, const struct kt_rawpage_hdr *hdr,
+		     size_t *off, const uint16_t *slot, uint64_t *counts);
+
+/*
+ * The same through libtraceevent's kbuffer (kb from kbuffer_alloc() with
+ * host long size and endianness); kept to cross-check and benchmark the
+ * walker above.
+ */
+int kt_rawpage_count_kbuffer(struct kbuffer *kb, void *page,
+			     const struct kt_rawpage_hdr *hdr, size_t *off,
+			     const uint16_t *slot, uint64_t *counts);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace.dat reader: opens a v6 or v7 file (trace-cmd's format, also
+ * zstd/zlib compressed), checks every size and offset against the file
+ * and the limits in tracedat.h, loads the formats, kallsyms, printk
+ * formats and comms into a tep_handle, and hands out the raw ring-buffer
+ * pages of each CPU of each buffer (the top one and instances) through a
+ * bounded window, so memory never grows with the file.
+ *
+ * Errors: kt_reader_open() logs one line naming the byte offset and what
+ * was expected, and fails with -EBADMSG for a damaged or foreign file
+ * (the caller exits 2), other -errno for the rest.
+ */
+#ifndef KT_READER_H
+#define KT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct kt_reader;
+struct kt_stream;
+
+struct kt_reader *kt_reader_open(const char *path);
+void kt_reader_close(struct kt_reader *r);
+
+const char *kt_reader_path(const struct kt_reader *r);
+struct tep_handle *kt_reader_tep(const struct kt_reader *r);
+int kt_reader_version(const struct kt_reader *r);
+unsigned int kt_reader_page_size(const struct kt_reader *r);
+/* The kernel's long size (4 or 8), from header_page. */
+int kt_reader_long_size(const struct kt_reader *r);
+bool kt_reader_big_endian(const struct kt_reader *r);
+/* "none", "zstd" or "zlib". */
+const char *kt_reader_compression(const struct kt_reader *r);
+/* Number of CPUs of the traced machine. */
+int kt_reader_cpus(const struct kt_reader *r);
+/* The trace clock ("local", "mono", ...), or "" when the file has none. */
+const char *kt_reader_clock(const struct kt_reader *r);
+/* Timestamps are ns (shown as seconds.usecs) rather than raw counts. */
+bool kt_reader_in_usecs(const struct kt_reader *r);
+/* Raw ring-buffer timestamp -> what trace-cmd shows (offsets applied). */
+unsigned long long kt_reader_ts(const struct kt_reader *r,
+				unsigned long long raw);
+const char *kt_reader_uname(const struct kt_reader *r);
+const char *kt_reader_tool_version(const struct kt_reader *r);
+/* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */
+const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);
+/* Set once damage was found (and reported) in the data. */
+bool kt_reader_damaged(const struct kt_reader *r);
+void kt_reader_set_damaged(struct kt_reader *r);
+
+/* Buffers: 0 is the top buffer, 1.. the instances in file order. */
+int kt_reader_buffers(const struct kt_reader *r);
+const char *kt_reader_buffer_name(const struct kt_reader *r, int buf);
+/* Per-CPU data streams of a buffer (only CPUs that have data). */
+int kt_reader_streams(const struct kt_reader *r, int buf);
+int kt_reader_stream_cpu(const struct kt_reader *r, int buf, int i);
+uint64_t kt_reader_stream_bytes(const struct kt_reader *r, int buf, int i);
+
+/*
+ * One CPU's pages in file order.  A page handed out stays valid (and
+ * writable: the decoder trims damaged pages in place) until the next
+ * call of kt_stream_next_page().  The page is followed by at least
+ * KT_STREAM_SLACK readable bytes (the next page, or zeros after the last
+ * page of a window), so a parser reading a header word just past its end
+ * stays inside memory.
+ */
+#define KT_STREAM_SLACK 64
+struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i);
+void kt_stream_close(struct kt_stream *s);
+/*
+ * Returns 1 and the page and its file offset (for compressed data, the
+ * offset of its chunk), 0 at the end, or -EBADMSG when the data is
+ * damaged (reported; the stream then ends).
+ */
+int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset);
+/* The page after the current one when it is already in memory, or NULL. */
+void *kt_stream_peek_page(struct kt_stream *s);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a recording holds and what it lost: per CPU the statistics stored
+ * at record time (CPUSTAT) next to what the data itself shows (events,
+ * bytes, lost-event marks), and per event the counts per CPU with the
+ * first and last timestamp.  Used by `ktrace report --stat` and
+ * `ktrace stat -i FILE`.
+ */
+#ifndef KT_SUMMARY_H
+#define KT_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct kt_reader;
+struct tep_event;
+
+struct kt_summary_cpu {
+	int buffer;			/* 0: top */
+	int cpu;
+	uint64_t events;		/* records in the data */
+	uint64_t bytes;			/* their ring-buffer bytes */
+	uint64_t lost;			/* sum of counted lost-event marks */
+	uint64_t marks;			/* lost-event marks */
+	uint64_t unknown_marks;		/* marks without a count */
+	unsigned long long first_ts, last_ts;
+	/* From CPUSTAT, when has_stat. */
+	bool has_stat;
+	uint64_t st_entries, st_overrun, st_commit_overrun, st_bytes,
+		 st_dropped, st_read;
+};
+
+struct kt_summary_event {
+	struct tep_event *event;
+	uint64_t total;
+	const uint64_t *per_cpu;	/* indexed like kt_summary_cpu_at() */
+	unsigned long long first_ts, last_ts;
+};
+
+struct kt_summary_lost {
+	int buffer;
+	int cpu;
+	long long count;		/* -1: unknown */
+	bool has_after;
+	unsigned long long after_ts;	/* last event before the loss */
+	unsigned long long before_ts;	/* first event after it */
+};
+
+struct kt_summary;
+/* Decode the whole file once.  NULL + errno on failure. */
+struct kt_summary *kt_summary_new(struct kt_reader *r);
+void kt_summary_free(struct kt_summary *s);
+
+int kt_summary_cpus(const struct kt_summary *s);
+const struct kt_summary_cpu *kt_summary_cpu_at(const struct kt_summary *s, int i);
+/* Events that occur, most frequent first. */
+int kt_summary_events(const struct kt_summary *s);
+const struct kt_summary_event *kt_summary_event_at(const struct kt_summary *s, int i);
+/* Lost-event marks in time order (the first KT_SUMMARY_MAX_MARKS). */
+#define KT_SUMMARY_MAX_MARKS 1000
+int kt_summary_marks(const struct kt_summary *s);
+const struct kt_summary_lost *kt_summary_mark_at(const struct kt_summary *s, int i);
+/* Events lost in total: counted marks + record-time overruns/drops. */
+uint64_t kt_summary_total_lost(const struct kt_summary *s);
+
+#endif

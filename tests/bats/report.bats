@@ -1,0 +1,454 @@
+#!/usr/bin/env bats
+# ktrace report: trace-cmd is the oracle.  Files are recorded at test time
+# by trace-cmd (with a shim for the function-tracer files this machine
+# refuses) into a private instance; `ktrace report` must print what
+# `trace-cmd report` prints, line for line, and must survive damage.
+
+load helpers
+
+# libtraceevent leaks inside tep_parse_event() on formats it half parses;
+# that is its leak, not ours, and must not fail the ASan run.
+export LSAN_OPTIONS=suppressions=$TOP/tests/lsan-libtraceevent.supp
+
+EVENTS=(-e sched -e irq -e timer -e kmem -e syscalls -e block -e writeback
+	-e net -e skb -e sock)
+
+# tc_record OUT [trace-cmd record options...]: record the workload with
+# trace-cmd into a private instance (the top-level buffer is left alone).
+tc_record() {
+	local out=$1 inst
+	shift
+	inst="kt-test-$$-rec$((++TC_N))"
+	# Options after -B (like -b) apply to the instance, not the top.
+	LD_PRELOAD=$RD/tc-shim.so trace-cmd record -B "$inst" "$@" "${EVENTS[@]}" \
+		-o "$out" -- "$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1 ||
+		{ cat "$RD/tc.log" >&2; return 1; }
+	[ -s "$out" ]
+}
+
+setup_file() {
+	export RD=$BATS_FILE_TMPDIR
+	TC_N=0
+	cc -O2 -shared -fPIC -o "$RD/tc-shim.so" "$TOP/tests/tc-shim.c" -ldl
+	tc_record "$RD/v7.dat"			# trace-cmd 3.x default: v7, zstd
+	tc_record "$RD/v6.dat" --file-version 6
+	tc_record "$RD/v7n.dat" --compression none
+	# A small buffer under heavy events: lost-event marks in the data.
+	EVENTS=(-e kmem -e syscalls -e sched)
+	tc_record "$RD/lost.dat" -b 8
+	# Small files for damage and fuzzing.
+	EVENTS=(-e sched -e irq -e syscalls:sys_enter_openat)
+	tc_record "$RD/small.dat"
+	tc_record "$RD/small6.dat" --file-version 6
+	# Two instances in one file.
+	local a="kt-test-$$-a" b="kt-test-$$-b"
+	echo "$a $b" >"$RD/multi.names"
+	LD_PRELOAD=$RD/tc-shim.so trace-cmd record -B "$a" -e sched_switch \
+		-B "$b" -e irq -e sched_wakeup -o "$RD/multi.dat" -- \
+		"$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1
+	# trace-cmd here has no zlib: repack the zstd file with zlib.
+	cc -O2 -o "$RD/dat-zlib" "$TOP/tests/dat-zlib.c" -lz -lzstd
+	"$RD/dat-zlib" "$RD/v7.dat" "$RD/v7z.dat"
+	for f in v7 v6 v7n lost small small6 multi; do
+		trace-cmd report "$RD/$f.dat" 2>/dev/null | tail -n +2 >"$RD/$f.tc"
+	done
+	export TC_N
+}
+
+teardown_file() {
+	kt_cleanup_instances
+}
+
+# cmp, showing the first differences when they differ.
+same_file() {
+	cmp -s "$1" "$2" && return 0
+	diff -u "$1" "$2" | head -n 30
+	return 1
+}
+
+# The lines of a report without the instance column ("name: ").
+unprefixed() {
+	sed -E 's/^kt-test-[0-9]+-rec[0-9]+: //' "$@"
+}
+
+# Must equal trace-cmd report FILE with the same options, header aside.
+same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
+	local f=$1 k=() t=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do k+=("$1"); shift; done
+	shift
+	t=("$@")
+	"$KTRACE" report -i "$f" "${k[@]}" >"$RD/k.out"
+	trace-cmd report "${t[@]}" "$f" 2>/dev/null | tail -n +2 >"$RD/t.out"
+	[ -s "$RD/t.out" ] || fail "trace-cmd printed nothing for $f"
+	diff -u "$RD/t.out" "$RD/k.out" | head -20 >&2
+	cmp -s "$RD/t.out" "$RD/k.out"
+}
+
+@test "v7 zstd file: same text as trace-cmd report, line for line" {
+	run "$KTRACE" report -i "$RD/v7.dat" -o "$RD/v7.out"
+	assert_success
+	[ "$(wc -l <"$RD/v7.tc")" -gt 1000 ]
+	same_file "$RD/v7.tc" "$RD/v7.out"
+	# The file really is compressed v7 and has the kinds of events asked.
+	[ "$(head -c 11 "$RD/v7.dat" | tail -c 1)" = 7 ]
+	for e in sched_switch irq_handler_entry hrtimer_start kmalloc sys_enter_openat \
+		 block_rq_issue writeback_dirty_folio net_dev_queue; do
+		grep -q " $e: " "$RD/v7.out" || fail "no $e in the report"
+	done
+}
+
+@test "v6 file: same text as trace-cmd report" {
+	[ "$(head -c 11 "$RD/v6.dat" | tail -c 1)" = 6 ]
+	"$KTRACE" report -i "$RD/v6.dat" >"$RD/v6.out" 2>"$RD/v6.err" ||
+		fail "status $?: $(cat "$RD/v6.err")"
+	same_file "$RD/v6.tc" "$RD/v6.out"
+}
+
+@test "v7 uncompressed file: same text as trace-cmd report" {
+	run "$KTRACE" report -i "$RD/v7n.dat" --stat
+	assert_output --partial "compression none"
+	"$KTRACE" report -i "$RD/v7n.dat" >"$RD/v7n.out"
+	same_file "$RD/v7n.tc" "$RD/v7n.out"
+}
+
+@test "v7 zlib file: the same text as trace-cmd prints for the zstd original" {
+	run "$KTRACE" report -i "$RD/v7z.dat" --stat
+	assert_output --partial "compression zlib"
+	"$KTRACE" report -i "$RD/v7z.dat" >"$RD/v7z.out"
+	same_file "$RD/v7.tc" "$RD/v7z.out"
+	# Cut inside its packed data: the head is still printed, exit 2.
+	size=$(stat -c %s "$RD/v7z.dat")
+	head -c $((size * 3 / 4)) "$RD/v7z.dat" >"$RD/t.dat"
+	run "$KTRACE" report -i "$RD/t.dat"
+	assert_failure 2
+}
+
+@test "lost events: the same CPU:N [N EVENTS DROPPED] marks as trace-cmd" {
+	"$KTRACE" report -i "$RD/lost.dat" >"$RD/lost.out"
+	same_file "$RD/lost.tc" "$RD/lost.out"
+	grep -Eq '^(kt-test-[0-9]+-rec[0-9]+: )?CPU:[0-9]+ \[[0-9]+ EVENTS DROPPED\]$' "$RD/lost.out"
+}
+
+@test "instances: every buffer, named in a column, as trace-cmd" {
+	"$KTRACE" report -i "$RD/multi.dat" >"$RD/multi.out"
+	same_file "$RD/multi.tc" "$RD/multi.out"
+	read -r a b <"$RD/multi.names"
+	grep -q "^$a: " "$RD/multi.out"
+	grep -q "^$b: " "$RD/multi.out"
+}
+
+@test "-t prints nanoseconds as trace-cmd report -t" {
+	same_as_tc "$RD/small.dat" -t -- -t
+	grep -Eq '\] +[0-9]+\.[0-9]{9}: ' "$RD/k.out"
+}
+
+@test "--raw prints field=value as trace-cmd report -R" {
+	same_as_tc "$RD/v7.dat" --raw -- -R
+	grep -q ' sched_switch: .*prev_comm=.*next_pid=' "$RD/k.out"
+}
+
+# What a selection of v7.dat must print: trace-cmd's lines that match,
+# and every lost-events mark (a selection never hides a loss).
+want() {
+	grep -E -- "$1|EVENTS DROPPED\]\$" "$RD/v7.tc"
+}
+
+# trace-cmd 3.1 ignores --cpu and -F for instance buffers (it prints
+# nothing), and these files hold an instance: the oracle for selection
+# is trace-cmd's full report, filtered here.
+@test "--cpu selects CPUs" {
+	"$KTRACE" report -i "$RD/v7.dat" --cpu 1 >"$RD/k.out"
+	grep -E '\[001\] |CPU:1 \[.*DROPPED\]$' "$RD/v7.tc" | cmp - "$RD/k.out"
+	[ -s "$RD/k.out" ]
+	"$KTRACE" report -i "$RD/v7.dat" --cpu 0-1 | cmp - "$RD/v7.tc"
+	"$KTRACE" report -i "$RD/v7.dat" --cpu 0,1 | cmp - "$RD/v7.tc"
+}
+
+@test "-e selects events by name, system:name, system and glob" {
+	"$KTRACE" report -i "$RD/v7.dat" -e sched_switch >"$RD/k.out"
+	want ' sched_switch: ' | cmp - "$RD/k.out"
+	"$KTRACE" report -i "$RD/v7.dat" -e 'irq:*' -e sched:sched_wakeup >"$RD/k.out"
+	want ' (irq_handler_entry|irq_handler_exit|softirq_entry|softirq_exit|softirq_raise|sched_wakeup): ' |
+		cmp - "$RD/k.out"
+	"$KTRACE" report -i "$RD/v7.dat" -e irq >"$RD/k.out"
+	want ' (irq_handler_entry|irq_handler_exit|softirq_entry|softirq_exit|softirq_raise): ' |
+		cmp - "$RD/k.out"
+	[ -s "$RD/k.out" ]
+}
+
+@test "-F filters with libtraceevent syntax" {
+	"$KTRACE" report -i "$RD/v7.dat" -F 'sched_switch: prev_comm == "workload.sh"' >"$RD/k.out"
+	want ' sched_switch: +workload\.sh:[0-9]+ ' | cmp - "$RD/k.out"
+	[ -s "$RD/k.out" ]
+	"$KTRACE" report -i "$RD/v7.dat" -F 'sched_switch: prev_pid != 0 && next_pid != 0' >"$RD/k.out"
+	want ' sched_switch: ' | grep -vE '( swapper/[0-9]+:0 \[)' | cmp - "$RD/k.out"
+}
+
+@test "--pid and --comm select tasks" {
+	pid=$(grep -m1 ' sys_enter_openat: ' "$RD/v7.tc" | sed -E 's/^.{0,60}-([0-9]+) +\[[0-9]{3}\] .*/\1/')
+	[ -n "$pid" ]
+	"$KTRACE" report -i "$RD/v7.dat" --pid "$pid" >"$RD/pid.out"
+	want "-$pid +\[[0-9]{3}\] " | cmp - "$RD/pid.out"
+	"$KTRACE" report -i "$RD/v7.dat" --comm 'work*' -e sched_switch >"$RD/comm.out"
+	[ -s "$RD/comm.out" ]
+	unprefixed "$RD/comm.out" | grep -v 'EVENTS DROPPED\]$' | grep -v '^ *work[^ ]*-[0-9]' && return 1
+	true
+}
+
+# The timestamp column of report lines (comms may hold spaces).
+ts_col() {
+	awk '{ if (match($0, /\[[0-9][0-9][0-9]\] +[0-9]+\.[0-9]+:/)) {
+		t = substr($0, RSTART + 5, RLENGTH - 6); sub(/^ +/, "", t); print t
+	} else print "-" }' "$@"
+}
+
+@test "--from and --to keep the events of a time window" {
+	from=$(ts_col "$RD/v7.tc" | sed -n '100p')
+	to=$(ts_col "$RD/v7.tc" | sed -n '400p')
+	"$KTRACE" report -i "$RD/v7.dat" --from "@$from" --to "@$to" >"$RD/win.out"
+	paste -d '\t' <(ts_col "$RD/v7.tc") "$RD/v7.tc" |
+		awk -F '\t' -v a="$from" -v b="$to" '$1 != "-" && $1 + 0 >= a + 0 && $1 + 0 <= b + 0 { print $2 }' |
+		grep -v 'EVENTS DROPPED\]$' >"$RD/win.want"
+	[ "$(wc -l <"$RD/win.want")" -ge 301 ]
+	grep -v 'EVENTS DROPPED\]$' "$RD/win.out" | cmp "$RD/win.want" -
+	# Relative to the first event: 0 keeps everything.
+	"$KTRACE" report -i "$RD/v7.dat" --from 0 >"$RD/all.out"
+	cmp "$RD/v7.tc" "$RD/all.out"
+	run "$KTRACE" report -i "$RD/v7.dat" --from yesterday
+	assert_failure 64
+}
+
+@test "--head N prints the first N events" {
+	"$KTRACE" report -i "$RD/v7.dat" --head 25 >"$RD/head.out"
+	awk '{ print } !/EVENTS DROPPED\]$/ && ++n == 25 { exit }' "$RD/v7.tc" |
+		cmp - "$RD/head.out"
+}
+
+@test "--format json: one object per line with typed fields" {
+	"$KTRACE" report -i "$RD/v7.dat" --format json >"$RD/j.out"
+	[ "$(jq -c 'select(.lost == null)' "$RD/j.out" | wc -l)" = "$(grep -vc 'EVENTS DROPPED\]$' "$RD/v7.tc")" ]
+	jq -e . "$RD/j.out" >/dev/null
+	# sched_switch fields match the field=value text.
+	"$KTRACE" report -i "$RD/v7.dat" --raw -e sched_switch |
+		grep -v 'EVENTS DROPPED\]$' | sed 's/.* sched_switch: *//' >"$RD/raw.sw"
+	jq -r 'select(.event == "sched_switch") |
+		"prev_comm=\(.prev_comm) prev_pid=\(.prev_pid) prev_prio=\(.prev_prio) prev_state=\(.prev_state) next_comm=\(.next_comm) next_pid=\(.next_pid) next_prio=\(.next_prio)"' \
+		"$RD/j.out" >"$RD/json.sw"
+	cmp "$RD/raw.sw" "$RD/json.sw"
+	run jq -r 'select(.event == "sched_switch") | [(.prev_pid|type), (.prev_comm|type), (.cpu|type), (.ts|type), .system] | join(" ")' "$RD/j.out"
+	assert_line --index 0 "number string number number sched"
+	# __data_loc strings are strings, byte arrays are arrays.
+	run jq -r 'select(.event == "net_dev_queue") | .name | type' "$RD/j.out"
+	assert_line --index 0 string
+	run jq -r 'select(.event == "inet_sock_set_state") | .saddr | type' "$RD/j.out"
+	assert_line --index 0 array
+	# Timestamps are the text's, in ns.
+	t=$(ts_col "$RD/v7.tc" | head -n 1)
+	[ "$(head -n 1 "$RD/j.out" | jq -r '(.ts + 500) / 1000 | floor')" = "$(tr -d . <<<"$t")" ]
+}
+
+@test "--format json shows lost events as objects" {
+	"$KTRACE" report -i "$RD/lost.dat" --format json | jq -e 'select(.lost != null)' |
+		jq -s -e 'length > 0'
+}
+
+@test "--stat: record-time stats, lost marks, event counts, verdict" {
+	run "$KTRACE" report -i "$RD/lost.dat" --stat
+	assert_success
+	assert_output --regexp "events lost on (CPU [0-9]+|[0-9]+ CPUs)"
+	assert_output --partial "lost-event marks in the data:"
+	# The instance's record-time stats (trace-cmd files them after a
+	# "Buffer: NAME" mark) are on the instance's rows.
+	assert_output --regexp "kt-test-[0-9]+-rec[0-9]+ +0 +[0-9]+ +[0-9]+ +[0-9]+\+? +[0-9]+ +[0-9]+ +[0-9]+"
+	run "$KTRACE" report -i "$RD/v7.dat" --stat
+	assert_success
+	n=$(grep -c ' sched_switch: ' "$RD/v7.tc")
+	assert_output --regexp "sched:sched_switch +$n "
+	run "$KTRACE" report -i "$RD/small.dat" --stat --format json
+	assert_success
+	jq -e '.cpus | length > 0' <<<"$output"
+	[ "$(jq '[.events[].total] | add' <<<"$output")" = "$(grep -vc 'EVENTS DROPPED\]$' "$RD/small.tc")" ]
+}
+
+@test "-o writes the file; a closed pipe ends quietly with status 0" {
+	run "$KTRACE" report -i "$RD/small.dat" -o "$RD/o.txt"
+	assert_success
+	cmp "$RD/small.tc" "$RD/o.txt"
+	run bash -c "'$KTRACE' report -i '$RD/v7.dat' | head -n 1"
+	assert_success
+	refute_output --partial "ktrace"
+	"$KTRACE" report -i "$RD/v7.dat" 2>"$RD/pipe.err" | head -n 1 >/dev/null
+	[ "${PIPESTATUS[0]}" = 0 ]
+	[ ! -s "$RD/pipe.err" ]
+}
+
+@test "the input defaults to ktrace.dat in the current directory" {
+	mkdir -p "$RD/cwd"
+	cp "$RD/small.dat" "$RD/cwd/ktrace.dat"
+	cd "$RD/cwd"
+	"$KTRACE" report >"$RD/cwd.out"
+	same_file "$RD/small.tc" "$RD/cwd.out"
+}
+
+@test "bad usage exits 64, a missing file 1" {
+	run "$KTRACE" report -i "$RD/small.dat" --format xml
+	assert_failure 64
+	run "$KTRACE" report -i "$RD/small.dat" --cpu x
+	assert_failure 64
+	run "$KTRACE" report -i "$RD/small.dat" -e no_such_event_here
+	assert_failure 64
+	assert_output --partial "no_such_event_here"
+	run "$KTRACE" report -i "$RD/small.dat" -F 'sched_switch: ((('
+	assert_failure 64
+	run "$KTRACE" report -i "$RD/nonexistent.dat"
+	assert_failure 1
+	assert_output --partial "nonexistent.dat"
+}
+
+@test "not a trace file: one line naming it, exit 2" {
+	printf 'hello world, not a trace\n' >"$RD/text.dat"
+	run "$KTRACE" report -i "$RD/text.dat"
+	assert_failure 2
+	assert_output --partial "not a trace.dat file"
+	[ "${#lines[@]}" = 1 ]
+	: >"$RD/empty.dat"
+	run "$KTRACE" report -i "$RD/empty.dat"
+	assert_failure 2
+}
+
+# patch FILE OFFSET HEXBYTES: overwrite bytes in place.
+patch() {
+	printf "$(sed 's/../\\x&/g' <<<"$3")" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+@test "header damage: magic, version, page size, header_page label: exit 2 with the byte offset" {
+	for spec in "0 00" "10 39" "14 00000000" "18 78" "12 09"; do
+		cp "$RD/small6.dat" "$RD/d.dat"
+		patch "$RD/d.dat" ${spec}
+		run timeout 20 "$KTRACE" report -i "$RD/d.dat"
+		[ "$status" = 2 ] || fail "patch $spec: status $status: $output"
+		[ "${#lines[@]}" = 1 ] || fail "patch $spec: not one line: $output"
+		[[ "$output" == *"byte"* ]] || fail "patch $spec: no offset: $output"
+	done
+}
+
+@test "section damage in v7: section id, option size, CPU data offset: exit 2" {
+	off=$(trace-cmd dump --options "$RD/small.dat" 2>/dev/null |
+		sed -n 's/.*\[Section 0 @ \([0-9]*\):.*/\1/p' | head -n 1)
+	[ -n "$off" ]
+	cp "$RD/small.dat" "$RD/d.dat"
+	patch "$RD/d.dat" "$off" 0909
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat"
+	assert_failure 2
+	assert_output --partial "byte $off"
+	# The first option's size, far past the section.
+	cp "$RD/small.dat" "$RD/d.dat"
+	patch "$RD/d.dat" $((off + 18)) ffffff7f
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat"
+	assert_failure 2
+	assert_output --partial "runs past"
+}
+
+@test "v6 CPU data outside the file: exit 2" {
+	inst=$(trace-cmd dump --options "$RD/small6.dat" 2>/dev/null |
+		sed -n 's/^\([0-9]*\) \[offset\]$/\1/p' | head -n 1)
+	[ -n "$inst" ]
+	cp "$RD/small6.dat" "$RD/d.dat"
+	# "flyrecord\0" then CPU 0's offset.
+	patch "$RD/d.dat" $((inst + 10)) ffffffffffff0000
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat"
+	assert_failure 2
+	assert_output --partial "outside the file"
+}
+
+@test "page damage: commit past the page, record length past the page: the rest still printed, exit 2" {
+	read -r off size < <(trace-cmd dump --flyrecord "$RD/small6.dat" 2>/dev/null |
+		awk '/offset, size of cpu/ && $2 > 0 { print $1, $2; exit }')
+	[ -n "$off" ]
+	all=$(wc -l <"$RD/small6.tc")
+	cp "$RD/small6.dat" "$RD/d.dat"
+	patch "$RD/d.dat" $((off + 8)) ffff0f0000000000
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat"
+	assert_failure 2
+	assert_output --partial "commit size is larger than the page"
+	# --stat counts what can be read and says the file is damaged.
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat" --stat
+	assert_failure 2
+	assert_output --partial "is damaged: the counts above cover what could be read"
+	[ "$(grep -c '^kt-test' <<<"$output")" -gt 0 ]
+	[ "$(grep -c '^kt-test' <<<"$output")" -lt "$all" ]
+	# The first record: type_len 0 with a length of 1 GB.
+	cp "$RD/small6.dat" "$RD/d.dat"
+	patch "$RD/d.dat" $((off + 16)) 0000000000000040
+	run timeout 20 "$KTRACE" report -i "$RD/d.dat"
+	assert_failure 2
+	assert_output --partial "record length is out of range"
+	# Events before the damaged record and on other pages are printed.
+	[ "$(grep -c '^kt-test' <<<"$output")" -gt 0 ]
+}
+
+@test "truncated at many offsets: always exit 2, never a crash or hang" {
+	for f in small small6; do
+		size=$(stat -c %s "$RD/$f.dat")
+		offs="0 1 5 9 10 11 12 13 17 18 19 29 30 31 40 60 100 200 500 1000 2000 4000"
+		for i in $(seq 1 24); do offs="$offs $((size * i / 25))"; done
+		offs="$offs $((size - 4096)) $((size - 100)) $((size - 1))"
+		for n in $offs; do
+			head -c "$n" "$RD/$f.dat" >"$RD/t.dat"
+			run timeout 30 "$KTRACE" report -i "$RD/t.dat"
+			[ "$status" = 2 ] || fail "$f cut at $n: status $status: ${output:0:300}"
+		done
+	done
+}
+
+@test "random byte flips never crash or hang" {
+	seed=${KT_FUZZ_SEED:-$$}
+	RANDOM=$seed
+	for f in small small6; do
+		size=$(stat -c %s "$RD/$f.dat")
+		for i in $(seq 1 40); do
+			cp "$RD/$f.dat" "$RD/z.dat"
+			for j in 1 2 3 4; do
+				if ((RANDOM % 2)); then
+					o=$(( (RANDOM * 32768 + RANDOM) % 12000 ))
+				else
+					o=$(( (RANDOM * 32768 + RANDOM) % size ))
+				fi
+				patch "$RD/z.dat" "$o" "$(printf %02x $((RANDOM % 256)))"
+			done
+			for fmt in text json; do
+				run timeout 30 "$KTRACE" report -i "$RD/z.dat" --format "$fmt"
+				case $status in
+				0|2) ;;
+				*) cp "$RD/z.dat" "$BATS_RUN_TMPDIR/crash-$seed-$f-$i.dat"
+				   fail "seed $seed $f iteration $i ($fmt): status $status: ${output:0:400}" ;;
+				esac
+			done
+		done
+	done
+}
+
+@test "the top-level buffer is left alone by these tests" {
+	# Every recording went to a kt-test-* instance, removed afterwards.
+	run ls "$TRACEFS/instances"
+	refute_output --partial "kt-test-$$-rec"
+}
+
+@test "--from skips whole pages by their timestamps without decoding them" {
+	read -r off size < <(trace-cmd dump --flyrecord "$RD/v6.dat" 2>/dev/null |
+		awk '/offset, size of cpu 0/ && $2 > 8192 { print $1, $2; exit }')
+	[ -n "$off" ] || fail "CPU 0 of v6.dat has a single page"
+	# Damage CPU 0's first page; a window after it must never read it.
+	cp "$RD/v6.dat" "$RD/d.dat"
+	patch "$RD/d.dat" $((off + 8)) ffff0f0000000000
+	last=$(grep -F '[000] ' "$RD/v6.tc" | ts_col | tail -n 1)
+	run "$KTRACE" report -i "$RD/d.dat" --from "@$last" --cpu 0
+	assert_success
+	refute_output --partial "damaged"
+	assert_output --partial "[000] "
+	# Without the window the damage is found.
+	run "$KTRACE" report -i "$RD/d.dat" --cpu 0
+	assert_failure 2
+}

@@ -1,0 +1,85 @@
+#!/bin/bash
+# Download and unpack the Debian kernels the VM tests boot, with the
+# headers and kbuild needed to build kernel/ktrace.ko against them.
+# Idempotent: an unpacked series is reused (tests/vm/cache/<series>/).
+# Prints one line per series: "<series> <release> <root> <kbuild dir>".
+# Usage: tests/vm/fetch-kernels.sh [6.1] [6.12]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${KT_VM_CACHE:-$here/cache}
+mkdir -p "$cache"
+
+# newest PATTERN PREFIX: the highest package name apt knows that starts
+# with PREFIX and matches the regex PATTERN.
+newest() {
+	apt-cache pkgnames "$2" 2>/dev/null | grep -E "$1" | sort -V | tail -n1
+}
+
+# unpack SERIES IMAGE_PKG: download and unpack one release into the
+# cache unless it is there; prints the release.
+unpack() {
+	local series=$1 img=$2 rel root pkgs p kbuild
+	rel=${img#linux-image-}
+	rel=${rel%-unsigned}
+	root=$cache/$rel
+	if [ ! -e "$root/.done" ]; then
+		case $series in
+		6.1) kbuild=linux-kbuild-6.1 ;;
+		*) kbuild=linux-kbuild-${rel%-amd64} ;;
+		esac
+		pkgs="$img linux-headers-$rel linux-headers-${rel%-amd64}-common $kbuild"
+		mkdir -p "$root/deb"
+		for p in $pkgs; do
+			ls "$root/deb/${p}_"*.deb >/dev/null 2>&1 && continue
+			(cd "$root/deb" && apt-get download -qq \
+				-o APT::Sandbox::User=root "$p" >/dev/null) || {
+				apt-get update -qq &&
+				(cd "$root/deb" && apt-get download -qq \
+					-o APT::Sandbox::User=root "$p" >/dev/null)
+			} || { rm -rf "$root"; return 1; }
+		done
+		for p in "$root"/deb/*.deb; do
+			dpkg-deb -x "$p" "$root/fs" || { rm -rf "$root"; return 1; }
+		done
+		# Keep only what the tests use: the image, config, headers, kbuild.
+		rm -rf "$root/fs/lib/modules/$rel/kernel" "$root/deb"
+		# The headers' Makefile includes the common part by absolute
+		# path; point it into the cache.
+		sed -i "s|^include /usr/src/|include $root/fs/usr/src/|" \
+			"$root/fs/usr/src/linux-headers-$rel/Makefile" || { rm -rf "$root"; return 1; }
+		touch "$root/.done"
+	fi
+	echo "$rel"
+}
+
+# fetch SERIES: the newest release apt offers; when it cannot be had
+# (no network, a mirror hiccup), the newest one already in the cache.
+fetch() {
+	local series=$1 pat prefix img rel d
+	case $series in
+	6.1) prefix=linux-image-6.1.0- pat='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
+	6.12) prefix=linux-image-6.12. pat='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
+	*) echo "fetch-kernels: unknown series '$series'; use 6.1 or 6.12" >&2; return 1 ;;
+	esac
+	img=$(newest "$pat" "$prefix")
+	if [ -z "$img" ] || ! rel=$(unpack "$series" "$img"); then
+		rel=$(for d in "$cache"/*/.done; do
+			d=${d%/.done}
+			d=${d##*/}
+			[[ "linux-image-$d-unsigned" =~ $pat ]] && echo "$d"
+		done | sort -V | tail -n1)
+		if [ -z "$rel" ]; then
+			echo "fetch-kernels: cannot download a $series kernel and none is cached; check the network and apt sources" >&2
+			return 1
+		fi
+		echo "fetch-kernels: cannot download ${img:-a $series kernel}; using the cached $rel" >&2
+	fi
+	echo "$series $rel $cache/$rel $cache/$rel/fs/usr/src/linux-headers-$rel"
+}
+
+# Sourced (by a test of the fallback), define the functions only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+[ $# -gt 0 ] || set -- 6.1 6.12
+for s in "$@"; do
+	fetch "$s"
+done

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktvm: the VM tests' helper, linked statically into the guest's
+ * initramfs.  It makes workloads with known counts and reads ktrace
+ * channels, decoding ring-buffer pages on its own (no libtraceevent in
+ * the guest), so every count a test compares comes from real records.
+ *
+ *   ktvm getppid N            N getppid() calls; prints our pid
+ *   ktvm sleeper N            N 1 ms sleeps (2N context switches)
+ *   ktvm read DIR [opts]      drain DIR/trace*, print counts
+ *       -f EVENTS_DIR         name records by EVENTS_DIR/<name>/format
+ *       -m EV:F[|F]=V[,...]   count records of EV whose fields match
+ *                             (F|G: either; ",": and); prints
+ *                             "match <the argument> <count>"
+ *       -s                    records are ktrace_sample events
+ *       -o PREFIX             also save raw pages to PREFIX<cpu>
+ *   ktvm formats EVENTS_DIR   check every format file parses
+ *   ktvm pollwake TRACE EMIT  poll() on TRACE wakes when EMIT is written
+ *   ktvm stopwake TRACE STATE a blocked read ends when STATE gets "stop"
+ *   ktvm bench N              ns per getppid() over N calls
+ *   ktvm rtc                  wait for one RTC update interrupt
+ *   ktvm write FILE STRING    one write(2) of STRING; prints the error
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/rtc.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE		4096
+#define MAX_EVENTS	64
+#define MAX_FIELDS	16
+#define MAX_MATCH	8
+#define SAMPLE_MAGIC	0x6b74736dU
+
+struct field {
+	char name[32];
+	int offset, size, is_signed;
+};
+
+struct event {
+	char name[256];
+	int id;
+	int nfields;
+	struct field fields[MAX_FIELDS];
+	long count;
+};
+
+/* -m EV:COND[,COND...], COND is FIELD[|FIELD]=VALUE; all must hold. */
+#define MAX_CONDS 4
+struct cond {
+	char fields[2][32];
+	int nfields;
+	long long value;
+};
+
+struct match {
+	char event[64];
+	char text[128];
+	struct cond conds[MAX_CONDS];
+	int nconds;
+	long count;
+};
+
+static struct event events[MAX_EVENTS];
+static int nevents;
+static struct match matches[MAX_MATCH];
+static int nmatches;
+
+static int die(const char *what)
+{
+	fprintf(stderr, "ktvm: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int parse_format(const char *path, struct event *ev)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	ev->id = -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *semi, *name;
+		struct field *fl;
+
+		if (sscanf(line, "ID: %d", &ev->id) == 1)
+			continue;
+		p = strstr(line, "field:");
+		if (!p || ev->nfields >= MAX_FIELDS)
+			continue;
+		semi = strchr(p, ';');
+		if (!semi)
+			continue;
+		*semi = '\0';
+		name = strrchr(p, ' ');
+		if (!name)
+			continue;
+		name++;
+		fl = &ev->fields[ev->nfields];
+		snprintf(fl->name, sizeof(fl->name), "%s", name);
+		p = strchr(fl->name, '[');
+		if (p)
+			*p = '\0';
+		if (sscanf(semi + 1, "\toffset:%d;\tsize:%d;\tsigned:%d;",
+			   &fl->offset, &fl->size, &fl->is_signed) != 3) {
+			fclose(f);
+			return -1;
+		}
+		ev->nfields++;
+	}
+	fclose(f);
+	return ev->id >= 0 && ev->nfields >= 4 ? 0 : -1;
+}
+
+/* Load every events/<name>/format; returns the number of bad ones. */
+static int load_formats(const char *dir)
+{
+	struct dirent *de;
+	char path[512];
+	int bad = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		die(dir);
+	while ((de = readdir(d)) && nevents < MAX_EVENTS) {
+		struct event *ev = &events[nevents];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/format", dir, de->d_name);
+		memset(ev, 0, sizeof(*ev));
+		snprintf(ev->name, sizeof(ev->name), "%s", de->d_name);
+		if (parse_format(path, ev)) {
+			printf("badformat %s\n", de->d_name);
+			bad++;
+			continue;
+		}
+		nevents++;
+	}
+	closedir(d);
+	return bad;
+}
+
+static struct event *find_event(int id)
+{
+	int i;
+
+	for (i = 0; i < nevents; i++)
+		if (events[i].id == id)
+			return &events[i];
+	return NULL;
+}
+
+static long long field_value(const struct event *ev, const char *name,
+			     const unsigned char *rec, int len, int *found)
+{
+	int i;
+
+	*found = 0;
+	for (i = 0; i < ev->nfields; i++) {
+		const struct field *f = &ev->fields[i];
+
+		if (strcmp(f->name, name) || f->offset + f->size > len)
+			continue;
+		*found = 1;
+		switch (f->size) {
+		case 1:
+			return f->is_signed ?
+				(long long)*(int8_t *)(rec + f->offset) :
+				(long long)*(uint8_t *)(rec + f->offset);
+		case 2:
+			return f->is_signed ?
+				(long long)*(int16_t *)(rec + f->offset) :
+				(long long)*(uint16_t *)(rec + f->offset);
+		case 4:
+			return f->is_signed ?
+				(long long)*(int32_t *)(rec + f->offset) :
+				(long long)*(uint32_t *)(rec + f->offset);
+		case 8:
+			return *(int64_t *)(rec + f->offset);
+		}
+		*found = 0;
+	}
+	return 0;
+}
+
+struct totals {
+	long pages, records, bad, missed_pages, ts_back, unknown;
+	/* sample mode */
+	long long first_seq, last_seq;
+	long seq_gaps, bad_magic;
+};
+
+static void record(struct totals *t, int sample, const unsigned char *rec,
+		   int len)
+{
+	struct event *ev;
+	int i, k, found;
+
+	t->records++;
+	if (sample) {
+		uint64_t seq;
+
+		if (len < 16 || *(uint32_t *)rec != SAMPLE_MAGIC) {
+			t->bad_magic++;
+			return;
+		}
+		seq = *(uint64_t *)(rec + 8);
+		if (t->first_seq < 0)
+			t->first_seq = seq;
+		else if ((long long)seq != t->last_seq + 1)
+			t->seq_gaps++;
+		t->last_seq = seq;
+		return;
+	}
+	if (!nevents)
+		return;
+	ev = find_event(*(uint16_t *)rec);
+	if (!ev) {
+		t->unknown++;
+		return;
+	}
+	ev->count++;
+	for (i = 0; i < nmatches; i++) {
+		struct match *m = &matches[i];
+		int c, ok = 1;
+
+		if (strcmp(m->event, ev->name))
+			continue;
+		for (c = 0; c < m->nconds && ok; c++) {
+			struct cond *cd = &m->conds[c];
+
+			ok = 0;
+			for (k = 0; k < cd->nfields && !ok; k++) {
+				long long v = field_value(ev, cd->fields[k],
+							  rec, len, &found);
+
+				ok = found && v == cd->value;
+			}
+		}
+		if (ok)
+			m->count++;
+	}
+}
+
+/* Parse EV:FIELD[|FIELD]=VALUE[,...] into a match; -1 if malformed. */
+static int parse_match(char *arg, struct match *m)
+{
+	char *colon = strchr(arg, ':'), *cond, *save = NULL;
+
+	snprintf(m->text, sizeof(m->text), "%s", arg);
+	if (!colon)
+		return -1;
+	*colon = '\0';
+	snprintf(m->event, sizeof(m->event), "%s", arg);
+	for (cond = strtok_r(colon + 1, ",", &save); cond;
+	     cond = strtok_r(NULL, ",", &save)) {
+		struct cond *cd = &m->conds[m->nconds];
+		char *eq = strchr(cond, '='), *bar;
+
+		if (!eq || m->nconds >= MAX_CONDS)
+			return -1;
+		*eq = '\0';
+		cd->value = strtoll(eq + 1, NULL, 0);
+		bar = strchr(cond, '|');
+		if (bar)
+			*bar = '\0';
+		snprintf(cd->fields[0], 32, "%s", cond);
+		cd->nfields = 1;
+		if (bar) {
+			snprintf(cd->fields[1], 32, "%s", bar + 1);
+			cd->nfields = 2;
+		}
+		m->nconds++;
+	}
+	return m->nconds ? 0 : -1;
+}
+
+/* Walk one page in the ring buffer's format (see header_event). */
+static void decode_page(struct totals *t, int sample, const unsigned char *pg,
+			uint64_t *last_ts)
+{
+	uint64_t ts = *(uint64_t *)pg;
+	uint64_t commit = *(uint64_t *)(pg + 8);
+	const unsigned char *data = pg + 16;
+	unsigned int off = 0, size;
+
+	t->pages++;
+	if (commit & (1ULL << 31))
+		t->missed_pages++;
+	size = commit & ((1U << 27) - 1);
+	if (size > PAGE - 16) {
+		t->bad++;
+		return;
+	}
+	while (off + 4 <= size) {
+		uint32_t hdr = *(uint32_t *)(data + off);
+		unsigned int type = hdr & 31, delta = hdr >> 5, len;
+
+		switch (type) {
+		case 29:	/* padding */
+			if (!delta)
+				return;
+			len = *(uint32_t *)(data + off + 4);
+			off += 4 + len;
+			continue;
+		case 30:	/* time extend */
+			ts += delta | (uint64_t)*(uint32_t *)(data + off + 4) << 27;
+			off += 8;
+			continue;
+		case 31:	/* absolute time stamp */
+			off += 8;
+			continue;
+		case 0:
+			len = *(uint32_t *)(data + off + 4);
+			if (len < 4) {
+				t->bad++;
+				return;
+			}
+			len -= 4;
+			ts += delta;
+			if (off + 8 + len > size) {
+				t->bad++;
+				return;
+			}
+			record(t, sample, data + off + 8, len);
+			off += 8 + ((len + 3) & ~3U);
+			break;
+		default:
+			len = type * 4;
+			ts += delta;
+			if (off + 4 + len > size) {
+				t->bad++;
+				return;
+			}
+			record(t, sample, data + off + 4, len);
+			off += 4 + len;
+			break;
+		}
+		if (ts < *last_ts)
+			t->ts_back++;
+		*last_ts = ts;
+	}
+}
+
+static int cmd_read(int argc, char **argv)
+{
+	const char *dir, *save = NULL;
+	struct totals t = { .first_seq = -1, .last_seq = -1 };
+	unsigned char pg[PAGE];
+	struct dirent *de;
+	int opt, sample = 0, bad_formats = 0, i;
+	DIR *d;
+
+	while ((opt = getopt(argc, argv, "f:m:so:")) != -1) {
+		switch (opt) {
+		case 'f':
+			bad_formats = load_formats(optarg);
+			break;
+		case 'm':
+			if (nmatches >= MAX_MATCH ||
+			    parse_match(optarg, &matches[nmatches++]))
+				return 64;
+			break;
+		case 's':
+			sample = 1;
+			break;
+		case 'o':
+			save = optarg;
+			break;
+		default:
+			return 64;
+		}
+	}
+	if (optind >= argc)
+		return 64;
+	dir = argv[optind];
+	d = opendir(dir);
+	if (!d)
+		die(dir);
+	while ((de = readdir(d))) {
+		char path[512];
+		uint64_t last_ts = 0;
+		int fd, out = -1;
+		ssize_t n;
+
+		if (strncmp(de->d_name, "trace", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			die(path);
+		if (save) {
+			snprintf(path, sizeof(path), "%s%s", save,
+				 de->d_name + 5);
+			out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (out < 0)
+				die(path);
+		}
+		while ((n = read(fd, pg, sizeof(pg))) > 0) {
+			if (n != PAGE) {
+				t.bad++;
+				break;
+			}
+			decode_page(&t, sample, pg, &last_ts);
+			if (out >= 0 && write(out, pg, n) != n)
+				die("write");
+		}
+		if (n < 0 && errno != EAGAIN)
+			die("read");
+		close(fd);
+		if (out >= 0)
+			close(out);
+	}
+	closedir(d);
+	printf("pages %ld\nrecords %ld\nbad %ld\nmissed_pages %ld\n"
+	       "ts_back %ld\nunknown %ld\nbad_formats %d\n", t.pages,
+	       t.records, t.bad, t.missed_pages, t.ts_back, t.unknown,
+	       bad_formats);
+	if (sample)
+		printf("first_seq %lld\nlast_seq %lld\nseq_gaps %ld\n"
+		       "bad_magic %ld\n", t.first_seq, t.last_seq, t.seq_gaps,
+		       t.bad_magic);
+	for (i = 0; i < nevents; i++)
+		printf("event %s %ld\n", events[i].name, events[i].count);
+	for (i = 0; i < nmatches; i++)
+		printf("match %s %ld\n", matches[i].text, matches[i].count);
+	return 0;
+}
+
+static int cmd_formats(const char *dir)
+{
+	int bad = load_formats(dir), i, j;
+
+	for (i = 0; i < nevents; i++)
+		for (j = i + 1; j < nevents; j++)
+			if (events[i].id == events[j].id) {
+				printf("duplicate id %d\n", events[i].id);
+				bad++;
+			}
+	printf("events %d bad %d\n", nevents, bad);
+	return bad || !nevents;
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, s, strlen(s)) < 0)
+		die(path);
+	close(fd);
+}
+
+/* poll() on an empty channel must wake up once data arrives. */
+static int cmd_pollwake(const char *trace, const char *emit)
+{
+	struct pollfd p;
+	unsigned char pg[PAGE];
+	pid_t child;
+	int ret;
+
+	p.fd = open(trace, O_RDONLY);
+	if (p.fd < 0)
+		die(trace);
+	p.events = POLLIN;
+	ret = poll(&p, 1, 0);
+	if (ret != 0) {
+		printf("poll ready before any data (%d)\n", ret);
+		return 1;
+	}
+	child = fork();
+	if (!child) {
+		usleep(200000);
+		write_file(emit, "10\n");
+		_exit(0);
+	}
+	ret = poll(&p, 1, 10000);
+	waitpid(child, NULL, 0);
+	if (ret != 1 || !(p.revents & POLLIN)) {
+		printf("poll did not wake (%d)\n", ret);
+		return 1;
+	}
+	ret = read(p.fd, pg, sizeof(pg));
+	printf("poll woke, read %d\n", ret);
+	return ret != PAGE;
+}
+
+/* A read blocked on an empty running channel must end on stop. */
+static int cmd_stopwake(const char *trace, const char *state)
+{
+	unsigned char pg[PAGE];
+	pid_t child;
+	int fd, ret;
+
+	fd = open(trace, O_RDONLY);
+	if (fd < 0)
+		die(trace);
+	child = fork();
+	if (!child) {
+		usleep(300000);
+		write_file(state, "stop\n");
+		_exit(0);
+	}
+	alarm(10);
+	ret = read(fd, pg, sizeof(pg));
+	waitpid(child, NULL, 0);
+	printf("blocked read returned %d\n", ret);
+	return ret != 0;
+}
+
+/* A hardware interrupt on demand: the CMOS clock's update interrupt. */
+static int cmd_rtc(void)
+{
+	unsigned long data;
+	int fd = open("/dev/rtc0", O_RDONLY);
+
+	if (fd < 0)
+		die("/dev/rtc0");
+	if (ioctl(fd, RTC_UIE_ON, 0))
+		die("RTC_UIE_ON");
+	alarm(5);
+	if (read(fd, &data, sizeof(data)) != sizeof(data))
+		die("read /dev/rtc0");
+	ioctl(fd, RTC_UIE_OFF, 0);
+	close(fd);
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long i, n;
+
+	if (argc < 2)
+		return 64;
+	if (!strcmp(argv[1], "getppid") && argc == 3) {
+		n = atol(argv[2]);
+		printf("%d\n", getpid());
+		fflush(stdout);
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		return 0;
+	}
+	if (!strcmp(argv[1], "sleeper") && argc == 3) {
+		n = atol(argv[2]);
+		printf("%d\n", getpid());
+		fflush(stdout);
+		for (i = 0; i < n; i++)
+			usleep(1000);
+		return 0;
+	}
+	if (!strcmp(argv[1], "bench") && argc == 3) {
+		double t0;
+
+		n = atol(argv[2]);
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		printf("%.1f\n", (now_ns() - t0) / n);
+		return 0;
+	}
+	if (!strcmp(argv[1], "write") && argc == 4) {
+		int fd = open(argv[2], O_WRONLY);
+		ssize_t n = strlen(argv[3]);
+
+		if (fd < 0 || write(fd, argv[3], n) != n) {
+			printf("%s\n", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "rtc"))
+		return cmd_rtc();
+	if (!strcmp(argv[1], "read"))
+		return cmd_read(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "formats") && argc == 3)
+		return cmd_formats(argv[2]);
+	if (!strcmp(argv[1], "pollwake") && argc == 4)
+		return cmd_pollwake(argv[2], argv[3]);
+	if (!strcmp(argv[1], "stopwake") && argc == 4)
+		return cmd_stopwake(argv[2], argv[3]);
+	fprintf(stderr, "ktvm: unknown command '%s'\n", argv[1]);
+	return 64;
+}

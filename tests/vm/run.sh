@@ -1,0 +1,121 @@
+#!/bin/bash
+# The kernel module's tests: build ktrace.ko for Debian's 6.1 and 6.12
+# kernels, boot each once in qemu with an initramfs holding busybox, the
+# modules, the ktvm helper and guest.sh, and turn the results the guest
+# prints on its serial console into TAP.
+#
+# Environment: KT_VM_SERIES (default "6.1 6.12"), KT_VM_ACCEL (kvm or
+# tcg; by default kvm if a trial boot works, see vm_pick_accel),
+# KT_VM_TIMEOUT seconds per boot (default 400).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+out=$top/build/vm
+series=${KT_VM_SERIES:-6.1 6.12}
+timeout=${KT_VM_TIMEOUT:-400}
+mkdir -p "$out"
+# shellcheck source=tests/vm/vm-lib.sh
+. tests/vm/vm-lib.sh
+
+n=0
+# result OK|"not ok" DESC: one TAP line.
+result() {
+	n=$((n + 1))
+	echo "$1 $n - $2"
+}
+
+# diag FILE: show a log's tail as TAP comments.
+diag() {
+	tail -n 20 "$1" | sed 's/^/# /'
+}
+
+# The plan comes last: how many results a boot gives is known only after.
+finish() {
+	echo "1..$n"
+	exit 0
+}
+
+if ! kernels=$(tests/vm/fetch-kernels.sh $series 2>"$out/fetch.log"); then
+	result "not ok" "fetch Debian kernels ($series)"
+	diag "$out/fetch.log"
+	finish
+fi
+if ! vm_build_helpers; then
+	result "not ok" "build the ktvm and mkdat helpers"
+	diag "$out/helpers.log"
+	finish
+fi
+
+# report SERIES DIR: trace-cmd report must decode the exported pages
+# into exactly the records the guest counted, event by event.
+report() {
+	local s=$1 w=$2 x=$2/export ev want got bad=0
+	mkdir -p "$x"
+	if ! tr -d '\r' <"$w/export.b64" | base64 -d -i 2>/dev/null |
+		tar x -C "$x" 2>/dev/null || [ ! -s "$x/counts" ]; then
+		result "not ok" "$s: trace-cmd report decodes ktrace.ko's pages (no export)"
+		return
+	fi
+	"$out/mkdat" "$w/ktrace.dat" "$x" "$(ls "$x" | grep -c '^cpu')" &&
+		trace-cmd report -i "$w/ktrace.dat" >"$w/report.txt" 2>"$w/report.err"
+	while read -r ev want; do
+		got=$(grep -c ": $ev: " "$w/report.txt")
+		if [ "$got" != "$want" ]; then
+			echo "# $ev: trace-cmd report shows $got records, the guest read $want"
+			bad=1
+		fi
+	done < <(sed -n 's/^event //p' "$x/counts")
+	# Field values too: the workload made exactly 10 getppid() calls.
+	for ev in syscall_entry syscall_exit; do
+		got=$(grep -cE " $ev: +nr=110 " "$w/report.txt")
+		if [ "$got" != 10 ]; then
+			echo "# trace-cmd report shows $got $ev records of getppid (nr=110), not 10"
+			bad=1
+		fi
+	done
+	if grep -qE 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$w/report.txt" "$w/report.err"; then
+		grep -E 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$w/report.txt" "$w/report.err" |
+			head -n 5 | sed 's/^/# /'
+		bad=1
+	fi
+	if [ "$bad" = 0 ] && [ -s "$w/report.txt" ]; then
+		result ok "$s: trace-cmd report decodes ktrace.ko's pages, every record"
+	else
+		result "not ok" "$s: trace-cmd report decodes ktrace.ko's pages, every record"
+	fi
+}
+
+# boot SERIES RELEASE ROOT KDIR: build, pack, boot, report one kernel.
+boot() {
+	local s=$1 rel=$2 root=$3 kdir=$4 w=$out/$2 line
+	rm -rf "$w"
+	mkdir -p "$w"
+	if ! vm_build_modules "$w" "$kdir"; then
+		result "not ok" "$s: build ktrace.ko against $rel"
+		diag "$w/build.log"
+		return
+	fi
+	result ok "$s: build ktrace.ko and the sample against $rel"
+	vm_pack "$w" tests/vm/guest.sh
+	vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
+
+	while IFS= read -r line; do
+		case $line in
+		"KT: ok "*) result ok "$s: ${line#KT: ok }" ;;
+		"KT: not ok "*) result "not ok" "$s: ${line#KT: not ok }" ;;
+		"KT: #"*) echo "# ${line#KT: # }" ;;
+		esac
+	done <"$w/console.log"
+	report "$s" "$w"
+	if ! grep -q '^KT: end' "$w/console.log"; then
+		result "not ok" "$s: the guest ran every test (console: $w/console.log)"
+		diag "$w/console.log"
+	fi
+}
+
+vm_pick_accel "$(awk 'NR == 1 {print $3 "/fs/boot/vmlinuz-" $2}' <<<"$kernels")"
+echo "# qemu -accel $accel"
+while read -r s rel root kdir; do
+	boot "$s" "$rel" "$root" "$kdir"
+done <<<"$kernels"
+finish

@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# Building, packing and booting a test VM; sourced by tests/vm/run.sh and
+# bench/module-overhead.sh.  Callers set: top (the source tree), out (a
+# build directory) and timeout; vm_pick_accel sets accel.
+
+# vm_pick_accel VMLINUZ: KT_VM_ACCEL if set, else kvm when a trial boot
+# under KVM reaches user space, else tcg.  /dev/kvm may exist and still
+# fail to run a guest (it does on the machine this was written on), so
+# only a boot decides.  The answer is kept until the host reboots.
+vm_pick_accel() {
+	local kernel=$1 t=$out/kvm-trial boot
+	if [ -n "${KT_VM_ACCEL:-}" ]; then
+		accel=$KT_VM_ACCEL
+		return
+	fi
+	accel=tcg
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 0
+	boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+	if [ -f "$out/accel.$boot" ]; then
+		accel=$(cat "$out/accel.$boot")
+		return
+	fi
+	rm -rf "$t"
+	mkdir -p "$t/bin"
+	cp /bin/busybox "$t/bin/"
+	printf '#!/bin/busybox sh\n/bin/busybox echo KT-TRIAL-OK\n/bin/busybox poweroff -f\n' \
+		>"$t/init"
+	chmod +x "$t/init"
+	(cd "$t" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$t.cpio.gz"
+	if timeout 15 qemu-system-x86_64 -accel kvm -m 256 -kernel "$kernel" \
+		-initrd "$t.cpio.gz" -append "console=ttyS0 panic=-1 quiet" \
+		-nographic -no-reboot -net none </dev/null 2>&1 |
+		grep -q KT-TRIAL-OK; then
+		accel=kvm
+	fi
+	rm -rf "$t" "$t.cpio.gz"
+	echo "$accel" >"$out/accel.$boot"
+}
+
+# vm_build_helpers: the static guest helper and the host's mkdat.
+# Returns nonzero with the log in $out/helpers.log on failure.
+vm_build_helpers() {
+	gcc -O2 -Wall -Wextra -Werror -o "$out/mkdat" "$top/tests/vm/mkdat.c" \
+		>"$out/helpers.log" 2>&1 &&
+	gcc -static -O2 -Wall -Wextra -Werror -o "$out/ktvm" \
+		"$top/tests/vm/ktvm.c" >>"$out/helpers.log" 2>&1
+}
+
+# vm_build_modules DIR KDIR: build a private copy of kernel/ in DIR/src,
+# so builds for different kernels never share objects.  Log: DIR/build.log.
+vm_build_modules() {
+	local w=$1 kdir=$2
+	rm -rf "$w/src"
+	mkdir -p "$w/src"
+	cp -r "$top/kernel/." "$w/src/"
+	make -C "$kdir" M="$w/src" modules >"$w/build.log" 2>&1
+}
+
+# vm_pack DIR GUEST_SCRIPT: DIR/initramfs.cpio.gz with busybox, ktvm,
+# the modules and GUEST_SCRIPT as /guest.sh, run by /init.
+vm_pack() {
+	local w=$1 guest=$2 r=$1/initramfs
+	rm -rf "$r"
+	mkdir -p "$r"/{bin,dev,proc,sys,tmp}
+	cp /bin/busybox "$r/bin/"
+	cp "$out/ktvm" "$r/"
+	cp "$guest" "$r/guest.sh"
+	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
+	cat >"$r/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs none /sys/kernel/debug
+mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+# The firmware leaves escape codes on the console's first line.
+echo
+sh /guest.sh 2>&1
+poweroff -f
+INIT
+	chmod +x "$r/init"
+	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1) \
+		>"$w/initramfs.cpio.gz"
+}
+
+# vm_boot DIR VMLINUZ: boot once; the console goes to DIR/console.log,
+# the second serial port to DIR/export.b64.  KT_VM_SMP sets the number of
+# vCPUs (2), KT_VM_QEMU_ARGS adds qemu options.
+vm_boot() {
+	local w=$1 kernel=$2
+	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -m 512 -smp "${KT_VM_SMP:-2}" \
+		-kernel "$kernel" -initrd "$w/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet" \
+		-nographic -no-reboot -net none \
+		-serial mon:stdio -serial "file:$w/export.b64" \
+		${KT_VM_QEMU_ARGS:-} </dev/null 2>&1 |
+		tr -d '\r' >"$w/console.log"
+}
