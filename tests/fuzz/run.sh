@@ -21,6 +21,7 @@ for t in "$@"; do
 		build/fuzz/lib/*.o $libs
 	mkdir -p "build/fuzz/corpus-$t" "tests/fuzz/regress/$t"
 	echo "== fuzz_$t for $secs s"
+	LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
 	KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 		"$bin" -max_total_time="$secs" -print_final_stats=1 \
 		-artifact_prefix="tests/fuzz/regress/$t/" \
