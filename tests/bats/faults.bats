@@ -155,6 +155,8 @@ killed_recording() {
 		if [ -e "r$i.dat" ]; then
 			trace-cmd report -i "r$i.dat" >/dev/null 2>"r$i.err" ||
 				fail "run $i (SIG$sig, status $st): trace-cmd cannot read the file: $(cat "r$i.err")"
+			"$KTRACE" report -i "r$i.dat" >/dev/null 2>"r$i.err" ||
+				fail "run $i (SIG$sig, status $st): ktrace report cannot read the file: $(cat "r$i.err")"
 			ok=$((ok + 1))
 			rm -f "r$i.dat"
 		else
@@ -192,6 +194,11 @@ killed_recording() {
 	assert_success
 	assert_output --partial "recovered 'k.dat' from pid $pid"
 	no_pieces .
+	# Both readers agree on it, line for line.
+	"$KTRACE" report -i k.dat >k.kt
+	trace-cmd report -i k.dat >k.tc 2>/dev/null
+	run diff <(grep -v '^cpus=' k.tc) k.kt
+	assert_success
 	run trace-cmd report -i k.dat
 	assert_success
 	# The marks the recorders took, in order; a gap only where the
