@@ -125,7 +125,7 @@ killed_recording() {
 	wait_recording
 	"$KT_FLT_BIN/marks" 3000 "$TRACEFS/instances/ktrace-$pid/trace_marker"
 	for _ in $(seq 300); do
-		[ "$(cat "$out.tmp-$pid".cpu* | wc -c)" -gt 0 ] && break
+		[ "$(cat "$out.tmp-$pid".cpu* 2>/dev/null | wc -c)" -gt 0 ] && break
 		sleep 0.01
 	done
 	kill -KILL "$pid"
@@ -266,8 +266,9 @@ killed_recording() {
 	assert_output --partial "kallsyms left out of 'g.dat'"
 	run trace-cmd report -i g.dat
 	assert_success
-	# Without kallsyms the print's function shows as an address.
-	assert_output --regexp "print: +0x[0-9a-f]+: mark 1
+	# Without kallsyms the print's function shows as an address.  (The
+	# 64 KB buffer may have lost the first marks under load.)
+	assert_output --regexp "print: +0x[0-9a-f]+: mark [0-9]+
 "
 	no_pieces .
 
@@ -427,21 +428,28 @@ without_tracefs() {
 	nothing_enabled
 }
 
-@test "a disk that fills while recording: a valid file with every mark up to the cut, pieces gone" {
+@test "a disk that fills while recording: a valid file with the marks up to the cut, pieces gone" {
 	ksz=$(wc -c </proc/kallsyms)
 	mkdir mnt-full
 	mount -t tmpfs -o size=$(((ksz + 2 * 1024 * 1024) / 1024))k tmpfs mnt-full
 	bg_ktrace record -q -o mnt-full/f.dat -e ftrace:print -e "$OURS" -- \
-		sh -c 'exec "$0" 1000000 /sys/kernel/tracing/instances/ktrace-$PPID/trace_marker' \
-		"$KT_FLT_BIN/marks"
+		sh -c 'exec "$0" 1000000 /sys/kernel/tracing/instances/ktrace-$PPID/trace_marker 2>/dev/null' \
+		"$KT_FLT_BIN/marks" 2>err
 	st=0
-	wait "$pid" 2>err || st=$?
+	wait "$pid" || st=$?
+	grep -q "disk full" err || fail "no disk-full error: $(cat err)"
 	[ "$st" -eq 1 ] || fail "status $st"
 	no_pieces mnt-full
-	marks=$(marks_in mnt-full/f.dat)
+	# The marks kept: the oldest ones, in order; a gap (the recorders fell
+	# behind on a loaded machine) only with the loss reported.
+	inorder=$(trace-cmd report -i mnt-full/f.dat 2>/dev/null | sed -n 's/.*: mark \([0-9]*\)$/\1/p')
+	marks=$(sort -nu <<<"$inorder")
 	n=$(wc -l <<<"$marks")
 	[ "$n" -gt 1000 ] || fail "only $n marks kept"
-	[ "$(head -n 1 <<<"$marks")" = 1 ] || fail "the oldest marks were dropped"
+	[ "$inorder" = "$marks" ] || fail "marks out of order or repeated"
+	if [ "$(head -n 1 <<<"$marks")" != 1 ] || [ "$(tail -n 1 <<<"$marks")" != "$n" ]; then
+		grep -q "LOST" err || fail "marks missing without a reported loss: $(cat err)"
+	fi
 	nothing_enabled
 }
 
