@@ -38,6 +38,8 @@
 #include "evlookup.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "module.h"
+#include "evstate.h"
 #include "recorder.h"
 #include "recover.h"
 #include "tracedat.h"
@@ -53,6 +55,7 @@ enum {
 	OPT_FLIGHT = 256,
 	OPT_MAX_LOST,
 	OPT_RECOVER,
+	OPT_BACKEND,
 };
 
 struct ev_spec {
@@ -95,10 +98,16 @@ struct session {
 	struct kt_event_list *events;
 	char **filters;			/* per event of events, or NULL */
 	struct kt_writer *w;
+	char *tmpdir;
 	char inst_name[64];
 	struct tracefs_instance *inst;
 	struct kt_child *child;
 	struct kt_recorder *rec;
+	/* ktrace.ko's side, when a ktrace: event is recorded */
+	size_t nmod;			/* module events in events */
+	struct kt_event_state **mod_saved;
+	bool mod_started;
+	struct kt_modrec *mrec;
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
 	char **stat_text;		/* per CPU, as stored in the file */
@@ -149,6 +158,7 @@ static const struct argp_option options[] = {
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
+	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ 0 }
 };
 
@@ -245,6 +255,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_error(state, "--recover needs a file name");
 		o->recover = arg;
+		break;
+	case OPT_BACKEND:
+		kt_backend_option(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);
@@ -439,6 +452,11 @@ err_one:
 	return KT_EXIT_OK;
 }
 
+static bool is_module_event(const struct kt_event_ref *r)
+{
+	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
+}
+
 static bool is_ftrace_event(const struct kt_event_ref *r)
 {
 	/* ftrace/print and friends have no enable file: always on. */
@@ -461,6 +479,7 @@ static int check_pids(struct session *s)
 static int open_output(struct session *s)
 {
 	const char *out = s->o->output;
+	char *copy, *slash;
 
 	s->w = kt_writer_open(out);
 	if (!s->w) {
@@ -468,7 +487,21 @@ static int open_output(struct session *s)
 		       out, strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	return KT_EXIT_OK;
+	copy = strdup(out);
+	if (!copy)
+		return KT_EXIT_FAIL;
+	slash = strrchr(copy, '/');
+	if (!slash) {
+		free(copy);
+		s->tmpdir = strdup(".");
+	} else {
+		if (slash == copy)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		s->tmpdir = copy;
+	}
+	return s->tmpdir ? KT_EXIT_OK : KT_EXIT_FAIL;
 }
 
 static int block_signals(struct session *s)
@@ -578,6 +611,11 @@ static int set_filters(struct session *s)
 
 		if (!s->filters[i])
 			continue;
+		if (is_module_event(r)) {
+			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop the -f after it, or use -F/-p for pids",
+			       r->system, r->name);
+			return KT_EXIT_FAIL;
+		}
 		if (is_ftrace_event(r)) {
 			kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
 			       r->system, r->name);
@@ -601,7 +639,7 @@ static int enable_events(struct session *s, bool on)
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
 
-		if (is_ftrace_event(r))
+		if (is_ftrace_event(r) || is_module_event(r))
 			continue;
 		ret = kt_event_set_enable(s->inst, r->system, r->name, on);
 		if (ret && on) {
@@ -650,6 +688,174 @@ static int set_pids(struct session *s)
 		       strerror(-ret));
 	free(list);
 	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+}
+
+/* ---- ktrace.ko ---- */
+
+/* The pids -F/-c/-p name, for ktrace.ko's pid filter. */
+static int module_pids(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	pid_t *pids;
+	size_t n = 0, i;
+	int ret;
+
+	if (!o->only_cmd && !o->children && !o->npids)
+		return 0;
+	pids = calloc(o->npids + 1, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	if (s->child)
+		pids[n++] = kt_child_pid(s->child);
+	for (i = 0; i < o->npids; i++)
+		pids[n++] = o->pids[i];
+	ret = kt_module_set_pids(pids, n, o->children);
+	free(pids);
+	if (ret == -EOPNOTSUPP)
+		kt_err("this ktrace.ko has no pid filter ('%s' in %s), so -F, -c and -p cannot limit its events; load a newer ktrace.ko or drop them",
+		       KTRACE_FILE_SET_PID, kt_module_dir());
+	else if (ret)
+		kt_err("cannot limit ktrace.ko to the traced pids: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * Check ktrace.ko is free, save its events' switches, empty its buffers,
+ * set its pid filter, open its readers and select the events.  The
+ * ftrace instance goes on the module's clock (trace_clock_local), so
+ * both kinds of records sort together.
+ */
+static int module_prepare(struct session *s)
+{
+	size_t i, j, n = kt_event_list_count(s->events);
+	int ret, ncpus;
+
+	for (i = 0; i < n; i++)
+		s->nmod += is_module_event(kt_event_list_at(s->events, i));
+	if (!s->nmod)
+		return KT_EXIT_OK;
+	ret = kt_module_running();
+	if (ret == 1) {
+		kt_err("ktrace.ko is already running (another recording?); wait for it or stop it with 'ktrace reset'");
+		return KT_EXIT_FAIL;
+	}
+	ncpus = kt_module_cpu_count();
+	if (ret < 0 || ncpus <= 0 || ncpus > s->ncpus) {
+		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(),
+		       strerror(ret < 0 ? -ret : ncpus < 0 ? -ncpus : EINVAL));
+		return KT_EXIT_FAIL;
+	}
+	s->mod_saved = calloc(s->nmod, sizeof(*s->mod_saved));
+	if (!s->mod_saved)
+		return KT_EXIT_FAIL;
+	for (i = 0, j = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
+
+		if (!is_module_event(r))
+			continue;
+		s->mod_saved[j] = kt_event_state_save(NULL, r->system, r->name);
+		if (!s->mod_saved[j++]) {
+			kt_err("cannot read the switch of '%s:%s': %s",
+			       r->system, r->name, strerror(errno));
+			return KT_EXIT_FAIL;
+		}
+	}
+	ret = kt_tracefs_write(s->inst, "trace_clock", "local");
+	if (!ret)
+		ret = kt_module_write(KTRACE_FILE_RESET, "1");
+	if (ret) {
+		kt_err("cannot prepare ktrace.ko and the ftrace clock: %s", strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (module_pids(s))
+		return KT_EXIT_FAIL;
+	s->mrec = kt_modrec_new(ncpus, s->tmpdir);
+	if (!s->mrec) {
+		kt_err("cannot open ktrace.ko's buffers: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
+
+		if (!is_module_event(r))
+			continue;
+		ret = kt_module_event_set_enable(r->name, true);
+		if (ret) {
+			kt_err("cannot enable '%s:%s': %s", r->system, r->name,
+			       strerror(-ret));
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
+}
+
+/* Probes on, engine running, readers waiting for pages. */
+static int module_start(struct session *s)
+{
+	int ret;
+
+	if (!s->nmod)
+		return 0;
+	ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
+	if (!ret)
+		ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+	if (ret)
+		return ret;
+	s->mod_started = true;
+	/* A reader started before "start" would find the engine stopped. */
+	return kt_modrec_start(s->mrec);
+}
+
+/* Stop the engine; the readers take what is left and end. */
+static int module_stop(struct session *s)
+{
+	int ret;
+
+	if (!s->mod_started)
+		return 0;
+	ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	s->mod_started = false;
+	if (!ret)
+		ret = kt_modrec_stop(s->mrec);
+	return ret;
+}
+
+/* The module's counts join the instance's: loss is loss, whoever lost it. */
+static void module_add_stats(struct session *s)
+{
+	struct kt_cpu_stats m;
+	int cpu;
+
+	for (cpu = 0; s->mrec && cpu < s->ncpus; cpu++) {
+		if (kt_module_cpu_stats_read(cpu, &m))
+			continue;
+		s->st1[cpu].entries += m.entries;
+		s->st1[cpu].overrun += m.overrun;
+		s->st1[cpu].commit_overrun += m.commit_overrun;
+		s->st1[cpu].dropped += m.dropped;
+		s->st1[cpu].read += m.read;
+	}
+}
+
+/* Leave ktrace.ko as it was: stopped, switches back, no pid filter. */
+static void module_restore(struct session *s)
+{
+	size_t i;
+
+	if (!s->mod_saved)
+		return;
+	kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	for (i = 0; i < s->nmod; i++) {
+		if (s->mod_saved[i] && kt_event_state_restore(s->mod_saved[i]))
+			kt_warn("could not switch ktrace.ko's events back; check with 'ktrace stat'");
+		kt_event_state_free(s->mod_saved[i]);
+	}
+	free(s->mod_saved);
+	s->mod_saved = NULL;
+	if (s->o->only_cmd || s->o->children || s->o->npids)
+		kt_module_set_pids(NULL, 0, false);
 }
 
 static int read_stats(struct session *s, struct kt_cpu_stats *st)
@@ -977,6 +1183,12 @@ static int write_file(struct session *s)
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		cpus[cpu].fd = kt_recorder_fd(s->rec, cpu);
 		cpus[cpu].size = kt_recorder_bytes(s->rec, cpu);
+		ret = s->mrec ? kt_modrec_merge(s->mrec, cpu, &cpus[cpu].fd,
+						&cpus[cpu].size) : 0;
+		if (ret) {
+			free(cpus);
+			return ret;
+		}
 	}
 	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
 	clk = clock_name(s->clock);
@@ -1032,7 +1244,8 @@ static void summary(struct session *s)
 	fprintf(stderr, "  %4s %12s %12s %10s %10s\n", "CPU", "events", "bytes",
 		"overrun", "dropped");
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		bytes = kt_recorder_bytes(s->rec, cpu);
+		bytes = kt_recorder_bytes(s->rec, cpu) +
+			(s->mrec ? kt_modrec_bytes(s->mrec, cpu) : 0);
 		human_bytes(bytes, b, sizeof(b));
 		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
 			cpu_events(s, cpu), b,
@@ -1078,6 +1291,8 @@ static void session_free(struct session *s)
 	join_ksyms(s);
 	join_remover(s);
 	kt_recorder_free(s->rec);
+	kt_modrec_free(s->mrec);
+	module_restore(s);
 	kt_child_free(s->child);
 	if (s->inst) {
 		/* An error before the end: no events must stay enabled. */
@@ -1096,6 +1311,7 @@ static void session_free(struct session *s)
 	free(s->st1);
 	free(s->clock);
 	free(s->filters);
+	free(s->tmpdir);
 	kt_event_list_free(s->events);
 	kt_catalog_free(s->cat);
 	if (s->sfd >= 0)
@@ -1232,7 +1448,8 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
-	if (set_pids(&s) || set_filters(&s) || enable_events(&s, true))
+	if (set_pids(&s) || set_filters(&s) || module_prepare(&s) ||
+	    enable_events(&s, true))
 		goto out;
 	s.clock = kt_tracefs_read(s.inst, "trace_clock");
 	ret = write_meta(&s);
@@ -1241,6 +1458,8 @@ static int record(struct record_opts *o)
 		goto out;
 	}
 	ret = read_stats(&s, s.st0);
+	if (!ret)
+		ret = module_start(&s);
 	if (!ret)
 		ret = kt_tracefs_write(s.inst, "tracing_on", "1");
 	if (ret) {
@@ -1263,6 +1482,11 @@ static int record(struct record_opts *o)
 
 	/* Stop: nothing new in the buffers, then take what is there. */
 	kt_tracefs_write(s.inst, "tracing_on", "0");
+	ret = module_stop(&s);
+	if (ret) {
+		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
+		failed = true;
+	}
 	s.elapsed = now_since(&s.t0);
 	if (s.status_line)
 		fprintf(stderr, "\r\033[K");
@@ -1280,6 +1504,7 @@ static int record(struct record_opts *o)
 		kt_err("cannot read the buffer statistics: %s", strerror(-ret));
 		goto out;
 	}
+	module_add_stats(&s);
 	if (s.why == STOP_SIZE && !o->quiet)
 		kt_info("stopped: '%s' reached the -m limit of %llu MB",
 			o->output, o->max_mb);
@@ -1394,7 +1619,8 @@ int cmd_record(int argc, char **argv)
 		free(o.pids);
 		return KT_EXIT_OK;
 	}
-	status = o.recover ? recover(&o) : record(&o);
+	status = o.recover ? recover(&o) :
+		 kt_need_backend() ? KT_EXIT_FAIL : record(&o);
 	free(o.specs);
 	free(o.pids);
 	return status;
