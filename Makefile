@@ -52,6 +52,40 @@ $(BUILD)/%.o: %.c
 asan:
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS='$(ASAN_FLAGS)' EXTRA_LDFLAGS='$(ASAN_FLAGS)' $(ASAN_BUILD)/ktrace
 
+# record, report, list, stat and reset's tests with ktrace under valgrind
+# memcheck (tests/valgrind/run.sh; FILES="stat reset" for fewer).
+.PHONY: valgrind
+valgrind: all
+	tests/valgrind/run.sh $(FILES)
+
+# Fuzz targets (tests/fuzz): make check replays their corpus and every
+# regression input through the ASan build with gcc (tests/bats/fuzz.bats);
+# make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer.
+FUZZ_TARGETS := file page
+FUZZ_COMMON  := tests/fuzz/fuzz_common.c
+FUZZ_BUILD   := build/fuzz
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz fuzz-replay
+fuzz-replay: asan
+	$(MAKE) $(FUZZ_TARGETS:%=build/replay/fuzz_%)
+
+build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(wildcard $(ASAN_BUILD)/lib/*.o)
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g $(KT_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(FUZZ_COMMON) tests/fuzz/replay.c \
+		$(ASAN_BUILD)/lib/*.o $(LDLIBS_ALL) $(ASAN_FLAGS)
+
+fuzz:
+	scripts/deps.sh fuzz
+	$(MAKE) CC=clang BUILD=$(FUZZ_BUILD) \
+		EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -Wno-error' \
+		$(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The fault injector tests/bats/faults.bats preloads.
+build/faultinj.so: tests/faultinj.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+
 deps:
 	scripts/deps.sh build
 
@@ -65,6 +99,8 @@ demo: deps
 check: check-deps
 	$(MAKE) all
 	$(MAKE) asan
+	$(MAKE) build/faultinj.so
+	$(MAKE) fuzz-replay
 	scripts/check.sh
 
 # The suite once, against the normal build (no dependency install).

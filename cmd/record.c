@@ -42,6 +42,7 @@
 #include "module.h"
 #include "evstate.h"
 #include "recorder.h"
+#include "recover.h"
 #include "tracedat.h"
 #include "writer.h"
 
@@ -60,6 +61,7 @@ enum {
 	OPT_NO_SYSCALLS,
 	OPT_NO_SIGNALS,
 	OPT_NO_LIFECYCLE,
+	OPT_RECOVER,
 	OPT_BACKEND,
 };
 
@@ -85,6 +87,7 @@ struct record_opts {
 	double seconds;
 	unsigned long long max_mb;
 	long long max_lost;
+	const char *recover;
 	char **cmd;
 	/* --process */
 	bool process;
@@ -170,6 +173,7 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
+	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ NULL, 0, NULL, 0, "Process events:", 1 },
 	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process", 1 },
@@ -291,6 +295,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_LIFECYCLE:
 		o->no_lifecycle = true;
 		break;
+	case OPT_RECOVER:
+		if (!*arg)
+			argp_error(state, "--recover needs a file name");
+		o->recover = arg;
+		break;
 	case OPT_BACKEND:
 		kt_backend_option(state, arg);
 		break;
@@ -312,6 +321,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->process && o->no_syscalls && o->no_signals &&
 		    o->no_lifecycle && !o->nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
+		if (o->recover && (o->cmd || o->nspecs || o->npids || o->flight || o->process ||
+				   o->seconds > 0 || o->max_mb || o->buffer_kb))
+			argp_error(state, "--recover takes only FILE (and -q); it records nothing");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -1345,6 +1357,20 @@ static int write_file(struct session *s)
 	return cpu ? cpu : ret;
 }
 
+/* What --recover needs that the pieces do not say. */
+static int write_meta(struct session *s)
+{
+	char *clk = clock_name(s->clock);
+	int ret;
+
+	if (!clk)
+		return -ENOMEM;
+	ret = kt_recover_meta_write(kt_writer_tmp_name(s->w), s->ncpus,
+				    s->clock, clk);
+	free(clk);
+	return ret;
+}
+
 static void summary(struct session *s)
 {
 	unsigned long long events = 0, bytes;
@@ -1414,6 +1440,9 @@ static void session_free(struct session *s)
 		kt_tracefs_write(s->inst, "tracing_on", "0");
 		kt_instance_remove(s->inst);
 	}
+	/* The pieces of a recording that ended, even badly, are gone. */
+	if (s->w)
+		kt_recover_meta_remove(kt_writer_tmp_name(s->w));
 	kt_writer_close(s->w);
 	if (s->stat_text)
 		for (cpu = 0; cpu < s->ncpus; cpu++)
@@ -1433,6 +1462,22 @@ static void session_free(struct session *s)
 		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	pthread_mutex_destroy(&s->ksyms_lock);
 	pthread_cond_destroy(&s->ksyms_cond);
+}
+
+/*
+ * A command still running (after -s, -m or a full disk) may hold a file
+ * of the instance open, its trace_marker say: then the removal had to
+ * wait for the command's end.
+ */
+static void retry_remove(struct session *s)
+{
+	struct tracefs_instance *inst;
+
+	if (s->remove_err != -EBUSY || (s->child && !s->child_done))
+		return;
+	s->remove_err = kt_instance_lookup(s->inst_name, &inst);
+	if (!s->remove_err)
+		s->remove_err = kt_instance_remove(inst);
 }
 
 static int exit_status_of(int st)
@@ -1524,7 +1569,7 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
-	s.rec = kt_recorder_new(s.inst, s.ncpus, s.tmpdir);
+	s.rec = kt_recorder_new(s.inst, s.ncpus, kt_writer_tmp_name(s.w));
 	if (!s.rec) {
 		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
 		goto out;
@@ -1557,6 +1602,11 @@ static int record(struct record_opts *o)
 	    enable_events(&s, true))
 		goto out;
 	s.clock = kt_tracefs_read(s.inst, "trace_clock");
+	ret = write_meta(&s);
+	if (ret) {
+		kt_err("cannot write beside '%s': %s", o->output, strerror(-ret));
+		goto out;
+	}
 	ret = read_stats(&s, s.st0);
 	if (!ret)
 		ret = module_start(&s);
@@ -1619,9 +1669,6 @@ static int record(struct record_opts *o)
 		goto out;
 	}
 	join_remover(&s);
-	if (s.remove_err)
-		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
-			s.inst_name, strerror(-s.remove_err));
 	if (!o->quiet)
 		summary(&s);
 	lost = report_loss(&s);
@@ -1636,6 +1683,10 @@ static int record(struct record_opts *o)
 			s.child_status = st;
 		}
 	}
+	retry_remove(&s);
+	if (s.remove_err)
+		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
+			s.inst_name, strerror(-s.remove_err));
 	if (failed)
 		status = KT_EXIT_FAIL;
 	else if (s.child && s.child_done && s.child_status != 0)
@@ -1653,6 +1704,51 @@ out:
 		kill(kt_child_pid(s.child), s.stop_signal);
 	session_free(&s);
 	return status;
+}
+
+static int recover(const struct record_opts *o)
+{
+	struct kt_recover_result r;
+	char b[32];
+	int ret = kt_recover(o->recover, &r);
+
+	switch (ret) {
+	case 0:
+	case -ENOSPC:
+		break;
+	case -ENOENT:
+		kt_err("nothing to recover for '%s': no %s.tmp-PID left by a killed 'ktrace record'",
+		       o->recover, o->recover);
+		return KT_EXIT_FAIL;
+	case -EBUSY:
+		kt_err("the recording of '%s' by pid %d is still running; stop it, it will write the file itself",
+		       o->recover, (int)r.pid);
+		return KT_EXIT_FAIL;
+	case -EBADMSG:
+		kt_err("cannot recover '%s': the pieces of pid %d are damaged (killed before its headers were written); remove %s.tmp-%d*",
+		       o->recover, (int)r.pid, o->recover, (int)r.pid);
+		return KT_EXIT_FAIL;
+	default:
+		kt_err("cannot recover '%s': %s", o->recover, strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (ret == -ENOSPC)
+		kt_err("disk full recovering '%s': the file keeps the oldest data that fit; free space and record again",
+		       o->recover);
+	if (r.kallsyms_lost)
+		kt_warn("kallsyms left out of '%s': the recording was killed before it was written; kernel addresses will not be named",
+			o->recover);
+	if (r.others > 0)
+		kt_warn("%d older interrupted recording(s) of '%s' are still there; run --recover again for each",
+			r.others, o->recover);
+	if (!o->quiet) {
+		human_bytes(r.bytes, b, sizeof(b));
+		fprintf(stderr, "%s: recovered '%s' from pid %d: %s of trace data on %d CPUs; %s\n",
+			kt_log_prog(), o->recover, (int)r.pid, b, r.ncpus,
+			r.drained ? "with the events its instance still held (remove it with 'ktrace reset -a')" :
+				    "events still in the kernel buffer when it was killed are not in it");
+	}
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 int cmd_record(int argc, char **argv)
@@ -1673,7 +1769,8 @@ int cmd_record(int argc, char **argv)
 		free(o.pids);
 		return KT_EXIT_OK;
 	}
-	status = kt_need_backend() ? KT_EXIT_FAIL : record(&o);
+	status = o.recover ? recover(&o) :
+		 kt_need_backend() ? KT_EXIT_FAIL : record(&o);
 	free(o.specs);
 	free(o.pids);
 	return status;

@@ -36,6 +36,7 @@ struct cpu_rec {
 	int raw_fd;
 	int pipe_rd, pipe_wr;
 	int out_fd;
+	char *out_path;
 	size_t pipe_size;
 	atomic_ullong bytes;
 	pthread_t thread;
@@ -73,27 +74,29 @@ static void set_error(struct kt_recorder *rec, int err)
 		poke(rec->notify_fd);
 }
 
-static int open_temp(const char *dir)
+/*
+ * A named piece beside the output, so that a recording killed with
+ * SIGKILL leaves its pages where 'ktrace record --recover' finds them.
+ */
+static int open_piece(const char *prefix, int cpu, char **path)
 {
-	char path[PATH_MAX];
 	int fd;
 
-	/* Unnamed: it disappears with the process, however that ends. */
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-		return -errno;
-	snprintf(path, sizeof(path), "%s/.ktrace-cpu-XXXXXX", dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
+	if (asprintf(path, "%s.cpu%d", prefix, cpu) < 0) {
+		*path = NULL;
+		return -ENOMEM;
+	}
+	fd = open(*path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fd = -errno;
+		free(*path);
+		*path = NULL;
+	}
 	return fd;
 }
 
 static int cpu_open(struct kt_recorder *rec, struct tracefs_instance *inst,
-		    struct cpu_rec *c, const char *tmpdir)
+		    struct cpu_rec *c, const char *prefix)
 {
 	char file[64], *path;
 	int p[2], ret;
@@ -116,7 +119,7 @@ static int cpu_open(struct kt_recorder *rec, struct tracefs_instance *inst,
 	fcntl(c->pipe_wr, F_SETPIPE_SZ, PIPE_WANT);
 	ret = fcntl(c->pipe_wr, F_GETPIPE_SZ);
 	c->pipe_size = ret > rec->page_size ? (size_t)ret : (size_t)rec->page_size;
-	c->out_fd = open_temp(tmpdir);
+	c->out_fd = open_piece(prefix, c->cpu, &c->out_path);
 	if (c->out_fd < 0)
 		return c->out_fd;
 	return 0;
@@ -139,10 +142,14 @@ static void cpu_close(struct cpu_rec *c)
 	cpu_close_readers(c);
 	if (c->out_fd >= 0)
 		close(c->out_fd);
+	if (c->out_path)
+		unlink(c->out_path);
+	free(c->out_path);
+	c->out_path = NULL;
 }
 
 struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
-				    int ncpus, const char *tmpdir)
+				    int ncpus, const char *prefix)
 {
 	struct kt_recorder *rec;
 	int i, ret = -ENOMEM;
@@ -173,7 +180,7 @@ struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
 	for (i = 0; i < ncpus; i++) {
 		rec->cpus[i].rec = rec;
 		rec->cpus[i].cpu = i;
-		ret = cpu_open(rec, inst, &rec->cpus[i], tmpdir);
+		ret = cpu_open(rec, inst, &rec->cpus[i], prefix);
 		if (ret)
 			goto err;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-CPU recorders: one thread per CPU moves whole ring-buffer pages
- * from per_cpu/cpuN/trace_pipe_raw into an unnamed temporary file with
+ * from per_cpu/cpuN/trace_pipe_raw into a per-CPU piece file with
  * splice(2), so page data never passes through user space.  Each thread
  * sleeps in poll() until the kernel says the buffer is buffer_percent
  * full, or until it is told to stop; then it takes the rest, including
@@ -17,13 +17,14 @@
 struct kt_recorder;
 
 /*
- * Open every CPU's trace_pipe_raw of inst and a temporary file per CPU
- * in tmpdir (the output's directory, so the final copy stays on one
- * filesystem).  NULL + errno on failure.
+ * Open every CPU's trace_pipe_raw of inst and a piece file per CPU named
+ * "<prefix>.cpuN" (prefix beside the output, so the final copy stays on
+ * one filesystem, and a recording killed with SIGKILL leaves its pages
+ * for 'ktrace record --recover').  NULL + errno on failure.
  */
 struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
-				    int ncpus, const char *tmpdir);
-/* Stop (if running), close everything; the temporaries vanish. */
+				    int ncpus, const char *prefix);
+/* Stop (if running), close everything and remove the pieces. */
 void kt_recorder_free(struct kt_recorder *rec);
 
 /* Start the threads (not for a flight recording). */

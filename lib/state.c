@@ -81,9 +81,14 @@ static int read_cpus(struct tracefs_instance *inst, struct kt_trace_state *st)
 	for (cpu = 0; cpu < st->ncpus; cpu++) {
 		struct kt_cpu_stats *cs = &st->cpu[cpu];
 
-		if (kt_cpu_stats_read(inst, cpu, cs) == -ENOENT && inst &&
+		int ret = kt_cpu_stats_read(inst, cpu, cs);
+
+		if (ret == -ENOENT && inst &&
 		    !tracefs_instance_exists(tracefs_instance_get_name(inst)))
 			return -ENOENT;
+		/* Unreadable statistics must not pass for "nothing lost". */
+		if (ret)
+			return ret;
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/buffer_size_kb", cpu);
 		kb = kt_tracefs_read(inst, rel);
 		/*

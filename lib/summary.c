@@ -175,7 +175,9 @@ struct kt_summary *kt_summary_new(struct kt_reader *r)
 		errno = -ret;
 		goto err_keep_errno;
 	}
-	qsort(s->evs, (size_t)s->nevs, sizeof(*s->evs), cmp_ev);
+	/* qsort(NULL, 0, ...) is undefined: a file with no events. */
+	if (s->nevs)
+		qsort(s->evs, (size_t)s->nevs, sizeof(*s->evs), cmp_ev);
 	for (i = 0; i < s->nevs; i++)
 		s->evs[i].pub.per_cpu = s->evs[i].counts;
 	return s;

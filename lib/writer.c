@@ -229,6 +229,16 @@ int kt_writer_page_size(const struct kt_writer *w)
 	return w->page_size;
 }
 
+const char *kt_writer_tmp_name(const struct kt_writer *w)
+{
+	return w->tmp;
+}
+
+int kt_writer_raw(struct kt_writer *w, const void *buf, size_t len)
+{
+	return write_all(w, buf, len);
+}
+
 /* ---- header and formats ---- */
 
 static int write_initial(struct kt_writer *w)
@@ -444,7 +454,11 @@ int kt_writer_kallsyms_begin(struct kt_writer *w)
 	w->sec_start = w->off;
 	w->sec_len = 0;
 	w->sec_err = 0;
-	return put4(w, 0);
+	/*
+	 * "Still being written" until end() patches the size: a recording
+	 * killed meanwhile must not pass for a finished empty section.
+	 */
+	return put4(w, KT_DAT_SIZE_PENDING);
 }
 
 int kt_writer_kallsyms_add(struct kt_writer *w, const char *text, size_t len)
@@ -465,8 +479,10 @@ int kt_writer_kallsyms_end(struct kt_writer *w, bool keep)
 
 	if (keep && !w->sec_err)
 		return pwrite_all(w->fd, &size, 4, w->sec_start);
-	/* Back to an empty section: its 4 zero bytes are on disk already. */
+	/* Back to an empty section: 4 zero bytes. */
 	ret = rewind_to(w, w->sec_start + 4);
+	if (!ret)
+		ret = pwrite_all(w->fd, &(uint32_t){ 0 }, 4, w->sec_start);
 	return ret ? ret : w->sec_err;
 }
 

@@ -26,6 +26,12 @@
 
 struct kt_writer;
 
+/*
+ * The kallsyms size while the section is still being streamed in: what
+ * a recording killed at that moment leaves (no real size is this big).
+ */
+#define KT_DAT_SIZE_PENDING	0xffffffffu
+
 /* One CPU's recorded pages, as the recorder left them. */
 struct kt_writer_cpu {
 	int fd;				/* read from offset 0 */
@@ -102,5 +108,16 @@ int kt_file_slurp(const char *path, char **text, size_t *len);
 
 /* The ring-buffer page size the file declares. */
 int kt_writer_page_size(const struct kt_writer *w);
+
+/*
+ * The temporary name the file has until kt_writer_commit(); also the
+ * prefix of the recorders' per-CPU pieces ("<name>.cpuN").
+ */
+const char *kt_writer_tmp_name(const struct kt_writer *w);
+/*
+ * Bytes as they are, in place of kt_writer_headers(): the fixed part an
+ * interrupted recording left (ktrace record --recover).
+ */
+int kt_writer_raw(struct kt_writer *w, const void *buf, size_t len);
 
 #endif

@@ -1,18 +1,20 @@
 #!/bin/sh
 # Install the Debian packages a ktrace target needs, and only those that
 # are missing, so a fresh Debian 12 with only make and git can build and
-# test ktrace.  Usage: scripts/deps.sh build|check|bench
+# test ktrace.  Usage: scripts/deps.sh build|check|bench|fuzz
 set -eu
 
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev man-db"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
-# setpriv, procps gives ps, the VM tests boot Debian kernels in qemu.
+# setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
+# stress-ng loads the machine in the loss tests.
 CHECK_PKGS="$BUILD_PKGS bats bats-assert bats-support trace-cmd dbench jq
 	util-linux procps psmisc file bash-completion zsh tmux
 	qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	libelf-dev bc flex bison dwarves"
+	libelf-dev bc flex bison dwarves
+	stress-ng"
 # strace: list.bats proves `ktrace list` opens no format file.
 CHECK_PKGS="$CHECK_PKGS strace"
 BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
@@ -21,7 +23,8 @@ case "${1:-build}" in
 build) want=$BUILD_PKGS ;;
 check) want=$CHECK_PKGS ;;
 bench) want=$BENCH_PKGS ;;
-*) echo "usage: $0 build|check|bench" >&2; exit 64 ;;
+fuzz) want="$BUILD_PKGS clang libclang-rt-14-dev" ;;
+*) echo "usage: $0 build|check|bench|fuzz" >&2; exit 64 ;;
 esac
 
 missing=""

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A fault injector for the tests, loaded with LD_PRELOAD: it makes chosen
+ * system calls fail the way a kernel or a file system would, since root
+ * ignores file modes and cannot be refused a tracefs file otherwise.
+ *
+ *   KT_FAULT_OPEN='PATTERN:ERRNO;...'   open/openat of a matching path
+ *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write to a file opened at such a path
+ *   KT_FAULT_MOUNT='PATTERN:ERRNO;...'  mount on a matching target
+ *   KT_FAULT_LOG=FILE                   append one line per injected fault
+ *
+ * PATTERN is an fnmatch(3) glob over the absolute path ('*' crosses '/'),
+ * ERRNO a name (EPERM, EACCES, ENOSPC, EIO, EROFS, ENODEV ...) or a
+ * number.  Relative paths and openat() are resolved through the working
+ * directory and /proc/self/fd, so a glob matches however the file is named.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const struct {
+	const char *name;
+	int err;
+} errnos[] = {
+	{ "EPERM", EPERM }, { "EACCES", EACCES }, { "ENOENT", ENOENT },
+	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EROFS", EROFS },
+	{ "ENODEV", ENODEV }, { "EBUSY", EBUSY }, { "EINVAL", EINVAL },
+	{ "ENOMEM", ENOMEM }, { "EEXIST", EEXIST }, { "EFBIG", EFBIG },
+	{ "EDQUOT", EDQUOT }, { "EAGAIN", EAGAIN },
+};
+
+static int errno_of(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (!strcmp(s, errnos[i].name))
+			return errnos[i].err;
+	return atoi(s) > 0 ? atoi(s) : EIO;
+}
+
+static void note(const char *what, const char *path, int err)
+{
+	const char *log = getenv("KT_FAULT_LOG");
+	char line[PATH_MAX + 64];
+	int fd, n;
+
+	if (!log)
+		return;
+	n = snprintf(line, sizeof(line), "%s %s %d\n", what, path, err);
+	fd = syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (syscall(SYS_write, fd, line, n) < 0)
+		n = 0;
+	close(fd);
+}
+
+/* The errno the rules in env give path, or 0. */
+static int rule_for(const char *env, const char *path)
+{
+	const char *rules = getenv(env);
+	char buf[4096], *rule, *save = NULL, *colon;
+
+	if (!rules || !*rules || !path)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", rules);
+	for (rule = strtok_r(buf, ";", &save); rule; rule = strtok_r(NULL, ";", &save)) {
+		colon = strrchr(rule, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (fnmatch(rule, path, 0) == 0)
+			return errno_of(colon + 1);
+	}
+	return 0;
+}
+
+/* dirfd/path as an absolute path (best effort: not normalised). */
+static void absolute(int dirfd, const char *path, char *out, size_t len)
+{
+	char link[64], dir[PATH_MAX];
+	ssize_t n;
+
+	if (path[0] == '/') {
+		snprintf(out, len, "%s", path);
+		return;
+	}
+	if (dirfd == AT_FDCWD) {
+		if (!getcwd(dir, sizeof(dir)))
+			dir[0] = '\0';
+	} else {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+		n = readlink(link, dir, sizeof(dir) - 1);
+		dir[n > 0 ? n : 0] = '\0';
+	}
+	snprintf(out, len, "%s/%s", dir, path);
+}
+
+/* Zero, or the errno (set) an open of dirfd/path must fail with. */
+static int open_fault(int dirfd, const char *path)
+{
+	char abs[PATH_MAX];
+	int err;
+
+	if (!getenv("KT_FAULT_OPEN") || !path)
+		return 0;
+	absolute(dirfd, path, abs, sizeof(abs));
+	err = rule_for("KT_FAULT_OPEN", abs);
+	if (err)
+		note("open", abs, err);
+	return err;
+}
+
+static int mode_arg(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, int) : 0;
+}
+
+#define NEXT(name) \
+	static __typeof__(name) *next_##name; \
+	if (!next_##name) \
+		next_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+/* open(path, flags[, mode]) and openat(dirfd, path, flags[, mode]). */
+#define WRAP_OPEN(name) \
+int name(const char *path, int flags, ...) \
+{ \
+	va_list ap; \
+	int mode, err; \
+	NEXT(name); \
+	va_start(ap, flags); \
+	mode = mode_arg(flags, ap); \
+	va_end(ap); \
+	err = open_fault(AT_FDCWD, path); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(path, flags, mode); \
+}
+
+#define WRAP_OPENAT(name) \
+int name(int dirfd, const char *path, int flags, ...) \
+{ \
+	va_list ap; \
+	int mode, err; \
+	NEXT(name); \
+	va_start(ap, flags); \
+	mode = mode_arg(flags, ap); \
+	va_end(ap); \
+	err = open_fault(dirfd, path); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(dirfd, path, flags, mode); \
+}
+
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+	int err;
+	NEXT(write);
+
+	if (getenv("KT_FAULT_WRITE")) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n > 0) {
+			path[n] = '\0';
+			err = rule_for("KT_FAULT_WRITE", path);
+			if (err) {
+				note("write", path, err);
+				errno = err;
+				return -1;
+			}
+		}
+	}
+	return next_write(fd, buf, len);
+}
+
+int mount(const char *src, const char *target, const char *type,
+	  unsigned long flags, const void *data)
+{
+	int err = target ? rule_for("KT_FAULT_MOUNT", target) : 0;
+	NEXT(mount);
+
+	if (err) {
+		note("mount", target, err);
+		errno = err;
+		return -1;
+	}
+	return next_mount(src, target, type, flags, data);
+}
