@@ -130,7 +130,6 @@ struct stream {
 	int child_status;
 	bool child_done;
 	int err;		/* first decode/print error */
-	bool cmdlines_reloaded;	/* this round */
 };
 
 /* Systems the events come from, plus ftrace (trace_marker's print). */
@@ -153,15 +152,38 @@ static struct tep_handle *load_formats(const struct kt_event_list *events)
 	}
 	tep = tracefs_local_events_system(NULL, systems);
 	free(systems);
-	if (tep)
-		tracefs_load_cmdlines(NULL, tep);
 	return tep;
 }
 
+/* The kernel's last name for pid, from saved_cmdlines ("pid comm"). */
+static int saved_comm(int pid, char *comm, size_t len)
+{
+	char *text = kt_tracefs_read(NULL, "saved_cmdlines"), *p, *nl;
+	char key[24];
+	int ret = -ENOENT;
+
+	if (!text)
+		return -errno;
+	snprintf(key, sizeof(key), "%d ", pid);
+	for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (!strncmp(p, key, strlen(key))) {
+			if (nl)
+				*nl = '\0';
+			snprintf(comm, len, "%s", p + strlen(key));
+			ret = 0;
+			break;
+		}
+	}
+	free(text);
+	return ret;
+}
+
 /*
- * Names for tasks the kernel's saved_cmdlines did not have at start:
- * /proc while the task lives, else saved_cmdlines again (at most once
- * per round), else "<...>" for good.
+ * Task names as events name pids: /proc while the task lives (the
+ * truth, where saved_cmdlines may still hold an earlier task with the
+ * same pid), then the command's own name, then saved_cmdlines, else
+ * "<...>" for good.
  */
 static void learn_comm(struct stream *s, int pid)
 {
@@ -178,13 +200,6 @@ static void learn_comm(struct stream *s, int pid)
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0) {
-		if (!s->cmdlines_reloaded) {
-			s->cmdlines_reloaded = true;
-			tracefs_load_cmdlines(NULL, tep);
-			if (tep_is_pid_registered(tep, pid))
-				return;
-		}
-		/* Gone already: remember that, so we ask once. */
 		if (s->child && pid == kt_child_pid(s->child)) {
 			const char *slash = strrchr(s->o->t.cmd[0], '/');
 
@@ -193,6 +208,11 @@ static void learn_comm(struct stream *s, int pid)
 			tep_register_comm(tep, comm, pid);
 			return;
 		}
+		if (saved_comm(pid, comm, sizeof(comm)) == 0) {
+			tep_register_comm(tep, comm, pid);
+			return;
+		}
+		/* Gone already: remember that, so we ask once. */
 		tep_register_comm(tep, "<...>", pid);
 		return;
 	}
@@ -215,7 +235,6 @@ static bool drain(struct stream *s)
 	long n;
 
 	for (;;) {
-		s->cmdlines_reloaded = false;
 		n = kt_livestream_round(s->ls, print_fn, s);
 		if (n < 0)
 			break;
