@@ -229,8 +229,13 @@ static int print_fn(const struct kt_event *ev, void *arg)
 	return kt_printer_print(s->p, ev);
 }
 
-/* Decode and print everything committed now; false to stop. */
-static bool drain(struct stream *s)
+/*
+ * Decode and print what is committed now; false to stop.  While tracing
+ * runs, one bounded round: under a flood the loop must come back to
+ * poll() to see signals and the end of the command.  At the end (all),
+ * until the buffers are empty.
+ */
+static bool drain(struct stream *s, bool all)
 {
 	long n;
 
@@ -243,7 +248,7 @@ static bool drain(struct stream *s)
 			n = errno ? -errno : -EIO;
 			break;
 		}
-		if (!n)
+		if (!n || !all)
 			return true;
 	}
 	if (n == -EPIPE) {
@@ -313,7 +318,7 @@ static void run_loop(struct stream *s)
 			s->why = STOP_CHILD;
 			break;
 		}
-		if (!drain(s))
+		if (!drain(s, false))
 			break;
 		if (poll(pfd, n, -1) < 0 && errno != EINTR) {
 			s->err = -errno;
@@ -510,7 +515,7 @@ static int stream(struct stream_opts *o)
 	/* Nothing new in the buffers, then print what is left in them. */
 	kt_tracefs_write(s.t.inst, "tracing_on", "0");
 	if (s.why != STOP_OUTPUT && s.why != STOP_ERROR)
-		drain(&s);
+		drain(&s, true);
 	read_stats(&s, s.st1);
 	summary(&s);
 	if (s.child && !s.child_done) {
