@@ -400,3 +400,8 @@ int kt_livebuf_next(struct kt_livebuf *lb, void **page, size_t *skip,
 	return lb->data ? next_mapped(lb, page, skip, end)
 			: next_read(lb, page, skip, end);
 }
+
+size_t kt_livebuf_subbuf_size(const struct kt_livebuf *lb)
+{
+	return lb->subbuf_size;
+}

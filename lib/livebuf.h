@@ -52,6 +52,8 @@ long kt_livebuf_drain(struct kt_livebuf *lb, const uint16_t *slot,
  */
 int kt_livebuf_next(struct kt_livebuf *lb, void **page, size_t *skip,
 		    size_t *end);
+/* Bytes of one sub-buffer, header included. */
+size_t kt_livebuf_subbuf_size(const struct kt_livebuf *lb);
 
 /*
  * Events the kernel said were lost, from the page headers, since open;

@@ -24,6 +24,7 @@ struct cpu_it {
 	size_t data_off;	/* page header size */
 	size_t skip, end;	/* new records: data offsets [skip, end) */
 	bool loaded;
+	bool last;		/* the writer's page: the CPU's last this round */
 	int pages;		/* this round */
 	long long missed;	/* the loaded page's lost count, not yet shown */
 	uint64_t events;
@@ -161,12 +162,20 @@ static int it_next(struct cpu_it *it)
 			return 1;
 		}
 		it->loaded = false;
-		if (it->pages >= ROUND_MAX_PAGES)
+		if (it->last || it->pages >= ROUND_MAX_PAGES)
 			return 0;
 		ret = kt_livebuf_next(it->lb, &page, &it->skip, &it->end);
 		if (ret <= 0)
 			return ret;
 		it->pages++;
+		/*
+		 * A page not full, or more of one handed out before, is the
+		 * one the writer is on: take no more from this CPU in this
+		 * round, so a CPU that keeps getting events cannot run ahead
+		 * of the others, read once at the start of the round.
+		 */
+		it->last = it->skip > 0 ||
+			   it->end + it->data_off + 64 < kt_livebuf_subbuf_size(it->lb);
 		/* The page's own commit may be past end already: end rules. */
 		if (kbuffer_load_subbuffer(it->kb, page) < 0)
 			return -EBADMSG;
@@ -213,6 +222,7 @@ long kt_livestream_round(struct kt_livestream *ls, kt_event_fn fn, void *arg)
 	for (cpu = 0; cpu < ls->ncpus; cpu++) {
 		it = &ls->its[cpu];
 		it->pages = 0;
+		it->last = false;
 		ret = it_next(it);
 		if (ret < 0)
 			return ret;

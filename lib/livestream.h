@@ -5,12 +5,14 @@
  * it, read() elsewhere), records walked with libtraceevent's kbuffer and
  * handed out merged across CPUs in timestamp order.
  *
- * The merge covers what one round read: each call takes everything
- * committed so far on every CPU and hands it out in order.  An event
- * committed on one CPU after that CPU was read in a round, but stamped
- * before the last event handed out from another CPU, comes out in the
- * next round, out of order by at most the length of a round (the time
- * to decode what the previous wake-up found: microseconds at low rates).
+ * The merge covers what one round read: each call reads every CPU's
+ * committed events once (whole pages the writer has left, as many as a
+ * bounded budget allows, then the page the writer is on) and hands them
+ * out in order.  An event committed on one CPU after that CPU was read,
+ * but stamped before the last event handed out from another CPU, comes
+ * out in the next round: out of order by at most the time between the
+ * reads of two CPUs at the start of a round (microseconds, unless the
+ * reader is preempted right there).
  */
 #ifndef KT_LIVESTREAM_H
 #define KT_LIVESTREAM_H

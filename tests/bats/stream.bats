@@ -78,6 +78,23 @@ check_text() { # N PATH(mapped|read)
 	KTRACE_NO_MMAP=1 check_text 200 read
 }
 
+@test "markers written from both CPUs come out merged in time order" {
+	local i ncpu
+	ncpu=$(nproc)
+	[ "$ncpu" -ge 2 ] || fail "needs 2 CPUs"
+	stream_start -t -e ftrace:print
+	for i in $(seq 40); do
+		taskset -c $((i % 2)) sh -c "echo o$i >$INST/trace_marker"
+	done
+	stream_stop INT
+	[ "$STATUS" -eq 0 ] || fail "status $STATUS: $ERR"
+	[ "$(wc -l <out)" -eq 40 ]
+	# Both CPUs, in order of the writes and of the timestamps.
+	[ "$(awk '{ print $2 }' out | sort -u | wc -l)" -eq 2 ] || fail "not two CPUs: $(cat out)"
+	diff <(sed -n 's/.*tracing_mark_write: //p' out) <(seq -f 'o%g' 40)
+	awk '{ print $3 }' out | tr -d : | sort -c -n
+}
+
 check_json() { # N PATH
 	stream_start --format json -e ftrace:print
 	markers "$1" j
