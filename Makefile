@@ -95,3 +95,18 @@ install: all
 
 clean:
 	rm -rf build ktrace
+
+# The report formatter (lib/fastfmt.c): its identity check against
+# libtraceevent, built with ASan+UBSan so out-of-record reads show, and
+# its speed benchmark.
+FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/fastfmt.c
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/fastfmt.c
+FF_HDRS      := lib/fastfmt.h tests/fastfmt-capture.h
+
+$(BUILD)/fastfmt-check: $(FFCHECK_SRCS) $(FF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests $(ASAN_FLAGS) -o $@ $(FFCHECK_SRCS) $(LDLIBS_ALL) $(ASAN_FLAGS)
+
+$(BUILD)/fastfmt-speed: $(FFSPEED_SRCS) $(FF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests -o $@ $(FFSPEED_SRCS) $(LDLIBS_ALL)

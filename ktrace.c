@@ -158,12 +158,37 @@ static bool show_man(const char *page, bool local_file)
 	       WEXITSTATUS(st) == 0;
 }
 
+/*
+ * The page beside an in-tree binary (./ktrace, or build/asan/ktrace of
+ * the same tree): it matches that binary better than an installed one.
+ */
+static bool find_local_man(const char *name, char *path, size_t len)
+{
+	static const char *const up[] = { "", "/..", "/../.." };
+	char exe[PATH_MAX];
+	const char *dir;
+	ssize_t n;
+	size_t i;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	dir = dirname(exe);
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		snprintf(path, len, "%s%s/man/ktrace-%s.1", dir, up[i], name);
+		if (access(path, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int help_cmd(int argc, char **argv)
 {
 	const struct cmd *c;
-	char page[64], exe[PATH_MAX], local[PATH_MAX + 64], *dir;
+	char page[PATH_MAX + 64];
 	char *fallback[] = { NULL, "--help", NULL };
-	ssize_t n;
+	bool shown;
 
 	if (argc < 2) {
 		usage(stdout);
@@ -172,20 +197,14 @@ static int help_cmd(int argc, char **argv)
 	c = find_cmd(argv[1]);
 	if (!c)
 		return unknown_cmd(argv[1]);
-	/*
-	 * The page beside an in-tree binary first (it matches that binary),
-	 * then the installed one, else the command's own --help.
-	 */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		dir = dirname(exe);
-		snprintf(local, sizeof(local), "%s/man/ktrace-%s.1", dir, c->name);
-		if (access(local, R_OK) == 0 && show_man(local, true))
-			return KT_EXIT_OK;
+	/* The local page, else the installed one, else --help. */
+	if (find_local_man(c->name, page, sizeof(page))) {
+		shown = show_man(page, true);
+	} else {
+		snprintf(page, sizeof(page), "ktrace-%s", c->name);
+		shown = show_man(page, false);
 	}
-	snprintf(page, sizeof(page), "ktrace-%s", c->name);
-	if (show_man(page, false))
+	if (shown)
 		return KT_EXIT_OK;
 	fallback[0] = (char *)c->name;
 	return run_cmd(c, 2, fallback);

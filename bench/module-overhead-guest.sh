@@ -20,6 +20,8 @@ echo 1 >$D/events/syscall_exit/enable
 on() {
 	case $1 in
 	module) echo 1 >$D/enabled; echo start >$D/state ;;
+	# Recording, but the pid set holds only init: we pay the lookup.
+	pidset) echo 1 >$D/set_pid; echo 1 >$D/enabled; echo start >$D/state ;;
 	attached) echo 1 >$D/enabled ;;
 	ftrace) echo 1 >$T/events/raw_syscalls/enable; echo 1 >$T/tracing_on ;;
 	floor) echo 0 >$T/tracing_on; echo 1 >$T/events/raw_syscalls/enable ;;
@@ -29,6 +31,7 @@ on() {
 off() {
 	echo stop >$D/state
 	echo 0 >$D/enabled
+	echo >$D/set_pid
 	echo 0 >$T/events/raw_syscalls/enable
 	echo 1 >$T/tracing_on
 	echo 1 >$D/reset
@@ -40,7 +43,7 @@ off
 r=0
 tag=WARMUP
 while [ $r -le "$ROUNDS" ]; do
-	for c in none attached module ftrace floor; do
+	for c in none attached pidset module ftrace floor; do
 		on $c
 		echo "$tag $c $(/ktvm bench "$N")"
 		off

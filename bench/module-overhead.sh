@@ -56,6 +56,8 @@ END {
 	printf "| configuration | ns per getppid() | ns per event |\n|---|---:|---:|\n"
 	printf "| nothing traced | %.1f | - |\n", none
 	printf "| ktrace.ko probes attached, channel stopped | %.1f | %.1f |\n", att, (att - none) / 2
+	ps = median("pidset")
+	printf "| ktrace.ko recording, pid set without the caller | %.1f | %.1f |\n", ps, (ps - none) / 2
 	printf "| ktrace.ko syscall_entry+exit | %.1f | %.1f |\n", mod, em
 	printf "| ftrace raw_syscalls | %.1f | %.1f |\n", ft, ef
 	printf "| floor: raw_syscalls, tracing_on=0 | %.1f | %.1f |\n", fl, efl

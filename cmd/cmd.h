@@ -56,6 +56,17 @@ int kt_argp_parse(const struct argp *argp, int argc, char **argv,
 int kt_need_tracefs(void);
 
 /*
+ * --backend ftrace|module: set which tracer's events names mean (see
+ * kt_events_set_backend()); a bad name is a usage error.
+ */
+void kt_backend_option(struct argp_state *state, const char *arg);
+/*
+ * After parsing: --backend module needs ktrace.ko loaded.  Prints the
+ * reason and how to load it; returns 0 or KT_EXIT_FAIL.
+ */
+int kt_need_backend(void);
+
+/*
  * Resolve an -e spec into list, printing "unknown event 'x'; did you
  * mean ...?" on failure.  Returns 0 or KT_EXIT_FAIL.
  */

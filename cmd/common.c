@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "kt-tracefs.h"
+#include "module.h"
 
 static void list_options(const struct argp *argp)
 {
@@ -95,7 +96,16 @@ int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 
 	if (ret > 0)
 		return KT_EXIT_OK;
-	if (ret == -EEXIST) {
+	if (ret == -ENOENT && !strncmp(spec, KTRACE_EVENT_SYSTEM ":",
+				       strlen(KTRACE_EVENT_SYSTEM ":")) &&
+	    !kt_events_use_module()) {
+		if (kt_events_backend() == KT_BACKEND_FTRACE)
+			kt_err("'%s' is an event of ktrace.ko, and --backend ftrace leaves it out; drop --backend or the event",
+			       spec);
+		else
+			kt_err("'%s' is an event of ktrace.ko, which is not loaded; %s",
+			       spec, KT_MODULE_LOAD_HINT);
+	} else if (ret == -EEXIST) {
 		ambiguous(cat, spec);
 	} else if (ret == -ENOENT && strpbrk(spec, "*?[")) {
 		/* Edit distance to a glob suggests nonsense. */
@@ -151,5 +161,23 @@ int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)
 	default:
 		kt_err("cannot open instance '%s': %s", name, strerror(-ret));
 	}
+	return KT_EXIT_FAIL;
+}
+
+void kt_backend_option(struct argp_state *state, const char *arg)
+{
+	enum kt_backend b;
+
+	if (kt_backend_parse(arg, &b))
+		argp_error(state, "unknown backend '%s'; give 'ftrace' or 'module'", arg);
+	kt_events_set_backend(b);
+}
+
+int kt_need_backend(void)
+{
+	if (kt_events_backend() != KT_BACKEND_MODULE || kt_module_present())
+		return KT_EXIT_OK;
+	kt_err("--backend module needs ktrace.ko, which is not loaded; %s",
+	       KT_MODULE_LOAD_HINT);
 	return KT_EXIT_FAIL;
 }

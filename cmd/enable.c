@@ -19,6 +19,7 @@
 #include "evstate.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "module.h"
 
 struct enable_opts {
 	const char *instance;
@@ -28,6 +29,8 @@ struct enable_opts {
 	int nspecs;
 };
 
+enum { OPT_BACKEND = 256 };
+
 static const struct argp_option options[] = {
 	{ "instance", 'B', "NAME", 0,
 	  "work in tracefs instance NAME, creating it if needed", 0 },
@@ -35,6 +38,8 @@ static const struct argp_option options[] = {
 	  "set this ftrace filter expression on every EVENT ('' clears it)", 0 },
 	{ "disable", 'd', NULL, 0,
 	  "turn the events off and clear their filters", 0 },
+	{ "backend", OPT_BACKEND, "ftrace|module", 0,
+	  "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ 0 }
 };
 
@@ -63,6 +68,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'd':
 		o->disable = true;
 		break;
+	case OPT_BACKEND:
+		kt_backend_option(state, arg);
+		break;
 	case ARGP_KEY_ARGS:
 		o->specs = state->argv + state->next;
 		o->nspecs = state->argc - state->next;
@@ -83,11 +91,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = { options, parse_opt, args_doc, doc,
 				  NULL, NULL, NULL };
 
+/* An event of ktrace.ko rather than of ftrace. */
+static bool is_module(const struct kt_event_ref *r)
+{
+	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
+}
+
 /* Events of the ftrace system are written by tracers and have no switch. */
 static bool can_enable(const char *tracing_dir, const struct kt_event_ref *r)
 {
 	char path[4096];
 
+	if (is_module(r))
+		return kt_module_event_enabled(r->name) >= 0;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", tracing_dir,
 		 r->system, r->name);
 	return access(path, F_OK) == 0;
@@ -139,6 +155,31 @@ static int resolve_spec(const struct kt_catalog *cat, const char *dir,
 out:
 	kt_event_list_free(found);
 	return status;
+}
+
+/* ktrace.ko's events have neither filters nor instances. */
+static int check_module_events(const struct enable_opts *o,
+			       const struct kt_event_list *events)
+{
+	size_t i, n = kt_event_list_count(events);
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(events, i);
+
+		if (!is_module(r))
+			continue;
+		if (o->filter) {
+			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop -f or use ftrace's event (see 'ktrace list aliases')",
+			       r->system, r->name);
+			return KT_EXIT_FAIL;
+		}
+		if (o->instance) {
+			kt_err("'%s:%s' is ktrace.ko's, which has no instances; drop -B",
+			       r->system, r->name);
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
 }
 
 /* Every spec, all reported before giving up; the union, de-duplicated. */
@@ -230,7 +271,10 @@ static int apply(const struct enable_opts *o, struct tracefs_instance *inst,
 	char *why = NULL;
 	int ret;
 
-	if (o->disable) {
+	if (is_module(r)) {
+		/* ktrace.ko's events have no filters and no instances. */
+		ret = kt_module_event_set_enable(r->name, !o->disable);
+	} else if (o->disable) {
 		ret = kt_event_set_enable(inst, r->system, r->name, false);
 		if (!ret)
 			ret = kt_event_set_filter(inst, r->system, r->name,
@@ -316,7 +360,11 @@ static void summary(const struct enable_opts *o,
 	}
 	if (o->filter && *o->filter)
 		printf(" with filter '%s'", o->filter);
-	if (inst)
+	for (i = 0; i < n && is_module(kt_event_list_at(events, i)); i++)
+		;
+	if (n && i == n)
+		printf(" in ktrace.ko\n");
+	else if (inst)
 		printf(" in %sinstance '%s'\n", created ? "new " : "",
 		       kt_instance_label(inst));
 	else
@@ -336,10 +384,14 @@ int cmd_enable(int argc, char **argv)
 
 	if (kt_argp_parse(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
+	if (kt_need_backend())
+		goto err;
 	events = resolve_all(&o);
 	if (!events)
 		goto err;
 	n = kt_event_list_count(events);
+	if (check_module_events(&o, events))
+		goto err_events;
 	saved = calloc(n, sizeof(*saved));
 	if (!saved) {
 		kt_err("cannot change events: %s", strerror(ENOMEM));

@@ -39,12 +39,14 @@ struct list_opts {
 	bool json;
 };
 
-enum { OPT_JSON = 256, OPT_FIELDS };
+enum { OPT_JSON = 256, OPT_FIELDS, OPT_BACKEND };
 
 static const struct argp_option options[] = {
 	{ "fields", OPT_FIELDS, "EVENT", 0,
 	  "show the fields and print format of EVENT (a name or glob)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "print JSON instead of text", 0 },
+	{ "backend", OPT_BACKEND, "ftrace|module", 0,
+	  "only ftrace's events, or only ktrace.ko's (system ktrace)", 0 },
 	{ 0 }
 };
 
@@ -99,6 +101,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FIELDS:
 		o->fields = arg;
+		break;
+	case OPT_BACKEND:
+		kt_backend_option(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		kind = kind_of(arg);
@@ -638,6 +643,8 @@ int cmd_list(int argc, char **argv)
 
 	if (kt_argp_parse(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
+	if (kt_need_backend())
+		return KT_EXIT_FAIL;
 	if (o.fields)
 		return list_fields(&o);
 	switch (o.kind) {

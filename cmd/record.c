@@ -38,6 +38,8 @@
 #include "evlookup.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "module.h"
+#include "evstate.h"
 #include "recorder.h"
 #include "session.h"
 #include "tracedat.h"
@@ -52,6 +54,7 @@
 enum {
 	OPT_FLIGHT = 256,
 	OPT_MAX_LOST,
+	OPT_BACKEND,
 };
 
 struct record_opts {
@@ -82,6 +85,11 @@ struct session {
 	char *tmpdir;
 	struct kt_child *child;
 	struct kt_recorder *rec;
+	/* ktrace.ko's side, when a ktrace: event is recorded */
+	size_t nmod;			/* module events in events */
+	struct kt_event_state **mod_saved;
+	bool mod_started;
+	struct kt_modrec *mrec;
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
 	char **stat_text;		/* per CPU, as stored in the file */
@@ -126,6 +134,7 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
+	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ 0 }
 };
 
@@ -166,6 +175,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
+		break;
+	case OPT_BACKEND:
+		kt_backend_option(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);
@@ -253,6 +265,174 @@ static int open_output(struct session *s)
 		s->tmpdir = copy;
 	}
 	return s->tmpdir ? KT_EXIT_OK : KT_EXIT_FAIL;
+}
+
+/* ---- ktrace.ko ---- */
+
+/* The pids -F/-c/-p name, for ktrace.ko's pid filter. */
+static int module_pids(struct session *s)
+{
+	const struct kt_trace_opts *o = &s->o->t;
+	pid_t *pids;
+	size_t n = 0, i;
+	int ret;
+
+	if (!o->only_cmd && !o->children && !o->npids)
+		return 0;
+	pids = calloc(o->npids + 1, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	if (s->child)
+		pids[n++] = kt_child_pid(s->child);
+	for (i = 0; i < o->npids; i++)
+		pids[n++] = o->pids[i];
+	ret = kt_module_set_pids(pids, n, o->children);
+	free(pids);
+	if (ret == -EOPNOTSUPP)
+		kt_err("this ktrace.ko has no pid filter ('%s' in %s), so -F, -c and -p cannot limit its events; load a newer ktrace.ko or drop them",
+		       KTRACE_FILE_SET_PID, kt_module_dir());
+	else if (ret)
+		kt_err("cannot limit ktrace.ko to the traced pids: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * Check ktrace.ko is free, save its events' switches, empty its buffers,
+ * set its pid filter, open its readers and select the events.  The
+ * ftrace instance goes on the module's clock (trace_clock_local), so
+ * both kinds of records sort together.
+ */
+static int module_prepare(struct session *s)
+{
+	size_t i, j, n = kt_event_list_count(s->t.events);
+	int ret, ncpus;
+
+	for (i = 0; i < n; i++)
+		s->nmod += kt_is_module_event(kt_event_list_at(s->t.events, i));
+	if (!s->nmod)
+		return KT_EXIT_OK;
+	ret = kt_module_running();
+	if (ret == 1) {
+		kt_err("ktrace.ko is already running (another recording?); wait for it or stop it with 'ktrace reset'");
+		return KT_EXIT_FAIL;
+	}
+	ncpus = kt_module_cpu_count();
+	if (ret < 0 || ncpus <= 0 || ncpus > s->ncpus) {
+		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(),
+		       strerror(ret < 0 ? -ret : ncpus < 0 ? -ncpus : EINVAL));
+		return KT_EXIT_FAIL;
+	}
+	s->mod_saved = calloc(s->nmod, sizeof(*s->mod_saved));
+	if (!s->mod_saved)
+		return KT_EXIT_FAIL;
+	for (i = 0, j = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+
+		if (!kt_is_module_event(r))
+			continue;
+		s->mod_saved[j] = kt_event_state_save(NULL, r->system, r->name);
+		if (!s->mod_saved[j++]) {
+			kt_err("cannot read the switch of '%s:%s': %s",
+			       r->system, r->name, strerror(errno));
+			return KT_EXIT_FAIL;
+		}
+	}
+	ret = kt_tracefs_write(s->t.inst, "trace_clock", "local");
+	if (!ret)
+		ret = kt_module_write(KTRACE_FILE_RESET, "1");
+	if (ret) {
+		kt_err("cannot prepare ktrace.ko and the ftrace clock: %s", strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (module_pids(s))
+		return KT_EXIT_FAIL;
+	s->mrec = kt_modrec_new(ncpus, s->tmpdir);
+	if (!s->mrec) {
+		kt_err("cannot open ktrace.ko's buffers: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+
+		if (!kt_is_module_event(r))
+			continue;
+		ret = kt_module_event_set_enable(r->name, true);
+		if (ret) {
+			kt_err("cannot enable '%s:%s': %s", r->system, r->name,
+			       strerror(-ret));
+			return KT_EXIT_FAIL;
+		}
+	}
+	return KT_EXIT_OK;
+}
+
+/* Probes on, engine running, readers waiting for pages. */
+static int module_start(struct session *s)
+{
+	int ret;
+
+	if (!s->nmod)
+		return 0;
+	ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
+	if (!ret)
+		ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+	if (ret)
+		return ret;
+	s->mod_started = true;
+	/* A reader started before "start" would find the engine stopped. */
+	return kt_modrec_start(s->mrec);
+}
+
+/* Stop the engine; the readers take what is left and end. */
+static int module_stop(struct session *s)
+{
+	int ret;
+
+	if (!s->mod_started)
+		return 0;
+	ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	s->mod_started = false;
+	if (!ret)
+		ret = kt_modrec_stop(s->mrec);
+	return ret;
+}
+
+/* The module's counts join the instance's: loss is loss, whoever lost it. */
+static void module_add_stats(struct session *s)
+{
+	struct kt_cpu_stats m;
+	int cpu;
+
+	for (cpu = 0; s->mrec && cpu < s->ncpus; cpu++) {
+		if (kt_module_cpu_stats_read(cpu, &m))
+			continue;
+		s->st1[cpu].entries += m.entries;
+		s->st1[cpu].overrun += m.overrun;
+		s->st1[cpu].commit_overrun += m.commit_overrun;
+		s->st1[cpu].dropped += m.dropped;
+		s->st1[cpu].read += m.read;
+	}
+}
+
+/* Leave ktrace.ko as it was: stopped, switches back, no pid filter. */
+static void module_restore(struct session *s)
+{
+	size_t i;
+
+	if (!s->mod_saved)
+		return;
+	kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	for (i = 0; i < s->nmod; i++) {
+		if (s->mod_saved[i] && kt_event_state_restore(s->mod_saved[i]))
+			kt_warn("could not switch ktrace.ko's events back; check with 'ktrace stat'");
+		kt_event_state_free(s->mod_saved[i]);
+	}
+	free(s->mod_saved);
+	s->mod_saved = NULL;
+	if (s->o->t.only_cmd || s->o->t.children || s->o->t.npids)
+		kt_module_set_pids(NULL, 0, false);
 }
 
 static int read_stats(struct session *s, struct kt_cpu_stats *st)
@@ -580,6 +760,12 @@ static int write_file(struct session *s)
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		cpus[cpu].fd = kt_recorder_fd(s->rec, cpu);
 		cpus[cpu].size = kt_recorder_bytes(s->rec, cpu);
+		ret = s->mrec ? kt_modrec_merge(s->mrec, cpu, &cpus[cpu].fd,
+						&cpus[cpu].size) : 0;
+		if (ret) {
+			free(cpus);
+			return ret;
+		}
 	}
 	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
 	clk = clock_name(s->clock);
@@ -621,7 +807,8 @@ static void summary(struct session *s)
 	fprintf(stderr, "  %4s %12s %12s %10s %10s\n", "CPU", "events", "bytes",
 		"overrun", "dropped");
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		bytes = kt_recorder_bytes(s->rec, cpu);
+		bytes = kt_recorder_bytes(s->rec, cpu) +
+			(s->mrec ? kt_modrec_bytes(s->mrec, cpu) : 0);
 		human_bytes(bytes, b, sizeof(b));
 		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
 			cpu_events(s, cpu), b,
@@ -667,6 +854,8 @@ static void session_free(struct session *s)
 	join_ksyms(s);
 	join_remover(s);
 	kt_recorder_free(s->rec);
+	kt_modrec_free(s->mrec);
+	module_restore(s);
 	kt_child_free(s->child);
 	kt_tracing_release(&s->t);
 	kt_writer_close(s->w);
@@ -797,10 +986,13 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
-	if (kt_tracing_arm(&s.t, s.child ? kt_child_pid(s.child) : 0))
+	if (kt_tracing_arm(&s.t, s.child ? kt_child_pid(s.child) : 0) ||
+	    module_prepare(&s))
 		goto out;
 	s.clock = kt_tracefs_read(s.t.inst, "trace_clock");
 	ret = read_stats(&s, s.st0);
+	if (!ret)
+		ret = module_start(&s);
 	if (!ret)
 		ret = kt_tracefs_write(s.t.inst, "tracing_on", "1");
 	if (ret) {
@@ -823,6 +1015,11 @@ static int record(struct record_opts *o)
 
 	/* Stop: nothing new in the buffers, then take what is there. */
 	kt_tracefs_write(s.t.inst, "tracing_on", "0");
+	ret = module_stop(&s);
+	if (ret) {
+		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
+		failed = true;
+	}
 	s.elapsed = now_since(&s.t0);
 	if (s.status_line)
 		fprintf(stderr, "\r\033[K");
@@ -840,6 +1037,7 @@ static int record(struct record_opts *o)
 		kt_err("cannot read the buffer statistics: %s", strerror(-ret));
 		goto out;
 	}
+	module_add_stats(&s);
 	if (s.why == STOP_SIZE && !o->quiet)
 		kt_info("stopped: '%s' reached the -m limit of %llu MB",
 			o->output, o->max_mb);
@@ -900,7 +1098,7 @@ int cmd_record(int argc, char **argv)
 		kt_trace_opts_free(&o.t);
 		return KT_EXIT_OK;
 	}
-	status = record(&o);
+	status = kt_need_backend() ? KT_EXIT_FAIL : record(&o);
 	kt_trace_opts_free(&o.t);
 	return status;
 }

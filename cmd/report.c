@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "decoder.h"
+#include "fastfmt.h"
 #include "log.h"
 #include "reader.h"
 #include "summary.h"
@@ -416,6 +417,7 @@ static int report(const struct report_opts *o)
 	struct kt_decoder_opts dopts = { 0 };
 	struct kt_decoder *d = NULL;
 	struct kt_printer *p = NULL;
+	struct kt_fastfmt *ff = NULL;
 	struct kt_reader *r;
 	bool cpus[KT_DAT_MAX_CPUS] = { 0 };
 	struct run run;
@@ -473,6 +475,17 @@ static int report(const struct report_opts *o)
 		status = KT_EXIT_FAIL;
 		goto out_output;
 	}
+	/*
+	 * The compiled formatter prints the text after the event name byte
+	 * for byte as libtraceevent does, about 15x faster; it answers
+	 * -ENOTSUP for what it cannot compile, which libtraceevent prints.
+	 * KTRACE_NO_FASTFMT=1 leaves everything to libtraceevent.
+	 */
+	if (!o->json && !o->raw && !getenv("KTRACE_NO_FASTFMT")) {
+		ff = kt_fastfmt_new(kt_reader_tep(r));
+		if (ff)
+			kt_printer_set_info_default(p, kt_fastfmt_seq, ff);
+	}
 	run.p = p;
 	run.left = o->head;
 	ret = kt_decoder_run(d, print_fn, &run);
@@ -490,6 +503,7 @@ view_done:
 		status = KT_EXIT_DAMAGED;
 	}
 	kt_printer_free(p);
+	kt_fastfmt_free(ff);
 out_output:
 	status = close_output(out, o->output, tmp, status);
 out_decoder:

@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "module.h"
 #include "reset.h"
 
 struct reset_opts {
@@ -27,7 +28,9 @@ static const struct argp_option options[] = {
 static const char args_doc[] = "";
 static const char doc[] =
 	"Return tracing to a clean state: events off, filters, triggers and pid "
-	"filters cleared, current_tracer nop, buffer emptied, tracing on.\v"
+	"filters cleared, current_tracer nop, buffer emptied, tracing on.  "
+	"Without -B, ktrace.ko too when it is loaded: stopped, events off, "
+	"pid filter cleared, buffers emptied.\v"
 	"Files the kernel refuses to let anyone write (the function-tracer "
 	"filters on a locked-down kernel) are named in one warning and left "
 	"alone; everything else is still reset.";
@@ -101,6 +104,15 @@ int cmd_reset(int argc, char **argv)
 	kt_instance_close(inst);
 	if (ret)
 		failed = 1;
+	/* The top level's reset covers ktrace.ko too: it has no instances. */
+	if (!o.instance && kt_events_use_module()) {
+		ret = kt_module_reset();
+		if (ret) {
+			kt_err("cannot reset ktrace.ko: %s; see 'ktrace stat'",
+			       strerror(-ret));
+			failed = 1;
+		}
+	}
 
 	if (o.all) {
 		ret = kt_instances_remove_ours(removed, &failed);

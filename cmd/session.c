@@ -18,6 +18,7 @@
 #include "evlookup.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "module.h"
 #include "session.h"
 
 int kt_parse_ulong(const char *s, unsigned long long max,
@@ -241,6 +242,11 @@ int kt_tracing_resolve(struct kt_tracing *t, const struct kt_trace_opts *o)
 	return KT_EXIT_OK;
 }
 
+bool kt_is_module_event(const struct kt_event_ref *r)
+{
+	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
+}
+
 static bool is_ftrace_event(const struct kt_event_ref *r)
 {
 	/* ftrace/print and friends have no enable file: always on. */
@@ -323,6 +329,11 @@ static int set_filters(struct kt_tracing *t)
 
 		if (!t->filters[i])
 			continue;
+		if (kt_is_module_event(r)) {
+			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop the -f after it, or use -F/-p for pids",
+			       r->system, r->name);
+			return KT_EXIT_FAIL;
+		}
 		if (is_ftrace_event(r)) {
 			kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
 			       r->system, r->name);
@@ -346,7 +357,8 @@ static int enable_events(struct kt_tracing *t)
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(t->events, i);
 
-		if (is_ftrace_event(r))
+		/* ktrace.ko's events are the caller's (see record's module_prepare). */
+		if (is_ftrace_event(r) || kt_is_module_event(r))
 			continue;
 		ret = kt_event_set_enable(t->inst, r->system, r->name, true);
 		if (ret) {

@@ -81,6 +81,12 @@ int kt_tracing_resolve(struct kt_tracing *t, const struct kt_trace_opts *o);
 int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent);
 /* set_event_pid (child: COMMAND's pid or 0), filters, enable. */
 int kt_tracing_arm(struct kt_tracing *t, pid_t child);
+/*
+ * Is r one of ktrace.ko's events (system ktrace with the module in
+ * use)?  kt_tracing_arm() leaves those alone: they are not in the
+ * instance, and whoever records them switches them on itself.
+ */
+bool kt_is_module_event(const struct kt_event_ref *r);
 /* Stop tracing and remove the instance if still there; free all. */
 void kt_tracing_release(struct kt_tracing *t);
 

@@ -6,6 +6,7 @@
  * ktrace-* instance, so a running `ktrace record` shows up with its own
  * overruns.  File mode (-i FILE) is stat_file(): report --stat's summary.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "cmd.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "module.h"
 #include "reset.h"
 #include "state.h"
 
@@ -268,6 +270,111 @@ static void json_state(const struct kt_trace_state *st)
 	printf("},\"lost\":%llu}", kt_cpu_stats_lost(&st->total));
 }
 
+/* ---- live: ktrace.ko ---- */
+
+/* The module's events that are switched on, as "a b c" (malloc'ed). */
+static char *module_events_on(size_t *count)
+{
+	char dir[4096], *list = NULL;
+	size_t len = 0;
+	struct dirent **names;
+	int i, n;
+
+	*count = 0;
+	if (kt_module_events_dir(dir, sizeof(dir)))
+		return NULL;
+	n = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		const char *e = names[i]->d_name;
+		char *grown;
+
+		if (e[0] != '.' && kt_module_event_enabled(e) == 1 &&
+		    (grown = realloc(list, len + strlen(e) + 2))) {
+			list = grown;
+			len += sprintf(list + len, "%s%s", len ? " " : "", e);
+			(*count)++;
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	return list;
+}
+
+/* State, events and per-CPU loss of ktrace.ko, like an instance's. */
+static int show_module(bool json)
+{
+	unsigned long long dropped = 0, overrun = 0, kb = 0, probes = 0;
+	struct kt_cpu_stats cs, total = { 0 };
+	int cpu, ncpus = kt_module_cpu_count(), running = kt_module_running();
+	size_t nev;
+	char *events, *tok, *save = NULL;
+
+	if (ncpus < 0 || running < 0)
+		return ncpus < 0 ? ncpus : running;
+	kt_module_read_ull(KTRACE_FILE_DROPPED, &dropped);
+	/* Only a flight-mode engine has an overrun file. */
+	kt_module_read_ull(KTRACE_FILE_OVERRUN, &overrun);
+	kt_module_read_ull(KTRACE_FILE_BUFFER_SIZE_KB, &kb);
+	kt_module_read_ull(KTRACE_FILE_ENABLED, &probes);
+	events = module_events_on(&nev);
+	if (json) {
+		printf(",\"module\":{\"running\":%s,\"probes\":%s,\"buffer_size_kb\":%llu,\"dropped\":%llu,\"overrun\":%llu,\"events\":[",
+		       running ? "true" : "false", probes ? "true" : "false",
+		       kb, dropped, overrun);
+		for (tok = events ? strtok_r(events, " ", &save) : NULL; tok;
+		     tok = strtok_r(NULL, " ", &save)) {
+			if (tok != events)
+				putchar(',');
+			kt_json_put_str(stdout, tok);
+		}
+		fputs("],\"cpus\":[", stdout);
+	} else {
+		printf("\n%sktrace.ko%s (%s)\n", bold, plain, kt_module_dir());
+		printf("  state    %s, probes %s\n", running ? "running" : "stopped",
+		       probes ? "attached" : "detached");
+		printf("  buffer   %llu KB per CPU, %d CPUs\n", kb, ncpus);
+		printf("  events   %zu enabled\n", nev);
+		for (tok = events ? strtok_r(events, " ", &save) : NULL; tok;
+		     tok = strtok_r(NULL, " ", &save))
+			printf("    %s:%s\n", KTRACE_EVENT_SYSTEM, tok);
+		printf("  %-5s %12s %12s %14s %12s %12s\n", "cpu", "entries",
+		       "overrun", "commit_overrun", "dropped", "read");
+	}
+	free(events);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		char label[16];
+
+		if (kt_module_cpu_stats_read(cpu, &cs))
+			memset(&cs, 0, sizeof(cs));
+		total.entries += cs.entries;
+		total.overrun += cs.overrun;
+		total.commit_overrun += cs.commit_overrun;
+		total.dropped += cs.dropped;
+		total.read += cs.read;
+		total.bytes += cs.bytes;
+		if (json) {
+			printf("%s{\"cpu\":%d,", cpu ? "," : "", cpu);
+			json_cpu(&cs);
+			putchar('}');
+			continue;
+		}
+		snprintf(label, sizeof(label), "%d", cpu);
+		print_cpu_row(label, &cs, "");
+	}
+	if (json) {
+		fputs("],\"total\":{", stdout);
+		json_cpu(&total);
+		fputs("}}", stdout);
+		return 0;
+	}
+	print_cpu_row("all", &total, "");
+	if (dropped || overrun)
+		printf("  %sLOST%s  %llu events not stored (buffer full), %llu overwritten; a bigger buffer (insmod ktrace.ko buf_kb=...) or fewer events\n",
+		       red, plain, dropped, overrun);
+	return 0;
+}
+
 /* ---- live ---- */
 
 /* Read and show one instance; -ENOENT (vanished) is for the caller. */
@@ -353,6 +460,8 @@ static int stat_live(const struct stat_opts *o)
 		ret = show_all(o->json);
 	else if (o->json)
 		fputs("]", stdout);
+	if (!ret && !o->instance && kt_events_use_module())
+		ret = show_module(o->json);
 	if (o->json)
 		fputs("}\n", stdout);
 	if (ret == -ENOENT)

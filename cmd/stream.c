@@ -403,6 +403,23 @@ static bool in_usecs(const char *clock)
 			  strcmp(clock, "x86-tsc") && strcmp(clock, "perf"));
 }
 
+/* ktrace.ko's buffers are read by record only, for now. */
+static int refuse_module_events(struct stream *s)
+{
+	size_t i, n = kt_event_list_count(s->t.events);
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+
+		if (!kt_is_module_event(r))
+			continue;
+		kt_err("'%s:%s' is ktrace.ko's event, which stream cannot show yet; record it with 'ktrace record' and read it with 'ktrace report', or name an ftrace event as SYSTEM:NAME",
+		       r->system, r->name);
+		return KT_EXIT_FAIL;
+	}
+	return KT_EXIT_OK;
+}
+
 static int setup(struct stream *s)
 {
 	struct stream_opts *o = s->o;
@@ -410,7 +427,7 @@ static int setup(struct stream *s)
 	const char *env;
 	int ret;
 
-	if (kt_tracing_resolve(&s->t, &o->t))
+	if (kt_tracing_resolve(&s->t, &o->t) || refuse_module_events(s))
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);

@@ -1276,6 +1276,8 @@ int cmd_top(int argc, char **argv)
 
 	if (kt_argp_parse(&top_argp, argc, argv, &o))
 		return KT_EXIT_OK;
+	/* top reads ftrace instances only: names are ftrace's. */
+	kt_events_set_backend(KT_BACKEND_FTRACE);
 	memset(&t, 0, sizeof(t));
 	t.o = &o;
 	install_signals();

@@ -41,6 +41,24 @@
 #define KTRACE_FILE_HEADER_EVENT	"header_event"
 #define KTRACE_FILE_VERSION		"version"
 
+/*
+ * The pid set, shared by every engine event: write space or newline
+ * separated pids to replace it, an empty write (or "0") to clear it
+ * (all pids); reading lists the pids in it.  pid_fork 1: children of
+ * pids in the set join it at fork and leave it at exit.
+ */
+#define KTRACE_FILE_SET_PID "set_pid"
+#define KTRACE_FILE_PID_FORK "pid_fork"
+
+/* The process tracer's controls, next to the engine's files. */
+#define KTRACE_FILE_PROCESS_FOLLOW_PID	"process_follow_pid"
+#define KTRACE_FILE_PROCESS_UID_FILTER	"process_trace_uid_filter"
+#define KTRACE_FILE_PROCESS_COMM_FILTER	"process_trace_taskcomm_filter"
+#define KTRACE_FILE_PROCESS_LIFECYCLE	"process_trace_lifecycle"
+#define KTRACE_FILE_PROCESS_SYSCALLS	"process_trace_syscalls"
+#define KTRACE_FILE_PROCESS_SIGNALS	"process_trace_signals"
+#define KTRACE_FILE_PROCESS_README	"process_trace_README"
+
 /* The system name the engine's events carry in trace.dat files. */
 #define KTRACE_EVENT_SYSTEM		"ktrace"
 

@@ -347,6 +347,83 @@ out:
 	return ok;
 }
 
+/* ---- exports ---- */
+
+DEFINE_STATIC_KEY_FALSE(kt_export_key);
+static struct ktrace_export __rcu *kt_exports;
+static DEFINE_MUTEX(kt_exports_lock);
+
+/*
+ * Called between reserve and commit, so the record is still ours.  The
+ * list is read as ftrace reads its exports: preemption off, which RCU
+ * counts as a read-side section in every context, NMI included.
+ */
+void kt_export_call(const void *rec, u32 len)
+{
+	struct ktrace_export *e;
+	u64 ts = trace_clock_local();
+
+	preempt_disable_notrace();
+	for (e = rcu_dereference_raw(kt_exports); e;
+	     e = rcu_dereference_raw(e->next))
+		e->write(e, ts, rec, len);
+	preempt_enable_notrace();
+}
+
+int ktrace_register_export(struct ktrace_export *e)
+{
+	struct ktrace_export *p;
+	int ret = 0;
+
+	if (!e || !e->write)
+		return -EINVAL;
+	mutex_lock(&kt_exports_lock);
+	for (p = rcu_dereference_protected(kt_exports,
+					   lockdep_is_held(&kt_exports_lock));
+	     p; p = rcu_dereference_protected(p->next,
+				lockdep_is_held(&kt_exports_lock))) {
+		if (p == e) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	RCU_INIT_POINTER(e->next, rcu_dereference_protected(kt_exports,
+				lockdep_is_held(&kt_exports_lock)));
+	rcu_assign_pointer(kt_exports, e);
+	static_branch_inc(&kt_export_key);
+out:
+	mutex_unlock(&kt_exports_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ktrace_register_export);
+
+int ktrace_unregister_export(struct ktrace_export *e)
+{
+	struct ktrace_export __rcu **pp;
+	struct ktrace_export *p;
+	int ret = -ENOENT;
+
+	mutex_lock(&kt_exports_lock);
+	for (pp = &kt_exports;
+	     (p = rcu_dereference_protected(*pp,
+				lockdep_is_held(&kt_exports_lock)));
+	     pp = &p->next) {
+		if (p == e) {
+			rcu_assign_pointer(*pp, rcu_dereference_protected(e->next,
+					   lockdep_is_held(&kt_exports_lock)));
+			static_branch_dec(&kt_export_key);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&kt_exports_lock);
+	/* Calls that found e in the list may still be running. */
+	if (!ret)
+		synchronize_rcu();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ktrace_unregister_export);
+
 /* ---- writers ---- */
 
 void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
@@ -355,17 +432,22 @@ void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
 	void *data;
 
 	if (!chan->gbuf)
-		return kt_rb_reserve(chan, len, w);
-	data = kt_gbuf_reserve(chan, len, w);
+		data = kt_rb_reserve(chan, len, &w->event);
+	else
+		data = kt_gbuf_reserve(chan, len, w);
 	/* Every record lost while running is counted, whatever the cause. */
-	if (!data)
+	if (!data && chan->gbuf)
 		this_cpu_inc(*chan->dropped);
+	w->rec = data;
+	w->len = len;
 	return data;
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_reserve);
 
 void ktrace_channel_commit(struct ktrace_channel *chan, struct ktrace_wctx *w)
 {
+	if (static_branch_unlikely(&kt_export_key))
+		kt_export_call(w->rec, w->len);
 	if (chan->gbuf)
 		kt_gbuf_commit(chan, w);
 	else

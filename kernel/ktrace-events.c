@@ -31,7 +31,9 @@
 #include <trace/events/napi.h>
 #include <trace/events/net.h>
 #include <trace/events/sched.h>
+#include <trace/events/signal.h>
 #include <trace/events/syscalls.h>
+#include <trace/events/task.h>
 #include <trace/events/timer.h>
 
 #include "compat.h"
@@ -55,6 +57,12 @@ struct kt_common {
 #define KT_SIGNED(t)		(((t)(-1)) < (t)1)
 
 #define KT_PROTO(...)		__VA_ARGS__
+#define KT_PASS(...)		(__VA_ARGS__)
+/* A plain event records what the pid set lets through of current. */
+#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+	KT_EVENT_X(name, tp, KT_PASS(kt_pid_pass(current)), KT_GRP_NONE,	\
+		   KT_PROTO(proto), KT_FIELDS(fields), KT_ASSIGN(assign),	\
+		   print)
 #define KT_FIELDS(...)		__VA_ARGS__
 #define KT_ASSIGN(...)		__VA_ARGS__
 /* The format string, then its arguments as they are written. */
@@ -67,7 +75,7 @@ struct kt_common {
  */
 #define KT_FIELD(t, n)		struct { t n; }
 #define KT_ARRAY(t, n, c)	struct { t n[c]; }
-#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+#define KT_EVENT_X(name, tp, pass, group, proto, fields, assign, print)		\
 	struct kt_rec_##name {						\
 		struct kt_common common;				\
 		fields							\
@@ -77,17 +85,17 @@ struct kt_common {
 		BUILD_BUG_ON(sizeof(struct kt_rec_##name) > 512);	\
 	}
 #include "events/ktrace-events.h"
-#undef KT_EVENT
+#undef KT_EVENT_X
 #undef KT_FIELD
 #undef KT_ARRAY
 
 /* Pass 2: event indexes. */
-#define KT_EVENT(name, tp, proto, fields, assign, print)	KT_EV_##name,
+#define KT_EVENT_X(name, tp, pass, group, proto, fields, assign, print)	KT_EV_##name,
 enum {
 #include "events/ktrace-events.h"
 	KT_NR_EVENTS
 };
-#undef KT_EVENT
+#undef KT_EVENT_X
 
 struct kt_field {
 	const char *type;
@@ -120,7 +128,7 @@ static void kt_field_set(struct kt_field *f, const char *type,
 #define KT_ARRAY(t, n, c)						\
 	kt_field_set(&f[i++], #t, #n, offsetof(typeof(*r), n),		\
 		     sizeof(t) * (c), c, KT_SIGNED(t))
-#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+#define KT_EVENT_X(name, tp, pass, group, proto, fields, assign, print)		\
 	static int kt_fields_##name(struct kt_field *f)			\
 	{								\
 		const struct kt_rec_##name *r = NULL;			\
@@ -130,7 +138,7 @@ static void kt_field_set(struct kt_field *f, const char *type,
 		return i;						\
 	}
 #include "events/ktrace-events.h"
-#undef KT_EVENT
+#undef KT_EVENT_X
 #undef KT_FIELD
 #undef KT_ARRAY
 
@@ -158,13 +166,13 @@ static __always_inline unsigned char kt_ctx_flags(void)
  * recursion protection rejects a probe that fires inside another one on
  * the same context; such records are counted as dropped.
  */
-static __always_inline void *kt_rec_begin(struct ktrace_wctx *w, int idx,
-					  u32 size)
+static __always_inline void *kt_rec_begin(struct ring_buffer_event **evp,
+					  int idx, u32 size)
 {
 	struct kt_common *c;
 	unsigned int pc;
 
-	c = kt_rb_reserve(kt_chan, size, w);
+	c = kt_rb_reserve(kt_chan, size, evp);
 	if (unlikely(!c))
 		return NULL;
 	c->type = kt_ids[idx];
@@ -192,27 +200,42 @@ static __always_inline unsigned int kt_switch_state(bool preempt,
 	return idx ? 1U << (idx - 1) : 0;
 }
 
+/* siginfo as the signal tracepoints store it, special values included. */
+static __always_inline void kt_siginfo(struct kernel_siginfo *info,
+				       int *err, int *code)
+{
+	if (info == SEND_SIG_NOINFO || info == SEND_SIG_PRIV) {
+		*err = 0;
+		*code = info == SEND_SIG_NOINFO ? SI_USER : SI_KERNEL;
+		return;
+	}
+	*err = info->si_errno;
+	*code = info->si_code;
+}
+
 /* Pass 4: the probes, type-checked against the kernel's tracepoints. */
 #define KT_FIELD(t, n)
 #define KT_ARRAY(t, n, c)
-#define KT_EVENT(name, tp, proto, fields, assign, print)		\
+#define KT_EVENT_X(name, tp, pass, group, proto, fields, assign, print)		\
 	static void kt_probe_##name(void *data, proto)			\
 	{								\
 		struct kt_rec_##name *e;				\
-		struct ktrace_wctx w;					\
+		struct ring_buffer_event *ev;				\
 									\
-		e = kt_rec_begin(&w, KT_EV_##name, sizeof(*e));		\
+		if (!pass)						\
+			return;						\
+		e = kt_rec_begin(&ev, KT_EV_##name, sizeof(*e));	\
 		if (unlikely(!e))					\
 			return;						\
 		assign							\
-		kt_rb_commit(kt_chan->rb, w.event);			\
+		kt_rb_commit_rec(kt_chan, ev, e, sizeof(*e));		\
 	}								\
 	static inline void kt_check_##name(void)			\
 	{								\
 		check_trace_callback_type_##tp(kt_probe_##name);	\
 	}
 #include "events/ktrace-events.h"
-#undef KT_EVENT
+#undef KT_EVENT_X
 
 struct kt_event {
 	const char *name;
@@ -221,6 +244,7 @@ struct kt_event {
 	int (*fields)(struct kt_field *f);
 	const char *print;
 	unsigned int size;
+	int group;			/* KT_GRP_*: must be on too */
 	struct tracepoint *tp;		/* NULL: not in this kernel */
 	struct trace_event tev;
 	bool registered;		/* holds an id from ftrace */
@@ -229,7 +253,7 @@ struct kt_event {
 };
 
 /* Pass 5: the event list. */
-#define KT_EVENT(_name, _tp, _proto, _fields, _assign, _print)		\
+#define KT_EVENT_X(_name, _tp, _pass, _group, _proto, _fields, _assign, _print)		\
 	[KT_EV_##_name] = {						\
 		.name = #_name,						\
 		.tp_name = #_tp,					\
@@ -237,14 +261,20 @@ struct kt_event {
 		.fields = kt_fields_##_name,				\
 		.print = _print,					\
 		.size = sizeof(struct kt_rec_##_name),			\
+		.group = _group,					\
 	},
 static struct kt_event kt_events[KT_NR_EVENTS] = {
 #include "events/ktrace-events.h"
 };
-#undef KT_EVENT
+#undef KT_EVENT_X
 
 static DEFINE_MUTEX(kt_events_lock);
 static bool kt_enabled;
+/* The process tracer's switches; lifecycle events are on by default. */
+static bool kt_groups[KT_NR_GROUPS] = {
+	[KT_GRP_NONE] = true,
+	[KT_GRP_LIFECYCLE] = true,
+};
 static struct trace_event_functions kt_tev_funcs;
 
 static void kt_find_tp(struct tracepoint *tp, void *priv)
@@ -289,7 +319,7 @@ static int kt_sync_probes(void)
 
 		if (!ev->tp)
 			continue;
-		if (kt_enabled && ev->enabled)
+		if (kt_enabled && ev->enabled && kt_groups[ev->group])
 			ret = ret ?: kt_attach(ev);
 		else
 			kt_detach(ev);
@@ -311,6 +341,43 @@ int kt_events_set_enabled(bool on)
 bool kt_events_enabled(void)
 {
 	return READ_ONCE(kt_enabled);
+}
+
+int kt_events_set_group(int group, bool on)
+{
+	int ret;
+
+	mutex_lock(&kt_events_lock);
+	kt_groups[group] = on;
+	ret = kt_sync_probes();
+	mutex_unlock(&kt_events_lock);
+	return ret;
+}
+
+bool kt_events_group(int group)
+{
+	return READ_ONCE(kt_groups[group]);
+}
+
+struct kt_tp_search {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void kt_match_tp(struct tracepoint *tp, void *priv)
+{
+	struct kt_tp_search *s = priv;
+
+	if (!strcmp(tp->name, s->name))
+		s->tp = tp;
+}
+
+struct tracepoint *kt_find_tracepoint(const char *name)
+{
+	struct kt_tp_search s = { .name = name };
+
+	for_each_kernel_tracepoint(kt_match_tp, &s);
+	return s.tp;
 }
 
 static int kt_format_show(struct seq_file *m, void *v)

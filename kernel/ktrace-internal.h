@@ -11,10 +11,14 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/ring_buffer.h>
+#include <linux/jump_label.h>
+#include <linux/sched.h>
+#include <linux/threads.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include "compat.h"
 #include "ktrace.h"
 
 struct kt_root;
@@ -46,7 +50,8 @@ struct ktrace_channel {
  * engine's probes pay no calls of ours around the ring buffer's.
  */
 static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
-					   u32 len, struct ktrace_wctx *w)
+					   u32 len,
+					   struct ring_buffer_event **evp)
 {
 	struct ring_buffer_event *ev;
 
@@ -58,7 +63,7 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 		this_cpu_inc(*chan->dropped);
 		return NULL;
 	}
-	w->event = ev;
+	*evp = ev;
 	/*
 	 * ring_buffer_event_data(), inline: the reserved event may begin
 	 * with an 8-byte time extend or absolute time stamp; a small
@@ -69,6 +74,77 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 		ev = (void *)ev + 8;
 	return ev->type_len ? (void *)&ev->array[0] : (void *)&ev->array[1];
 }
+
+/* ---- exports (ktrace-channel.c) ---- */
+
+DECLARE_STATIC_KEY_FALSE(kt_export_key);
+/* Hand one record about to be committed to every registered export. */
+void kt_export_call(const void *rec, u32 len);
+
+/*
+ * Commit a per-CPU record of len bytes at rec, exporting it first.  The
+ * probes keep only the event pointer on their stack, not a whole
+ * ktrace_wctx: the kernel's stack auto-initialization zeroes every
+ * local, and each word costs a store per event.
+ */
+static __always_inline void kt_rb_commit_rec(struct ktrace_channel *chan,
+					     struct ring_buffer_event *ev,
+					     const void *rec, u32 len)
+{
+	if (static_branch_unlikely(&kt_export_key))
+		kt_export_call(rec, len);
+	kt_rb_commit(chan->rb, ev);
+}
+
+/* ---- the pid set (ktrace-pidset.c) ---- */
+
+/* On while the set filters; off means every pid passes. */
+DECLARE_STATIC_KEY_FALSE(kt_pidset_key);
+/* One bit per possible pid; allocated before the key is first enabled. */
+extern unsigned long *kt_pidmap;
+
+static __always_inline bool kt_pid_in(pid_t pid)
+{
+	return (unsigned int)pid < PID_MAX_LIMIT &&
+	       test_bit(pid, READ_ONCE(kt_pidmap));
+}
+
+/* Does an event of task t pass the pid set?  The probes ask this first. */
+static __always_inline bool kt_pid_pass(struct task_struct *t)
+{
+	if (!static_branch_unlikely(&kt_pidset_key))
+		return true;
+	return kt_pid_in(t->pid);
+}
+
+int kt_pidset_init(struct dentry *dir);
+void kt_pidset_exit(void);
+/*
+ * Make the set the thread group of the task pid names (in the caller's
+ * pid namespace) and its descendants, following forks from now on;
+ * pid 0 clears the set.  -ESRCH when there is no such task.
+ */
+int kt_pidset_follow(pid_t pid);
+/* The pid process_follow_pid last set, 0 when the set is not its. */
+pid_t kt_pidset_followed(void);
+
+/* ---- the process tracer's filters (ktrace-process.c) ---- */
+
+/* On while a uid or comm filter is set. */
+DECLARE_STATIC_KEY_FALSE(kt_pfilter_key);
+bool kt_pfilter_pass(void);
+
+static __always_inline bool kt_proc_pass(void)
+{
+	if (!kt_pid_pass(current))
+		return false;
+	if (!static_branch_unlikely(&kt_pfilter_key))
+		return true;
+	return kt_pfilter_pass();
+}
+
+int kt_process_init(struct dentry *dir);
+void kt_process_exit(void);
 
 /*
  * Copy a control-file write of count bytes into buf as one word without
@@ -106,6 +182,18 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir);
 void kt_events_exit(void);
 int kt_events_set_enabled(bool on);
 bool kt_events_enabled(void);
+/* Event groups the process tracer switches on and off as a whole. */
+enum {
+	KT_GRP_NONE,
+	KT_GRP_LIFECYCLE,
+	KT_GRP_SYSCALLS,
+	KT_GRP_SIGNALS,
+	KT_NR_GROUPS
+};
+int kt_events_set_group(int group, bool on);
+bool kt_events_group(int group);
+/* The kernel tracepoint called name, NULL if there is none. */
+struct tracepoint *kt_find_tracepoint(const char *name);
 /* Describe every event for the info file. */
 struct seq_file;
 void kt_events_show(struct seq_file *m);

@@ -210,6 +210,8 @@ static int __init ktrace_init(void)
 	if (ret)
 		goto err_chan;
 	kt_create_files(ktrace_channel_dir(kt_engine));
+	kt_pidset_init(ktrace_channel_dir(kt_engine));
+	kt_process_init(ktrace_channel_dir(kt_engine));
 	pr_info("loaded, %u KiB per CPU, %s mode\n", buf_kb,
 		flight ? "flight" : "drop");
 	return 0;
@@ -222,7 +224,10 @@ err_chan:
 static void __exit ktrace_exit(void)
 {
 	kt_events_exit();
+	/* The files go first, so no write races with freeing the filters. */
 	ktrace_channel_cleanup(kt_engine);
+	kt_pidset_exit();
+	kt_process_exit();
 }
 
 module_init(ktrace_init);

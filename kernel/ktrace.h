@@ -20,6 +20,8 @@ struct ring_buffer_event;
 struct ktrace_wctx {
 	struct ring_buffer_event *event;
 	unsigned long irqflags;
+	void *rec;		/* the reserved record, for exports */
+	u32 len;
 };
 
 /*
@@ -57,5 +59,27 @@ u64 ktrace_channel_overrun(struct ktrace_channel *chan);
 void ktrace_channel_reset(struct ktrace_channel *chan);
 /* The per-CPU channel's ring buffer (NULL for a global channel). */
 struct trace_buffer *ktrace_channel_buffer(struct ktrace_channel *chan);
+
+/*
+ * Exports: every record committed to any ktrace channel is also handed
+ * to each registered export's write(), with the channel clock's time
+ * stamp and the whole record (common header and payload).  Records the
+ * buffer dropped are not exported.  write() runs in the context of the
+ * event, which may be NMI: it must not sleep or take locks an
+ * interrupted context could hold.
+ */
+struct ktrace_export {
+	struct ktrace_export __rcu *next;
+	void (*write)(struct ktrace_export *e, u64 ts, const void *rec,
+		      unsigned int len);
+};
+
+/* -EINVAL without a write callback, -EEXIST when already registered. */
+int ktrace_register_export(struct ktrace_export *e);
+/*
+ * Returns once no call of e->write() is running or can start; -ENOENT
+ * when e was not registered.
+ */
+int ktrace_unregister_export(struct ktrace_export *e);
 
 #endif /* KTRACE_H */

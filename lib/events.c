@@ -14,6 +14,7 @@
 #include <tracefs.h>
 
 #include "events.h"
+#include "module.h"
 
 /*
  * The classic names of the original ktrace/LTTng event set, and the
@@ -213,6 +214,37 @@ static int cmp_ref_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* ---- backends ---- */
+
+static enum kt_backend backend = KT_BACKEND_AUTO;
+
+void kt_events_set_backend(enum kt_backend b)
+{
+	backend = b;
+}
+
+enum kt_backend kt_events_backend(void)
+{
+	return backend;
+}
+
+int kt_backend_parse(const char *name, enum kt_backend *out)
+{
+	if (!strcmp(name, "ftrace"))
+		*out = KT_BACKEND_FTRACE;
+	else if (!strcmp(name, "module"))
+		*out = KT_BACKEND_MODULE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+bool kt_events_use_module(void)
+{
+	return backend == KT_BACKEND_MODULE ||
+	       (backend == KT_BACKEND_AUTO && kt_module_present());
+}
+
 /* Add every event directory of one system. */
 static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 			      const char *system)
@@ -222,9 +254,14 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	DIR *d;
 	int ret = 0;
 
-	if (snprintf(path, sizeof(path), "%s/%s", events_dir, system) >=
-	    (int)sizeof(path))
+	/* The module's events live in debugfs, not under tracefs. */
+	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module()) {
+		if (kt_module_events_dir(path, sizeof(path)))
+			return 0;
+	} else if (snprintf(path, sizeof(path), "%s/%s", events_dir, system) >=
+		   (int)sizeof(path)) {
 		return 0;
+	}
 	d = opendir(path);
 	if (!d)
 		return 0;
@@ -237,6 +274,28 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	}
 	closedir(d);
 	return ret < 0 ? ret : 0;
+}
+
+/* The module's system name, unless tracefs has one by that name. */
+static int add_module_system(struct kt_catalog *cat)
+{
+	const char **sys;
+	size_t i;
+
+	if (!kt_module_present())
+		return 0;
+	for (i = 0; i < cat->nsystems; i++)
+		if (!strcmp(cat->systems[i], KTRACE_EVENT_SYSTEM))
+			return 0;
+	sys = realloc(cat->systems, (cat->nsystems + 1) * sizeof(*sys));
+	if (!sys)
+		return -ENOMEM;
+	cat->systems = sys;
+	sys[cat->nsystems] = strdup(KTRACE_EVENT_SYSTEM);
+	if (!sys[cat->nsystems])
+		return -ENOMEM;
+	cat->nsystems++;
+	return 0;
 }
 
 /*
@@ -255,10 +314,12 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 
 	if (!tracing_dir)
 		tracing_dir = tracefs_tracing_dir();
-	if (!tracing_dir) {
+	if (!tracing_dir && backend != KT_BACKEND_MODULE) {
 		errno = ENODEV;
 		return NULL;
 	}
+	if (!tracing_dir)
+		tracing_dir = "";
 	cat = calloc(1, sizeof(*cat));
 	if (!cat)
 		goto err;
@@ -267,12 +328,12 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 		goto err_cat;
 	cat->all->shared_systems = true;
 	snprintf(events_dir, sizeof(events_dir), "%s/events", tracing_dir);
-	d = opendir(events_dir);
-	if (!d) {
+	d = backend == KT_BACKEND_MODULE ? NULL : opendir(events_dir);
+	if (!d && backend != KT_BACKEND_MODULE) {
 		ret = -errno;
 		goto err_cat;
 	}
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		const char **sys;
 
 		/* Regular files here are enable, filter, header_page ... */
@@ -289,7 +350,15 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 			goto err_dir;
 		cat->nsystems++;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	d = NULL;
+	if (kt_events_use_module() && (!only || !strcmp(only, KTRACE_EVENT_SYSTEM))) {
+		ret = add_module_system(cat);
+		if (ret)
+			goto err_cat;
+		ret = -ENOMEM;
+	}
 	/* qsort() of NULL, 0 is undefined (no system, or none by that name). */
 	if (cat->nsystems > 1)
 		qsort(cat->systems, cat->nsystems, sizeof(*cat->systems), cmp_str);
@@ -426,6 +495,16 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
 			return ret;
 		return matched ? matched : -ENOENT;
 	}
+	/*
+	 * A bare name the module offers is the module's event: ktrace's
+	 * classic names (sched_schedule ...) are what it was built for.
+	 */
+	for (i = 0; i < cat->all->n; i++)
+		if (!strcmp(cat->all->ev[i].name, spec) &&
+		    !strcmp(cat->all->ev[i].system, KTRACE_EVENT_SYSTEM) &&
+		    kt_events_use_module())
+			return kt_event_list_add(out, KTRACE_EVENT_SYSTEM,
+						 spec) < 0 ? -ENOMEM : 1;
 	/* A bare name: an event, then a classic alias, then a system. */
 	for (i = 0; i < cat->all->n; i++)
 		if (!strcmp(cat->all->ev[i].name, spec))

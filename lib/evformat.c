@@ -4,6 +4,7 @@
  * format files; everything else about events works from directory names.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
@@ -13,6 +14,8 @@
 #endif
 
 #include "evformat.h"
+#include "events.h"
+#include "module.h"
 
 struct kt_event_format {
 	struct tep_handle *tep;	/* owns the parsed event and its strings */
@@ -54,6 +57,19 @@ static char *print_line(const char *text)
 	return strndup(p, end ? (size_t)(end - p) : strlen(p));
 }
 
+/* ktrace.ko's events/<event>/format, from debugfs. */
+static char *module_format(const char *event, int *size)
+{
+	char rel[512], *text;
+
+	snprintf(rel, sizeof(rel), "%s/%s/%s", KTRACE_DIR_EVENTS, event,
+		 KTRACE_FILE_FORMAT);
+	text = kt_module_read(rel);
+	if (text)
+		*size = strlen(text);
+	return text;
+}
+
 struct kt_event_format *kt_event_format_open(const char *system,
 					     const char *event)
 {
@@ -66,7 +82,10 @@ struct kt_event_format *kt_event_format_open(const char *system,
 	if (!fmt)
 		goto err;
 	errno = 0;
-	text = tracefs_event_file_read(NULL, system, event, "format", &size);
+	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module())
+		text = module_format(event, &size);
+	else
+		text = tracefs_event_file_read(NULL, system, event, "format", &size);
 	if (!text) {
 		ret = errno ? -errno : -ENOENT;
 		goto err_fmt;

@@ -13,6 +13,7 @@
 #include <tracefs.h>
 
 #include "evlookup.h"
+#include "ktrace-abi.h"
 
 static bool event_dir(const char *dir, const char *system, const char *name)
 {
@@ -62,6 +63,11 @@ int kt_event_lookup(const char *tracing_dir, const char *spec,
 	char *system = NULL;
 	int n, ret;
 
+	/* The module's events and bare names it may own: the catalog decides. */
+	if (kt_events_backend() == KT_BACKEND_MODULE ||
+	    (kt_events_use_module() && (!strchr(spec, ':') ||
+	     !strncmp(spec, KTRACE_EVENT_SYSTEM ":", strlen(KTRACE_EVENT_SYSTEM ":")))))
+		return 0;
 	if (!tracing_dir)
 		tracing_dir = tracefs_tracing_dir();
 	if (!tracing_dir)

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "evstate.h"
+#include "events.h"
 #include "kt-tracefs.h"
+#include "module.h"
 
 struct kt_event_state {
 	struct tracefs_instance *inst;	/* borrowed */
@@ -31,6 +33,11 @@ static char *read_event_file(struct tracefs_instance *inst,
 	text = kt_tracefs_read(inst, rel);
 	free(rel);
 	return text;
+}
+
+static bool is_module(const char *system)
+{
+	return !strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
 }
 
 /* "none" and rejected filters are no filter; else the expression. */
@@ -65,6 +72,14 @@ struct kt_event_state *kt_event_state_save(struct tracefs_instance *inst,
 	st->event = strdup(event);
 	if (!st->system || !st->event)
 		goto err_st;
+	if (is_module(system)) {
+		/* ktrace.ko's events have a switch and no filter. */
+		ret = kt_module_event_enabled(event);
+		if (ret < 0)
+			goto err_st;
+		st->enabled = ret;
+		return st;
+	}
 	text = read_event_file(inst, system, event, "enable");
 	if (!text) {
 		ret = -errno;
@@ -92,6 +107,8 @@ int kt_event_state_restore(const struct kt_event_state *st)
 {
 	int ret, ret2;
 
+	if (is_module(st->system))
+		return kt_module_event_set_enable(st->event, st->enabled);
 	ret = kt_event_set_filter(st->inst, st->system, st->event,
 				  st->filter, NULL);
 	ret2 = kt_event_set_enable(st->inst, st->system, st->event,

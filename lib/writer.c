@@ -20,6 +20,7 @@
 
 #include "tracedat.h"
 #include "writer.h"
+#include "module.h"
 
 /* Copy in pieces so a full disk costs at most one piece. */
 #define COPY_CHUNK	(1u << 20)
@@ -364,8 +365,15 @@ static int write_event_formats(struct kt_writer *w, const char *dir,
 
 			if (strcmp(r->system, sys[j]))
 				continue;
-			snprintf(path, sizeof(path), "%s/events/%s/%s/format",
-				 dir, r->system, r->name);
+			/* ktrace.ko's formats are in debugfs. */
+			if (!strcmp(r->system, KTRACE_EVENT_SYSTEM) &&
+			    kt_events_use_module())
+				snprintf(path, sizeof(path), "%s/%s/%s/%s",
+					 kt_module_dir(), KTRACE_DIR_EVENTS,
+					 r->name, KTRACE_FILE_FORMAT);
+			else
+				snprintf(path, sizeof(path), "%s/events/%s/%s/format",
+					 dir, r->system, r->name);
 			ret = write_file8(w, path);
 		}
 	}

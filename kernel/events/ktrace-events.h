@@ -6,6 +6,7 @@
  * files and the event list.  No include guard, on purpose.
  *
  * KT_EVENT(name, tracepoint, proto, fields, assign, print)
+ * KT_EVENT_X(name, tracepoint, pass, group, proto, fields, assign, print)
  *   name        the event name (events/<name>/)
  *   tracepoint  the kernel tracepoint it attaches to, found by name
  *   proto       KT_PROTO(): the tracepoint's prototype, checked against
@@ -15,12 +16,18 @@
  *   assign      KT_ASSIGN(): statements filling record e from proto
  *   print       KT_PRINT(fmt, args...): the format file's "print fmt:"
  *               line, the arguments as C text (REC-> fields)
+ *   pass        KT_PASS(expr): whether the probe records at all, tested
+ *               first; KT_EVENT's is the pid set's verdict on current
+ *   group       the KT_GRP_* switch that must also be on for the probe
+ *               to be attached (KT_GRP_NONE: none)
  *
  * Types are plain C types: they are printed into the format files as
  * written here, for libtraceevent to parse.
  */
 
-KT_EVENT(sched_schedule, sched_switch,
+/* A switch concerns both tasks, as in ftrace's pid filter. */
+KT_EVENT_X(sched_schedule, sched_switch,
+	KT_PASS(kt_pid_pass(prev) || kt_pid_pass(next)), KT_GRP_NONE,
 	KT_PROTO(bool preempt, struct task_struct *prev,
 		 struct task_struct *next, unsigned int prev_state),
 	KT_FIELDS(
@@ -39,7 +46,8 @@ KT_EVENT(sched_schedule, sched_switch,
 		 REC->prev_pid, REC->next_pid, REC->prev_state, REC->prev_prio,
 		 REC->next_prio))
 
-KT_EVENT(sched_try_wakeup, sched_waking,
+KT_EVENT_X(sched_try_wakeup, sched_waking,
+	KT_PASS(kt_pid_pass(current) || kt_pid_pass(p)), KT_GRP_NONE,
 	KT_PROTO(struct task_struct *p),
 	KT_FIELDS(
 		KT_FIELD(int, pid);
@@ -226,3 +234,96 @@ KT_EVENT(sched_process_exit, sched_process_exit,
 		memcpy(e->comm, p->comm, sizeof(e->comm));),
 	KT_PRINT("\"pid=%d comm=%s\"",
 		 REC->pid, REC->comm))
+
+/*
+ * The process tracer: what the processes in the pid set do, with the
+ * task's comm in every record.  Its filters (uid, comm) come after the
+ * pid set; its groups are switched by process_trace_* files.
+ */
+KT_EVENT_X(process_fork, task_newtask,
+	KT_PASS(kt_proc_pass()), KT_GRP_LIFECYCLE,
+	KT_PROTO(struct task_struct *task, unsigned long clone_flags),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(int, child_pid);
+		KT_FIELD(unsigned long, clone_flags);),
+	KT_ASSIGN(
+		memcpy(e->comm, current->comm, sizeof(e->comm));
+		e->child_pid = task->pid;
+		e->clone_flags = clone_flags;),
+	KT_PRINT("\"comm=%s child_pid=%d clone_flags=0x%lx\"",
+		 REC->comm, REC->child_pid, REC->clone_flags))
+
+KT_EVENT_X(process_exec, sched_process_exec,
+	KT_PASS(kt_proc_pass()), KT_GRP_LIFECYCLE,
+	KT_PROTO(struct task_struct *p, pid_t old_pid,
+		 struct linux_binprm *bprm),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(int, old_pid);
+		KT_ARRAY(char, filename, 256);),
+	KT_ASSIGN(
+		memcpy(e->comm, p->comm, sizeof(e->comm));
+		e->old_pid = old_pid;
+		/* Padded: the buffer's old contents must not leak out. */
+		strscpy_pad(e->filename, bprm->filename, sizeof(e->filename));),
+	KT_PRINT("\"comm=%s old_pid=%d filename=%s\"",
+		 REC->comm, REC->old_pid, REC->filename))
+
+KT_EVENT_X(process_exit, sched_process_exit,
+	KT_PASS(kt_proc_pass()), KT_GRP_LIFECYCLE,
+	KT_PROTO(struct task_struct *p),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(int, exit_code);),
+	KT_ASSIGN(
+		memcpy(e->comm, p->comm, sizeof(e->comm));
+		e->exit_code = p->exit_code;),
+	KT_PRINT("\"comm=%s exit_code=0x%x\"",
+		 REC->comm, REC->exit_code))
+
+KT_EVENT_X(process_signal, signal_deliver,
+	KT_PASS(kt_proc_pass()), KT_GRP_SIGNALS,
+	KT_PROTO(int sig, struct kernel_siginfo *info, struct k_sigaction *ka),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(int, signo);
+		KT_FIELD(int, errno);
+		KT_FIELD(int, code);),
+	KT_ASSIGN(
+		memcpy(e->comm, current->comm, sizeof(e->comm));
+		e->signo = sig;
+		kt_siginfo(info, &e->errno, &e->code);),
+	KT_PRINT("\"comm=%s signo=%d errno=%d code=%d\"",
+		 REC->comm, REC->signo, REC->errno, REC->code))
+
+KT_EVENT_X(process_syscall_entry, sys_enter,
+	KT_PASS(kt_proc_pass()), KT_GRP_SYSCALLS,
+	KT_PROTO(struct pt_regs *regs, long id),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(long, nr);
+		KT_ARRAY(unsigned long, args, 6);),
+	KT_ASSIGN(
+		memcpy(e->comm, current->comm, sizeof(e->comm));
+		e->nr = id;
+		syscall_get_arguments(current, regs, e->args);),
+	KT_PRINT("\"comm=%s nr=%ld args=(0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx)\"",
+		 REC->comm, REC->nr, REC->args[0], REC->args[1], REC->args[2],
+		 REC->args[3], REC->args[4], REC->args[5]))
+
+KT_EVENT_X(process_syscall_exit, sys_exit,
+	KT_PASS(kt_proc_pass()), KT_GRP_SYSCALLS,
+	KT_PROTO(struct pt_regs *regs, long ret),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(long, nr);
+		KT_FIELD(long, ret);
+		KT_FIELD(int, errno);),
+	KT_ASSIGN(
+		memcpy(e->comm, current->comm, sizeof(e->comm));
+		e->nr = syscall_get_nr(current, regs);
+		e->ret = ret;
+		e->errno = IS_ERR_VALUE(ret) ? (int)-ret : 0;),
+	KT_PRINT("\"comm=%s nr=%ld ret=%ld errno=%d\"",
+		 REC->comm, REC->nr, REC->ret, REC->errno))

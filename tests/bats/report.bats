@@ -16,14 +16,24 @@ EVENTS=(-e sched -e irq -e timer -e kmem -e syscalls -e block -e writeback
 # tc_record OUT [trace-cmd record options...]: record the workload with
 # trace-cmd into a private instance (the top-level buffer is left alone).
 tc_record() {
-	local out=$1 inst
+	local out=$1 inst try
 	shift
-	inst="kt-test-$$-rec$((++TC_N))"
-	# Options after -B (like -b) apply to the instance, not the top.
-	LD_PRELOAD=$RD/tc-shim.so trace-cmd record -B "$inst" "$@" "${EVENTS[@]}" \
-		-o "$out" -- "$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1 ||
-		{ cat "$RD/tc.log" >&2; return 1; }
-	[ -s "$out" ]
+	# trace-cmd 3.1 sometimes writes a saved-cmdlines size that does not
+	# match the text it wrote (the kernel's list changes while it reads,
+	# more often on a loaded machine); then its own report reads nothing.
+	# Such a file is no oracle: record again.
+	for try in 1 2 3; do
+		inst="kt-test-$$-rec$((++TC_N))"
+		# Options after -B (like -b) apply to the instance, not the top.
+		LD_PRELOAD=$RD/tc-shim.so trace-cmd record -B "$inst" "$@" "${EVENTS[@]}" \
+			-o "$out" -- "$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1 ||
+			{ cat "$RD/tc.log" >&2; return 1; }
+		[ -s "$out" ] || return 1
+		[ "$(trace-cmd report "$out" 2>/dev/null | head -n 3 | wc -l)" -ge 3 ] &&
+			return 0
+		echo "# trace-cmd cannot read back its own $out (try $try); recording again" >&3
+	done
+	return 1
 }
 
 setup_file() {
@@ -277,7 +287,7 @@ ts_col() {
 	cmp "$RD/small.tc" "$RD/o.txt"
 	run bash -c "'$KTRACE' report -i '$RD/v7.dat' | head -n 1"
 	assert_success
-	refute_output --partial "ktrace"
+	refute_output --partial "ktrace report:"
 	"$KTRACE" report -i "$RD/v7.dat" 2>"$RD/pipe.err" | head -n 1 >/dev/null
 	[ "${PIPESTATUS[0]}" = 0 ]
 	[ ! -s "$RD/pipe.err" ]

@@ -163,6 +163,7 @@ workload() {
 	/ktvm sleeper 20 >/dev/null
 	/ktvm getppid 10 >/dev/null
 	/bin/true
+	/ktvm sigchild 2>/dev/null
 	dd if=/dev/zero of=/tmp/zero bs=64k count=64 2>/dev/null
 	rm -f /tmp/zero
 }
@@ -172,6 +173,8 @@ test_all_events() {
 	for e in $D/events/*/enable; do
 		echo 1 >"$e"
 	done
+	echo 1 >$D/process_trace_syscalls
+	echo 1 >$D/process_trace_signals
 	echo 1 >$D/enabled
 	echo start >$D/state
 	workload
@@ -499,6 +502,9 @@ t "poll wakes on data, stop ends a blocked read" test_poll
 t "rmmod fails while trace0 is open, works after close" test_busy
 t "unload while events are enabled and firing" test_unload_busy
 t "sample module unloads under an open reader" test_sample_gone
+. /guest-cli.sh
 t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
+# The process tracer, pid set and exports (tests/vm/guest-process.sh).
+. /guest-process.sh
 t "no kernel warnings" test_dmesg
 echo "KT: end"

@@ -20,12 +20,27 @@
  *   ktvm bench N              ns per getppid() over N calls
  *   ktvm rtc                  wait for one RTC update interrupt
  *   ktvm write FILE STRING    one write(2) of STRING; prints the error
+ *   ktvm gate CMD ARGS...     print our pid, close stdout, wait for a
+ *                             byte on stdin, then run CMD (getppid
+ *                             then neither prints nor makes any
+ *                             syscall but its calls and exit_group)
+ *   ktvm tree                 a three-generation fork tree: 2 children
+ *                             that each fork a grandchild that execs
+ *                             "/ktvm exit 3"; children exit 2; pids on
+ *                             stderr ("gen2 PID", "gen3 PID")
+ *   ktvm exit CODE            exit with CODE
+ *   ktvm asuid UID CMD...     setuid(UID), print our pid, exec CMD
+ *   ktvm sigchild             fork a child, send it one SIGUSR1 once
+ *                             its handler is set, reap it; "child PID"
+ *                             on stderr
+ *   read -d EV                also print "dump EV f=v ..." per record
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +60,7 @@
 
 struct field {
 	char name[32];
-	int offset, size, is_signed;
+	int offset, size, is_signed, is_char;
 };
 
 struct event {
@@ -76,6 +91,36 @@ static struct event events[MAX_EVENTS];
 static int nevents;
 static struct match matches[MAX_MATCH];
 static int nmatches;
+static long long field_value(const struct event *ev, const char *name,
+			     const unsigned char *rec, int len, int *found);
+static const char *dumps[MAX_MATCH];
+static int ndumps;
+
+/* One record of ev as "dump EV field=value ...", strings for char[]. */
+static void dump_record(const struct event *ev, const unsigned char *rec,
+			int len)
+{
+	int i;
+
+	printf("dump %s", ev->name);
+	for (i = 0; i < ev->nfields; i++) {
+		const struct field *f = &ev->fields[i];
+		int found;
+		long long v;
+
+		if (f->offset + f->size > len)
+			continue;
+		if (f->size > 8) {
+			if (f->is_char)
+				printf(" %s=%.*s", f->name, f->size,
+				       (const char *)rec + f->offset);
+			continue;
+		}
+		v = field_value(ev, f->name, rec, len, &found);
+		printf(" %s=%lld", f->name, v);
+	}
+	printf("\n");
+}
 
 static int die(const char *what)
 {
@@ -109,6 +154,7 @@ static int parse_format(const char *path, struct event *ev)
 			continue;
 		name++;
 		fl = &ev->fields[ev->nfields];
+		fl->is_char = !!strstr(p, "char ");
 		snprintf(fl->name, sizeof(fl->name), "%s", name);
 		p = strchr(fl->name, '[');
 		if (p)
@@ -197,7 +243,7 @@ static long long field_value(const struct event *ev, const char *name,
 }
 
 struct totals {
-	long pages, records, bad, missed_pages, ts_back, unknown;
+	long pages, records, bytes, bad, missed_pages, ts_back, unknown;
 	/* sample mode */
 	long long first_seq, last_seq;
 	long seq_gaps, bad_magic;
@@ -210,6 +256,7 @@ static void record(struct totals *t, int sample, const unsigned char *rec,
 	int i, k, found;
 
 	t->records++;
+	t->bytes += len;
 	if (sample) {
 		uint64_t seq;
 
@@ -233,6 +280,9 @@ static void record(struct totals *t, int sample, const unsigned char *rec,
 		return;
 	}
 	ev->count++;
+	for (i = 0; i < ndumps; i++)
+		if (!strcmp(dumps[i], ev->name))
+			dump_record(ev, rec, len);
 	for (i = 0; i < nmatches; i++) {
 		struct match *m = &matches[i];
 		int c, ok = 1;
@@ -364,8 +414,13 @@ static int cmd_read(int argc, char **argv)
 	int opt, sample = 0, bad_formats = 0, i;
 	DIR *d;
 
-	while ((opt = getopt(argc, argv, "f:m:so:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:m:so:d:")) != -1) {
 		switch (opt) {
+		case 'd':
+			if (ndumps >= MAX_MATCH)
+				return 64;
+			dumps[ndumps++] = optarg;
+			break;
 		case 'f':
 			bad_formats = load_formats(optarg);
 			break;
@@ -425,9 +480,9 @@ static int cmd_read(int argc, char **argv)
 			close(out);
 	}
 	closedir(d);
-	printf("pages %ld\nrecords %ld\nbad %ld\nmissed_pages %ld\n"
+	printf("pages %ld\nrecords %ld\nbytes %ld\nbad %ld\nmissed_pages %ld\n"
 	       "ts_back %ld\nunknown %ld\nbad_formats %d\n", t.pages,
-	       t.records, t.bad, t.missed_pages, t.ts_back, t.unknown,
+	       t.records, t.bytes, t.bad, t.missed_pages, t.ts_back, t.unknown,
 	       bad_formats);
 	if (sample)
 		printf("first_seq %lld\nlast_seq %lld\nseq_gaps %ld\n"
@@ -546,19 +601,119 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/* Three generations; every process's pid goes to stderr. */
+static int cmd_tree(void)
+{
+	int i, status, bad = 0;
+
+	for (i = 0; i < 2; i++) {
+		pid_t c = fork();
+
+		if (c < 0)
+			die("fork");
+		if (!c) {
+			pid_t g = fork();
+
+			if (g < 0)
+				die("fork");
+			if (!g) {
+				execl("/ktvm", "ktvm", "exit", "3", (char *)NULL);
+				_exit(127);
+			}
+			fprintf(stderr, "gen3 %d\n", g);
+			waitpid(g, &status, 0);
+			_exit(status == 3 << 8 ? 2 : 1);
+		}
+		fprintf(stderr, "gen2 %d\n", c);
+	}
+	for (i = 0; i < 2; i++)
+		if (wait(&status) < 0 || status != 2 << 8)
+			bad++;
+	return bad ? 1 : 0;
+}
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	got_usr1 = sig;
+}
+
+/* One SIGUSR1 to a child that waits for it in its handler. */
+static int cmd_sigchild(void)
+{
+	int p[2], status;
+	sigset_t block, old;
+	pid_t c;
+	char b;
+
+	if (pipe(p))
+		die("pipe");
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	c = fork();
+	if (c < 0)
+		die("fork");
+	if (!c) {
+		signal(SIGUSR1, on_usr1);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		while (!got_usr1)
+			sigsuspend(&old);
+		_exit(0);
+	}
+	fprintf(stderr, "child %d\n", c);
+	if (read(p[0], &b, 1) != 1)
+		die("read");
+	kill(c, SIGUSR1);
+	waitpid(c, &status, 0);
+	return status != 0;
+}
+
 int main(int argc, char **argv)
 {
 	long i, n;
+	int gated = 0;
+	char go;
 
 	if (argc < 2)
 		return 64;
-	if (!strcmp(argv[1], "getppid") && argc == 3) {
-		n = atol(argv[2]);
+	if (!strcmp(argv[1], "gate") && argc >= 3) {
 		printf("%d\n", getpid());
 		fflush(stdout);
+		close(1);
+		if (read(0, &go, 1) != 1)
+			return 1;
+		gated = 1;
+		argc--;
+		argv++;
+	}
+	if (!strcmp(argv[1], "getppid") && argc == 3) {
+		n = atol(argv[2]);
+		if (!gated) {
+			printf("%d\n", getpid());
+			fflush(stdout);
+		}
 		for (i = 0; i < n; i++)
 			syscall(SYS_getppid);
+		if (gated)
+			_exit(0);
 		return 0;
+	}
+	if (!strcmp(argv[1], "tree"))
+		return cmd_tree();
+	if (!strcmp(argv[1], "sigchild"))
+		return cmd_sigchild();
+	if (!strcmp(argv[1], "exit") && argc == 3)
+		return atoi(argv[2]);
+	if (!strcmp(argv[1], "asuid") && argc >= 4) {
+		if (setuid(atoi(argv[2])))
+			die("setuid");
+		printf("%d\n", getpid());
+		fflush(stdout);
+		execv(argv[3], argv + 3);
+		die(argv[3]);
 	}
 	if (!strcmp(argv[1], "sleeper") && argc == 3) {
 		n = atol(argv[2]);

@@ -16,6 +16,8 @@ timeout=${KT_VM_TIMEOUT:-400}
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
 . tests/vm/vm-lib.sh
+# shellcheck source=tests/vm/host-cli.sh
+. tests/vm/host-cli.sh
 
 n=0
 # result OK|"not ok" DESC: one TAP line.
@@ -107,6 +109,7 @@ boot() {
 		esac
 	done <"$w/console.log"
 	report "$s" "$w"
+	cli_report "$s" "$w"
 	if ! grep -q '^KT: end' "$w/console.log"; then
 		result "not ok" "$s: the guest ran every test (console: $w/console.log)"
 		diag "$w/console.log"

@@ -64,8 +64,10 @@ vm_pack() {
 	mkdir -p "$r"/{bin,dev,proc,sys,tmp}
 	cp /bin/busybox "$r/bin/"
 	cp "$out/ktvm" "$r/"
+	vm_pack_ktrace "$r"
 	cp "$guest" "$r/guest.sh"
 	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
+	cp "$top/tests/vm/guest-process.sh" "$w/src/samples/ktrace_export_sample.ko" "$r/"
 	cat >"$r/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -96,4 +98,21 @@ vm_boot() {
 		-serial mon:stdio -serial "file:$w/export.b64" \
 		${KT_VM_QEMU_ARGS:-} </dev/null 2>&1 |
 		tr -d '\r' >"$w/console.log"
+}
+
+# vm_pack_ktrace ROOT: the ktrace binary with its shared libraries and
+# libtraceevent's plugins, and every tests/vm/guest-*.sh, into ROOT.
+vm_pack_ktrace() {
+	local r=$1 lib plugins=/usr/lib/x86_64-linux-gnu/traceevent/plugins
+	make -s -C "$top" ktrace >"$out/ktrace-build.log" 2>&1 || return 1
+	cp "$top/ktrace" "$r/ktrace"
+	for lib in $(ldd "$top/ktrace" | grep -oE '/[^ ]+'); do
+		mkdir -p "$r$(dirname "$lib")"
+		cp -L "$lib" "$r$lib"
+	done
+	if [ -d "$plugins" ]; then
+		mkdir -p "$r$plugins"
+		cp "$plugins"/*.so "$r$plugins/"
+	fi
+	cp "$top"/tests/vm/guest-*.sh "$r/"
 }

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# The host's half of tests/vm/guest-cli.sh, sourced by run.sh: decode the
+# recordings the guest sent as "KTCLI: " console lines with trace-cmd
+# report (the oracle) and check their records.  Uses result() and the
+# console log of one boot.
+
+# cli_count FILE ERE: lines of FILE matching ERE.
+cli_count() {
+	grep -cE "$2" "$1"
+}
+
+# cli_report SERIES DIR
+cli_report() {
+	local s=$1 w=$2 x=$2/cli pid a b bad back
+	rm -rf "$x"
+	mkdir -p "$x"
+	if ! sed -n 's/^KTCLI: //p' "$w/console.log" | base64 -d -i 2>/dev/null |
+		gunzip 2>/dev/null | tar x -C "$x" 2>/dev/null || [ ! -s "$x/both.dat" ]; then
+		result "not ok" "$s: cli: trace-cmd report decodes ktrace record's file (no export)"
+		return
+	fi
+	# Module and ftrace records of the workload: one probe each on the
+	# same tracepoint, both on before it starts and off after it ends.
+	pid=$(cat "$x/both.pid")
+	trace-cmd report -i "$x/both.dat" >"$x/both.txt" 2>"$x/both.err"
+	a=$(cli_count "$x/both.txt" " sched_schedule: +prev_pid=$pid |next_pid=$pid prev_state=")
+	b=$(grep -E ' sched_switch: ' "$x/both.txt" | cli_count - ":$pid \[[0-9]+\]( |$)")
+	bad=0
+	echo "# both.dat: pid $pid: ktrace:sched_schedule $a, sched:sched_switch $b"
+	if [ "$a" != "$b" ] || [ "$a" -lt 200 ]; then
+		bad=1
+	fi
+	# Each CPU's module and ftrace records are merged in time order.
+	back=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			t = $i + 0; if (t < last) n++; last = t; break } }
+		END { print n + 0 }' "$x/both.txt")
+	if [ "$back" != 0 ]; then
+		echo "# both.dat: trace-cmd report goes back in time $back times"
+		bad=1
+	fi
+	if grep -E 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$x/both.txt" "$x/both.err" |
+		head -n 5 | sed 's/^/# /' | grep -q .; then
+		grep -E 'UNKNOWN|[Ff]ailed|[Ee]rror|[Ww]arning' "$x/both.txt" "$x/both.err" |
+			head -n 5 | sed 's/^/# /'
+		bad=1
+	fi
+	if [ "$bad" = 0 ]; then
+		result ok "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's ($a), in time order"
+	else
+		result "not ok" "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's, in time order"
+	fi
+	# -F: only when this ktrace.ko has a pid filter (else the guest
+	# checked that record -F refuses to run).
+	[ -s "$x/pid.dat" ] || return 0
+	pid=$(cat "$x/pid.pid")
+	trace-cmd report -i "$x/pid.dat" >"$x/pid.txt" 2>"$x/pid.err"
+	a=$(cli_count "$x/pid.txt" " syscall_entry: +nr=110 ")
+	b=$(cli_count "$x/pid.txt" " syscall_entry: ")
+	bad=$(grep -E ' syscall_entry: ' "$x/pid.txt" | grep -cvE -- "-$pid +\[")
+	echo "# pid.dat: pid $pid: $a getppid entries, $b syscall_entry records, $bad of other pids"
+	if [ "$a" = 10 ] && [ "$bad" = 0 ]; then
+		result ok "$s: cli: record -F: 10 getppid calls give 10 ktrace:syscall_entry records, none of other pids"
+	else
+		result "not ok" "$s: cli: record -F: 10 getppid calls give 10 ktrace:syscall_entry records, none of other pids"
+	fi
+}
