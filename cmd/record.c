@@ -38,6 +38,7 @@
 #include "evlookup.h"
 #include "kt-tracefs.h"
 #include "log.h"
+#include "procview.h"
 #include "module.h"
 #include "evstate.h"
 #include "recorder.h"
@@ -54,8 +55,17 @@
 enum {
 	OPT_FLIGHT = 256,
 	OPT_MAX_LOST,
+	OPT_PROCESS,
+	OPT_COMM,
+	OPT_UID,
+	OPT_NO_SYSCALLS,
+	OPT_NO_SIGNALS,
+	OPT_NO_LIFECYCLE,
 	OPT_BACKEND,
 };
+
+/* The kernel keeps this many characters of a process name. */
+#define COMM_MAX	15
 
 struct record_opts {
 	struct kt_trace_opts t;
@@ -65,6 +75,11 @@ struct record_opts {
 	double seconds;
 	unsigned long long max_mb;
 	long long max_lost;
+	/* --process */
+	bool process;
+	bool no_syscalls, no_signals, no_lifecycle;
+	char comm[COMM_MAX + 1];
+	const char *uid;
 };
 
 /* Why the recording ended. */
@@ -81,6 +96,7 @@ struct session {
 	struct record_opts *o;
 	const char *tracing_dir;
 	struct kt_tracing t;		/* instance, events, filters */
+	struct kt_evspec *specs;	/* --process: what kt_tracing_resolve used */
 	struct kt_writer *w;
 	char *tmpdir;
 	struct kt_child *child;
@@ -135,6 +151,13 @@ static const struct argp_option options[] = {
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
+	{ NULL, 0, NULL, 0, "Process events:", 1 },
+	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (a glob; the kernel keeps 15 characters)", 1 },
+	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 1 },
+	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 1 },
+	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 1 },
+	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 1 },
 	{ 0 }
 };
 
@@ -176,6 +199,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'q':
 		o->quiet = true;
 		break;
+	case OPT_PROCESS:
+		o->process = true;
+		break;
+	case OPT_COMM:
+		if (!*arg || strchr(arg, '"') || strchr(arg, '\\'))
+			argp_error(state, "bad process name '%s' for --comm", arg);
+		/* Names are cut at 15 characters by the kernel: match that. */
+		snprintf(o->comm, sizeof(o->comm), "%s", arg);
+		break;
+	case OPT_UID:
+		o->uid = arg;
+		break;
+	case OPT_NO_SYSCALLS:
+		o->no_syscalls = true;
+		break;
+	case OPT_NO_SIGNALS:
+		o->no_signals = true;
+		break;
+	case OPT_NO_LIFECYCLE:
+		o->no_lifecycle = true;
+		break;
 	case OPT_BACKEND:
 		kt_backend_option(state, arg);
 		break;
@@ -185,6 +229,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
+		if (!o->process && (*o->comm || o->uid || o->no_syscalls ||
+				    o->no_signals || o->no_lifecycle))
+			argp_error(state, "--comm, --uid and --no-* go with --process");
+		if (o->process && o->no_syscalls && o->no_signals &&
+		    o->no_lifecycle && !o->t.nspecs)
+			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -238,6 +288,53 @@ static unsigned long long cpu_events(const struct session *s, int cpu)
 }
 
 /* ---- setup ---- */
+
+/*
+ * --process: the events of each class, then the -e ones.  The exit calls
+ * only carry the exit code (sched_process_exit has none here), so they
+ * are left out when raw_syscalls brings the same, or when the kernel has
+ * no syscalls:* events at all.
+ */
+static int process_specs(const struct record_opts *o, struct kt_evspec **out,
+			 size_t *n)
+{
+	const char *want[16];
+	struct kt_evspec *specs;
+	size_t k = 0, i;
+
+	if (!o->no_lifecycle) {
+		want[k++] = "task:task_newtask";
+		want[k++] = "sched:sched_process_exec";
+		want[k++] = "sched:sched_process_exit";
+		if (o->no_syscalls) {
+			struct kt_event_list *probe = kt_event_list_new();
+
+			if (!probe)
+				return KT_EXIT_FAIL;
+			if (kt_event_lookup(NULL, "syscalls:sys_enter_exit_group", probe) == 1) {
+				want[k++] = "syscalls:sys_enter_exit_group";
+				want[k++] = "syscalls:sys_enter_exit";
+			}
+			kt_event_list_free(probe);
+		}
+	}
+	if (!o->no_signals)
+		want[k++] = "signal:signal_deliver";
+	if (!o->no_syscalls) {
+		want[k++] = "raw_syscalls:sys_enter";
+		want[k++] = "raw_syscalls:sys_exit";
+	}
+	specs = calloc(k + o->t.nspecs + 1, sizeof(*specs));
+	if (!specs)
+		return KT_EXIT_FAIL;
+	for (i = 0; i < k; i++)
+		specs[i].spec = (char *)want[i];
+	for (i = 0; i < o->t.nspecs; i++)
+		specs[k + i] = o->t.specs[i];
+	*out = specs;
+	*n = k + o->t.nspecs;
+	return KT_EXIT_OK;
+}
 
 static int open_output(struct session *s)
 {
@@ -727,8 +824,11 @@ static int add_options(struct session *s)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_UNAME, str);
 		free(str);
 	}
+	/* The process view's marker rides in the version (procview.h). */
 	if (!ret)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION,
+					       s->o->process ?
+					       "ktrace " KTRACE_VERSION " " KT_PROCVIEW_MARK :
 					       "ktrace " KTRACE_VERSION);
 	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
@@ -866,6 +966,7 @@ static void session_free(struct session *s)
 	free(s->st0);
 	free(s->st1);
 	free(s->clock);
+	free(s->specs);
 	free(s->tmpdir);
 	if (s->sfd >= 0)
 		close(s->sfd);
@@ -893,6 +994,14 @@ static int record(struct record_opts *o)
 
 	pthread_mutex_init(&s.ksyms_lock, NULL);
 	pthread_cond_init(&s.ksyms_cond, NULL);
+	/* ftrace events carry no user id: only the module can filter on it. */
+	if (o->uid) {
+		if (access("/sys/module/ktrace", F_OK))
+			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID");
+		else
+			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); this ktrace cannot use it yet, use --comm NAME or -p PID");
+		goto out;
+	}
 	/*
 	 * libtracefs caches the tracing directory without a lock: find it
 	 * once here, before any helper thread can race to fill the cache.
@@ -911,8 +1020,16 @@ static int record(struct record_opts *o)
 	/* kallsyms takes tens of ms: read it while everything else happens. */
 	if (pthread_create(&s.ksyms, NULL, ksyms_main, &s) == 0)
 		s.ksyms_running = true;
-	if (kt_tracing_resolve(&s.t, &o->t))
+	if (o->process) {
+		size_t n;
+
+		if (process_specs(o, &s.specs, &n))
+			goto out;
+		if (kt_tracing_resolve(&s.t, &o->t, s.specs, n))
+			goto out;
+	} else if (kt_tracing_resolve(&s.t, &o->t, NULL, 0)) {
 		goto out;
+	}
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
 		if (ret) {
@@ -986,6 +1103,12 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
+	/*
+	 * --process follows the tree of the command or -p, unless -F asks
+	 * for the command alone; without either it takes every process.
+	 */
+	s.t.comm = o->comm;
+	s.t.follow_children = o->process && !o->t.only_cmd && (s.child || o->t.npids);
 	if (kt_tracing_arm(&s.t, s.child ? kt_child_pid(s.child) : 0) ||
 	    module_prepare(&s))
 		goto out;

@@ -18,6 +18,7 @@
 #include "decoder.h"
 #include "fastfmt.h"
 #include "log.h"
+#include "procview.h"
 #include "reader.h"
 #include "summary.h"
 #include "tracedat.h"
@@ -56,6 +57,7 @@ struct report_opts {
 	bool perfetto;		/* --format perfetto */
 	bool timeline;		/* --timeline */
 	long long head;
+	enum { VIEW_AUTO, VIEW_PROCESS, VIEW_TRACECMD } view;
 };
 
 static const struct argp_option options[] = {
@@ -71,7 +73,7 @@ static const struct argp_option options[] = {
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default), json (one object per line) or perfetto (Chrome/Perfetto trace JSON)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line) or perfetto (Chrome/Perfetto trace JSON)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
 	{ 0 }
@@ -128,8 +130,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			o->json = true;
 		else if (!strcmp(arg, "perfetto"))
 			o->perfetto = true;
+		else if (!strcmp(arg, "process"))
+			o->view = VIEW_PROCESS;
+		else if (!strcmp(arg, "trace-cmd"))
+			o->view = VIEW_TRACECMD;
 		else if (strcmp(arg, "text"))
-			argp_error(state, "bad --format '%s'; use text, json or perfetto", arg);
+			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json or perfetto", arg);
 		break;
 	case OPT_TIMELINE: o->timeline = true; break;
 	case OPT_HEAD:
@@ -144,7 +150,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (o->raw && o->json)
 			argp_error(state, "--raw and --format json do not go together");
-		if ((o->perfetto || o->timeline) && (o->raw || o->json || o->stat || o->nsec))
+		if (o->raw && o->view == VIEW_PROCESS)
+			argp_error(state, "--raw and --format process do not go together");
+		if ((o->perfetto || o->timeline) &&
+		    (o->raw || o->json || o->stat || o->nsec || o->view != VIEW_AUTO))
 			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
 		if (o->perfetto && o->timeline)
 			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
@@ -291,12 +300,45 @@ static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
 struct run {
 	struct kt_printer *p;
 	long long left;		/* --head; -1: no limit */
+	struct kt_procview *pv;	/* the process view, or NULL */
+	struct tep_handle *tep;
+	struct trace_seq scratch;
 };
+
+/*
+ * The process view's text for its events; other events keep their name
+ * (the column the view leaves out) and libtraceevent's text.
+ */
+static int procview_info(struct trace_seq *s, struct tep_event *event,
+			 struct tep_record *record, void *priv)
+{
+	struct run *run = priv;
+
+	if (kt_procview_format(run->pv, s, event, record) == KT_PROCVIEW_SHOWN)
+		return 0;
+	trace_seq_printf(s, "%s: ", event->name);
+	tep_print_event(run->tep, s, record, "%s", TEP_PRINT_INFO);
+	return 0;
+}
 
 static int print_fn(const struct kt_event *ev, void *arg)
 {
 	struct run *run = arg;
 	int ret;
+
+	/*
+	 * The view follows every record in order, printed or not (exit
+	 * codes come from calls before the exit); those that make no line
+	 * may still carry a lost-events mark.
+	 */
+	if (run->pv && (!ev->selected || kt_procview_hides(run->pv, ev->event))) {
+		struct kt_event mark = *ev;
+
+		trace_seq_reset(&run->scratch);
+		kt_procview_format(run->pv, &run->scratch, ev->event, ev->record);
+		mark.selected = false;
+		return kt_printer_print(run->p, &mark);
+	}
 
 	if (!run->left && ev->selected)
 		return -ECANCELED;
@@ -420,7 +462,8 @@ static int report(const struct report_opts *o)
 	struct kt_fastfmt *ff = NULL;
 	struct kt_reader *r;
 	bool cpus[KT_DAT_MAX_CPUS] = { 0 };
-	struct run run;
+	struct run run = { 0 };
+	bool procview;
 	char *tmp = NULL;
 	FILE *out;
 	int status, ret;
@@ -469,19 +512,39 @@ static int report(const struct report_opts *o)
 		ret = kt_view_write(d, r, o->timeline ? KT_VIEW_TIMELINE : KT_VIEW_PERFETTO, out);
 		goto view_done;
 	}
+	procview = !o->json && !o->raw && o->view != VIEW_TRACECMD &&
+		   (o->view == VIEW_PROCESS ||
+		    kt_procview_marked(kt_reader_tool_version(r)));
 	p = kt_printer_new(r, o->json ? KT_PRINT_JSON : o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
-			   o->nsec ? KT_PRINT_NSEC : 0, out);
+			   (o->nsec ? KT_PRINT_NSEC : 0) |
+			   (procview ? KT_PRINT_NO_NAME : 0), out);
 	if (!p) {
 		status = KT_EXIT_FAIL;
 		goto out_output;
 	}
 	/*
-	 * The compiled formatter prints the text after the event name byte
-	 * for byte as libtraceevent does, about 15x faster; it answers
-	 * -ENOTSUP for what it cannot compile, which libtraceevent prints.
+	 * The process view formats a --process recording.  Otherwise the
+	 * compiled formatter prints the text after the event name byte for
+	 * byte as libtraceevent does, about 15x faster; it answers -ENOTSUP
+	 * for what it cannot compile, which libtraceevent prints.
 	 * KTRACE_NO_FASTFMT=1 leaves everything to libtraceevent.
 	 */
-	if (!o->json && !o->raw && !getenv("KTRACE_NO_FASTFMT")) {
+	if (procview) {
+		const char *un = kt_reader_uname(r), *machine = NULL;
+
+		/* "Linux host release x86_64": the machine is the last word. */
+		if (un && *un)
+			machine = strrchr(un, ' ') ? strrchr(un, ' ') + 1 : un;
+		run.tep = kt_reader_tep(r);
+		run.pv = kt_procview_new(run.tep, machine);
+		if (!run.pv) {
+			kt_err("cannot set up the process view: %s", strerror(errno));
+			status = KT_EXIT_FAIL;
+			goto out_printer;
+		}
+		trace_seq_init(&run.scratch);
+		kt_printer_set_info_default(p, procview_info, &run);
+	} else if (!o->json && !o->raw && !getenv("KTRACE_NO_FASTFMT")) {
 		ff = kt_fastfmt_new(kt_reader_tep(r));
 		if (ff)
 			kt_printer_set_info_default(p, kt_fastfmt_seq, ff);
@@ -501,6 +564,11 @@ view_done:
 	} else if (kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the report above stops short where the warnings say", o->input);
 		status = KT_EXIT_DAMAGED;
+	}
+out_printer:
+	if (run.pv) {
+		trace_seq_destroy(&run.scratch);
+		kt_procview_free(run.pv);
 	}
 	kt_printer_free(p);
 	kt_fastfmt_free(ff);

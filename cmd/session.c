@@ -109,7 +109,7 @@ static bool long_takes_arg(const struct argp_option *options,
 {
 	const struct argp_option *op;
 
-	for (op = options; op->name || op->key; op++)
+	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->name && !strncmp(op->name, name, len) && op->arg)
 			return true;
 	return false;
@@ -119,7 +119,7 @@ static bool short_takes_arg(const struct argp_option *options, int c)
 {
 	const struct argp_option *op;
 
-	for (op = options; op->name || op->key; op++)
+	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->key == c)
 			return op->arg != NULL;
 	return false;
@@ -217,14 +217,19 @@ out:
 	return status;
 }
 
-int kt_tracing_resolve(struct kt_tracing *t, const struct kt_trace_opts *o)
+int kt_tracing_resolve(struct kt_tracing *t, const struct kt_trace_opts *o,
+		       const struct kt_evspec *specs, size_t nspecs)
 {
 	static const struct kt_evspec defaults[] = {
 		{ "sched:sched_switch", NULL },
 		{ "sched:sched_wakeup", NULL },
 	};
-	const struct kt_evspec *specs = o->nspecs ? o->specs : defaults;
-	size_t nspecs = o->nspecs ? o->nspecs : 2, i;
+	size_t i;
+
+	if (!specs) {
+		specs = o->nspecs ? o->specs : defaults;
+		nspecs = o->nspecs ? o->nspecs : 2;
+	}
 
 	t->o = o;
 	t->events = kt_event_list_new();
@@ -318,16 +323,42 @@ static void filter_error(const char *filter, const struct kt_event_ref *r,
 	free(why);
 }
 
+/*
+ * --comm NAME: the kernel's filters know "comm" on every event (the
+ * current task's name, or the event's own comm field where it has one,
+ * the same name for the events --process records).
+ */
+static char *comm_filter(const char *comm, const char *user)
+{
+	const char *op = strpbrk(comm, "*?[") ? "~" : "==";
+	char *f;
+
+	if (user ? asprintf(&f, "(%s) && comm %s \"%s\"", user, op, comm) < 0
+		 : asprintf(&f, "comm %s \"%s\"", op, comm) < 0)
+		return NULL;
+	return f;
+}
+
 static int set_filters(struct kt_tracing *t)
 {
 	size_t i, n = kt_event_list_count(t->events);
-	char *why;
+	char *why, *comm;
+	const char *filter;
 	int ret;
 
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(t->events, i);
 
-		if (!t->filters[i])
+		filter = t->filters[i];
+		comm = NULL;
+		/* ktrace.ko's events take no filter: --comm is ftrace's. */
+		if (t->comm && *t->comm && !is_ftrace_event(r) && !kt_is_module_event(r)) {
+			comm = comm_filter(t->comm, filter);
+			if (!comm)
+				return KT_EXIT_FAIL;
+			filter = comm;
+		}
+		if (!filter)
 			continue;
 		if (kt_is_module_event(r)) {
 			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop the -f after it, or use -F/-p for pids",
@@ -340,11 +371,12 @@ static int set_filters(struct kt_tracing *t)
 			return KT_EXIT_FAIL;
 		}
 		ret = kt_event_set_filter(t->inst, r->system, r->name,
-					  t->filters[i], &why);
-		if (ret) {
-			filter_error(t->filters[i], r, why, ret);
+					  filter, &why);
+		if (ret)
+			filter_error(filter, r, why, ret);
+		free(comm);
+		if (ret)
 			return KT_EXIT_FAIL;
-		}
 	}
 	return KT_EXIT_OK;
 }
@@ -391,14 +423,15 @@ static int set_pids(struct kt_tracing *t, pid_t child)
 	char *list = NULL;
 	size_t len = 0, i;
 	int ret = 0;
+	bool children = o->children || t->follow_children;
 
-	if (!o->only_cmd && !o->children && !o->npids)
+	if (!o->only_cmd && !children && !o->npids)
 		return KT_EXIT_OK;
 	if (child > 0)
 		ret = append_pid(&list, &len, child);
 	for (i = 0; !ret && i < o->npids; i++)
 		ret = append_pid(&list, &len, o->pids[i]);
-	if (!ret && o->children)
+	if (!ret && children)
 		ret = kt_tracefs_write(t->inst, "options/event-fork", "1");
 	if (!ret)
 		ret = kt_tracefs_write(t->inst, "set_event_pid", list);

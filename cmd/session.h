@@ -67,13 +67,19 @@ struct kt_tracing {
 	char **filters;			/* per event of events, or NULL */
 	char inst_name[64];
 	struct tracefs_instance *inst;
+	/* Set by the caller before kt_tracing_arm(), for record --process: */
+	const char *comm;		/* ANDed into every filter ("comm == NAME"), or NULL */
+	bool follow_children;		/* follow forks as -c does */
 };
 
 /*
  * Resolve the -e specs (sched_switch and sched_wakeup without any) and
  * check the -p pids, printing what is wrong.  KT_EXIT_OK or _FAIL.
+ * specs, when not NULL, replaces o's -e list (record --process generates
+ * its own); it must outlive t.
  */
-int kt_tracing_resolve(struct kt_tracing *t, const struct kt_trace_opts *o);
+int kt_tracing_resolve(struct kt_tracing *t, const struct kt_trace_opts *o,
+		       const struct kt_evspec *specs, size_t nspecs);
 /*
  * Create ktrace-<pid> with tracing off, buffer_percent set to
  * wake_percent (when the readers' poll() wakes) and -b applied.

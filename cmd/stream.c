@@ -427,7 +427,7 @@ static int setup(struct stream *s)
 	const char *env;
 	int ret;
 
-	if (kt_tracing_resolve(&s->t, &o->t) || refuse_module_events(s))
+	if (kt_tracing_resolve(&s->t, &o->t, NULL, 0) || refuse_module_events(s))
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);

@@ -73,7 +73,7 @@ _ktrace()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--format)
-		COMPREPLY=($(compgen -W "text json trace-cmd perfetto" -- "$cur"))
+		COMPREPLY=($(compgen -W "text process json trace-cmd perfetto" -- "$cur"))
 		return 0 ;;
 	--backend)
 		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))

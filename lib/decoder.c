@@ -793,6 +793,10 @@ static void text_header(struct kt_printer *p, const struct kt_event *ev)
 		tep_print_event(p->tep, &p->s, rec, "%16s-%-5d [%03d]",
 				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
 		tep_print_event(p->tep, &p->s, rec, p->tfmt, TEP_PRINT_TIME);
+		if (p->flags & KT_PRINT_NO_NAME) {
+			trace_seq_putc(&p->s, ' ');
+			return;
+		}
 		trace_seq_printf(&p->s, " %s: ", name);
 		if (nlen < 20)
 			trace_seq_printf(&p->s, "%.*s", (int)(20 - nlen), spaces);
@@ -831,13 +835,15 @@ static void text_header(struct kt_printer *p, const struct kt_event *ev)
 	b = put_zpad(b, t % p->p10, p->prec);
 	*b++ = ':';
 	*b++ = ' ';
-	memcpy(b, name, nlen);
-	b += nlen;
-	*b++ = ':';
-	*b++ = ' ';
-	if (nlen < 20) {
-		memcpy(b, spaces, 20 - nlen);
-		b += 20 - nlen;
+	if (!(p->flags & KT_PRINT_NO_NAME)) {
+		memcpy(b, name, nlen);
+		b += nlen;
+		*b++ = ':';
+		*b++ = ' ';
+		if (nlen < 20) {
+			memcpy(b, spaces, 20 - nlen);
+			b += 20 - nlen;
+		}
 	}
 	*b = '\0';
 	trace_seq_puts(&p->s, buf);

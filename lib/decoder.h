@@ -68,6 +68,8 @@ enum kt_print_mode {
 };
 
 #define KT_PRINT_NSEC	(1u << 0)	/* -t: ns timestamps */
+/* No event name column: the info hook writes the whole rest of the line. */
+#define KT_PRINT_NO_NAME	(1u << 1)
 
 /*
  * Print the part after "event_name: " into s for one event; return 0,

@@ -52,3 +52,17 @@ assert_tracefs() { # FILE EXPECTED
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
+
+# Start ktrace record ARGS... in the background; $pid is its pid once its
+# instance's tracing_on reads 1 (recording has begun).  The pid goes to
+# $BATS_TEST_TMPDIR/ktrace.pids for the test's teardown to check.
+rec_started() {
+	"$KTRACE" record "$@" &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	for _ in $(seq 500); do
+		[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		sleep 0.01
+	done
+	fail "ktrace record $* never started"
+}

@@ -70,19 +70,6 @@ tmpfs_at() { # DIR SIZE
 
 report() { trace-cmd report -i "$@" 2>/dev/null; }
 
-# Start ktrace record ARGS... in the background; $pid is its pid once its
-# instance's tracing_on reads 1 (recording has begun).
-rec_started() {
-	"$KTRACE" record "$@" &
-	pid=$!
-	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
-	for _ in $(seq 500); do
-		[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && return 0
-		sleep 0.01
-	done
-	fail "ktrace record $* never started"
-}
-
 no_leftovers() { # DIR: no temporary file of ours
 	run ls -A "$1"
 	refute_output --partial ".tmp-"

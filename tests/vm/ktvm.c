@@ -34,12 +34,16 @@
  *                             its handler is set, reap it; "child PID"
  *                             on stderr
  *   read -d EV                also print "dump EV f=v ..." per record
+ *   ktvm oncpu CPU            return once this process runs on CPU:
+ *                             whatever CPU was running before has
+ *                             then finished its context switch
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -739,6 +743,21 @@ int main(int argc, char **argv)
 
 		if (fd < 0 || write(fd, argv[3], n) != n) {
 			printf("%s\n", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	if (!strcmp(argv[1], "oncpu") && argc == 3) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[2]), &set);
+		/* Migration to CPU ends once we run there. */
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+		if (sched_getcpu() != atoi(argv[2])) {
+			fprintf(stderr, "ktvm: on cpu %d, not %s\n",
+				sched_getcpu(), argv[2]);
 			return 1;
 		}
 		return 0;
