@@ -38,6 +38,7 @@ static const struct cmd commands[] = {
 	{ "report", cmd_report, 0,            "decode a trace.dat file into text or JSON" },
 	{ "reset",  cmd_reset,  NEED_TRACEFS, "return tracing to a clean state" },
 	{ "stat",   cmd_stat,   0,            "show tracing state and lost events, live or of a file" },
+	{ "stream", cmd_stream, NEED_TRACEFS, "trace and print events as they happen, no file" },
 	{ "top",    cmd_top,    NEED_TRACEFS, "live event rates, full screen" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

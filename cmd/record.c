@@ -43,6 +43,7 @@
 #include "evstate.h"
 #include "recorder.h"
 #include "recover.h"
+#include "session.h"
 #include "tracedat.h"
 #include "writer.h"
 
@@ -68,27 +69,15 @@ enum {
 /* The kernel keeps this many characters of a process name. */
 #define COMM_MAX	15
 
-struct ev_spec {
-	char *spec;
-	char *filter;
-};
-
 struct record_opts {
-	struct ev_spec *specs;
-	size_t nspecs;
+	struct kt_trace_opts t;
 	const char *output;
-	unsigned long buffer_kb;
-	pid_t *pids;
-	size_t npids;
-	bool only_cmd;
-	bool children;
 	bool flight;
 	bool quiet;
 	double seconds;
 	unsigned long long max_mb;
 	long long max_lost;
 	const char *recover;
-	char **cmd;
 	/* --process */
 	bool process;
 	bool no_syscalls, no_signals, no_lifecycle;
@@ -109,14 +98,10 @@ enum stop_reason {
 struct session {
 	struct record_opts *o;
 	const char *tracing_dir;
-	struct kt_catalog *cat;
-	struct kt_event_list *events;
-	char **filters;			/* per event of events, or NULL */
-	struct ev_spec *specs;		/* --process: what resolve_events used */
+	struct kt_tracing t;		/* instance, events, filters */
+	struct kt_evspec *specs;	/* --process: what kt_tracing_resolve used */
 	struct kt_writer *w;
 	char *tmpdir;
-	char inst_name[64];
-	struct tracefs_instance *inst;
 	struct kt_child *child;
 	struct kt_recorder *rec;
 	/* ktrace.ko's side, when a ktrace: event is recorded */
@@ -161,13 +146,8 @@ static const char doc[] =
 	"'ktrace report' and 'trace-cmd report -i FILE' read it.";
 
 static const struct argp_option options[] = {
-	{ "event", 'e', "EVENT", 0, "record EVENT (a name, glob, system:* or classic alias); repeatable", 0 },
-	{ "filter", 'f', "FILTER", 0, "ftrace filter for the preceding -e", 0 },
+	KT_TRACE_OPTIONS,
 	{ "output", 'o', "FILE", 0, "write FILE (default " DEFAULT_OUTPUT ")", 0 },
-	{ "buffer-size", 'b', "KB", 0, "per-CPU kernel buffer size in KB", 0 },
-	{ "pid", 'p', "PID", 0, "trace only this running process; repeatable", 0 },
-	{ "command-only", 'F', NULL, 0, "trace only COMMAND's process", 0 },
-	{ "children", 'c', NULL, 0, "trace COMMAND (or -p PID) and its descendants", 0 },
 	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end", 0 },
 	{ "seconds", 's', "SECONDS", 0, "stop after SECONDS", 0 },
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
@@ -185,72 +165,21 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static int parse_ulong(const char *s, unsigned long long max,
-		       unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
 	unsigned long long v;
-	struct ev_spec *sp;
-	pid_t *pids;
 	char *end;
+	error_t ret;
 
+	ret = kt_trace_opt(&o->t, key, arg, state);
+	if (ret != ARGP_ERR_UNKNOWN && key != ARGP_KEY_END)
+		return ret;
 	switch (key) {
-	case 'e':
-		sp = realloc(o->specs, (o->nspecs + 1) * sizeof(*sp));
-		if (!sp)
-			argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-e");
-		o->specs = sp;
-		sp[o->nspecs].spec = arg;
-		sp[o->nspecs].filter = NULL;
-		o->nspecs++;
-		break;
-	case 'f':
-		if (!o->nspecs)
-			argp_error(state, "-f '%s' must follow the -e it filters", arg);
-		if (o->specs[o->nspecs - 1].filter)
-			argp_error(state, "only one -f per -e ('%s')",
-				   o->specs[o->nspecs - 1].spec);
-		o->specs[o->nspecs - 1].filter = arg;
-		break;
 	case 'o':
 		if (!*arg)
 			argp_error(state, "-o needs a file name");
 		o->output = arg;
-		break;
-	case 'b':
-		if (parse_ulong(arg, 64ULL << 20, &v) || !v)
-			argp_error(state, "bad buffer size '%s'; give KB per CPU, e.g. -b 8192", arg);
-		o->buffer_kb = v;
-		break;
-	case 'p':
-		if (parse_ulong(arg, INT32_MAX, &v) || !v)
-			argp_error(state, "bad pid '%s'", arg);
-		pids = realloc(o->pids, (o->npids + 1) * sizeof(*pids));
-		if (!pids)
-			argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-p");
-		o->pids = pids;
-		o->pids[o->npids++] = v;
-		break;
-	case 'F':
-		o->only_cmd = true;
-		break;
-	case 'c':
-		o->children = true;
 		break;
 	case OPT_FLIGHT:
 		o->flight = true;
@@ -262,12 +191,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad duration '%s'; give seconds, e.g. -s 10", arg);
 		break;
 	case 'm':
-		if (parse_ulong(arg, 1ULL << 30, &v) || !v)
+		if (kt_parse_ulong(arg, 1ULL << 30, &v) || !v)
 			argp_error(state, "bad size '%s'; give megabytes, e.g. -m 100", arg);
 		o->max_mb = v;
 		break;
 	case OPT_MAX_LOST:
-		if (parse_ulong(arg, INT64_MAX, &v))
+		if (kt_parse_ulong(arg, INT64_MAX, &v))
 			argp_error(state, "bad count '%s' for --max-lost", arg);
 		o->max_lost = v;
 		break;
@@ -307,22 +236,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);
 		break;
 	case ARGP_KEY_END:
-		if (o->only_cmd && !o->cmd)
-			argp_error(state, "-F needs a COMMAND");
-		if (o->children && !o->cmd && !o->npids)
-			argp_error(state, "-c needs a COMMAND or -p PID");
-		if (o->only_cmd && o->npids)
-			argp_error(state, "-F and -p conflict; -F traces only COMMAND");
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
 		if (!o->process && (*o->comm || o->uid || o->no_syscalls ||
 				    o->no_signals || o->no_lifecycle))
 			argp_error(state, "--comm, --uid and --no-* go with --process");
 		if (o->process && o->no_syscalls && o->no_signals &&
-		    o->no_lifecycle && !o->nspecs)
+		    o->no_lifecycle && !o->t.nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
-		if (o->recover && (o->cmd || o->nspecs || o->npids || o->flight || o->process ||
-				   o->seconds > 0 || o->max_mb || o->buffer_kb))
+		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
+				   o->process || o->seconds > 0 || o->max_mb ||
+				   o->t.buffer_kb))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");
 		break;
 	default:
@@ -332,64 +256,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
-
-/* Does the option named by arg (without dashes) take an argument? */
-static bool long_takes_arg(const char *name, size_t len)
-{
-	const struct argp_option *op;
-
-	for (op = options; op->name || op->key || op->doc; op++)
-		if (op->name && !strncmp(op->name, name, len) && op->arg)
-			return true;
-	return false;
-}
-
-static bool short_takes_arg(int c)
-{
-	const struct argp_option *op;
-
-	for (op = options; op->name || op->key || op->doc; op++)
-		if (op->key == c)
-			return op->arg != NULL;
-	return false;
-}
-
-/*
- * Where COMMAND starts: after "--", or at the first word that is not an
- * option or an option's argument.  Everything from there on belongs to
- * the command, even words that look like our options.
- */
-static int find_command(int argc, char **argv, bool *dashdash)
-{
-	int i;
-
-	*dashdash = false;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--")) {
-			*dashdash = true;
-			return i;
-		}
-		if (a[0] != '-' || !a[1])
-			return i;
-		if (a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-
-			if (!eq && long_takes_arg(a + 2, strlen(a + 2)))
-				i++;
-			continue;
-		}
-		for (a++; *a; a++) {
-			if (short_takes_arg(*a)) {
-				if (!a[1])
-					i++;
-				break;
-			}
-		}
-	}
-	return argc;
-}
 
 /* ---- small helpers ---- */
 
@@ -442,11 +308,11 @@ static unsigned long long cpu_events(const struct session *s, int cpu)
  * are left out when raw_syscalls brings the same, or when the kernel has
  * no syscalls:* events at all.
  */
-static int process_specs(struct session *s, struct ev_spec **out, size_t *n)
+static int process_specs(const struct record_opts *o, struct kt_evspec **out,
+			 size_t *n)
 {
-	const struct record_opts *o = s->o;
 	const char *want[16];
-	struct ev_spec *specs;
+	struct kt_evspec *specs;
 	size_t k = 0, i;
 
 	if (!o->no_lifecycle) {
@@ -471,110 +337,15 @@ static int process_specs(struct session *s, struct ev_spec **out, size_t *n)
 		want[k++] = "raw_syscalls:sys_enter";
 		want[k++] = "raw_syscalls:sys_exit";
 	}
-	specs = calloc(k + o->nspecs + 1, sizeof(*specs));
+	specs = calloc(k + o->t.nspecs + 1, sizeof(*specs));
 	if (!specs)
 		return KT_EXIT_FAIL;
 	for (i = 0; i < k; i++)
 		specs[i].spec = (char *)want[i];
-	for (i = 0; i < o->nspecs; i++)
-		specs[k + i] = o->specs[i];
+	for (i = 0; i < o->t.nspecs; i++)
+		specs[k + i] = o->t.specs[i];
 	*out = specs;
-	*n = k + o->nspecs;
-	return KT_EXIT_OK;
-}
-
-static int resolve_events(struct session *s)
-{
-	struct record_opts *o = s->o;
-	static struct ev_spec defaults[] = {
-		{ "sched:sched_switch", NULL },
-		{ "sched:sched_wakeup", NULL },
-	};
-	struct ev_spec *specs = o->nspecs ? o->specs : defaults;
-	size_t nspecs = o->nspecs ? o->nspecs : 2, i, j, n;
-
-	if (o->process) {
-		if (process_specs(s, &s->specs, &nspecs))
-			return KT_EXIT_FAIL;
-		specs = s->specs;
-	}
-	s->events = kt_event_list_new();
-	if (!s->events)
-		return KT_EXIT_FAIL;
-	for (i = 0; i < nspecs; i++) {
-		struct kt_event_list *one = kt_event_list_new();
-		size_t before = kt_event_list_count(s->events);
-		char **f;
-
-		if (!one)
-			return KT_EXIT_FAIL;
-		/* Exact names need no catalog; load it only when one must. */
-		if (kt_event_lookup(NULL, specs[i].spec, one) != 1) {
-			if (!s->cat)
-				s->cat = kt_catalog_load(NULL);
-			if (!s->cat) {
-				kt_err("cannot read the event list: %s", strerror(errno));
-				goto err_one;
-			}
-			if (kt_resolve_event_spec(s->cat, specs[i].spec, one))
-				goto err_one;
-		}
-		for (j = 0; j < kt_event_list_count(one); j++) {
-			const struct kt_event_ref *r = kt_event_list_at(one, j);
-
-			if (kt_event_list_add(s->events, r->system, r->name) < 0)
-				goto err_one;
-		}
-		n = kt_event_list_count(s->events);
-		f = realloc(s->filters, (n ? n : 1) * sizeof(*f));
-		if (!f)
-			goto err_one;
-		s->filters = f;
-		for (j = before; j < n; j++)
-			f[j] = NULL;
-		/* The filter lands on every event its -e named. */
-		for (j = 0; specs[i].filter && j < n; j++) {
-			const struct kt_event_ref *r = kt_event_list_at(s->events, j);
-			size_t k;
-
-			for (k = 0; k < kt_event_list_count(one); k++) {
-				const struct kt_event_ref *x = kt_event_list_at(one, k);
-
-				if (!strcmp(x->system, r->system) &&
-				    !strcmp(x->name, r->name))
-					f[j] = specs[i].filter;
-			}
-		}
-		kt_event_list_free(one);
-		continue;
-err_one:
-		kt_event_list_free(one);
-		return KT_EXIT_FAIL;
-	}
-	return KT_EXIT_OK;
-}
-
-static bool is_module_event(const struct kt_event_ref *r)
-{
-	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
-}
-
-static bool is_ftrace_event(const struct kt_event_ref *r)
-{
-	/* ftrace/print and friends have no enable file: always on. */
-	return !strcmp(r->system, "ftrace");
-}
-
-static int check_pids(struct session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->o->npids; i++) {
-		if (kill(s->o->pids[i], 0) < 0 && errno == ESRCH) {
-			kt_err("no process with pid %d; see 'ps'", (int)s->o->pids[i]);
-			return KT_EXIT_FAIL;
-		}
-	}
+	*n = k + o->t.nspecs;
 	return KT_EXIT_OK;
 }
 
@@ -606,234 +377,12 @@ static int open_output(struct session *s)
 	return s->tmpdir ? KT_EXIT_OK : KT_EXIT_FAIL;
 }
 
-static int block_signals(struct session *s)
-{
-	struct sigaction sa = { .sa_handler = SIG_DFL }, old;
-	sigset_t set;
-
-	/*
-	 * A shell starts background jobs with SIGINT ignored, and an ignored
-	 * signal never reaches a signalfd: take SIGINT and SIGTERM back.
-	 * An ignored SIGHUP (nohup) stays ignored.
-	 */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-		sigaction(SIGHUP, &sa, NULL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, &s->oldmask) < 0)
-		return -errno;
-	s->masked = true;
-	s->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return s->sfd < 0 ? -errno : 0;
-}
-
-static int make_instance(struct session *s)
-{
-	bool created;
-	int ret;
-
-	snprintf(s->inst_name, sizeof(s->inst_name), "%s%d",
-		 KT_INSTANCE_PREFIX, (int)getpid());
-	ret = kt_instance_open(s->inst_name, true, &s->inst, &created);
-	if (ret) {
-		kt_err("cannot create tracefs instance '%s': %s",
-		       s->inst_name, strerror(-ret));
-		return KT_EXIT_FAIL;
-	}
-	if (!created) {
-		kt_instance_close(s->inst);
-		s->inst = NULL;
-		kt_err("tracefs instance '%s' already exists; remove it with 'ktrace reset'",
-		       s->inst_name);
-		return KT_EXIT_FAIL;
-	}
-	/* Nothing reaches the buffer until everything is in place. */
-	ret = kt_tracefs_write(s->inst, "tracing_on", "0");
-	if (ret) {
-		kt_err("cannot stop tracing in '%s': %s", s->inst_name, strerror(-ret));
-		return KT_EXIT_FAIL;
-	}
-	/*
-	 * Wake the recorders when a tenth of the buffer is full, not half
-	 * (the default): a wake-up costs little, and the other 90% is the
-	 * time a busy system has to give them a CPU before events are lost.
-	 */
-	ret = kt_tracefs_write(s->inst, "buffer_percent", WAKE_PERCENT);
-	if (ret && ret != -ENOENT) {
-		kt_err("cannot set buffer_percent: %s", strerror(-ret));
-		return KT_EXIT_FAIL;
-	}
-	if (s->o->buffer_kb) {
-		char kb[32];
-
-		snprintf(kb, sizeof(kb), "%lu", s->o->buffer_kb);
-		ret = kt_tracefs_write(s->inst, "buffer_size_kb", kb);
-		if (ret) {
-			kt_err("cannot set a %lu KB buffer: %s; try a smaller -b",
-			       s->o->buffer_kb, strerror(-ret));
-			return KT_EXIT_FAIL;
-		}
-	}
-	return KT_EXIT_OK;
-}
-
-static void filter_error(const char *filter, const struct kt_event_ref *r,
-			 char *why, int err)
-{
-	const char *dir = tracefs_tracing_dir();
-	char *msg = why, *p, *nl;
-
-	/* error_log: "[ts] event filter parse error: error: <reason>\n ..." */
-	while (msg && (p = strstr(msg, "error: ")))
-		msg = p + strlen("error: ");
-	if (msg) {
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
-	}
-	kt_err("bad filter '%s' for '%s:%s': %s; its fields are in %s/events/%s/%s/format",
-	       filter, r->system, r->name, msg && *msg ? msg : strerror(-err),
-	       dir ? dir : "", r->system, r->name);
-	free(why);
-}
-
-/*
- * --comm NAME: the kernel's filters know "comm" on every event (the
- * current task's name, or the event's own comm field where it has one,
- * the same name for the events --process records).
- */
-static char *comm_filter(const struct record_opts *o, const char *user)
-{
-	const char *op = strpbrk(o->comm, "*?[") ? "~" : "==";
-	char *f;
-
-	if (!*o->comm)
-		return NULL;
-	if (user ? asprintf(&f, "(%s) && comm %s \"%s\"", user, op, o->comm) < 0
-		 : asprintf(&f, "comm %s \"%s\"", op, o->comm) < 0)
-		return NULL;
-	return f;
-}
-
-static int set_filters(struct session *s)
-{
-	size_t i, n = kt_event_list_count(s->events);
-	char *why, *comm;
-	const char *filter;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
-
-		filter = s->filters[i];
-		comm = NULL;
-		/* ktrace.ko's events take no filter: --comm is ftrace's. */
-		if (*s->o->comm && !is_ftrace_event(r) && !is_module_event(r)) {
-			comm = comm_filter(s->o, filter);
-			if (!comm)
-				return KT_EXIT_FAIL;
-			filter = comm;
-		}
-		if (!filter)
-			continue;
-		if (is_module_event(r)) {
-			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop the -f after it, or use -F/-p for pids",
-			       r->system, r->name);
-			return KT_EXIT_FAIL;
-		}
-		if (is_ftrace_event(r)) {
-			kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
-			       r->system, r->name);
-			return KT_EXIT_FAIL;
-		}
-		ret = kt_event_set_filter(s->inst, r->system, r->name,
-					  filter, &why);
-		if (ret)
-			filter_error(filter, r, why, ret);
-		free(comm);
-		if (ret)
-			return KT_EXIT_FAIL;
-	}
-	return KT_EXIT_OK;
-}
-
-static int enable_events(struct session *s, bool on)
-{
-	size_t i, n = kt_event_list_count(s->events);
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
-
-		if (is_ftrace_event(r) || is_module_event(r))
-			continue;
-		ret = kt_event_set_enable(s->inst, r->system, r->name, on);
-		if (ret && on) {
-			kt_err("cannot enable '%s:%s': %s", r->system, r->name,
-			       strerror(-ret));
-			return KT_EXIT_FAIL;
-		}
-	}
-	return KT_EXIT_OK;
-}
-
-static int append_pid(char **buf, size_t *len, pid_t pid)
-{
-	char num[24];
-	size_t n = snprintf(num, sizeof(num), "%d ", (int)pid);
-	char *b = realloc(*buf, *len + n + 1);
-
-	if (!b)
-		return -ENOMEM;
-	memcpy(b + *len, num, n + 1);
-	*buf = b;
-	*len += n;
-	return 0;
-}
-
-/* set_event_pid for -F/-c/-p. */
-static int set_pids(struct session *s)
-{
-	const struct record_opts *o = s->o;
-	char *list = NULL;
-	size_t len = 0, i;
-	int ret = 0;
-
-	/*
-	 * --process follows the tree of the command or -p, unless -F asks
-	 * for the command alone; without either it takes every process.
-	 */
-	bool children = o->children ||
-			(o->process && !o->only_cmd && (s->child || o->npids));
-
-	if (!o->only_cmd && !children && !o->npids)
-		return KT_EXIT_OK;
-	if (s->child)
-		ret = append_pid(&list, &len, kt_child_pid(s->child));
-	for (i = 0; !ret && i < o->npids; i++)
-		ret = append_pid(&list, &len, o->pids[i]);
-	if (!ret && children)
-		ret = kt_tracefs_write(s->inst, "options/event-fork", "1");
-	if (!ret)
-		ret = kt_tracefs_write(s->inst, "set_event_pid", list);
-	if (ret)
-		kt_err("cannot limit tracing to pids '%s': %s", list ? list : "",
-		       strerror(-ret));
-	free(list);
-	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
-}
-
 /* ---- ktrace.ko ---- */
 
 /* The pids -F/-c/-p name, for ktrace.ko's pid filter. */
 static int module_pids(struct session *s)
 {
-	const struct record_opts *o = s->o;
+	const struct kt_trace_opts *o = &s->o->t;
 	pid_t *pids;
 	size_t n = 0, i;
 	int ret;
@@ -865,11 +414,11 @@ static int module_pids(struct session *s)
  */
 static int module_prepare(struct session *s)
 {
-	size_t i, j, n = kt_event_list_count(s->events);
+	size_t i, j, n = kt_event_list_count(s->t.events);
 	int ret, ncpus;
 
 	for (i = 0; i < n; i++)
-		s->nmod += is_module_event(kt_event_list_at(s->events, i));
+		s->nmod += kt_is_module_event(kt_event_list_at(s->t.events, i));
 	if (!s->nmod)
 		return KT_EXIT_OK;
 	ret = kt_module_running();
@@ -887,9 +436,9 @@ static int module_prepare(struct session *s)
 	if (!s->mod_saved)
 		return KT_EXIT_FAIL;
 	for (i = 0, j = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
 
-		if (!is_module_event(r))
+		if (!kt_is_module_event(r))
 			continue;
 		s->mod_saved[j] = kt_event_state_save(NULL, r->system, r->name);
 		if (!s->mod_saved[j++]) {
@@ -898,7 +447,7 @@ static int module_prepare(struct session *s)
 			return KT_EXIT_FAIL;
 		}
 	}
-	ret = kt_tracefs_write(s->inst, "trace_clock", "local");
+	ret = kt_tracefs_write(s->t.inst, "trace_clock", "local");
 	if (!ret)
 		ret = kt_module_write(KTRACE_FILE_RESET, "1");
 	if (ret) {
@@ -913,9 +462,9 @@ static int module_prepare(struct session *s)
 		return KT_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->events, i);
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
 
-		if (!is_module_event(r))
+		if (!kt_is_module_event(r))
 			continue;
 		ret = kt_module_event_set_enable(r->name, true);
 		if (ret) {
@@ -992,7 +541,7 @@ static void module_restore(struct session *s)
 	}
 	free(s->mod_saved);
 	s->mod_saved = NULL;
-	if (s->o->only_cmd || s->o->children || s->o->npids)
+	if (s->o->t.only_cmd || s->o->t.children || s->o->t.npids)
 		kt_module_set_pids(NULL, 0, false);
 }
 
@@ -1001,7 +550,7 @@ static int read_stats(struct session *s, struct kt_cpu_stats *st)
 	int cpu, ret;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		ret = kt_cpu_stats_read(s->inst, cpu, &st[cpu]);
+		ret = kt_cpu_stats_read(s->t.inst, cpu, &st[cpu]);
 		if (ret)
 			return ret;
 	}
@@ -1108,7 +657,7 @@ static void *remover_main(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	s->remove_err = kt_instance_remove(s->inst);
+	s->remove_err = kt_instance_remove(s->t.inst);
 	return NULL;
 }
 
@@ -1126,7 +675,7 @@ static void join_remover(struct session *s)
 	if (s->remover_running) {
 		pthread_join(s->remover, NULL);
 		s->remover_running = false;
-		s->inst = NULL;
+		s->t.inst = NULL;
 	}
 }
 
@@ -1140,7 +689,7 @@ static void status_line(struct session *s)
 	int cpu;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		if (kt_cpu_stats_read(s->inst, cpu, &st))
+		if (kt_cpu_stats_read(s->t.inst, cpu, &st))
 			continue;
 		events += delta(st.read + st.entries, s->st0[cpu].read + s->st0[cpu].entries);
 		lost += delta(st.overrun, s->st0[cpu].overrun) +
@@ -1247,7 +796,7 @@ static int collect_cpu_stats(struct session *s)
 		char file[64], *text;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		text = kt_tracefs_read(s->inst, file);
+		text = kt_tracefs_read(s->t.inst, file);
 		if (!text)
 			return -errno;
 		kt_cpu_stats_parse(text, &s->st1[cpu]);
@@ -1418,7 +967,7 @@ static unsigned long long report_loss(struct session *s)
 					delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun),
 					delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
 		kt_warn("to lose nothing: a bigger buffer (-b %lu), fewer events (-e), or a filter (-f)",
-			(s->o->buffer_kb ? s->o->buffer_kb : 1408) * 4);
+			(s->o->t.buffer_kb ? s->o->t.buffer_kb : 1408) * 4);
 	}
 	if (left && s->why == STOP_SIZE)
 		kt_warn("%llu events after the -m limit were not written", left);
@@ -1435,11 +984,7 @@ static void session_free(struct session *s)
 	kt_modrec_free(s->mrec);
 	module_restore(s);
 	kt_child_free(s->child);
-	if (s->inst) {
-		/* An error before the end: no events must stay enabled. */
-		kt_tracefs_write(s->inst, "tracing_on", "0");
-		kt_instance_remove(s->inst);
-	}
+	kt_tracing_release(&s->t);
 	/* The pieces of a recording that ended, even badly, are gone. */
 	if (s->w)
 		kt_recover_meta_remove(kt_writer_tmp_name(s->w));
@@ -1451,11 +996,8 @@ static void session_free(struct session *s)
 	free(s->st0);
 	free(s->st1);
 	free(s->clock);
-	free(s->filters);
 	free(s->specs);
 	free(s->tmpdir);
-	kt_event_list_free(s->events);
-	kt_catalog_free(s->cat);
 	if (s->sfd >= 0)
 		close(s->sfd);
 	if (s->masked)
@@ -1475,7 +1017,7 @@ static void retry_remove(struct session *s)
 
 	if (s->remove_err != -EBUSY || (s->child && !s->child_done))
 		return;
-	s->remove_err = kt_instance_lookup(s->inst_name, &inst);
+	s->remove_err = kt_instance_lookup(s->t.inst_name, &inst);
 	if (!s->remove_err)
 		s->remove_err = kt_instance_remove(inst);
 }
@@ -1515,20 +1057,29 @@ static int record(struct record_opts *o)
 		kt_err("cannot find tracefs; try: mount -t tracefs nodev /sys/kernel/tracing");
 		goto out;
 	}
-	ret = block_signals(&s);
-	if (ret) {
+	ret = s.sfd = kt_signals_block(&s.oldmask);
+	s.masked = ret >= 0;
+	if (ret < 0) {
 		kt_err("cannot set up signal handling: %s", strerror(-ret));
 		goto out;
 	}
 	/* kallsyms takes tens of ms: read it while everything else happens. */
 	if (pthread_create(&s.ksyms, NULL, ksyms_main, &s) == 0)
 		s.ksyms_running = true;
-	if (resolve_events(&s) || check_pids(&s))
+	if (o->process) {
+		size_t n;
+
+		if (process_specs(o, &s.specs, &n))
+			goto out;
+		if (kt_tracing_resolve(&s.t, &o->t, s.specs, n))
+			goto out;
+	} else if (kt_tracing_resolve(&s.t, &o->t, NULL, 0)) {
 		goto out;
-	if (o->cmd) {
-		ret = kt_child_check(o->cmd[0]);
+	}
+	if (o->t.cmd) {
+		ret = kt_child_check(o->t.cmd[0]);
 		if (ret) {
-			kt_err("cannot run '%s': %s", o->cmd[0],
+			kt_err("cannot run '%s': %s", o->t.cmd[0],
 			       ret == -ENOENT ? "command not found" : strerror(-ret));
 			status = ret == -ENOENT ? 127 : 126;
 			goto out;
@@ -1543,9 +1094,9 @@ static int record(struct record_opts *o)
 	s.st1 = calloc(s.ncpus, sizeof(*s.st1));
 	if (!s.st0 || !s.st1)
 		goto out;
-	if (open_output(&s) || make_instance(&s))
+	if (open_output(&s) || kt_tracing_instance(&s.t, WAKE_PERCENT))
 		goto out;
-	ret = kt_writer_headers(s.w, NULL, s.events);
+	ret = kt_writer_headers(s.w, NULL, s.t.events);
 	if (ret) {
 		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
 		goto out;
@@ -1562,14 +1113,14 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
-	if (o->cmd) {
-		s.child = kt_child_new(o->cmd);
+	if (o->t.cmd) {
+		s.child = kt_child_new(o->t.cmd);
 		if (!s.child) {
-			kt_err("cannot start '%s': %s", o->cmd[0], strerror(errno));
+			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(errno));
 			goto out;
 		}
 	}
-	s.rec = kt_recorder_new(s.inst, s.ncpus, kt_writer_tmp_name(s.w));
+	s.rec = kt_recorder_new(s.t.inst, s.ncpus, kt_writer_tmp_name(s.w));
 	if (!s.rec) {
 		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
 		goto out;
@@ -1598,10 +1149,16 @@ static int record(struct record_opts *o)
 			goto out;
 		}
 	}
-	if (set_pids(&s) || set_filters(&s) || module_prepare(&s) ||
-	    enable_events(&s, true))
+	/*
+	 * --process follows the tree of the command or -p, unless -F asks
+	 * for the command alone; without either it takes every process.
+	 */
+	s.t.comm = o->comm;
+	s.t.follow_children = o->process && !o->t.only_cmd && (s.child || o->t.npids);
+	if (kt_tracing_arm(&s.t, s.child ? kt_child_pid(s.child) : 0) ||
+	    module_prepare(&s))
 		goto out;
-	s.clock = kt_tracefs_read(s.inst, "trace_clock");
+	s.clock = kt_tracefs_read(s.t.inst, "trace_clock");
 	ret = write_meta(&s);
 	if (ret) {
 		kt_err("cannot write beside '%s': %s", o->output, strerror(-ret));
@@ -1611,7 +1168,7 @@ static int record(struct record_opts *o)
 	if (!ret)
 		ret = module_start(&s);
 	if (!ret)
-		ret = kt_tracefs_write(s.inst, "tracing_on", "1");
+		ret = kt_tracefs_write(s.t.inst, "tracing_on", "1");
 	if (ret) {
 		kt_err("cannot start tracing: %s", strerror(-ret));
 		goto out;
@@ -1621,7 +1178,7 @@ static int record(struct record_opts *o)
 	if (s.child) {
 		ret = kt_child_release(s.child);
 		if (ret) {
-			kt_err("cannot run '%s': %s", o->cmd[0], strerror(-ret));
+			kt_err("cannot run '%s': %s", o->t.cmd[0], strerror(-ret));
 			kt_child_wait(s.child, &st);
 			status = exit_status_of(st);
 			goto out;
@@ -1631,7 +1188,7 @@ static int record(struct record_opts *o)
 	run_loop(&s);
 
 	/* Stop: nothing new in the buffers, then take what is there. */
-	kt_tracefs_write(s.inst, "tracing_on", "0");
+	kt_tracefs_write(s.t.inst, "tracing_on", "0");
 	ret = module_stop(&s);
 	if (ret) {
 		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
@@ -1677,7 +1234,7 @@ static int record(struct record_opts *o)
 		/* -s, -m or a full disk ended the recording, not the command. */
 		if (!o->quiet)
 			kt_info("waiting for '%s' (pid %d) to exit",
-				o->cmd[0], (int)kt_child_pid(s.child));
+				o->t.cmd[0], (int)kt_child_pid(s.child));
 		if (kt_child_wait(s.child, &st) == 0) {
 			s.child_done = true;
 			s.child_status = st;
@@ -1686,7 +1243,7 @@ static int record(struct record_opts *o)
 	retry_remove(&s);
 	if (s.remove_err)
 		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
-			s.inst_name, strerror(-s.remove_err));
+			s.t.inst_name, strerror(-s.remove_err));
 	if (failed)
 		status = KT_EXIT_FAIL;
 	else if (s.child && s.child_done && s.child_status != 0)
@@ -1754,24 +1311,15 @@ static int recover(const struct record_opts *o)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .output = DEFAULT_OUTPUT, .max_lost = -1 };
-	bool dashdash;
 	int cmd_at, status;
 
-	cmd_at = find_command(argc, argv, &dashdash);
-	if (cmd_at < argc) {
-		char **cmd = argv + cmd_at + (dashdash ? 1 : 0);
-
-		if (*cmd)
-			o.cmd = cmd;
-	}
+	cmd_at = kt_trace_split_command(options, argc, argv, &o.t);
 	if (kt_argp_parse(&argp, cmd_at, argv, &o)) {
-		free(o.specs);
-		free(o.pids);
+		kt_trace_opts_free(&o.t);
 		return KT_EXIT_OK;
 	}
 	status = o.recover ? recover(&o) :
 		 kt_need_backend() ? KT_EXIT_FAIL : record(&o);
-	free(o.specs);
-	free(o.pids);
+	kt_trace_opts_free(&o.t);
 	return status;
 }

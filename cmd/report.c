@@ -22,6 +22,7 @@
 #include "reader.h"
 #include "summary.h"
 #include "tracedat.h"
+#include "view.h"
 
 enum {
 	OPT_CPU = 256,
@@ -33,6 +34,7 @@ enum {
 	OPT_STAT,
 	OPT_FORMAT,
 	OPT_HEAD,
+	OPT_TIMELINE,
 };
 
 struct report_opts {
@@ -52,6 +54,8 @@ struct report_opts {
 	bool raw;
 	bool stat;
 	bool json;
+	bool perfetto;		/* --format perfetto */
+	bool timeline;		/* --timeline */
 	long long head;
 	enum { VIEW_AUTO, VIEW_PROCESS, VIEW_TRACECMD } view;
 };
@@ -69,7 +73,8 @@ static const struct argp_option options[] = {
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, or json (one object per line)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line) or perfetto (Chrome/Perfetto trace JSON)", 0 },
+	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
 	{ 0 }
 };
@@ -123,13 +128,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
 			o->json = true;
+		else if (!strcmp(arg, "perfetto"))
+			o->perfetto = true;
 		else if (!strcmp(arg, "process"))
 			o->view = VIEW_PROCESS;
 		else if (!strcmp(arg, "trace-cmd"))
 			o->view = VIEW_TRACECMD;
 		else if (strcmp(arg, "text"))
-			argp_error(state, "bad --format '%s'; use text, process, trace-cmd or json", arg);
+			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json or perfetto", arg);
 		break;
+	case OPT_TIMELINE: o->timeline = true; break;
 	case OPT_HEAD:
 		errno = 0;
 		o->head = strtoll(arg, &end, 10);
@@ -144,6 +152,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--raw and --format json do not go together");
 		if (o->raw && o->view == VIEW_PROCESS)
 			argp_error(state, "--raw and --format process do not go together");
+		if ((o->perfetto || o->timeline) &&
+		    (o->raw || o->json || o->stat || o->nsec || o->view != VIEW_AUTO))
+			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
+		if (o->perfetto && o->timeline)
+			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
 		if (o->stat && (o->raw || o->nevents || o->nfilters || o->npids ||
 				o->ncomms || o->head >= 0 || o->from || o->to))
 			argp_error(state, "--stat summarises the whole file; it takes no selection options");
@@ -494,6 +507,11 @@ static int report(const struct report_opts *o)
 		goto out_decoder;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	if (o->perfetto || o->timeline) {
+		/* The views: lib/perfetto.c, lib/timeline.c. */
+		ret = kt_view_write(d, r, o->timeline ? KT_VIEW_TIMELINE : KT_VIEW_PERFETTO, out);
+		goto view_done;
+	}
 	procview = !o->json && !o->raw && o->view != VIEW_TRACECMD &&
 		   (o->view == VIEW_PROCESS ||
 		    kt_procview_marked(kt_reader_tool_version(r)));
@@ -534,6 +552,7 @@ static int report(const struct report_opts *o)
 	run.p = p;
 	run.left = o->head;
 	ret = kt_decoder_run(d, print_fn, &run);
+view_done:
 	if (!ret && fflush(out))
 		ret = -errno;
 	if (ret == -EPIPE) {

@@ -97,7 +97,7 @@ _ktrace()
 		fi ;;
 	report|stat)
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
-	record)
+	record|stream)
 		COMPREPLY=($(compgen -c -- "$cur")) ;;
 	esac
 	return 0

@@ -651,20 +651,40 @@ struct kt_printer {
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out)
 {
+	struct kt_printer *p;
+	int b;
+
+	p = kt_printer_new_tep(kt_reader_tep(r), kt_reader_in_usecs(r), mode,
+			       flags, out);
+	if (!p)
+		return NULL;
+	p->r = r;
+	for (b = 1; b < kt_reader_buffers(r); b++) {
+		int len = (int)strlen(kt_reader_buffer_name(r, b));
+
+		if (len > p->name_width)
+			p->name_width = len;
+	}
+	return p;
+}
+
+struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
+				      enum kt_print_mode mode,
+				      unsigned int flags, FILE *out)
+{
 	struct kt_printer *p = calloc(1, sizeof(*p));
 	int b;
 
 	if (!p)
 		return NULL;
-	p->r = r;
-	p->tep = kt_reader_tep(r);
+	p->tep = tep;
 	p->mode = mode;
 	p->flags = flags;
 	p->out = out;
 	trace_seq_init(&p->s);
 	if (flags & KT_PRINT_NSEC)
 		tep_set_flag(p->tep, TEP_NSEC_OUTPUT);
-	if (!kt_reader_in_usecs(r)) {
+	if (!in_usecs) {
 		p->tfmt = "%12d:";
 		p->tmode = TMODE_RAW;
 		p->prec = 12;
@@ -681,12 +701,6 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 	for (b = 0; b < p->prec; b++)
 		p->p10 *= 10;
 	p->name_width = -1;
-	for (b = 1; b < kt_reader_buffers(r); b++) {
-		int len = (int)strlen(kt_reader_buffer_name(r, b));
-
-		if (len > p->name_width)
-			p->name_width = len;
-	}
 	return p;
 }
 
@@ -883,6 +897,9 @@ static void json_field(struct kt_printer *p, struct tep_format_field *f,
 		if (f->flags & TEP_FIELD_IS_RELATIVE)
 			off += (unsigned int)(f->offset + f->size);
 	}
+	/* A trailing "char buf[]" (ftrace:print) runs to the record's end. */
+	if (!len && (f->flags & TEP_FIELD_IS_ARRAY) && off <= (unsigned int)rec->size)
+		len = (unsigned int)rec->size - off;
 	if (off > (unsigned int)rec->size || len > (unsigned int)rec->size - off) {
 		trace_seq_puts(s, "null");
 		return;

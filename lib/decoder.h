@@ -81,6 +81,15 @@ typedef int (*kt_info_fn)(struct trace_seq *s, struct tep_event *event,
 struct kt_printer;
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out);
+/*
+ * The same for records that come from elsewhere (a live buffer): tep
+ * holds the formats, in_usecs says timestamps are ns shown as seconds.
+ * Every kt_event must then have buffer 0.
+ */
+struct tep_handle;
+struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
+				      enum kt_print_mode mode,
+				      unsigned int flags, FILE *out);
 void kt_printer_free(struct kt_printer *p);
 void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 			 void *priv);

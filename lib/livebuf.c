@@ -336,3 +336,72 @@ long kt_livebuf_drain(struct kt_livebuf *lb, const uint16_t *slot,
 	return lb->data ? drain_mapped(lb, slot, counts)
 			: drain_read(lb, slot, counts);
 }
+
+/*
+ * Mapped: GET_READER hands out the reader sub-buffer, a new one once the
+ * current is consumed, or the same one with more committed when the
+ * writer is still on it; we remember how far we handed it out.
+ */
+static int next_mapped(struct kt_livebuf *lb, void **page, size_t *skip,
+		       size_t *end)
+{
+	struct kt_rawpage_hdr hdr;
+	unsigned char *p;
+	uint32_t id;
+
+	while (ioctl(lb->fd, KT_TRACE_MMAP_IOCTL_GET_READER) < 0)
+		if (errno != EINTR)
+			return -errno;
+	id = __atomic_load_n(&lb->meta->reader.id, __ATOMIC_ACQUIRE);
+	if (id >= lb->meta->nr_subbufs)
+		return -EPROTO;
+	p = lb->data + (size_t)id * lb->subbuf_size;
+	if (kt_rawpage_header(p, lb->subbuf_size, &hdr) < 0)
+		return -EBADMSG;
+	if (id != lb->cur_id) {
+		lb->cur_id = id;
+		lb->cur_off = 0;
+		add_missed(lb, hdr.missed);
+	}
+	if (hdr.len <= lb->cur_off)
+		return 0;
+	*page = p;
+	*skip = lb->cur_off;
+	*end = hdr.len;
+	lb->cur_off = hdr.len;
+	return 1;
+}
+
+static int next_read(struct kt_livebuf *lb, void **page, size_t *skip,
+		     size_t *end)
+{
+	struct kt_rawpage_hdr hdr;
+	ssize_t got;
+
+	do {
+		got = read(lb->fd, lb->page, lb->subbuf_size);
+	} while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	if (got == 0)
+		return 0;
+	if (kt_rawpage_header(lb->page, (size_t)got, &hdr) < 0)
+		return -EBADMSG;
+	add_missed(lb, hdr.missed);
+	*page = lb->page;
+	*skip = 0;
+	*end = hdr.len;
+	return 1;
+}
+
+int kt_livebuf_next(struct kt_livebuf *lb, void **page, size_t *skip,
+		    size_t *end)
+{
+	return lb->data ? next_mapped(lb, page, skip, end)
+			: next_read(lb, page, skip, end);
+}
+
+size_t kt_livebuf_subbuf_size(const struct kt_livebuf *lb)
+{
+	return lb->subbuf_size;
+}

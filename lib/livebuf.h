@@ -43,6 +43,19 @@ long kt_livebuf_drain(struct kt_livebuf *lb, const uint16_t *slot,
 		      uint64_t *counts);
 
 /*
+ * Hand out the next committed records in place, for a caller that
+ * decodes them: *page is a whole sub-buffer (the mapped one itself, or
+ * the read() copy) valid until the next call; only the records whose
+ * data offset lies in [*skip, *end) are new (a mapped page the writer is
+ * still filling comes back with more).  Returns 1 with a page, 0 when
+ * nothing new is committed, -errno.
+ */
+int kt_livebuf_next(struct kt_livebuf *lb, void **page, size_t *skip,
+		    size_t *end);
+/* Bytes of one sub-buffer, header included. */
+size_t kt_livebuf_subbuf_size(const struct kt_livebuf *lb);
+
+/*
  * Events the kernel said were lost, from the page headers, since open;
  * *unknown (if non-NULL) is set when some page said "lost" without a
  * number, so the real total is higher.

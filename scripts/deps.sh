@@ -17,6 +17,9 @@ CHECK_PKGS="$BUILD_PKGS bats bats-assert bats-support trace-cmd dbench jq
 	stress-ng"
 # strace: list.bats proves `ktrace list` opens no format file.
 CHECK_PKGS="$CHECK_PKGS strace"
+# chromium: report-views.bats renders the --timeline SVG headless;
+# libxml2-utils: xmllint checks it is well-formed; python3 parses it.
+CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
 BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
 
 case "${1:-build}" in

@@ -6,7 +6,7 @@ load helpers
 @test "ktrace with no arguments lists every command" {
 	run ktrace
 	assert_success
-	for c in doctor enable list record report reset stat top; do
+	for c in doctor enable list record report reset stat stream top; do
 		assert_output --partial "   $c "
 	done
 }
@@ -77,7 +77,7 @@ load helpers
 }
 
 @test "every command answers --help with its usage" {
-	for c in doctor enable list record report reset stat top; do
+	for c in doctor enable list record report reset stat stream top; do
 		run ktrace "$c" --help
 		assert_success
 		assert_output --partial "Usage: ktrace $c"

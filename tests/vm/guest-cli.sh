@@ -109,6 +109,31 @@ test_cli_record_pid() {
 	! grep -q '[0-9]' $D/set_pid || fail "set_pid not cleared: $(cat $D/set_pid)"
 }
 
+# A filter on a module event, and stream on one, are one clear line each,
+# before anything is touched: no instance, the module stopped, switches off.
+test_cli_refusals() {
+	if $K record -q -o $CLI/f.dat -e ktrace:sched_schedule -f 'pid == 1' \
+		-- /ktvm getppid 1 2>/tmp/err; then
+		fail "record took a filter on a module event"
+		return 1
+	fi
+	cat /tmp/err
+	grep -q 'takes no filter' /tmp/err || fail "no 'takes no filter'" || return 1
+	[ ! -e $CLI/f.dat ] || fail "f.dat written" || return 1
+	if $K stream -e ktrace:sched_schedule -- /ktvm getppid 1 >/tmp/sout 2>/tmp/err; then
+		fail "stream took a module event"
+		return 1
+	fi
+	cat /tmp/err
+	expect "stream's error lines" "$(wc -l </tmp/err)" 1 || return 1
+	grep -q "is ktrace.ko's event" /tmp/err || fail "no 'is ktrace.ko's event'" || return 1
+	[ ! -s /tmp/sout ] || fail "stream printed: $(head -3 /tmp/sout)" || return 1
+	expect "ktrace- instances left" "$(ls $T/instances | grep -c '^ktrace-')" 0 &&
+	expect "state after the refusals" "$(cat $D/state)" stopped &&
+	expect "enabled after the refusals" "$(cat $D/enabled)" 0 &&
+	expect "sched_schedule after the refusals" "$(cat $D/events/sched_schedule/enable)" 0
+}
+
 # The recordings to the host, in console lines (t() keeps stdout).
 test_cli_export() {
 	ls -l $CLI
@@ -135,5 +160,6 @@ t "cli: ktrace enable flips a module event's enable file, refuses a filter" test
 t "cli: ktrace stat shows the module's entries; ktrace reset empties it" test_cli_stat
 t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_record_both
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
+t "cli: record -f on a module event, stream -e ktrace:NAME: one line, nothing touched" test_cli_refusals
 t "cli: recordings sent to the host" test_cli_export
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module

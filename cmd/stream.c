@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace stream: trace into a private instance and print events as they
+ * happen, with report's decoder and line format, no file.
+ *
+ * Every CPU's buffer is polled (buffer_percent 0: any event wakes us);
+ * each wake-up decodes what is committed on every CPU, merged in time
+ * order (lib/livestream.h says how far the order holds), and flushes it.
+ * The mapped ring buffer is read in place where the kernel has it
+ * (6.10+); KTRACE_NO_MMAP=1 forces read().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "child.h"
+#include "cmd.h"
+#include "decoder.h"
+#include "kt-tracefs.h"
+#include "livebuf.h"
+#include "livestream.h"
+#include "log.h"
+#include "session.h"
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_CLOCK,
+};
+
+struct stream_opts {
+	struct kt_trace_opts t;
+	bool json;
+	bool nsec;
+	bool quiet;
+	const char *clock;
+};
+
+static const char args_doc[] = "[-- COMMAND [ARGS...]]";
+static const char doc[] =
+	"Trace a command, or the whole system, and print events as they happen."
+	"\vLines are those of 'ktrace report' (text, or JSON with --format json); "
+	"lost events show inline as 'CPU:N [N EVENTS DROPPED]' and in a summary "
+	"on standard error at the end.  With COMMAND, tracing is on before its "
+	"first instruction, stops when it exits, and ktrace exits with its "
+	"status.  Without, ktrace streams until SIGINT/SIGTERM or until its "
+	"output is closed.  With no -e, streams sched:sched_switch and "
+	"sched:sched_wakeup.";
+
+static const struct argp_option options[] = {
+	KT_TRACE_OPTIONS,
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default) or json (one object per line)", 0 },
+	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
+	{ "clock", OPT_CLOCK, "CLOCK", 0, "trace clock of the instance (local, global, mono, boot, ...)", 0 },
+	{ "quiet", 'q', NULL, 0, "no start line and no summary (losses are still reported)", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct stream_opts *o = state->input;
+	error_t ret;
+
+	ret = kt_trace_opt(&o->t, key, arg, state);
+	if (ret != ARGP_ERR_UNKNOWN && key != ARGP_KEY_END)
+		return ret;
+	switch (key) {
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			o->json = true;
+		else if (strcmp(arg, "text"))
+			argp_error(state, "bad --format '%s'; use text or json", arg);
+		break;
+	case 't':
+		o->nsec = true;
+		break;
+	case OPT_CLOCK:
+		if (!*arg || strchr(arg, '/') || strchr(arg, ' '))
+			argp_error(state, "bad --clock '%s'; see the trace_clock file", arg);
+		o->clock = arg;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected '%s'; put the command after the options", arg);
+		break;
+	case ARGP_KEY_END:
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+enum stop_reason {
+	STOP_NONE,
+	STOP_CHILD,
+	STOP_SIGNAL,
+	STOP_OUTPUT,	/* the reader of our output went away */
+	STOP_ERROR,
+};
+
+struct stream {
+	struct stream_opts *o;
+	struct kt_tracing t;
+	struct tep_handle *tep;
+	struct kt_livestream *ls;
+	struct kt_printer *p;
+	struct kt_child *child;
+	int ncpus;
+	struct kt_cpu_stats *st0, *st1;
+	int sfd;
+	sigset_t oldmask;
+	bool out_is_pipe;
+	enum stop_reason why;
+	int stop_signal;
+	int child_status;
+	bool child_done;
+	int err;		/* first decode/print error */
+};
+
+/* Systems the events come from, plus ftrace (trace_marker's print). */
+static struct tep_handle *load_formats(const struct kt_event_list *events)
+{
+	size_t n = kt_event_list_count(events), i, j, k = 0;
+	const char **systems = calloc(n + 2, sizeof(*systems));
+	struct tep_handle *tep;
+
+	if (!systems)
+		return NULL;
+	systems[k++] = "ftrace";
+	for (i = 0; i < n; i++) {
+		const char *sys = kt_event_list_at(events, i)->system;
+
+		for (j = 0; j < k && strcmp(systems[j], sys); j++)
+			;
+		if (j == k)
+			systems[k++] = sys;
+	}
+	tep = tracefs_local_events_system(NULL, systems);
+	free(systems);
+	return tep;
+}
+
+/* The kernel's last name for pid, from saved_cmdlines ("pid comm"). */
+static int saved_comm(int pid, char *comm, size_t len)
+{
+	char *text = kt_tracefs_read(NULL, "saved_cmdlines"), *p, *nl;
+	char key[24];
+	int ret = -ENOENT;
+
+	if (!text)
+		return -errno;
+	snprintf(key, sizeof(key), "%d ", pid);
+	for (p = text; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (!strncmp(p, key, strlen(key))) {
+			if (nl)
+				*nl = '\0';
+			snprintf(comm, len, "%s", p + strlen(key));
+			ret = 0;
+			break;
+		}
+	}
+	free(text);
+	return ret;
+}
+
+/*
+ * Task names as events name pids: /proc while the task lives (the
+ * truth, where saved_cmdlines may still hold an earlier task with the
+ * same pid), then the command's own name, then saved_cmdlines, else
+ * "<...>" for good.
+ */
+static void learn_comm(struct stream *s, int pid)
+{
+	struct tep_handle *tep = s->tep;
+	char path[64], comm[64];
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || tep_is_pid_registered(tep, pid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		if (s->child && pid == kt_child_pid(s->child)) {
+			const char *slash = strrchr(s->o->t.cmd[0], '/');
+
+			/* What exec made its comm: the name, cut to 15. */
+			snprintf(comm, 16, "%s", slash ? slash + 1 : s->o->t.cmd[0]);
+			tep_register_comm(tep, comm, pid);
+			return;
+		}
+		if (saved_comm(pid, comm, sizeof(comm)) == 0) {
+			tep_register_comm(tep, comm, pid);
+			return;
+		}
+		/* Gone already: remember that, so we ask once. */
+		tep_register_comm(tep, "<...>", pid);
+		return;
+	}
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	tep_register_comm(tep, comm, pid);
+}
+
+static int print_fn(const struct kt_event *ev, void *arg)
+{
+	struct stream *s = arg;
+
+	learn_comm(s, tep_data_pid(s->tep, ev->record));
+	return kt_printer_print(s->p, ev);
+}
+
+/*
+ * Decode and print what is committed now; false to stop.  While tracing
+ * runs, one bounded round: under a flood the loop must come back to
+ * poll() to see signals and the end of the command.  At the end (all),
+ * until the buffers are empty.
+ */
+static bool drain(struct stream *s, bool all)
+{
+	long n;
+
+	for (;;) {
+		n = kt_livestream_round(s->ls, print_fn, s);
+		if (n < 0)
+			break;
+		/* Out at once: a line a reader waits for is not held back. */
+		if (fflush(stdout)) {
+			n = errno ? -errno : -EIO;
+			break;
+		}
+		if (!n || !all)
+			return true;
+	}
+	if (n == -EPIPE) {
+		s->why = STOP_OUTPUT;
+		return false;
+	}
+	if (!s->err)
+		s->err = (int)n;
+	s->why = STOP_ERROR;
+	return false;
+}
+
+/* One signal from signalfd; returns true when streaming must stop. */
+static bool on_signal(struct stream *s, const struct signalfd_siginfo *si,
+		      int *nsignals)
+{
+	int st;
+
+	if (si->ssi_signo == SIGCHLD) {
+		if (s->child && !s->child_done &&
+		    kt_child_poll(s->child, &st) == 1) {
+			s->child_done = true;
+			s->child_status = st;
+			s->why = STOP_CHILD;
+			return true;
+		}
+		return false;
+	}
+	(*nsignals)++;
+	s->stop_signal = si->ssi_signo;
+	if (s->child && !s->child_done && *nsignals == 1) {
+		/* As record: the command ends the stream; pass the signal on. */
+		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
+			kill(kt_child_pid(s->child), si->ssi_signo);
+		return false;
+	}
+	s->why = STOP_SIGNAL;
+	return true;
+}
+
+static void run_loop(struct stream *s)
+{
+	int n = s->ncpus + 2, nsignals = 0, i, st;
+	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+
+	if (!pfd) {
+		s->err = -ENOMEM;
+		s->why = STOP_ERROR;
+		return;
+	}
+	pfd[0].fd = s->sfd;
+	pfd[0].events = POLLIN;
+	/* A pipe whose reader left says POLLERR: stop even when idle. */
+	pfd[1].fd = s->out_is_pipe ? STDOUT_FILENO : -1;
+	pfd[1].events = 0;
+	for (i = 0; i < s->ncpus; i++) {
+		pfd[i + 2].fd = kt_livestream_fd(s->ls, i);
+		pfd[i + 2].events = POLLIN;
+	}
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (s->child && !s->child_done &&
+		    kt_child_poll(s->child, &st) == 1) {
+			s->child_done = true;
+			s->child_status = st;
+			s->why = STOP_CHILD;
+			break;
+		}
+		if (!drain(s, false))
+			break;
+		if (poll(pfd, n, -1) < 0 && errno != EINTR) {
+			s->err = -errno;
+			s->why = STOP_ERROR;
+			break;
+		}
+		if (pfd[1].revents & (POLLERR | POLLHUP)) {
+			s->why = STOP_OUTPUT;
+			break;
+		}
+		while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
+			if (on_signal(s, &si, &nsignals))
+				goto out;
+	}
+out:
+	free(pfd);
+}
+
+static unsigned long long delta(unsigned long long end, unsigned long long start)
+{
+	return end >= start ? end - start : 0;
+}
+
+static void read_stats(struct stream *s, struct kt_cpu_stats *st)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (kt_cpu_stats_read(s->t.inst, cpu, &st[cpu]))
+			memset(&st[cpu], 0, sizeof(st[cpu]));
+}
+
+/* The summary on stderr; loud about loss even with -q. */
+static void summary(struct stream *s)
+{
+	unsigned long long events = 0, lost = 0, marks = 0, l;
+	bool unknown = false, u;
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		events += kt_livestream_events(s->ls, cpu);
+		lost += delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
+			delta(s->st1[cpu].dropped, s->st0[cpu].dropped) +
+			delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun);
+		marks += kt_livestream_missed(s->ls, cpu, &u);
+		unknown |= u;
+	}
+	if (marks > lost)
+		lost = marks;
+	if (!s->o->quiet)
+		fprintf(stderr, "%s: %llu events on %d CPUs (%s), %llu%s lost\n",
+			kt_log_prog(), events, s->ncpus,
+			kt_livestream_mapped(s->ls) ? "mapped" : "read",
+			lost, unknown ? "+" : "");
+	if (!lost && !unknown)
+		return;
+	kt_warn("LOST %llu%s events: the kernel buffer filled up faster than it was printed",
+		lost, unknown ? "+" : "");
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		l = delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
+		    delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun);
+		if (l || delta(s->st1[cpu].dropped, s->st0[cpu].dropped))
+			kt_warn("  CPU %d: %llu overrun, %llu dropped", cpu, l,
+				delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
+	}
+	kt_warn("to lose nothing: a bigger buffer (-b), fewer events (-e), a filter (-f), or output to a file");
+}
+
+static int exit_status_of(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return KT_EXIT_FAIL;
+}
+
+static bool in_usecs(const char *clock)
+{
+	/* Clocks that count something other than nanoseconds. */
+	return !clock || (strcmp(clock, "counter") && strcmp(clock, "uptime") &&
+			  strcmp(clock, "x86-tsc") && strcmp(clock, "perf"));
+}
+
+/* ktrace.ko's buffers are read by record only, for now. */
+static int refuse_module_events(struct stream *s)
+{
+	size_t i, n = kt_event_list_count(s->t.events);
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+
+		if (!kt_is_module_event(r))
+			continue;
+		kt_err("'%s:%s' is ktrace.ko's event, which stream cannot show yet; record it with 'ktrace record' and read it with 'ktrace report', or name an ftrace event as SYSTEM:NAME",
+		       r->system, r->name);
+		return KT_EXIT_FAIL;
+	}
+	return KT_EXIT_OK;
+}
+
+static int setup(struct stream *s)
+{
+	struct stream_opts *o = s->o;
+	unsigned int flags = 0;
+	const char *env;
+	int ret;
+
+	if (kt_tracing_resolve(&s->t, &o->t, NULL, 0) || refuse_module_events(s))
+		return KT_EXIT_FAIL;
+	if (o->t.cmd) {
+		ret = kt_child_check(o->t.cmd[0]);
+		if (ret) {
+			kt_err("cannot run '%s': %s", o->t.cmd[0],
+			       ret == -ENOENT ? "command not found" : strerror(-ret));
+			return ret == -ENOENT ? 127 : 126;
+		}
+	}
+	s->ncpus = kt_cpu_count();
+	if (s->ncpus <= 0) {
+		kt_err("cannot count CPUs in tracefs: %s", strerror(-s->ncpus));
+		return KT_EXIT_FAIL;
+	}
+	s->st0 = calloc(s->ncpus, sizeof(*s->st0));
+	s->st1 = calloc(s->ncpus, sizeof(*s->st1));
+	if (!s->st0 || !s->st1)
+		return KT_EXIT_FAIL;
+	s->tep = load_formats(s->t.events);
+	if (!s->tep) {
+		kt_err("cannot read the event formats: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	/* Any event wakes the readers: a line shows as soon as it happens. */
+	if (kt_tracing_instance(&s->t, "0"))
+		return KT_EXIT_FAIL;
+	if (o->clock) {
+		ret = kt_tracefs_write(s->t.inst, "trace_clock", o->clock);
+		if (ret) {
+			kt_err("cannot set trace clock '%s': %s; see %s/trace_clock",
+			       o->clock, strerror(-ret),
+			       tracefs_tracing_dir() ? tracefs_tracing_dir() : "");
+			return KT_EXIT_FAIL;
+		}
+	}
+	env = getenv("KTRACE_NO_MMAP");
+	if (env && *env && strcmp(env, "0"))
+		flags |= KT_LIVEBUF_NO_MMAP;
+	s->ls = kt_livestream_new(s->t.inst, s->ncpus, s->tep, flags);
+	if (!s->ls) {
+		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	s->p = kt_printer_new_tep(s->tep, in_usecs(o->clock),
+				  o->json ? KT_PRINT_JSON : KT_PRINT_TEXT,
+				  o->nsec ? KT_PRINT_NSEC : 0, stdout);
+	if (!s->p)
+		return KT_EXIT_FAIL;
+	if (o->t.cmd) {
+		s->child = kt_child_new(o->t.cmd);
+		if (!s->child) {
+			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(errno));
+			return KT_EXIT_FAIL;
+		}
+	}
+	if (kt_tracing_arm(&s->t, s->child ? kt_child_pid(s->child) : 0))
+		return KT_EXIT_FAIL;
+	read_stats(s, s->st0);
+	ret = kt_tracefs_write(s->t.inst, "tracing_on", "1");
+	if (ret) {
+		kt_err("cannot start tracing: %s", strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	return KT_EXIT_OK;
+}
+
+static int stream(struct stream_opts *o)
+{
+	struct stream s = { .o = o, .sfd = -1 };
+	static char obuf[1 << 16];
+	int status, ret, st;
+	struct stat sb;
+
+	s.sfd = kt_signals_block(&s.oldmask);
+	if (s.sfd < 0) {
+		kt_err("cannot set up signal handling: %s", strerror(-s.sfd));
+		return KT_EXIT_FAIL;
+	}
+	s.out_is_pipe = !fstat(STDOUT_FILENO, &sb) &&
+			(S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode));
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	status = setup(&s);
+	if (status)
+		goto out;
+	if (!o->quiet)
+		fprintf(stderr, "%s: streaming from instance '%s'%s\n",
+			kt_log_prog(), s.t.inst_name,
+			s.child ? "" : "; Ctrl-C stops");
+	if (s.child) {
+		ret = kt_child_release(s.child);
+		if (ret) {
+			kt_err("cannot run '%s': %s", o->t.cmd[0], strerror(-ret));
+			kt_child_wait(s.child, &st);
+			s.child_done = true;
+			status = exit_status_of(st);
+			goto out;
+		}
+	}
+
+	run_loop(&s);
+
+	/* Nothing new in the buffers, then print what is left in them. */
+	kt_tracefs_write(s.t.inst, "tracing_on", "0");
+	if (s.why != STOP_OUTPUT && s.why != STOP_ERROR)
+		drain(&s, true);
+	read_stats(&s, s.st1);
+	summary(&s);
+	if (s.child && !s.child_done) {
+		/* Nobody reads what it does any more (or we failed). */
+		if (s.why == STOP_OUTPUT || s.why == STOP_ERROR)
+			kill(kt_child_pid(s.child), SIGTERM);
+		if (kt_child_wait(s.child, &st) == 0) {
+			s.child_done = true;
+			s.child_status = st;
+		}
+	}
+	if (s.why == STOP_ERROR) {
+		kt_err("streaming stopped: %s", strerror(-s.err));
+		status = KT_EXIT_FAIL;
+	} else if (s.why == STOP_OUTPUT) {
+		status = KT_EXIT_OK;
+	} else if (s.child && s.child_done) {
+		status = exit_status_of(s.child_status);
+	} else {
+		status = KT_EXIT_OK;
+	}
+out:
+	kt_printer_free(s.p);
+	kt_livestream_free(s.ls);
+	kt_child_free(s.child);
+	kt_tracing_release(&s.t);
+	if (s.tep)
+		tep_free(s.tep);
+	free(s.st0);
+	free(s.st1);
+	if (s.sfd >= 0) {
+		close(s.sfd);
+		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
+	}
+	if (s.why == STOP_OUTPUT) {
+		/* The dispatcher's last flush must not complain either. */
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			__fpurge(stdout);
+			clearerr(stdout);
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+	}
+	return status;
+}
+
+int cmd_stream(int argc, char **argv)
+{
+	struct stream_opts o = { 0 };
+	int cmd_at, status;
+
+	cmd_at = kt_trace_split_command(options, argc, argv, &o.t);
+	if (kt_argp_parse(&argp, cmd_at, argv, &o)) {
+		kt_trace_opts_free(&o.t);
+		return KT_EXIT_OK;
+	}
+	status = stream(&o);
+	kt_trace_opts_free(&o.t);
+	return status;
+}
