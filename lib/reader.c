@@ -9,7 +9,9 @@
  * name a byte offset.  Trace data is never loaded whole: a stream reads
  * one bounded window (or one compressed chunk) of a CPU at a time.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -337,6 +339,35 @@ static int parse_header_info(struct cur *c)
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
 	"_ \t,.()[]{}<>=!&|^~+-*/%?:;'"
 
+/*
+ * Does the format declare a field of this name?  libtraceevent 1.7
+ * dereferences NULL when a print fmt names REC->x of no field x, so
+ * every REC-> reference is checked against the field lines first.
+ */
+static bool format_has_field(const char *buf, const char *name, size_t len)
+{
+	const char *line = strstr(buf, "\nformat:\n");
+
+	for (; line && (line = strstr(line, "field:")); line += 6) {
+		const char *end = strchr(line, ';'), *q;
+
+		if (!end)
+			return false;
+		q = end;
+		/* "char comm[16]": the name stands before the brackets. */
+		if (q > line && q[-1] == ']')
+			while (q > line && *q != '[')
+				q--;
+		while (q > line && q[-1] == ' ')
+			q--;
+		if ((size_t)(q - line) >= len && !strncmp(q - len, name, len) &&
+		    !(isalnum((unsigned char)q[-(ptrdiff_t)len - 1]) ||
+		      q[-(ptrdiff_t)len - 1] == '_'))
+			return true;
+	}
+	return false;
+}
+
 static const char *format_problem(const char *buf, uint64_t size)
 {
 	const char *pf, *p;
@@ -364,9 +395,17 @@ static const char *format_problem(const char *buf, uint64_t size)
 				quote = false;
 			continue;
 		}
-		if (*p == '"')
+		if (*p == '"') {
 			quote = true;
-		else if (!strchr(FMT_ARG_CHARS, *p))
+		} else if (!strncmp(p, "REC->", 5)) {
+			size_t n = 0;
+
+			while (isalnum((unsigned char)p[5 + n]) || p[5 + n] == '_')
+				n++;
+			if (!n || !format_has_field(buf, p + 5, n))
+				return "its print fmt names a field the format does not declare";
+			p += 4 + n;
+		} else if (!strchr(FMT_ARG_CHARS, *p))
 			return "a character outside C expressions in its print fmt";
 		else if (*p == '(' || *p == '[' || *p == '{')
 			depth++;
