@@ -43,7 +43,7 @@
 #include "evstate.h"
 #include "recorder.h"
 #include "recover.h"
-#include "session.h"
+#include "util-session.h"
 #include "tracedat.h"
 #include "writer.h"
 

@@ -31,7 +31,7 @@
 #include "livebuf.h"
 #include "livestream.h"
 #include "log.h"
-#include "session.h"
+#include "util-session.h"
 
 enum {
 	OPT_FORMAT = 256,

@@ -2,7 +2,7 @@
 /*
  * The tracing session `ktrace record` and `ktrace stream` share: their
  * common options, the private instance, its events, filters and pids,
- * and the signals that end it.  See session.h.
+ * and the signals that end it.  See util-session.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,7 +19,7 @@
 #include "kt-tracefs.h"
 #include "log.h"
 #include "module.h"
-#include "session.h"
+#include "util-session.h"
 
 int kt_parse_ulong(const char *s, unsigned long long max,
 		   unsigned long long *out)
