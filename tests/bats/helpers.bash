@@ -60,8 +60,12 @@ rec_started() {
 	"$KTRACE" record "$@" &
 	pid=$!
 	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	# A new instance starts with tracing_on 1 until record turns it off
+	# to set up: ready is tracing on with the events already enabled.
+	local d="$TRACEFS/instances/ktrace-$pid"
 	for _ in $(seq 500); do
-		[ "$(cat "$TRACEFS/instances/ktrace-$pid/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		[ "$(cat "$d/tracing_on" 2>/dev/null)" = 1 ] &&
+			[ -n "$(cat "$d/set_event" 2>/dev/null)" ] && return 0
 		sleep 0.01
 	done
 	fail "ktrace record $* never started"
