@@ -185,6 +185,27 @@ static int saved_comm(int pid, char *comm, size_t len)
  * same pid), then the command's own name, then saved_cmdlines, else
  * "<...>" for good.
  */
+/*
+ * The pids learn_comm() has named.  The tep comes preloaded with
+ * saved_cmdlines, which may name an earlier task that had the same pid,
+ * so a pid registered there is not yet known: only one asked here is.
+ * pid_max is at most 2^22: a bitmap of 512 KB, allocated on first use.
+ */
+#define STREAM_PID_MAX (1u << 22)
+static unsigned char *learned;
+
+static bool learned_before(int pid)
+{
+	if (!learned)
+		learned = calloc(STREAM_PID_MAX / 8, 1);
+	if (!learned || (unsigned int)pid >= STREAM_PID_MAX)
+		return false;
+	if (learned[pid / 8] & (1u << (pid % 8)))
+		return true;
+	learned[pid / 8] |= 1u << (pid % 8);
+	return false;
+}
+
 static void learn_comm(struct stream *s, int pid)
 {
 	struct tep_handle *tep = s->tep;
@@ -192,7 +213,7 @@ static void learn_comm(struct stream *s, int pid)
 	ssize_t n;
 	int fd;
 
-	if (pid <= 0 || tep_is_pid_registered(tep, pid))
+	if (pid <= 0 || learned_before(pid))
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -205,20 +226,20 @@ static void learn_comm(struct stream *s, int pid)
 
 			/* What exec made its comm: the name, cut to 15. */
 			snprintf(comm, 16, "%s", slash ? slash + 1 : s->o->t.cmd[0]);
-			tep_register_comm(tep, comm, pid);
+			tep_override_comm(tep, comm, pid);
 			return;
 		}
 		if (saved_comm(pid, comm, sizeof(comm)) == 0) {
-			tep_register_comm(tep, comm, pid);
+			tep_override_comm(tep, comm, pid);
 			return;
 		}
 		/* Gone already: remember that, so we ask once. */
-		tep_register_comm(tep, "<...>", pid);
+		tep_override_comm(tep, "<...>", pid);
 		return;
 	}
 	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
-	tep_register_comm(tep, comm, pid);
+	tep_override_comm(tep, comm, pid);
 }
 
 static int print_fn(const struct kt_event *ev, void *arg)
@@ -593,5 +614,7 @@ int cmd_stream(int argc, char **argv)
 	}
 	status = stream(&o);
 	kt_trace_opts_free(&o.t);
+	free(learned);
+	learned = NULL;
 	return status;
 }
