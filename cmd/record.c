@@ -1064,8 +1064,11 @@ static int record(struct record_opts *o)
 		goto out;
 	}
 	/* kallsyms takes tens of ms: read it while everything else happens. */
-	if (pthread_create(&s.ksyms, NULL, ksyms_main, &s) == 0)
+	if (pthread_create(&s.ksyms, NULL, ksyms_main, &s) == 0) {
 		s.ksyms_running = true;
+		/* Named, so top, perf and the tests can tell it apart. */
+		pthread_setname_np(s.ksyms, "ktrace-ksyms");
+	}
 	if (o->process) {
 		size_t n;
 

@@ -117,7 +117,8 @@ injected() { # VAR=RULE ktrace-args...
 
 # killed_recording FILE [ARGS...]: a recording of 3000 marks into FILE,
 # killed with SIGKILL once its recorders have taken pages out of the
-# buffer; $pid is the dead ktrace.
+# buffer and its ktrace-ksyms thread has written kallsyms (slow under
+# ASan on a loaded machine); $pid is the dead ktrace.
 killed_recording() {
 	local out=$1
 	shift
@@ -126,6 +127,10 @@ killed_recording() {
 	"$KT_FLT_BIN/marks" 3000 "$TRACEFS/instances/ktrace-$pid/trace_marker"
 	for _ in $(seq 300); do
 		[ "$(cat "$out.tmp-$pid".cpu* 2>/dev/null | wc -c)" -gt 0 ] && break
+		sleep 0.01
+	done
+	for _ in $(seq 3000); do
+		grep -qx ktrace-ksyms /proc/"$pid"/task/*/comm 2>/dev/null || break
 		sleep 0.01
 	done
 	kill -KILL "$pid"
