@@ -43,6 +43,19 @@ if [ -x tests/vm/run.sh ]; then
 	suite vm tests/vm/run.sh
 fi
 
+# Repeat each failure with the start of its diagnostics just above the
+# summary: a CI page that keeps only the end of the output still names
+# what failed and why.
+if [ "$failed" -gt 0 ]; then
+	echo "== failures"
+	for log in "$logdir"/*.tap; do
+		awk -v suite="$(basename "$log" .tap)" '
+			/^not ok / { shown = 0; print suite ": " $0; inside = 1; next }
+			/^(ok|not ok) / { inside = 0 }
+			inside && /^#/ && shown < 12 { print "  " $0; shown++ }
+		' "$log"
+	done
+fi
 if [ "$skipped" -gt 0 ]; then
 	echo "$skipped skipped"
 fi
