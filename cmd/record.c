@@ -112,6 +112,7 @@ struct session {
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
 	char **stat_text;		/* per CPU, as stored in the file */
+	unsigned long long *cut;	/* per CPU, events a full disk cut off */
 	char *clock;			/* trace_clock file text */
 	int sfd;
 	sigset_t oldmask;
@@ -295,9 +296,11 @@ static unsigned long long cpu_lost(const struct session *s, int cpu)
 	       delta(b->commit_overrun, a->commit_overrun);
 }
 
+/* Events of one CPU that reached the pieces: read, less those refused. */
 static unsigned long long cpu_events(const struct session *s, int cpu)
 {
-	return delta(s->st1[cpu].read, s->st0[cpu].read);
+	return delta(delta(s->st1[cpu].read, s->st0[cpu].read),
+		     kt_recorder_unwritten(s->rec, cpu) + s->cut[cpu]);
 }
 
 /* ---- setup ---- */
@@ -800,8 +803,16 @@ static int collect_cpu_stats(struct session *s)
 		if (!text)
 			return -errno;
 		kt_cpu_stats_parse(text, &s->st1[cpu]);
-		/* As trace-cmd stores it: "CPU: N" then the stats file. */
-		if (asprintf(&s->stat_text[cpu], "CPU: %d\n%s", cpu, text) < 0)
+		/*
+		 * As trace-cmd stores it: "CPU: N" then the stats file, and
+		 * the events a full disk refused after they were read (the
+		 * kernel counts them as read) or kept in the buffer by
+		 * stopping the recorders, which readers add to the loss.
+		 */
+		if (asprintf(&s->stat_text[cpu], "CPU: %d\n%s%s%llu\n", cpu, text,
+			     KT_CPUSTAT_UNWRITTEN,
+			     kt_recorder_unwritten(s->rec, cpu) +
+			     (s->why == STOP_ERROR ? s->st1[cpu].entries : 0)) < 0)
 			s->stat_text[cpu] = NULL;
 		free(text);
 		if (!s->stat_text[cpu])
@@ -851,6 +862,37 @@ static int add_options(struct session *s)
 	return ret;
 }
 
+/*
+ * A full disk cut the file: say how much of each CPU's data is missing,
+ * in bytes and in events (counted from the pages that did not fit), so
+ * the loss is never only a size.
+ */
+static void report_cut(struct session *s, const struct kt_writer_cpu *had,
+		       const struct kt_writer_cpu *kept)
+{
+	unsigned long long events = 0, all = 0, lost = 0;
+	bool unknown = false;
+	char a[32], b[32];
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		all += kept[cpu].size;
+		lost += had[cpu].size - kept[cpu].size;
+		events += kept[cpu].cut_events;
+		unknown |= kept[cpu].cut_unknown;
+		s->cut[cpu] = kept[cpu].cut_events;
+	}
+	human_bytes(all, a, sizeof(a));
+	human_bytes(lost, b, sizeof(b));
+	kt_err("disk full writing '%s': kept %s of trace data, the newest %s (%s%llu events) did not fit; free space or use -o elsewhere",
+	       s->o->output, a, b, unknown ? "at least " : "", events);
+	for (cpu = 0; !s->o->quiet && cpu < s->ncpus; cpu++)
+		if (had[cpu].size > kept[cpu].size)
+			kt_info("  CPU %d: %llu events (%llu bytes) did not fit",
+				cpu, kept[cpu].cut_events,
+				had[cpu].size - kept[cpu].size);
+}
+
 static int write_file(struct session *s)
 {
 	struct kt_writer_tail tail;
@@ -867,7 +909,8 @@ static int write_file(struct session *s)
 	ret = add_options(s);
 	if (ret)
 		return ret;
-	cpus = calloc(s->ncpus, sizeof(*cpus));
+	/* [0, ncpus): what each CPU's pieces hold, [ncpus, 2 ncpus): kept. */
+	cpus = calloc(2 * (size_t)s->ncpus, sizeof(*cpus));
 	if (!cpus)
 		return -ENOMEM;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
@@ -879,26 +922,18 @@ static int write_file(struct session *s)
 			free(cpus);
 			return ret;
 		}
+		cpus[s->ncpus + cpu] = cpus[cpu];
 	}
 	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
 	clk = clock_name(s->clock);
 	tail.cmdlines = cmdlines ? cmdlines : "";
 	tail.cmdlines_len = cmdlines ? strlen(cmdlines) : 0;
 	tail.clock = clk;
-	ret = kt_writer_finish(s->w, &tail, s->ncpus, cpus);
+	ret = kt_writer_finish(s->w, &tail, s->ncpus, cpus + s->ncpus);
 	free(clk);
 	free(cmdlines);
-	if (ret == 1) {
-		unsigned long long kept = 0, had = kt_recorder_total(s->rec);
-		char a[32], b[32];
-
-		for (cpu = 0; cpu < s->ncpus; cpu++)
-			kept += cpus[cpu].size;
-		human_bytes(kept, a, sizeof(a));
-		human_bytes(had - kept, b, sizeof(b));
-		kt_err("disk full writing '%s': kept %s of trace data, the newest %s did not fit; free space or use -o elsewhere",
-		       s->o->output, a, b);
-	}
+	if (ret == 1)
+		report_cut(s, cpus, cpus + s->ncpus);
 	free(cpus);
 	if (ret < 0)
 		return ret;
@@ -947,7 +982,7 @@ static void summary(struct session *s)
 /* Loud, even with -q: loss is never silent. */
 static unsigned long long report_loss(struct session *s)
 {
-	unsigned long long lost = 0, left = 0;
+	unsigned long long lost = 0, left = 0, unwritten = 0;
 	int cpu;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
@@ -971,7 +1006,23 @@ static unsigned long long report_loss(struct session *s)
 	}
 	if (left && s->why == STOP_SIZE)
 		kt_warn("%llu events after the -m limit were not written", left);
-	return s->o->flight ? 0 : lost;
+	/*
+	 * Read from the kernel, then refused by a full disk, or never read
+	 * because the disk stopped the recorders: lost too.
+	 */
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		unwritten += kt_recorder_unwritten(s->rec, cpu) + s->cut[cpu] +
+			     (s->why == STOP_ERROR ? s->st1[cpu].entries : 0);
+	if (unwritten) {
+		kt_warn("NOT WRITTEN %llu events: the output refused them or stopped the recorders before they were read", unwritten);
+		for (cpu = 0; cpu < s->ncpus; cpu++)
+			if (kt_recorder_unwritten(s->rec, cpu) + s->cut[cpu] ||
+			    (s->why == STOP_ERROR && s->st1[cpu].entries))
+				kt_warn("  CPU %d: %llu read but refused, %llu left in the kernel buffer",
+					cpu, kt_recorder_unwritten(s->rec, cpu) + s->cut[cpu],
+					s->why == STOP_ERROR ? s->st1[cpu].entries : 0);
+	}
+	return (s->o->flight ? 0 : lost) + unwritten;
 }
 
 static void session_free(struct session *s)
@@ -995,6 +1046,7 @@ static void session_free(struct session *s)
 	free(s->stat_text);
 	free(s->st0);
 	free(s->st1);
+	free(s->cut);
 	free(s->clock);
 	free(s->specs);
 	free(s->tmpdir);
@@ -1095,7 +1147,8 @@ static int record(struct record_opts *o)
 	}
 	s.st0 = calloc(s.ncpus, sizeof(*s.st0));
 	s.st1 = calloc(s.ncpus, sizeof(*s.st1));
-	if (!s.st0 || !s.st1)
+	s.cut = calloc(s.ncpus, sizeof(*s.cut));
+	if (!s.st0 || !s.st1 || !s.cut)
 		goto out;
 	if (open_output(&s) || kt_tracing_instance(&s.t, WAKE_PERCENT))
 		goto out;

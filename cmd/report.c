@@ -604,13 +604,15 @@ static const char *buf_label(struct kt_reader *r, int b)
 static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		    bool json)
 {
-	uint64_t total = kt_summary_total_lost(s), worst = 0;
+	uint64_t total = kt_summary_total_lost(s), worst = 0, unwritten = 0;
 	int i, worst_cpu = -1, ncpu_lost = 0, unknown = 0;
 
 	for (i = 0; i < kt_summary_cpus(s); i++) {
 		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
 		uint64_t rec = c->st_overrun + c->st_dropped;
-		uint64_t n = c->lost > rec ? c->lost : rec;
+		uint64_t n = (c->lost > rec ? c->lost : rec) + c->st_unwritten;
+
+		unwritten += c->st_unwritten;
 
 		if (n || c->unknown_marks)
 			ncpu_lost++;
@@ -639,6 +641,9 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 	else
 		fprintf(out, "%llu%s events lost on %d CPUs (most on CPU %d) — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
 			(unsigned long long)total, unknown ? "+" : "", ncpu_lost, worst_cpu);
+	if (unwritten)
+		fprintf(out, "%llu of them were read but refused by the output (a full disk) — free space or record elsewhere (-o)\n",
+			(unsigned long long)unwritten);
 }
 
 static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out)

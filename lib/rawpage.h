@@ -50,4 +50,14 @@ int kt_rawpage_count_kbuffer(struct kbuffer *kb, void *page,
 			     const struct kt_rawpage_hdr *hdr, size_t *off,
 			     const uint16_t *slot, uint64_t *counts);
 
+/*
+ * Count the event records in the whole pages of fd between the offsets
+ * from and to: what a file cut short by a full disk leaves out, so the
+ * loss is told in events, not only bytes.  -EBADMSG for a page that does
+ * not parse (the count so far stays in *events).
+ */
+int kt_rawpage_count_file(int fd, unsigned long long from,
+			  unsigned long long to, size_t page_size,
+			  unsigned long long *events);
+
 #endif

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kt-tracefs.h"
+#include "rawpage.h"
 #include "recorder.h"
 
 /* As much as one splice may move; the kernel caps it at pipe-max-size. */
@@ -39,6 +40,8 @@ struct cpu_rec {
 	char *out_path;
 	size_t pipe_size;
 	atomic_ullong bytes;
+	/* Events taken from the kernel that could not be written. */
+	atomic_ullong unwritten;
 	pthread_t thread;
 	bool started;
 };
@@ -217,6 +220,64 @@ static void account(struct cpu_rec *c, size_t n)
 	atomic_fetch_add(&c->rec->total, n);
 }
 
+/* Count the events in whole pages that will never reach the file. */
+static void count_unwritten(struct cpu_rec *c, const char *pages, size_t len)
+{
+	size_t page = c->rec->page_size, off;
+	struct kt_rawpage_hdr hdr;
+	uint64_t n[1];
+	static uint16_t slot0[KT_RAWPAGE_IDS];
+
+	for (; len >= page; pages += page, len -= page) {
+		n[0] = 0;
+		off = 0;
+		if (!kt_rawpage_header(pages, page, &hdr))
+			kt_rawpage_count(pages, &hdr, &off, slot0, n);
+		atomic_fetch_add(&c->unwritten, n[0]);
+	}
+}
+
+/*
+ * The output refused the pages already taken from the kernel: they are
+ * in the pipe.  Take them out and count their events, so the loss is
+ * told in events.
+ */
+static void strand_pipe(struct cpu_rec *c, size_t len)
+{
+	size_t page = c->rec->page_size;
+	unsigned long long had = atomic_load(&c->bytes);
+	size_t rem = had % page;
+	char *buf = malloc(page);
+	ssize_t n;
+
+	/*
+	 * The output took part of a page: put its head back together with
+	 * the tail from the pipe, count it, and cut the piece back to whole
+	 * pages.
+	 */
+	if (buf && rem && len >= page - rem &&
+	    pread(c->out_fd, buf, rem, had - rem) == (ssize_t)rem &&
+	    read(c->pipe_rd, buf + rem, page - rem) == (ssize_t)(page - rem)) {
+		count_unwritten(c, buf, page);
+		len -= page - rem;
+		if (ftruncate(c->out_fd, had - rem) == 0 &&
+		    lseek(c->out_fd, had - rem, SEEK_SET) >= 0) {
+			atomic_fetch_sub(&c->bytes, rem);
+			atomic_fetch_sub(&c->rec->total, rem);
+		}
+	}
+	while (buf && len >= page) {
+		n = read(c->pipe_rd, buf, page);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)page)
+			break;
+		count_unwritten(c, buf, page);
+		len -= page;
+	}
+	free(buf);
+}
+
 /*
  * Move every full page the kernel has now.  Returns bytes moved, or
  * -errno; -EAGAIN never escapes (it means "nothing more for now").
@@ -246,8 +307,12 @@ static long move_pages(struct cpu_rec *c)
 				   SPLICE_F_MOVE);
 			if (m < 0 && errno == EINTR)
 				continue;
-			if (m <= 0)
-				return m < 0 ? -errno : -EIO;
+			if (m <= 0) {
+				int err = m < 0 ? -errno : -EIO;
+
+				strand_pipe(c, n);
+				return err;
+			}
 			n -= m;
 			moved += m;
 			account(c, m);
@@ -299,8 +364,10 @@ static int flush_partial(struct cpu_rec *c)
 		if (n < page)
 			memset(buf + n, 0, page - n);
 		ret = write_fd_all(c->out_fd, buf, page);
-		if (ret)
+		if (ret) {
+			count_unwritten(c, buf, page);
 			break;
+		}
 		account(c, page);
 	}
 	free(buf);
@@ -468,4 +535,10 @@ void kt_recorder_free(struct kt_recorder *rec)
 		close(rec->notify_fd);
 	free(rec->cpus);
 	free(rec);
+}
+
+unsigned long long kt_recorder_unwritten(const struct kt_recorder *rec, int cpu)
+{
+	return cpu >= 0 && cpu < rec->ncpus ?
+	       atomic_load(&rec->cpus[cpu].unwritten) : 0;
 }

@@ -51,6 +51,11 @@ int kt_recorder_error(const struct kt_recorder *rec);
 
 /* Bytes recorded so far, per CPU and in total. */
 unsigned long long kt_recorder_bytes(const struct kt_recorder *rec, int cpu);
+/*
+ * Events of one CPU taken from the kernel but refused by the output (a
+ * full disk, a write error): counted from their pages, never silent.
+ */
+unsigned long long kt_recorder_unwritten(const struct kt_recorder *rec, int cpu);
 unsigned long long kt_recorder_total(const struct kt_recorder *rec);
 /* The temporary file holding a CPU's pages (offset 0 on). */
 int kt_recorder_fd(const struct kt_recorder *rec, int cpu);

@@ -10,6 +10,7 @@
 #include "decoder.h"
 #include "reader.h"
 #include "summary.h"
+#include "tracedat.h"
 
 #define NR_IDS 65536
 
@@ -39,6 +40,7 @@ static void parse_cpustat(struct kt_summary_cpu *c, const char *text)
 		{ "bytes:", offsetof(struct kt_summary_cpu, st_bytes) },
 		{ "dropped events:", offsetof(struct kt_summary_cpu, st_dropped) },
 		{ "read events:", offsetof(struct kt_summary_cpu, st_read) },
+		{ KT_CPUSTAT_UNWRITTEN, offsetof(struct kt_summary_cpu, st_unwritten) },
 	};
 	const char *line = text;
 	size_t i;
@@ -233,8 +235,9 @@ uint64_t kt_summary_total_lost(const struct kt_summary *s)
 		uint64_t rec = c->st_overrun + c->st_dropped;
 
 		/* A mark in the data and the overrun count describe the same
-		 * loss; take the larger so nothing is counted twice. */
-		n += c->lost > rec ? c->lost : rec;
+		 * loss; take the larger so nothing is counted twice.  Events
+		 * the output refused leave no mark: they add. */
+		n += (c->lost > rec ? c->lost : rec) + c->st_unwritten;
 	}
 	return n;
 }

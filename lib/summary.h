@@ -28,6 +28,7 @@ struct kt_summary_cpu {
 	bool has_stat;
 	uint64_t st_entries, st_overrun, st_commit_overrun, st_bytes,
 		 st_dropped, st_read;
+	uint64_t st_unwritten;		/* KT_CPUSTAT_UNWRITTEN */
 };
 
 struct kt_summary_event {

@@ -25,6 +25,14 @@
 #define KT_DAT_LABEL_FLYRECORD	"flyrecord"	/* + NUL = 10 bytes */
 #define KT_DAT_LABEL_LATENCY	"latency  "	/* + NUL = 10 bytes */
 
+/*
+ * A line ktrace adds to a CPU's CPUSTAT text after the kernel's stats:
+ * events read from the kernel that the output refused (a full disk).
+ * The kernel counts them as read, so readers add them to the loss;
+ * trace-cmd shows the text as it is.
+ */
+#define KT_CPUSTAT_UNWRITTEN	"ktrace unwritten events: "
+
 /* Option ids (the same numbers in v6 and v7). */
 enum kt_dat_option {
 	KT_OPT_DONE		= 0,

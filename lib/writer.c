@@ -19,6 +19,7 @@
 #include <tracefs.h>
 
 #include "tracedat.h"
+#include "rawpage.h"
 #include "writer.h"
 #include "module.h"
 
@@ -595,9 +596,23 @@ static int write_tail_header(struct kt_writer *w, const struct kt_writer_tail *t
 }
 
 /* Shorten the largest source by one step to make room on a full disk. */
+/*
+ * Count the events in the pages [from, to) of fd, which will not be in
+ * the file: loss is told in events, not only bytes.
+ */
+static void count_cut(struct kt_writer_cpu *c, int fd, unsigned long long from,
+		      unsigned long long to, int page)
+{
+	unsigned long long n = 0;
+
+	if (kt_rawpage_count_file(fd, from, to, page, &n))
+		c->cut_unknown = true;
+	c->cut_events += n;
+}
+
 static int make_room(int ncpus, struct kt_writer_cpu *cpus, int page)
 {
-	unsigned long long step = ROOM_STEP - ROOM_STEP % page;
+	unsigned long long step = ROOM_STEP - ROOM_STEP % page, cut;
 	int i, best = -1;
 
 	for (i = 0; i < ncpus; i++)
@@ -605,7 +620,9 @@ static int make_room(int ncpus, struct kt_writer_cpu *cpus, int page)
 			best = i;
 	if (best < 0)
 		return -ENOSPC;
-	cpus[best].size = cpus[best].size > step ? cpus[best].size - step : 0;
+	cut = cpus[best].size > step ? cpus[best].size - step : 0;
+	count_cut(&cpus[best], cpus[best].fd, cut, cpus[best].size, page);
+	cpus[best].size = cut;
 	if (ftruncate(cpus[best].fd, cpus[best].size) < 0)
 		return -errno;
 	return 0;
@@ -635,6 +652,7 @@ static int move_piece(struct kt_writer *w, int fd, off_t src,
 	return write_all(w, buf, len);
 }
 
+
 /*
  * Copy one CPU's pages.  Returns 0 or -ENOSPC with *done the page-aligned
  * number of bytes that made it.
@@ -642,7 +660,7 @@ static int move_piece(struct kt_writer *w, int fd, off_t src,
 static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 		    unsigned long long *done)
 {
-	unsigned long long start = w->off;
+	unsigned long long start = w->off, slow_from = 0, slow_events = 0, n;
 	char *buf = NULL;
 	bool slow = false;
 	int ret = 0;
@@ -674,6 +692,15 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 			    errno != EOPNOTSUPP)
 				return -errno;
 			slow = true;
+			/*
+			 * From here the piece is given back as it is copied:
+			 * count its events first, to tell the ones that will
+			 * not fit.
+			 */
+			slow_from = *done - *done % w->page_size;
+			if (kt_rawpage_count_file(c->fd, slow_from, c->size,
+						  w->page_size, &slow_events))
+				c->cut_unknown = true;
 			buf = malloc(COPY_CHUNK);
 			if (!buf)
 				return -ENOMEM;
@@ -690,6 +717,14 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 
 		keep -= keep % w->page_size;
 		*done = keep;
+		/* What did not fit: counted less what reached the file. */
+		n = 0;
+		if (slow && keep > slow_from &&
+		    kt_rawpage_count_file(w->fd, start + slow_from, start + keep,
+					  w->page_size, &n))
+			c->cut_unknown = true;
+		if (slow)
+			c->cut_events += slow_events > n ? slow_events - n : 0;
 		if (rewind_to(w, start + keep) == 0 && ret == -ENOSPC)
 			return -ENOSPC;
 	}

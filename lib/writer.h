@@ -36,6 +36,12 @@ struct kt_writer;
 struct kt_writer_cpu {
 	int fd;				/* read from offset 0 */
 	unsigned long long size;	/* in: bytes in fd; out: bytes written */
+	/*
+	 * Out: events in the pages a full disk left out, counted from the
+	 * pages before they are given up (cut_unknown: some did not parse).
+	 */
+	unsigned long long cut_events;
+	bool cut_unknown;
 };
 
 /*

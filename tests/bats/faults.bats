@@ -460,6 +460,40 @@ without_tracefs() {
 	nothing_enabled
 }
 
+@test "a full disk loses no event silently: marks in the file + NOT WRITTEN = marks written, exactly" {
+	ksz=$(wc -c </proc/kallsyms)
+	mkdir mnt-exact
+	mount -t tmpfs -o size=$(((ksz + 2 * 1024 * 1024) / 1024))k tmpfs mnt-exact
+	# One writer on one CPU: its marks are that CPU's only events.
+	bg_ktrace record -o mnt-exact/e.dat -b 4096 -e ftrace:print -- \
+		sh -c 'exec taskset -c 0 "$0" 5000000 /sys/kernel/tracing/instances/ktrace-$PPID/trace_marker 2>"$1"' \
+		"$KT_FLT_BIN/marks" "$PWD/marks.err" 2>err
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 1 ] || fail "status $st: $(cat err)"
+	grep -q "disk full" err || fail "no disk-full error: $(cat err)"
+	# The writer stopped at its first refused write: n - 1 went in.
+	written=$(sed -n 's/^marks: write \([0-9]*\) of .*/\1/p' marks.err)
+	[ -n "$written" ] || fail "the writer was not stopped by the end of tracing: $(cat marks.err)"
+	written=$((written - 1))
+	notw=$(sed -n 's/.*NOT WRITTEN \([0-9]*\) events.*/\1/p' err)
+	[ -n "$notw" ] || fail "no NOT WRITTEN count: $(cat err)"
+	kept=$(marks_in mnt-exact/e.dat | wc -l)
+	[ "$(marks_in mnt-exact/e.dat | tail -n 1)" = "$kept" ] || fail "the kept marks are not 1..$kept"
+	# Overwritten in the kernel buffer after the recorders stopped.
+	lost=$(sed -n 's/.*LOST \([0-9]*\) events.*/\1/p' err)
+	echo "# $written marks written: $kept in the file, $notw not written, ${lost:-0} lost" >&3
+	[ $((kept + notw + ${lost:-0})) -eq "$written" ] ||
+		fail "$kept in the file + $notw not written + ${lost:-0} lost != $written written: $(cat err)"
+	# The file says so too: its statistics carry what the recorders
+	# could not write (all but the part cut when the file was assembled).
+	run "$KTRACE" report --stat -i mnt-exact/e.dat
+	assert_output --partial "refused by the output"
+	refute_output --partial "no events lost"
+	no_pieces mnt-exact
+	nothing_enabled
+}
+
 # ---- the traced command ----
 
 @test "a command that fails: every mark recorded, its status passed on" {
