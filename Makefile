@@ -52,7 +52,7 @@ $(BUILD)/%.o: %.c
 asan:
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS='$(ASAN_FLAGS)' EXTRA_LDFLAGS='$(ASAN_FLAGS)' $(ASAN_BUILD)/ktrace
 
-# record, report, list, stat and reset's tests with ktrace under valgrind
+# record, report, list, stat, reset and stream's tests with ktrace under valgrind
 # memcheck (tests/valgrind/run.sh; FILES="stat reset" for fewer).
 .PHONY: valgrind
 valgrind: all

@@ -86,7 +86,10 @@ no_pieces() {
 
 # Run ktrace ARGS... in the background, remembering its pid; sets $pid.
 bg_ktrace() {
-	"$KTRACE" "$@" &
+	# bash starts background jobs with SIGINT ignored, and a SIGINT that
+	# comes before ktrace takes it back (kt_signals_block) would be lost
+	# and leave it recording forever: start it as a foreground job would.
+	env --default-signal=INT "$KTRACE" "$@" &
 	pid=$!
 	echo "$pid" >>"$BATS_TEST_TMPDIR/pids"
 }

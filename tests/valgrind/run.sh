@@ -1,6 +1,6 @@
 #!/bin/bash
 # make valgrind: a subset of the bats suite (the files given, or record,
-# report, list, stat, reset) with KTRACE pointing at tests/valgrind/ktrace,
+# report, list, stat, reset, stream) with KTRACE pointing at tests/valgrind/ktrace,
 # which runs a copy of ./ktrace under memcheck (a copy, so a rebuild
 # meanwhile does not change the binary under test).  A memory error or
 # definite leak fails the test that met it (status 99, the report in its
@@ -15,7 +15,7 @@ mkdir -p build/valgrind
 cp ktrace build/valgrind/ktrace || exit 1
 export KT_VALGRIND_BIN=$top/build/valgrind/ktrace
 files=()
-for f in ${@:-record report list stat reset}; do
+for f in ${@:-record report list stat reset stream}; do
 	[ -f "tests/bats/$f.bats" ] && files+=("tests/bats/$f.bats")
 done
 log=build/valgrind/run.tap
