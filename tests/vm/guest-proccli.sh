@@ -116,6 +116,29 @@ test_pc_pid_sigint() {
 	pc_clean && return $rc
 }
 
+# No command and no -p: every process (nothing followed), narrowed by
+# --comm; SIGINT ends it.
+test_pc_system() {
+	$K record -q --process --comm xcomm -o $PC/system.dat 2>$PC/system.err &
+	rp=$!
+	i=0
+	until [ "$(cat $D/state)" = running ]; do
+		i=$((i + 1))
+		[ $i -lt 100000 ] || break
+	done
+	rc=0
+	expect "process_follow_pid while recording every process" "$(cat $D/process_follow_pid)" 0 || rc=1
+	expect "set_pid while recording every process" "$(cat $D/set_pid)" "" || rc=1
+	/tmp/xcomm exit 0
+	/ktvm exit 0
+	kill -INT $rp
+	wait $rp
+	rc2=$?
+	cat $PC/system.err
+	expect "record's status after SIGINT" "$rc2" 0 || return 1
+	pc_clean && return $rc
+}
+
 # Controls set by hand before the recording are put back as they were.
 test_pc_restore_custom() {
 	echo 0 >$D/process_trace_lifecycle
@@ -185,6 +208,7 @@ t "proccli: record --process --uid 1000" test_pc_uid
 t "proccli: record --process --comm xcomm" test_pc_comm
 t "proccli: record --process: a signal; the command's exit status passes through" test_pc_signal
 t "proccli: record --process -p PID follows it; SIGINT puts every control back" test_pc_pid_sigint
+t "proccli: record --process --comm xcomm without a command: every process of that name" test_pc_system
 t "proccli: controls set by hand are put back as found; ktrace reset clears them" test_pc_restore_custom
 t "proccli: --comm pattern and --uid with --backend ftrace: one line, nothing touched" test_pc_refusals
 t "proccli: recordings sent to the host" test_pc_export

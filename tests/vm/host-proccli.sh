@@ -139,6 +139,14 @@ pc_check_comm() {
 	pc_is "exec of xcomm" "$(pc_n "$v" '^[0-9]+ xcomm exec /tmp/xcomm$')" 1
 	pc_is "exit of xcomm" "$(pc_n "$v" '^[0-9]+ xcomm exit 0$')" 1
 	pc_result "--comm xcomm: only the process named xcomm"
+	bad=0
+	v=$x/system.pv
+	pc_view "$x/system.dat" || bad=1
+	pc_tc "$x/system.dat"
+	pc_is "lines of other names" "$(awk '$2 != "xcomm"' "$v" | wc -l)" 0
+	pc_is "exec of xcomm" "$(pc_n "$v" '^[0-9]+ xcomm exec /tmp/xcomm$')" 1
+	pc_is "exit of xcomm" "$(pc_n "$v" '^[0-9]+ xcomm exit 0$')" 1
+	pc_result "every process, --comm xcomm: only the process named xcomm"
 }
 
 pc_check_signals() {
