@@ -489,9 +489,10 @@ static int module_process_setup(struct session *s)
 	for (i = 0; i < NPROC_CTL; i++) {
 		s->proc_saved[i] = kt_module_read(proc_ctl[i]);
 		if (!s->proc_saved[i]) {
+			ret = errno ? -errno : -EIO;
 			kt_err("cannot read ktrace.ko's '%s': %s", proc_ctl[i],
-			       strerror(errno));
-			return -errno;
+			       strerror(-ret));
+			return ret;
 		}
 	}
 	snprintf(uid, sizeof(uid), "%s", o->uid ? o->uid : "-1");

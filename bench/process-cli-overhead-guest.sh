@@ -1,0 +1,39 @@
+#!/bin/sh
+# Guest side of bench/process-cli-overhead.sh: ns per getppid() call of
+# a command under `ktrace record --process --no-lifecycle --no-signals`
+# on ktrace.ko's process tracer, the same on ftrace (--backend ftrace),
+# and untraced.  The configurations alternate within each round, so
+# drift hits them all alike.  Prints "BENCH <config> <ns>", and
+# "BENCH lost <config>" for a recording that lost events.
+K=/ktrace
+N=${BENCH_N:-200000}
+ROUNDS=${BENCH_ROUNDS:-7}
+
+insmod /ktrace.ko || echo "BENCH error insmod"
+# kallsyms is copied into every file: leave it out, it is not the subject.
+: >/tmp/no-kallsyms
+mount --bind /tmp/no-kallsyms /proc/kallsyms
+
+run() {
+	case $1 in
+	none) /ktvm bench "$N" ;;
+	module) $K record -q --process --no-lifecycle --no-signals -o /tmp/b.dat \
+		-- /ktvm bench "$N" 2>/tmp/err ;;
+	ftrace) $K record -q --process --backend ftrace --no-lifecycle --no-signals \
+		-o /tmp/b.dat -- /ktvm bench "$N" 2>/tmp/err ;;
+	esac
+}
+
+r=0
+tag=WARMUP
+while [ $r -le "$ROUNDS" ]; do
+	for c in none module ftrace; do
+		: >/tmp/err
+		echo "$tag $c $(run $c)"
+		grep -q LOST /tmp/err && echo "BENCH lost $c"
+		rm -f /tmp/b.dat
+	done
+	r=$((r + 1))
+	tag=BENCH
+done
+echo "BENCH end"
