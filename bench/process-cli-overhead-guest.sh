@@ -4,7 +4,7 @@
 # on ktrace.ko's process tracer, the same on ftrace (--backend ftrace),
 # and untraced.  The configurations alternate within each round, so
 # drift hits them all alike.  Prints "BENCH <config> <ns>", and
-# "BENCH lost <config>" for a recording that lost events.
+# "BENCH lost <config> <events>" for a recording that lost events.
 K=/ktrace
 N=${BENCH_N:-200000}
 ROUNDS=${BENCH_ROUNDS:-7}
@@ -30,7 +30,8 @@ while [ $r -le "$ROUNDS" ]; do
 	for c in none module ftrace; do
 		: >/tmp/err
 		echo "$tag $c $(run $c)"
-		grep -q LOST /tmp/err && echo "BENCH lost $c"
+		lost=$(sed -n 's/.*LOST \([0-9]*\) events.*/\1/p' /tmp/err)
+		[ -z "$lost" ] || echo "BENCH lost $c $lost"
 		rm -f /tmp/b.dat
 	done
 	r=$((r + 1))

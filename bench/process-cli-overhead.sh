@@ -39,7 +39,7 @@ if grep -q 'BENCH error' "$w/bench.txt" || ! grep -q '^BENCH end' "$w/bench.txt"
 fi
 
 awk -v rel="$rel" -v accel="$accel" -v qargs="${KT_VM_QEMU_ARGS:-}" '
-$1 == "BENCH" && $2 == "lost" { lost[$3]++; next }
+$1 == "BENCH" && $2 == "lost" { lost[$3]++; nlost[$3] += $4; next }
 $1 == "BENCH" && $2 != "end" { v[$2, ++n[$2]] = $3 }
 function median(c,   i, j, t, k) {
 	k = n[c]
@@ -52,9 +52,9 @@ function median(c,   i, j, t, k) {
 END {
 	none = median("none"); mod = median("module"); ft = median("ftrace")
 	printf "Kernel %s, qemu -accel %s %s, %d rounds, medians.\n\n", rel, accel, qargs, n["none"]
-	printf "| record --process (system calls only) | ns per getppid() | added ns per call | recordings that lost events |\n|---|---:|---:|---:|\n"
-	printf "| untraced | %.1f | - | - |\n", none
-	printf "| on ktrace.ko | %.1f | %.1f | %d |\n", mod, mod - none, lost["module"]
-	printf "| on ftrace (--backend ftrace) | %.1f | %.1f | %d |\n", ft, ft - none, lost["ftrace"]
+	printf "| record --process (system calls only) | ns per getppid() | added ns per call | recordings that lost events | events lost, all runs |\n|---|---:|---:|---:|---:|\n"
+	printf "| untraced | %.1f | - | - | - |\n", none
+	printf "| on ktrace.ko | %.1f | %.1f | %d of %d | %d |\n", mod, mod - none, lost["module"], n["module"], nlost["module"]
+	printf "| on ftrace (--backend ftrace) | %.1f | %.1f | %d of %d | %d |\n", ft, ft - none, lost["ftrace"], n["ftrace"], nlost["ftrace"]
 	printf "\nktrace.ko / ftrace, added cost: %.2fx\n", (mod - none) / (ft - none)
 }' "$w/bench.txt"

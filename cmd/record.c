@@ -124,6 +124,7 @@ struct session {
 	struct kt_modrec *mrec;
 	bool mod_process;		/* --process on ktrace.ko's process_* events */
 	char *proc_saved[NPROC_CTL];	/* the controls as found, to put back */
+	char *mod_buf_saved;		/* -b: ktrace.ko's buffer_size_kb as found */
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
 	char **stat_text;		/* per CPU, as stored in the file */
@@ -520,6 +521,29 @@ static int module_process_setup(struct session *s)
 	return 0;
 }
 
+/* -b sizes ktrace.ko's buffers too (per CPU, while it is stopped). */
+static int module_buffer_size(struct session *s)
+{
+	char kb[32];
+	int ret;
+
+	if (!s->o->t.buffer_kb)
+		return 0;
+	s->mod_buf_saved = kt_module_read(KTRACE_FILE_BUFFER_SIZE_KB);
+	if (!s->mod_buf_saved) {
+		ret = errno ? -errno : -EIO;
+		kt_err("cannot read ktrace.ko's '%s': %s", KTRACE_FILE_BUFFER_SIZE_KB,
+		       strerror(-ret));
+		return ret;
+	}
+	snprintf(kb, sizeof(kb), "%lu", s->o->t.buffer_kb);
+	ret = kt_module_write(KTRACE_FILE_BUFFER_SIZE_KB, kb);
+	if (ret)
+		kt_err("cannot give ktrace.ko a %lu KB buffer: %s; try a smaller -b",
+		       s->o->t.buffer_kb, strerror(-ret));
+	return ret;
+}
+
 /*
  * Check ktrace.ko is free, save its events' switches, empty its buffers,
  * set its pid filter, open its readers and select the events.  The
@@ -568,6 +592,8 @@ static int module_prepare(struct session *s)
 		kt_err("cannot prepare ktrace.ko and the ftrace clock: %s", strerror(-ret));
 		return KT_EXIT_FAIL;
 	}
+	if (module_buffer_size(s))
+		return KT_EXIT_FAIL;
 	if (s->mod_process ? module_process_setup(s) :
 			     module_pids(s, s->o->t.children))
 		return KT_EXIT_FAIL;
@@ -686,6 +712,13 @@ static void module_restore(struct session *s)
 	    (s->o->t.only_cmd || s->o->t.children || s->o->t.npids))
 		kt_module_set_pids(NULL, 0, false);
 	module_process_restore(s);
+	if (s->mod_buf_saved &&
+	    kt_module_write(KTRACE_FILE_BUFFER_SIZE_KB, s->mod_buf_saved))
+		kt_warn("could not put ktrace.ko's buffer back to %.*s KB; set it in %s/%s",
+			(int)strcspn(s->mod_buf_saved, "\n"), s->mod_buf_saved,
+			kt_module_dir(), KTRACE_FILE_BUFFER_SIZE_KB);
+	free(s->mod_buf_saved);
+	s->mod_buf_saved = NULL;
 }
 
 static int read_stats(struct session *s, struct kt_cpu_stats *st)

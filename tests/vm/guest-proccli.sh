@@ -17,6 +17,7 @@ pc_load() {
 	: >/tmp/no-kallsyms
 	mount --bind /tmp/no-kallsyms /proc/kallsyms
 	cp /ktvm /tmp/xcomm
+	BUF0=$(cat $D/buffer_size_kb)
 }
 
 # pc_clean: every control the process tracer has at its default, the
@@ -33,6 +34,7 @@ pc_clean() {
 	expect "process_trace_signals" "$(cat $D/process_trace_signals)" 0 || rc=1
 	expect "set_pid" "$(cat $D/set_pid)" "" || rc=1
 	expect "pid_fork" "$(cat $D/pid_fork)" 0 || rc=1
+	expect "buffer_size_kb" "$(cat $D/buffer_size_kb)" "$BUF0" || rc=1
 	for e in $D/events/process_*/enable; do
 		expect "$e" "$(cat "$e")" 0 || rc=1
 	done
@@ -73,6 +75,13 @@ test_pc_getppid() {
 	pc_rec getppid 0 --no-lifecycle --no-signals -- /ktvm getppid 1000
 }
 
+# -b sizes the module's buffers: 20000 getppid calls (40000 records) fit
+# in 8 MB per CPU whenever the reader runs; put back after.
+test_pc_bufsize() {
+	pc_rec bufsize 0 -b 8192 --no-lifecycle --no-signals -- /ktvm getppid 20000 || return 1
+	! grep -q LOST $PC/bufsize.err || fail "events lost with -b 8192"
+}
+
 # --uid 1000: only the part of the tree that runs as uid 1000.
 test_pc_uid() {
 	pc_rec uid 0 --uid 1000 -- sh -c '/ktvm asuid 1000 /ktvm exit 0; /ktvm exit 0'
@@ -89,12 +98,13 @@ test_pc_signal() {
 	pc_rec status 3 --no-syscalls -- /ktvm exit 3
 }
 
-# -p PID: the module follows that pid while recording; SIGTERM ends it;
-# SIGINT ends the recording and every control is put back.
+# -p PID: the module follows that pid while recording (-b 2048: in
+# buffers of that size); SIGTERM ends it; SIGINT ends the recording and
+# every control is put back.
 test_pc_pid_sigint() {
 	/ktvm sleeper 100000 >/tmp/sl &
 	sl=$!
-	$K record -q --process --no-syscalls -p $sl -o $PC/pid.dat 2>$PC/pid.err &
+	$K record -q --process --no-syscalls -b 2048 -p $sl -o $PC/pid.dat 2>$PC/pid.err &
 	rp=$!
 	# The engine runs once record has set everything up.
 	i=0
@@ -104,6 +114,7 @@ test_pc_pid_sigint() {
 	done
 	rc=0
 	expect "process_follow_pid while recording -p $sl" "$(cat $D/process_follow_pid)" "$sl" || rc=1
+	expect "buffer_size_kb while recording -b 2048" "$(cat $D/buffer_size_kb)" 2048 || rc=1
 	echo $sl >$PC/pid.pid
 	# Its end is in the file: the signal and the exit it caused.
 	kill $sl
@@ -204,6 +215,7 @@ t "proccli: load" pc_load
 t "proccli: record --process -- 3-generation tree, a busy process beside; controls back" test_pc_tree
 t "proccli: record --process --no-syscalls" test_pc_no_syscalls
 t "proccli: record --process --no-lifecycle --no-signals -- getppid 1000" test_pc_getppid
+t "proccli: record --process -b 8192 sizes the module's buffers, puts them back" test_pc_bufsize
 t "proccli: record --process --uid 1000" test_pc_uid
 t "proccli: record --process --comm xcomm" test_pc_comm
 t "proccli: record --process: a signal; the command's exit status passes through" test_pc_signal

@@ -115,6 +115,12 @@ pc_check_getppid() {
 	pc_is "trace-cmd: getppid entries" \
 		"$(grep -E " process_syscall_entry: " "$x/getppid.tc" | pc_n - ' nr=110 ')" 1000
 	pc_result "N getppid calls: exactly N syscall entries and exits, named"
+	bad=0
+	pid=$(head -n 1 "$x/bufsize.out")
+	pc_view "$x/bufsize.dat" || bad=1
+	pc_is "getppid entries with -b 8192" \
+		"$(pc_n "$x/bufsize.pv" "^$pid ktvm syscall getppid\(\)\$")" 20000
+	pc_result "-b 8192: 20000 getppid calls, 20000 entries"
 }
 
 pc_check_uid() {
