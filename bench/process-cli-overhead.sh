@@ -32,14 +32,14 @@ vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
 vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
 vm_pack "$w" bench/process-cli-overhead-guest.sh
 vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
-grep '^BENCH ' "$w/console.log" >"$w/bench.txt" || true
+grep -E '^BENCH(-lost)? ' "$w/console.log" >"$w/bench.txt" || true
 if grep -q 'BENCH error' "$w/bench.txt" || ! grep -q '^BENCH end' "$w/bench.txt"; then
 	echo "process-cli-overhead: the guest did not finish; see $w/console.log" >&2
 	exit 1
 fi
 
 awk -v rel="$rel" -v accel="$accel" -v qargs="${KT_VM_QEMU_ARGS:-}" '
-$1 == "BENCH" && $2 == "lost" { lost[$3]++; nlost[$3] += $4; next }
+$1 == "BENCH-lost" { lost[$2]++; nlost[$2] += $3; next }
 $1 == "BENCH" && $2 != "end" { v[$2, ++n[$2]] = $3 }
 function median(c,   i, j, t, k) {
 	k = n[c]
