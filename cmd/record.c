@@ -85,6 +85,19 @@ struct record_opts {
 	const char *uid;
 };
 
+/* ktrace.ko's process tracer controls record --process sets, in order. */
+static const char *const proc_ctl[] = {
+	KTRACE_FILE_PROCESS_LIFECYCLE,
+	KTRACE_FILE_PROCESS_SYSCALLS,
+	KTRACE_FILE_PROCESS_SIGNALS,
+	KTRACE_FILE_PROCESS_UID_FILTER,
+	KTRACE_FILE_PROCESS_COMM_FILTER,
+	KTRACE_FILE_PROCESS_FOLLOW_PID,
+};
+#define NPROC_CTL	(sizeof(proc_ctl) / sizeof(proc_ctl[0]))
+/* Its events: fork, exec, exit, signal, syscall entry and exit. */
+#define NPROC_EVENTS	6
+
 /* Why the recording ended. */
 enum stop_reason {
 	STOP_NONE,
@@ -109,6 +122,9 @@ struct session {
 	struct kt_event_state **mod_saved;
 	bool mod_started;
 	struct kt_modrec *mrec;
+	bool mod_process;		/* --process on ktrace.ko's process_* events */
+	char *proc_saved[NPROC_CTL];	/* the controls as found, to put back */
+	char *mod_buf_saved;		/* -b: ktrace.ko's buffer_size_kb as found */
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
 	char **stat_text;		/* per CPU, as stored in the file */
@@ -157,8 +173,8 @@ static const struct argp_option options[] = {
 	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ NULL, 0, NULL, 0, "Process events:", 1 },
-	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (a glob; the kernel keeps 15 characters)", 1 },
+	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 1 },
+	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 1 },
 	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 1 },
 	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 1 },
 	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 1 },
@@ -214,6 +230,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		snprintf(o->comm, sizeof(o->comm), "%s", arg);
 		break;
 	case OPT_UID:
+		if (kt_parse_ulong(arg, 4294967294ULL, &v))
+			argp_error(state, "bad user id '%s' for --uid; give a number, e.g. --uid 1000", arg);
 		o->uid = arg;
 		break;
 	case OPT_NO_SYSCALLS:
@@ -259,6 +277,40 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 
 /* ---- small helpers ---- */
+
+/*
+ * Which tracer --process uses: ktrace.ko's process tracer when its
+ * events are in play (the module loaded and not --backend ftrace),
+ * else ftrace's events.  Prints why the options cannot be had.
+ */
+static int process_backend(struct session *s)
+{
+	const struct record_opts *o = s->o;
+
+	s->mod_process = kt_events_use_module() && kt_module_has_process();
+	if (!s->mod_process && kt_events_backend() == KT_BACKEND_MODULE) {
+		kt_err("this ktrace.ko has no process tracer ('%s' in %s); load a newer ktrace.ko, or use --backend ftrace",
+		       KTRACE_FILE_PROCESS_FOLLOW_PID, kt_module_dir());
+		return KT_EXIT_FAIL;
+	}
+	/* ftrace events carry no user id: only the module can filter on it. */
+	if (o->uid && !s->mod_process) {
+		if (kt_events_backend() == KT_BACKEND_FTRACE)
+			kt_err("--uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -p PID");
+		else if (!kt_module_present())
+			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID");
+		else
+			kt_err("--uid needs the ktrace module's process tracer, which this ktrace.ko lacks; load a newer one, or use --comm NAME or -p PID");
+		return KT_EXIT_FAIL;
+	}
+	/* The module compares whole names; ftrace's filters take globs. */
+	if (s->mod_process && strpbrk(o->comm, "*?[")) {
+		kt_err("--comm '%s' is a pattern, and ktrace.ko matches exact names; give the whole name, or add --backend ftrace for patterns",
+		       o->comm);
+		return KT_EXIT_FAIL;
+	}
+	return KT_EXIT_OK;
+}
 
 
 
@@ -311,18 +363,33 @@ static unsigned long long cpu_events(const struct session *s, int cpu)
  * are left out when raw_syscalls brings the same, or when the kernel has
  * no syscalls:* events at all.
  */
-static int process_specs(const struct record_opts *o, struct kt_evspec **out,
-			 size_t *n)
+static int process_specs(const struct record_opts *o, bool module,
+			 struct kt_evspec **out, size_t *n)
 {
 	const char *want[16];
 	struct kt_evspec *specs;
 	size_t k = 0, i;
 
-	if (!o->no_lifecycle) {
-		want[k++] = "task:task_newtask";
-		want[k++] = "sched:sched_process_exec";
-		want[k++] = "sched:sched_process_exit";
-		if (o->no_syscalls) {
+	if (module) {
+		/* ktrace.ko's: exit codes and comm are in its own records. */
+		if (!o->no_lifecycle) {
+			want[k++] = "ktrace:process_fork";
+			want[k++] = "ktrace:process_exec";
+			want[k++] = "ktrace:process_exit";
+		}
+		if (!o->no_signals)
+			want[k++] = "ktrace:process_signal";
+		if (!o->no_syscalls) {
+			want[k++] = "ktrace:process_syscall_entry";
+			want[k++] = "ktrace:process_syscall_exit";
+		}
+	} else {
+		if (!o->no_lifecycle) {
+			want[k++] = "task:task_newtask";
+			want[k++] = "sched:sched_process_exec";
+			want[k++] = "sched:sched_process_exit";
+		}
+		if (!o->no_lifecycle && o->no_syscalls) {
 			struct kt_event_list *probe = kt_event_list_new();
 
 			if (!probe)
@@ -333,12 +400,12 @@ static int process_specs(const struct record_opts *o, struct kt_evspec **out,
 			}
 			kt_event_list_free(probe);
 		}
-	}
-	if (!o->no_signals)
-		want[k++] = "signal:signal_deliver";
-	if (!o->no_syscalls) {
-		want[k++] = "raw_syscalls:sys_enter";
-		want[k++] = "raw_syscalls:sys_exit";
+		if (!o->no_signals)
+			want[k++] = "signal:signal_deliver";
+		if (!o->no_syscalls) {
+			want[k++] = "raw_syscalls:sys_enter";
+			want[k++] = "raw_syscalls:sys_exit";
+		}
 	}
 	specs = calloc(k + o->t.nspecs + 1, sizeof(*specs));
 	if (!specs)
@@ -383,14 +450,14 @@ static int open_output(struct session *s)
 /* ---- ktrace.ko ---- */
 
 /* The pids -F/-c/-p name, for ktrace.ko's pid filter. */
-static int module_pids(struct session *s)
+static int module_pids(struct session *s, bool fork)
 {
 	const struct kt_trace_opts *o = &s->o->t;
 	pid_t *pids;
 	size_t n = 0, i;
 	int ret;
 
-	if (!o->only_cmd && !o->children && !o->npids)
+	if (!o->only_cmd && !o->children && !o->npids && !s->mod_process)
 		return 0;
 	pids = calloc(o->npids + 1, sizeof(*pids));
 	if (!pids)
@@ -399,13 +466,84 @@ static int module_pids(struct session *s)
 		pids[n++] = kt_child_pid(s->child);
 	for (i = 0; i < o->npids; i++)
 		pids[n++] = o->pids[i];
-	ret = kt_module_set_pids(pids, n, o->children);
+	ret = kt_module_set_pids(pids, n, fork);
 	free(pids);
 	if (ret == -EOPNOTSUPP)
 		kt_err("this ktrace.ko has no pid filter ('%s' in %s), so -F, -c and -p cannot limit its events; load a newer ktrace.ko or drop them",
 		       KTRACE_FILE_SET_PID, kt_module_dir());
 	else if (ret)
 		kt_err("cannot limit ktrace.ko to the traced pids: %s", strerror(-ret));
+	return ret;
+}
+
+/*
+ * record --process on ktrace.ko: its controls as asked, the old values
+ * kept for module_restore().  The tree of COMMAND or -p PID is followed
+ * (process_follow_pid takes its existing descendants too); -F, or
+ * several roots, go through the pid set (children from now on).
+ */
+static int module_process_setup(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	const char *val[NPROC_CTL];
+	char uid[24], comm[COMM_MAX + 2], root[24];
+	size_t i, nroots = (s->child ? 1 : 0) + o->t.npids;
+	int ret;
+
+	for (i = 0; i < NPROC_CTL; i++) {
+		s->proc_saved[i] = kt_module_read(proc_ctl[i]);
+		if (!s->proc_saved[i]) {
+			ret = errno ? -errno : -EIO;
+			kt_err("cannot read ktrace.ko's '%s': %s", proc_ctl[i],
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	snprintf(uid, sizeof(uid), "%s", o->uid ? o->uid : "-1");
+	/* A newline: an empty write() leaves the filter as it was. */
+	snprintf(comm, sizeof(comm), "%s\n", o->comm);
+	snprintf(root, sizeof(root), "%d", nroots != 1 || o->t.only_cmd ? 0 :
+		 s->child ? (int)kt_child_pid(s->child) : (int)o->t.pids[0]);
+	val[0] = o->no_lifecycle ? "0" : "1";
+	val[1] = o->no_syscalls ? "0" : "1";
+	val[2] = o->no_signals ? "0" : "1";
+	val[3] = uid;
+	val[4] = comm;
+	val[5] = root;
+	for (i = 0; i < NPROC_CTL; i++) {
+		ret = kt_module_write(proc_ctl[i], val[i]);
+		if (ret) {
+			kt_err("cannot write '%.*s' to ktrace.ko's '%s': %s",
+			       (int)strcspn(val[i], "\n"), val[i], proc_ctl[i],
+			       ret == -ESRCH ? "no such process" : strerror(-ret));
+			return ret;
+		}
+	}
+	if (nroots > 1 || (nroots && o->t.only_cmd))
+		return module_pids(s, !o->t.only_cmd);
+	return 0;
+}
+
+/* -b sizes ktrace.ko's buffers too (per CPU, while it is stopped). */
+static int module_buffer_size(struct session *s)
+{
+	char kb[32];
+	int ret;
+
+	if (!s->o->t.buffer_kb)
+		return 0;
+	s->mod_buf_saved = kt_module_read(KTRACE_FILE_BUFFER_SIZE_KB);
+	if (!s->mod_buf_saved) {
+		ret = errno ? -errno : -EIO;
+		kt_err("cannot read ktrace.ko's '%s': %s", KTRACE_FILE_BUFFER_SIZE_KB,
+		       strerror(-ret));
+		return ret;
+	}
+	snprintf(kb, sizeof(kb), "%lu", s->o->t.buffer_kb);
+	ret = kt_module_write(KTRACE_FILE_BUFFER_SIZE_KB, kb);
+	if (ret)
+		kt_err("cannot give ktrace.ko a %lu KB buffer: %s; try a smaller -b",
+		       s->o->t.buffer_kb, strerror(-ret));
 	return ret;
 }
 
@@ -457,7 +595,10 @@ static int module_prepare(struct session *s)
 		kt_err("cannot prepare ktrace.ko and the ftrace clock: %s", strerror(-ret));
 		return KT_EXIT_FAIL;
 	}
-	if (module_pids(s))
+	if (module_buffer_size(s))
+		return KT_EXIT_FAIL;
+	if (s->mod_process ? module_process_setup(s) :
+			     module_pids(s, s->o->t.children))
 		return KT_EXIT_FAIL;
 	s->mrec = kt_modrec_new(ncpus, s->tmpdir);
 	if (!s->mrec) {
@@ -528,6 +669,32 @@ static void module_add_stats(struct session *s)
 	}
 }
 
+/*
+ * The process tracer's controls back as they were.  A followed pid of
+ * before that is gone now leaves nothing followed.
+ */
+static void module_process_restore(struct session *s)
+{
+	size_t i;
+	int ret;
+
+	for (i = NPROC_CTL; i-- > 0;) {
+		char *v = s->proc_saved[i];
+
+		if (!v)
+			continue;
+		/* The comm filter reads "\n" when empty: written back, it clears. */
+		ret = kt_module_write(proc_ctl[i], *v ? v : "\n");
+		if (ret && !strcmp(proc_ctl[i], KTRACE_FILE_PROCESS_FOLLOW_PID))
+			ret = kt_module_write(proc_ctl[i], "0");
+		if (ret)
+			kt_warn("could not put ktrace.ko's '%s' back to '%.*s': %s; 'ktrace reset' clears it",
+				proc_ctl[i], (int)strcspn(v, "\n"), v, strerror(-ret));
+		free(s->proc_saved[i]);
+		s->proc_saved[i] = NULL;
+	}
+}
+
 /* Leave ktrace.ko as it was: stopped, switches back, no pid filter. */
 static void module_restore(struct session *s)
 {
@@ -544,8 +711,17 @@ static void module_restore(struct session *s)
 	}
 	free(s->mod_saved);
 	s->mod_saved = NULL;
-	if (s->o->t.only_cmd || s->o->t.children || s->o->t.npids)
+	if (!s->mod_process &&
+	    (s->o->t.only_cmd || s->o->t.children || s->o->t.npids))
 		kt_module_set_pids(NULL, 0, false);
+	module_process_restore(s);
+	if (s->mod_buf_saved &&
+	    kt_module_write(KTRACE_FILE_BUFFER_SIZE_KB, s->mod_buf_saved))
+		kt_warn("could not put ktrace.ko's buffer back to %.*s KB; set it in %s/%s",
+			(int)strcspn(s->mod_buf_saved, "\n"), s->mod_buf_saved,
+			kt_module_dir(), KTRACE_FILE_BUFFER_SIZE_KB);
+	free(s->mod_buf_saved);
+	s->mod_buf_saved = NULL;
 }
 
 static int read_stats(struct session *s, struct kt_cpu_stats *st)
@@ -893,6 +1069,39 @@ static void report_cut(struct session *s, const struct kt_writer_cpu *had,
 				had[cpu].size - kept[cpu].size);
 }
 
+/*
+ * saved_cmdlines, after the names ktrace.ko's process records carry:
+ * the first line of a pid wins when the file is read, and a task only
+ * the module saw is in no saved_cmdlines at all.
+ */
+static char *process_cmdlines(struct session *s)
+{
+	char *saved = kt_tracefs_read(NULL, "saved_cmdlines"), *mine, *all;
+	int ids[NPROC_EVENTS], offs[NPROC_EVENTS], size;
+	size_t i, n = 0, ne = kt_event_list_count(s->t.events);
+
+	if (!s->mod_process || !s->mrec)
+		return saved;
+	for (i = 0; i < ne && n < NPROC_EVENTS; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+
+		if (kt_is_module_event(r) && !strncmp(r->name, "process_", 8) &&
+		    !kt_module_event_field(r->name, "comm", &ids[n], &offs[n], &size) &&
+		    size == 16)
+			n++;
+	}
+	mine = n ? kt_modrec_comms(s->mrec, ids, offs, n) : NULL;
+	if (!mine)
+		return saved;
+	if (asprintf(&all, "%s%s", mine, saved ? saved : "") < 0)
+		all = NULL;
+	free(mine);
+	if (!all)
+		return saved;
+	free(saved);
+	return all;
+}
+
 static int write_file(struct session *s)
 {
 	struct kt_writer_tail tail;
@@ -924,7 +1133,7 @@ static int write_file(struct session *s)
 		}
 		cpus[s->ncpus + cpu] = cpus[cpu];
 	}
-	cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
+	cmdlines = process_cmdlines(s);
 	clk = clock_name(s->clock);
 	tail.cmdlines = cmdlines ? cmdlines : "";
 	tail.cmdlines_len = cmdlines ? strlen(cmdlines) : 0;
@@ -1092,14 +1301,8 @@ static int record(struct record_opts *o)
 
 	pthread_mutex_init(&s.ksyms_lock, NULL);
 	pthread_cond_init(&s.ksyms_cond, NULL);
-	/* ftrace events carry no user id: only the module can filter on it. */
-	if (o->uid) {
-		if (access("/sys/module/ktrace", F_OK))
-			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID");
-		else
-			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); this ktrace cannot use it yet, use --comm NAME or -p PID");
+	if (o->process && process_backend(&s))
 		goto out;
-	}
 	/*
 	 * libtracefs caches the tracing directory without a lock: find it
 	 * once here, before any helper thread can race to fill the cache.
@@ -1124,7 +1327,7 @@ static int record(struct record_opts *o)
 	if (o->process) {
 		size_t n;
 
-		if (process_specs(o, &s.specs, &n))
+		if (process_specs(o, s.mod_process, &s.specs, &n))
 			goto out;
 		if (kt_tracing_resolve(&s.t, &o->t, s.specs, n))
 			goto out;
@@ -1306,12 +1509,13 @@ static int record(struct record_opts *o)
 		status = exit_status_of(s.child_status);
 	else if (s.why == STOP_SIGNAL && s.child)
 		status = 128 + s.stop_signal;
-	else if (o->max_lost >= 0 && lost > (unsigned long long)o->max_lost)
+	else if (o->max_lost >= 0 && lost > (unsigned long long)o->max_lost) {
+		/* Not on status 3 alone: a command may exit 3 itself. */
 		status = KT_EXIT_LOST;
-	else
-		status = KT_EXIT_OK;
-	if (status == KT_EXIT_LOST)
 		kt_err("lost %llu events, more than --max-lost %lld", lost, o->max_lost);
+	} else {
+		status = KT_EXIT_OK;
+	}
 out:
 	if (s.why == STOP_SIGNAL && s.child && !s.child_done)
 		kill(kt_child_pid(s.child), s.stop_signal);

@@ -76,7 +76,7 @@ int kt_module_events_dir(char *buf, size_t len)
 
 char *kt_module_read(const char *rel)
 {
-	char path[PATH_MAX], *text = NULL;
+	char path[PATH_MAX], *text = NULL, *nul;
 	size_t len;
 	int ret = kt_module_path(rel, path, sizeof(path));
 
@@ -86,7 +86,15 @@ char *kt_module_read(const char *rel)
 		errno = -ret;
 		return NULL;
 	}
-	return text;
+	/* The slurped bytes are not a string yet. */
+	nul = realloc(text, len + 1);
+	if (!nul) {
+		free(text);
+		errno = ENOMEM;
+		return NULL;
+	}
+	nul[len] = '\0';
+	return nul;
 }
 
 int kt_module_write(const char *rel, const char *val)
@@ -258,7 +266,28 @@ int kt_module_reset(void)
 	/* An older module without a pid filter has nothing to clear. */
 	if (kt_module_set_pids(NULL, 0, false) != -EOPNOTSUPP)
 		step(&ret, kt_module_set_pids(NULL, 0, false));
+	if (kt_module_has_process())
+		step(&ret, kt_module_process_defaults());
 	step(&ret, kt_module_write(KTRACE_FILE_RESET, "1"));
+	return ret;
+}
+
+int kt_module_process_defaults(void)
+{
+	static const char *const ctl[][2] = {
+		{ KTRACE_FILE_PROCESS_FOLLOW_PID, "0" },
+		{ KTRACE_FILE_PROCESS_UID_FILTER, "-1" },
+		/* An empty write() changes nothing: a newline clears it. */
+		{ KTRACE_FILE_PROCESS_COMM_FILTER, "\n" },
+		{ KTRACE_FILE_PROCESS_LIFECYCLE, "1" },
+		{ KTRACE_FILE_PROCESS_SYSCALLS, "0" },
+		{ KTRACE_FILE_PROCESS_SIGNALS, "0" },
+	};
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++)
+		step(&ret, kt_module_write(ctl[i][0], ctl[i][1]));
 	return ret;
 }
 
@@ -700,4 +729,186 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 	*fd = out;
 	*size = merged;
 	return 0;
+}
+
+/* ---- the process tracer ---- */
+
+bool kt_module_has_process(void)
+{
+	char path[PATH_MAX];
+
+	return !kt_module_path(KTRACE_FILE_PROCESS_FOLLOW_PID, path, sizeof(path)) &&
+	       access(path, F_OK) == 0;
+}
+
+/* Is line "\tfield:TYPE NAME[N];\toffset:..." the field name? */
+static bool field_line_is(const char *line, const char *name)
+{
+	const char *decl = strstr(line, "field:"), *end, *start;
+	size_t len = strlen(name);
+
+	if (!decl)
+		return false;
+	end = strchr(decl, ';');
+	if (!end)
+		return false;
+	if (end > decl && end[-1] == ']')
+		while (end > decl && *end != '[')
+			end--;
+	start = end;
+	while (start > decl && (start[-1] == '_' || (start[-1] >= '0' && start[-1] <= '9') ||
+				(start[-1] >= 'a' && start[-1] <= 'z') ||
+				(start[-1] >= 'A' && start[-1] <= 'Z')))
+		start--;
+	return (size_t)(end - start) == len && !strncmp(start, name, len);
+}
+
+int kt_module_event_field(const char *event, const char *field, int *id,
+			  int *offset, int *size)
+{
+	char rel[PATH_MAX], *text, *line, *save = NULL;
+	const char *p;
+	int ret = -ENOENT;
+	bool have_id = false;
+
+	if (!*event || strchr(event, '/'))
+		return -EINVAL;
+	if (snprintf(rel, sizeof(rel), "%s/%s/%s", KTRACE_DIR_EVENTS, event,
+		     KTRACE_FILE_FORMAT) >= (int)sizeof(rel))
+		return -ENAMETOOLONG;
+	text = kt_module_read(rel);
+	if (!text)
+		return -errno;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "ID: ", 4)) {
+			have_id = sscanf(line + 4, "%d", id) == 1;
+			continue;
+		}
+		if (!field_line_is(line, field))
+			continue;
+		p = strstr(line, "offset:");
+		if (!p || sscanf(p, "offset:%d", offset) != 1)
+			break;
+		p = strstr(line, "size:");
+		if (!p || sscanf(p, "size:%d", size) != 1)
+			break;
+		ret = 0;
+	}
+	free(text);
+	return have_id ? ret : -ENOENT;
+}
+
+/* pid -> name, open addressing; the newest name of a pid wins. */
+struct comm_ent {
+	int pid;		/* 0: free */
+	unsigned long long ts;	/* of the record that named it */
+	char comm[16];
+};
+
+struct comm_map {
+	struct comm_ent *e;
+	size_t cap, used;
+};
+
+static int comm_put(struct comm_map *m, int pid, unsigned long long ts,
+		    const char *comm)
+{
+	size_t i;
+
+	if (pid <= 0)
+		return 0;
+	if ((m->used + 1) * 2 > m->cap) {
+		struct comm_map g = { .cap = m->cap ? m->cap * 2 : 256 };
+
+		g.e = calloc(g.cap, sizeof(*g.e));
+		if (!g.e)
+			return -ENOMEM;
+		for (i = 0; i < m->cap; i++)
+			if (m->e[i].pid)
+				comm_put(&g, m->e[i].pid, m->e[i].ts, m->e[i].comm);
+		free(m->e);
+		*m = g;
+	}
+	for (i = ((unsigned int)pid * 2654435761u) & (m->cap - 1);
+	     m->e[i].pid && m->e[i].pid != pid; i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->e[i].pid)
+		m->used++;
+	else if (m->e[i].ts > ts)
+		return 0;	/* another CPU saw a newer name */
+	m->e[i].pid = pid;
+	m->e[i].ts = ts;
+	memcpy(m->e[i].comm, comm, sizeof(m->e[i].comm));
+	m->e[i].comm[sizeof(m->e[i].comm) - 1] = '\0';
+	return 0;
+}
+
+/* The names in one CPU's pages. */
+static int comms_of_cpu(const struct modrec_cpu *c, int page_size,
+			const int *ids, const int *offsets, size_t n,
+			struct comm_map *m)
+{
+	unsigned long long size = atomic_load(&((struct modrec_cpu *)c)->bytes);
+	struct cursor cur = { .fd = c->out_fd, .size = size };
+	int ret = -ENOMEM;
+
+	cur.page = malloc(page_size);
+	cur.kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+			       KBUFFER_ENDIAN_SAME_AS_HOST);
+	if (!cur.page || !cur.kb)
+		goto out;
+	for (ret = cursor_load(&cur, page_size); !ret && cur.data;
+	     ret = cursor_next(&cur, page_size)) {
+		unsigned int len = kbuffer_event_size(cur.kb);
+		uint16_t type;
+		int32_t pid;
+		size_t i;
+
+		if (len < 8)
+			continue;
+		memcpy(&type, cur.data, sizeof(type));
+		memcpy(&pid, (char *)cur.data + 4, sizeof(pid));
+		for (i = 0; i < n; i++)
+			if (ids[i] == type && offsets[i] >= 8 &&
+			    (unsigned int)offsets[i] + 16 <= len)
+				break;
+		if (i < n) {
+			ret = comm_put(m, pid, cur.ts,
+				       (char *)cur.data + offsets[i]);
+			if (ret)
+				break;
+		}
+	}
+out:
+	free(cur.page);
+	if (cur.kb)
+		kbuffer_free(cur.kb);
+	return ret;
+}
+
+char *kt_modrec_comms(const struct kt_modrec *mr, const int *ids,
+		      const int *offsets, size_t n)
+{
+	struct comm_map m = { 0 };
+	char *text, *p;
+	size_t i;
+	int cpu, ret = 0;
+
+	for (cpu = 0; !ret && cpu < mr->ncpus; cpu++)
+		ret = comms_of_cpu(&mr->cpus[cpu], mr->page_size, ids, offsets,
+				   n, &m);
+	text = ret ? NULL : malloc(m.used * (24 + 16) + 1);
+	if (!text) {
+		free(m.e);
+		errno = ret ? -ret : ENOMEM;
+		return NULL;
+	}
+	p = text;
+	*p = '\0';
+	for (i = 0; i < m.cap; i++)
+		if (m.e[i].pid && m.e[i].comm[0])
+			p += sprintf(p, "%d %s\n", m.e[i].pid, m.e[i].comm);
+	free(m.e);
+	return text;
 }

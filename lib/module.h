@@ -88,4 +88,30 @@ unsigned long long kt_modrec_total(const struct kt_modrec *mr);
 int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 		    unsigned long long *size);
 
+/* Whether this ktrace.ko has the process tracer (process_follow_pid). */
+bool kt_module_has_process(void);
+/*
+ * The process tracer's controls as the module starts: follow no pid, no
+ * uid or comm filter, lifecycle on, syscalls and signals off.  0 or the
+ * first -errno (every control is still tried).
+ */
+int kt_module_process_defaults(void);
+
+/*
+ * One field of a module event, from its format file: the event's id,
+ * the field's offset and size in a record.  0, -ENOENT (no such event
+ * or field) or -errno.
+ */
+int kt_module_event_field(const char *event, const char *field, int *id,
+			  int *offset, int *size);
+
+/*
+ * The names of the tasks in the recorded pages, as saved_cmdlines lines
+ * ("PID COMM\n", one per pid, the newest name): from the records of the
+ * events ids[i], whose name is a char array at offsets[i] of 16 bytes.
+ * Call after kt_modrec_stop().  NULL + errno on failure; "" when none.
+ */
+char *kt_modrec_comms(const struct kt_modrec *mr, const int *ids,
+		      const int *offsets, size_t n);
+
 #endif

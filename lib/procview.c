@@ -39,6 +39,13 @@ enum kind {
 	K_SIGNAL,
 	K_SYS_ENTER,
 	K_SYS_EXIT,
+	/* ktrace.ko's process tracer: the same facts, its own fields. */
+	K_KT_FORK,
+	K_KT_EXEC,
+	K_KT_EXIT,	/* with the exit status itself */
+	K_KT_SIGNAL,
+	K_KT_SYS_ENTER,
+	K_KT_SYS_EXIT,
 	K_NKINDS,
 };
 
@@ -54,6 +61,12 @@ static const struct {
 	[K_SIGNAL]	= { "signal", "signal_deliver" },
 	[K_SYS_ENTER]	= { "raw_syscalls", "sys_enter" },
 	[K_SYS_EXIT]	= { "raw_syscalls", "sys_exit" },
+	[K_KT_FORK]	= { "ktrace", "process_fork" },
+	[K_KT_EXEC]	= { "ktrace", "process_exec" },
+	[K_KT_EXIT]	= { "ktrace", "process_exit" },
+	[K_KT_SIGNAL]	= { "ktrace", "process_signal" },
+	[K_KT_SYS_ENTER] = { "ktrace", "process_syscall_entry" },
+	[K_KT_SYS_EXIT]	= { "ktrace", "process_syscall_exit" },
 };
 
 /* The fields the view reads, looked up once per event. */
@@ -222,7 +235,10 @@ static bool read_num(const struct tep_record *rec,
 	return true;
 }
 
-/* A __data_loc / __rel_loc string: pointer and length inside the record. */
+/*
+ * A __data_loc / __rel_loc string, or a char array in the record (as
+ * ktrace.ko's are): pointer and length inside the record.
+ */
 static bool read_str(const struct tep_record *rec,
 		     const struct tep_format_field *f, const char **str,
 		     int *len)
@@ -231,6 +247,13 @@ static bool read_str(const struct tep_record *rec,
 	unsigned int off, n;
 	const char *p;
 
+	if (f && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+	    (f->flags & TEP_FIELD_IS_ARRAY) && f->offset >= 0 && f->size > 0 &&
+	    f->offset + f->size <= rec->size) {
+		*str = (const char *)rec->data + f->offset;
+		*len = strnlen(*str, f->size);
+		return true;
+	}
 	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4 ||
 	    !read_num(rec, f, &loc))
 		return false;
@@ -258,6 +281,13 @@ static void lookup_kind(struct kt_procview *pv, enum kind k)
 		[K_SIGNAL]	= { "sig", "errno", "code", "sa_handler" },
 		[K_SYS_ENTER]	= { "id", "args" },
 		[K_SYS_EXIT]	= { "id", "ret" },
+		/* The task is common_pid; NULL: a field it has not. */
+		[K_KT_FORK]	= { "child_pid", "clone_flags" },
+		[K_KT_EXEC]	= { "filename", NULL, "old_pid" },
+		[K_KT_EXIT]	= { "exit_code" },
+		[K_KT_SIGNAL]	= { "signo", "errno", "code" },
+		[K_KT_SYS_ENTER] = { "nr", "args" },
+		[K_KT_SYS_EXIT]	= { "nr", "ret" },
 	};
 	struct tep_event *ev = tep_find_event_by_name(pv->tep, kind_events[k].system,
 						      kind_events[k].name);
@@ -268,8 +298,9 @@ static void lookup_kind(struct kt_procview *pv, enum kind k)
 		return;
 	pv->k[k].id = ev->id;
 	pv->k[k].pid = tep_find_common_field(ev, "common_pid");
-	for (i = 0; i < 4 && fields[k][i]; i++)
-		pv->k[k].f[i] = tep_find_field(ev, fields[k][i]);
+	for (i = 0; i < 4; i++)
+		if (fields[k][i])
+			pv->k[k].f[i] = tep_find_field(ev, fields[k][i]);
 }
 
 struct kt_procview *kt_procview_new(struct tep_handle *tep, const char *machine)
@@ -370,9 +401,20 @@ static void show_exec(struct trace_seq *s, const struct kind_fields *k,
 	else
 		trace_seq_puts(s, "?");
 	/* A thread that execs takes the leader's pid: say which it was. */
-	if (read_num(rec, k->f[1], &pid) && read_num(rec, k->f[2], &old) &&
-	    pid != old)
+	if (read_num(rec, k->f[1] ? k->f[1] : k->pid, &pid) &&
+	    read_num(rec, k->f[2], &old) && pid != old)
 		trace_seq_printf(s, " old_pid %lld", old);
+}
+
+static void task_gone(struct kt_procview *pv, struct task *t,
+		      struct task *leader);
+
+/* "killed by 9 SIGKILL" after "exit ?" */
+static void put_killed(struct trace_seq *s, int sig)
+{
+	const char *name = sig > 0 && sig < NSIG ? sigabbrev_np(sig) : NULL;
+
+	trace_seq_printf(s, " killed by %d SIG%s", sig, name ?: "?");
 }
 
 static void show_exit(struct kt_procview *pv, struct trace_seq *s,
@@ -395,8 +437,39 @@ static void show_exit(struct kt_procview *pv, struct trace_seq *s,
 		return;
 	/* No exit call: say which signal ended it, when one did. */
 	if (code < 0 && t->killed_by)
-		trace_seq_printf(s, " killed by %d SIG%s", t->killed_by,
-				 sigabbrev_np(t->killed_by) ?: "?");
+		put_killed(s, t->killed_by);
+	task_gone(pv, t, leader);
+}
+
+/*
+ * ktrace.ko's exit carries the wait status: the code, or the signal
+ * that ended the task, printed as the ftrace exit line prints them.
+ */
+static void show_kt_exit(struct kt_procview *pv, struct trace_seq *s,
+			 const struct kind_fields *k, struct tep_record *rec)
+{
+	long long pid, status;
+	struct task *t = NULL;
+
+	trace_seq_puts(s, "exit ");
+	if (!read_num(rec, k->f[0], &status))
+		trace_seq_puts(s, "?");
+	else if (status & 0x7f) {
+		trace_seq_puts(s, "?");
+		put_killed(s, status & 0x7f);
+	}
+	else
+		trace_seq_printf(s, "%lld", (status >> 8) & 0xff);
+	if (read_num(rec, k->pid, &pid))
+		t = task_find(pv, pid);
+	if (t)
+		task_gone(pv, t, task_find(pv, t->tgid));
+}
+
+/* The task exited: forget it, or keep what its threads still need. */
+static void task_gone(struct kt_procview *pv, struct task *t,
+		      struct task *leader)
+{
 	/*
 	 * The leader keeps the group's code for the threads still to go,
 	 * and goes with the last of them.
@@ -556,6 +629,7 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 	k = &pv->k[kind];
 	switch (kind) {
 	case K_NEWTASK:
+	case K_KT_FORK:
 		show_newtask(pv, s, k, record);
 		break;
 	case K_FORK:
@@ -565,10 +639,14 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 		trace_seq_puts(s, " flags ?");
 		break;
 	case K_EXEC:
+	case K_KT_EXEC:
 		show_exec(s, k, record);
 		break;
 	case K_EXIT:
 		show_exit(pv, s, k, record);
+		break;
+	case K_KT_EXIT:
+		show_kt_exit(pv, s, k, record);
 		break;
 	case K_EXIT_GROUP:
 	case K_EXIT_THREAD:
@@ -577,12 +655,15 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 			remember_exit_code(pv, pid, kind == K_EXIT_GROUP, code);
 		return KT_PROCVIEW_HIDDEN;
 	case K_SIGNAL:
+	case K_KT_SIGNAL:
 		show_signal(pv, s, k, record);
 		break;
 	case K_SYS_ENTER:
+	case K_KT_SYS_ENTER:
 		show_sys_enter(pv, s, k, record);
 		break;
 	case K_SYS_EXIT:
+	case K_KT_SYS_EXIT:
 		show_sys_exit(pv, s, k, record);
 		break;
 	}

@@ -15,6 +15,10 @@
  *   syscall openat(0xffffff9c, 0x7ffd5c2e0f20, 0x80000, 0x0)
  *   syscall openat rc 3 error 0     raw_syscalls:sys_enter / sys_exit
  *
+ * ktrace.ko's process tracer (ktrace:process_fork, _exec, _exit, _signal,
+ * _syscall_entry, _syscall_exit) gives the same lines; its exit record
+ * carries the wait status, so its code needs no exit call before it.
+ *
  * The caller prints the usual "comm-pid [cpu] timestamp: " columns first
  * and then asks for the rest of the line, record by record, in time
  * order (the view keeps a little state: which thread belongs to which

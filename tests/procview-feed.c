@@ -11,6 +11,9 @@
  * fixed part.  size= cuts the record short, loc= overrides a string's
  * raw data_loc word: damaged records the view must survive.
  * Output per line: "shown TEXT", "hidden" or "other".
+ * A third argument names a directory with ktrace.ko's formats
+ * (DIR/events/ktrace/process_NAME/format): its process events load too,
+ * and a char array field takes text.
  *
  *   cc -Ilib $(pkg-config --cflags --libs libtraceevent) \
  *      tests/procview-feed.c lib/procview.c
@@ -92,7 +95,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "no format for %s:%s\n", evs[i][0], evs[i][1]);
 			return 1;
 		}
-	pv = kt_procview_new(tep, argc > 2 ? argv[2] : NULL);
+	static const char *const kt_evs[] = {
+		"process_fork", "process_exec", "process_exit", "process_signal",
+		"process_syscall_entry", "process_syscall_exit",
+	};
+	for (size_t i = 0; argc > 3 && i < sizeof(kt_evs) / sizeof(kt_evs[0]); i++)
+		if (!load_event(tep, argv[3], "ktrace", kt_evs[i])) {
+			fprintf(stderr, "no format for ktrace:%s\n", kt_evs[i]);
+			return 1;
+		}
+	pv = kt_procview_new(tep, argc > 2 && *argv[2] ? argv[2] : NULL);
 	if (!pv)
 		return 1;
 	while (fgets(line, sizeof(line), stdin)) {
@@ -145,6 +157,9 @@ int main(int argc, char **argv)
 				memcpy(rec + size, val, len);
 				put(rec, f->offset, 4, (unsigned)len << 16 | size);
 				size += len;
+			} else if (f->flags & TEP_FIELD_IS_STRING &&
+				   f->flags & TEP_FIELD_IS_ARRAY) {
+				strncpy((char *)rec + f->offset, val, f->size);
 			} else if (f->flags & TEP_FIELD_IS_ARRAY && f->arraylen) {
 				int es = f->size / f->arraylen, i = 0;
 

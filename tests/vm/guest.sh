@@ -529,5 +529,7 @@ t "sample module unloads under an open reader" test_sample_gone
 t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
 # The process tracer, pid set and exports (tests/vm/guest-process.sh).
 . /guest-process.sh
+# record --process on the process tracer (tests/vm/guest-proccli.sh).
+. /guest-proccli.sh
 t "no kernel warnings" test_dmesg
 echo "KT: end"

@@ -18,6 +18,8 @@ mkdir -p "$out"
 . tests/vm/vm-lib.sh
 # shellcheck source=tests/vm/host-cli.sh
 . tests/vm/host-cli.sh
+# shellcheck source=tests/vm/host-proccli.sh
+. tests/vm/host-proccli.sh
 
 n=0
 # result OK|"not ok" DESC: one TAP line.
@@ -110,6 +112,7 @@ boot() {
 	done <"$w/console.log"
 	report "$s" "$w"
 	cli_report "$s" "$w"
+	proccli_report "$s" "$w"
 	if ! grep -q '^KT: end' "$w/console.log"; then
 		result "not ok" "$s: the guest ran every test (console: $w/console.log)"
 		diag "$w/console.log"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# ns per system call of a command recorded by `ktrace record --process`
+# (system calls only) on ktrace.ko's process tracer against the same on
+# ftrace's raw_syscalls, end to end: probes, buffers and ktrace's readers
+# writing the file, in a qemu guest booting Debian's kernel (see
+# bench/process-cli-overhead-guest.sh).
+# Usage: bench/process-cli-overhead.sh [6.1|6.12]   (default 6.12)
+# Prints a markdown table for BENCHMARKS.md.
+#
+# As bench/module-overhead.sh: qemu -icount shift=0 (TCG, one vCPU) by
+# default, so the numbers are instruction counts, blind to the host's
+# load; KT_VM_QEMU_ARGS= KT_VM_ACCEL=... measures real time instead.
+set -eu
+export KT_VM_SMP=${KT_VM_SMP:-1}
+export KT_VM_QEMU_ARGS=${KT_VM_QEMU_ARGS--icount shift=0,sleep=off}
+case $KT_VM_QEMU_ARGS in
+*icount*) export KT_VM_ACCEL=tcg ;;
+esac
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$top/build/bench-vm
+timeout=${KT_VM_TIMEOUT:-900}
+mkdir -p "$out"
+# shellcheck source=tests/vm/vm-lib.sh
+. tests/vm/vm-lib.sh
+
+read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
+w=$out/proc-$rel
+mkdir -p "$w"
+vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
+vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
+vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+vm_pack "$w" bench/process-cli-overhead-guest.sh
+vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
+grep -E '^BENCH(-lost)? ' "$w/console.log" >"$w/bench.txt" || true
+if grep -q 'BENCH error' "$w/bench.txt" || ! grep -q '^BENCH end' "$w/bench.txt"; then
+	echo "process-cli-overhead: the guest did not finish; see $w/console.log" >&2
+	exit 1
+fi
+
+awk -v rel="$rel" -v accel="$accel" -v qargs="${KT_VM_QEMU_ARGS:-}" '
+$1 == "BENCH-lost" { lost[$2]++; nlost[$2] += $3; next }
+$1 == "BENCH" && $2 != "end" { v[$2, ++n[$2]] = $3 }
+function median(c,   i, j, t, k) {
+	k = n[c]
+	for (i = 1; i <= k; i++) a[i] = v[c, i]
+	for (i = 1; i <= k; i++)
+		for (j = i + 1; j <= k; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+END {
+	none = median("none"); mod = median("module"); ft = median("ftrace")
+	printf "Kernel %s, qemu -accel %s %s, %d rounds, medians.\n\n", rel, accel, qargs, n["none"]
+	printf "| record --process (system calls only) | ns per getppid() | added ns per call | recordings that lost events | events lost, all runs |\n|---|---:|---:|---:|---:|\n"
+	printf "| untraced | %.1f | - | - | - |\n", none
+	printf "| on ktrace.ko | %.1f | %.1f | %d of %d | %d |\n", mod, mod - none, lost["module"], n["module"], nlost["module"]
+	printf "| on ftrace (--backend ftrace) | %.1f | %.1f | %d of %d | %d |\n", ft, ft - none, lost["ftrace"], n["ftrace"], nlost["ftrace"]
+	printf "\nktrace.ko / ftrace, added cost: %.2fx\n", (mod - none) / (ft - none)
+}' "$w/bench.txt"
