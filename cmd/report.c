@@ -321,6 +321,13 @@ static int procview_info(struct trace_seq *s, struct tep_event *event,
 	return 0;
 }
 
+/* The compiled formatter writing straight into the printer's line. */
+static int fastfmt_text(void *priv, struct tep_event *ev,
+			struct tep_record *rec, char *out, size_t cap)
+{
+	return kt_fastfmt_info(priv, ev, rec->data, rec->size, out, cap);
+}
+
 static int print_fn(const struct kt_event *ev, void *arg)
 {
 	struct run *run = arg;
@@ -516,7 +523,7 @@ static int report(const struct report_opts *o)
 		   (o->view == VIEW_PROCESS ||
 		    kt_procview_marked(kt_reader_tool_version(r)));
 	p = kt_printer_new(r, o->json ? KT_PRINT_JSON : o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
-			   (o->nsec ? KT_PRINT_NSEC : 0) |
+			   (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_BATCH |
 			   (procview ? KT_PRINT_NO_NAME : 0), out);
 	if (!p) {
 		status = KT_EXIT_FAIL;
@@ -546,12 +553,20 @@ static int report(const struct report_opts *o)
 		kt_printer_set_info_default(p, procview_info, &run);
 	} else if (!o->json && !o->raw && !getenv("KTRACE_NO_FASTFMT")) {
 		ff = kt_fastfmt_new(kt_reader_tep(r));
-		if (ff)
+		if (ff) {
+			kt_printer_set_info_text(p, fastfmt_text, ff);
 			kt_printer_set_info_default(p, kt_fastfmt_seq, ff);
+		}
 	}
 	run.p = p;
 	run.left = o->head;
 	ret = kt_decoder_run(d, print_fn, &run);
+	if (!ret || ret == -ECANCELED) {
+		int fret = kt_printer_flush(p);
+
+		if (fret)
+			ret = fret;
+	}
 view_done:
 	if (!ret && fflush(out))
 		ret = -errno;

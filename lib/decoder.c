@@ -16,6 +16,7 @@
 #include "log.h"
 #include "rawpage.h"
 #include "reader.h"
+#include "textline.h"
 
 /* The ring buffer's page header flags (kernel/trace/ring_buffer.c). */
 #define RB_MISSING_EVENTS	(1ULL << 31)
@@ -552,7 +553,53 @@ struct kt_printer {
 	int name_width;
 	struct info_hook *hooks;	/* by event id, NULL when none */
 	struct info_hook fallback;	/* for events without one */
+	kt_info_text_fn text_fn;	/* straight into the line */
+	void *text_priv;
+	/* Lines are built here, then written (at once or in blocks). */
+	char *obuf;
+	size_t olen, ocap;
+	/* File reports: the line start from caches; NULL: text_header(). */
+	struct kt_textline *tl;
+	char **bufpre;			/* "name: " of each buffer */
+	unsigned int *bufpre_len;
+	int nbufs;
 };
+
+/* Room the fast path wants for one line before it starts it. */
+#define LINE_ROOM	8192
+#define OBUF_SIZE	(256u << 10)
+
+/*
+ * The line start from caches (lib/textline.c), with each buffer's name
+ * column ready: for files only, whose comms are only ever added to.
+ * Without it (out of memory, absurd names) text_header() does the work.
+ */
+static void setup_textline(struct kt_printer *p)
+{
+	int b, n = kt_reader_buffers(p->r);
+
+	if (p->mode == KT_PRINT_JSON || p->name_width > 512)
+		return;
+	p->bufpre = calloc((size_t)n, sizeof(*p->bufpre));
+	p->bufpre_len = calloc((size_t)n, sizeof(*p->bufpre_len));
+	if (!p->bufpre || !p->bufpre_len)
+		return;
+	p->nbufs = n;
+	for (b = 0; p->name_width >= 0 && b < n; b++) {
+		const char *name = kt_reader_buffer_name(p->r, b);
+		int len = asprintf(&p->bufpre[b], *name ? "%*s: " : "%*s  ",
+				   p->name_width, name);
+
+		if (len < 0) {
+			p->bufpre[b] = NULL;
+			return;
+		}
+		p->bufpre_len[b] = (unsigned int)len;
+	}
+	p->tl = kt_textline_new(p->tep, p->tmode == TMODE_USECS ? KT_TEXTLINE_USECS :
+				p->tmode == TMODE_NSECS ? KT_TEXTLINE_NSECS :
+				KT_TEXTLINE_RAW, p->flags & KT_PRINT_NO_NAME);
+}
 
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out)
@@ -571,6 +618,7 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 		if (len > p->name_width)
 			p->name_width = len;
 	}
+	setup_textline(p);
 	return p;
 }
 
@@ -607,15 +655,30 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 	for (b = 0; b < p->prec; b++)
 		p->p10 *= 10;
 	p->name_width = -1;
+	p->ocap = flags & KT_PRINT_BATCH ? OBUF_SIZE : LINE_ROOM;
+	p->obuf = malloc(p->ocap);
+	if (!p->obuf) {
+		kt_printer_free(p);
+		return NULL;
+	}
 	return p;
 }
 
 void kt_printer_free(struct kt_printer *p)
 {
+	int i;
+
 	if (!p)
 		return;
+	kt_printer_flush(p);
 	trace_seq_destroy(&p->s);
 	free(p->hooks);
+	kt_textline_free(p->tl);
+	for (i = 0; i < p->nbufs; i++)
+		free(p->bufpre[i]);
+	free(p->bufpre);
+	free(p->bufpre_len);
+	free(p->obuf);
 	free(p);
 }
 
@@ -631,6 +694,13 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 	}
 	p->hooks[event_id].fn = fn;
 	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
+			      void *priv)
+{
+	p->text_fn = fn;
+	p->text_priv = priv;
 }
 
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
@@ -904,33 +974,136 @@ static void json_line(struct kt_printer *p, const struct kt_event *ev)
 	trace_seq_putc(s, '}');
 }
 
+int kt_printer_flush(struct kt_printer *p)
+{
+	size_t n = p->olen;
+
+	if (!n)
+		return 0;
+	p->olen = 0;
+	errno = 0;
+	if (fwrite_unlocked(p->obuf, 1, n, p->out) != n)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Append len bytes to the output. */
+static int out_put(struct kt_printer *p, const char *buf, size_t len)
+{
+	int ret;
+
+	if (len > p->ocap - p->olen) {
+		ret = kt_printer_flush(p);
+		if (ret)
+			return ret;
+		if (len > p->ocap) {
+			errno = 0;
+			if (fwrite_unlocked(buf, 1, len, p->out) != len)
+				return errno ? -errno : -EIO;
+			return 0;
+		}
+	}
+	memcpy(p->obuf + p->olen, buf, len);
+	p->olen += len;
+	return 0;
+}
+
 static int flush_seq(struct kt_printer *p)
 {
 	struct trace_seq *s = &p->s;
+	int ret;
 
 	if (s->state != TRACE_SEQ__GOOD) {
 		trace_seq_reset(s);
 		return -ENOMEM;
 	}
 	trace_seq_putc(s, '\n');
-	if (fwrite(s->buffer, 1, s->len, p->out) != s->len) {
-		trace_seq_reset(s);
-		return errno ? -errno : -EIO;
-	}
+	ret = s->state == TRACE_SEQ__GOOD ? out_put(p, s->buffer, s->len) : -ENOMEM;
 	trace_seq_reset(s);
+	return ret;
+}
+
+/*
+ * A text line built in place in the output buffer: the start from
+ * lib/textline.c, the info from the text hook (or, for what it does not
+ * compile, libtraceevent's text copied in).  Returns 0, 1 when the line
+ * takes the general path instead (nothing was written), or -errno.
+ */
+static int fast_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct info_hook *hook = NULL;
+	struct trace_seq *s = &p->s;
+	char *start, *e;
+	size_t cap;
+	int n, ret;
+
+	if (p->ocap - p->olen < LINE_ROOM) {
+		ret = kt_printer_flush(p);
+		if (ret)
+			return ret;
+	}
+	start = p->obuf + p->olen;
+	e = start;
+	if (p->name_width >= 0) {
+		if (ev->buffer < 0 || ev->buffer >= p->nbufs)
+			return 1;
+		memcpy(e, p->bufpre[ev->buffer], p->bufpre_len[ev->buffer]);
+		e += p->bufpre_len[ev->buffer];
+	}
+	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
+	if (!e)
+		return 1;
+	cap = (size_t)(p->obuf + p->ocap - e) - 1;
+	if (p->hooks && p->hooks[ev->event->id].fn)
+		hook = &p->hooks[ev->event->id];
+	n = -ENOTSUP;
+	if (p->mode == KT_PRINT_TEXT && !hook && p->text_fn)
+		n = p->text_fn(p->text_priv, ev->event, rec, e, cap);
+	if (n == -ENOSPC)
+		return 1;
+	if (n < 0) {
+		/* As text_line(): a hook, else libtraceevent. */
+		if (!hook && p->mode == KT_PRINT_TEXT && p->fallback.fn)
+			hook = &p->fallback;
+		trace_seq_reset(s);
+		if (p->mode == KT_PRINT_RAW) {
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
+		} else if (!hook || hook->fn(s, ev->event, rec, hook->priv) < 0) {
+			trace_seq_reset(s);
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+		}
+		if (s->state != TRACE_SEQ__GOOD || s->len > cap) {
+			trace_seq_reset(s);
+			return 1;
+		}
+		memcpy(e, s->buffer, s->len);
+		n = (int)s->len;
+		trace_seq_reset(s);
+	}
+	e += n;
+	if (n && e[-1] == '\n')
+		e--;
+	*e++ = '\n';
+	p->olen = (size_t)(e - p->obuf);
 	return 0;
 }
 
-int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
+static int print_event(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct trace_seq *s = &p->s;
+	int ret;
 
 	if (!rec->missed_events && !ev->selected)
 		return 0;
+	/* A line after a lost-events mark has no buffer column: the general path. */
+	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
+		ret = fast_line(p, ev);
+		if (ret <= 0)
+			return ret;
+	}
 	if (p->mode == KT_PRINT_JSON) {
-		int ret;
-
 		if (rec->missed_events) {
 			trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"lost\":",
 					 ev->cpu, rec->ts);
@@ -967,4 +1140,17 @@ int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
 	}
 	text_line(p, ev);
 	return flush_seq(p);
+}
+
+int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
+{
+	int ret = print_event(p, ev);
+
+	if (!(p->flags & KT_PRINT_BATCH)) {
+		int fret = kt_printer_flush(p);
+
+		if (!ret)
+			ret = fret;
+	}
+	return ret;
 }

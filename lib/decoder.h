@@ -70,6 +70,12 @@ enum kt_print_mode {
 #define KT_PRINT_NSEC	(1u << 0)	/* -t: ns timestamps */
 /* No event name column: the info hook writes the whole rest of the line. */
 #define KT_PRINT_NO_NAME	(1u << 1)
+/*
+ * Gather lines and write them in large blocks; the caller must call
+ * kt_printer_flush() at the end (a file report).  Without it every
+ * kt_printer_print() writes its lines to the FILE at once (a live view).
+ */
+#define KT_PRINT_BATCH		(1u << 2)
 
 /*
  * Print the part after "event_name: " into s for one event; return 0,
@@ -97,7 +103,20 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
  * formatter that decides per event, answering < 0 where it cannot). */
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
 				 void *priv);
+/*
+ * The info text written straight into the line (text mode): out has cap
+ * bytes; return the length written, -ENOTSUP for libtraceevent to print
+ * this record, or -ENOSPC when it does not fit.  A per-event hook of
+ * kt_printer_set_info() goes first.  A compiled formatter's entry point.
+ */
+typedef int (*kt_info_text_fn)(void *priv, struct tep_event *event,
+			       struct tep_record *record, char *out,
+			       size_t cap);
+void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
+			      void *priv);
 /* Print the lost-events mark, if any, and the event when selected. */
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
+/* Write out what KT_PRINT_BATCH gathered; 0 or -errno. */
+int kt_printer_flush(struct kt_printer *p);
 
 #endif
