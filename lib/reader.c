@@ -28,6 +28,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 #include "byteorder.h"
+#include "kallsyms.h"
 #include "log.h"
 #include "reader.h"
 #include "tracedat.h"
@@ -544,7 +545,7 @@ static int parse_text(struct cur *c, int size_len, uint64_t max,
 
 static int parse_kallsyms(struct cur *c)
 {
-	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", tep_parse_kallsyms);
+	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", kt_kallsyms_parse);
 }
 
 static int parse_printk(struct cur *c)
