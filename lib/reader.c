@@ -67,6 +67,7 @@ struct kt_reader {
 	unsigned int page_size;
 	enum comp_kind comp;
 	char comp_name[MAX_NAME];
+	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
 	int cpus;
@@ -268,7 +269,11 @@ static int unpack(struct kt_reader *r, const void *src, size_t slen,
 		  void *dst, size_t dlen)
 {
 	if (r->comp == COMP_ZSTD) {
-		size_t n = ZSTD_decompress(dst, dlen, src, slen);
+		size_t n;
+
+		if (!r->zctx && !(r->zctx = ZSTD_createDCtx()))
+			return -EBADMSG;
+		n = ZSTD_decompressDCtx(r->zctx, dst, dlen, src, slen);
 
 		return ZSTD_isError(n) || n != dlen ? -EBADMSG : 0;
 	}
@@ -1420,6 +1425,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->cpustat);
 	free(r->cpustat_buf);
 	free(r->stat_buf);
+	ZSTD_freeDCtx(r->zctx);
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);
