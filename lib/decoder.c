@@ -565,6 +565,8 @@ struct kt_printer {
 	int nbufs;
 };
 
+/* Buffer-name columns up to this long are copied as a whole block. */
+#define BUFPRE_COPY	32
 /* Room the fast path wants for one line before it starts it. */
 #define LINE_ROOM	8192
 #define OBUF_SIZE	(256u << 10)
@@ -587,14 +589,14 @@ static void setup_textline(struct kt_printer *p)
 	p->nbufs = n;
 	for (b = 0; p->name_width >= 0 && b < n; b++) {
 		const char *name = kt_reader_buffer_name(p->r, b);
-		int len = asprintf(&p->bufpre[b], *name ? "%*s: " : "%*s  ",
-				   p->name_width, name);
+		size_t size = (size_t)p->name_width + 2 + BUFPRE_COPY;
 
-		if (len < 0) {
-			p->bufpre[b] = NULL;
+		/* Room to be copied BUFPRE_COPY bytes at a time. */
+		p->bufpre[b] = calloc(1, size);
+		if (!p->bufpre[b])
 			return;
-		}
-		p->bufpre_len[b] = (unsigned int)len;
+		p->bufpre_len[b] = (unsigned int)snprintf(p->bufpre[b], size,
+				*name ? "%*s: " : "%*s  ", p->name_width, name);
 	}
 	p->tl = kt_textline_new(p->tep, p->tmode == TMODE_USECS ? KT_TEXTLINE_USECS :
 				p->tmode == TMODE_NSECS ? KT_TEXTLINE_NSECS :
@@ -1048,8 +1050,10 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	if (p->name_width >= 0) {
 		if (ev->buffer < 0 || ev->buffer >= p->nbufs)
 			return 1;
-		memcpy(e, p->bufpre[ev->buffer], p->bufpre_len[ev->buffer]);
-		e += p->bufpre_len[ev->buffer];
+		unsigned int len = p->bufpre_len[ev->buffer];
+
+		memcpy(e, p->bufpre[ev->buffer], len <= BUFPRE_COPY ? BUFPRE_COPY : len);
+		e += len;
 	}
 	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
 	if (!e)

@@ -15,18 +15,21 @@
 #define COMM_SLOTS	4096	/* a power of two */
 #define NAME_COL	20	/* names are padded to this width */
 
-/* "%16s-%-5d" of one pid, as trace-cmd prints it. */
+/* "%16s-%-5d [%03d]" of one pid on one CPU, as trace-cmd prints it. */
 struct comm_slot {
 	int pid;		/* -1: empty */
-	unsigned char len;
-	char txt[27];
+	int cpu;
+	unsigned int len;
+	char txt[52];		/* copied whole: a fixed-size copy is cheaper */
 };
 
 /* "name: " and the padding to the column. */
 struct name_slot {
-	char *txt;		/* NULL: not built yet */
+	char *txt;		/* NULL: not built yet; NAME_COPY bytes or more */
 	unsigned int len;
 };
+
+#define NAME_COPY	32
 
 struct kt_textline {
 	struct tep_handle *tep;
@@ -127,16 +130,18 @@ static char *put_num(char *p, unsigned long long v, int width, char pad)
 	return p + n;
 }
 
-/* "%16s-%-5d" for pid: from the cache, or built (and kept if found). */
-static char *put_comm(struct kt_textline *t, char *p, int pid, bool *rare)
+/* "%16s-%-5d [%03d]": from the cache, or built (and kept if found). */
+static char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
+		      bool *rare)
 {
-	struct comm_slot *c = &t->comms[pid & (COMM_SLOTS - 1)];
+	struct comm_slot *c = &t->comms[((unsigned int)pid * 8 + (unsigned int)cpu) &
+					(COMM_SLOTS - 1)];
 	const char *comm;
 	char *start = p, tmp[24], *d;
 	size_t clen;
 	int n;
 
-	if (c->pid == pid) {
+	if (c->pid == pid && c->cpu == cpu) {
 		memcpy(p, c->txt, sizeof(c->txt));
 		return p + c->len;
 	}
@@ -159,10 +164,15 @@ static char *put_comm(struct kt_textline *t, char *p, int pid, bool *rare)
 	p += n;
 	for (; n < 5; n++)
 		*p++ = ' ';
+	*p++ = ' ';
+	*p++ = '[';
+	p = put_num(p, (unsigned int)cpu, 3, '0');
+	*p++ = ']';
 	/* "<...>": not in the list yet; a later sched_switch may add it. */
 	if (p - start <= (long)sizeof(c->txt) && strcmp(comm, "<...>")) {
 		c->pid = pid;
-		c->len = (unsigned char)(p - start);
+		c->cpu = cpu;
+		c->len = (unsigned int)(p - start);
 		memcpy(c->txt, start, (size_t)(p - start));
 	}
 	return p;
@@ -182,7 +192,7 @@ static struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
 	if (len > 100)
 		return NULL;
 	pad = len < NAME_COL ? NAME_COL - len : 0;
-	n->txt = malloc(len + 2 + pad + 1);
+	n->txt = calloc(1, len + 2 + pad + NAME_COPY);
 	if (!n->txt)
 		return NULL;
 	memcpy(n->txt, ev->name, len);
@@ -238,13 +248,9 @@ char *kt_textline_header(struct kt_textline *t, char *out,
 		return NULL;
 	if (!t->no_name && !(name = name_of(t, ev)))
 		return NULL;
-	p = put_comm(t, p, pid, &rare);
+	p = put_comm(t, p, pid, cpu, &rare);
 	if (rare)
 		return NULL;
-	*p++ = ' ';
-	*p++ = '[';
-	p = put_num(p, (unsigned int)cpu, 3, '0');
-	*p++ = ']';
 	if (t->tmode == KT_TEXTLINE_USECS) {
 		p = put_usecs(t, p, rec->ts);
 	} else {
@@ -260,7 +266,10 @@ char *kt_textline_header(struct kt_textline *t, char *out,
 		*p++ = ' ';
 	}
 	if (name) {
-		memcpy(p, name->txt, name->len);
+		if (name->len <= NAME_COPY)
+			memcpy(p, name->txt, NAME_COPY);
+		else
+			memcpy(p, name->txt, name->len);
 		p += name->len;
 	}
 	return p;
