@@ -58,6 +58,7 @@ struct kt_decoder {
 	int long_size;
 	unsigned int page_size;
 	/* Selection. */
+	bool selecting;		/* any of the below */
 	bool *ids;		/* NULL: every event */
 	struct tep_event_filter *filter;
 	bool has_filter;
@@ -435,7 +436,7 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 		ev.buffer = it->buf;
 		ev.cpu = it->cpu;
 		/* The walker let only records of known events through. */
-		ev.selected = ev.event && selected(d, ev.event, &it->rec);
+		ev.selected = ev.event && (!d->selecting || selected(d, ev.event, &it->rec));
 		if (ev.event) {
 			ret = fn(&ev, arg);
 			if (ret < 0)
@@ -464,6 +465,7 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 		d->ids = calloc(NR_IDS, sizeof(*d->ids));
 		if (!d->ids)
 			return -ENOMEM;
+		d->selecting = true;
 	}
 	for (i = 0; evs && evs[i]; i++) {
 		struct tep_event *e = evs[i];
@@ -504,6 +506,7 @@ int kt_decoder_add_filter(struct kt_decoder *d, const char *filter)
 		return -EINVAL;
 	}
 	d->has_filter = true;
+	d->selecting = true;
 	return 0;
 }
 
@@ -515,6 +518,7 @@ void kt_decoder_add_pid(struct kt_decoder *d, int pid)
 		return;
 	d->pids = p;
 	d->pids[d->npids++] = pid;
+	d->selecting = true;
 }
 
 int kt_decoder_add_comm(struct kt_decoder *d, const char *glob)
@@ -528,6 +532,7 @@ int kt_decoder_add_comm(struct kt_decoder *d, const char *glob)
 	if (!c[d->ncomms])
 		return -ENOMEM;
 	d->ncomms++;
+	d->selecting = true;
 	return 0;
 }
 
@@ -984,7 +989,7 @@ int kt_printer_flush(struct kt_printer *p)
 		return 0;
 	p->olen = 0;
 	errno = 0;
-	if (fwrite_unlocked(p->obuf, 1, n, p->out) != n)
+	if (fwrite(p->obuf, 1, n, p->out) != n)
 		return errno ? -errno : -EIO;
 	return 0;
 }
@@ -1000,7 +1005,7 @@ static int out_put(struct kt_printer *p, const char *buf, size_t len)
 			return ret;
 		if (len > p->ocap) {
 			errno = 0;
-			if (fwrite_unlocked(buf, 1, len, p->out) != len)
+			if (fwrite(buf, 1, len, p->out) != len)
 				return errno ? -errno : -EIO;
 			return 0;
 		}

@@ -428,6 +428,14 @@ struct ff_prog {
 	int printk_off;			/* the pointer printed as a string */
 	int need;			/* record bytes the plugin reads */
 	const char *why;		/* NULL when compiled */
+	/*
+	 * Only literals and numbers of fixed fields (most formats, the
+	 * syscalls' above all): a record of fixed_end bytes and an output
+	 * of fixed_max bytes of room are run by run_fixed(), unchecked.
+	 */
+	bool fixed;
+	int fixed_end;
+	size_t fixed_max;
 };
 
 /* Compile-time allocations of one kt_fastfmt live in one arena. */
@@ -1687,6 +1695,73 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 		}
 		}
 	}
+}
+
+/* Is pg one for run_fixed()?  Sets fixed, fixed_end, fixed_max. */
+static void mark_fixed(struct ff_prog *pg)
+{
+	size_t max = 16;
+	int i, end = 0;
+
+	if (pg->why || pg->plug != P_NONE)
+		return;
+	for (i = 0; i < pg->nsegs; i++) {
+		const struct ff_seg *g = &pg->segs[i];
+
+		max += g->prelen > 16 ? g->prelen : 16;
+		switch (g->kind) {
+		case G_LIT:
+			continue;
+		case G_DEC:
+		case G_UDEC:
+			max += 21;
+			break;
+		case G_HEX:
+			max += 16;
+			break;
+		default:
+			return;
+		}
+		if (!g->direct || g->ld_off < 0)
+			return;
+		if (g->ld_off + g->ld_size > end)
+			end = g->ld_off + g->ld_size;
+	}
+	pg->fixed = true;
+	pg->fixed_end = end;
+	pg->fixed_max = max;
+}
+
+/*
+ * run_segs() for a fixed program when the record holds every field it
+ * reads and the output has fixed_max bytes of room: the same emitters,
+ * without a bounds or room check per conversion.
+ */
+static void run_fixed(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_seg *g = pg->segs, *end = pg->segs + pg->nsegs;
+	char *p = r->p;
+	uint64_t v;
+
+	for (; g < end; g++) {
+		if (g->prelen) {
+			if (g->prelen <= 16)
+				memcpy(p, g->pre, 16);
+			else
+				memcpy(p, g->pre, g->prelen);
+			p += g->prelen;
+		}
+		if (g->kind == G_LIT)
+			continue;
+		v = load(r->data + g->ld_off, g->ld_size);
+		if (g->kind == G_HEX)
+			p = put_hex16(p, zext(v, g->bits));
+		else if (g->kind == G_DEC)
+			p = put_sdec(p, (int64_t)sext(v, g->bits));
+		else
+			p = put_udec(p, zext(v, g->bits));
+	}
+	r->p = p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -3359,6 +3434,8 @@ static struct ff_prog *prog_of(struct kt_fastfmt *ff, struct tep_event *ev)
 	if (pg && pg->ev == ev)
 		return pg;
 	pg = compile(ff, ev);
+	if (pg)
+		mark_fixed(pg);
 	ff->progs[ev->id] = pg;
 	return pg;
 }
@@ -3410,7 +3487,11 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		return -ENOTSUP;
 	switch (pg->plug) {
 	case P_NONE:
-		run_segs(&r, pg);
+		if (pg->fixed && size >= pg->fixed_end &&
+		    (size_t)(r.end - r.p) >= pg->fixed_max)
+			run_fixed(&r, pg);
+		else
+			run_segs(&r, pg);
 		break;
 	case P_KMEM:
 		run_kmem(&r, pg);
