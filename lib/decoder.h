@@ -2,14 +2,18 @@
 /*
  * The decoder: merges the per-CPU streams of every buffer of a reader in
  * timestamp order (a heap over per-CPU iterators, ties to the lower
- * buffer then CPU, as trace-cmd), checks every page before libtraceevent's
- * kbuffer walks it, applies the time window and CPU set (skipping whole
+ * buffer then CPU, as trace-cmd), walks each page with a walker that checks
+ * every record as it reads it (lib/rawpage.c; libtraceevent's kbuffer
+ * trusts them), applies the time window and CPU set (skipping whole
  * pages by their timestamps), tells whether each record is selected by
  * -e/-F/--pid/--comm, and hands records to a callback.
  *
  * The printer turns a record into trace-cmd's text line (byte for byte),
  * field=value text, or one JSON object.  The part after the event name
- * is pluggable per event (kt_printer_set_info), for compiled formatters.
+ * is pluggable per event (kt_printer_set_info), for compiled formatters;
+ * a file report's text lines are built in place in a large output block
+ * (the line start from lib/textline.c's caches, the info written
+ * straight into the line by kt_printer_set_info_text's hook).
  */
 #ifndef KT_DECODER_H
 #define KT_DECODER_H
