@@ -155,7 +155,7 @@ static int setup_events(struct kt_decoder *d)
 		int32_t need = 0;
 		bool ok = true;
 
-		if (ev->id < 0 || ev->id >= NR_IDS || d->evs[ev->id])
+		if (ev->id < 0 || ev->id >= NR_IDS)
 			continue;
 		for (pass = 0; pass < 2 && ok; pass++) {
 			f = pass ? ev->format.fields : ev->format.common_fields;
@@ -170,9 +170,20 @@ static int setup_events(struct kt_decoder *d)
 					need = (int32_t)end;
 			}
 		}
-		/* tep_find_event() answers the first of equal ids. */
-		d->evs[ev->id] = ev;
-		d->need[ev->id] = ok ? (need ? need : 1) : -1;
+		if (need < 1)
+			need = 1;
+		/*
+		 * A damaged file may give two formats one id, and
+		 * libtraceevent may print a record with either: it must
+		 * fit them all.
+		 */
+		if (!d->evs[ev->id]) {
+			d->evs[ev->id] = ev;
+			d->need[ev->id] = ok ? need : -1;
+		} else if (d->need[ev->id] >= 0) {
+			d->need[ev->id] = !ok ? -1 : need > d->need[ev->id] ?
+					  need : d->need[ev->id];
+		}
 	}
 	return 0;
 }
