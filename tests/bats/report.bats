@@ -501,3 +501,13 @@ ODD
 	[ "$(wc -l <"$RD/ks.0" )" -gt 1000 ]
 	"$RD/kc" ours "$RD/ks.0" | awk 'END { exit !(NR > 1000) }'
 }
+
+@test "the page walker reads records as libtraceevent's kbuffer does (rawpage-check)" {
+	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
+		-o "$RD/rc" "$TOP/tests/bats/rawpage-check.c" "$TOP/lib/rawpage.c" \
+		$(pkg-config --libs libtraceevent)
+	# Random pages of every record kind: time, offsets and sizes agree.
+	run "$RD/rc" 20000
+	assert_success
+	[[ "$output" =~ ^ok\ [0-9]{6,}\ records$ ]] || fail "$output"
+}
