@@ -5,6 +5,7 @@
  * --stat summary that `ktrace stat -i FILE` shares.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -321,6 +322,13 @@ static int procview_info(struct trace_seq *s, struct tep_event *event,
 	return 0;
 }
 
+/* The compiled formatter writing straight into the printer's line. */
+static int fastfmt_text(void *priv, struct tep_event *ev,
+			struct tep_record *rec, char *out, size_t cap)
+{
+	return kt_fastfmt_info(priv, ev, rec->data, rec->size, out, cap);
+}
+
 static int print_fn(const struct kt_event *ev, void *arg)
 {
 	struct run *run = arg;
@@ -424,6 +432,27 @@ static FILE *open_output(const char *path, char **tmp)
 	return f;
 }
 
+/*
+ * Put tmp in place of path.  An existing file is swapped out and then
+ * deleted rather than renamed over: ext4 (auto_da_alloc) answers a
+ * rename over a file by writing the whole new file out at once, in the
+ * renaming process's time (0.8 s of system time for a 500 MB report);
+ * the swap keeps the replacement atomic without it.  -1 and errno.
+ */
+static int replace_file(const char *tmp, const char *path)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && !S_ISDIR(st.st_mode) &&
+	    !renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE)) {
+		if (unlink(tmp) && errno != ENOENT)
+			kt_warn("cannot remove the old '%s', now '%s': %s",
+				path, tmp, strerror(errno));
+		return 0;
+	}
+	return rename(tmp, path);
+}
+
 static int close_output(FILE *f, const char *path, char *tmp, int status)
 {
 	int ret = 0;
@@ -441,7 +470,7 @@ static int close_output(FILE *f, const char *path, char *tmp, int status)
 	}
 	if (fclose(f))
 		ret = -errno;
-	if (!ret && status != KT_EXIT_FAIL && rename(tmp, path))
+	if (!ret && status != KT_EXIT_FAIL && replace_file(tmp, path))
 		ret = -errno;
 	if (ret) {
 		kt_err("cannot write '%s': %s", path, strerror(-ret));
@@ -516,7 +545,7 @@ static int report(const struct report_opts *o)
 		   (o->view == VIEW_PROCESS ||
 		    kt_procview_marked(kt_reader_tool_version(r)));
 	p = kt_printer_new(r, o->json ? KT_PRINT_JSON : o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
-			   (o->nsec ? KT_PRINT_NSEC : 0) |
+			   (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_BATCH |
 			   (procview ? KT_PRINT_NO_NAME : 0), out);
 	if (!p) {
 		status = KT_EXIT_FAIL;
@@ -546,12 +575,20 @@ static int report(const struct report_opts *o)
 		kt_printer_set_info_default(p, procview_info, &run);
 	} else if (!o->json && !o->raw && !getenv("KTRACE_NO_FASTFMT")) {
 		ff = kt_fastfmt_new(kt_reader_tep(r));
-		if (ff)
+		if (ff) {
+			kt_printer_set_info_text(p, fastfmt_text, ff);
 			kt_printer_set_info_default(p, kt_fastfmt_seq, ff);
+		}
 	}
 	run.p = p;
 	run.left = o->head;
 	ret = kt_decoder_run(d, print_fn, &run);
+	if (!ret || ret == -ECANCELED) {
+		int fret = kt_printer_flush(p);
+
+		if (fret)
+			ret = fret;
+	}
 view_done:
 	if (!ret && fflush(out))
 		ret = -errno;

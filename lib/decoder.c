@@ -9,33 +9,36 @@
 #include <string.h>
 
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 #include <traceevent/trace-seq.h>
 
 #include "byteorder.h"
 #include "decoder.h"
 #include "log.h"
+#include "rawpage.h"
 #include "reader.h"
+#include "textline.h"
 
 /* The ring buffer's page header flags (kernel/trace/ring_buffer.c). */
 #define RB_MISSING_EVENTS	(1ULL << 31)
 #define RB_MISSING_STORED	(1ULL << 30)
 #define RB_COMMIT_MASK		((1ULL << 27) - 1)
-/* Ring-buffer record types (type_len values above the data lengths). */
-#define RB_PADDING		29
-#define RB_TIME_EXTEND		30
-#define RB_TIME_STAMP		31
 
 #define NR_IDS			65536
 
 struct iter {
 	struct kt_stream *s;
-	struct kbuffer *kb;
 	int buf;
 	int cpu;
 	int idx;		/* merge order: buffer, then CPU */
 	uint64_t page_off;
+	/* The current page: its data area, committed length, clock. */
+	const unsigned char *data;	/* NULL: load the next page */
+	unsigned int pos;
+	unsigned int commit;
+	uint64_t clock;
+	long long lost;		/* events lost before the page */
 	struct tep_record rec;
+	struct tep_event *event;	/* of rec */
 };
 
 struct kt_decoder {
@@ -46,14 +49,16 @@ struct kt_decoder {
 	int nits;
 	struct iter **heap;
 	int nheap;
-	/* Smallest payload each event id needs: 0 unknown yet, -1 no event. */
+	/* Smallest payload each event id needs; -1: no such event. */
 	int32_t *need;
-	int common_size;
+	struct tep_event **evs;	/* by id */
+	struct kt_rawpage_fmt fmt;
 	unsigned long page_warnings;
 	bool swap;
 	int long_size;
 	unsigned int page_size;
 	/* Selection. */
+	bool selecting;		/* any of the below */
 	bool *ids;		/* NULL: every event */
 	struct tep_event_filter *filter;
 	bool has_filter;
@@ -78,46 +83,6 @@ static uint64_t rdlong(const struct kt_decoder *d, const void *p)
 	return d->long_size == 8 ? rd64(d, p) : rd32(d, p);
 }
 
-static void wrlong(const struct kt_decoder *d, void *p, uint64_t v)
-{
-	if (d->long_size == 8)
-		kt_put64(d->swap, p, v);
-	else
-		kt_put32(d->swap, p, (uint32_t)v);
-}
-
-/* The bytes a record of this event needs for its fixed fields. */
-static int32_t event_need(struct kt_decoder *d, unsigned int id)
-{
-	struct tep_format_field *f;
-	struct tep_event *ev;
-	int32_t need = 0;
-	int pass;
-
-	if (d->need[id])
-		return d->need[id];
-	ev = tep_find_event(d->tep, (int)id);
-	if (!ev) {
-		d->need[id] = -1;
-		return -1;
-	}
-	for (pass = 0; pass < 2; pass++) {
-		f = pass ? ev->format.fields : ev->format.common_fields;
-		for (; f; f = f->next) {
-			int64_t end = (int64_t)f->offset + f->size;
-
-			if (f->offset < 0 || f->size < 0 || end > 65535) {
-				d->need[id] = -1;
-				return -1;
-			}
-			if (end > need)
-				need = (int32_t)end;
-		}
-	}
-	d->need[id] = need ? need : 1;
-	return d->need[id];
-}
-
 static int page_hdr_size(const struct kt_decoder *d)
 {
 	return d->long_size == 8 ? 16 : 12;
@@ -137,132 +102,6 @@ static void page_warn(struct kt_decoder *d, struct iter *it, unsigned int at,
 		what, at + page_hdr_size(d));
 }
 
-/*
- * Walk the page as kbuffer will and cut it (by lowering its commit) at
- * the first record that does not fit or does not name a known event, so
- * kbuffer and libtraceevent only ever see sound records.  kbuffer itself
- * trusts every length: a bad one makes it read past the page or loop.
- * Returns false when nothing of the page is usable.
- */
-static bool check_page(struct kt_decoder *d, struct iter *it, unsigned char *page)
-{
-	unsigned int hdr = (unsigned int)page_hdr_size(d);
-	unsigned int cap = d->page_size - hdr;
-	unsigned char *data = page + hdr;
-	uint64_t flags = rdlong(d, page + 8), lost = 0;
-	unsigned int commit = (unsigned int)(flags & RB_COMMIT_MASK);
-	unsigned int pos = 0, cut = 0, w, type_len, len;
-	const char *why = NULL;
-
-	if (commit > cap) {
-		page_warn(d, it, 0, "commit size is larger than the page");
-		return false;
-	}
-	if ((flags & RB_MISSING_EVENTS) && (flags & RB_MISSING_STORED)) {
-		if (commit + (unsigned int)d->long_size > cap)
-			flags &= ~RB_MISSING_STORED;
-		else
-			lost = rdlong(d, data + commit);
-	}
-	while (pos < commit) {
-		if (commit - pos < 4) {
-			why = "a record header runs past the commit size";
-			break;
-		}
-		w = rd32(d, data + pos);
-		type_len = kt_reader_big_endian(d->r) ? w >> 27 : w & 31;
-		if (type_len == RB_PADDING) {
-			/*
-			 * kbuffer skips padding by its length, discarded
-			 * records and the page's tail alike; so do we.
-			 */
-			if (commit - pos < 8) {
-				cut = commit;
-				break;
-			}
-			len = rd32(d, data + pos + 4);
-			if (len > INT32_MAX) {
-				why = "a padding record has a negative length";
-				break;
-			}
-			if ((uint64_t)pos + 4 + len >= commit) {
-				cut = commit;
-				break;
-			}
-			pos += 4 + len;
-			cut = pos;
-			continue;
-		}
-		if (type_len == RB_TIME_EXTEND || type_len == RB_TIME_STAMP) {
-			if (commit - pos < 8) {
-				why = "a time record runs past the commit size";
-				break;
-			}
-			pos += 8;
-			cut = pos;
-			continue;
-		}
-		if (type_len == 0) {
-			if (commit - pos < 8) {
-				why = "a record length runs past the commit size";
-				break;
-			}
-			len = rd32(d, data + pos + 4);
-			if (len < 4 || len - 4 > commit) {
-				why = "a record length is out of range";
-				break;
-			}
-			len = ((len - 4) + 3) & ~3u;
-			pos += 8;
-		} else {
-			len = type_len * 4;
-			pos += 4;
-		}
-		if (len > commit - pos) {
-			why = "a record runs past the commit size";
-			pos -= type_len ? 4 : 8;
-			break;
-		}
-		{
-			unsigned int id;
-			int32_t need;
-
-			if ((int)len < d->common_size) {
-				why = "a record is shorter than the common fields";
-				pos -= type_len ? 4 : 8;
-				break;
-			}
-			id = tep_data_type(d->tep, &(struct tep_record){
-						.data = data + pos, .size = (int)len });
-			need = id < NR_IDS ? event_need(d, id) : -1;
-			if (need < 0) {
-				why = "a record names an event id not in the file's formats";
-				pos -= type_len ? 4 : 8;
-				break;
-			}
-			if ((int32_t)len < need) {
-				why = "a record is shorter than its event's fields";
-				pos -= type_len ? 4 : 8;
-				break;
-			}
-		}
-		pos += len;
-		cut = pos;
-	}
-	if (why) {
-		char msg[160];
-
-		snprintf(msg, sizeof(msg), "%s", why);
-		page_warn(d, it, pos, msg);
-		commit = cut;
-		flags = (flags & ~RB_COMMIT_MASK) | commit;
-		wrlong(d, page + 8, flags);
-		if (flags & RB_MISSING_STORED)
-			wrlong(d, data + commit, lost);
-	}
-	return commit > 0 || (flags & RB_MISSING_EVENTS);
-}
-
 static bool cpu_wanted(const struct kt_decoder *d, int cpu)
 {
 	if (!d->opts.cpus)
@@ -270,13 +109,89 @@ static bool cpu_wanted(const struct kt_decoder *d, int cpu)
 	return cpu >= 0 && cpu < d->opts.ncpus && d->opts.cpus[cpu];
 }
 
+/*
+ * What the walker needs to know of the file: where common_type is, how
+ * long the common fields are, and the bytes each event's fields need,
+ * so every record handed out is one libtraceevent can read in bounds.
+ */
+static int setup_events(struct kt_decoder *d)
+{
+	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	struct tep_format_field *f;
+	unsigned int common = 8;
+	int i, pass;
+
+	d->need = malloc(NR_IDS * sizeof(*d->need));
+	d->evs = calloc(NR_IDS, sizeof(*d->evs));
+	if (!d->need || !d->evs)
+		return -ENOMEM;
+	memset(d->need, 0xff, NR_IDS * sizeof(*d->need));
+	d->fmt.swap = d->swap;
+	d->fmt.big = kt_reader_big_endian(d->r);
+	d->fmt.need = d->need;
+	if (!evs || !evs[0])
+		return 0;
+	/* libtraceevent reads common_type where the first event has it. */
+	f = tep_find_common_field(evs[0], "common_type");
+	if (!f || f->offset < 0 || f->offset > 64 || f->size < 0 || f->size > 8)
+		return 0;	/* every record then names no event */
+	d->fmt.type_off = (unsigned int)f->offset;
+	d->fmt.type_size = (unsigned int)f->size;
+	{
+		unsigned int sz = 0;
+
+		for (f = evs[0]->format.common_fields; f; f = f->next)
+			if (f->offset >= 0 && f->size >= 0 &&
+			    (unsigned int)(f->offset + f->size) > sz)
+				sz = (unsigned int)(f->offset + f->size);
+		if (sz > 0 && sz <= 64)
+			common = sz;
+	}
+	if (common < d->fmt.type_off + d->fmt.type_size)
+		common = d->fmt.type_off + d->fmt.type_size;
+	d->fmt.min_size = common;
+	for (i = 0; evs[i]; i++) {
+		struct tep_event *ev = evs[i];
+		int32_t need = 0;
+		bool ok = true;
+
+		if (ev->id < 0 || ev->id >= NR_IDS)
+			continue;
+		for (pass = 0; pass < 2 && ok; pass++) {
+			f = pass ? ev->format.fields : ev->format.common_fields;
+			for (; f; f = f->next) {
+				int64_t end = (int64_t)f->offset + f->size;
+
+				if (f->offset < 0 || f->size < 0 || end > 65535) {
+					ok = false;
+					break;
+				}
+				if (end > need)
+					need = (int32_t)end;
+			}
+		}
+		if (need < 1)
+			need = 1;
+		/*
+		 * A damaged file may give two formats one id, and
+		 * libtraceevent may print a record with either: it must
+		 * fit them all.
+		 */
+		if (!d->evs[ev->id]) {
+			d->evs[ev->id] = ev;
+			d->need[ev->id] = ok ? need : -1;
+		} else if (d->need[ev->id] >= 0) {
+			d->need[ev->id] = !ok ? -1 : need > d->need[ev->id] ?
+					  need : d->need[ev->id];
+		}
+	}
+	return 0;
+}
+
 struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 				  const struct kt_decoder_opts *opts)
 {
-	enum kbuffer_long_size ls;
-	enum kbuffer_endian en;
 	struct kt_decoder *d;
-	struct tep_event **evs;
 	int b, i, n = 0;
 
 	d = calloc(1, sizeof(*d));
@@ -289,30 +204,14 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 	d->long_size = kt_reader_long_size(r);
 	d->page_size = kt_reader_page_size(r);
 	d->swap = kt_reader_big_endian(r) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	d->need = calloc(NR_IDS, sizeof(*d->need));
-	if (!d->need)
+	if (setup_events(d))
 		goto err;
-	/* The common fields every record starts with (type, flags, pid). */
-	d->common_size = 8;
-	evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
-	if (evs && evs[0]) {
-		struct tep_format_field *f;
-		int sz = 0;
-
-		for (f = evs[0]->format.common_fields; f; f = f->next)
-			if (f->offset + f->size > sz)
-				sz = f->offset + f->size;
-		if (sz > 0 && sz <= 64)
-			d->common_size = sz;
-	}
 	for (b = 0; b < kt_reader_buffers(r); b++)
 		n += kt_reader_streams(r, b);
 	d->its = calloc(n ? n : 1, sizeof(*d->its));
 	d->heap = calloc(n ? n : 1, sizeof(*d->heap));
 	if (!d->its || !d->heap)
 		goto err;
-	ls = d->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4;
-	en = kt_reader_big_endian(r) ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE;
 	for (b = 0; b < kt_reader_buffers(r); b++) {
 		for (i = 0; i < kt_reader_streams(r, b); i++) {
 			struct iter *it = &d->its[d->nits];
@@ -323,12 +222,11 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 			if (!cpu_wanted(d, it->cpu))
 				continue;
 			it->s = kt_stream_open(r, b, i);
-			it->kb = kbuffer_alloc(ls, en);
-			if (!it->s || !it->kb) {
-				kt_stream_close(it->s);
-				kbuffer_free(it->kb);
+			if (!it->s)
 				goto err;
-			}
+			it->rec.cpu = it->cpu;
+			it->rec.ref_count = 1;
+			it->rec.locked = 1;
 			d->nits++;
 		}
 	}
@@ -345,13 +243,12 @@ void kt_decoder_free(struct kt_decoder *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->nits; i++) {
+	for (i = 0; i < d->nits; i++)
 		kt_stream_close(d->its[i].s);
-		kbuffer_free(d->its[i].kb);
-	}
 	free(d->its);
 	free(d->heap);
 	free(d->need);
+	free(d->evs);
 	free(d->ids);
 	if (d->filter)
 		tep_filter_free(d->filter);
@@ -362,15 +259,22 @@ void kt_decoder_free(struct kt_decoder *d)
 	free(d);
 }
 
-/* Load the next usable page of it; false at the end of its data. */
+/*
+ * Load the next usable page of it; false at the end of its data.  Its
+ * header is read as kbuffer reads it: the commit, and the events lost
+ * before it (stored after the data, or unknown).
+ */
 static bool next_page(struct kt_decoder *d, struct iter *it)
 {
-	void *page, *peek;
-	uint64_t off;
+	unsigned int hdr = (unsigned int)page_hdr_size(d);
+	unsigned char *page, *peek;
+	uint64_t off, flags;
+	void *pg;
 
 	for (;;) {
-		if (kt_stream_next_page(it->s, &page, &off) <= 0)
+		if (kt_stream_next_page(it->s, &pg, &off) <= 0)
 			return false;
+		page = pg;
 		it->page_off = off;
 		if (d->opts.has_to &&
 		    kt_reader_ts(d->r, rd64(d, page)) > d->opts.to)
@@ -379,9 +283,22 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 		if (d->opts.has_from && (peek = kt_stream_peek_page(it->s)) &&
 		    kt_reader_ts(d->r, rd64(d, peek)) < d->opts.from)
 			continue;
-		if (!check_page(d, it, page))
+		flags = rdlong(d, page + 8);
+		it->commit = (unsigned int)(flags & RB_COMMIT_MASK);
+		if (it->commit > d->page_size - hdr) {
+			page_warn(d, it, 0, "commit size is larger than the page");
 			continue;
-		kbuffer_load_subbuffer(it->kb, page);
+		}
+		it->data = page + hdr;
+		it->pos = 0;
+		it->clock = rd64(d, page);
+		it->lost = 0;
+		if (flags & RB_MISSING_EVENTS) {
+			it->lost = -1;
+			if ((flags & RB_MISSING_STORED) &&
+			    it->commit + (unsigned int)d->long_size <= d->page_size - hdr)
+				it->lost = (long long)rdlong(d, it->data + it->commit);
+		}
 		return true;
 	}
 }
@@ -389,27 +306,29 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 /* Step it to its next record in the window; false when it has none. */
 static bool iter_next(struct kt_decoder *d, struct iter *it)
 {
-	unsigned long long ts;
-	void *data;
+	struct kt_rawpage_rec rr;
+	const char *why;
+	int ret;
 
 	for (;;) {
-		data = kbuffer_read_event(it->kb, &ts);
-		if (!data) {
-			if (!next_page(d, it))
-				return false;
+		if (!it->data && !next_page(d, it))
+			return false;
+		ret = kt_rawpage_next(&d->fmt, it->data, it->commit, &it->pos,
+				      &it->clock, &rr, &why);
+		if (ret <= 0) {
+			if (ret < 0)
+				page_warn(d, it, it->pos, why);
+			it->data = NULL;
 			continue;
 		}
-		memset(&it->rec, 0, sizeof(it->rec));
-		it->rec.ts = kt_reader_ts(d->r, ts);
-		it->rec.size = kbuffer_event_size(it->kb);
-		it->rec.record_size = kbuffer_curr_size(it->kb);
-		it->rec.cpu = it->cpu;
-		it->rec.data = data;
-		it->rec.offset = it->page_off + (unsigned int)kbuffer_curr_offset(it->kb);
-		it->rec.missed_events = kbuffer_missed_events(it->kb);
-		it->rec.ref_count = 1;
-		it->rec.locked = 1;
-		kbuffer_next_event(it->kb, NULL);
+		it->rec.ts = kt_reader_ts(d->r, rr.ts);
+		it->rec.size = (int)rr.size;
+		it->rec.record_size = (int)(rr.data + rr.size - rr.hdr);
+		it->rec.data = (void *)(it->data + rr.data);
+		it->rec.offset = it->page_off + rr.hdr + (unsigned int)page_hdr_size(d);
+		/* As kbuffer: only a record at the page's very start carries them. */
+		it->rec.missed_events = rr.hdr ? 0 : it->lost;
+		it->event = d->evs[rr.id];
 		if (d->opts.has_to && it->rec.ts > d->opts.to)
 			return false;
 		if (d->opts.has_from && it->rec.ts < d->opts.from)
@@ -524,11 +443,11 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 	while (d->nheap) {
 		it = d->heap[0];
 		ev.record = &it->rec;
-		ev.event = tep_find_event_by_record(d->tep, &it->rec);
+		ev.event = it->event;
 		ev.buffer = it->buf;
 		ev.cpu = it->cpu;
-		/* check_page() let only records of known events through. */
-		ev.selected = ev.event && selected(d, ev.event, &it->rec);
+		/* The walker let only records of known events through. */
+		ev.selected = ev.event && (!d->selecting || selected(d, ev.event, &it->rec));
 		if (ev.event) {
 			ret = fn(&ev, arg);
 			if (ret < 0)
@@ -557,6 +476,7 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 		d->ids = calloc(NR_IDS, sizeof(*d->ids));
 		if (!d->ids)
 			return -ENOMEM;
+		d->selecting = true;
 	}
 	for (i = 0; evs && evs[i]; i++) {
 		struct tep_event *e = evs[i];
@@ -597,6 +517,7 @@ int kt_decoder_add_filter(struct kt_decoder *d, const char *filter)
 		return -EINVAL;
 	}
 	d->has_filter = true;
+	d->selecting = true;
 	return 0;
 }
 
@@ -608,6 +529,7 @@ void kt_decoder_add_pid(struct kt_decoder *d, int pid)
 		return;
 	d->pids = p;
 	d->pids[d->npids++] = pid;
+	d->selecting = true;
 }
 
 int kt_decoder_add_comm(struct kt_decoder *d, const char *glob)
@@ -621,6 +543,7 @@ int kt_decoder_add_comm(struct kt_decoder *d, const char *glob)
 	if (!c[d->ncomms])
 		return -ENOMEM;
 	d->ncomms++;
+	d->selecting = true;
 	return 0;
 }
 
@@ -646,7 +569,55 @@ struct kt_printer {
 	int name_width;
 	struct info_hook *hooks;	/* by event id, NULL when none */
 	struct info_hook fallback;	/* for events without one */
+	kt_info_text_fn text_fn;	/* straight into the line */
+	void *text_priv;
+	/* Lines are built here, then written (at once or in blocks). */
+	char *obuf;
+	size_t olen, ocap;
+	/* File reports: the line start from caches; NULL: text_header(). */
+	struct kt_textline *tl;
+	char **bufpre;			/* "name: " of each buffer */
+	unsigned int *bufpre_len;
+	int nbufs;
 };
+
+/* Buffer-name columns up to this long are copied as a whole block. */
+#define BUFPRE_COPY	32
+/* Room the fast path wants for one line before it starts it. */
+#define LINE_ROOM	8192
+#define OBUF_SIZE	(256u << 10)
+
+/*
+ * The line start from caches (lib/textline.c), with each buffer's name
+ * column ready: for files only, whose comms are only ever added to.
+ * Without it (out of memory, absurd names) text_header() does the work.
+ */
+static void setup_textline(struct kt_printer *p)
+{
+	int b, n = kt_reader_buffers(p->r);
+
+	if (p->mode == KT_PRINT_JSON || p->name_width > 512)
+		return;
+	p->bufpre = calloc((size_t)n, sizeof(*p->bufpre));
+	p->bufpre_len = calloc((size_t)n, sizeof(*p->bufpre_len));
+	if (!p->bufpre || !p->bufpre_len)
+		return;
+	p->nbufs = n;
+	for (b = 0; p->name_width >= 0 && b < n; b++) {
+		const char *name = kt_reader_buffer_name(p->r, b);
+		size_t size = (size_t)p->name_width + 2 + BUFPRE_COPY;
+
+		/* Room to be copied BUFPRE_COPY bytes at a time. */
+		p->bufpre[b] = calloc(1, size);
+		if (!p->bufpre[b])
+			return;
+		p->bufpre_len[b] = (unsigned int)snprintf(p->bufpre[b], size,
+				*name ? "%*s: " : "%*s  ", p->name_width, name);
+	}
+	p->tl = kt_textline_new(p->tep, p->tmode == TMODE_USECS ? KT_TEXTLINE_USECS :
+				p->tmode == TMODE_NSECS ? KT_TEXTLINE_NSECS :
+				KT_TEXTLINE_RAW, p->flags & KT_PRINT_NO_NAME);
+}
 
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out)
@@ -665,6 +636,7 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 		if (len > p->name_width)
 			p->name_width = len;
 	}
+	setup_textline(p);
 	return p;
 }
 
@@ -701,15 +673,30 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 	for (b = 0; b < p->prec; b++)
 		p->p10 *= 10;
 	p->name_width = -1;
+	p->ocap = flags & KT_PRINT_BATCH ? OBUF_SIZE : LINE_ROOM;
+	p->obuf = malloc(p->ocap);
+	if (!p->obuf) {
+		kt_printer_free(p);
+		return NULL;
+	}
 	return p;
 }
 
 void kt_printer_free(struct kt_printer *p)
 {
+	int i;
+
 	if (!p)
 		return;
+	kt_printer_flush(p);
 	trace_seq_destroy(&p->s);
 	free(p->hooks);
+	kt_textline_free(p->tl);
+	for (i = 0; i < p->nbufs; i++)
+		free(p->bufpre[i]);
+	free(p->bufpre);
+	free(p->bufpre_len);
+	free(p->obuf);
 	free(p);
 }
 
@@ -725,6 +712,13 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 	}
 	p->hooks[event_id].fn = fn;
 	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
+			      void *priv)
+{
+	p->text_fn = fn;
+	p->text_priv = priv;
 }
 
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
@@ -998,33 +992,138 @@ static void json_line(struct kt_printer *p, const struct kt_event *ev)
 	trace_seq_putc(s, '}');
 }
 
+int kt_printer_flush(struct kt_printer *p)
+{
+	size_t n = p->olen;
+
+	if (!n)
+		return 0;
+	p->olen = 0;
+	errno = 0;
+	if (fwrite(p->obuf, 1, n, p->out) != n)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Append len bytes to the output. */
+static int out_put(struct kt_printer *p, const char *buf, size_t len)
+{
+	int ret;
+
+	if (len > p->ocap - p->olen) {
+		ret = kt_printer_flush(p);
+		if (ret)
+			return ret;
+		if (len > p->ocap) {
+			errno = 0;
+			if (fwrite(buf, 1, len, p->out) != len)
+				return errno ? -errno : -EIO;
+			return 0;
+		}
+	}
+	memcpy(p->obuf + p->olen, buf, len);
+	p->olen += len;
+	return 0;
+}
+
 static int flush_seq(struct kt_printer *p)
 {
 	struct trace_seq *s = &p->s;
+	int ret;
 
 	if (s->state != TRACE_SEQ__GOOD) {
 		trace_seq_reset(s);
 		return -ENOMEM;
 	}
 	trace_seq_putc(s, '\n');
-	if (fwrite(s->buffer, 1, s->len, p->out) != s->len) {
-		trace_seq_reset(s);
-		return errno ? -errno : -EIO;
-	}
+	ret = s->state == TRACE_SEQ__GOOD ? out_put(p, s->buffer, s->len) : -ENOMEM;
 	trace_seq_reset(s);
+	return ret;
+}
+
+/*
+ * A text line built in place in the output buffer: the start from
+ * lib/textline.c, the info from the text hook (or, for what it does not
+ * compile, libtraceevent's text copied in).  Returns 0, 1 when the line
+ * takes the general path instead (nothing was written), or -errno.
+ */
+static int fast_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct info_hook *hook = NULL;
+	struct trace_seq *s = &p->s;
+	char *start, *e;
+	size_t cap;
+	int n, ret;
+
+	if (p->ocap - p->olen < LINE_ROOM) {
+		ret = kt_printer_flush(p);
+		if (ret)
+			return ret;
+	}
+	start = p->obuf + p->olen;
+	e = start;
+	if (p->name_width >= 0) {
+		if (ev->buffer < 0 || ev->buffer >= p->nbufs)
+			return 1;
+		unsigned int len = p->bufpre_len[ev->buffer];
+
+		memcpy(e, p->bufpre[ev->buffer], len <= BUFPRE_COPY ? BUFPRE_COPY : len);
+		e += len;
+	}
+	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
+	if (!e)
+		return 1;
+	cap = (size_t)(p->obuf + p->ocap - e) - 1;
+	if (p->hooks && p->hooks[ev->event->id].fn)
+		hook = &p->hooks[ev->event->id];
+	n = -ENOTSUP;
+	if (p->mode == KT_PRINT_TEXT && !hook && p->text_fn)
+		n = p->text_fn(p->text_priv, ev->event, rec, e, cap);
+	if (n == -ENOSPC)
+		return 1;
+	if (n < 0) {
+		/* As text_line(): a hook, else libtraceevent. */
+		if (!hook && p->mode == KT_PRINT_TEXT && p->fallback.fn)
+			hook = &p->fallback;
+		trace_seq_reset(s);
+		if (p->mode == KT_PRINT_RAW) {
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
+		} else if (!hook || hook->fn(s, ev->event, rec, hook->priv) < 0) {
+			trace_seq_reset(s);
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+		}
+		if (s->state != TRACE_SEQ__GOOD || s->len > cap) {
+			trace_seq_reset(s);
+			return 1;
+		}
+		memcpy(e, s->buffer, s->len);
+		n = (int)s->len;
+		trace_seq_reset(s);
+	}
+	e += n;
+	if (n && e[-1] == '\n')
+		e--;
+	*e++ = '\n';
+	p->olen = (size_t)(e - p->obuf);
 	return 0;
 }
 
-int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
+static int print_event(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct trace_seq *s = &p->s;
+	int ret;
 
 	if (!rec->missed_events && !ev->selected)
 		return 0;
+	/* A line after a lost-events mark has no buffer column: the general path. */
+	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
+		ret = fast_line(p, ev);
+		if (ret <= 0)
+			return ret;
+	}
 	if (p->mode == KT_PRINT_JSON) {
-		int ret;
-
 		if (rec->missed_events) {
 			trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"lost\":",
 					 ev->cpu, rec->ts);
@@ -1061,4 +1160,17 @@ int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
 	}
 	text_line(p, ev);
 	return flush_seq(p);
+}
+
+int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
+{
+	int ret = print_event(p, ev);
+
+	if (!(p->flags & KT_PRINT_BATCH)) {
+		int fret = kt_printer_flush(p);
+
+		if (!ret)
+			ret = fret;
+	}
+	return ret;
 }

@@ -2,14 +2,18 @@
 /*
  * The decoder: merges the per-CPU streams of every buffer of a reader in
  * timestamp order (a heap over per-CPU iterators, ties to the lower
- * buffer then CPU, as trace-cmd), checks every page before libtraceevent's
- * kbuffer walks it, applies the time window and CPU set (skipping whole
+ * buffer then CPU, as trace-cmd), walks each page with a walker that checks
+ * every record as it reads it (lib/rawpage.c; libtraceevent's kbuffer
+ * trusts them), applies the time window and CPU set (skipping whole
  * pages by their timestamps), tells whether each record is selected by
  * -e/-F/--pid/--comm, and hands records to a callback.
  *
  * The printer turns a record into trace-cmd's text line (byte for byte),
  * field=value text, or one JSON object.  The part after the event name
- * is pluggable per event (kt_printer_set_info), for compiled formatters.
+ * is pluggable per event (kt_printer_set_info), for compiled formatters;
+ * a file report's text lines are built in place in a large output block
+ * (the line start from lib/textline.c's caches, the info written
+ * straight into the line by kt_printer_set_info_text's hook).
  */
 #ifndef KT_DECODER_H
 #define KT_DECODER_H
@@ -70,6 +74,12 @@ enum kt_print_mode {
 #define KT_PRINT_NSEC	(1u << 0)	/* -t: ns timestamps */
 /* No event name column: the info hook writes the whole rest of the line. */
 #define KT_PRINT_NO_NAME	(1u << 1)
+/*
+ * Gather lines and write them in large blocks; the caller must call
+ * kt_printer_flush() at the end (a file report).  Without it every
+ * kt_printer_print() writes its lines to the FILE at once (a live view).
+ */
+#define KT_PRINT_BATCH		(1u << 2)
 
 /*
  * Print the part after "event_name: " into s for one event; return 0,
@@ -97,7 +107,20 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
  * formatter that decides per event, answering < 0 where it cannot). */
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
 				 void *priv);
+/*
+ * The info text written straight into the line (text mode): out has cap
+ * bytes; return the length written, -ENOTSUP for libtraceevent to print
+ * this record, or -ENOSPC when it does not fit.  A per-event hook of
+ * kt_printer_set_info() goes first.  A compiled formatter's entry point.
+ */
+typedef int (*kt_info_text_fn)(void *priv, struct tep_event *event,
+			       struct tep_record *record, char *out,
+			       size_t cap);
+void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
+			      void *priv);
 /* Print the lost-events mark, if any, and the event when selected. */
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
+/* Write out what KT_PRINT_BATCH gathered; 0 or -errno. */
+int kt_printer_flush(struct kt_printer *p);
 
 #endif

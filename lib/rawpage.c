@@ -5,12 +5,14 @@
  * no timestamps, no per-record function calls, no copies.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <kbuffer.h>
 
+#include "byteorder.h"
 #include "rawpage.h"
 
 /*
@@ -214,4 +216,118 @@ int kt_rawpage_count_file(int fd, unsigned long long from,
 	}
 	free(page);
 	return ret;
+
+/* kbuffer keeps these top bits of the clock across an absolute stamp. */
+#define TS_MSB (0xf8ULL << 56)
+
+static inline uint64_t rd_type(const struct kt_rawpage_fmt *f,
+			       const unsigned char *p)
+{
+	switch (f->type_size) {
+	case 1: return *p;
+	case 2: return kt_get16(f->swap, p);
+	case 4: return kt_get32(f->swap, p);
+	case 8: return (uint32_t)kt_get64(f->swap, p);
+	default: return 0;	/* as tep_read_number() */
+	}
+}
+
+int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
+		    unsigned int commit, unsigned int *pos, uint64_t *ts,
+		    struct kt_rawpage_rec *rec, const char **why)
+{
+	unsigned int p = *pos, w, tl, delta, len, at;
+	uint64_t id, ext;
+	int32_t need;
+
+	while (p < commit) {
+		if (commit - p < 4) {
+			*why = "a record header runs past the commit size";
+			goto bad;
+		}
+		w = kt_get32(f->swap, data + p);
+		tl = f->big ? w >> 27 : w & 31;
+		delta = f->big ? w & ((1U << 27) - 1) : w >> 5;
+		switch (tl) {
+		case RB_TYPE_PADDING:
+			/*
+			 * Discarded records and the page's tail alike are
+			 * skipped by their length; kbuffer adds their delta.
+			 */
+			if (commit - p < 8)
+				goto end;
+			len = kt_get32(f->swap, data + p + 4);
+			if (len > INT32_MAX) {
+				*why = "a padding record has a negative length";
+				goto bad;
+			}
+			if ((uint64_t)p + 4 + len >= commit)
+				goto end;
+			*ts += delta;
+			p += 4 + len;
+			continue;
+		case RB_TYPE_TIME_EXTEND:
+		case RB_TYPE_TIME_STAMP:
+			if (commit - p < 8) {
+				*why = "a time record runs past the commit size";
+				goto bad;
+			}
+			ext = ((uint64_t)kt_get32(f->swap, data + p + 4) << 27) + delta;
+			if (tl == RB_TYPE_TIME_STAMP)
+				*ts = ext | (*ts & TS_MSB);
+			else
+				*ts += ext;
+			p += 8;
+			continue;
+		case RB_TYPE_DATA_LEN:
+			if (commit - p < 8) {
+				*why = "a record length runs past the commit size";
+				goto bad;
+			}
+			len = kt_get32(f->swap, data + p + 4);
+			if (len < 4 || len - 4 > commit) {
+				*why = "a record length is out of range";
+				goto bad;
+			}
+			len = ((len - 4) + 3) & ~3u;
+			at = p + 8;
+			break;
+		default:
+			len = tl * 4;
+			at = p + 4;
+			break;
+		}
+		if (len > commit - at) {
+			*why = "a record runs past the commit size";
+			goto bad;
+		}
+		if (len < f->min_size) {
+			*why = "a record is shorter than the common fields";
+			goto bad;
+		}
+		id = rd_type(f, data + at + f->type_off);
+		need = id < KT_RAWPAGE_IDS ? f->need[id] : -1;
+		if (need < 0) {
+			*why = "a record names an event id not in the file's formats";
+			goto bad;
+		}
+		if (len < (unsigned int)need) {
+			*why = "a record is shorter than its event's fields";
+			goto bad;
+		}
+		*ts += delta;
+		rec->ts = *ts;
+		rec->hdr = p;
+		rec->data = at;
+		rec->size = len;
+		rec->id = (unsigned int)id;
+		*pos = at + len;
+		return 1;
+	}
+end:
+	*pos = commit;
+	return 0;
+bad:
+	*pos = p;
+	return -EBADMSG;
 }

@@ -9,6 +9,7 @@
 #ifndef KT_RAWPAGE_H
 #define KT_RAWPAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,5 +60,43 @@ int kt_rawpage_count_kbuffer(struct kbuffer *kb, void *page,
 int kt_rawpage_count_file(int fd, unsigned long long from,
 			  unsigned long long to, size_t page_size,
 			  unsigned long long *events);
+
+ * The full walk, for a report: every record of a page in order with its
+ * timestamp, checked as it is read, from pages of a file (any byte order
+ * and long size).  Validation and walking are one pass: a record that
+ * does not fit the committed length, or names no known event, or is
+ * shorter than its event's fields, ends the page with a reason; what came
+ * before it was already handed out.  Timestamps follow libtraceevent's
+ * kbuffer exactly (time extends, absolute stamps keeping the top bits,
+ * the deltas of discarded records), so the text matches trace-cmd's.
+ */
+struct kt_rawpage_fmt {
+	bool swap;		/* the file's byte order is not the host's */
+	bool big;		/* the file is big-endian */
+	unsigned int type_off;	/* common_type: offset and size (1, 2, 4) */
+	unsigned int type_size;
+	unsigned int min_size;	/* bytes of the common fields */
+	/* need[id]: bytes a record of event id needs; < 0: no such event. */
+	const int32_t *need;
+};
+
+struct kt_rawpage_rec {
+	uint64_t ts;		/* raw ring-buffer clock */
+	unsigned int hdr;	/* offset of its header in the data area */
+	unsigned int data;	/* offset of its payload */
+	unsigned int size;	/* payload bytes */
+	unsigned int id;	/* event type id */
+};
+
+/*
+ * Read the next event record of the data area data[0, commit) at *pos,
+ * advancing *pos past it and *ts (the running clock, starting at the
+ * page's timestamp) to its time.  Returns 1 and *rec, 0 at the end of
+ * the page, or -EBADMSG with *why naming the damage (*pos left at the
+ * damaged record).  data must be followed by 8 readable bytes.
+ */
+int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
+		    unsigned int commit, unsigned int *pos, uint64_t *ts,
+		    struct kt_rawpage_rec *rec, const char **why);
 
 #endif

@@ -28,6 +28,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 #include "byteorder.h"
+#include "kallsyms.h"
 #include "log.h"
 #include "reader.h"
 #include "tracedat.h"
@@ -66,6 +67,7 @@ struct kt_reader {
 	unsigned int page_size;
 	enum comp_kind comp;
 	char comp_name[MAX_NAME];
+	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
 	int cpus;
@@ -267,7 +269,11 @@ static int unpack(struct kt_reader *r, const void *src, size_t slen,
 		  void *dst, size_t dlen)
 {
 	if (r->comp == COMP_ZSTD) {
-		size_t n = ZSTD_decompress(dst, dlen, src, slen);
+		size_t n;
+
+		if (!r->zctx && !(r->zctx = ZSTD_createDCtx()))
+			return -EBADMSG;
+		n = ZSTD_decompressDCtx(r->zctx, dst, dlen, src, slen);
 
 		return ZSTD_isError(n) || n != dlen ? -EBADMSG : 0;
 	}
@@ -544,7 +550,7 @@ static int parse_text(struct cur *c, int size_len, uint64_t max,
 
 static int parse_kallsyms(struct cur *c)
 {
-	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", tep_parse_kallsyms);
+	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", kt_kallsyms_parse);
 }
 
 static int parse_printk(struct cur *c)
@@ -1419,6 +1425,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->cpustat);
 	free(r->cpustat_buf);
 	free(r->stat_buf);
+	ZSTD_freeDCtx(r->zctx);
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);

@@ -462,3 +462,52 @@ patch() {
 	run "$KTRACE" report -i "$RD/d.dat" --cpu 0
 	assert_failure 2
 }
+
+@test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
+	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
+		-o "$RD/kc" "$TOP/tests/bats/kallsyms-check.c" "$TOP/lib/kallsyms.c" \
+		$(pkg-config --libs libtraceevent)
+	# This kernel's symbols, and each odd shape of line between good ones.
+	cp /proc/kallsyms "$RD/ks.0"
+	n=0
+	while IFS= read -r odd; do
+		n=$((n + 1))
+		printf 'ffffffff81000000 T _stext\n%b\nffffffff81000100 T after\n' "$odd" >"$RD/ks.$n"
+	done <<'ODD'
+ffffffff81000010 t foo\t[mymod]
+ffffffff81000020 t bar\t[
+ffffffff81000030 t baz\t[]
+ffffffff81000040 t qux\t[ spaced]
+ffffffff81000050 A abs
+ffffffff81000060 T $a
+0xffffffff81000070 T hexp
+ffffffff81000080  T twospace
+ffffffff81000090 T tr \t[x]\r
+ffffffff810000a0 T cr\r
+111111111111111111 T long
+zzz
+
+\n\n
+ffffffff81000070 T
+ffffffff81000070 T \t[m]
+FFFFFFFF81000070 T upper\t[m]x y
+ODD
+	for f in "$RD"/ks.*; do
+		"$RD/kc" lib "$f" >"$RD/lib.out"
+		"$RD/kc" ours "$f" >"$RD/ours.out"
+		cmp "$RD/lib.out" "$RD/ours.out" || fail "$f: $(diff "$RD/lib.out" "$RD/ours.out" | head -n 5)"
+	done
+	# The real table was read, not an empty one.
+	[ "$(wc -l <"$RD/ks.0" )" -gt 1000 ]
+	"$RD/kc" ours "$RD/ks.0" | awk 'END { exit !(NR > 1000) }'
+}
+
+@test "the page walker reads records as libtraceevent's kbuffer does (rawpage-check)" {
+	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
+		-o "$RD/rc" "$TOP/tests/bats/rawpage-check.c" "$TOP/lib/rawpage.c" \
+		$(pkg-config --libs libtraceevent)
+	# Random pages of every record kind: time, offsets and sizes agree.
+	run "$RD/rc" 20000
+	assert_success
+	[[ "$output" =~ ^ok\ [0-9]{6,}\ records$ ]] || fail "$output"
+}
