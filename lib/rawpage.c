@@ -216,6 +216,7 @@ int kt_rawpage_count_file(int fd, unsigned long long from,
 	}
 	free(page);
 	return ret;
+}
 
 /* kbuffer keeps these top bits of the clock across an absolute stamp. */
 #define TS_MSB (0xf8ULL << 56)

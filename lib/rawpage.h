@@ -61,6 +61,7 @@ int kt_rawpage_count_file(int fd, unsigned long long from,
 			  unsigned long long to, size_t page_size,
 			  unsigned long long *events);
 
+/*
  * The full walk, for a report: every record of a page in order with its
  * timestamp, checked as it is read, from pages of a file (any byte order
  * and long size).  Validation and walking are one pass: a record that
