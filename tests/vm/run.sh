@@ -1,17 +1,22 @@
 #!/bin/bash
 # The kernel module's tests: build ktrace.ko for Debian's 6.1 and 6.12
-# kernels, boot each once in qemu with an initramfs holding busybox, the
-# modules, the ktvm helper and guest.sh, and turn the results the guest
-# prints on its serial console into TAP.
+# kernels and the 6.1 PREEMPT_RT one (6.1-rt: linux-image-rt-amd64 of
+# bookworm), boot each once in qemu with an initramfs holding busybox,
+# the modules, the ktvm helper and guest.sh, and turn the results the
+# guest prints on its serial console into TAP.  On the rt kernel
+# spinlock_t sleeps, so a probe or channel taking one in atomic context
+# would schedule while atomic ("BUG: scheduling while atomic", which
+# test_dmesg catches) or deadlock the boot.
 #
-# Environment: KT_VM_SERIES (default "6.1 6.12"), KT_VM_ACCEL (kvm or
+# Environment: KT_VM_SERIES (default "6.1 6.12 6.1-rt"; 6.12-rt works
+# too, see fetch-kernels.sh), KT_VM_ACCEL (kvm or
 # tcg; by default kvm if a trial boot works, see vm_pick_accel),
 # KT_VM_TIMEOUT seconds per boot (default 400).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/build/vm
-series=${KT_VM_SERIES:-6.1 6.12}
+series=${KT_VM_SERIES:-6.1 6.12 6.1-rt}
 timeout=${KT_VM_TIMEOUT:-400}
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
