@@ -13,7 +13,7 @@
 #   (event ids taken from ftrace 23 per load) must have formats
 #   that parse with unique ids, count its readers in its refcount and
 #   record an exact workload exactly.  The tracepoints stay held by
-#   ftrace meanwhile (see keys_on).
+#   ftrace during all these tests (see keys_on).
 # - CPU hotplug while recording: cpu1 goes offline and comes back while
 #   the engine, a sample drop channel and a sample flight channel run,
 #   and while `ktrace record` records the engine and ftrace.  What cpu1
@@ -63,17 +63,18 @@ load_stop() {
 CYCLE_EVENTS="syscall_entry syscall_exit sched_schedule process_fork
 	process_exec process_exit process_syscall_entry"
 
-# The tracepoints of CYCLE_EVENTS, each held by two probes of two ftrace
-# instances (not recording) for the length of the cycles.  Then a probe
-# of ours that comes or goes only changes the tracepoint's list of
-# functions: its static key stays on and its static call stays on the
-# iterator, so the kernel patches none of its code.  Without this every
-# cycle flips keys and calls, and 100 cycles under qemu's TCG crashed the
-# guest in the kernel's own text patching: "Oops: int3" in
-# syscall_trace_enter (6.12 at a jump label, 6.1-rt at the static call),
-# on an int3 the kernel had already replaced, right after the IPI that
-# makes every CPU see the new code: a stale translated block of the
-# emulator.  6.1 showed a soft lockup instead.
+# The tracepoints these tests use, each held by two probes of two ftrace
+# instances (not recording) while they run.  Then a probe of ours, or of
+# ktrace record's instance, that comes or goes only changes the
+# tracepoint's list of functions: its static key stays on and its static
+# call stays on the iterator, so the kernel patches none of its code.
+# Without this every cycle flips keys and calls, and under qemu's TCG
+# the guest crashed in the kernel's own text patching, in the cycles and
+# once in test_hotplug_record: "Oops: int3" in syscall_trace_enter (6.12
+# at a jump label, 6.1-rt at the static call), on an int3 the kernel had
+# already replaced, right after the IPI that makes every CPU see the new
+# code: a stale translated block of the emulator.  6.1 showed a soft
+# lockup instead.
 KEYS="$T/instances/ktrace-vm-keys0 $T/instances/ktrace-vm-keys1"
 KEY_EVENTS="raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch
 	task/task_newtask sched/sched_process_exec sched/sched_process_exit"
@@ -128,7 +129,6 @@ cycle() {
 test_cycles() {
 	rmmod ktrace 2>/dev/null
 	mark=$(dmesg | wc -l)
-	keys_on || fail "cannot hold the tracepoints in $KEYS" || return 1
 	load_start
 	i=0
 	rc=0
@@ -140,7 +140,6 @@ test_cycles() {
 		[ $((i % 20)) != 0 ] || echo "KT: # cycle $i at $(($(date +%s) - t0)) s" >/dev/console
 	done
 	load_stop
-	keys_off
 	echo "$i cycles in $(($(date +%s) - t0)) s"
 	dmesg | tail -n +$((mark + 1)) >/tmp/dmesg-cycles
 	if grep -E 'BUG:|Oops|WARNING:|Call Trace|general protection|refcount_t' \
@@ -343,7 +342,30 @@ test_hotplug_record() {
 	rmmod ktrace
 }
 
+# ktrace stream (mapped or read pages, per CPU) while cpu2 starts for the
+# first time: a CPU without a buffer until then must not end the stream.
+test_hotplug_stream() {
+	{
+		echo "echo 1 >$HP/cpu$NEWCPU/online"
+		echo "taskset -c $NEWCPU /ktvm getppid 10 >/tmp/st1"
+		echo "echo 0 >$HP/cpu$NEWCPU/online"
+		echo "taskset -c 1 /ktvm getppid 10 >/tmp/st2"
+	} >/tmp/st-work.sh
+	$K stream -q -c -e raw_syscalls:sys_enter -- sh /tmp/st-work.sh \
+		>/tmp/st 2>/tmp/err
+	rc=$?
+	cat /tmp/err
+	expect "ktrace stream's status" "$rc" 0 || return 1
+	for f in /tmp/st1 /tmp/st2; do
+		pid=$(cat $f)
+		expect "getppid entries of $pid in the stream" \
+			"$(grep -E -- "-$pid +\[" /tmp/st | grep -cE 'sys_enter: +(NR 110 |id=110 )')" 10 ||
+			{ head -5 /tmp/st; return 1; }
+	done
+}
+
 echo "KT: # reliability (tests/vm/guest-reliab.sh), cpus online $(cat $HP/online)${NEWCPU:+, cpu$NEWCPU never yet}"
+t "hold the tracepoints of these tests in two ftrace instances" keys_on
 t "$CYCLES load/unload cycles with events firing under load; the last load records exactly" test_cycles
 t "hotplug: engine reads cpu1 offline, records once back${NEWCPU:+ and on the first start of cpu$NEWCPU}; counts exact" \
 	with_cpus test_hotplug_engine
@@ -353,3 +375,7 @@ t "hotplug: sample flight channel: records + overrun = written across cpu1 offli
 	with_cpus test_hotplug_sample_flight
 t "hotplug: ktrace record of ktrace.ko and ftrace across cpu1 offline/online: every getppid, none lost" \
 	with_cpus test_hotplug_record
+[ -z "$NEWCPU" ] ||
+	t "hotplug: ktrace stream while cpu$NEWCPU starts for the first time: every getppid" \
+		with_cpus test_hotplug_stream
+keys_off
