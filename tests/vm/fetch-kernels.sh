@@ -32,7 +32,7 @@ unpack() {
 		*) common=linux-headers-${rel%-amd64}-common ;;
 		esac
 		case $series in
-		6.1*) kbuild=linux-kbuild-6.1 ;;
+		6.1 | 6.1-rt) kbuild=linux-kbuild-6.1 ;;
 		*) kbuild=linux-kbuild-${rel%-amd64}; kbuild=${kbuild%-rt} ;;
 		esac
 		pkgs="$img linux-headers-$rel $common $kbuild"
