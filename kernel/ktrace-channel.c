@@ -673,14 +673,35 @@ static void kt_chan_put(struct ktrace_channel *chan)
 /* A traceN reader: its spare page for the ring buffer's page swap. */
 struct kt_trace_file {
 	struct kt_reader *r;
-	kt_rpage_t *spare;
+	kt_rpage_t *spare;	/* NULL until the CPU has a buffer */
 	struct kt_page *copy;	/* global channels copy into this */
 };
+
+/*
+ * The ring buffer gives a CPU its buffer when the CPU first comes online,
+ * so a possible CPU that has not been online yet has none and no spare
+ * page can be had for it (-ENODEV).  Its reader is still valid: it reads
+ * nothing until the CPU comes up, and everything after.  Returns 0, or
+ * -ENODEV while the CPU has no buffer, or -ENOMEM.
+ */
+static int kt_trace_get_spare(struct kt_trace_file *tf)
+{
+	kt_rpage_t *page;
+
+	if (tf->spare)
+		return 0;
+	page = kt_rb_alloc_read_page(tf->r->chan->rb, tf->r->cpu);
+	if (IS_ERR_OR_NULL(page))
+		return page ? PTR_ERR(page) : -ENOMEM;
+	tf->spare = page;
+	return 0;
+}
 
 static int kt_trace_open(struct inode *inode, struct file *file)
 {
 	struct kt_reader *r = inode->i_private;
 	struct kt_trace_file *tf;
+	int ret = -ENOMEM;
 
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
 	if (!tf)
@@ -692,8 +713,8 @@ static int kt_trace_open(struct inode *inode, struct file *file)
 		if (!tf->copy)
 			goto err_free;
 	} else {
-		tf->spare = kt_rb_alloc_read_page(r->chan->rb, r->cpu);
-		if (IS_ERR_OR_NULL(tf->spare))
+		ret = kt_trace_get_spare(tf);
+		if (ret && ret != -ENODEV)
 			goto err_free;
 	}
 	file->private_data = tf;
@@ -702,7 +723,7 @@ static int kt_trace_open(struct inode *inode, struct file *file)
 err_free:
 	kt_chan_put(r->chan);
 	kfree(tf);
-	return -ENOMEM;
+	return ret;
 }
 
 static int kt_trace_release(struct inode *inode, struct file *file)
@@ -711,7 +732,7 @@ static int kt_trace_release(struct inode *inode, struct file *file)
 
 	if (tf->copy)
 		free_page((unsigned long)tf->copy);
-	else
+	else if (tf->spare)
 		ring_buffer_free_read_page(tf->r->chan->rb, tf->r->cpu,
 					   tf->spare);
 	kt_chan_put(tf->r->chan);
@@ -731,6 +752,9 @@ static int kt_trace_fill(struct kt_trace_file *tf, void **page)
 		*page = tf->copy;
 		return 0;
 	}
+	/* A CPU without a buffer has nothing to read yet. */
+	if (kt_trace_get_spare(tf))
+		return -EAGAIN;
 	ret = kt_rb_read_page(chan->rb, &tf->spare, PAGE_SIZE, tf->r->cpu);
 	if (ret < 0)
 		return -EAGAIN;

@@ -306,7 +306,11 @@ static long drain_read(struct kt_livebuf *lb, const uint16_t *slot,
 		got = read(lb->fd, lb->page, lb->subbuf_size);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0 && errno == EAGAIN)
+		/*
+		 * ENODEV: a CPU that has never been online has no ring
+		 * buffer yet, so nothing to read (it gets one when it comes).
+		 */
+		if (got < 0 && (errno == EAGAIN || errno == ENODEV))
 			break;
 		if (got < 0)
 			return total ? total : -errno;
@@ -381,8 +385,9 @@ static int next_read(struct kt_livebuf *lb, void **page, size_t *skip,
 	do {
 		got = read(lb->fd, lb->page, lb->subbuf_size);
 	} while (got < 0 && errno == EINTR);
+	/* ENODEV: no ring buffer yet (see drain_read). */
 	if (got < 0)
-		return errno == EAGAIN ? 0 : -errno;
+		return errno == EAGAIN || errno == ENODEV ? 0 : -errno;
 	if (got == 0)
 		return 0;
 	if (kt_rawpage_header(lb->page, (size_t)got, &hdr) < 0)

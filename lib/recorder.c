@@ -30,6 +30,8 @@
 #define RECORDER_NICE	(-20)
 /* After a wake-up that found no full page, do not spin. */
 #define IDLE_NAP_MS	10
+/* How often to look again at a CPU that has no buffer yet. */
+#define NO_BUFFER_NAP_MS	100
 
 struct cpu_rec {
 	struct kt_recorder *rec;
@@ -335,6 +337,27 @@ static int write_fd_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/*
+ * The kernel gives a CPU its ring buffer when the CPU first comes online
+ * (a possible CPU may never have been: a VM's hot-plug slots, maxcpus=).
+ * Until then its trace_pipe_raw polls as an error and read() fails with
+ * ENODEV, yet it has recorded nothing: wait for it, do not fail.
+ */
+static bool cpu_offline(int cpu)
+{
+	char path[64], v = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read(fd, &v, 1) != 1)
+		v = '1';
+	close(fd);
+	return v == '0';
+}
+
 /* The partly filled pages splice will not give: read() them. */
 static int flush_partial(struct cpu_rec *c)
 {
@@ -353,6 +376,9 @@ static int flush_partial(struct cpu_rec *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN)
+			break;
+		/* A CPU without a buffer (see cpu_offline) has nothing. */
+		if (n < 0 && errno == ENODEV)
 			break;
 		if (n < 0) {
 			ret = -errno;
@@ -388,6 +414,7 @@ static void *cpu_main(void *arg)
 	struct cpu_rec *c = arg;
 	struct kt_recorder *rec = c->rec;
 	sigset_t all;
+	int errors = 0;
 	long n;
 
 	/* Signals are for the main thread. */
@@ -413,10 +440,20 @@ static void *cpu_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		/*
+		 * No buffer yet: wait for the CPU to come up.  One more look
+		 * when it is up already, in case it just came.
+		 */
+		if ((pfd[0].revents & POLLERR) &&
+		    (cpu_offline(c->cpu) || !errors++)) {
+			poll(&pfd[1], 1, NO_BUFFER_NAP_MS);
+			continue;
+		}
 		if (pfd[0].revents & (POLLERR | POLLNVAL)) {
 			set_error(rec, -EIO);
 			return NULL;
 		}
+		errors = 0;
 		n = move_pages(c);
 		if (n < 0) {
 			set_error(rec, n);

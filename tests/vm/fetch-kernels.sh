@@ -3,7 +3,10 @@
 # headers and kbuild needed to build kernel/ktrace.ko against them.
 # Idempotent: an unpacked series is reused (tests/vm/cache/<series>/).
 # Prints one line per series: "<series> <release> <root> <kbuild dir>".
-# Usage: tests/vm/fetch-kernels.sh [6.1] [6.12]
+# Series: 6.1 and 6.12 (Debian's generic amd64 flavour), 6.1-rt and
+# 6.12-rt (the PREEMPT_RT flavour; linux-image-rt-amd64 is 6.1-rt in
+# bookworm; 6.12-rt comes from the same sources as 6.12).
+# Usage: tests/vm/fetch-kernels.sh [6.1] [6.12] [6.1-rt] [6.12-rt]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${KT_VM_CACHE:-$here/cache}
@@ -18,16 +21,21 @@ newest() {
 # unpack SERIES IMAGE_PKG: download and unpack one release into the
 # cache unless it is there; prints the release.
 unpack() {
-	local series=$1 img=$2 rel root pkgs p kbuild
+	local series=$1 img=$2 rel root pkgs p kbuild common
 	rel=${img#linux-image-}
 	rel=${rel%-unsigned}
 	root=$cache/$rel
 	if [ ! -e "$root/.done" ]; then
-		case $series in
-		6.1) kbuild=linux-kbuild-6.1 ;;
-		*) kbuild=linux-kbuild-${rel%-amd64} ;;
+		# The rt flavour's headers have a common part of their own.
+		case $rel in
+		*-rt-amd64) common=linux-headers-${rel%-rt-amd64}-common-rt ;;
+		*) common=linux-headers-${rel%-amd64}-common ;;
 		esac
-		pkgs="$img linux-headers-$rel linux-headers-${rel%-amd64}-common $kbuild"
+		case $series in
+		6.1 | 6.1-rt) kbuild=linux-kbuild-6.1 ;;
+		*) kbuild=linux-kbuild-${rel%-amd64}; kbuild=${kbuild%-rt} ;;
+		esac
+		pkgs="$img linux-headers-$rel $common $kbuild"
 		mkdir -p "$root/deb"
 		for p in $pkgs; do
 			ls "$root/deb/${p}_"*.deb >/dev/null 2>&1 && continue
@@ -59,7 +67,9 @@ fetch() {
 	case $series in
 	6.1) prefix=linux-image-6.1.0- pat='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
 	6.12) prefix=linux-image-6.12. pat='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
-	*) echo "fetch-kernels: unknown series '$series'; use 6.1 or 6.12" >&2; return 1 ;;
+	6.1-rt) prefix=linux-image-6.1.0- pat='^linux-image-6\.1\.0-[0-9]+-rt-amd64-unsigned$' ;;
+	6.12-rt) prefix=linux-image-6.12. pat='^linux-image-6\.12\.[0-9]+\+deb12-rt-amd64-unsigned$' ;;
+	*) echo "fetch-kernels: unknown series '$series'; use 6.1, 6.12, 6.1-rt or 6.12-rt" >&2; return 1 ;;
 	esac
 	img=$(newest "$pat" "$prefix")
 	if [ -z "$img" ] || ! rel=$(unpack "$series" "$img"); then
@@ -79,7 +89,7 @@ fetch() {
 
 # Sourced (by a test of the fallback), define the functions only.
 [ "${BASH_SOURCE[0]}" = "$0" ] || return 0
-[ $# -gt 0 ] || set -- 6.1 6.12
+[ $# -gt 0 ] || set -- 6.1 6.12 6.1-rt
 for s in "$@"; do
 	fetch "$s"
 done

@@ -1,18 +1,33 @@
 #!/bin/bash
 # The kernel module's tests: build ktrace.ko for Debian's 6.1 and 6.12
-# kernels, boot each once in qemu with an initramfs holding busybox, the
-# modules, the ktvm helper and guest.sh, and turn the results the guest
-# prints on its serial console into TAP.
+# kernels and the 6.1 PREEMPT_RT one (6.1-rt: linux-image-rt-amd64 of
+# bookworm), boot each once in qemu with an initramfs holding busybox,
+# the modules, the ktvm helper and guest.sh, and turn the results the
+# guest prints on its serial console into TAP.  On the rt kernel
+# spinlock_t sleeps, so a probe or channel taking one in atomic context
+# would schedule while atomic ("BUG: scheduling while atomic", which
+# test_dmesg catches) or deadlock the boot.
 #
-# Environment: KT_VM_SERIES (default "6.1 6.12"), KT_VM_ACCEL (kvm or
+# Environment: KT_VM_SERIES (default "6.1 6.12 6.1-rt"; 6.12-rt works
+# too, see fetch-kernels.sh), KT_VM_ACCEL (kvm or
 # tcg; by default kvm if a trial boot works, see vm_pick_accel),
-# KT_VM_TIMEOUT seconds per boot (default 400).
+# KT_VM_TIMEOUT seconds per boot (default 400), KT_VM_CYCLES load/unload
+# cycles of tests/vm/guest-reliab.sh in every boot (default: 100 in the
+# first, 25 in the others: under TCG a cycle under load takes 0.7 to 1.5
+# s, so 100 everywhere would add minutes to every CI run), KT_VM_APPEND
+# more kernel parameters (kt_only=reliab: run guest-reliab.sh alone).  The
+# guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
+# (maxcpus=2): the third is a possible CPU that has never been online
+# until guest-reliab.sh starts it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/build/vm
-series=${KT_VM_SERIES:-6.1 6.12}
+series=${KT_VM_SERIES:-6.1 6.12 6.1-rt}
 timeout=${KT_VM_TIMEOUT:-400}
+export KT_VM_SMP=${KT_VM_SMP:-3}
+append=${KT_VM_APPEND:-}
+cycles=${KT_VM_CYCLES:-100}
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
 . tests/vm/vm-lib.sh
@@ -101,7 +116,9 @@ boot() {
 	fi
 	result ok "$s: build ktrace.ko and the sample against $rel"
 	vm_pack "$w" tests/vm/guest.sh
-	vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
+	KT_VM_APPEND="maxcpus=2 kt_cycles=$cycles $append" \
+		vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
+	cycles=${KT_VM_CYCLES:-25}
 
 	while IFS= read -r line; do
 		case $line in
