@@ -118,7 +118,7 @@ bench: all
 module:
 	$(MAKE) -C kernel
 
-# The module's tests in qemu, Debian 6.1 and 6.12 kernels (TAP).
+# The module's tests in qemu, Debian 6.1, 6.12 and 6.1-rt kernels (TAP).
 vm-test:
 	tests/vm/run.sh
 
