@@ -21,7 +21,7 @@ N=${BENCH_N:-200000}
 ROUNDS=${BENCH_ROUNDS:-11}
 PARTS=${BENCH_PARTS:-syscall dbench}
 DBENCH_SECS=${DBENCH_SECS:-5}
-DBENCH_ROUNDS=${DBENCH_ROUNDS:-5}
+DBENCH_ROUNDS=${DBENCH_ROUNDS:-3}
 
 # Same buffer size and overwrite mode for both tracers.
 echo 1408 >$T/buffer_size_kb

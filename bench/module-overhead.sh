@@ -7,7 +7,7 @@
 #
 # Knobs (environment): BENCH_PARTS ("syscall dbench"), BENCH_N (getppid
 # calls per sample, 200000), BENCH_ROUNDS (11), DBENCH_SECS (guest
-# seconds per dbench run, 5), DBENCH_ROUNDS (5); each part adds one
+# seconds per dbench run, 5), DBENCH_ROUNDS (3); each part adds one
 # uncounted warm-up round.  Needs dbench (Debian package dbench).
 #
 # By default qemu runs with -icount shift=0 (TCG, one vCPU): the guest
@@ -24,7 +24,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 out=$top/build/bench-vm
 parts=${BENCH_PARTS:-syscall dbench}
-timeout=${KT_VM_TIMEOUT:-900}
+timeout=${KT_VM_TIMEOUT:-5400}
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
 . tests/vm/vm-lib.sh
