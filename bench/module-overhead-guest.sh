@@ -89,7 +89,7 @@ written() {
 # dbench_run CONFIG: one dbench 8 run under CONFIG, printing
 # "<MB/s> <events written> <events read> <read() calls of the readers>".
 dbench_run() {
-	local e readers= p thr n="0 0" calls=0
+	local e readers='' p thr n="0 0" calls=0
 	case $1 in
 	ftrace*)
 		for e in $FT_EVENTS; do echo 1 >$T/events/$e/enable; done
@@ -141,7 +141,8 @@ dbench_run() {
 	for e in $KT_EVENTS; do echo 0 >$D/events/$e/enable; done
 	echo 1 >$D/reset
 	rm -rf $DB/clients
-	if [ -z "$thr" ]; then
+	# No throughput line, or 0 (a run too short to pass the warm-up).
+	if ! awk -v t="$thr" 'BEGIN { exit !(t + 0 > 0) }'; then
 		echo "BENCH error dbench $1: $(tail -n 3 /tmp/dbench.log)" >&2
 		thr=0
 	fi

@@ -46,10 +46,10 @@ vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
 vm_pack "$w" "$w/guest-bench.sh"
 case $parts in
 *dbench*)
-	[ -x /usr/bin/dbench ] && [ -r /usr/share/dbench/client.txt ] || {
+	if ! [ -x /usr/bin/dbench ] || ! [ -r /usr/share/dbench/client.txt ]; then
 		echo "module-overhead: dbench is missing; try apt-get install dbench" >&2
 		exit 1
-	}
+	fi
 	vm_pack_add "$w" /usr/bin/dbench /usr/share/dbench/client.txt || exit 1
 	# dbench's files live in a tmpfs of the guest's memory.
 	KT_VM_QEMU_ARGS="${KT_VM_QEMU_ARGS:-} -m 1024"
