@@ -41,6 +41,7 @@ struct ktrace_channel {
 	unsigned long __percpu *dropped;
 	wait_queue_head_t wait;
 	struct timer_list wake_timer;
+	unsigned long tick;	/* wake_timer's runs: they pace blocked readers */
 	int nr_readers;
 	struct kt_reader *readers;
 };

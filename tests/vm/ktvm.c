@@ -37,6 +37,12 @@
  *   ktvm oncpu CPU            return once this process runs on CPU:
  *                             whatever CPU was running before has
  *                             then finished its context switch
+ *   ktvm drain FILE           read FILE's pages into nothing until EOF
+ *                             or a signal, the way each tracer is
+ *                             read best: splice for ftrace's
+ *                             trace_pipe_raw (waits for buffer_percent,
+ *                             moves whole pages), read() otherwise;
+ *                             then prints the number of read() calls
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -675,6 +681,32 @@ static int cmd_sigchild(void)
 	return status != 0;
 }
 
+static int cmd_drain(const char *path)
+{
+	static char buf[PAGE];
+	int fd, nul, p[2];
+	ssize_t n;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die(path);
+	if (!strstr(path, "trace_pipe_raw")) {
+		long reads = 0;
+
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			reads++;
+		printf("%ld\n", reads);
+		return n < 0;
+	}
+	nul = open("/dev/null", O_WRONLY);
+	if (nul < 0 || pipe(p))
+		die("pipe");
+	while ((n = splice(fd, NULL, p[1], NULL, 16 * PAGE, SPLICE_F_MOVE)) > 0)
+		if (splice(p[0], NULL, nul, NULL, n, SPLICE_F_MOVE) != n)
+			die("splice to /dev/null");
+	return n < 0;
+}
+
 int main(int argc, char **argv)
 {
 	long i, n;
@@ -762,6 +794,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(argv[1], "drain") && argc == 3)
+		return cmd_drain(argv[2]);
 	if (!strcmp(argv[1], "rtc"))
 		return cmd_rtc();
 	if (!strcmp(argv[1], "read"))

@@ -130,3 +130,25 @@ vm_pack_ktrace() {
 	fi
 	cp "$top"/tests/vm/guest-*.sh "$r/"
 }
+
+# vm_pack_add DIR FILE...: add FILEs (absolute paths, kept as they are)
+# and the shared libraries of those that are dynamic executables to
+# DIR/initramfs.cpio.gz made by vm_pack.  They go in a second gzipped
+# cpio appended to the first: the kernel unpacks concatenated archives
+# in turn, so the first need not be rebuilt.
+vm_pack_add() {
+	local w=$1 r=$1/initramfs-add f lib
+	shift
+	rm -rf "$r"
+	for f in "$@"; do
+		mkdir -p "$r$(dirname "$f")"
+		cp -L "$f" "$r$f" || return 1
+		[ -x "$f" ] || continue
+		for lib in $(ldd "$f" 2>/dev/null | grep -oE '/[^ ]+'); do
+			mkdir -p "$r$(dirname "$lib")"
+			cp -L "$lib" "$r$lib" || return 1
+		done
+	done
+	(cd "$r" && find . | cpio -o -H newc 2>/dev/null | gzip -1) \
+		>>"$w/initramfs.cpio.gz"
+}
