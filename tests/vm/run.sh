@@ -11,8 +11,9 @@
 # Environment: KT_VM_SERIES (default "6.1 6.12 6.1-rt"; 6.12-rt works
 # too, see fetch-kernels.sh), KT_VM_ACCEL (kvm or
 # tcg; by default kvm if a trial boot works, see vm_pick_accel),
-# KT_VM_TIMEOUT seconds per boot (default 400), KT_VM_CYCLES load/unload
-# cycles of tests/vm/guest-reliab.sh in every boot (default: 100 in the
+# KT_VM_TIMEOUT seconds per boot (default 1200: only a guard against a
+# hung guest; a loaded host slows the emulation a lot), KT_VM_CYCLES
+# load/unload cycles of tests/vm/guest-reliab.sh in every boot (default: 100 in the
 # first, 25 in the others: under TCG a cycle under load takes 0.7 to 1.5
 # s, so 100 everywhere would add minutes to every CI run), KT_VM_APPEND
 # more kernel parameters (kt_only=reliab: run guest-reliab.sh alone).  The
@@ -24,7 +25,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=$top/build/vm
 series=${KT_VM_SERIES:-6.1 6.12 6.1-rt}
-timeout=${KT_VM_TIMEOUT:-400}
+timeout=${KT_VM_TIMEOUT:-1200}
 export KT_VM_SMP=${KT_VM_SMP:-3}
 append=${KT_VM_APPEND:-}
 cycles=${KT_VM_CYCLES:-100}
