@@ -105,7 +105,13 @@ vm_boot() {
 	*-rt-*) append="$append noirqdebug" ;;
 	esac
 	append="$append ${KT_VM_APPEND:-}"
-	timeout "$timeout" qemu-system-x86_64 -accel "$accel" -m 512 -smp "${KT_VM_SMP:-2}" \
+	# One host thread runs every vCPU under TCG: with a thread each,
+	# the kernel patching its code (static keys, static calls) while
+	# another vCPU runs it sometimes crashed or locked up the guest
+	# (int3 oopses, soft lockups), a flaw of the emulation.
+	local acc=$accel
+	[ "$acc" = tcg ] && acc=tcg,thread=single
+	timeout "$timeout" qemu-system-x86_64 -accel "$acc" -m 512 -smp "${KT_VM_SMP:-2}" \
 		-kernel "$kernel" -initrd "$w/initramfs.cpio.gz" \
 		-append "$append" \
 		-nographic -no-reboot -net none \
