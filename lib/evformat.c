@@ -15,7 +15,7 @@
 
 #include "evformat.h"
 #include "events.h"
-#include "fmtcheck.h"
+#include "tepcheck.h"
 #include "module.h"
 
 struct kt_event_format {

@@ -30,7 +30,7 @@ struct kt_event_format *kt_event_format_open(const char *system,
 /*
  * Parse SIZE bytes of format TEXT (NUL-terminated at TEXT[SIZE]) of an
  * event of SYSTEM, checked first as a trace.dat's formats are
- * (fmtcheck.h).  NULL + errno: EINVAL (not a format we parse), ENOMEM.
+ * (tepcheck.h).  NULL + errno: EINVAL (not a format we parse), ENOMEM.
  */
 struct kt_event_format *kt_event_format_parse(const char *system,
 					      const char *text, size_t size);

@@ -28,7 +28,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 #include "byteorder.h"
-#include "fmtcheck.h"
+#include "tepcheck.h"
 #include "log.h"
 #include "reader.h"
 #include "tracedat.h"
