@@ -18,7 +18,7 @@ setup_file() {
 }
 
 replay() { # TARGET
-	run env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	run env ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99:max_allocation_size_mb=256 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		KT_FUZZ_TEMPLATE="$TOP/tests/fuzz/page-template.bin" \
 		KT_FUZZ_FILTER_TRACE="$TOP/tests/fuzz/filter-trace.bin" \
