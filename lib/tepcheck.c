@@ -155,34 +155,37 @@ static const char *skip_parens(const char *p, struct tok *t)
 static const char *skip_operand(const char *p, struct tok *t)
 {
 	p = next_tok(p, t);
-	while (t->type == T_OP && strchr("!~-+", t->op[0]) && !t->op[1])
-		p = next_tok(p, t);
-	if (t->type == T_DELIM && *t->at == '(') {
-		p = skip_parens(p, t);
-		p = next_tok(p, t);
-		/* "(type) x": the cast's operand. */
-		if (t->type == T_ITEM || t->type == T_STR ||
-		    (t->type == T_DELIM && *t->at == '('))
-			return skip_operand(t->at, t);
-		return p;
-	}
-	if (t->type == T_ITEM && t->end - t->at == 3 && !strncmp(t->at, "REC", 3)) {
-		p = next_tok(p, t);
-		if (t->type == T_OP && !strcmp(t->op, "->")) {
+	for (;;) {
+		while (t->type == T_OP && strchr("!~-+", t->op[0]) && !t->op[1])
 			p = next_tok(p, t);
-			if (t->type == T_ITEM)
-				p = next_tok(p, t);
-		}
-		return p;
-	}
-	if (t->type == T_ITEM || t->type == T_STR) {
-		p = next_tok(p, t);
 		if (t->type == T_DELIM && *t->at == '(') {
 			p = skip_parens(p, t);
 			p = next_tok(p, t);
+			/* "(type) x": the cast's operand, from t on. */
+			if (t->type == T_ITEM || t->type == T_STR ||
+			    (t->type == T_DELIM && *t->at == '('))
+				continue;
+			return p;
 		}
+		if (t->type == T_ITEM && t->end - t->at == 3 &&
+		    !strncmp(t->at, "REC", 3)) {
+			p = next_tok(p, t);
+			if (t->type == T_OP && !strcmp(t->op, "->")) {
+				p = next_tok(p, t);
+				if (t->type == T_ITEM)
+					p = next_tok(p, t);
+			}
+			return p;
+		}
+		if (t->type == T_ITEM || t->type == T_STR) {
+			p = next_tok(p, t);
+			if (t->type == T_DELIM && *t->at == '(') {
+				p = skip_parens(p, t);
+				p = next_tok(p, t);
+			}
+		}
+		return p;
 	}
-	return p;
 }
 
 static bool is_cpumask_call(const char *at, const char *end)
