@@ -105,13 +105,15 @@ static void wrlong(const struct kt_decoder *d, void *p, uint64_t v)
  * A __data_loc or __rel_loc field: 16 bits of offset, 16 of length (or
  * only an offset, in a 2-byte one), pointing into the record.
  * libtraceevent follows a __rel_loc's offset without checking it against
- * the record, and for a __get_cpumask() of length 0 asks malloc for 3 GB
- * (found by tests/fuzz/fuzz_format.c); so both are checked first.
+ * the record, for a __get_cpumask() of length 0 asks malloc for 3 GB
+ * (found by tests/fuzz/fuzz_format.c), and prints a string with %s to
+ * its NUL, wherever that is; so all three are checked first.
  */
 struct dyn_field {
 	int offset, size;
 	bool rel;		/* __rel_loc: from the end of the field */
 	bool cpumask;		/* printed by __get_cpumask() */
+	bool string;		/* printed with %s: must hold its NUL */
 };
 
 struct dyn_info {
@@ -180,6 +182,7 @@ static struct dyn_info *event_dyn(struct tep_event *ev)
 		df->size = f->size;
 		df->rel = f->flags & TEP_FIELD_IS_RELATIVE;
 		df->cpumask = prints_cpumask(ev->print_fmt.args, f->name, 0);
+		df->string = f->flags & TEP_FIELD_IS_STRING;
 		di->n++;
 	}
 	return di;
@@ -206,6 +209,9 @@ static const char *dyn_problem(const struct kt_decoder *d, unsigned int id,
 			return "a record's dynamic field points past its end";
 		if (f->cpumask && !l)
 			return "a record's cpumask is empty";
+		/* The kernel's __string() keeps the NUL; printf("%s") needs it. */
+		if (f->string && l && !memchr(rec + o, '\0', l))
+			return "a record's string does not end";
 	}
 	return NULL;
 }
