@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tepcheck.h"
@@ -20,7 +21,7 @@
  */
 #define FMT_ARG_CHARS \
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
-	"_ \t,.()[]{}<>=!&|^~+-*/%?:;'"
+	"_ \t\n,.()[]{}<>=!&|^~+-*/%?:;'"
 
 /*
  * Does the format declare a field of this name?  libtraceevent 1.7
@@ -69,11 +70,11 @@ static const char *next_tok(const char *p, struct tok *t)
 	const char *s;
 	char q;
 
-	while (*p == ' ' || *p == '\t')
+	while (*p == ' ' || *p == '\t' || *p == '\n')
 		p++;
 	t->at = p;
 	t->op[0] = '\0';
-	if (!*p || *p == '\n') {
+	if (!*p) {
 		t->type = T_END;
 	} else if (*p == '"' || *p == '\'') {
 		q = *p;
@@ -188,6 +189,30 @@ static const char *skip_operand(const char *p, struct tok *t)
 	}
 }
 
+/*
+ * libtraceevent 1.7 divides without looking at the divisor, folding
+ * "1 / 0" (or "1 / NAME", NAME read as 0) while parsing and dividing by a
+ * field's value while printing: SIGFPE (found by tests/fuzz/fuzz_file.c).
+ * The kernel's formats divide only by nonzero numbers ("/ 1000L",
+ * "% 64") and sizeof of a type, so only those are let through.  t: the
+ * token after the operator, p: where the next one starts.
+ */
+static bool nonzero_divisor(const char *p, struct tok *t)
+{
+	if (t->type != T_ITEM)
+		return false;
+	if (isdigit((unsigned char)*t->at))
+		return strtoull(t->at, NULL, 0) != 0;
+	if (t->end - t->at != 6 || strncmp(t->at, "sizeof", 6))
+		return false;
+	/* sizeof(int), sizeof(long), not sizeof(REC->x) of a 0-byte field. */
+	p = next_tok(p, t);
+	if (t->type != T_DELIM || *t->at != '(')
+		return false;
+	next_tok(p, t);
+	return t->type == T_ITEM && !(t->end - t->at == 3 && !strncmp(t->at, "REC", 3));
+}
+
 static bool is_cpumask_call(const char *at, const char *end)
 {
 	size_t n = (size_t)(end - at);
@@ -208,6 +233,17 @@ static const char *args_problem(const char *buf, const char *p)
 {
 	struct tok t;
 
+	/*
+	 * libtraceevent reads the arguments only after the format string
+	 * and a ','; otherwise it fails the print fmt before them (as for
+	 * maple_tree's, whose string a tab ends early).
+	 */
+	p = next_tok(p, &t);
+	if (t.type != T_STR)
+		return NULL;
+	p = next_tok(p, &t);
+	if (t.type != T_DELIM || *t.at != ',')
+		return NULL;
 	p = next_tok(p, &t);
 	while (t.type != T_END && !(t.type == T_OP && !strcmp(t.op, "{"))) {
 		if (t.type == T_ITEM && is_cpumask_call(t.at, t.end)) {
@@ -222,6 +258,12 @@ static const char *args_problem(const char *buf, const char *p)
 				    !format_has_field(buf, t.at, (size_t)(t.end - t.at)))
 					return "its print fmt names a cpumask field the format does not declare";
 			}
+			continue;
+		}
+		if (t.type == T_OP && (!strcmp(t.op, "/") || !strcmp(t.op, "%"))) {
+			p = next_tok(p, &t);
+			if (!nonzero_divisor(p, &t))
+				return "a division by something other than a nonzero number in its print fmt";
 			continue;
 		}
 		if (t.type == T_OP && !strcmp(t.op, ":")) {
@@ -260,10 +302,12 @@ const char *kt_format_problem(const char *buf, size_t size)
 	if (!pf)
 		return "no print fmt line";
 	/*
-	 * The kernel's own strings may span lines (ext4_fc_stats,
-	 * ext4_fsmap_*): a newline ends the print fmt only outside quotes.
+	 * libtraceevent reads the print fmt to the end of the text, lines
+	 * after it too (found by tests/fuzz/fuzz_file.c: a format running
+	 * into the next section), and the kernel's own strings span lines
+	 * (ext4_fc_stats, ext4_fsmap_*): all of it is checked.
 	 */
-	for (p = pf + 12; *p && (*p != '\n' || quote); p++) {
+	for (p = pf + 12; *p; p++) {
 		if (quote) {
 			if (*p == '\\' && p[1] && p[1] != '\n')
 				p++;
