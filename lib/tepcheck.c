@@ -340,12 +340,14 @@ const char *kt_format_problem(const char *buf, size_t size)
 }
 
 /*
- * libtraceevent 1.7 frees a parenthesised group twice when the token
- * after its ")" is a syntax error ("(x + 1) > 2", "(x == 1) (": found by
- * tests/fuzz/fuzz_filter.c): it keeps the group both as the expression
- * and as the pending argument.  After a group only "&&", "||", ")" or
- * the end are valid, so anything else is refused here, as libtraceevent
- * would, without it.
+ * libtraceevent 1.7 divides by zero in a filter as in a print fmt
+ * ("1 / 0" while parsing, "x / y" while matching a record whose y is 0),
+ * and frees a parenthesised group twice when the token after its ")" is
+ * a syntax error ("(x + 1) > 2", "(x == 1) ("): it keeps the group both
+ * as the expression and as the pending argument (all found by
+ * tests/fuzz/fuzz_filter.c).  Only nonzero numbers divide; after a group
+ * only "&&", "||", ")" or the end are valid, so anything else is refused
+ * here, as libtraceevent would, without it.
  */
 const char *kt_filter_problem(const char *filter)
 {
@@ -359,6 +361,13 @@ const char *kt_filter_problem(const char *filter)
 	if (!p)
 		return NULL;
 	for (p = next_tok(p + 1, &t); t.type != T_END; ) {
+		/* As in a print fmt (nonzero_divisor()): "x / 0", "x / y". */
+		if (t.type == T_OP && (!strcmp(t.op, "/") || !strcmp(t.op, "%"))) {
+			p = next_tok(p, &t);
+			if (!nonzero_divisor(p, &t))
+				return "a division by something other than a nonzero number";
+			continue;
+		}
 		if (t.type != T_DELIM || *t.at != ')') {
 			p = next_tok(p, &t);
 			continue;

@@ -77,11 +77,15 @@ replay() { # TARGET
 	assert_output --partial "replayed $n inputs"
 }
 
-@test "report -F: a filter libtraceevent would free twice is refused with a message" {
+@test "report -F: filters libtraceevent would free twice or divide by zero are refused with a message" {
 	run "$KTRACE" report -i "$TOP/tests/fuzz/filter-trace.bin" -F 'sched_switch: (prev_prio + 1) > 2'
 	assert_failure
 	assert_output --partial "bad filter 'sched_switch: (prev_prio + 1) > 2'"
 	refute_output --partial "AddressSanitizer"
+	# libtraceevent folds "1 / 0" while parsing: SIGFPE.
+	run "$KTRACE" report -i "$TOP/tests/fuzz/filter-trace.bin" -F 'sched_switch: 1 / 0'
+	assert_failure 64
+	assert_output --partial "bad filter 'sched_switch: 1 / 0'"
 	run "$KTRACE" report -i "$TOP/tests/fuzz/filter-trace.bin" -F 'sched_switch: (prev_pid != 0) && next_pid != 0'
 	assert_success
 	assert_output --partial "sched_switch"
