@@ -31,11 +31,13 @@
 static bool format_has_field(const char *buf, const char *name, size_t len)
 {
 	const char *line = strstr(buf, "\nformat:\n");
+	/* Field lines only: not a "field:x;" inside the print fmt. */
+	const char *pf = strstr(buf, "\nprint fmt: ");
 
 	for (; line && (line = strstr(line, "field:")); line += 6) {
 		const char *end = strchr(line, ';'), *q;
 
-		if (!end)
+		if (!end || (pf && end > pf))
 			return false;
 		q = end;
 		/* "char comm[16]": the name stands before the brackets. */
