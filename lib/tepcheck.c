@@ -228,8 +228,9 @@ static bool is_cpumask_call(const char *at, const char *end)
  * priority for (";", "=", ".", "->", "[") follows the "]" of an index or
  * the last operand of "a ? b : c" (found by tests/fuzz/fuzz_file.c):
  * there it looks for the right-hand side of an operator that has none.
- * It gives up on the whole print fmt at a "{" (a statement expression,
- * as kvmmmu's events have), so nothing after one is ever parsed.
+ * It gives up on the whole print fmt at a "({" (a statement expression,
+ * as kvmmmu's events have), so nothing after one is ever parsed; a "{"
+ * elsewhere is __print_flags()' list, which it does parse.
  */
 static const char *args_problem(const char *buf, const char *p)
 {
@@ -247,7 +248,16 @@ static const char *args_problem(const char *buf, const char *p)
 	if (t.type != T_DELIM || *t.at != ',')
 		return NULL;
 	p = next_tok(p, &t);
-	while (t.type != T_END && !(t.type == T_OP && !strcmp(t.op, "{"))) {
+	while (t.type != T_END) {
+		/* "({": a statement expression, where libtraceevent gives up. */
+		if (t.type == T_DELIM && *t.at == '(') {
+			const char *q = p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\n')
+				q++;
+			if (*q == '{')
+				break;
+		}
 		if (t.type == T_ITEM && is_cpumask_call(t.at, t.end)) {
 			/*
 			 * libtraceevent 1.7 dereferences NULL printing a
