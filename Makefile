@@ -61,7 +61,7 @@ valgrind: all
 # Fuzz targets (tests/fuzz): make check replays their corpus and every
 # regression input through the ASan build with gcc (tests/bats/fuzz.bats);
 # make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer.
-FUZZ_TARGETS := file page
+FUZZ_TARGETS := file page format filter
 FUZZ_COMMON  := tests/fuzz/fuzz_common.c
 FUZZ_BUILD   := build/fuzz
 FUZZ_SECONDS ?= 60

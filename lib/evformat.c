@@ -15,6 +15,7 @@
 
 #include "evformat.h"
 #include "events.h"
+#include "tepcheck.h"
 #include "module.h"
 
 struct kt_event_format {
@@ -70,29 +71,24 @@ static char *module_format(const char *event, int *size)
 	return text;
 }
 
-struct kt_event_format *kt_event_format_open(const char *system,
-					     const char *event)
+struct kt_event_format *kt_event_format_parse(const char *system,
+					      const char *text, size_t size)
 {
 	struct tep_format_field **common, **own;
 	struct kt_event_format *fmt;
-	char *text;
-	int size = 0, ret = -ENOMEM;
+	int ret = -ENOMEM;
 
+	/* ktrace.ko's formats and a tampered tracefs are text like any other. */
+	if (kt_format_problem(text, size)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	fmt = calloc(1, sizeof(*fmt));
 	if (!fmt)
 		goto err;
-	errno = 0;
-	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module())
-		text = module_format(event, &size);
-	else
-		text = tracefs_event_file_read(NULL, system, event, "format", &size);
-	if (!text) {
-		ret = errno ? -errno : -ENOENT;
-		goto err_fmt;
-	}
 	fmt->tep = tep_alloc();
 	if (!fmt->tep)
-		goto err_text;
+		goto err_fmt;
 	/*
 	 * A print format libtraceevent does not understand still leaves
 	 * the fields parsed; only a missing event is a failure.
@@ -107,7 +103,7 @@ struct kt_event_format *kt_event_format_open(const char *system,
 #endif
 	if (!fmt->event) {
 		ret = -EINVAL;
-		goto err_text;
+		goto err_fmt;
 	}
 	common = tep_event_common_fields(fmt->event);
 	own = tep_event_fields(fmt->event);
@@ -121,19 +117,39 @@ struct kt_event_format *kt_event_format_open(const char *system,
 	add_fields(fmt, own, false);
 	free(common);
 	free(own);
-	free(text);
 	return fmt;
 
 err_lists:
 	free(common);
 	free(own);
-err_text:
-	free(text);
 err_fmt:
 	kt_event_format_close(fmt);
 err:
 	errno = -ret;
 	return NULL;
+}
+
+struct kt_event_format *kt_event_format_open(const char *system,
+					     const char *event)
+{
+	struct kt_event_format *fmt;
+	char *text;
+	int size = 0, err;
+
+	errno = 0;
+	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module())
+		text = module_format(event, &size);
+	else
+		text = tracefs_event_file_read(NULL, system, event, "format", &size);
+	if (!text) {
+		errno = errno ? errno : ENOENT;
+		return NULL;
+	}
+	fmt = kt_event_format_parse(system, text, size);
+	err = errno;
+	free(text);
+	errno = err;
+	return fmt;
 }
 
 void kt_event_format_close(struct kt_event_format *fmt)

@@ -27,6 +27,13 @@ struct kt_event_format;
  */
 struct kt_event_format *kt_event_format_open(const char *system,
 					     const char *event);
+/*
+ * Parse SIZE bytes of format TEXT (NUL-terminated at TEXT[SIZE]) of an
+ * event of SYSTEM, checked first as a trace.dat's formats are
+ * (tepcheck.h).  NULL + errno: EINVAL (not a format we parse), ENOMEM.
+ */
+struct kt_event_format *kt_event_format_parse(const char *system,
+					      const char *text, size_t size);
 void kt_event_format_close(struct kt_event_format *fmt);
 
 int kt_event_format_id(const struct kt_event_format *fmt);

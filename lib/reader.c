@@ -29,6 +29,7 @@
 #endif
 #include "byteorder.h"
 #include "kallsyms.h"
+#include "tepcheck.h"
 #include "log.h"
 #include "reader.h"
 #include "tracedat.h"
@@ -335,96 +336,6 @@ static int parse_header_info(struct cur *c)
 	return 0;
 }
 
-/*
- * libtraceevent's format parser trusts its input (an unterminated string
- * in a print fmt makes it dereference NULL), so a format must look like
- * one before it gets there: printable text with name, ID, format and
- * print fmt lines, quotes closed and brackets balanced.
- */
-#define FMT_ARG_CHARS \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
-	"_ \t,.()[]{}<>=!&|^~+-*/%?:;'"
-
-/*
- * Does the format declare a field of this name?  libtraceevent 1.7
- * dereferences NULL when a print fmt names REC->x of no field x, so
- * every REC-> reference is checked against the field lines first.
- */
-static bool format_has_field(const char *buf, const char *name, size_t len)
-{
-	const char *line = strstr(buf, "\nformat:\n");
-
-	for (; line && (line = strstr(line, "field:")); line += 6) {
-		const char *end = strchr(line, ';'), *q;
-
-		if (!end)
-			return false;
-		q = end;
-		/* "char comm[16]": the name stands before the brackets. */
-		if (q > line && q[-1] == ']')
-			while (q > line && *q != '[')
-				q--;
-		while (q > line && q[-1] == ' ')
-			q--;
-		if ((size_t)(q - line) >= len && !strncmp(q - len, name, len) &&
-		    !(isalnum((unsigned char)q[-(ptrdiff_t)len - 1]) ||
-		      q[-(ptrdiff_t)len - 1] == '_'))
-			return true;
-	}
-	return false;
-}
-
-static const char *format_problem(const char *buf, uint64_t size)
-{
-	const char *pf, *p;
-	int depth = 0;
-	bool quote = false;
-	uint64_t i;
-
-	for (i = 0; i < size; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-
-		if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch > 0x7e)
-			return "a byte that is not text";
-	}
-	if (strncmp(buf, "name: ", 6) || !strstr(buf, "\nID: ") ||
-	    !strstr(buf, "\nformat:\n"))
-		return "no name, ID or format line";
-	pf = strstr(buf, "\nprint fmt: ");
-	if (!pf)
-		return "no print fmt line";
-	for (p = pf + 12; *p && *p != '\n'; p++) {
-		if (quote) {
-			if (*p == '\\' && p[1] && p[1] != '\n')
-				p++;
-			else if (*p == '"')
-				quote = false;
-			continue;
-		}
-		if (*p == '"') {
-			quote = true;
-		} else if (!strncmp(p, "REC->", 5)) {
-			size_t n = 0;
-
-			while (isalnum((unsigned char)p[5 + n]) || p[5 + n] == '_')
-				n++;
-			if (!n || !format_has_field(buf, p + 5, n))
-				return "its print fmt names a field the format does not declare";
-			p += 4 + n;
-		} else if (!strchr(FMT_ARG_CHARS, *p))
-			return "a character outside C expressions in its print fmt";
-		else if (*p == '(' || *p == '[' || *p == '{')
-			depth++;
-		else if ((*p == ')' || *p == ']' || *p == '}') && --depth < 0)
-			return "unbalanced brackets in its print fmt";
-	}
-	if (quote)
-		return "an unterminated string in its print fmt";
-	if (depth)
-		return "unbalanced brackets in its print fmt";
-	return NULL;
-}
-
 static int parse_one_format(struct cur *c, const char *system)
 {
 	const char *why;
@@ -439,7 +350,7 @@ static int parse_one_format(struct cur *c, const char *system)
 	ret = cur_blob(c, size, KT_DAT_MAX_FORMAT, "an event format", &buf);
 	if (ret)
 		return ret;
-	why = format_problem(buf, size);
+	why = kt_format_problem(buf, size);
 	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
 #ifdef __SANITIZE_ADDRESS__
 	__lsan_disable();
@@ -553,10 +464,53 @@ static int parse_kallsyms(struct cur *c)
 	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", kt_kallsyms_parse);
 }
 
+/*
+ * "ADDR : FORMAT" lines into the printk table.  Not
+ * tep_parse_printk_formats(): libtraceevent 1.7 strdup()s from one past a
+ * line's end when the line has no ':' or nothing after it, and
+ * tep_register_print_string() looks two bytes before a format shorter
+ * than three (both found by tests/fuzz/fuzz_file.c).  Only well-formed
+ * lines reach it.
+ */
+static int register_printk(struct tep_handle *tep, const char *text)
+{
+	const char *line = text, *nl, *p;
+	unsigned long long addr;
+	char *fmt;
+	size_t n;
+
+	for (; *line; line = *nl ? nl + 1 : nl) {
+		nl = strchrnul(line, '\n');
+		p = line;
+		if (p + 2 <= nl && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		for (addr = 0, n = 0; p < nl && isxdigit((unsigned char)*p); p++, n++)
+			addr = addr << 4 | (unsigned)(isdigit((unsigned char)*p) ?
+					*p - '0' : (*p | 0x20) - 'a' + 10);
+		if (!n || n > 16)
+			continue;
+		while (p < nl && *p == ' ')
+			p++;
+		if (p >= nl || *p++ != ':')
+			continue;
+		if (p < nl && *p == ' ')
+			p++;
+		/* It skips one opening quote, then looks at the last three. */
+		if (nl - p - (p < nl && *p == '"') < 3)
+			continue;
+		fmt = strndup(p, (size_t)(nl - p));
+		if (!fmt)
+			return -ENOMEM;
+		tep_register_print_string(tep, fmt, addr);
+		free(fmt);
+	}
+	return 0;
+}
+
 static int parse_printk(struct cur *c)
 {
 	return parse_text(c, 4, KT_DAT_MAX_PRINTK, "printk formats",
-			  tep_parse_printk_formats);
+			  register_printk);
 }
 
 /*
