@@ -26,9 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/signalfd.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,7 +113,7 @@ struct session {
 	struct kt_evspec *specs;	/* --process: what kt_tracing_resolve used */
 	struct kt_writer *w;
 	char *tmpdir;
-	struct kt_child *child;
+	struct kt_run run;		/* COMMAND and the signals that end it */
 	struct kt_recorder *rec;
 	/* ktrace.ko's side, when a ktrace: event is recorded */
 	size_t nmod;			/* module events in events */
@@ -147,9 +145,6 @@ struct session {
 	int remove_err;
 	/* outcome */
 	enum stop_reason why;
-	int stop_signal;
-	int child_status;
-	bool child_done;
 	bool status_line;
 };
 
@@ -334,24 +329,20 @@ static void human_bytes(unsigned long long b, char *buf, size_t len)
 		snprintf(buf, len, "%llu B", b);
 }
 
-static unsigned long long delta(unsigned long long end, unsigned long long start)
-{
-	return end >= start ? end - start : 0;
-}
-
 /* Events lost in this recording on one CPU (overwritten or dropped). */
 static unsigned long long cpu_lost(const struct session *s, int cpu)
 {
 	const struct kt_cpu_stats *a = &s->st0[cpu], *b = &s->st1[cpu];
 
-	return delta(b->overrun, a->overrun) + delta(b->dropped, a->dropped) +
-	       delta(b->commit_overrun, a->commit_overrun);
+	return kt_stat_delta(b->overrun, a->overrun) +
+	       kt_stat_delta(b->dropped, a->dropped) +
+	       kt_stat_delta(b->commit_overrun, a->commit_overrun);
 }
 
 /* Events of one CPU that reached the pieces: read, less those refused. */
 static unsigned long long cpu_events(const struct session *s, int cpu)
 {
-	return delta(delta(s->st1[cpu].read, s->st0[cpu].read),
+	return kt_stat_delta(kt_stat_delta(s->st1[cpu].read, s->st0[cpu].read),
 		     kt_recorder_unwritten(s->rec, cpu) + s->cut[cpu]);
 }
 
@@ -462,8 +453,8 @@ static int module_pids(struct session *s, bool fork)
 	pids = calloc(o->npids + 1, sizeof(*pids));
 	if (!pids)
 		return -ENOMEM;
-	if (s->child)
-		pids[n++] = kt_child_pid(s->child);
+	if (s->run.child)
+		pids[n++] = kt_child_pid(s->run.child);
 	for (i = 0; i < o->npids; i++)
 		pids[n++] = o->pids[i];
 	ret = kt_module_set_pids(pids, n, fork);
@@ -487,7 +478,7 @@ static int module_process_setup(struct session *s)
 	const struct record_opts *o = s->o;
 	const char *val[NPROC_CTL];
 	char uid[24], comm[COMM_MAX + 2], root[24];
-	size_t i, nroots = (s->child ? 1 : 0) + o->t.npids;
+	size_t i, nroots = (s->run.child ? 1 : 0) + o->t.npids;
 	int ret;
 
 	for (i = 0; i < NPROC_CTL; i++) {
@@ -503,7 +494,7 @@ static int module_process_setup(struct session *s)
 	/* A newline: an empty write() leaves the filter as it was. */
 	snprintf(comm, sizeof(comm), "%s\n", o->comm);
 	snprintf(root, sizeof(root), "%d", nroots != 1 || o->t.only_cmd ? 0 :
-		 s->child ? (int)kt_child_pid(s->child) : (int)o->t.pids[0]);
+		 s->run.child ? (int)kt_child_pid(s->run.child) : (int)o->t.pids[0]);
 	val[0] = o->no_lifecycle ? "0" : "1";
 	val[1] = o->no_syscalls ? "0" : "1";
 	val[2] = o->no_signals ? "0" : "1";
@@ -870,9 +861,10 @@ static void status_line(struct session *s)
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		if (kt_cpu_stats_read(s->t.inst, cpu, &st))
 			continue;
-		events += delta(st.read + st.entries, s->st0[cpu].read + s->st0[cpu].entries);
-		lost += delta(st.overrun, s->st0[cpu].overrun) +
-			delta(st.dropped, s->st0[cpu].dropped);
+		events += kt_stat_delta(st.read + st.entries,
+					s->st0[cpu].read + s->st0[cpu].entries);
+		lost += kt_stat_delta(st.overrun, s->st0[cpu].overrun) +
+			kt_stat_delta(st.dropped, s->st0[cpu].dropped);
 	}
 	human_bytes(kt_recorder_total(s->rec), mb, sizeof(mb));
 	fprintf(stderr, "\r\033[K%s: %.0f s, %llu events, %s written, %llu %s",
@@ -881,41 +873,10 @@ static void status_line(struct session *s)
 	fflush(stderr);
 }
 
-/* One signal from signalfd; returns true when recording must stop. */
-static bool on_signal(struct session *s, const struct signalfd_siginfo *si,
-		      int *nsignals)
-{
-	int st;
-
-	if (si->ssi_signo == SIGCHLD) {
-		if (s->child && !s->child_done &&
-		    kt_child_poll(s->child, &st) == 1) {
-			s->child_done = true;
-			s->child_status = st;
-			s->why = STOP_CHILD;
-			return true;
-		}
-		return false;
-	}
-	(*nsignals)++;
-	s->stop_signal = si->ssi_signo;
-	if (s->child && !s->child_done && *nsignals == 1) {
-		/*
-		 * The command ends the recording.  A signal from the terminal
-		 * reached it already; one sent to ktrace alone is passed on.
-		 */
-		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
-			kill(kt_child_pid(s->child), si->ssi_signo);
-		return false;
-	}
-	s->why = STOP_SIGNAL;
-	return true;
-}
-
 static void run_loop(struct session *s)
 {
 	bool live = s->status_line;
-	int nsignals = 0, timeout;
+	int timeout;
 	double left;
 
 	for (;;) {
@@ -924,9 +885,6 @@ static void run_loop(struct session *s)
 			{ .fd = s->rec ? kt_recorder_notify_fd(s->rec) : -1,
 			  .events = POLLIN },
 		};
-		struct signalfd_siginfo si;
-		int st;
-
 		timeout = live ? 1000 : -1;
 		if (s->o->seconds > 0) {
 			left = s->o->seconds - now_since(&s->t0);
@@ -938,10 +896,7 @@ static void run_loop(struct session *s)
 				timeout = (int)(left * 1000) + 1;
 		}
 		/* A child that exited before the loop began. */
-		if (s->child && !s->child_done &&
-		    kt_child_poll(s->child, &st) == 1) {
-			s->child_done = true;
-			s->child_status = st;
+		if (kt_run_child_exited(&s->run)) {
 			s->why = STOP_CHILD;
 			return;
 		}
@@ -949,9 +904,16 @@ static void run_loop(struct session *s)
 			s->why = STOP_ERROR;
 			return;
 		}
-		while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
-			if (on_signal(s, &si, &nsignals))
-				return;
+		switch (kt_run_signals(&s->run, s->sfd)) {
+		case KT_RUN_CHILD_EXITED:
+			s->why = STOP_CHILD;
+			return;
+		case KT_RUN_SIGNALLED:
+			s->why = STOP_SIGNAL;
+			return;
+		case KT_RUN_GOING:
+			break;
+		}
 		if (pfd[1].revents & POLLIN) {
 			s->why = kt_recorder_error(s->rec) ? STOP_ERROR : STOP_SIZE;
 			return;
@@ -1183,8 +1145,8 @@ static void summary(struct session *s)
 		human_bytes(bytes, b, sizeof(b));
 		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
 			cpu_events(s, cpu), b,
-			delta(s->st1[cpu].overrun, s->st0[cpu].overrun),
-			delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
+			kt_stat_delta(s->st1[cpu].overrun, s->st0[cpu].overrun),
+			kt_stat_delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
 	}
 }
 
@@ -1207,9 +1169,9 @@ static unsigned long long report_loss(struct session *s)
 		for (cpu = 0; cpu < s->ncpus; cpu++)
 			if (cpu_lost(s, cpu))
 				kt_warn("  CPU %d: %llu overrun, %llu dropped", cpu,
-					delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
-					delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun),
-					delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
+					kt_stat_delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
+					kt_stat_delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun),
+					kt_stat_delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
 		kt_warn("to lose nothing: a bigger buffer (-b %lu), fewer events (-e), or a filter (-f)",
 			(s->o->t.buffer_kb ? s->o->t.buffer_kb : 1408) * 4);
 	}
@@ -1243,7 +1205,7 @@ static void session_free(struct session *s)
 	kt_recorder_free(s->rec);
 	kt_modrec_free(s->mrec);
 	module_restore(s);
-	kt_child_free(s->child);
+	kt_child_free(s->run.child);
 	kt_tracing_release(&s->t);
 	/* The pieces of a recording that ended, even badly, are gone. */
 	if (s->w)
@@ -1276,20 +1238,11 @@ static void retry_remove(struct session *s)
 {
 	struct tracefs_instance *inst;
 
-	if (s->remove_err != -EBUSY || (s->child && !s->child_done))
+	if (s->remove_err != -EBUSY || (s->run.child && !s->run.child_done))
 		return;
 	s->remove_err = kt_instance_lookup(s->t.inst_name, &inst);
 	if (!s->remove_err)
 		s->remove_err = kt_instance_remove(inst);
-}
-
-static int exit_status_of(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return KT_EXIT_FAIL;
 }
 
 static int record(struct record_opts *o)
@@ -1373,8 +1326,8 @@ static int record(struct record_opts *o)
 		}
 	}
 	if (o->t.cmd) {
-		s.child = kt_child_new(o->t.cmd);
-		if (!s.child) {
+		s.run.child = kt_child_new(o->t.cmd);
+		if (!s.run.child) {
 			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(errno));
 			goto out;
 		}
@@ -1413,8 +1366,8 @@ static int record(struct record_opts *o)
 	 * for the command alone; without either it takes every process.
 	 */
 	s.t.comm = o->comm;
-	s.t.follow_children = o->process && !o->t.only_cmd && (s.child || o->t.npids);
-	if (kt_tracing_arm(&s.t, s.child ? kt_child_pid(s.child) : 0) ||
+	s.t.follow_children = o->process && !o->t.only_cmd && (s.run.child || o->t.npids);
+	if (kt_tracing_arm(&s.t, s.run.child ? kt_child_pid(s.run.child) : 0) ||
 	    module_prepare(&s))
 		goto out;
 	s.clock = kt_tracefs_read(s.t.inst, "trace_clock");
@@ -1434,12 +1387,12 @@ static int record(struct record_opts *o)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s.t0);
 	s.status_line = !o->quiet && isatty(STDERR_FILENO);
-	if (s.child) {
-		ret = kt_child_release(s.child);
+	if (s.run.child) {
+		ret = kt_child_release(s.run.child);
 		if (ret) {
 			kt_err("cannot run '%s': %s", o->t.cmd[0], strerror(-ret));
-			kt_child_wait(s.child, &st);
-			status = exit_status_of(st);
+			kt_child_wait(s.run.child, &st);
+			status = kt_run_exit_status(st);
 			goto out;
 		}
 	}
@@ -1489,14 +1442,14 @@ static int record(struct record_opts *o)
 		summary(&s);
 	lost = report_loss(&s);
 
-	if (s.child && !s.child_done && s.why != STOP_SIGNAL) {
+	if (s.run.child && !s.run.child_done && s.why != STOP_SIGNAL) {
 		/* -s, -m or a full disk ended the recording, not the command. */
 		if (!o->quiet)
 			kt_info("waiting for '%s' (pid %d) to exit",
-				o->t.cmd[0], (int)kt_child_pid(s.child));
-		if (kt_child_wait(s.child, &st) == 0) {
-			s.child_done = true;
-			s.child_status = st;
+				o->t.cmd[0], (int)kt_child_pid(s.run.child));
+		if (kt_child_wait(s.run.child, &st) == 0) {
+			s.run.child_done = true;
+			s.run.child_status = st;
 		}
 	}
 	retry_remove(&s);
@@ -1505,10 +1458,10 @@ static int record(struct record_opts *o)
 			s.t.inst_name, strerror(-s.remove_err));
 	if (failed)
 		status = KT_EXIT_FAIL;
-	else if (s.child && s.child_done && s.child_status != 0)
-		status = exit_status_of(s.child_status);
-	else if (s.why == STOP_SIGNAL && s.child)
-		status = 128 + s.stop_signal;
+	else if (s.run.child && s.run.child_done && s.run.child_status != 0)
+		status = kt_run_exit_status(s.run.child_status);
+	else if (s.why == STOP_SIGNAL && s.run.child)
+		status = 128 + s.run.stop_signal;
 	else if (o->max_lost >= 0 && lost > (unsigned long long)o->max_lost) {
 		/* Not on status 3 alone: a command may exit 3 itself. */
 		status = KT_EXIT_LOST;
@@ -1517,8 +1470,8 @@ static int record(struct record_opts *o)
 		status = KT_EXIT_OK;
 	}
 out:
-	if (s.why == STOP_SIGNAL && s.child && !s.child_done)
-		kill(kt_child_pid(s.child), s.stop_signal);
+	if (s.why == STOP_SIGNAL && s.run.child && !s.run.child_done)
+		kill(kt_child_pid(s.run.child), s.run.stop_signal);
 	session_free(&s);
 	return status;
 }

@@ -17,9 +17,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -119,16 +117,13 @@ struct stream {
 	struct tep_handle *tep;
 	struct kt_livestream *ls;
 	struct kt_printer *p;
-	struct kt_child *child;
+	struct kt_run run;		/* COMMAND and the signals that end it */
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
 	int sfd;
 	sigset_t oldmask;
 	bool out_is_pipe;
 	enum stop_reason why;
-	int stop_signal;
-	int child_status;
-	bool child_done;
 	int err;		/* first decode/print error */
 };
 
@@ -221,7 +216,7 @@ static void learn_comm(struct stream *s, int pid)
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0) {
-		if (s->child && pid == kt_child_pid(s->child)) {
+		if (s->run.child && pid == kt_child_pid(s->run.child)) {
 			const char *slash = strrchr(s->o->t.cmd[0], '/');
 
 			/* What exec made its comm: the name, cut to 15. */
@@ -282,37 +277,9 @@ static bool drain(struct stream *s, bool all)
 	return false;
 }
 
-/* One signal from signalfd; returns true when streaming must stop. */
-static bool on_signal(struct stream *s, const struct signalfd_siginfo *si,
-		      int *nsignals)
-{
-	int st;
-
-	if (si->ssi_signo == SIGCHLD) {
-		if (s->child && !s->child_done &&
-		    kt_child_poll(s->child, &st) == 1) {
-			s->child_done = true;
-			s->child_status = st;
-			s->why = STOP_CHILD;
-			return true;
-		}
-		return false;
-	}
-	(*nsignals)++;
-	s->stop_signal = si->ssi_signo;
-	if (s->child && !s->child_done && *nsignals == 1) {
-		/* As record: the command ends the stream; pass the signal on. */
-		if (si->ssi_code == SI_USER || si->ssi_code == SI_QUEUE)
-			kill(kt_child_pid(s->child), si->ssi_signo);
-		return false;
-	}
-	s->why = STOP_SIGNAL;
-	return true;
-}
-
 static void run_loop(struct stream *s)
 {
-	int n = s->ncpus + 2, nsignals = 0, i, st;
+	int n = s->ncpus + 2, i;
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
 
 	if (!pfd) {
@@ -330,12 +297,7 @@ static void run_loop(struct stream *s)
 		pfd[i + 2].events = POLLIN;
 	}
 	for (;;) {
-		struct signalfd_siginfo si;
-
-		if (s->child && !s->child_done &&
-		    kt_child_poll(s->child, &st) == 1) {
-			s->child_done = true;
-			s->child_status = st;
+		if (kt_run_child_exited(&s->run)) {
 			s->why = STOP_CHILD;
 			break;
 		}
@@ -350,17 +312,19 @@ static void run_loop(struct stream *s)
 			s->why = STOP_OUTPUT;
 			break;
 		}
-		while (read(s->sfd, &si, sizeof(si)) == sizeof(si))
-			if (on_signal(s, &si, &nsignals))
-				goto out;
+		switch (kt_run_signals(&s->run, s->sfd)) {
+		case KT_RUN_CHILD_EXITED:
+			s->why = STOP_CHILD;
+			goto out;
+		case KT_RUN_SIGNALLED:
+			s->why = STOP_SIGNAL;
+			goto out;
+		case KT_RUN_GOING:
+			break;
+		}
 	}
 out:
 	free(pfd);
-}
-
-static unsigned long long delta(unsigned long long end, unsigned long long start)
-{
-	return end >= start ? end - start : 0;
 }
 
 static void read_stats(struct stream *s, struct kt_cpu_stats *st)
@@ -381,9 +345,9 @@ static void summary(struct stream *s)
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		events += kt_livestream_events(s->ls, cpu);
-		lost += delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
-			delta(s->st1[cpu].dropped, s->st0[cpu].dropped) +
-			delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun);
+		lost += kt_stat_delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
+			kt_stat_delta(s->st1[cpu].dropped, s->st0[cpu].dropped) +
+			kt_stat_delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun);
 		marks += kt_livestream_missed(s->ls, cpu, &u);
 		unknown |= u;
 	}
@@ -399,22 +363,13 @@ static void summary(struct stream *s)
 	kt_warn("LOST %llu%s events: the kernel buffer filled up faster than it was printed",
 		lost, unknown ? "+" : "");
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		l = delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
-		    delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun);
-		if (l || delta(s->st1[cpu].dropped, s->st0[cpu].dropped))
+		l = kt_stat_delta(s->st1[cpu].overrun, s->st0[cpu].overrun) +
+		    kt_stat_delta(s->st1[cpu].commit_overrun, s->st0[cpu].commit_overrun);
+		if (l || kt_stat_delta(s->st1[cpu].dropped, s->st0[cpu].dropped))
 			kt_warn("  CPU %d: %llu overrun, %llu dropped", cpu, l,
-				delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
+				kt_stat_delta(s->st1[cpu].dropped, s->st0[cpu].dropped));
 	}
 	kt_warn("to lose nothing: a bigger buffer (-b), fewer events (-e), a filter (-f), or output to a file");
-}
-
-static int exit_status_of(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return KT_EXIT_FAIL;
 }
 
 static bool in_usecs(const char *clock)
@@ -498,13 +453,13 @@ static int setup(struct stream *s)
 	if (!s->p)
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {
-		s->child = kt_child_new(o->t.cmd);
-		if (!s->child) {
+		s->run.child = kt_child_new(o->t.cmd);
+		if (!s->run.child) {
 			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(errno));
 			return KT_EXIT_FAIL;
 		}
 	}
-	if (kt_tracing_arm(&s->t, s->child ? kt_child_pid(s->child) : 0))
+	if (kt_tracing_arm(&s->t, s->run.child ? kt_child_pid(s->run.child) : 0))
 		return KT_EXIT_FAIL;
 	read_stats(s, s->st0);
 	ret = kt_tracefs_write(s->t.inst, "tracing_on", "1");
@@ -536,14 +491,14 @@ static int stream(struct stream_opts *o)
 	if (!o->quiet)
 		fprintf(stderr, "%s: streaming from instance '%s'%s\n",
 			kt_log_prog(), s.t.inst_name,
-			s.child ? "" : "; Ctrl-C stops");
-	if (s.child) {
-		ret = kt_child_release(s.child);
+			s.run.child ? "" : "; Ctrl-C stops");
+	if (s.run.child) {
+		ret = kt_child_release(s.run.child);
 		if (ret) {
 			kt_err("cannot run '%s': %s", o->t.cmd[0], strerror(-ret));
-			kt_child_wait(s.child, &st);
-			s.child_done = true;
-			status = exit_status_of(st);
+			kt_child_wait(s.run.child, &st);
+			s.run.child_done = true;
+			status = kt_run_exit_status(st);
 			goto out;
 		}
 	}
@@ -556,13 +511,13 @@ static int stream(struct stream_opts *o)
 		drain(&s, true);
 	read_stats(&s, s.st1);
 	summary(&s);
-	if (s.child && !s.child_done) {
+	if (s.run.child && !s.run.child_done) {
 		/* Nobody reads what it does any more (or we failed). */
 		if (s.why == STOP_OUTPUT || s.why == STOP_ERROR)
-			kill(kt_child_pid(s.child), SIGTERM);
-		if (kt_child_wait(s.child, &st) == 0) {
-			s.child_done = true;
-			s.child_status = st;
+			kill(kt_child_pid(s.run.child), SIGTERM);
+		if (kt_child_wait(s.run.child, &st) == 0) {
+			s.run.child_done = true;
+			s.run.child_status = st;
 		}
 	}
 	if (s.why == STOP_ERROR) {
@@ -570,15 +525,15 @@ static int stream(struct stream_opts *o)
 		status = KT_EXIT_FAIL;
 	} else if (s.why == STOP_OUTPUT) {
 		status = KT_EXIT_OK;
-	} else if (s.child && s.child_done) {
-		status = exit_status_of(s.child_status);
+	} else if (s.run.child && s.run.child_done) {
+		status = kt_run_exit_status(s.run.child_status);
 	} else {
 		status = KT_EXIT_OK;
 	}
 out:
 	kt_printer_free(s.p);
 	kt_livestream_free(s.ls);
-	kt_child_free(s.child);
+	kt_child_free(s.run.child);
 	kt_tracing_release(&s.t);
 	if (s.tep)
 		tep_free(s.tep);

@@ -621,18 +621,13 @@ struct loss {
 	bool unknown;
 };
 
-static unsigned long long delta(unsigned long long now, unsigned long long then)
-{
-	return now > then ? now - then : 0;
-}
-
 static void cpu_loss(const struct top *t, int cpu, struct loss *l)
 {
 	const struct kt_cpu_stats *a = &t->st0[cpu], *b = &t->st[cpu];
 
-	l->overrun = delta(b->overrun, a->overrun);
-	l->dropped = delta(b->dropped, a->dropped) +
-		     delta(b->commit_overrun, a->commit_overrun);
+	l->overrun = kt_stat_delta(b->overrun, a->overrun);
+	l->dropped = kt_stat_delta(b->dropped, a->dropped) +
+		     kt_stat_delta(b->commit_overrun, a->commit_overrun);
 	l->missed = kt_livebuf_missed(t->lb[cpu], &l->unknown);
 }
 

@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cmd.h"
 #include "events.h"
 #include "evlookup.h"
@@ -493,4 +495,53 @@ int kt_signals_block(sigset_t *old)
 		sigprocmask(SIG_SETMASK, old, NULL);
 	}
 	return fd;
+}
+
+bool kt_run_child_exited(struct kt_run *r)
+{
+	int st;
+
+	if (!r->child || r->child_done)
+		return r->child_done;
+	if (kt_child_poll(r->child, &st) != 1)
+		return false;
+	r->child_done = true;
+	r->child_status = st;
+	return true;
+}
+
+enum kt_run_event kt_run_signals(struct kt_run *r, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (r->child && !r->child_done && kt_run_child_exited(r))
+				return KT_RUN_CHILD_EXITED;
+			continue;
+		}
+		r->nsignals++;
+		r->stop_signal = (int)si.ssi_signo;
+		if (r->child && !r->child_done && r->nsignals == 1) {
+			/*
+			 * COMMAND's exit ends the session, so its last events
+			 * are kept.  A signal from the terminal reached it
+			 * already; one sent to ktrace alone is passed on.
+			 */
+			if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+				kill(kt_child_pid(r->child), (int)si.ssi_signo);
+			continue;
+		}
+		return KT_RUN_SIGNALLED;
+	}
+	return KT_RUN_GOING;
+}
+
+int kt_run_exit_status(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return KT_EXIT_FAIL;
 }

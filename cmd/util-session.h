@@ -103,4 +103,32 @@ void kt_tracing_release(struct kt_tracing *t);
  */
 int kt_signals_block(sigset_t *old);
 
+/* COMMAND as a session runs it, and the signals that end the session. */
+struct kt_run {
+	struct kt_child *child;	/* COMMAND, or NULL */
+	bool child_done;	/* reaped: child_status is its wait status */
+	int child_status;
+	int stop_signal;	/* the last SIGINT, SIGTERM or SIGHUP, or 0 */
+	int nsignals;
+};
+
+enum kt_run_event {
+	KT_RUN_GOING,		/* nothing that ends the session */
+	KT_RUN_CHILD_EXITED,	/* COMMAND exited (and was reaped) */
+	KT_RUN_SIGNALLED,	/* a signal ends the session */
+};
+
+/* Reap COMMAND if it has exited; true once it has. */
+bool kt_run_child_exited(struct kt_run *r);
+/*
+ * Read every pending signal from the signalfd sfd.  With COMMAND still
+ * running, the first SIGINT/SIGTERM/SIGHUP does not end the session but
+ * is passed on to COMMAND (unless it came from the terminal, which
+ * signalled COMMAND already), and COMMAND's exit ends it; a second one
+ * ends it at once.
+ */
+enum kt_run_event kt_run_signals(struct kt_run *r, int sfd);
+/* ktrace's exit status for COMMAND's wait status (128+N for signal N). */
+int kt_run_exit_status(int wait_status);
+
 #endif

@@ -48,6 +48,16 @@ struct kt_cpu_stats {
 	double now_ts;
 };
 
+/*
+ * How much a stats counter grew from start to end; 0 when it went back
+ * (a CPU's buffer was reset in between), never a huge unsigned wrap.
+ */
+static inline unsigned long long kt_stat_delta(unsigned long long end,
+					       unsigned long long start)
+{
+	return end > start ? end - start : 0;
+}
+
 /* Number of CPUs with a per_cpu directory (possible CPUs). */
 int kt_cpu_count(void);
 int kt_cpu_stats_read(struct tracefs_instance *inst, int cpu,
