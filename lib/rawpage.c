@@ -175,17 +175,27 @@ int kt_rawpage_count_kbuffer(struct kbuffer *kb, void *page,
 	return n;
 }
 
-/* Every type id counts in slot 0: kt_rawpage_count_file() wants a total. */
-static uint16_t one_slot[KT_RAWPAGE_IDS];
+/* Every type id counts in slot 0: kt_rawpage_events() wants a total. */
+static const uint16_t one_slot[KT_RAWPAGE_IDS];
+
+int kt_rawpage_events(const void *page, size_t page_size, uint64_t *events)
+{
+	struct kt_rawpage_hdr hdr;
+	size_t off = 0;
+
+	*events = 0;
+	if (kt_rawpage_header(page, page_size, &hdr))
+		return -EBADMSG;
+	return kt_rawpage_count(page, &hdr, &off, one_slot, events) < 0 ?
+		-EBADMSG : 0;
+}
 
 int kt_rawpage_count_file(int fd, unsigned long long from,
 			  unsigned long long to, size_t page_size,
 			  unsigned long long *events)
 {
-	struct kt_rawpage_hdr hdr;
 	unsigned char *page;
-	uint64_t count[1];
-	size_t off;
+	uint64_t count;
 	ssize_t n;
 	int ret = 0;
 
@@ -205,14 +215,10 @@ int kt_rawpage_count_file(int fd, unsigned long long from,
 			ret = n < 0 ? -errno : -EIO;
 			break;
 		}
-		count[0] = 0;
-		off = 0;
-		if (kt_rawpage_header(page, page_size, &hdr) ||
-		    kt_rawpage_count(page, &hdr, &off, one_slot, count) < 0) {
-			ret = -EBADMSG;
+		ret = kt_rawpage_events(page, page_size, &count);
+		if (ret)
 			break;
-		}
-		*events += count[0];
+		*events += count;
 	}
 	free(page);
 	return ret;

@@ -52,6 +52,12 @@ int kt_rawpage_count_kbuffer(struct kbuffer *kb, void *page,
 			     const uint16_t *slot, uint64_t *counts);
 
 /*
+ * The event records in one whole page (header and data).  -EBADMSG when
+ * it does not parse; *events then holds those before the fault.
+ */
+int kt_rawpage_events(const void *page, size_t page_size, uint64_t *events);
+
+/*
  * Count the event records in the whole pages of fd between the offsets
  * from and to: what a file cut short by a full disk leaves out, so the
  * loss is told in events, not only bytes.  -EBADMSG for a page that does

@@ -225,17 +225,13 @@ static void account(struct cpu_rec *c, size_t n)
 /* Count the events in whole pages that will never reach the file. */
 static void count_unwritten(struct cpu_rec *c, const char *pages, size_t len)
 {
-	size_t page = c->rec->page_size, off;
-	struct kt_rawpage_hdr hdr;
-	uint64_t n[1];
-	static uint16_t slot0[KT_RAWPAGE_IDS];
+	size_t page = c->rec->page_size;
+	uint64_t n;
 
+	/* A page that does not parse still gives the events before its fault. */
 	for (; len >= page; pages += page, len -= page) {
-		n[0] = 0;
-		off = 0;
-		if (!kt_rawpage_header(pages, page, &hdr))
-			kt_rawpage_count(pages, &hdr, &off, slot0, n);
-		atomic_fetch_add(&c->unwritten, n[0]);
+		kt_rawpage_events(pages, page, &n);
+		atomic_fetch_add(&c->unwritten, n);
 	}
 }
 
