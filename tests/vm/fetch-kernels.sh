@@ -51,12 +51,13 @@ unpack() {
 		done
 		# Keep only what the tests use: the image, config, headers, kbuild.
 		rm -rf "$root/fs/lib/modules/$rel/kernel" "$root/deb"
-		# The headers' Makefile includes the common part by absolute
-		# path; point it into the cache.
-		sed -i "s|^include /usr/src/|include $root/fs/usr/src/|" \
-			"$root/fs/usr/src/linux-headers-$rel/Makefile" || { rm -rf "$root"; return 1; }
 		touch "$root/.done"
 	fi
+	# The headers' Makefile includes the common part by absolute path:
+	# point it into the cache where it is now (a cache may be copied or
+	# moved, and then it would still name the old place).
+	sed -i "s|^include .*/usr/src/|include $root/fs/usr/src/|" \
+		"$root/fs/usr/src/linux-headers-$rel/Makefile" || return 1
 	echo "$rel"
 }
 
