@@ -1100,6 +1100,25 @@ static void text_line(struct kt_printer *p, const struct kt_event *ev)
 		s->len--;
 }
 
+/*
+ * The keys a JSON line gives the task and the record itself.  An event
+ * field of the same name (task_newtask's pid and comm, sched_wakeup's
+ * pid) is written as field_NAME: a second "pid" would be a duplicate
+ * key, and jq would silently take the field for the task.
+ */
+static bool json_key_taken(const char *name)
+{
+	static const char *const keys[] = {
+		"cpu", "ts", "pid", "comm", "event", "system", "buffer", "lost",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(name, keys[i]))
+			return true;
+	return false;
+}
+
 static void json_field(struct kt_printer *p, struct tep_format_field *f,
 		       struct tep_record *rec)
 {
@@ -1109,7 +1128,8 @@ static void json_field(struct kt_printer *p, struct tep_format_field *f,
 	unsigned int i, es;
 	bool is_char;
 
-	trace_seq_printf(s, ",\"%s\":", f->name);
+	trace_seq_printf(s, ",\"%s%s\":",
+			 json_key_taken(f->name) ? "field_" : "", f->name);
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		unsigned long long v;
 

@@ -258,6 +258,26 @@ ts_col() {
 	[ "$(head -n 1 "$RD/j.out" | jq -r '(.ts + 500) / 1000 | floor')" = "$(tr -d . <<<"$t")" ]
 }
 
+@test "--format json: no key twice; pid and comm are the task's, a field of that name is field_NAME" {
+	"$KTRACE" record -q -o "$RD/fork.dat" -e task_newtask -e sched_wakeup_new \
+		-- sh -c 'true & wait'
+	"$KTRACE" report -i "$RD/fork.dat" --format json >"$RD/fork.json"
+	python3 - "$RD/fork.json" <<'PY'
+import json, sys
+def no_dups(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(keys) == len(set(keys)), keys
+    return dict(pairs)
+forks = [json.loads(l, object_pairs_hook=no_dups) for l in open(sys.argv[1])]
+forks = [e for e in forks if e.get("event") == "task_newtask"]
+assert forks, "no task_newtask"
+for e in forks:
+    # The shell forks the child: the task is the parent, the field the child.
+    assert e["field_pid"] != e["pid"] and e["comm"] == "sh", e
+    assert isinstance(e["field_comm"], str), e
+PY
+}
+
 @test "--format json shows lost events as objects" {
 	"$KTRACE" report -i "$RD/lost.dat" --format json | jq -e 'select(.lost != null)' |
 		jq -s -e 'length > 0'
