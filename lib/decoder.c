@@ -675,7 +675,8 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 	}
 	if (!pid) {
 		struct tep_event_filter *f = tep_filter_alloc(tep);
-		char msg[256] = "";
+		char msg[256] = "", word[64];
+		const char *event;
 		int null = open("/dev/null", O_WRONLY);
 
 		/* A crash here is the answer, not news: no sanitizer report. */
@@ -690,6 +691,15 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 		if (ret < 0 && f && !tep_filter_strerror(f, ret, msg, sizeof(msg)) &&
 		    write(fds[1], msg, strlen(msg)) < 0)
 			ret = -1;
+		if (ret >= 0 &&
+		    kt_filter_unknown_word(tep, f, filter, word, sizeof(word),
+					   &event)) {
+			snprintf(msg, sizeof(msg), "no field '%s' in %s",
+				 word, event ? event : "its events");
+			if (write(fds[1], msg, strlen(msg)) < 0)
+				ret = -1;
+			ret = -1;
+		}
 		_exit(ret < 0 ? 1 : 0);
 	}
 	close(fds[1]);

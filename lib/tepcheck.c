@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <event-parse.h>
 
 #include "tepcheck.h"
 
@@ -391,4 +392,53 @@ const char *kt_filter_problem(const char *filter)
 		return "a syntax error after a ')' (only &&, || or ')' may follow one)";
 	}
 	return NULL;
+}
+
+/*
+ * Is name a field of some event f filters?  *first: the first of those
+ * events.
+ */
+static bool field_of_filtered(struct tep_handle *tep,
+			      struct tep_event_filter *f, const char *name,
+			      const char **first)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int i;
+
+	for (i = 0; events && events[i]; i++) {
+		if (!tep_event_filtered(f, events[i]->id))
+			continue;
+		if (!*first)
+			*first = events[i]->name;
+		if (tep_find_any_field(events[i], name))
+			return true;
+	}
+	return false;
+}
+
+bool kt_filter_unknown_word(struct tep_handle *tep,
+			    struct tep_event_filter *f, const char *filter,
+			    char *word, size_t len, const char **event)
+{
+	const char *p = strchr(filter, ':');
+	struct tok t;
+	size_t n;
+
+	*event = NULL;
+	if (!p || !len)
+		return false;
+	for (p = next_tok(p + 1, &t); t.type != T_END; p = next_tok(p, &t)) {
+		/* Numbers (0x10 too) start with a digit; strings are quoted. */
+		if (t.type != T_ITEM || isdigit((unsigned char)*t.at))
+			continue;
+		n = (size_t)(t.end - t.at);
+		if (n >= len)
+			n = len - 1;
+		memcpy(word, t.at, n);
+		word[n] = '\0';
+		if (strcmp(word, "COMM") && strcmp(word, "CPU") &&
+		    !field_of_filtered(tep, f, word, event))
+			return true;
+	}
+	return false;
 }

@@ -331,6 +331,15 @@ PY
 	assert_output --partial "no_such_event_here"
 	run "$KTRACE" report -i "$RD/small.dat" -F 'sched_switch: ((('
 	assert_failure 64
+	# A misspelt field would be FALSE to libtraceevent: nothing printed.
+	run "$KTRACE" report -i "$RD/small.dat" -F 'sched_switch: nxt_pid == 1'
+	assert_failure 64
+	assert_output --partial "no field 'nxt_pid' in sched_switch"
+	[ "${#lines[@]}" = 1 ]
+	run "$KTRACE" report -i "$RD/small.dat" --head 1 \
+		-F 'sched_switch: next_pid >= 0 && COMM != "x" && common_pid >= 0'
+	assert_success
+	assert_output --partial "sched_switch:"
 	run "$KTRACE" report -i "$RD/nonexistent.dat"
 	assert_failure 1
 	assert_output --partial "nonexistent.dat"
