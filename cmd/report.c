@@ -368,21 +368,28 @@ static int open_reader(const char *path, struct kt_reader **r)
 
 static int setup_selection(struct kt_decoder *d, const struct report_opts *o)
 {
+	char hint[256];
 	int i, ret;
 
 	for (i = 0; i < o->nevents; i++) {
 		ret = kt_decoder_add_event(d, o->events[i]);
+		if (ret == -ENOENT && !strpbrk(o->events[i], "*?[") &&
+		    !kt_decoder_suggest_event(d, o->events[i], hint, sizeof(hint))) {
+			kt_err("no event '%s' in the file; did you mean '%s'?",
+			       o->events[i], hint);
+			return KT_EXIT_FAIL;
+		}
 		if (ret == -ENOENT) {
 			kt_err("no event '%s' in the file; see the events it holds with 'ktrace report --stat'",
 			       o->events[i]);
-			return KT_EXIT_USAGE;
+			return KT_EXIT_FAIL;
 		}
 		if (ret)
 			return KT_EXIT_FAIL;
 	}
 	for (i = 0; i < o->nfilters; i++)
 		if (kt_decoder_add_filter(d, o->filters[i]))
-			return KT_EXIT_USAGE;
+			return KT_EXIT_FAIL;
 	for (i = 0; i < o->npids; i++)
 		kt_decoder_add_pid(d, o->pids[i]);
 	for (i = 0; i < o->ncomms; i++)

@@ -28,6 +28,7 @@
 
 #include "byteorder.h"
 #include "decoder.h"
+#include "events.h"
 #include "log.h"
 #include "rawpage.h"
 #include "reader.h"
@@ -619,6 +620,7 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 {
 	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
 	const char *colon = strchr(spec, ':');
+	const struct kt_alias *alias;
 	char full[512];
 	int i, found = 0;
 
@@ -645,7 +647,39 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 			found++;
 		}
 	}
+	/* A classic name (sched_schedule) stands for its modern event. */
+	alias = found ? NULL : kt_alias_find(colon ? colon + 1 : spec);
+	if (alias && (!colon || !strncmp(spec, "ktrace:", 7))) {
+		snprintf(full, sizeof(full), "%s:%s", alias->system, alias->event);
+		return kt_decoder_add_event(d, full);
+	}
 	return found ? 0 : -ENOENT;
+}
+
+int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
+			     char *buf, size_t len)
+{
+	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	const char *colon = strchr(spec, ':');
+	const char *want = colon ? colon + 1 : spec;
+	size_t best = (size_t)-1, limit = strlen(want) / 3, dist;
+	const struct tep_event *pick = NULL;
+	int i;
+
+	/* As kt_events_suggest(): about one typo in three characters. */
+	if (limit < 2)
+		limit = 2;
+	for (i = 0; evs && evs[i]; i++) {
+		dist = kt_edit_distance(want, evs[i]->name);
+		if (dist < best) {
+			best = dist;
+			pick = evs[i];
+		}
+	}
+	if (!pick || best > limit || !len)
+		return -ENOENT;
+	snprintf(buf, len, "%s:%s", pick->system, pick->name);
+	return 0;
 }
 
 /*

@@ -52,6 +52,9 @@ void kt_decoder_free(struct kt_decoder *d);
 
 /* Selection.  Returns 0, -ENOENT (no such event), -EINVAL (bad filter). */
 int kt_decoder_add_event(struct kt_decoder *d, const char *spec);
+/* The file's event closest to a misspelt SPEC, as "system:name". */
+int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
+			     char *buf, size_t len);
 int kt_decoder_add_filter(struct kt_decoder *d, const char *filter);
 void kt_decoder_add_pid(struct kt_decoder *d, int pid);
 int kt_decoder_add_comm(struct kt_decoder *d, const char *glob);

@@ -258,6 +258,13 @@ ts_col() {
 	[ "$(head -n 1 "$RD/j.out" | jq -r '(.ts + 500) / 1000 | floor')" = "$(tr -d . <<<"$t")" ]
 }
 
+@test "-e takes classic names as record does: sched_schedule is sched_switch" {
+	"$KTRACE" report -i "$RD/v7.dat" -e sched_switch >"$RD/modern.out"
+	"$KTRACE" report -i "$RD/v7.dat" -e sched_schedule >"$RD/classic.out"
+	[ -s "$RD/modern.out" ]
+	cmp "$RD/modern.out" "$RD/classic.out"
+}
+
 @test "--format json: no key twice; pid and comm are the task's, a field of that name is field_NAME" {
 	"$KTRACE" record -q -o "$RD/fork.dat" -e task_newtask -e sched_wakeup_new \
 		-- sh -c 'true & wait'
@@ -321,19 +328,22 @@ PY
 	same_file "$RD/small.tc" "$RD/cwd.out"
 }
 
-@test "bad usage exits 64, a missing file 1" {
+@test "bad usage exits 64; an event or filter the file cannot match, or a missing file, 1" {
 	run "$KTRACE" report -i "$RD/small.dat" --format xml
 	assert_failure 64
 	run "$KTRACE" report -i "$RD/small.dat" --cpu x
 	assert_failure 64
 	run "$KTRACE" report -i "$RD/small.dat" -e no_such_event_here
-	assert_failure 64
+	assert_failure 1
 	assert_output --partial "no_such_event_here"
+	run "$KTRACE" report -i "$RD/small.dat" -e sched_swich
+	assert_failure 1
+	assert_output "ktrace report: no event 'sched_swich' in the file; did you mean 'sched:sched_switch'?"
 	run "$KTRACE" report -i "$RD/small.dat" -F 'sched_switch: ((('
-	assert_failure 64
+	assert_failure 1
 	# A misspelt field would be FALSE to libtraceevent: nothing printed.
 	run "$KTRACE" report -i "$RD/small.dat" -F 'sched_switch: nxt_pid == 1'
-	assert_failure 64
+	assert_failure 1
 	assert_output --partial "no field 'nxt_pid' in sched_switch"
 	[ "${#lines[@]}" = 1 ]
 	run "$KTRACE" report -i "$RD/small.dat" --head 1 \
