@@ -15,6 +15,11 @@ commands() {
 		[ -f "$TOP/tests/bats/$c.bats" ] || fail "tests/bats/$c.bats missing"
 	done
 	[ -f "$TOP/man/ktrace.1" ] || fail "man/ktrace.1 missing"
+	# ktrace(1) names each in COMMANDS and in SEE ALSO.
+	for c in $(commands); do
+		n=$(grep -cF -- ".BR ktrace\\-$c (1)" "$TOP/man/ktrace.1" || true)
+		[ "$n" -ge 2 ] || fail "ktrace-$c(1) is in man/ktrace.1 $n times, not in COMMANDS and SEE ALSO"
+	done
 }
 
 @test "every option of every command is in its man page" {
