@@ -95,9 +95,14 @@ start_batch() {
 	markers 50
 	TOTAL=50
 	poll total_is ftrace:print
-	# Nothing drawn past 80 columns or 24 lines.
-	[ "$(screen | wc -l)" -le 24 ]
-	[ "$(screen | awk '{ if (length($0) > m) m = length($0) } END { print m }')" -le 80 ]
+	# Laid out for 80x24, nothing cut or wrapped: the title ends with its
+	# help hint, the header with the last CPU's column, and the key line
+	# is the 24th.
+	screen | sed -n 1p | grep -qE '\? help$' || fail "title: $(screen | sed -n 1p)"
+	last=$(($(nproc --all) - 1))
+	screen | grep -E '^EVENT ' | grep -qE "cpu$last/s\$" || fail "header: $(screen | grep '^EVENT')"
+	[ "$(screen | sed -n 24p)" = "q quit  s sort  space on/off  j/k move  ? help" ] ||
+		fail "line 24: $(screen | sed -n 24p)"
 	keys q
 	poll screen_has "top-exit=0"
 }
