@@ -73,7 +73,11 @@ _ktrace()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--format)
-		COMPREPLY=($(compgen -W "text process json trace-cmd perfetto" -- "$cur"))
+		# Each command takes its own set.
+		case "$cmd" in
+		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto" -- "$cur")) ;;
+		esac
 		return 0 ;;
 	--backend)
 		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))

@@ -266,19 +266,6 @@ $b:$name"
 	[ "$(cut -c1 "$e/enable")" = "$was_on" ]
 }
 
-# Complete the words as bash splits them (at ':') and print the replies.
-complete_words() { # WORD...
-	source "$TOP/completions/ktrace.bash"
-	PATH="$(dirname "$KTRACE"):$PATH"
-	COMP_WORDS=("$@")
-	COMP_CWORD=$(($# - 1))
-	COMP_LINE="$*"
-	COMP_POINT=${#COMP_LINE}
-	COMPREPLY=()
-	_ktrace
-	printf '%s\n' "${COMPREPLY[@]}"
-}
-
 @test "bash completes event names for enable, after the colon too" {
 	run complete_words ktrace enable sched : sched_swi
 	assert_success

@@ -80,3 +80,16 @@ rec_started() {
 	done
 	fail "ktrace record $* never started"
 }
+
+# Complete the words as bash splits them (at ':') and print the replies.
+complete_words() { # WORD...
+	source "$TOP/completions/ktrace.bash"
+	PATH="$(dirname "$KTRACE"):$PATH"
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_ktrace
+	printf '%s\n' "${COMPREPLY[@]}"
+}

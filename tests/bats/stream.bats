@@ -222,3 +222,14 @@ fails_cleanly() { # WHAT ARGS...
 	run -64 "$KTRACE" stream -f 'x == 1'
 	run -64 "$KTRACE" stream -F
 }
+
+@test "bash completes --format with what stream takes, report with its own" {
+	run complete_words ktrace stream --format ""
+	assert_success
+	assert_output "text
+json"
+	run complete_words ktrace report --format p
+	assert_success
+	assert_output "process
+perfetto"
+}
