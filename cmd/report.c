@@ -649,7 +649,7 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		    bool json)
 {
 	uint64_t total = kt_summary_total_lost(s), worst = 0, unwritten = 0;
-	int i, worst_cpu = -1, ncpu_lost = 0, unknown = 0;
+	int i, worst_cpu = -1, ncpu_lost = 0, unknown = 0, nostat = 0;
 
 	for (i = 0; i < kt_summary_cpus(s); i++) {
 		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
@@ -657,6 +657,7 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		uint64_t n = (c->lost > rec ? c->lost : rec) + c->st_unwritten;
 
 		unwritten += c->st_unwritten;
+		nostat += !c->has_stat;
 
 		if (n || c->unknown_marks)
 			ncpu_lost++;
@@ -667,12 +668,24 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		}
 	}
 	(void)r;
+	/*
+	 * Marks in the data show overwritten pages, but drops and what a
+	 * killed recorder held are only in the record-time stats: without
+	 * them, no marks does not mean no loss.
+	 */
 	if (json) {
 		fprintf(out, "\"lost\":%llu,\"verdict\":", (unsigned long long)total);
-		if (!ncpu_lost)
+		if (!ncpu_lost && nostat)
+			kt_json_put_str(out, "loss unknown");
+		else if (!ncpu_lost)
 			kt_json_put_str(out, "no events lost");
 		else
 			fprintf(out, "\"events lost\"");
+		return;
+	}
+	if (!ncpu_lost && nostat) {
+		fprintf(out, "loss unknown: no lost-event marks in the data, but the file stores no record-time stats for %d CPU%s (a recovery without the instance, or a writer that keeps none)\n",
+			nostat, nostat == 1 ? "" : "s");
 		return;
 	}
 	if (!ncpu_lost) {

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kt-tracefs.h"
+#include "rawpage.h"
 #include "recover.h"
 #include "reset.h"
 #include "tracedat.h"
@@ -379,11 +380,50 @@ out_in:
 }
 
 /*
+ * One CPU's CPUSTAT text, as record stores it ("CPU: N", the stats file,
+ * the unwritten line), read before the drain.  The instance was made by
+ * the dead recording, so its counters are that recording's alone.  The
+ * kernel counts as read what the recorders took; what of it is not in
+ * the piece was in flight when ktrace died: unwritten, lost, counted.
+ */
+static char *cpu_stat_text(struct tracefs_instance *inst, int cpu,
+			   const char *prefix, int page_size)
+{
+	unsigned long long written = 0, unwritten = 0;
+	struct kt_cpu_stats st;
+	char file[64], path[PATH_MAX], *text, *out = NULL;
+	struct stat ps;
+	int fd;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	text = kt_tracefs_read(inst, file);
+	if (!text)
+		return NULL;
+	kt_cpu_stats_parse(text, &st);
+	snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &ps) == 0 &&
+	    kt_rawpage_count_file(fd, 0, (unsigned long long)ps.st_size,
+				  (size_t)page_size, &written) == 0 &&
+	    st.read > written)
+		unwritten = st.read - written;
+	if (fd >= 0)
+		close(fd);
+	if (asprintf(&out, "CPU: %d\n%s%s%llu\n", cpu, text,
+		     KT_CPUSTAT_UNWRITTEN, unwritten) < 0)
+		out = NULL;
+	free(text);
+	return out;
+}
+
+/*
  * The dead recording's instance, when nobody removed it yet, still holds
- * the events the recorders had not taken: stop it and take them.
+ * the events the recorders had not taken: stop it, keep its per-CPU
+ * stats in stat_text[] (for the file's CPUSTAT) and take the events.
  * Returns the number of CPUs drained (0: no instance), or -errno.
  */
-static int drain_instance(pid_t pid, const char *prefix, int ncpus)
+static int drain_instance(pid_t pid, const char *prefix, int ncpus,
+			  char **stat_text)
 {
 	struct tracefs_instance *inst;
 	int cpu, ret, page_size = getpagesize();
@@ -395,6 +435,11 @@ static int drain_instance(pid_t pid, const char *prefix, int ncpus)
 		return ret == -ENOENT ? 0 : ret;
 	page = malloc(page_size);
 	ret = page ? kt_tracefs_write(inst, "tracing_on", "0") : -ENOMEM;
+	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
+		stat_text[cpu] = cpu_stat_text(inst, cpu, prefix, page_size);
+		if (!stat_text[cpu])
+			ret = errno ? -errno : -ENOMEM;
+	}
 	for (cpu = 0; !ret && cpu < ncpus; cpu++)
 		ret = drain_cpu(inst, cpu, prefix, page, page_size);
 	free(page);
@@ -412,7 +457,7 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	struct kt_writer_tail tail = { 0 };
 	size_t fixed = 0, ksyms = 0, all = 0;
 	unsigned char *map = MAP_FAILED;
-	char *cmdlines = NULL;
+	char *cmdlines = NULL, **stat_text = NULL;
 	int fd, cpu, page, ret;
 	struct stat st;
 
@@ -449,7 +494,11 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	ret = -EBADMSG;
 	if (res->ncpus <= 0)
 		goto out;
-	ret = drain_instance(res->pid, prefix, res->ncpus);
+	ret = -ENOMEM;
+	stat_text = calloc(res->ncpus, sizeof(*stat_text));
+	if (!stat_text)
+		goto out;
+	ret = drain_instance(res->pid, prefix, res->ncpus, stat_text);
 	if (ret < 0)
 		goto out;
 	res->drained = ret > 0;
@@ -474,6 +523,12 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	if (!ret)
 		ret = kt_writer_add_option_str(w, KT_OPT_VERSION,
 					       "ktrace " KTRACE_VERSION " (recovered)");
+	/*
+	 * Without the instance (reset -a removed it) the file has no
+	 * CPUSTAT, and readers call its loss unknown rather than none.
+	 */
+	for (cpu = 0; !ret && res->drained && cpu < res->ncpus; cpu++)
+		ret = kt_writer_add_option_str(w, KT_OPT_CPUSTAT, stat_text[cpu]);
 	if (ret)
 		goto out;
 	/* The recording could not save them: today's are the best guess. */
@@ -493,6 +548,10 @@ out:
 			if (cpus[cpu].fd >= 0)
 				close(cpus[cpu].fd);
 	free(cpus);
+	if (stat_text)
+		for (cpu = 0; cpu < res->ncpus; cpu++)
+			free(stat_text[cpu]);
+	free(stat_text);
 	free(cmdlines);
 	free(m.trace_clock);
 	if (map != MAP_FAILED)

@@ -221,6 +221,12 @@ killed_recording() {
 	fi
 	# kallsyms was in: functions resolve.
 	[ "$(trace-cmd report -i k.dat -f | wc -l)" -gt 10000 ] || fail "kallsyms lost"
+	# The instance and its counters are gone: the loss is unknown, or
+	# what the marks show, never "no events lost".
+	run "$KTRACE" stat -i k.dat
+	assert_success
+	refute_output --partial "no events lost"
+	assert_output --regexp "loss unknown|events lost on"
 
 	run "$KTRACE" record --recover k.dat
 	assert_failure 1
@@ -243,6 +249,14 @@ killed_recording() {
 	assert_output --partial "removed instance 'ktrace-$pid'"
 	[ "$(marks_in a.dat | paste -sd' ')" = "$(seq 3000 | paste -sd' ')" ] ||
 		fail "$(marks_in a.dat | wc -l) marks"
+	# The instance's counters went into the file: every mark is there,
+	# and the file knows that nothing was lost.
+	run "$KTRACE" stat -i a.dat
+	assert_success
+	assert_output --partial "no events lost"
+	"$KTRACE" report -i a.dat --stat --format json |
+		jq -e '[.cpus[] | select(.overrun != null)] | length > 0' >/dev/null ||
+		fail "no record-time stats in the recovered file"
 	no_pieces .
 	nothing_enabled
 }
