@@ -524,8 +524,14 @@ static void show_signal(struct kt_procview *pv, struct trace_seq *s,
 		trace_seq_printf(s, " SIG%s", name);
 	trace_seq_puts(s, " errno ");
 	put_num(s, have_err, err);
+	/* si_code in hex, as the view and siginfo.h's tables write it. */
 	trace_seq_puts(s, " code ");
-	put_num(s, have_code, code);
+	if (!have_code)
+		trace_seq_putc(s, '?');
+	else if (code < 0)
+		trace_seq_printf(s, "-0x%llx", -(unsigned long long)code);
+	else
+		trace_seq_printf(s, "0x%llx", (unsigned long long)code);
 }
 
 static void put_call(struct kt_procview *pv, struct trace_seq *s, bool have_id,

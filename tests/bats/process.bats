@@ -290,7 +290,7 @@ EOF
 shown thread 102 flags 0x3d0f00
 shown exec /usr/bin/ls
 shown exec /usr/bin/ls old_pid 102
-shown signal 10 SIGUSR1 errno 0 code -6
+shown signal 10 SIGUSR1 errno 0 code -0x6
 shown syscall openat(0xffffff9c, 0x7ffd1234, 0x80000, 0x0)
 shown syscall openat rc 3 error 0
 shown syscall openat rc -1 error 2 ENOENT
@@ -304,9 +304,9 @@ shown exit ?
 shown syscall exit_group(0x2a)
 shown exit 42
 shown fork 5 flags ?
-shown signal 11 SIGSEGV errno 0 code 1
+shown signal 11 SIGSEGV errno 0 code 0x1
 shown exit ? killed by 11 SIGSEGV
-shown signal 10 SIGUSR1 errno 0 code 0
+shown signal 10 SIGUSR1 errno 0 code 0x0
 shown exit ?
 other"
 }
@@ -365,7 +365,7 @@ EOF
 shown thread 102 flags 0x3d0f00
 shown exec /usr/bin/ls
 shown exec /usr/bin/ls old_pid 102
-shown signal 10 SIGUSR1 errno 0 code -6
+shown signal 10 SIGUSR1 errno 0 code -0x6
 shown syscall openat(0xffffff9c, 0x7ffd1234, 0x80000, 0x0)
 shown syscall openat rc 3 error 0
 shown syscall openat rc -1 error 2 ENOENT
@@ -495,7 +495,7 @@ shown exit ?"
 	child=$(cat child.pid)
 	run "$KTRACE" report -i n.dat
 	assert_success
-	assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: signal 10 SIGUSR1 errno 0 code 0"
+	assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: signal 10 SIGUSR1 errno 0 code 0x0"
 	assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: exit 5"
 	# The exit_group events feed the exit lines and make none of their own.
 	refute_output --partial "sys_enter_exit_group"

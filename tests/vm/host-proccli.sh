@@ -162,7 +162,7 @@ pc_check_signals() {
 	pc_view "$x/signal.dat" || bad=1
 	pc_tc "$x/signal.dat"
 	pc_is "SIGUSR1 of $child" \
-		"$(pc_n "$x/signal.pv" "^$child ktvm signal 10 SIGUSR1 errno 0 code 0\$")" 1
+		"$(pc_n "$x/signal.pv" "^$child ktvm signal 10 SIGUSR1 errno 0 code 0x0\$")" 1
 	pc_view "$x/status.dat" || bad=1
 	pc_is "exit 3" "$(pc_n "$x/status.pv" '^[0-9]+ ktvm exit 3$')" 1
 	pid=$(cat "$x/pid.pid")
@@ -171,7 +171,7 @@ pc_check_signals() {
 	# A fatal signal from another process is delivered as SIGKILL; the
 	# exit status keeps the signal sent.
 	pc_is "-p: the fatal signal to $pid" \
-		"$(pc_n "$x/pid.pv" "^$pid ktvm signal (9 SIGKILL|15 SIGTERM) errno 0 code 0\$")" 1
+		"$(pc_n "$x/pid.pv" "^$pid ktvm signal (9 SIGKILL|15 SIGTERM) errno 0 code 0x0\$")" 1
 	pc_is "-p: its exit" "$(pc_n "$x/pid.pv" "^$pid ktvm exit \? killed by 15 SIGTERM\$")" 1
 	pc_is "-p: lines of other pids" "$(awk -v p="$pid" '$1 != p' "$x/pid.pv" | wc -l)" 0
 	pc_result "signals, killed-by exits, -p PID, an exit code"
