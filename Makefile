@@ -56,6 +56,7 @@ asan:
 # memcheck (tests/valgrind/run.sh; FILES="stat reset" for fewer).
 .PHONY: valgrind
 valgrind: all
+	scripts/deps.sh valgrind
 	tests/valgrind/run.sh $(FILES)
 
 # Fuzz targets (tests/fuzz): make check replays their corpus and every

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages a ktrace target needs, and only those that
 # are missing, so a fresh Debian 12 with only make and git can build and
-# test ktrace.  Usage: scripts/deps.sh build|check|bench|fuzz
+# test ktrace.  Usage: scripts/deps.sh build|check|bench|fuzz|valgrind
 set -eu
 
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
@@ -27,7 +27,8 @@ build) want=$BUILD_PKGS ;;
 check) want=$CHECK_PKGS ;;
 bench) want=$BENCH_PKGS ;;
 fuzz) want="$BUILD_PKGS clang libclang-rt-14-dev" ;;
-*) echo "usage: $0 build|check|bench|fuzz" >&2; exit 64 ;;
+valgrind) want="$CHECK_PKGS valgrind" ;;
+*) echo "usage: $0 build|check|bench|fuzz|valgrind" >&2; exit 64 ;;
 esac
 
 missing=""
