@@ -942,10 +942,24 @@ static void human(char *buf, size_t len, unsigned long long v)
 	snprintf(buf, len, "%.1f%c", d, units[u]);
 }
 
+/* One CPU's header cell: buffer fill and what it lost. */
+static void format_cpu_cell(const struct top *t, int cpu, char *cell,
+			    size_t len, struct loss *l)
+{
+	char ovr[16], drp[16], mis[16];
+
+	cpu_loss(t, cpu, l);
+	human(ovr, sizeof(ovr), l->overrun);
+	human(drp, sizeof(drp), l->dropped);
+	human(mis, sizeof(mis), l->missed);
+	snprintf(cell, len, "cpu%-3d fill %3u%%  ovr %s drp %s mis %s%s",
+		 cpu, fill_pct(t, cpu), ovr, drp, mis, l->unknown ? "+" : "");
+}
+
 static void draw(struct top *t)
 {
-	char line[1024], cell[128], ovr[16], drp[16], mis[16];
-	int y = 0, cpu, per_line, cpu_lines, ncols, avail, i;
+	char line[1024], cell[128];
+	int y = 0, cpu, per_line, cpu_lines, ncols, avail, i, cell_w;
 	struct summary sum;
 	size_t pos, p;
 	struct loss l;
@@ -976,29 +990,33 @@ static void draw(struct top *t)
 	attroff(attr);
 	y++;
 
-	/* Per-CPU cells, as many a line as fit, on at most a quarter of it. */
-	per_line = COLS / 40 > 0 ? COLS / 40 : 1;
+	/*
+	 * Per-CPU cells, as many a line as fit whole, on at most a quarter
+	 * of the screen.  The cells are as wide as the widest needs: a
+	 * loss of 31.1k in every column must not be cut to "mis 3".
+	 */
+	cell_w = 0;
+	for (cpu = 0; cpu < t->ncpu; cpu++) {
+		format_cpu_cell(t, cpu, cell, sizeof(cell), &l);
+		if ((int)strlen(cell) + 2 > cell_w)
+			cell_w = (int)strlen(cell) + 2;
+	}
+	per_line = cell_w && COLS / cell_w > 0 ? COLS / cell_w : 1;
 	cpu_lines = (t->ncpu + per_line - 1) / per_line;
 	if (cpu_lines > LINES / 4)
 		cpu_lines = LINES / 4 > 0 ? LINES / 4 : 1;
 	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		int cy = y + cpu / per_line, cx = (cpu % per_line) * 40;
+		int cy = y + cpu / per_line, cx = (cpu % per_line) * cell_w;
 
 		if (cpu / per_line >= cpu_lines) {
 			mvprintw(y + cpu_lines - 1, COLS > 12 ? COLS - 12 : 0,
 				 "+%d cpus", t->ncpu - cpu);
 			break;
 		}
-		cpu_loss(t, cpu, &l);
-		human(ovr, sizeof(ovr), l.overrun);
-		human(drp, sizeof(drp), l.dropped);
-		human(mis, sizeof(mis), l.missed);
-		snprintf(cell, sizeof(cell), "cpu%-3d fill %3u%%  ovr %s drp %s mis %s%s",
-			 cpu, fill_pct(t, cpu), ovr, drp, mis,
-			 l.unknown ? "+" : "");
+		format_cpu_cell(t, cpu, cell, sizeof(cell), &l);
 		attr = lost_any(&l) ? lost_attr(t) : A_NORMAL;
 		attron(attr);
-		mvaddnstr(cy, cx, cell, COLS - cx > 39 ? 39 : COLS - cx);
+		mvaddnstr(cy, cx, cell, COLS - cx > 0 ? COLS - cx : 0);
 		attroff(attr);
 	}
 	y += cpu_lines;

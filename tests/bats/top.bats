@@ -327,11 +327,11 @@ small_instance() {
 	echo 8 >"$dir/buffer_size_kb"
 }
 
-# overflow: with ktrace top stopped, 2000 markers from one CPU overflow
-# the small buffer; it must account for every one of them.
+# overflow [N [CPU]]: with ktrace top stopped, N (2000) markers from CPU
+# (0) overflow the small buffer; it must account for every one of them.
 overflow() {
 	kill -STOP "$TOP_PID"
-	taskset -c 0 bash -c "for ((i = 0; i < 2000; i++)); do echo kt-loss-\$i > '$dir/trace_marker'; done"
+	taskset -c "${2:-0}" bash -c "for ((i = 0; i < ${1:-2000}; i++)); do echo kt-loss-\$i > '$dir/trace_marker'; done"
 	kill -CONT "$TOP_PID"
 }
 
@@ -373,9 +373,14 @@ overflow() {
 	TOP_PID=$(cat "$WORK/pid")
 	poll screen_has "lost: overrun 0"
 	! tmux -L "$SOCK" capture-pane -p -e | grep -q $'\e\[31m'
-	overflow
+	# On the last CPU, whose cell is the rightmost: over 10000 lost, so
+	# its counts are as wide as they get, and still shown whole.
+	last=$(($(nproc --all) - 1))
+	overflow 12000 "$last"
 	poll screen_lacks "lost: overrun 0"
 	tmux -L "$SOCK" capture-pane -p -e | grep -q $'\e\[31mlost: overrun'
+	poll sh -c "tmux -L $SOCK capture-pane -p | grep -qE 'cpu$last +fill +[0-9]+%  ovr [0-9.]+k drp [0-9.k]+ mis [0-9.]+k'" ||
+		fail "cpu$last's cell is cut: $(screen | grep -E '^cpu')"
 	keys q
 	poll sh -c "! kill -0 $TOP_PID 2>/dev/null"
 	[ -d "$dir" ]
