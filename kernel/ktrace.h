@@ -62,9 +62,12 @@ struct trace_buffer *ktrace_channel_buffer(struct ktrace_channel *chan);
 
 /*
  * Exports: every record committed to any ktrace channel is also handed
- * to each registered export's write(), with the channel clock's time
- * stamp and the whole record (common header and payload).  Records the
- * buffer dropped are not exported.  write() runs in the context of the
+ * to each registered export's write(), with a time stamp and the whole
+ * record (common header and payload).  The stamp is a trace_clock_local()
+ * read as the record is committed: the clock the channels' buffers use,
+ * but a read of its own, so it trails the stored record's stamp by the
+ * few ns between the two (the ring buffer does not hand its stamp to
+ * modules).  Records the buffer dropped are not exported.  write() runs in the context of the
  * event, which may be NMI: it must not sleep or take locks an
  * interrupted context could hold.
  */
