@@ -108,6 +108,19 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	done
 }
 
+@test "a file ktrace record wrote, with many kinds of events: same text as trace-cmd report" {
+	"$KTRACE" record -q -o "$RD/kt.dat" -e sched -e irq -e timer -e kmem \
+		-e syscalls -e block -e writeback -e net -e skb -e sock \
+		-e ftrace:print -- "$TOP/tests/data/workload.sh" "$RD" >/dev/null
+	trace-cmd report "$RD/kt.dat" 2>/dev/null | tail -n +2 >"$RD/kt.tc"
+	[ "$(wc -l <"$RD/kt.tc")" -gt 1000 ] || fail "trace-cmd read $(wc -l <"$RD/kt.tc") lines"
+	"$KTRACE" report -i "$RD/kt.dat" >"$RD/kt.out"
+	same_file "$RD/kt.tc" "$RD/kt.out"
+	for e in sched_switch hrtimer_start kmalloc sys_enter_openat; do
+		grep -q " $e: " "$RD/kt.out" || fail "no $e in the report"
+	done
+}
+
 @test "v6 file: same text as trace-cmd report" {
 	[ "$(head -c 11 "$RD/v6.dat" | tail -c 1)" = 6 ]
 	"$KTRACE" report -i "$RD/v6.dat" >"$RD/v6.out" 2>"$RD/v6.err" ||
