@@ -159,6 +159,42 @@ no_leftovers() { # DIR: no temporary file of ours
 		fail "-c recorded pids: $(echo $seen) (want $parent $child)"
 }
 
+@test "-c follows three generations from the command's exec on; -p with -c a running process's new children" {
+	# gen.sh N: note its pid, then run gen.sh N-1 as a child and wait;
+	# no other process (a $(...) would be one more descendant).
+	cat >gen.sh <<'EOF'
+echo $$ >>"$PIDS"
+if [ "$1" -gt 1 ]; then sh "$0" $(($1 - 1)) & wait; fi
+EOF
+	export PIDS=$PWD/pids
+	: >pids
+	run rec -q -o t.dat -c -e raw_syscalls:sys_enter -e sched:sched_process_exec \
+		-- sh "$PWD/gen.sh" 3
+	assert_success
+	want=$(sort -u pids)
+	[ "$(wc -l <<<"$want")" -eq 3 ] || fail "pids: $(cat pids)"
+	seen=$(report t.dat | awk '/sys_enter:/ { n = split($1, a, "-"); print a[n] }' | sort -u)
+	[ "$seen" = "$want" ] || fail "-c recorded pids: $(echo $seen) (want $(echo $want))"
+	# Tracing was on before the command's first instruction: its exec
+	# is in the file.
+	first=$(sed -n 1p pids)
+	report t.dat | grep -qE "sched_process_exec: +filename=/(usr/)?bin/sh pid=$first " ||
+		fail "no exec of the command ($first)"
+
+	# -p PID -c: a running shell that forks only once recording is on.
+	mkfifo go
+	sh -c 'read x <go; sh -c "echo \$\$ >kid; exec true" & wait' &
+	victim=$!
+	rec_started -q -o pc.dat -p "$victim" -c -e raw_syscalls:sys_enter
+	echo go >go
+	wait "$victim"
+	kill -INT "$pid"
+	wait "$pid"
+	seen=$(report pc.dat | awk '/sys_enter:/ { n = split($1, a, "-"); print a[n] }' | sort -u)
+	[ "$seen" = "$(printf '%s\n' "$victim" "$(cat kid)" | sort -u)" ] ||
+		fail "-p -c recorded pids: $(echo $seen) (want $victim $(cat kid))"
+}
+
 @test "-p traces a running process only" {
 	"$KT_REC_BIN/getppid_n" 0 >/dev/null
 	sh -c 'while :; do sleep 0.05; done' &
