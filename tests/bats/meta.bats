@@ -46,6 +46,21 @@ commands() {
 	done
 }
 
+@test "the man page SYNOPSIS names every option of --help, short or long" {
+	for c in $(commands); do
+		syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH/p' "$TOP/man/ktrace-$c.1")
+		# Option lines of argp's help start within a few columns.
+		while read -r s l; do
+			[ -z "$l" ] && { l=$s; s=; }
+			case $l in help | usage | version | list-opts) continue ;; esac
+			[ -n "$s" ] && grep -qF -- "\\-$s" <<<"$syn" && continue
+			grep -qF -- "\\-\\-${l//-/\\-}" <<<"$syn" ||
+				fail "ktrace-$c.1 SYNOPSIS lacks ${s:+-$s or }--$l"
+		done < <("$KTRACE" "$c" --help | grep -E '^ {1,6}(-[A-Za-z0-9], )?--[a-z]' |
+			sed -E 's/^ +(-([A-Za-z0-9]), )?--([a-z-]+).*/\2 \3/')
+	done
+}
+
 @test "every option of every command completes in bash" {
 	source /usr/share/bash-completion/bash_completion 2>/dev/null || true
 	source "$TOP/completions/ktrace.bash"
