@@ -53,7 +53,7 @@ commands() {
 		while read -r s l; do
 			[ -z "$l" ] && { l=$s; s=; }
 			case $l in help | usage | version | list-opts) continue ;; esac
-			[ -n "$s" ] && grep -qF -- "\\-$s" <<<"$syn" && continue
+			[ -n "$s" ] && grep -qE -- "\\\\-$s([^A-Za-z]|$)" <<<"$syn" && continue
 			grep -qF -- "\\-\\-${l//-/\\-}" <<<"$syn" ||
 				fail "ktrace-$c.1 SYNOPSIS lacks ${s:+-$s or }--$l"
 		done < <("$KTRACE" "$c" --help | grep -E '^ {1,6}(-[A-Za-z0-9], )?--[a-z]' |
