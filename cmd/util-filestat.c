@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What `ktrace report --stat` and `ktrace stat -i FILE` print about a
+ * recording: the per-CPU stats stored at record time, the lost-event
+ * marks in the data, the event counts, and a one-line verdict on loss.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "reader.h"
+#include "summary.h"
+
+static double span_s(unsigned long long a, unsigned long long b)
+{
+	return b > a ? (double)(b - a) / 1e9 : 0.0;
+}
+
+static void ts_str(char *buf, size_t len, unsigned long long ts)
+{
+	snprintf(buf, len, "%llu.%06llu", ts / 1000000000ULL,
+		 (ts % 1000000000ULL) / 1000ULL);
+}
+
+static const char *buf_label(struct kt_reader *r, int b)
+{
+	const char *n = kt_reader_buffer_name(r, b);
+
+	return *n ? n : "top";
+}
+
+static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
+		    bool json)
+{
+	uint64_t total = kt_summary_total_lost(s), worst = 0, unwritten = 0;
+	int i, worst_cpu = -1, ncpu_lost = 0, unknown = 0, nostat = 0;
+
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
+		uint64_t rec = c->st_overrun + c->st_dropped;
+		uint64_t n = (c->lost > rec ? c->lost : rec) + c->st_unwritten;
+
+		unwritten += c->st_unwritten;
+		nostat += !c->has_stat;
+
+		if (n || c->unknown_marks)
+			ncpu_lost++;
+		unknown += c->unknown_marks ? 1 : 0;
+		if (n > worst || (worst_cpu < 0 && c->unknown_marks)) {
+			worst = n;
+			worst_cpu = c->cpu;
+		}
+	}
+	(void)r;
+	/*
+	 * Marks in the data show overwritten pages, but drops and what a
+	 * killed recorder held are only in the record-time stats: without
+	 * them, no marks does not mean no loss.
+	 */
+	if (json) {
+		fprintf(out, "\"lost\":%llu,\"verdict\":", (unsigned long long)total);
+		if (!ncpu_lost && nostat)
+			kt_json_put_str(out, "loss unknown");
+		else if (!ncpu_lost)
+			kt_json_put_str(out, "no events lost");
+		else
+			fprintf(out, "\"events lost\"");
+		return;
+	}
+	if (!ncpu_lost && nostat) {
+		fprintf(out, "loss unknown: no lost-event marks in the data, but the file stores no record-time stats for %d CPU%s (a recovery without the instance, or a writer that keeps none)\n",
+			nostat, nostat == 1 ? "" : "s");
+		return;
+	}
+	if (!ncpu_lost) {
+		fprintf(out, "no events lost\n");
+		return;
+	}
+	if (ncpu_lost == 1)
+		fprintf(out, "%llu%s events lost on CPU %d — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
+			(unsigned long long)total, unknown ? "+" : "", worst_cpu);
+	else
+		fprintf(out, "%llu%s events lost on %d CPUs (most on CPU %d) — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
+			(unsigned long long)total, unknown ? "+" : "", ncpu_lost, worst_cpu);
+	if (unwritten)
+		fprintf(out, "%llu of them were read but refused by the output (a full disk) — free space or record elsewhere (-o)\n",
+			(unsigned long long)unwritten);
+}
+
+static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out)
+{
+	char a[32], b[32];
+	int i, j, w = 6;
+
+	fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n\n",
+		kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
+		kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
+	for (i = 0; i < kt_reader_buffers(r); i++)
+		if ((int)strlen(buf_label(r, i)) > w)
+			w = (int)strlen(buf_label(r, i));
+	fprintf(out, "%-*s %4s %12s %12s %10s %10s %10s %12s\n", w, "buffer", "cpu",
+		"events", "bytes", "lost", "overrun", "dropped", "entries-left");
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
+		char lost[32];
+
+		snprintf(lost, sizeof(lost), "%llu%s", (unsigned long long)c->lost,
+			 c->unknown_marks ? "+" : "");
+		if (c->has_stat)
+			fprintf(out, "%-*s %4d %12llu %12llu %10s %10llu %10llu %12llu\n",
+				w, buf_label(r, c->buffer), c->cpu,
+				(unsigned long long)c->events, (unsigned long long)c->bytes,
+				lost, (unsigned long long)c->st_overrun,
+				(unsigned long long)c->st_dropped,
+				(unsigned long long)c->st_entries);
+		else
+			fprintf(out, "%-*s %4d %12llu %12llu %10s %10s %10s %12s\n",
+				w, buf_label(r, c->buffer), c->cpu,
+				(unsigned long long)c->events, (unsigned long long)c->bytes,
+				lost, "-", "-", "-");
+	}
+	if (kt_summary_marks(s)) {
+		fprintf(out, "\nlost-event marks in the data:\n");
+		for (i = 0; i < kt_summary_marks(s); i++) {
+			const struct kt_summary_lost *m = kt_summary_mark_at(s, i);
+			char n[32];
+
+			ts_str(b, sizeof(b), m->before_ts);
+			if (m->count >= 0)
+				snprintf(n, sizeof(n), "%lld", m->count);
+			else
+				snprintf(n, sizeof(n), "some");
+			if (m->has_after) {
+				ts_str(a, sizeof(a), m->after_ts);
+				fprintf(out, "  %s CPU %d: %s events lost between %s and %s\n",
+					buf_label(r, m->buffer), m->cpu, n, a, b);
+			} else {
+				fprintf(out, "  %s CPU %d: %s events lost before %s\n",
+					buf_label(r, m->buffer), m->cpu, n, b);
+			}
+		}
+	}
+	fprintf(out, "\n%-32s %10s", "event", "total");
+	for (j = 0; j < kt_summary_cpus(s); j++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, j);
+		char h[32];
+
+		if (c->buffer)
+			snprintf(h, sizeof(h), "%s/cpu%d", buf_label(r, c->buffer), c->cpu);
+		else
+			snprintf(h, sizeof(h), "cpu%d", c->cpu);
+		fprintf(out, " %10s", h);
+	}
+	fprintf(out, " %17s %17s %12s\n", "first", "last", "per-second");
+	for (i = 0; i < kt_summary_events(s); i++) {
+		const struct kt_summary_event *e = kt_summary_event_at(s, i);
+		char name[300];
+		double span = span_s(e->first_ts, e->last_ts);
+
+		snprintf(name, sizeof(name), "%s:%s", e->event->system, e->event->name);
+		fprintf(out, "%-32s %10llu", name, (unsigned long long)e->total);
+		for (j = 0; j < kt_summary_cpus(s); j++)
+			fprintf(out, " %10llu", (unsigned long long)e->per_cpu[j]);
+		ts_str(a, sizeof(a), e->first_ts);
+		ts_str(b, sizeof(b), e->last_ts);
+		if (span > 0)
+			fprintf(out, " %17s %17s %12.1f\n", a, b, (double)e->total / span);
+		else
+			fprintf(out, " %17s %17s %12s\n", a, b, "-");
+	}
+	fputc('\n', out);
+	verdict(r, s, out, false);
+}
+
+static void stat_json(struct kt_reader *r, const struct kt_summary *s, FILE *out)
+{
+	int i, j;
+
+	fprintf(out, "{\"file\":");
+	kt_json_put_str(out, kt_reader_path(r));
+	fprintf(out, ",\"version\":%d,\"cpus\":[", kt_reader_version(r));
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
+
+		fprintf(out, "%s{\"buffer\":", i ? "," : "");
+		kt_json_put_str(out, kt_reader_buffer_name(r, c->buffer));
+		fprintf(out, ",\"cpu\":%d,\"events\":%llu,\"bytes\":%llu,\"lost\":%llu,\"lost_marks\":%llu,\"unknown_marks\":%llu",
+			c->cpu, (unsigned long long)c->events,
+			(unsigned long long)c->bytes, (unsigned long long)c->lost,
+			(unsigned long long)c->marks,
+			(unsigned long long)c->unknown_marks);
+		if (c->has_stat)
+			fprintf(out, ",\"overrun\":%llu,\"dropped\":%llu,\"entries\":%llu,\"commit_overrun\":%llu",
+				(unsigned long long)c->st_overrun,
+				(unsigned long long)c->st_dropped,
+				(unsigned long long)c->st_entries,
+				(unsigned long long)c->st_commit_overrun);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"marks\":[");
+	for (i = 0; i < kt_summary_marks(s); i++) {
+		const struct kt_summary_lost *m = kt_summary_mark_at(s, i);
+
+		fprintf(out, "%s{\"buffer\":", i ? "," : "");
+		kt_json_put_str(out, kt_reader_buffer_name(r, m->buffer));
+		fprintf(out, ",\"cpu\":%d,\"count\":", m->cpu);
+		if (m->count >= 0)
+			fprintf(out, "%lld", m->count);
+		else
+			fprintf(out, "null");
+		if (m->has_after)
+			fprintf(out, ",\"after\":%llu", m->after_ts);
+		fprintf(out, ",\"before\":%llu}", m->before_ts);
+	}
+	fprintf(out, "],\"events\":[");
+	for (i = 0; i < kt_summary_events(s); i++) {
+		const struct kt_summary_event *e = kt_summary_event_at(s, i);
+
+		fprintf(out, "%s{\"system\":", i ? "," : "");
+		kt_json_put_str(out, e->event->system);
+		fprintf(out, ",\"event\":");
+		kt_json_put_str(out, e->event->name);
+		fprintf(out, ",\"total\":%llu,\"per_cpu\":[", (unsigned long long)e->total);
+		for (j = 0; j < kt_summary_cpus(s); j++)
+			fprintf(out, "%s%llu", j ? "," : "", (unsigned long long)e->per_cpu[j]);
+		fprintf(out, "],\"first\":%llu,\"last\":%llu}", e->first_ts, e->last_ts);
+	}
+	fprintf(out, "],");
+	verdict(r, s, out, true);
+	fprintf(out, "}\n");
+}
+
+int kt_report_file_stat(const char *path, bool json)
+{
+	struct kt_summary *s;
+	struct kt_reader *r;
+	int status = KT_EXIT_OK;
+
+	r = kt_reader_open(path);
+	if (!r)
+		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
+	s = kt_summary_new(r);
+	if (!s) {
+		kt_err("cannot summarise '%s': %s", path, strerror(errno));
+		kt_reader_close(r);
+		return KT_EXIT_FAIL;
+	}
+	if (json)
+		stat_json(r, s, stdout);
+	else
+		stat_text(r, s, stdout);
+	if (kt_reader_damaged(r)) {
+		kt_err("'%s' is damaged: the counts above cover what could be read", path);
+		status = KT_EXIT_DAMAGED;
+	}
+	kt_summary_free(s);
+	kt_reader_close(r);
+	return status;
+}
