@@ -96,3 +96,42 @@ commands() {
 	assert_success
 	assert_output --partial "function"
 }
+
+# zsh_offers WORD...: what _ktrace offers for the words (the last one
+# being completed), with compadd and zsh's own completers stubbed to
+# print what they would be given (zsh filters by the prefix itself).
+zsh_offers() {
+	PATH="$(dirname "$KTRACE"):$PATH" zsh -f -c '
+		fpath=("$1" $fpath)
+		autoload -Uz _ktrace
+		compadd() {
+			if [[ $1 == -a ]]; then print -l -- ${(P)2}; else print -l -- "$@"; fi
+		}
+		_files() { print "<files>"; }
+		_command_names() { print "<commands>"; }
+		shift
+		words=("$@")
+		CURRENT=$#
+		_ktrace' zsh "$TOP/completions" "$@"
+}
+
+@test "zsh completes commands, options, event names and each command's --format values" {
+	run zsh_offers ktrace re
+	assert_line record
+	assert_line report
+	run zsh_offers ktrace record --
+	assert_line --output
+	assert_line --max-lost
+	run zsh_offers ktrace record -e sched_sw
+	assert_line sched:sched_switch
+	run zsh_offers ktrace stream --format ""
+	assert_output "text
+json"
+	run zsh_offers ktrace report --format ""
+	assert_line perfetto
+	run zsh_offers ktrace record --backend ""
+	assert_output "ftrace
+module"
+	run zsh_offers ktrace report -i ""
+	assert_output "<files>"
+}
