@@ -341,7 +341,7 @@ static void summary(struct stream *s)
 {
 	unsigned long long events = 0, lost = 0, marks = 0, l;
 	bool unknown = false, u;
-	int cpu;
+	int cpu, mapped;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		events += kt_livestream_events(s->ls, cpu);
@@ -353,10 +353,11 @@ static void summary(struct stream *s)
 	}
 	if (marks > lost)
 		lost = marks;
+	mapped = kt_livestream_mapped(s->ls);
 	if (!s->o->quiet)
 		fprintf(stderr, "%s: %llu events on %d CPUs (%s), %llu%s lost\n",
 			kt_log_prog(), events, s->ncpus,
-			kt_livestream_mapped(s->ls) ? "mapped" : "read",
+			mapped == s->ncpus ? "mapped" : mapped ? "mapped+read" : "read",
 			lost, unknown ? "+" : "");
 	if (!lost && !unknown)
 		return;

@@ -71,7 +71,7 @@ struct top {
 	char inst_name[64];
 	int ncpu;
 	struct kt_livebuf **lb;
-	bool mapped;
+	int nmapped;		/* CPUs whose buffer is read in place */
 	uint16_t *slot;		/* event id -> row; row 0 is "other" */
 	struct row *rows;
 	size_t nrows;
@@ -536,7 +536,6 @@ static int open_buffers(struct top *t)
 	env = getenv("KTRACE_TOP_KBUFFER");
 	if (env && *env && strcmp(env, "0"))
 		flags |= KT_LIVEBUF_KBUFFER;
-	t->mapped = true;
 	for (cpu = 0; cpu < t->ncpu; cpu++) {
 		t->lb[cpu] = kt_livebuf_open(t->inst, cpu, flags);
 		if (!t->lb[cpu]) {
@@ -544,8 +543,8 @@ static int open_buffers(struct top *t)
 			       cpu, t->inst_name, strerror(errno));
 			return -1;
 		}
-		if (!kt_livebuf_mapped(t->lb[cpu]))
-			t->mapped = false;
+		if (kt_livebuf_mapped(t->lb[cpu]))
+			t->nmapped++;
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/buffer_size_kb", cpu);
 		kb = read_number(t->inst, rel);
 		t->buf_bytes[cpu] = kb > 0 ? (unsigned long long)kb * 1024 : 0;
@@ -770,6 +769,17 @@ static void summarize(struct top *t, struct summary *sum)
 
 /* ---- text output -------------------------------------------------------- */
 
+/*
+ * How the buffers are read: mapped, or by read() where the kernel would
+ * not map them (before 6.10; a CPU never online has no buffer to map).
+ */
+static const char *how_read(const struct top *t)
+{
+	if (t->nmapped == t->ncpu)
+		return "mmap";
+	return t->nmapped ? "mmap+read" : "read";
+}
+
 /* Returns 0, or -errno when the output is gone (EPIPE: reader left). */
 static int print_text(struct top *t)
 {
@@ -790,7 +800,7 @@ static int print_text(struct top *t)
 	if (!line)
 		return -ENOMEM;
 	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s%s\n",
-	       t->inst_name, t->mapped ? "mmap" : "read", t->nrows - 1,
+	       t->inst_name, how_read(t), t->nrows - 1,
 	       t->o->interval, t->samples, sort_names[t->sort],
 	       t->tracing_off ? ", tracing off" : "");
 	format_loss(&sum.lost, line, len);
@@ -969,7 +979,7 @@ static void draw(struct top *t)
 	erase();
 
 	snprintf(line, sizeof(line), " ktrace top  %s (%s)  %zu events  every %.1fs  sort: %s%s",
-		 t->inst_name, t->mapped ? "mmap" : "read", t->nrows - 1,
+		 t->inst_name, how_read(t), t->nrows - 1,
 		 t->o->interval, sort_names[t->sort],
 		 t->tracing_off ? "  TRACING OFF" : "");
 	attron(A_REVERSE);

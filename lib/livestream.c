@@ -37,7 +37,7 @@ struct kt_livestream {
 	int ncpus;
 	struct cpu_it **heap;
 	int nheap;
-	bool mapped;
+	int nmapped;		/* CPUs read through the mapped buffer */
 };
 
 struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
@@ -55,7 +55,6 @@ struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
 	ls->heap = calloc(ncpus, sizeof(*ls->heap));
 	if (!ls->its || !ls->heap)
 		goto err_nomem;
-	ls->mapped = true;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		struct cpu_it *it = &ls->its[cpu];
 
@@ -71,8 +70,8 @@ struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
 		if (!it->kb)
 			goto err_nomem;
 		it->data_off = kbuffer_start_of_data(it->kb);
-		if (!kt_livebuf_mapped(it->lb))
-			ls->mapped = false;
+		if (kt_livebuf_mapped(it->lb))
+			ls->nmapped++;
 	}
 	return ls;
 err_nomem:
@@ -109,9 +108,9 @@ int kt_livestream_fd(const struct kt_livestream *ls, int cpu)
 	return kt_livebuf_fd(ls->its[cpu].lb);
 }
 
-bool kt_livestream_mapped(const struct kt_livestream *ls)
+int kt_livestream_mapped(const struct kt_livestream *ls)
 {
-	return ls->mapped;
+	return ls->nmapped;
 }
 
 uint64_t kt_livestream_missed(const struct kt_livestream *ls, int cpu,

@@ -34,8 +34,12 @@ void kt_livestream_free(struct kt_livestream *ls);
 int kt_livestream_cpus(const struct kt_livestream *ls);
 /* Poll it for POLLIN: the CPU's buffer has data (buffer_percent). */
 int kt_livestream_fd(const struct kt_livestream *ls, int cpu);
-/* Every CPU's buffer is read in place. */
-bool kt_livestream_mapped(const struct kt_livestream *ls);
+/*
+ * How many CPUs' buffers are read in place (mapped); the others, whose
+ * buffer the kernel would not map (a CPU never online has none yet), by
+ * read().
+ */
+int kt_livestream_mapped(const struct kt_livestream *ls);
 /* Lost events the page headers reported on a CPU (livebuf.h). */
 uint64_t kt_livestream_missed(const struct kt_livestream *ls, int cpu,
 			      bool *unknown);
