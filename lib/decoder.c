@@ -13,23 +13,12 @@
 
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
-/* gcc says __SANITIZE_ADDRESS__, clang (make fuzz) __has_feature. */
-#if defined(__SANITIZE_ADDRESS__)
-#define KT_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KT_LSAN 1
-#endif
-#endif
-#ifdef KT_LSAN
-#include <sanitizer/common_interface_defs.h>
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include "byteorder.h"
 #include "decoder.h"
 #include "events.h"
 #include "log.h"
+#include "lsan.h"
 #include "rawpage.h"
 #include "reader.h"
 #include "textline.h"
@@ -775,13 +764,9 @@ int kt_decoder_add_filter(struct kt_decoder *d, const char *filter)
 		 * kept out of the sanitizers' leak reports.  The filter
 		 * itself is allocated above, where a leak of ours shows.
 		 */
-#ifdef KT_LSAN
-		__lsan_disable();
-#endif
+		kt_lsan_off();
 		ret = tep_filter_add_filter_str(d->filter, filter);
-#ifdef KT_LSAN
-		__lsan_enable();
-#endif
+		kt_lsan_on();
 		if (ret < 0 && tep_filter_strerror(d->filter, ret, err, sizeof(err)))
 			snprintf(err, sizeof(err), "cannot parse it");
 		if (ret < 0)

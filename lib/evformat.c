@@ -9,12 +9,10 @@
 #include <string.h>
 #include <event-parse.h>
 #include <tracefs.h>
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include "evformat.h"
 #include "events.h"
+#include "lsan.h"
 #include "tepcheck.h"
 #include "module.h"
 
@@ -94,13 +92,9 @@ struct kt_event_format *kt_event_format_parse(const char *system,
 	 * the fields parsed; only a missing event is a failure.
 	 */
 	/* libtraceevent 1.7 leaks a little on print formats it gives up on. */
-#ifdef __SANITIZE_ADDRESS__
-	__lsan_disable();
-#endif
+	kt_lsan_off();
 	tep_parse_format(fmt->tep, &fmt->event, text, size, system);
-#ifdef __SANITIZE_ADDRESS__
-	__lsan_enable();
-#endif
+	kt_lsan_on();
 	if (!fmt->event) {
 		ret = -EINVAL;
 		goto err_fmt;

@@ -16,12 +16,10 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <event-parse.h>
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/lsan_interface.h>
-#endif
 
 #include "kt-tracefs.h"
 #include "log.h"
+#include "lsan.h"
 #include "probe.h"
 
 int kt_tracefs_mount_point(char *buf, size_t size)
@@ -282,13 +280,9 @@ static int check_system(struct tep_handle *tep, int edfd, const char *sys,
 			continue;
 		count++;
 		/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
-#ifdef __SANITIZE_ADDRESS__
-		__lsan_disable();
-#endif
+		kt_lsan_off();
 		err = tep_parse_event(tep, fmt, len, sys);
-#ifdef __SANITIZE_ADDRESS__
-		__lsan_enable();
-#endif
+		kt_lsan_on();
 		if (!err) {
 			/* Parsed, but with a print format it gave up on. */
 			struct tep_event *ev = tep_find_event_by_name(tep, sys, de->d_name);

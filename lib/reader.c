@@ -24,13 +24,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/lsan_interface.h>
-#endif
 #include "byteorder.h"
 #include "kallsyms.h"
 #include "tepcheck.h"
 #include "log.h"
+#include "lsan.h"
 #include "reader.h"
 #include "tracedat.h"
 
@@ -352,14 +350,10 @@ static int parse_one_format(struct cur *c, const char *system)
 		return ret;
 	why = kt_format_problem(buf, size);
 	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
-#ifdef __SANITIZE_ADDRESS__
-	__lsan_disable();
-#endif
+	kt_lsan_off();
 	ret = why ? TEP_ERRNO__PARSE_EVENT_FAILED :
 		    tep_parse_event(c->r->tep, buf, size, system);
-#ifdef __SANITIZE_ADDRESS__
-	__lsan_enable();
-#endif
+	kt_lsan_on();
 	/*
 	 * A print format libtraceevent cannot fully parse still leaves a
 	 * usable event (trace-cmd prints it raw); a format without a name,
