@@ -40,7 +40,7 @@ if [ -z "$before" ]; then
 	before=$first^
 fi
 
-read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
+read -r _ rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
 w=$out/modwake-$rel
 mkdir -p "$w"
 vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
