@@ -4,7 +4,8 @@
 # tested (/ktrace.ko), the two loaded in turn within each round.
 #
 # flood: `ktrace record --process` (system calls only) of a getppid()
-# flood at the buffers' defaults, on each module and on ftrace; prints
+# flood at the buffers' defaults (or -b BENCH_KB), on each module and on
+# ftrace; prints
 # "BENCH <config> <ns per call>" and "BENCH-lost <config> <events>".
 #
 # syscall: ns per getppid() with each module's syscall_entry/exit
@@ -15,13 +16,14 @@
 # blocking reader per CPU (as bench/module-overhead.sh's module-read);
 # prints "DBENCH <config> <MB/s> <events written> <read() calls>".
 #
-# The host prepends BEFORE_KO and: BENCH_PARTS, BENCH_N, BENCH_ROUNDS, SYSCALL_N,
-# DBENCH_SECS, DBENCH_ROUNDS.
+# The host prepends BEFORE_KO and: BENCH_PARTS, BENCH_N, BENCH_KB,
+# BENCH_ROUNDS, SYSCALL_N, DBENCH_SECS, DBENCH_ROUNDS.
 D=/sys/kernel/debug/ktrace
 K=/ktrace
 N=${BENCH_N:-200000}
 ROUNDS=${BENCH_ROUNDS:-7}
 PARTS=${BENCH_PARTS:-flood syscall}
+KB=${BENCH_KB:+-b $BENCH_KB}
 SYSCALL_N=${SYSCALL_N:-200000}
 DBENCH_SECS=${DBENCH_SECS:-5}
 DBENCH_ROUNDS=${DBENCH_ROUNDS:-2}
@@ -45,12 +47,12 @@ flood_run() {
 	case $1 in
 	before | after)
 		load "$1"
-		$K record -q --process --no-lifecycle --no-signals -o /tmp/b.dat \
-			-- /ktvm bench "$N" 2>/tmp/err ;;
+		$K record -q --process --no-lifecycle --no-signals $KB \
+			-o /tmp/b.dat -- /ktvm bench "$N" 2>/tmp/err ;;
 	ftrace)
 		rmmod ktrace 2>/dev/null
 		$K record -q --process --backend ftrace --no-lifecycle \
-			--no-signals -o /tmp/b.dat -- /ktvm bench "$N" 2>/tmp/err ;;
+			--no-signals $KB -o /tmp/b.dat -- /ktvm bench "$N" 2>/tmp/err ;;
 	esac
 }
 

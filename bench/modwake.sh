@@ -10,7 +10,8 @@
 # Knobs (environment): BENCH_BEFORE (the revision whose kernel/ is
 # "before"; default: the parent of the commit that added kt_wake_kick),
 # BENCH_PARTS ("flood syscall"; add dbench, which needs the dbench
-# package), BENCH_N (getppid() calls of the flood, 200000), SYSCALL_N
+# package), BENCH_N (getppid() calls of the flood, 200000), BENCH_KB
+# (record's -b in the flood; default: the buffers' defaults), SYSCALL_N
 # (per sample of the syscall part, 200000), BENCH_ROUNDS (7),
 # DBENCH_SECS (5), DBENCH_ROUNDS (2).  Each part adds an uncounted
 # warm-up round.
@@ -56,7 +57,7 @@ bko=/tmp/ktrace-before-$$.ko
 {
 	echo "BENCH_PARTS='$parts'"
 	echo "BEFORE_KO=$bko"
-	for v in BENCH_N BENCH_ROUNDS SYSCALL_N DBENCH_SECS DBENCH_ROUNDS; do
+	for v in BENCH_N BENCH_KB BENCH_ROUNDS SYSCALL_N DBENCH_SECS DBENCH_ROUNDS; do
 		[ -n "${!v:-}" ] && echo "$v=${!v}"
 	done
 	cat bench/modwake-guest.sh
@@ -98,7 +99,7 @@ function median(p, c,   i, j, t, k) {
 }
 END {
 	if (n["BENCH", "before"]) {
-		printf "| flood of %s getppid(), default buffers | ns per call (median) | events lost per recording | lost, all %d rounds |\n|---|---:|---|---:|\n", "N", n["BENCH", "before"]
+		printf "| flood of %s getppid(), %s | ns per call (median) | events lost per recording | lost, all %d rounds |\n|---|---:|---|---:|\n", "N", KB ? "-b " KB : "default buffers", n["BENCH", "before"]
 		split("before after ftrace", cs, " ")
 		for (i = 1; i <= 3; i++) {
 			c = cs[i]; l = ""
@@ -129,4 +130,4 @@ END {
 			printf "| %s |%s |%s |\n", cs[i], l, e
 		}
 	}
-}' N="${BENCH_N:-200000}" "$w/bench.txt" | sed "s/of N getppid/of ${BENCH_N:-200000} getppid/"
+}' KB="${BENCH_KB:-}" "$w/bench.txt" | sed "s/of N getppid/of ${BENCH_N:-200000} getppid/"
