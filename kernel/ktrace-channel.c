@@ -8,6 +8,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
@@ -29,7 +30,12 @@
 #include "ktrace.h"
 #include "ktrace-internal.h"
 
-/* Readers are woken from a timer, never from a writer (see kt_wake_fn). */
+/*
+ * Readers are woken from an irq_work when a CPU has written this share of
+ * its buffer since its last kick (kt_wake_kick()), and from a timer for
+ * the rest; never from a writer.
+ */
+#define KT_WAKE_PERCENT		10
 #define KT_WAKE_INTERVAL	(HZ / 20)
 
 /* The ring buffer's event header, as ftrace's header_event describes it. */
@@ -452,6 +458,7 @@ void ktrace_channel_commit(struct ktrace_channel *chan, struct ktrace_wctx *w)
 		kt_gbuf_commit(chan, w);
 	else
 		kt_rb_commit(chan->rb, w->event);
+	kt_wake_account(chan, w->len);
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_commit);
 
@@ -491,8 +498,48 @@ static bool kt_chan_has_data(struct ktrace_channel *chan)
 
 /*
  * Writers never wake readers: a wake-up from a probe could take the
- * scheduler's locks from inside the scheduler.  A timer does it instead.
+ * scheduler's locks from inside the scheduler.  An irq_work does it
+ * instead when a writer has filled a share of its buffer (a flood fills
+ * a megabyte in less than the timer's 50 ms), and a timer for the rest.
+ *
+ * A writer's CPU has committed wake_bytes since it last came here: give
+ * it a new budget and, if a reader sleeps, queue the irq_work.  Any
+ * context, NMI included.  The barrier in wq_has_sleeper() pairs with the
+ * one a sleeping reader sets its state with, so either the writer sees
+ * the sleeper or the reader sees the data.
  */
+void kt_wake_kick(struct ktrace_channel *chan)
+{
+	this_cpu_write(*chan->wake_budget, READ_ONCE(chan->wake_bytes));
+	if (wq_has_sleeper(&chan->wait))
+		irq_work_queue(&chan->wake_work);
+}
+
+/* Hard interrupt context, or the irq_work thread on PREEMPT_RT. */
+static void kt_wake_work_fn(struct irq_work *work)
+{
+	struct ktrace_channel *chan = container_of(work, struct ktrace_channel,
+						   wake_work);
+
+	wake_up_interruptible(&chan->wait);
+}
+
+/* KT_WAKE_PERCENT of a CPU's buffer, and at least what makes a reader ready. */
+static unsigned long kt_wake_bytes(struct ktrace_channel *chan)
+{
+	unsigned long size = 0;
+	int cpu;
+
+	if (chan->gbuf)
+		return max_t(unsigned long, PAGE_SIZE,
+			     chan->gbuf->nr_pages * KT_PAGE_DATA / 100 *
+			     KT_WAKE_PERCENT / num_possible_cpus());
+	for_each_online_cpu(cpu)
+		size = max(size, ring_buffer_size(chan->rb, cpu));
+	return max_t(unsigned long, PAGE_SIZE / 2,
+		     size / 100 * KT_WAKE_PERCENT);
+}
+
 static void kt_wake_fn(struct timer_list *t)
 {
 	struct ktrace_channel *chan = kt_from_timer(chan, t, wake_timer);
@@ -506,8 +553,14 @@ static void kt_wake_fn(struct timer_list *t)
 
 int ktrace_channel_start(struct ktrace_channel *chan)
 {
+	int cpu;
+
 	mutex_lock(&chan->lock);
 	if (!chan->running) {
+		/* The buffer may have been resized while stopped. */
+		WRITE_ONCE(chan->wake_bytes, kt_wake_bytes(chan));
+		for_each_possible_cpu(cpu)
+			*per_cpu_ptr(chan->wake_budget, cpu) = chan->wake_bytes;
 		if (chan->rb)
 			ring_buffer_record_on(chan->rb);
 		WRITE_ONCE(chan->running, true);
@@ -526,6 +579,8 @@ int ktrace_channel_stop(struct ktrace_channel *chan)
 		if (chan->rb)
 			ring_buffer_record_off(chan->rb);
 		timer_delete_sync(&chan->wake_timer);
+		/* Writers still finishing may queue it again: see kt_chan_free. */
+		irq_work_sync(&chan->wake_work);
 	}
 	mutex_unlock(&chan->lock);
 	/* Blocked readers see the end of the data. */
@@ -657,11 +712,14 @@ static void kt_chan_free(struct kref *ref)
 	struct ktrace_channel *chan = container_of(ref, struct ktrace_channel,
 						   ref);
 
+	/* No writer is left now, but a kick of the last ones may be pending. */
+	irq_work_sync(&chan->wake_work);
 	if (chan->gbuf)
 		kt_gbuf_free(chan->gbuf);
 	if (chan->rb)
 		ring_buffer_free(chan->rb);
 	kfree(chan->readers);
+	free_percpu(chan->wake_budget);
 	free_percpu(chan->dropped);
 	kfree(chan);
 }
@@ -896,10 +954,15 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 	mutex_init(&chan->lock);
 	init_waitqueue_head(&chan->wait);
 	timer_setup(&chan->wake_timer, kt_wake_fn, 0);
+	init_irq_work(&chan->wake_work, kt_wake_work_fn);
 
 	chan->dropped = alloc_percpu(unsigned long);
 	if (!chan->dropped)
 		goto err_free;
+	/* Zero: a global channel's first record kicks and sets the budget. */
+	chan->wake_budget = alloc_percpu(long);
+	if (!chan->wake_budget)
+		goto err_dropped;
 	chan->nr_readers = flags & KTRACE_GLOBAL_CHANNEL ? 1 :
 			   num_possible_cpus();
 	chan->readers = kcalloc(chan->nr_readers, sizeof(*chan->readers),
@@ -923,6 +986,8 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 		/* Nothing is recorded before the first start. */
 		ring_buffer_record_off(chan->rb);
 	}
+	/* A global channel takes writes before its first start too. */
+	chan->wake_bytes = kt_wake_bytes(chan);
 
 	chan->root = kt_root_get(root);
 	if (!chan->root)
@@ -951,6 +1016,7 @@ err_buf:
 err_readers:
 	kfree(chan->readers);
 err_dropped:
+	free_percpu(chan->wake_budget);
 	free_percpu(chan->dropped);
 err_free:
 	kfree(chan);

@@ -6,6 +6,7 @@
 #include <linux/compiler.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/kref.h>
 #include <linux/mutex.h>
@@ -42,9 +43,28 @@ struct ktrace_channel {
 	wait_queue_head_t wait;
 	struct timer_list wake_timer;
 	unsigned long tick;	/* wake_timer's runs: they pace blocked readers */
+	long __percpu *wake_budget;	/* bytes left before a CPU's next kick */
+	unsigned long wake_bytes;	/* a kick every so many, set at start */
+	struct irq_work wake_work;	/* wakes the readers after a kick */
 	int nr_readers;
 	struct kt_reader *readers;
 };
+
+void kt_wake_kick(struct ktrace_channel *chan);
+
+/*
+ * After a commit of len bytes: when this CPU has committed wake_bytes
+ * since its last kick, kick (see kt_wake_kick()).  The wake timer alone
+ * let a flood fill the buffer between its ticks.  Counting down to zero
+ * costs the probes 5 instructions a record (a per-CPU xadd and a sign
+ * test), counting up to wake_bytes 7.
+ */
+static __always_inline void kt_wake_account(struct ktrace_channel *chan,
+					    u32 len)
+{
+	if (unlikely(this_cpu_sub_return(*chan->wake_budget, len) < 0))
+		kt_wake_kick(chan);
+}
 
 /*
  * The per-CPU case of ktrace_channel_reserve(), inline so the event
@@ -95,6 +115,7 @@ static __always_inline void kt_rb_commit_rec(struct ktrace_channel *chan,
 	if (static_branch_unlikely(&kt_export_key))
 		kt_export_call(rec, len);
 	kt_rb_commit(chan->rb, ev);
+	kt_wake_account(chan, len);
 }
 
 /* ---- the pid set (ktrace-pidset.c) ---- */

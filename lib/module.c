@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <kbuffer.h>
@@ -391,6 +392,9 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* A reader thread's nice value, lib/recorder.c's RECORDER_NICE. */
+#define MODREC_NICE	(-20)
+
 /*
  * A blocking read waits for a page; after "stop" the module hands out
  * what is left and then 0.  So the thread needs no stop signal of its own.
@@ -404,6 +408,12 @@ static void *modrec_main(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/*
+	 * Ahead of the traced workload, as ftrace's recorders: once woken
+	 * at a tenth of the buffer, the rest fills while we wait for a CPU.
+	 * Best effort (needs privilege).
+	 */
+	setpriority(PRIO_PROCESS, 0, MODREC_NICE);
 	if (!buf) {
 		c->err = -ENOMEM;
 		return NULL;

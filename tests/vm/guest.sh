@@ -416,6 +416,28 @@ test_poll() {
 	return $rc
 }
 
+# A reader asleep in read() is woken when a CPU has written a tenth of
+# its buffer, not only by the 50 ms timer: a flood of 100000 records into
+# 64 KiB reaches it whole (ktvm keepup: the writer runs only while the
+# reader sleeps, so the outcome does not depend on the machine's speed).
+test_keepup() {
+	sample keepup 0 4096 16 || return 1
+	C=$S/keepup
+	echo start >$C/state
+	/ktvm keepup $C 100000 >/tmp/r
+	rc=$?
+	dropped=$(cat $C/dropped)
+	cat /tmp/r
+	echo "dropped $dropped"
+	unsample
+	[ $rc = 0 ] || return 1
+	expect dropped "$dropped" 0 &&
+	expect records "$(val records /tmp/r)" 100000 &&
+	expect "seq gaps" "$(val seq_gaps /tmp/r)" 0 &&
+	expect "bad pages" "$(val bad /tmp/r)" 0 &&
+	expect "bad records" "$(val bad_magic /tmp/r)" 0
+}
+
 test_busy() {
 	exec 3<$D/trace0
 	if rmmod ktrace 2>/tmp/err; then
@@ -540,6 +562,7 @@ t "sample module: global flight channel" test_global_flight
 t "sample module: global drop channel" test_global_drop
 t "sample module: KTRACE_DISABLE_STATE" test_nostate
 t "poll wakes on data, stop ends a blocked read" test_poll
+t "a blocked reader is woken at a tenth of the buffer and keeps up with a flood" test_keepup
 t "rmmod fails while trace0 is open, works after close" test_busy
 t "unload while events are enabled and firing" test_unload_busy
 t "sample module unloads under an open reader" test_sample_gone
