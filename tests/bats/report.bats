@@ -426,9 +426,11 @@ patch() {
 }
 
 @test "page damage: commit past the page, record length past the page: the rest still printed, exit 2" {
+	# The first CPU with data ("[offset, size of cpu N]" lines; a buffer
+	# without data prints no size, and "$2 > 0" on a word is true).
 	read -r off size < <(trace-cmd dump --flyrecord "$RD/small6.dat" 2>/dev/null |
-		awk '/offset, size of cpu/ && $2 > 0 { print $1, $2; exit }')
-	[ -n "$off" ]
+		awk '/offset, size of cpu/ && $2 ~ /^[0-9]+$/ && $2 > 0 { print $1, $2; exit }')
+	[ -n "$off" ] || fail "no CPU with data in small6.dat"
 	all=$(wc -l <"$RD/small6.tc")
 	cp "$RD/small6.dat" "$RD/d.dat"
 	patch "$RD/d.dat" $((off + 8)) ffff0f0000000000
@@ -499,19 +501,23 @@ patch() {
 }
 
 @test "--from skips whole pages by their timestamps without decoding them" {
-	read -r off size < <(trace-cmd dump --flyrecord "$RD/v6.dat" 2>/dev/null |
-		awk '/offset, size of cpu 0/ && $2 > 8192 { print $1, $2; exit }')
-	[ -n "$off" ] || fail "CPU 0 of v6.dat has a single page"
-	# Damage CPU 0's first page; a window after it must never read it.
+	# A CPU with more than two pages of data (a number in the size
+	# column: a buffer without data prints none).
+	read -r off size cpu < <(trace-cmd dump --flyrecord "$RD/v6.dat" 2>/dev/null |
+		awk '/offset, size of cpu/ && $2 ~ /^[0-9]+$/ && $2 > 8192 {
+			c = $NF; sub(/\]/, "", c); print $1, $2, c; exit }')
+	[ -n "$off" ] || fail "no CPU of v6.dat has more than two pages"
+	col=$(printf '[%03d] ' "$cpu")
+	# Damage its first page; a window after it must never read it.
 	cp "$RD/v6.dat" "$RD/d.dat"
 	patch "$RD/d.dat" $((off + 8)) ffff0f0000000000
-	last=$(grep -F '[000] ' "$RD/v6.tc" | ts_col | tail -n 1)
-	run "$KTRACE" report -i "$RD/d.dat" --from "@$last" --cpu 0
+	last=$(grep -F "$col" "$RD/v6.tc" | ts_col | tail -n 1)
+	run "$KTRACE" report -i "$RD/d.dat" --from "@$last" --cpu "$cpu"
 	assert_success
 	refute_output --partial "damaged"
-	assert_output --partial "[000] "
+	assert_output --partial "$col"
 	# Without the window the damage is found.
-	run "$KTRACE" report -i "$RD/d.dat" --cpu 0
+	run "$KTRACE" report -i "$RD/d.dat" --cpu "$cpu"
 	assert_failure 2
 }
 
