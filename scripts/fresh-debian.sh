@@ -231,11 +231,17 @@ run() {
 	local t0 st
 	t0=$(date +%s)
 	say "make $1 (log: $logs/$1.log)"
-	chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
-		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		${TERM:+TERM=$TERM} "${env_vm[@]}" \
-		/bin/bash -c "cd /root/ktrace && make $1" </dev/null 2>&1 | tee "$logs/$1.log"
-	st=${PIPESTATUS[0]}
+	# In the background, so that a signal to this script runs its
+	# trap at once rather than when make is done.
+	{
+		chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			${TERM:+TERM=$TERM} "${env_vm[@]}" \
+			/bin/bash -c "cd /root/ktrace && make $1" </dev/null 2>&1
+		echo $? >"$work/status"
+	} | tee "$logs/$1.log" &
+	wait $!
+	st=$(cat "$work/status" 2>/dev/null || echo 1)
 	echo "$(( $(date +%s) - t0 ))" >"$logs/$1.seconds"
 	return "$st"
 }
