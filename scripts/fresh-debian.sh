@@ -197,6 +197,9 @@ cp -L /etc/resolv.conf "$root/etc/resolv.conf" || exit 1
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 755 "$root/usr/sbin/policy-rc.d"
 
+# The root a mount point of its own, as / is on a machine: unshare
+# --propagation (faults.bats) fails with EINVAL on a plain directory.
+mnt --bind "$root" "$root" || exit 1
 mnt -t proc proc "$root/proc" || exit 1
 mnt --bind /sys "$root/sys" || exit 1
 if ! mountpoint -q "$tracefs"; then
