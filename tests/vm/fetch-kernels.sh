@@ -84,6 +84,12 @@ fetch() {
 		fi
 		echo "fetch-kernels: cannot download ${img:-a $series kernel}; using the cached $rel" >&2
 	fi
+	# A cache copied elsewhere (cp -a) still includes the common part
+	# from where it was unpacked; point it at where the cache is now.
+	d=$cache/$rel/fs/usr/src/linux-headers-$rel/Makefile
+	if ! grep -q "^include $cache/$rel/fs/usr/src/" "$d"; then
+		sed -i "1s|^include /.*/fs/usr/src/|include $cache/$rel/fs/usr/src/|" "$d" || return 1
+	fi
 	echo "$series $rel $cache/$rel $cache/$rel/fs/usr/src/linux-headers-$rel"
 }
 
