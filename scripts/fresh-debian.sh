@@ -214,14 +214,9 @@ mnt -t tmpfs -o mode=1777,nosuid,nodev shm "$root/dev/shm" || exit 1
 env_vm=()
 if [ -n "$vmcache" ]; then
 	mkdir -p "$root$vmcache" || exit 1
+	# At the same path: tests/vm/fetch-kernels.sh points a copied
+	# cache's headers at where the cache is.
 	mnt --bind "$vmcache" "$root$vmcache" || exit 1
-	# A copied cache's headers still include their common part from
-	# where the cache was unpacked; point them here.
-	for m in "$vmcache"/*/fs/usr/src/linux-headers-*/Makefile; do
-		[ -e "$m" ] || continue
-		r=${m%%/fs/usr/src/*}
-		sed -i "1s|^include /.*/fs/usr/src/|include $r/fs/usr/src/|" "$m"
-	done
 	env_vm=("KT_VM_CACHE=$vmcache")
 fi
 
