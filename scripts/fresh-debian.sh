@@ -53,18 +53,19 @@ mirror=${KT_FRESH_MIRROR:-http://deb.debian.org/debian}
 demo_only=0 keep=0
 logs=$src/build/fresh
 
+# usage STATUS: the header's usage part, to stdout for --help.
 usage() {
-	sed -n '/^# Usage:/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//' >&2
-	exit 64
+	sed -n '/^# Usage:/,/^# KT_FRESH_DIR/p' "$0" | sed 's/^# \{0,1\}//' >&"$(($1 ? 2 : 1))"
+	exit "$1"
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--tarball) [ $# -ge 2 ] || usage; tarball=$2; shift ;;
-	--vm-cache) [ $# -ge 2 ] || usage; vmcache=$2; shift ;;
-	--logs) [ $# -ge 2 ] || usage; logs=$2; shift ;;
+	--tarball) [ $# -ge 2 ] || usage 64; tarball=$2; shift ;;
+	--vm-cache) [ $# -ge 2 ] || usage 64; vmcache=$2; shift ;;
+	--logs) [ $# -ge 2 ] || usage 64; logs=$2; shift ;;
 	--demo-only) demo_only=1 ;;
 	--keep) keep=1 ;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	*) echo "fresh-debian: unknown argument '$1'; see --help" >&2; exit 64 ;;
 	esac
 	shift
