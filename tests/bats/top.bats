@@ -75,6 +75,9 @@ start_tui() {
 # start_batch ARGS...: ktrace top ARGS in the background, text to $WORK/out;
 # returns once it counts.
 start_batch() {
+	# The shell truncates out only when the child runs: a poll must not
+	# see an earlier run's output.
+	rm -f "$WORK/out"
 	"$KTRACE" top "$@" >"$WORK/out" 2>"$WORK/err" &
 	TOP_PID=$!
 	# A new instance starts with tracing on, before ktrace top has set
@@ -339,6 +342,9 @@ overflow() {
 	for mode in mmap read; do
 		if [ $mode = read ]; then export KTRACE_NO_MMAP=1; else unset KTRACE_NO_MMAP; fi
 		small_instance
+		# The shell truncates out only when the child runs: without
+		# this, the poll below can see the last mode's output.
+		rm -f "$WORK/out"
 		"$KTRACE" top -B "$inst" -e ftrace:print --batch -d 0.1 >"$WORK/out" 2>"$WORK/err" &
 		TOP_PID=$!
 		poll test -s "$WORK/out"

@@ -12,10 +12,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${KT_VM_CACHE:-$here/cache}
 mkdir -p "$cache"
 
+# Options for every apt-get and apt-cache call; private_apt sets them.
+apt_opts=()
+
 # newest PATTERN PREFIX: the highest package name apt knows that starts
 # with PREFIX and matches the regex PATTERN.
 newest() {
-	apt-cache pkgnames "$2" 2>/dev/null | grep -E "$1" | sort -V | tail -n1
+	apt-cache "${apt_opts[@]}" pkgnames "$2" 2>/dev/null | grep -E "$1" | sort -V | tail -n1
+}
+
+# private_apt: have apt look at bookworm, bookworm-updates and
+# bookworm-security through a source list of our own, its lists in the
+# cache, leaving the machine's apt alone.  The 6.12 kernels are only in
+# bookworm-security, which a bare debootstrap does not list.
+private_apt() {
+	local d=$cache/apt k=/usr/share/keyrings/debian-archive-keyring.gpg
+	[ ${#apt_opts[@]} = 0 ] || return 0
+	mkdir -p "$d/parts" "$d/lists/partial" "$d/cache/archives/partial" || return 1
+	printf 'deb [signed-by=%s] http://deb.debian.org/%s main\n' \
+		"$k" "debian bookworm" "$k" "debian bookworm-updates" \
+		"$k" "debian-security bookworm-security" >"$d/sources.list" || return 1
+	apt_opts=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=$d/parts"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache")
+	apt-get "${apt_opts[@]}" -o APT::Sandbox::User=root update -qq >/dev/null 2>&1
 }
 
 # unpack SERIES IMAGE_PKG: download and unpack one release into the
@@ -39,10 +58,10 @@ unpack() {
 		mkdir -p "$root/deb"
 		for p in $pkgs; do
 			ls "$root/deb/${p}_"*.deb >/dev/null 2>&1 && continue
-			(cd "$root/deb" && apt-get download -qq \
+			(cd "$root/deb" && apt-get "${apt_opts[@]}" download -qq \
 				-o APT::Sandbox::User=root "$p" >/dev/null) || {
-				apt-get update -qq &&
-				(cd "$root/deb" && apt-get download -qq \
+				apt-get "${apt_opts[@]}" update -qq &&
+				(cd "$root/deb" && apt-get "${apt_opts[@]}" download -qq \
 					-o APT::Sandbox::User=root "$p" >/dev/null)
 			} || { rm -rf "$root"; return 1; }
 		done
@@ -73,6 +92,9 @@ fetch() {
 	*) echo "fetch-kernels: unknown series '$series'; use 6.1, 6.12, 6.1-rt or 6.12-rt" >&2; return 1 ;;
 	esac
 	img=$(newest "$pat" "$prefix")
+	if [ -z "$img" ] && private_apt; then
+		img=$(newest "$pat" "$prefix")
+	fi
 	if [ -z "$img" ] || ! rel=$(unpack "$series" "$img"); then
 		rel=$(for d in "$cache"/*/.done; do
 			d=${d%/.done}
@@ -84,6 +106,12 @@ fetch() {
 			return 1
 		fi
 		echo "fetch-kernels: cannot download ${img:-a $series kernel}; using the cached $rel" >&2
+	fi
+	# A cache copied elsewhere (cp -a) still includes the common part
+	# from where it was unpacked; point it at where the cache is now.
+	d=$cache/$rel/fs/usr/src/linux-headers-$rel/Makefile
+	if ! grep -q "^include $cache/$rel/fs/usr/src/" "$d"; then
+		sed -i "1s|^include /.*/fs/usr/src/|include $cache/$rel/fs/usr/src/|" "$d" || return 1
 	fi
 	echo "$series $rel $cache/$rel $cache/$rel/fs/usr/src/linux-headers-$rel"
 }

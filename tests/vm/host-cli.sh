@@ -32,7 +32,11 @@ cli_report() {
 		cli_count - ":$pid \[[0-9]+\]( |$)")
 	bad=0
 	echo "# both.dat: pid $pid: ktrace:sched_schedule $a, sched:sched_switch $b"
-	if [ "$a" != "$b" ] || [ "$a" -lt 200 ]; then
+	# The equality is the test; the floor only proves the workload was
+	# recorded.  Not 200 (2 per sleep): a 1 ms sleep whose timer fires
+	# before the task reaches schedule() (a vCPU descheduled under TCG on
+	# a loaded host) does not switch; a fresh-chroot run saw 199 = 199.
+	if [ "$a" != "$b" ] || [ "$a" -lt 100 ]; then
 		bad=1
 	fi
 	# Each CPU's module and ftrace records are merged in time order.
