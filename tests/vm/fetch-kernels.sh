@@ -72,11 +72,6 @@ unpack() {
 		rm -rf "$root/fs/lib/modules/$rel/kernel" "$root/deb"
 		touch "$root/.done"
 	fi
-	# The headers' Makefile includes the common part by absolute path:
-	# point it into the cache where it is now (a cache may be copied or
-	# moved, and then it would still name the old place).
-	sed -i "s|^include .*/usr/src/|include $root/fs/usr/src/|" \
-		"$root/fs/usr/src/linux-headers-$rel/Makefile" || return 1
 	echo "$rel"
 }
 
@@ -107,11 +102,12 @@ fetch() {
 		fi
 		echo "fetch-kernels: cannot download ${img:-a $series kernel}; using the cached $rel" >&2
 	fi
-	# A cache copied elsewhere (cp -a) still includes the common part
-	# from where it was unpacked; point it at where the cache is now.
+	# The headers' Makefile includes its common part by absolute path:
+	# /usr/src as packaged, or where the cache was unpacked when it has
+	# been copied since (cp -a, KT_VM_CACHE).  Point it into the cache.
 	d=$cache/$rel/fs/usr/src/linux-headers-$rel/Makefile
 	if ! grep -q "^include $cache/$rel/fs/usr/src/" "$d"; then
-		sed -i "1s|^include /.*/fs/usr/src/|include $cache/$rel/fs/usr/src/|" "$d" || return 1
+		sed -i "1s|^include /.*usr/src/|include $cache/$rel/fs/usr/src/|" "$d" || return 1
 	fi
 	echo "$series $rel $cache/$rel $cache/$rel/fs/usr/src/linux-headers-$rel"
 }
