@@ -98,6 +98,9 @@ start_batch() {
 	markers 50
 	TOTAL=50
 	poll total_is ftrace:print
+	# It counts at nice -20, as record's recorders, not to fall behind.
+	[ "$(ps -o ni= -p "$TOP_PID" | tr -d ' ')" = -20 ] ||
+		fail "top runs at nice $(ps -o ni= -p "$TOP_PID")"
 	# Laid out for 80x24, nothing cut or wrapped: the title ends with its
 	# help hint, the header with the last CPU's column, and the key line
 	# is the 24th.
