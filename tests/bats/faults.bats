@@ -165,7 +165,7 @@ signal_taken() {
 		# From the moment ktrace holds its signals (before that, a
 		# signal's default action ends any program) to well into the
 		# recording: setting up, starting, recording.
-		for _ in $(seq 500); do
+		for _ in $(seq 3000); do
 			signal_taken "$pid" "$sig" && break
 			sleep 0.002
 		done
