@@ -279,7 +279,7 @@ ts_col() {
 }
 
 @test "--format json: no key twice; pid and comm are the task's, a field of that name is field_NAME" {
-	"$KTRACE" record -q -o "$RD/fork.dat" -e task_newtask -e sched_wakeup_new \
+	"$KTRACE" record -q -F -o "$RD/fork.dat" -e task_newtask -e sched_wakeup_new \
 		-- sh -c 'true & wait'
 	"$KTRACE" report -i "$RD/fork.dat" --format json >"$RD/fork.json"
 	python3 - "$RD/fork.json" <<'PY'
