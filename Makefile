@@ -23,7 +23,7 @@ KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS_ALL  = $(PKG_LIBS) -lzstd -lz -lncursesw $(EXTRA_LDFLAGS)
 
-LIB_SRCS   := $(sort $(wildcard lib/*.c))
+LIB_SRCS   := $(sort $(wildcard lib/*/*.c))
 CMD_SRCS   := $(sort $(wildcard cmd/*.c))
 SRCS       := ktrace.c $(CMD_SRCS) $(LIB_SRCS)
 OBJS       := $(SRCS:%.c=$(BUILD)/%.o)
@@ -70,10 +70,10 @@ FUZZ_SECONDS ?= 60
 fuzz-replay: asan
 	$(MAKE) $(FUZZ_TARGETS:%=build/replay/fuzz_%)
 
-build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(wildcard $(ASAN_BUILD)/lib/*.o)
+build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(wildcard $(ASAN_BUILD)/lib/*/*.o)
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g $(KT_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(FUZZ_COMMON) tests/fuzz/replay.c \
-		$(ASAN_BUILD)/lib/*.o $(LDLIBS_ALL) $(ASAN_FLAGS)
+		$(ASAN_BUILD)/lib/*/*.o $(LDLIBS_ALL) $(ASAN_FLAGS)
 
 fuzz:
 	scripts/deps.sh fuzz
@@ -133,12 +133,12 @@ install: all
 clean:
 	rm -rf build ktrace
 
-# The report formatter (lib/fastfmt.c): its identity check against
+# The report formatter (lib/decode/fastfmt.c): its identity check against
 # libtraceevent, built with ASan+UBSan so out-of-record reads show, and
 # its speed benchmark.
-FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/fastfmt.c
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/fastfmt.c
-FF_HDRS      := lib/fastfmt.h tests/fastfmt-capture.h
+FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/decode/fastfmt.c
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/decode/fastfmt.c
+FF_HDRS      := lib/decode/fastfmt.h tests/fastfmt-capture.h
 
 $(BUILD)/fastfmt-check: $(FFCHECK_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "events.h"
-#include "log.h"
+#include "live/events.h"
+#include "base/log.h"
 
 /* What a command always needs; run_cmd() checks it once. */
 #define NEED_TRACEFS (1u << 0)

@@ -25,7 +25,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "fastfmt.h"
+#include "decode/fastfmt.h"
 #include "fastfmt-capture.h"
 
 struct kind {

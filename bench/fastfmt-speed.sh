@@ -1,6 +1,6 @@
 #!/bin/sh
 # The report formatter's speed: libtraceevent's tep_print_event against
-# lib/fastfmt.c over the same live events (tests/fastfmt-load.sh),
+# lib/decode/fastfmt.c over the same live events (tests/fastfmt-load.sh),
 # per event kind, in interleaved repetitions.  Needs root and tracefs.
 # Usage: bench/fastfmt-speed.sh [REPS] [LOAD-SECONDS]
 set -eu

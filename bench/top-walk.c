@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench/top-walk: ktrace top's own page walker (lib/rawpage.c) against
+ * bench/top-walk: ktrace top's own page walker (lib/file/rawpage.c) against
  * libtraceevent's kbuffer, on real ring-buffer pages.
  *
  * Captures pages live (a private instance with raw_syscalls and sched
@@ -19,8 +19,8 @@
 
 #include <kbuffer.h>
 
-#include "kt-tracefs.h"
-#include "rawpage.h"
+#include "live/tracefs.h"
+#include "file/rawpage.h"
 
 #define MAX_PAGES 4096
 

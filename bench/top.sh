@@ -1,6 +1,6 @@
 #!/bin/bash
 # ktrace top's costs, measured (as root):
-#  1. its page walker (lib/rawpage.c) against libtraceevent's kbuffer on
+#  1. its page walker (lib/file/rawpage.c) against libtraceevent's kbuffer on
 #     the same live-captured pages: ns per event, ratio of medians;
 #  2. the CPU time ktrace top itself spends counting a syscall flood,
 #     reading the ring buffer through mmap against read(), runs
@@ -16,8 +16,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck disable=SC2046
 cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$top/lib" $(pkg-config --cflags libtracefs libtraceevent) \
-	-o "$tmp/top-walk" "$top/bench/top-walk.c" "$top/lib/rawpage.c" \
-	"$top/lib/tracefs.c" "$top/lib/log.c" $(pkg-config --libs libtracefs libtraceevent) || exit 1
+	-o "$tmp/top-walk" "$top/bench/top-walk.c" "$top/lib/file/rawpage.c" \
+	"$top/lib/live/tracefs.c" "$top/lib/base/log.c" $(pkg-config --libs libtracefs libtraceevent) || exit 1
 echo "== page walker: own vs kbuffer"
 "$tmp/top-walk" 21
 

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "events.h"
+#include "live/events.h"
 
 /* Exit statuses, the same for every command (see ktrace(1)). */
 enum {

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "log.h"
-#include "kt-tracefs.h"
-#include "module.h"
+#include "base/log.h"
+#include "live/tracefs.h"
+#include "live/module.h"
 
 static void list_options(const struct argp *argp)
 {

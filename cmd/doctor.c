@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace doctor: before recording, what will and will not work here, and
- * why.  Every check is a real attempt where one is possible (lib/probe.c);
+ * why.  Every check is a real attempt where one is possible (lib/live/caps.c);
  * the results are gathered first and printed as one line each, or JSON.
  */
 #include <errno.h>
@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "kt-tracefs.h"
-#include "log.h"
-#include "probe.h"
+#include "live/tracefs.h"
+#include "base/log.h"
+#include "live/caps.h"
 
 struct doctor_opts {
 	bool json;

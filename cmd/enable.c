@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "evstate.h"
-#include "kt-tracefs.h"
-#include "log.h"
-#include "module.h"
+#include "live/evsave.h"
+#include "live/tracefs.h"
+#include "base/log.h"
+#include "live/module.h"
 
 struct enable_opts {
 	const char *instance;

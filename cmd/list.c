@@ -15,9 +15,9 @@
 #include <event-parse.h>
 
 #include "cmd.h"
-#include "evformat.h"
-#include "kt-tracefs.h"
-#include "log.h"
+#include "live/format.h"
+#include "live/tracefs.h"
+#include "base/log.h"
 
 enum list_kind { LIST_EVENTS, LIST_SYSTEMS, LIST_TRACERS, LIST_OPTIONS,
 		 LIST_ALIASES };

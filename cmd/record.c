@@ -30,20 +30,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "live/child.h"
 #include "cmd.h"
-#include "events.h"
-#include "evlookup.h"
-#include "kt-tracefs.h"
-#include "log.h"
-#include "procview.h"
-#include "module.h"
-#include "evstate.h"
-#include "recorder.h"
-#include "recover.h"
+#include "live/events.h"
+#include "live/evlookup.h"
+#include "live/tracefs.h"
+#include "base/log.h"
+#include "views/procview.h"
+#include "live/module.h"
+#include "live/evsave.h"
+#include "live/recorder.h"
+#include "live/recover.h"
 #include "util-session.h"
-#include "tracedat.h"
-#include "writer.h"
+#include "file/tracedat.h"
+#include "file/writer.h"
 
 #define DEFAULT_OUTPUT	"ktrace.dat"
 /* kallsyms goes into the file in pieces of this size while being read. */

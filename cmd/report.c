@@ -16,13 +16,13 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
-#include "decoder.h"
-#include "fastfmt.h"
-#include "log.h"
-#include "procview.h"
-#include "reader.h"
-#include "tracedat.h"
-#include "view.h"
+#include "decode/decoder.h"
+#include "decode/fastfmt.h"
+#include "base/log.h"
+#include "views/procview.h"
+#include "file/reader.h"
+#include "file/tracedat.h"
+#include "views/whole.h"
 
 enum {
 	OPT_CPU = 256,
@@ -543,7 +543,7 @@ static int report(const struct report_opts *o)
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (o->perfetto || o->timeline) {
-		/* The views: lib/perfetto.c, lib/timeline.c. */
+		/* The views: lib/views/perfetto.c, lib/views/timeline.c. */
 		ret = kt_view_write(d, r, o->timeline ? KT_VIEW_TIMELINE : KT_VIEW_PERFETTO, out);
 		goto view_done;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace reset: return tracing to a clean state.  The work is in
- * lib/reset.c; this file parses options and reports.
+ * lib/live/reset.c; this file parses options and reports.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "kt-tracefs.h"
-#include "log.h"
-#include "module.h"
-#include "reset.h"
+#include "live/tracefs.h"
+#include "base/log.h"
+#include "live/module.h"
+#include "live/reset.h"
 
 struct reset_opts {
 	const char *instance;

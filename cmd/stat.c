@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "kt-tracefs.h"
-#include "log.h"
-#include "module.h"
-#include "reset.h"
-#include "state.h"
+#include "live/tracefs.h"
+#include "base/log.h"
+#include "live/module.h"
+#include "live/reset.h"
+#include "live/snapshot.h"
 
 struct stat_opts {
 	const char *instance;

@@ -5,7 +5,7 @@
  *
  * Every CPU's buffer is polled (buffer_percent 0: any event wakes us);
  * each wake-up decodes what is committed on every CPU, merged in time
- * order (lib/livestream.h says how far the order holds), and flushes it.
+ * order (lib/live/livestream.h says how far the order holds), and flushes it.
  * The mapped ring buffer is read in place where the kernel has it
  * (6.10+); KTRACE_NO_MMAP=1 forces read().
  */
@@ -22,13 +22,13 @@
 
 #include <traceevent/event-parse.h>
 
-#include "child.h"
+#include "live/child.h"
 #include "cmd.h"
-#include "decoder.h"
-#include "kt-tracefs.h"
-#include "livebuf.h"
-#include "livestream.h"
-#include "log.h"
+#include "decode/decoder.h"
+#include "live/tracefs.h"
+#include "live/livebuf.h"
+#include "live/livestream.h"
+#include "base/log.h"
 #include "util-session.h"
 
 enum {

@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "kt-tracefs.h"
-#include "livebuf.h"
-#include "log.h"
+#include "live/tracefs.h"
+#include "live/livebuf.h"
+#include "base/log.h"
 
 /* What runs on every machine and says what it is doing. */
 static const char *const default_events[] = {

@@ -12,9 +12,9 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
-#include "log.h"
-#include "reader.h"
-#include "summary.h"
+#include "base/log.h"
+#include "file/reader.h"
+#include "views/summary.h"
 
 static double span_s(unsigned long long a, unsigned long long b)
 {

@@ -14,13 +14,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
+#include "live/child.h"
 #include "cmd.h"
-#include "events.h"
-#include "evlookup.h"
-#include "kt-tracefs.h"
-#include "log.h"
-#include "module.h"
+#include "live/events.h"
+#include "live/evlookup.h"
+#include "live/tracefs.h"
+#include "base/log.h"
+#include "live/module.h"
 #include "util-session.h"
 
 int kt_parse_ulong(const char *s, unsigned long long max,

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "events.h"
+#include "live/events.h"
 
 struct kt_evspec {
 	char *spec;

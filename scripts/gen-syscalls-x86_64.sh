@@ -1,8 +1,8 @@
 #!/bin/sh
-# Regenerate lib/syscalls-x86_64.h: the x86_64 system call table the
+# Regenerate lib/decode/syscalls-x86_64.h: the x86_64 system call table the
 # process view names raw_syscalls events with.
 #
-#   scripts/gen-syscalls-x86_64.sh >lib/syscalls-x86_64.h
+#   scripts/gen-syscalls-x86_64.sh >lib/decode/syscalls-x86_64.h
 #
 # Why a committed table and not a build-time rule: it describes the
 # *traced* machine's ABI (x86_64), not the build host's, so it must not

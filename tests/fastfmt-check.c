@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Identity check of the report formatter (lib/fastfmt.c) against
+ * Identity check of the report formatter (lib/decode/fastfmt.c) against
  * libtraceevent, which is what trace-cmd report prints with.
  *
  *   fastfmt-check [-i INSTANCE] [-e SYSTEM]... [-r SYS:EVENT]... -- CMD...
@@ -33,7 +33,7 @@
 #include <tracefs.h>
 #include <trace-seq.h>
 
-#include "fastfmt.h"
+#include "decode/fastfmt.h"
 #include "fastfmt-capture.h"
 
 struct stat_ev {

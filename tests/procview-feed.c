@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A test driver for lib/procview.c: builds records of the live kernel's
+ * A test driver for lib/views/procview.c: builds records of the live kernel's
  * own event formats (read from tracefs) from a script on stdin, one per
  * line, and prints what the process view makes of each:
  *
@@ -16,7 +16,7 @@
  * and a char array field takes text.
  *
  *   cc -Ilib $(pkg-config --cflags --libs libtraceevent) \
- *      tests/procview-feed.c lib/procview.c
+ *      tests/procview-feed.c lib/views/procview.c
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include "procview.h"
+#include "views/procview.h"
 
 #define REC_MAX 4096
 

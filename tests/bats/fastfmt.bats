@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The report formatter (lib/fastfmt.c): the info text of every event it
+# The report formatter (lib/decode/fastfmt.c): the info text of every event it
 # compiles must be byte for byte what libtraceevent (trace-cmd report's
 # formatter) prints, on live events and on synthetic ones, and it must
 # not read outside a truncated or corrupted record.  The checker is built

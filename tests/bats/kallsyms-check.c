@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kallsyms-check lib|ours FILE: load FILE's kallsyms text into a tep with
- * libtraceevent's tep_parse_kallsyms() or with lib/kallsyms.c, and print
+ * libtraceevent's tep_parse_kallsyms() or with lib/file/kallsyms.c, and print
  * the parse's return value and the resulting function table; the two
  * must print the same.
  */
@@ -11,7 +11,7 @@
 
 #include <traceevent/event-parse.h>
 
-#include "kallsyms.h"
+#include "file/kallsyms.h"
 
 int main(int argc, char **argv)
 {

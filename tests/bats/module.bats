@@ -119,7 +119,7 @@ teardown() {
 }
 
 @test "record's merge of two CPU streams keeps every record, in time order (pages-merge check)" {
-	objs=$(ls "$TOP"/build/lib/*.o | grep -v '/module\.o$')
+	objs=$(ls "$TOP"/build/lib/*/*.o | grep -v '/module\.o$')
 	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" -I"$TOP/kernel" \
 		$(pkg-config --cflags libtracefs libtraceevent) -o pm \
 		"$TOP/tests/bats/pages-merge.c" $objs \

@@ -33,7 +33,7 @@ EOF
 	cc -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
 		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/procview-feed.c" \
-		"$TOP/lib/procview.c" $(pkg-config --libs libtraceevent)
+		"$TOP/lib/views/procview.c" $(pkg-config --libs libtraceevent)
 }
 
 setup() {
@@ -432,7 +432,7 @@ shown exit ?"
 		awk '$2 ~ /^__NR_/ && $3 ~ /^[0-9]+$/ { sub(/^__NR_/, "", $2); printf "{ %d, \"%s\",\n", $3, $2 }' |
 		sort >want
 	[ "$(wc -l <want)" -gt 300 ] || fail "no system calls in the headers"
-	sed 's/ [0-9]* },$//' "$TOP/lib/syscalls-x86_64.h" | grep '^{' | sort >have
+	sed 's/ [0-9]* },$//' "$TOP/lib/decode/syscalls-x86_64.h" | grep '^{' | sort >have
 	run comm -23 want have
 	assert_output ""
 }

@@ -2,7 +2,7 @@
 /*
  * rawpage-check [PAGES]: random well-formed ring-buffer pages (short and
  * long data records, discarded records, time extends, absolute time
- * stamps, tail padding), each walked by lib/rawpage.c's kt_rawpage_next()
+ * stamps, tail padding), each walked by lib/file/rawpage.c's kt_rawpage_next()
  * and by libtraceevent's kbuffer; every record must agree: timestamp,
  * header offset, payload offset and size.  Prints "ok N records".
  */
@@ -13,7 +13,7 @@
 
 #include <kbuffer.h>
 
-#include "rawpage.h"
+#include "file/rawpage.h"
 
 #define PAGE	4096
 #define HDR	16

@@ -11,11 +11,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "decoder.h"
+#include "decode/decoder.h"
 #include "fuzz_common.h"
-#include "log.h"
-#include "reader.h"
-#include "summary.h"
+#include "base/log.h"
+#include "file/reader.h"
+#include "views/summary.h"
 
 static FILE *devnull;
 

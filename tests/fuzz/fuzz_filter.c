@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
+#include "decode/decoder.h"
 #include "fuzz_common.h"
-#include "reader.h"
+#include "file/reader.h"
 
 #ifndef KT_FUZZ_FILTER_TRACE
 #define KT_FUZZ_FILTER_TRACE "tests/fuzz/filter-trace.bin"

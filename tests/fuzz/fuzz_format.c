@@ -8,8 +8,8 @@
  * FLAGS bit 0: the event is one of the ftrace system's (whose formats
  * libtraceevent reads in its own way), else of a system "fuzz".
  * The text goes through both ways ktrace parses formats:
- *   - kt_event_format_parse() (lib/evformat.c, 'ktrace list --fields'):
- *     the check in lib/tepcheck.c, tep_parse_format, the field list;
+ *   - kt_event_format_parse() (lib/live/format.c, 'ktrace list --fields'):
+ *     the check in lib/file/tepcheck.c, tep_parse_format, the field list;
  *   - a trace.dat: the fixed header of tests/fuzz/page-template.bin with
  *     one more ftrace format or one more event system holding this
  *     format (the reader's check and tep_parse_event), and one CPU page
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evformat.h"
+#include "live/format.h"
 #include "fuzz_common.h"
 
 #define PAGE		4096

@@ -80,7 +80,7 @@ for t in "$@"; do
 	bin=build/fuzz/fuzz_$t
 	# shellcheck disable=SC2086
 	clang $flags $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" tests/fuzz/fuzz_common.c \
-		build/fuzz/lib/*.o $libs
+		build/fuzz/lib/*/*.o $libs
 	mkdir -p "build/fuzz/corpus-$t" "tests/fuzz/regress/$t"
 	echo "== fuzz_$t for $secs CPU seconds (log: build/fuzz/$t.log)"
 	: >"build/fuzz/$t.log"

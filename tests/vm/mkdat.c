@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../lib/tracedat.h"
+#include "../../lib/file/tracedat.h"
 #include "../../kernel/ktrace-abi.h"
 
 #define PAGE 4096

@@ -1,0 +1,1661 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace.dat reader (v6 and v7, see tracedat.h and reader.h).
+ *
+ * Every number taken from the file is checked before it is used: sizes
+ * against the bytes left in the file or section and against the limits in
+ * tracedat.h, offsets against the file size.  Metadata is read with
+ * pread() through a cursor that knows where it is, so every complaint can
+ * name a byte offset.  Trace data is never loaded whole: a stream reads
+ * one bounded window (or one compressed chunk) of a CPU at a time.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "base/byteorder.h"
+#include "file/kallsyms.h"
+#include "file/tepcheck.h"
+#include "base/log.h"
+#include "base/lsan.h"
+#include "file/reader.h"
+#include "file/tracedat.h"
+
+enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
+
+/* How many options sections a v7 file may chain. */
+#define MAX_OPTION_SECTIONS	256
+#define MAX_NAME		256
+/* All CPU windows together stay under this. */
+#define WINDOWS_BUDGET		(32u << 20)
+#define WINDOW_MAX		(1u << 20)
+
+struct cpu_data {
+	int cpu;
+	uint64_t off;
+	uint64_t size;
+};
+
+struct buffer {
+	char *name;
+	uint64_t sec_off;	/* v6: where its flyrecord part is */
+	bool compressed;
+	int nstreams;
+	struct cpu_data *streams;
+};
+
+struct kt_reader {
+	char *path;
+	int fd;
+	uint64_t fsize;
+	int version;
+	bool big;
+	bool swap;
+	int long_size;		/* kernel long, from header_page */
+	unsigned int page_size;
+	enum comp_kind comp;
+	char comp_name[MAX_NAME];
+	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	int cpus;
+	char *clock;
+	bool in_usecs;
+	long long ts_offset;
+	uint32_t tsc_mult, tsc_shift;
+	char *uname;
+	char *tool_version;
+	char **cpustat;		/* "CPU: n\n..." texts */
+	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
+	int ncpustat;
+	char *stat_buf;		/* buffer named by the last "Buffer:" */
+	struct buffer *bufs;
+	int nbufs;
+	bool damaged;
+	uint64_t sec_off[KT_OPT_BUFFER_TEXT + 1];
+	size_t window;
+};
+
+/* Where metadata is read from: the file itself or an unpacked section. */
+struct cur {
+	struct kt_reader *r;
+	const unsigned char *mem;	/* NULL: read the file */
+	uint64_t base;			/* file offset of the section */
+	uint64_t pos;			/* file offset, or offset in mem */
+	uint64_t end;
+	const char *what;		/* the section, for messages */
+};
+
+static int bad(struct cur *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad(struct cur *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->mem)
+		kt_err("damaged trace file '%s': in the compressed %s at byte %llu, at offset %llu of its unpacked data: %s; the file cannot be read (re-record it)",
+		       c->r->path, c->what, (unsigned long long)c->base,
+		       (unsigned long long)c->pos, msg);
+	else
+		kt_err("damaged trace file '%s': at byte %llu (%s): %s; the file cannot be read (re-record it)",
+		       c->r->path, (unsigned long long)c->pos, c->what, msg);
+	return -EBADMSG;
+}
+
+static uint16_t get16(const struct kt_reader *r, const void *p)
+{
+	return kt_get16(r->swap, p);
+}
+
+static uint32_t get32(const struct kt_reader *r, const void *p)
+{
+	return kt_get32(r->swap, p);
+}
+
+static uint64_t get64(const struct kt_reader *r, const void *p)
+{
+	return kt_get64(r->swap, p);
+}
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+	ssize_t k;
+
+	while (done < n) {
+		k = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EBADMSG;
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+static uint64_t cur_left(const struct cur *c)
+{
+	return c->pos < c->end ? c->end - c->pos : 0;
+}
+
+static int cur_read(struct cur *c, void *buf, uint64_t n, const char *what)
+{
+	int ret;
+
+	if (n > cur_left(c))
+		return bad(c, "expected %llu bytes of %s, only %llu left",
+			   (unsigned long long)n, what,
+			   (unsigned long long)cur_left(c));
+	if (c->mem) {
+		memcpy(buf, c->mem + c->pos, n);
+	} else {
+		ret = pread_all(c->r->fd, buf, n, c->pos);
+		if (ret == -EBADMSG)
+			return bad(c, "file ends inside %s", what);
+		if (ret) {
+			kt_err("cannot read '%s': %s", c->r->path, strerror(-ret));
+			return ret;
+		}
+	}
+	c->pos += n;
+	return 0;
+}
+
+static int cur_u16(struct cur *c, uint16_t *v, const char *what)
+{
+	unsigned char b[2];
+	int ret = cur_read(c, b, 2, what);
+
+	if (!ret)
+		*v = get16(c->r, b);
+	return ret;
+}
+
+static int cur_u32(struct cur *c, uint32_t *v, const char *what)
+{
+	unsigned char b[4];
+	int ret = cur_read(c, b, 4, what);
+
+	if (!ret)
+		*v = get32(c->r, b);
+	return ret;
+}
+
+static int cur_u64(struct cur *c, uint64_t *v, const char *what)
+{
+	unsigned char b[8];
+	int ret = cur_read(c, b, 8, what);
+
+	if (!ret)
+		*v = get64(c->r, b);
+	return ret;
+}
+
+/* A NUL-terminated string of at most max - 1 characters. */
+static int cur_str(struct cur *c, char *buf, size_t max, const char *what)
+{
+	uint64_t start = c->pos;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < max; i++) {
+		ret = cur_read(c, buf + i, 1, what);
+		if (ret)
+			return ret;
+		if (!buf[i])
+			return 0;
+	}
+	c->pos = start;
+	return bad(c, "%s is not NUL-terminated within %zu bytes", what, max);
+}
+
+/* Read a size-prefixed blob of at most max bytes, NUL-terminated. */
+static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
+		    const char *what, char **out)
+{
+	char *buf;
+	int ret;
+
+	if (size > max)
+		return bad(c, "%s of %llu bytes is over the limit of %llu",
+			   what, (unsigned long long)size,
+			   (unsigned long long)max);
+	/*
+	 * trace-cmd takes the size of a /proc or tracefs file, then packs
+	 * what it reads of it, which may be less (saved_cmdlines changes
+	 * under it).  In an unpacked section, whose length the codec
+	 * vouched for, the section's end is the truth.
+	 */
+	if (c->mem && size > cur_left(c) && size <= max)
+		size = cur_left(c);
+	if (size > cur_left(c))
+		return bad(c, "%s of %llu bytes runs past the end (%llu bytes left)",
+			   what, (unsigned long long)size,
+			   (unsigned long long)cur_left(c));
+	buf = malloc(size + 1);
+	if (!buf)
+		return -ENOMEM;
+	ret = cur_read(c, buf, size, what);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[size] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static int unpack(struct kt_reader *r, const void *src, size_t slen,
+		  void *dst, size_t dlen)
+{
+	if (r->comp == COMP_ZSTD) {
+		size_t n;
+
+		if (!r->zctx && !(r->zctx = ZSTD_createDCtx()))
+			return -EBADMSG;
+		n = ZSTD_decompressDCtx(r->zctx, dst, dlen, src, slen);
+
+		return ZSTD_isError(n) || n != dlen ? -EBADMSG : 0;
+	}
+	if (r->comp == COMP_ZLIB) {
+		uLongf n = dlen;
+
+		return uncompress(dst, &n, src, slen) != Z_OK || n != dlen ?
+			-EBADMSG : 0;
+	}
+	return -EBADMSG;
+}
+
+/* ---- v6 header part / v7 sections ---------------------------------- */
+
+static int parse_header_info(struct cur *c)
+{
+	struct kt_reader *r = c->r;
+	char label[13];
+	uint64_t size;
+	char *buf;
+	int ret;
+
+	ret = cur_read(c, label, 12, "the \"header_page\" label");
+	if (ret)
+		return ret;
+	if (memcmp(label, KT_DAT_HEADER_PAGE, 12)) {
+		c->pos -= 12;
+		return bad(c, "expected \"header_page\"");
+	}
+	ret = cur_u64(c, &size, "the header_page size");
+	if (!ret)
+		ret = cur_blob(c, size, KT_DAT_MAX_HEADER, "header_page", &buf);
+	if (ret)
+		return ret;
+	ret = tep_parse_header_page(r->tep, buf, size, r->long_size);
+	free(buf);
+	if (ret)
+		return bad(c, "header_page does not parse");
+	r->long_size = tep_get_header_page_size(r->tep);
+	if (r->long_size != 4 && r->long_size != 8)
+		return bad(c, "header_page gives a commit size of %d, expected 4 or 8",
+			   r->long_size);
+	if (tep_get_header_timestamp_size(r->tep) != 8)
+		return bad(c, "header_page gives a timestamp of %d bytes, expected 8",
+			   tep_get_header_timestamp_size(r->tep));
+	ret = cur_read(c, label, 13, "the \"header_event\" label");
+	if (ret)
+		return ret;
+	if (memcmp(label, KT_DAT_HEADER_EVENT, 13)) {
+		c->pos -= 13;
+		return bad(c, "expected \"header_event\"");
+	}
+	ret = cur_u64(c, &size, "the header_event size");
+	if (!ret)
+		ret = cur_blob(c, size, KT_DAT_MAX_HEADER, "header_event", &buf);
+	if (ret)
+		return ret;
+	free(buf);
+	return 0;
+}
+
+static int parse_one_format(struct cur *c, const char *system)
+{
+	const char *why;
+	uint64_t size, at;
+	char *buf;
+	int ret;
+
+	ret = cur_u64(c, &size, "an event format size");
+	if (ret)
+		return ret;
+	at = c->pos;
+	ret = cur_blob(c, size, KT_DAT_MAX_FORMAT, "an event format", &buf);
+	if (ret)
+		return ret;
+	why = kt_format_problem(buf, size);
+	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
+	kt_lsan_off();
+	ret = why ? TEP_ERRNO__PARSE_EVENT_FAILED :
+		    tep_parse_event(c->r->tep, buf, size, system);
+	kt_lsan_on();
+	/*
+	 * A print format libtraceevent cannot fully parse still leaves a
+	 * usable event (trace-cmd prints it raw); a format without a name,
+	 * an ID or fields is damage.
+	 */
+	if (ret && ret != TEP_ERRNO__READ_PRINT_FAILED &&
+	    ret != TEP_ERRNO__OLD_FTRACE_ARG_FAILED) {
+		char first[48];
+		size_t i;
+
+		for (i = 0; i < sizeof(first) - 1 && buf[i] >= 0x20 && buf[i] < 0x7f; i++)
+			first[i] = buf[i];
+		first[i] = '\0';
+		free(buf);
+		c->pos = at;
+		return bad(c, "expected an event format of system '%s', found text that does not parse (\"%s\": %s)",
+			   system, first, why ? why : "libtraceevent rejects it");
+	}
+	free(buf);
+	return 0;
+}
+
+static int parse_ftrace_formats(struct cur *c)
+{
+	uint32_t n, i;
+	int ret;
+
+	ret = cur_u32(c, &n, "the ftrace format count");
+	if (ret)
+		return ret;
+	if (n > KT_DAT_MAX_EVENTS)
+		return bad(c, "%u ftrace formats is over the limit of %u", n,
+			   KT_DAT_MAX_EVENTS);
+	for (i = 0; i < n; i++) {
+		ret = parse_one_format(c, "ftrace");
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int parse_event_formats(struct cur *c)
+{
+	char system[MAX_NAME];
+	uint32_t nsys, n, i, j;
+	int ret;
+
+	ret = cur_u32(c, &nsys, "the event system count");
+	if (ret)
+		return ret;
+	if (nsys > KT_DAT_MAX_SYSTEMS)
+		return bad(c, "%u event systems is over the limit of %u", nsys,
+			   KT_DAT_MAX_SYSTEMS);
+	for (i = 0; i < nsys; i++) {
+		ret = cur_str(c, system, sizeof(system), "a system name");
+		if (!ret)
+			ret = cur_u32(c, &n, "an event count");
+		if (ret)
+			return ret;
+		if (n > KT_DAT_MAX_EVENTS)
+			return bad(c, "%u events in system '%s' is over the limit of %u",
+				   n, system, KT_DAT_MAX_EVENTS);
+		for (j = 0; j < n; j++) {
+			ret = parse_one_format(c, system);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+typedef int (*text_fn)(struct tep_handle *tep, const char *text);
+
+/* A text section: its size (4 or 8 bytes), then the text for fn. */
+static int parse_text(struct cur *c, int size_len, uint64_t max,
+		      const char *what, text_fn fn)
+{
+	char label[64], *buf;
+	uint64_t size;
+	uint32_t size32;
+	int ret;
+
+	snprintf(label, sizeof(label), "the %s size", what);
+	if (size_len == 4) {
+		ret = cur_u32(c, &size32, label);
+		size = size32;
+	} else {
+		ret = cur_u64(c, &size, label);
+	}
+	if (!ret)
+		ret = cur_blob(c, size, max, what, &buf);
+	if (ret)
+		return ret;
+	if (size)
+		fn(c->r->tep, buf);
+	free(buf);
+	return 0;
+}
+
+static int parse_kallsyms(struct cur *c)
+{
+	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", kt_kallsyms_parse);
+}
+
+/*
+ * "ADDR : FORMAT" lines into the printk table.  Not
+ * tep_parse_printk_formats(): libtraceevent 1.7 strdup()s from one past a
+ * line's end when the line has no ':' or nothing after it, and
+ * tep_register_print_string() looks two bytes before a format shorter
+ * than three (both found by tests/fuzz/fuzz_file.c).  Only well-formed
+ * lines reach it.
+ */
+static int register_printk(struct tep_handle *tep, const char *text)
+{
+	const char *line = text, *nl, *p;
+	unsigned long long addr;
+	char *fmt;
+	size_t n;
+
+	for (; *line; line = *nl ? nl + 1 : nl) {
+		nl = strchrnul(line, '\n');
+		p = line;
+		if (p + 2 <= nl && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		for (addr = 0, n = 0; p < nl && isxdigit((unsigned char)*p); p++, n++)
+			addr = addr << 4 | (unsigned)(isdigit((unsigned char)*p) ?
+					*p - '0' : (*p | 0x20) - 'a' + 10);
+		if (!n || n > 16)
+			continue;
+		while (p < nl && *p == ' ')
+			p++;
+		if (p >= nl || *p++ != ':')
+			continue;
+		if (p < nl && *p == ' ')
+			p++;
+		/* It skips one opening quote, then looks at the last three. */
+		if (nl - p - (p < nl && *p == '"') < 3)
+			continue;
+		fmt = strndup(p, (size_t)(nl - p));
+		if (!fmt)
+			return -ENOMEM;
+		tep_register_print_string(tep, fmt, addr);
+		free(fmt);
+	}
+	return 0;
+}
+
+static int parse_printk(struct cur *c)
+{
+	return parse_text(c, 4, KT_DAT_MAX_PRINTK, "printk formats",
+			  register_printk);
+}
+
+/*
+ * "PID COMM" lines into the comm table.  Not tep_parse_saved_cmdlines():
+ * libtraceevent 1.7 leaks the comm it sscanf("%m")s from some damaged
+ * lines (found by tests/fuzz/fuzz_file.c), so only well-formed lines
+ * reach it, one tep_register_comm() each.
+ */
+static int register_cmdlines(struct tep_handle *tep, const char *text)
+{
+	const char *line = text, *nl, *p;
+	char comm[256];
+	long pid;
+	size_t n;
+
+	for (; *line; line = *nl ? nl + 1 : nl) {
+		nl = strchrnul(line, '\n');
+		for (p = line, pid = 0; p < nl && *p >= '0' && *p <= '9'; p++) {
+			pid = pid * 10 + (*p - '0');
+			if (pid > INT32_MAX)
+				break;
+		}
+		if (p == line || p >= nl || *p != ' ' || pid > INT32_MAX)
+			continue;
+		n = (size_t)(nl - ++p);
+		if (!n)
+			continue;
+		if (n >= sizeof(comm))
+			n = sizeof(comm) - 1;
+		memcpy(comm, p, n);
+		comm[n] = '\0';
+		tep_register_comm(tep, comm, (int)pid);
+	}
+	return 0;
+}
+
+static int parse_cmdlines(struct cur *c)
+{
+	return parse_text(c, 8, KT_DAT_MAX_CMDLINES, "saved command lines",
+			  register_cmdlines);
+}
+
+/* ---- options -------------------------------------------------------- */
+
+static void parse_trace_clock(struct kt_reader *r, const char *text)
+{
+	static const char *const usec_clocks[] = {
+		"local", "global", "uptime", "perf", "tsc2nsec", "tai",
+	};
+	const char *open = strchr(text, '['), *close;
+	size_t i;
+
+	if (!open || !(close = strchr(open, ']')))
+		return;
+	free(r->clock);
+	r->clock = strndup(open + 1, (size_t)(close - open - 1));
+	if (!r->clock || r->tsc_mult)
+		return;
+	/* As trace-cmd: only clocks counting in ns are shown as seconds. */
+	for (i = 0; i < sizeof(usec_clocks) / sizeof(usec_clocks[0]); i++)
+		if (!strcmp(r->clock, usec_clocks[i]))
+			return;
+	if (!strncmp(r->clock, "mono", 4))
+		return;
+	r->in_usecs = false;
+}
+
+static struct buffer *add_buffer(struct kt_reader *r, const char *name)
+{
+	struct buffer *b;
+
+	if (!*name)
+		b = &r->bufs[0];
+	else {
+		b = realloc(r->bufs, sizeof(*b) * (r->nbufs + 1));
+		if (!b)
+			return NULL;
+		r->bufs = b;
+		b = &r->bufs[r->nbufs++];
+		memset(b, 0, sizeof(*b));
+	}
+	free(b->name);
+	free(b->streams);
+	memset(b, 0, sizeof(*b));
+	b->name = strdup(name);
+	return b->name ? b : NULL;
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct cpu_data *x = a, *y = b;
+
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
+/* Check a CPU's data lies in the file; a truncated file keeps its head. */
+static int check_cpu_data(struct cur *c, struct buffer *b, struct cpu_data *d)
+{
+	struct kt_reader *r = c->r;
+
+	if (d->off > r->fsize || (d->size && d->off < 16))
+		return bad(c, "CPU %d data of buffer '%s' at offset %llu is outside the file (%llu bytes)",
+			   d->cpu, b->name, (unsigned long long)d->off,
+			   (unsigned long long)r->fsize);
+	if (d->size > r->fsize - d->off) {
+		kt_warn("damaged trace file '%s': CPU %d data of buffer '%s' needs bytes up to %llu but the file ends at %llu (truncated); showing what is there",
+			r->path, d->cpu, *b->name ? b->name : "top",
+			(unsigned long long)(d->off + d->size),
+			(unsigned long long)r->fsize);
+		d->size = r->fsize - d->off;
+		r->damaged = true;
+	}
+	return 0;
+}
+
+/* v7 BUFFER option: offset, name, clock, page size, CPUs. */
+static int parse_buffer_v7(struct cur *c, const unsigned char *p, uint32_t size)
+{
+	struct kt_reader *r = c->r;
+	const unsigned char *end = p + size, *s;
+	char name[MAX_NAME];
+	struct buffer *b;
+	uint64_t off;
+	uint32_t psize, n, i;
+	size_t len;
+
+	if (size < 8)
+		return bad(c, "BUFFER option of %u bytes is too short", size);
+	off = get64(r, p);
+	p += 8;
+	for (i = 0; i < 2; i++) {
+		s = memchr(p, '\0', (size_t)(end - p));
+		if (!s || (len = (size_t)(s - p)) >= MAX_NAME)
+			return bad(c, "BUFFER option: expected a NUL-terminated %s",
+				   i ? "clock name" : "buffer name");
+		if (!i)
+			memcpy(name, p, len + 1);
+		p = s + 1;
+	}
+	if (end - p < 8)
+		return bad(c, "BUFFER option '%s' ends before its CPU count", name);
+	psize = get32(r, p);
+	n = get32(r, p + 4);
+	p += 8;
+	if (psize != r->page_size)
+		return bad(c, "BUFFER option '%s' has page size %u, the file %u",
+			   name, psize, r->page_size);
+	if (n > KT_DAT_MAX_CPUS || (uint64_t)(end - p) < (uint64_t)n * 20)
+		return bad(c, "BUFFER option '%s' lists %u CPUs in %zu bytes",
+			   name, n, (size_t)(end - p));
+	b = add_buffer(r, name);
+	if (!b)
+		return -ENOMEM;
+	b->sec_off = off;
+	b->streams = calloc(n ? n : 1, sizeof(*b->streams));
+	if (!b->streams)
+		return -ENOMEM;
+	for (i = 0; i < n; i++, p += 20) {
+		struct cpu_data *d = &b->streams[i];
+		int ret;
+
+		d->cpu = (int)get32(r, p);
+		d->off = get64(r, p + 4);
+		d->size = get64(r, p + 12);
+		if (d->cpu < 0 || d->cpu >= KT_DAT_MAX_CPUS)
+			return bad(c, "BUFFER option '%s' names CPU %u", name,
+				   (unsigned)d->cpu);
+		if (i && d->cpu == b->streams[i - 1].cpu)
+			return bad(c, "BUFFER option '%s' lists CPU %d twice",
+				   name, d->cpu);
+		ret = check_cpu_data(c, b, d);
+		if (ret)
+			return ret;
+	}
+	b->nstreams = (int)n;
+	qsort(b->streams, n, sizeof(*b->streams), cmp_cpu);
+	for (i = 1; i < n; i++)
+		if (b->streams[i].cpu == b->streams[i - 1].cpu)
+			return bad(c, "BUFFER option '%s' lists CPU %d twice",
+				   name, b->streams[i].cpu);
+	return 0;
+}
+
+/*
+ * trace-cmd stores the stats of an instance's CPUs after a CPUSTAT that
+ * only says "Buffer: NAME"; the ones before any such marker are the top
+ * buffer's.
+ */
+static int add_cpustat(struct kt_reader *r, const unsigned char *p, uint32_t size)
+{
+	char *text = strndup((const char *)p, size), *t, **v, **vb;
+
+	if (!text)
+		return -ENOMEM;
+	for (t = text; *t == '\n'; t++)
+		;
+	if (!strncmp(t, "Buffer: ", 8)) {
+		t += 8;
+		t[strcspn(t, "\n")] = '\0';
+		free(r->stat_buf);
+		r->stat_buf = strdup(t);
+		free(text);
+		return r->stat_buf ? 0 : -ENOMEM;
+	}
+	v = realloc(r->cpustat, sizeof(*v) * (r->ncpustat + 1));
+	if (!v) {
+		free(text);
+		return -ENOMEM;
+	}
+	r->cpustat = v;
+	vb = realloc(r->cpustat_buf, sizeof(*vb) * (r->ncpustat + 1));
+	if (!vb) {
+		free(text);
+		return -ENOMEM;
+	}
+	r->cpustat_buf = vb;
+	vb[r->ncpustat] = strdup(r->stat_buf ? r->stat_buf : "");
+	if (!vb[r->ncpustat]) {
+		free(text);
+		return -ENOMEM;
+	}
+	v[r->ncpustat++] = text;
+	return 0;
+}
+
+static int set_string(char **dst, const unsigned char *p, uint32_t size)
+{
+	char *s = strndup((const char *)p, size);
+
+	if (!s)
+		return -ENOMEM;
+	/* Trailing newlines are noise in every place these are shown. */
+	while (*s && s[strlen(s) - 1] == '\n')
+		s[strlen(s) - 1] = '\0';
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+/*
+ * Parse options until DONE.  v6: DONE has no size.  v7: DONE carries the
+ * offset of the next options section, returned in *next.
+ */
+static int parse_options(struct cur *c, bool top, uint64_t *next)
+{
+	struct kt_reader *r = c->r;
+	unsigned char *buf;
+	uint16_t id;
+	uint32_t size;
+	uint64_t at;
+	int ret;
+
+	*next = 0;
+	for (;;) {
+		at = c->pos;
+		ret = cur_u16(c, &id, "an option id");
+		if (ret)
+			return ret;
+		if (id == KT_OPT_DONE && r->version < 7)
+			return 0;
+		ret = cur_u32(c, &size, "an option size");
+		if (ret)
+			return ret;
+		if (size > KT_DAT_MAX_OPTION || size > cur_left(c)) {
+			c->pos = at;
+			return bad(c, "option %u of %u bytes runs past the end of the options (%llu bytes left)",
+				   id, size, (unsigned long long)cur_left(c));
+		}
+		buf = malloc(size + 1);
+		if (!buf)
+			return -ENOMEM;
+		ret = cur_read(c, buf, size, "an option");
+		if (ret) {
+			free(buf);
+			return ret;
+		}
+		buf[size] = '\0';
+		switch (id) {
+		case KT_OPT_DONE:
+			if (size >= 8)
+				*next = get64(r, buf);
+			free(buf);
+			return 0;
+		case KT_OPT_DATE:
+			if (top)
+				r->ts_offset += strtoll((char *)buf, NULL, 0) * 1000;
+			break;
+		case KT_OPT_OFFSET:
+			if (top)
+				r->ts_offset += strtoll((char *)buf, NULL, 0);
+			break;
+		case KT_OPT_CPUSTAT:
+			if (top)
+				ret = add_cpustat(r, buf, size);
+			break;
+		case KT_OPT_BUFFER:
+			if (r->version >= 7) {
+				ret = parse_buffer_v7(c, buf, size);
+			} else if (top) {
+				struct buffer *b;
+
+				if (size < 9 || !memchr(buf + 8, '\0', size - 8)) {
+					c->pos = at;
+					ret = bad(c, "expected a BUFFER option with an offset and a name");
+					break;
+				}
+				b = add_buffer(r, (char *)buf + 8);
+				if (!b)
+					ret = -ENOMEM;
+				else
+					b->sec_off = get64(r, buf);
+			}
+			break;
+		case KT_OPT_TRACECLOCK:
+			if (top)
+				parse_trace_clock(r, (char *)buf);
+			break;
+		case KT_OPT_UNAME:
+			if (top)
+				ret = set_string(&r->uname, buf, size);
+			break;
+		case KT_OPT_VERSION:
+			if (top)
+				ret = set_string(&r->tool_version, buf, size);
+			break;
+		case KT_OPT_CPUCOUNT:
+			if (size >= 4 && top) {
+				uint32_t n = get32(r, buf);
+
+				if (n > KT_DAT_MAX_CPUS) {
+					c->pos = at;
+					ret = bad(c, "CPUCOUNT %u is over the limit of %u",
+						  n, KT_DAT_MAX_CPUS);
+				} else {
+					r->cpus = (int)n;
+				}
+			}
+			break;
+		case KT_OPT_TSC2NSEC:
+			if (size >= 16 && top) {
+				r->tsc_mult = get32(r, buf);
+				r->tsc_shift = get32(r, buf + 4);
+				if (r->tsc_shift > 63)
+					r->tsc_shift = 63;
+				r->in_usecs = true;
+			}
+			break;
+		case KT_OPT_HEADER_INFO:
+		case KT_OPT_FTRACE_EVENTS:
+		case KT_OPT_EVENT_FORMATS:
+		case KT_OPT_KALLSYMS:
+		case KT_OPT_PRINTK:
+		case KT_OPT_CMDLINES:
+			if (size >= 8)
+				r->sec_off[id] = get64(r, buf);
+			break;
+		default:
+			break;
+		}
+		free(buf);
+		if (ret)
+			return ret;
+	}
+}
+
+/* ---- v7 sections ---------------------------------------------------- */
+
+static const char *section_name(unsigned int id)
+{
+	switch (id) {
+	case 0: return "options section";
+	case KT_OPT_BUFFER: return "buffer section";
+	case KT_OPT_HEADER_INFO: return "header section";
+	case KT_OPT_FTRACE_EVENTS: return "ftrace formats section";
+	case KT_OPT_EVENT_FORMATS: return "event formats section";
+	case KT_OPT_KALLSYMS: return "kallsyms section";
+	case KT_OPT_PRINTK: return "printk section";
+	case KT_OPT_CMDLINES: return "command lines section";
+	}
+	return "section";
+}
+
+/*
+ * Open the v7 section at off, which must have id; *c then reads its
+ * content (unpacked into *mem when compressed, which the caller frees).
+ */
+static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
+			uint64_t limit, struct cur *c, unsigned char **mem)
+{
+	uint16_t sid, flags;
+	uint32_t str, csize, usize;
+	uint64_t size;
+	unsigned char *zbuf;
+	int ret;
+
+	*mem = NULL;
+	*c = (struct cur){ .r = r, .pos = off, .end = r->fsize,
+			   .what = section_name(id) };
+	if (off >= r->fsize || off < KT_DAT_MAGIC_LEN)
+		return bad(c, "expected a %s, but the offset is outside the file (%llu bytes)",
+			   section_name(id), (unsigned long long)r->fsize);
+	ret = cur_u16(c, &sid, "a section id");
+	if (!ret)
+		ret = cur_u16(c, &flags, "section flags");
+	if (!ret)
+		ret = cur_u32(c, &str, "a section description");
+	if (!ret)
+		ret = cur_u64(c, &size, "a section size");
+	if (ret)
+		return ret;
+	if (sid != id) {
+		c->pos = off;
+		return bad(c, "expected a %s (id %u), found section id %u",
+			   section_name(id), id, sid);
+	}
+	if (size > cur_left(c))
+		return bad(c, "%s of %llu bytes runs past the end of the file (%llu bytes left)",
+			   section_name(id), (unsigned long long)size,
+			   (unsigned long long)cur_left(c));
+	c->end = c->pos + size;
+	if (!(flags & KT_DAT_SEC_COMPRESSED))
+		return 0;
+	if (r->comp == COMP_NONE)
+		return bad(c, "%s is marked compressed in an uncompressed file",
+			   section_name(id));
+	ret = cur_u32(c, &csize, "a compressed size");
+	if (!ret)
+		ret = cur_u32(c, &usize, "an uncompressed size");
+	if (ret)
+		return ret;
+	if (csize > cur_left(c))
+		return bad(c, "compressed data of %u bytes runs past the section end",
+			   csize);
+	if (usize > limit)
+		return bad(c, "%s unpacks to %u bytes, over the limit of %llu",
+			   section_name(id), usize, (unsigned long long)limit);
+	zbuf = malloc(csize ? csize : 1);
+	*mem = malloc(usize ? usize : 1);
+	if (!zbuf || !*mem) {
+		free(zbuf);
+		free(*mem);
+		*mem = NULL;
+		return -ENOMEM;
+	}
+	ret = cur_read(c, zbuf, csize, "compressed data");
+	if (!ret && unpack(r, zbuf, csize, *mem, usize))
+		ret = bad(c, "compressed data does not unpack with %s to the %u bytes it claims",
+			  r->comp_name, usize);
+	free(zbuf);
+	if (ret) {
+		free(*mem);
+		*mem = NULL;
+		return ret;
+	}
+	c->base = off;
+	c->mem = *mem;
+	c->pos = 0;
+	c->end = usize;
+	return 0;
+}
+
+typedef int (*section_fn)(struct cur *c);
+
+static int read_section(struct kt_reader *r, unsigned int id, uint64_t limit,
+			section_fn fn, bool required)
+{
+	unsigned char *mem;
+	struct cur c;
+	int ret;
+
+	if (!r->sec_off[id]) {
+		if (!required)
+			return 0;
+		c = (struct cur){ .r = r, .pos = 0, .end = r->fsize,
+				  .what = "options" };
+		return bad(&c, "expected an option pointing to the %s, found none",
+			   section_name(id));
+	}
+	ret = open_section(r, r->sec_off[id], id, limit, &c, &mem);
+	if (!ret)
+		ret = fn(&c);
+	free(mem);
+	return ret;
+}
+
+/*
+ * trace-cmd writes a strings section right after an options section.
+ * Nothing points at it, so a file cut inside it would go unnoticed; look
+ * for it where it sits and check it is whole.
+ */
+static int check_trailing_strings(struct kt_reader *r, uint64_t opt_off)
+{
+	struct cur c = { .r = r, .pos = opt_off + 8, .end = r->fsize,
+			 .what = "strings section" };
+	uint16_t id;
+	uint64_t size;
+	int ret;
+
+	ret = cur_u64(&c, &size, "a section size");
+	if (ret)
+		return ret;
+	c.pos = opt_off + 16 + size;
+	if (c.pos >= r->fsize)
+		return 0;
+	if (r->fsize - c.pos < 16)
+		return bad(&c, "the file ends inside a section header");
+	ret = cur_u16(&c, &id, "a section id");
+	if (ret || id != KT_OPT_STRINGS)
+		return ret;
+	c.pos += 6;
+	ret = cur_u64(&c, &size, "a section size");
+	if (ret)
+		return ret;
+	if (size > cur_left(&c))
+		return bad(&c, "strings section of %llu bytes runs past the end of the file (%llu bytes left; truncated?)",
+			   (unsigned long long)size,
+			   (unsigned long long)cur_left(&c));
+	return 0;
+}
+
+static int read_v7(struct kt_reader *r, struct cur *c)
+{
+	char ver[MAX_NAME];
+	uint64_t off, seen[MAX_OPTION_SECTIONS];
+	unsigned char *mem;
+	struct cur oc;
+	int n = 0, i, ret;
+
+	ret = cur_str(c, r->comp_name, sizeof(r->comp_name), "the compression name");
+	if (!ret)
+		ret = cur_str(c, ver, sizeof(ver), "the compression version");
+	if (ret)
+		return ret;
+	if (!strcmp(r->comp_name, "none"))
+		r->comp = COMP_NONE;
+	else if (!strcmp(r->comp_name, "zstd"))
+		r->comp = COMP_ZSTD;
+	else if (!strcmp(r->comp_name, "zlib"))
+		r->comp = COMP_ZLIB;
+	else
+		return bad(c, "unknown compression '%s' (known: none, zstd, zlib)",
+			   r->comp_name);
+	ret = cur_u64(c, &off, "the options offset");
+	if (ret)
+		return ret;
+	while (off) {
+		for (i = 0; i < n; i++)
+			if (seen[i] == off)
+				return bad(c, "options sections loop back to byte %llu",
+					   (unsigned long long)off);
+		if (n == MAX_OPTION_SECTIONS)
+			return bad(c, "more than %d options sections",
+				   MAX_OPTION_SECTIONS);
+		seen[n++] = off;
+		ret = open_section(r, off, 0, KT_DAT_MAX_OPTION, &oc, &mem);
+		if (!ret)
+			ret = parse_options(&oc, true, &off);
+		free(mem);
+		if (!ret)
+			ret = check_trailing_strings(r, seen[n - 1]);
+		if (ret)
+			return ret;
+	}
+	ret = read_section(r, KT_OPT_HEADER_INFO, KT_DAT_MAX_HEADER * 2 + 64,
+			   parse_header_info, true);
+	if (!ret)
+		ret = read_section(r, KT_OPT_FTRACE_EVENTS, KT_DAT_MAX_OPTION,
+				   parse_ftrace_formats, false);
+	if (!ret)
+		ret = read_section(r, KT_OPT_EVENT_FORMATS, KT_DAT_MAX_OPTION,
+				   parse_event_formats, false);
+	if (!ret)
+		ret = read_section(r, KT_OPT_KALLSYMS, KT_DAT_MAX_KALLSYMS + 4,
+				   parse_kallsyms, false);
+	if (!ret)
+		ret = read_section(r, KT_OPT_PRINTK, KT_DAT_MAX_PRINTK + 4,
+				   parse_printk, false);
+	if (!ret)
+		ret = read_section(r, KT_OPT_CMDLINES, KT_DAT_MAX_CMDLINES + 8,
+				   parse_cmdlines, false);
+	if (ret)
+		return ret;
+	/* Each buffer's flyrecord section says whether its data is packed. */
+	for (i = 0; i < r->nbufs; i++) {
+		struct buffer *b = &r->bufs[i];
+		uint16_t sid, flags;
+
+		if (!b->nstreams)
+			continue;
+		oc = (struct cur){ .r = r, .pos = b->sec_off, .end = r->fsize,
+				   .what = "buffer section" };
+		ret = cur_u16(&oc, &sid, "a section id");
+		if (!ret)
+			ret = cur_u16(&oc, &flags, "section flags");
+		if (ret)
+			return ret;
+		if (sid != KT_OPT_BUFFER) {
+			oc.pos = b->sec_off;
+			return bad(&oc, "expected the buffer section of '%s' (id %u), found id %u",
+				   b->name, KT_OPT_BUFFER, sid);
+		}
+		b->compressed = flags & KT_DAT_SEC_COMPRESSED;
+		if (b->compressed && r->comp == COMP_NONE)
+			return bad(&oc, "buffer '%s' is marked compressed in an uncompressed file",
+				   b->name);
+	}
+	return 0;
+}
+
+/* v6: label, optional options, "flyrecord", then per-CPU offset/size. */
+static int read_flyrecord_v6(struct kt_reader *r, struct cur *c, int bi)
+{
+	char label[KT_DAT_LABEL_LEN];
+	bool top = bi == 0;
+	struct buffer *b;
+	uint64_t next;
+	int i, ret;
+
+	ret = cur_read(c, label, sizeof(label), "a section label");
+	if (ret)
+		return ret;
+	if (!memcmp(label, KT_DAT_LABEL_OPTIONS, KT_DAT_LABEL_LEN)) {
+		ret = parse_options(c, top, &next);
+		if (!ret)
+			ret = cur_read(c, label, sizeof(label), "a section label");
+		if (ret)
+			return ret;
+	}
+	if (!memcmp(label, KT_DAT_LABEL_LATENCY, KT_DAT_LABEL_LEN)) {
+		kt_err("cannot read '%s': it holds a latency trace (text), which ktrace does not read; see it with 'trace-cmd report'",
+		       r->path);
+		return -ENOTSUP;
+	}
+	if (memcmp(label, KT_DAT_LABEL_FLYRECORD, KT_DAT_LABEL_LEN)) {
+		c->pos -= KT_DAT_LABEL_LEN;
+		return bad(c, "expected \"options\", \"latency\" or \"flyrecord\"");
+	}
+	/* Only now: options may have grown (moved) r->bufs. */
+	b = &r->bufs[bi];
+	/* The top part may have changed r->cpus through CPUCOUNT; v6 keeps
+	 * one entry per CPU of the header count. */
+	b->streams = calloc(r->cpus ? r->cpus : 1, sizeof(*b->streams));
+	if (!b->streams)
+		return -ENOMEM;
+	for (i = 0; i < r->cpus; i++) {
+		struct cpu_data *d = &b->streams[i];
+
+		d->cpu = i;
+		ret = cur_u64(c, &d->off, "a CPU data offset");
+		if (!ret)
+			ret = cur_u64(c, &d->size, "a CPU data size");
+		if (!ret)
+			ret = check_cpu_data(c, b, d);
+		if (ret)
+			return ret;
+		b->nstreams++;
+	}
+	return 0;
+}
+
+static int read_v6(struct kt_reader *r, struct cur *c)
+{
+	uint32_t cpus;
+	int i, ret;
+
+	c->what = "header";
+	ret = parse_header_info(c);
+	if (ret)
+		return ret;
+	c->what = "ftrace formats";
+	ret = parse_ftrace_formats(c);
+	if (ret)
+		return ret;
+	c->what = "event formats";
+	ret = parse_event_formats(c);
+	if (ret)
+		return ret;
+	c->what = "kallsyms";
+	ret = parse_kallsyms(c);
+	if (ret)
+		return ret;
+	c->what = "printk formats";
+	ret = parse_printk(c);
+	if (ret)
+		return ret;
+	c->what = "saved command lines";
+	ret = parse_cmdlines(c);
+	if (ret)
+		return ret;
+	c->what = "CPU count";
+	ret = cur_u32(c, &cpus, "the CPU count");
+	if (ret)
+		return ret;
+	if (cpus > KT_DAT_MAX_CPUS)
+		return bad(c, "%u CPUs is over the limit of %u", cpus,
+			   KT_DAT_MAX_CPUS);
+	r->cpus = (int)cpus;
+	c->what = "options";
+	ret = read_flyrecord_v6(r, c, 0);
+	if (ret)
+		return ret;
+	for (i = 1; i < r->nbufs; i++) {
+		struct cur bc = { .r = r, .pos = r->bufs[i].sec_off,
+				  .end = r->fsize, .what = "instance buffer" };
+
+		if (bc.pos >= r->fsize)
+			return bad(&bc, "instance '%s' starts outside the file",
+				   r->bufs[i].name);
+		ret = read_flyrecord_v6(r, &bc, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int read_file_header(struct kt_reader *r)
+{
+	struct cur c = { .r = r, .pos = 0, .end = r->fsize, .what = "file header" };
+	unsigned char magic[KT_DAT_MAGIC_LEN], b[2];
+	char ver[16];
+	uint32_t psize;
+	char *end;
+	long v;
+	int ret;
+
+	ret = cur_read(&c, magic, sizeof(magic), "the trace.dat magic");
+	if (ret || memcmp(magic, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN)) {
+		if (!ret)
+			kt_err("cannot read '%s': not a trace.dat file (at byte 0: expected the magic \"\\027\\010Dtracing\"); give a file made by 'ktrace record' or 'trace-cmd record'",
+			       r->path);
+		return -EBADMSG;
+	}
+	ret = cur_str(&c, ver, sizeof(ver), "the file version");
+	if (ret)
+		return ret;
+	v = strtol(ver, &end, 10);
+	if (*end || end == ver || v < KT_DAT_VERSION_MIN || v > KT_DAT_VERSION_MAX) {
+		c.pos = KT_DAT_MAGIC_LEN;
+		return bad(&c, "file version \"%s\" is not one ktrace reads (%d to %d)",
+			   ver, KT_DAT_VERSION_MIN, KT_DAT_VERSION_MAX);
+	}
+	r->version = (int)v;
+	ret = cur_read(&c, b, 2, "the endianness and long size");
+	if (ret)
+		return ret;
+	if (b[0] > 1 || (b[1] != 4 && b[1] != 8)) {
+		c.pos -= 2;
+		return bad(&c, "expected endianness 0/1 and long size 4/8, found %u and %u",
+			   b[0], b[1]);
+	}
+	r->big = b[0];
+	r->swap = r->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	r->long_size = b[1];
+	tep_set_file_bigendian(r->tep, r->big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
+				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(r->tep, r->long_size);
+	ret = cur_u32(&c, &psize, "the page size");
+	if (ret)
+		return ret;
+	if (psize < 64 || psize > KT_DAT_MAX_PAGE_SIZE || (psize & (psize - 1))) {
+		c.pos -= 4;
+		return bad(&c, "page size %u is not a power of two from 64 to %u",
+			   psize, KT_DAT_MAX_PAGE_SIZE);
+	}
+	r->page_size = psize;
+	tep_set_page_size(r->tep, (int)psize);
+	return r->version >= 7 ? read_v7(r, &c) : read_v6(r, &c);
+}
+
+static void set_window(struct kt_reader *r)
+{
+	size_t total = 0, w;
+	int i;
+
+	for (i = 0; i < r->nbufs; i++)
+		total += (size_t)r->bufs[i].nstreams;
+	w = total ? WINDOWS_BUDGET / total : WINDOW_MAX;
+	if (w > WINDOW_MAX)
+		w = WINDOW_MAX;
+	w -= w % r->page_size;
+	if (w < r->page_size)
+		w = r->page_size;
+	r->window = w;
+}
+
+struct kt_reader *kt_reader_open(const char *path)
+{
+	struct kt_reader *r;
+	struct stat st;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->in_usecs = true;
+	r->fd = -1;
+	r->path = strdup(path);
+	r->bufs = calloc(1, sizeof(*r->bufs));
+	r->nbufs = 1;
+	if (!r->path || !r->bufs || !(r->bufs[0].name = strdup(""))) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		ret = -errno;
+		kt_err("cannot open '%s': %s; give a trace.dat file with -i (ktrace record writes ktrace.dat)",
+		       path, strerror(errno));
+		goto err;
+	}
+	if (fstat(r->fd, &st) < 0) {
+		ret = -errno;
+		kt_err("cannot stat '%s': %s", path, strerror(errno));
+		goto err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		kt_err("cannot read '%s': not a regular file; give a trace.dat file", path);
+		goto err;
+	}
+	r->fsize = (uint64_t)st.st_size;
+	r->tep = tep_alloc();
+	if (!r->tep) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	/* libtraceevent's own chatter about odd formats is not ours to show. */
+	tep_set_loglevel(TEP_LOG_NONE);
+	r->plugins = tep_load_plugins(r->tep);
+	ret = read_file_header(r);
+	if (ret)
+		goto err;
+	if (!r->clock)
+		r->clock = strdup("");
+	if (!r->clock) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	tep_set_cpus(r->tep, r->cpus);
+	set_window(r);
+	return r;
+err:
+	if (ret == -ENOMEM)
+		kt_err("cannot read '%s': out of memory", path);
+	kt_reader_close(r);
+	errno = -ret;
+	return NULL;
+}
+
+void kt_reader_close(struct kt_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nbufs; i++) {
+		free(r->bufs[i].name);
+		free(r->bufs[i].streams);
+	}
+	free(r->bufs);
+	for (i = 0; i < r->ncpustat; i++) {
+		free(r->cpustat[i]);
+		free(r->cpustat_buf[i]);
+	}
+	free(r->cpustat);
+	free(r->cpustat_buf);
+	free(r->stat_buf);
+	ZSTD_freeDCtx(r->zctx);
+	if (r->tep) {
+		if (r->plugins)
+			tep_unload_plugins(r->plugins, r->tep);
+		tep_free(r->tep);
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->clock);
+	free(r->uname);
+	free(r->tool_version);
+	free(r->path);
+	free(r);
+}
+
+const char *kt_reader_path(const struct kt_reader *r) { return r->path; }
+struct tep_handle *kt_reader_tep(const struct kt_reader *r) { return r->tep; }
+int kt_reader_version(const struct kt_reader *r) { return r->version; }
+unsigned int kt_reader_page_size(const struct kt_reader *r) { return r->page_size; }
+int kt_reader_long_size(const struct kt_reader *r) { return r->long_size; }
+bool kt_reader_big_endian(const struct kt_reader *r) { return r->big; }
+int kt_reader_cpus(const struct kt_reader *r) { return r->cpus; }
+const char *kt_reader_clock(const struct kt_reader *r) { return r->clock; }
+bool kt_reader_in_usecs(const struct kt_reader *r) { return r->in_usecs; }
+const char *kt_reader_uname(const struct kt_reader *r) { return r->uname; }
+const char *kt_reader_tool_version(const struct kt_reader *r) { return r->tool_version; }
+bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }
+void kt_reader_set_damaged(struct kt_reader *r) { r->damaged = true; }
+int kt_reader_buffers(const struct kt_reader *r) { return r->nbufs; }
+
+const char *kt_reader_compression(const struct kt_reader *r)
+{
+	return r->version >= 7 ? r->comp_name : "none";
+}
+
+unsigned long long kt_reader_ts(const struct kt_reader *r,
+				unsigned long long ts)
+{
+	if (r->tsc_mult)
+		ts = (unsigned long long)(((unsigned __int128)ts * r->tsc_mult) >>
+					  r->tsc_shift);
+	return ts + (unsigned long long)r->ts_offset;
+}
+
+const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu)
+{
+	const char *name = kt_reader_buffer_name(r, buf);
+	char head[32];
+	int i, n = 0;
+
+	if (!name)
+		return NULL;
+	snprintf(head, sizeof(head), "CPU: %d\n", cpu);
+	for (i = 0; i < r->ncpustat; i++) {
+		if (strcmp(r->cpustat_buf[i], name))
+			continue;
+		if (!strncmp(r->cpustat[i], head, strlen(head)))
+			return r->cpustat[i];
+		/* Old files store them in CPU order without a "CPU:" line. */
+		if (n++ == cpu && strncmp(r->cpustat[i], "CPU:", 4))
+			return r->cpustat[i];
+	}
+	return NULL;
+}
+
+const char *kt_reader_buffer_name(const struct kt_reader *r, int buf)
+{
+	return buf >= 0 && buf < r->nbufs ? r->bufs[buf].name : NULL;
+}
+
+int kt_reader_streams(const struct kt_reader *r, int buf)
+{
+	return buf >= 0 && buf < r->nbufs ? r->bufs[buf].nstreams : 0;
+}
+
+int kt_reader_stream_cpu(const struct kt_reader *r, int buf, int i)
+{
+	return r->bufs[buf].streams[i].cpu;
+}
+
+uint64_t kt_reader_stream_bytes(const struct kt_reader *r, int buf, int i)
+{
+	return r->bufs[buf].streams[i].size;
+}
+
+/* ---- streams -------------------------------------------------------- */
+
+struct kt_stream {
+	struct kt_reader *r;
+	const char *bufname;
+	int cpu;
+	bool compressed;
+	uint64_t pos;		/* next file byte to read */
+	uint64_t end;
+	unsigned char *win;	/* window (+ slack) */
+	size_t win_cap;
+	size_t win_len;
+	size_t cur;		/* offset of the current page in win */
+	bool started;
+	uint64_t win_off;	/* file offset of win (chunk offset if packed) */
+	uint32_t chunks_left;
+	unsigned char *zbuf;
+	size_t zcap;
+	bool done;
+};
+
+static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kt_warn("damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
+		s->r->path, s->cpu, *s->bufname ? " (buffer '" : "",
+		s->bufname, *s->bufname ? "')" : "", (unsigned long long)at,
+		msg, s->cpu);
+	s->r->damaged = true;
+	s->done = true;
+	return -EBADMSG;
+}
+
+struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i)
+{
+	struct cpu_data *d;
+	struct kt_stream *s;
+
+	if (buf < 0 || buf >= r->nbufs || i < 0 || i >= r->bufs[buf].nstreams) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = &r->bufs[buf].streams[i];
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->r = r;
+	s->bufname = r->bufs[buf].name;
+	s->cpu = d->cpu;
+	s->compressed = r->bufs[buf].compressed;
+	s->pos = d->off;
+	s->end = d->off + d->size;
+	/* trace-cmd's stored size of packed data leaves out the chunk count. */
+	if (s->compressed && d->size)
+		s->end = s->end + 4 <= r->fsize ? s->end + 4 : r->fsize;
+	return s;
+}
+
+void kt_stream_close(struct kt_stream *s)
+{
+	if (!s)
+		return;
+	free(s->win);
+	free(s->zbuf);
+	free(s);
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t want)
+{
+	unsigned char *p;
+
+	if (*cap >= want)
+		return 0;
+	p = realloc(*buf, want);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = want;
+	return 0;
+}
+
+static int fill_plain(struct kt_stream *s)
+{
+	struct kt_reader *r = s->r;
+	uint64_t left = s->end - s->pos;
+	size_t n;
+	int ret;
+
+	if (left < r->page_size) {
+		if (left)
+			return stream_bad(s, s->pos, "%llu bytes left, less than a page of %u",
+					  (unsigned long long)left, r->page_size);
+		return 0;
+	}
+	n = left < r->window ? (size_t)left : r->window;
+	n -= n % r->page_size;
+	if (grow(&s->win, &s->win_cap, r->window + KT_STREAM_SLACK))
+		return -ENOMEM;
+	ret = pread_all(r->fd, s->win, n, s->pos);
+	if (ret == -EBADMSG)
+		return stream_bad(s, s->pos, "the file ends early");
+	if (ret) {
+		kt_err("cannot read '%s': %s", r->path, strerror(-ret));
+		return ret;
+	}
+	memset(s->win + n, 0, KT_STREAM_SLACK);
+	s->win_off = s->pos;
+	s->win_len = n;
+	s->pos += n;
+	return 1;
+}
+
+static int fill_packed(struct kt_stream *s)
+{
+	struct kt_reader *r = s->r;
+	unsigned char h[8];
+	uint32_t csize, usize;
+	uint64_t at;
+	int ret;
+
+	if (!s->started) {
+		if (s->end - s->pos < 4)
+			return stream_bad(s, s->pos, "expected a chunk count");
+		ret = pread_all(r->fd, h, 4, s->pos);
+		if (ret)
+			return ret == -EBADMSG ? stream_bad(s, s->pos, "the file ends early") : ret;
+		s->chunks_left = get32(r, h);
+		s->pos += 4;
+	}
+	if (!s->chunks_left)
+		return 0;
+	at = s->pos;
+	if (s->end - s->pos < 8)
+		return stream_bad(s, at, "expected a chunk header, %llu bytes left",
+				  (unsigned long long)(s->end - s->pos));
+	ret = pread_all(r->fd, h, 8, s->pos);
+	if (ret)
+		return ret == -EBADMSG ? stream_bad(s, at, "the file ends early") : ret;
+	csize = get32(r, h);
+	usize = get32(r, h + 4);
+	s->pos += 8;
+	if (csize > s->end - s->pos)
+		return stream_bad(s, at, "chunk of %u compressed bytes runs past the CPU data end",
+				  csize);
+	if (usize > KT_DAT_MAX_CHUNK || !usize || usize % r->page_size)
+		return stream_bad(s, at, "chunk unpacks to %u bytes, expected a multiple of the page size up to %u",
+				  usize, KT_DAT_MAX_CHUNK);
+	if (grow(&s->zbuf, &s->zcap, csize ? csize : 1) ||
+	    grow(&s->win, &s->win_cap, (size_t)usize + KT_STREAM_SLACK))
+		return -ENOMEM;
+	ret = pread_all(r->fd, s->zbuf, csize, s->pos);
+	if (ret)
+		return ret == -EBADMSG ? stream_bad(s, at, "the file ends early") : ret;
+	s->pos += csize;
+	if (unpack(r, s->zbuf, csize, s->win, usize))
+		return stream_bad(s, at, "chunk does not unpack with %s to the %u bytes it claims",
+				  r->comp_name, usize);
+	memset(s->win + usize, 0, KT_STREAM_SLACK);
+	s->chunks_left--;
+	s->win_off = at;
+	s->win_len = usize;
+	return 1;
+}
+
+int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
+{
+	int ret;
+
+	if (s->done)
+		return 0;
+	if (s->started && s->cur + 2 * (size_t)s->r->page_size <= s->win_len) {
+		s->cur += s->r->page_size;
+	} else {
+		ret = s->compressed ? fill_packed(s) : fill_plain(s);
+		s->started = true;
+		if (ret <= 0) {
+			s->done = true;
+			return ret;
+		}
+		s->cur = 0;
+	}
+	*page = s->win + s->cur;
+	*offset = s->win_off + (s->compressed ? 0 : s->cur);
+	return 1;
+}
+
+void *kt_stream_peek_page(struct kt_stream *s)
+{
+	if (s->done || !s->started ||
+	    s->cur + 2 * (size_t)s->r->page_size > s->win_len)
+		return NULL;
+	return s->win + s->cur + s->r->page_size;
+}

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The checks an event format or a filter passes before libtraceevent
+ * parses it (see tepcheck.h).  Each one answers a crash libtraceevent 1.7
+ * has on such text; the fuzz targets in tests/fuzz found them.
+ */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <event-parse.h>
+
+#include "file/tepcheck.h"
+
+/*
+ * libtraceevent's format parser trusts its input (an unterminated string
+ * in a print fmt makes it dereference NULL), so a format must look like
+ * one before it gets there: printable text with name, ID, format and
+ * print fmt lines, quotes closed and brackets balanced.
+ */
+#define FMT_ARG_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
+	"_ \t\n,.()[]{}<>=!&|^~+-*/%?:;'"
+
+/*
+ * Does the format declare a field of this name?  libtraceevent 1.7
+ * dereferences NULL when a print fmt names REC->x of no field x, so
+ * every REC-> reference is checked against the field lines first.
+ */
+static bool format_has_field(const char *buf, const char *name, size_t len)
+{
+	const char *line = strstr(buf, "\nformat:\n");
+	/* Field lines only: not a "field:x;" inside the print fmt. */
+	const char *pf = strstr(buf, "\nprint fmt: ");
+
+	for (; line && (line = strstr(line, "field:")); line += 6) {
+		const char *end = strchr(line, ';'), *q;
+
+		if (!end || (pf && end > pf))
+			return false;
+		q = end;
+		/* "char comm[16]": the name stands before the brackets. */
+		if (q > line && q[-1] == ']')
+			while (q > line && *q != '[')
+				q--;
+		while (q > line && q[-1] == ' ')
+			q--;
+		if ((size_t)(q - line) >= len && !strncmp(q - len, name, len) &&
+		    !(isalnum((unsigned char)q[-(ptrdiff_t)len - 1]) ||
+		      q[-(ptrdiff_t)len - 1] == '_'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The print fmt's arguments as libtraceevent's tokenizer cuts them:
+ * strings ("..." and '...'), items (names and numbers), the delimiters
+ * ( ) , and operators ("->", "<<=", "&&", "==", or one character).
+ */
+enum tok_type { T_END, T_STR, T_ITEM, T_DELIM, T_OP };
+
+struct tok {
+	enum tok_type type;
+	char op[4];
+	const char *at, *end;	/* the token's text */
+};
+
+static const char *next_tok(const char *p, struct tok *t)
+{
+	const char *s;
+	char q;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	t->at = p;
+	t->op[0] = '\0';
+	if (!*p) {
+		t->type = T_END;
+	} else if (*p == '"' || *p == '\'') {
+		q = *p;
+		do {
+			/* Its strings end at the quote or at a character
+			 * that is not printable (a tab), except a newline. */
+			for (p++; *p && *p != q && (isprint((unsigned char)*p) || *p == '\n'); p++)
+				if (*p == '\\' && p[1])
+					p++;
+			p += !!*p;
+			/* Adjacent "strings" are one, as libtraceevent joins them. */
+			s = p;
+			while (*s == ' ' || *s == '\t' || *s == '\n')
+				s++;
+		} while (q == '"' && *s == '"' && (p = s));
+		t->type = T_STR;
+	} else if (isalnum((unsigned char)*p) || *p == '_') {
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		t->type = T_ITEM;
+	} else if (*p == '(' || *p == ')' || *p == ',') {
+		p++;
+		t->type = T_DELIM;
+	} else {
+		size_t n = 0;
+
+		t->type = T_OP;
+		t->op[n++] = *p++;
+		if (t->op[0] == '-' && *p == '>') {
+			t->op[n++] = *p++;
+		} else if (strchr("-+|&<>!=", t->op[0])) {
+			if (strchr("-+|&<>", t->op[0]) && *p == t->op[0])
+				t->op[n++] = *p++;
+			if (*p == '=' && (n == 1 || t->op[0] == '<' || t->op[0] == '>'))
+				t->op[n++] = *p++;
+		}
+		t->op[n] = '\0';
+	}
+	t->end = p;
+	return p;
+}
+
+/* The operators libtraceevent gives a priority (its get_op_prio()). */
+static bool known_op(const char *op)
+{
+	static const char *const ops[] = {
+		"~", "!", "*", "/", "%", "+", "-", "<", ">", "&", "^", "|", "?",
+		"++", "--", ">>", "<<", ">=", "<=", "==", "!=", "&&", "||",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+/* Skip balanced parentheses from the '(' in t. */
+static const char *skip_parens(const char *p, struct tok *t)
+{
+	int depth = 1;
+
+	while (depth && t->type != T_END) {
+		p = next_tok(p, t);
+		if (t->type == T_DELIM && *t->at == '(')
+			depth++;
+		else if (t->type == T_DELIM && *t->at == ')')
+			depth--;
+	}
+	return p;
+}
+
+/*
+ * Skip one operand of a ternary's ':' as libtraceevent reads it: unary
+ * operators, then a name (REC->field, a call f(...)), a string, or a
+ * parenthesised expression (a cast's operand after it).  t: the token
+ * after it.
+ */
+static const char *skip_operand(const char *p, struct tok *t)
+{
+	p = next_tok(p, t);
+	for (;;) {
+		while (t->type == T_OP && strchr("!~-+", t->op[0]) && !t->op[1])
+			p = next_tok(p, t);
+		if (t->type == T_DELIM && *t->at == '(') {
+			p = skip_parens(p, t);
+			p = next_tok(p, t);
+			/* "(type) x": the cast's operand, from t on. */
+			if (t->type == T_ITEM || t->type == T_STR ||
+			    (t->type == T_DELIM && *t->at == '('))
+				continue;
+			return p;
+		}
+		if (t->type == T_ITEM && t->end - t->at == 3 &&
+		    !strncmp(t->at, "REC", 3)) {
+			p = next_tok(p, t);
+			if (t->type == T_OP && !strcmp(t->op, "->")) {
+				p = next_tok(p, t);
+				if (t->type == T_ITEM)
+					p = next_tok(p, t);
+			}
+			return p;
+		}
+		if (t->type == T_ITEM || t->type == T_STR) {
+			p = next_tok(p, t);
+			if (t->type == T_DELIM && *t->at == '(') {
+				p = skip_parens(p, t);
+				p = next_tok(p, t);
+			}
+		}
+		return p;
+	}
+}
+
+/*
+ * libtraceevent 1.7 divides without looking at the divisor, folding
+ * "1 / 0" (or "1 / NAME", NAME read as 0) while parsing and dividing by a
+ * field's value while printing: SIGFPE (found by tests/fuzz/fuzz_file.c).
+ * The kernel's formats divide only by nonzero numbers ("/ 1000L",
+ * "% 64") and sizeof of a type, so only those are let through.  t: the
+ * token after the operator, p: where the next one starts.
+ */
+static bool nonzero_divisor(const char *p, struct tok *t)
+{
+	if (t->type != T_ITEM)
+		return false;
+	if (isdigit((unsigned char)*t->at))
+		return strtoull(t->at, NULL, 0) != 0;
+	if (t->end - t->at != 6 || strncmp(t->at, "sizeof", 6))
+		return false;
+	/* sizeof(int), sizeof(long), not sizeof(REC->x) of a 0-byte field. */
+	p = next_tok(p, t);
+	if (t->type != T_DELIM || *t->at != '(')
+		return false;
+	next_tok(p, t);
+	return t->type == T_ITEM && !(t->end - t->at == 3 && !strncmp(t->at, "REC", 3));
+}
+
+static bool is_cpumask_call(const char *at, const char *end)
+{
+	size_t n = (size_t)(end - at);
+
+	return (n == 13 && !strncmp(at, "__get_cpumask", n)) ||
+	       (n == 17 && !strncmp(at, "__get_rel_cpumask", n));
+}
+
+/*
+ * libtraceevent 1.7 dereferences NULL when an operator it has no
+ * priority for (";", "=", ".", "->", "[") follows the "]" of an index or
+ * the last operand of "a ? b : c" (found by tests/fuzz/fuzz_file.c):
+ * there it looks for the right-hand side of an operator that has none.
+ * It gives up on the whole print fmt at a "({" (a statement expression,
+ * as kvmmmu's events have), so nothing after one is ever parsed; a "{"
+ * elsewhere is __print_flags()' list, which it does parse.
+ */
+static const char *args_problem(const char *buf, const char *p)
+{
+	struct tok t;
+
+	/*
+	 * libtraceevent reads the arguments only after the format string
+	 * and a ','; otherwise it fails the print fmt before them (as for
+	 * maple_tree's, whose string a tab ends early).
+	 */
+	p = next_tok(p, &t);
+	if (t.type != T_STR)
+		return NULL;
+	p = next_tok(p, &t);
+	if (t.type != T_DELIM || *t.at != ',')
+		return NULL;
+	p = next_tok(p, &t);
+	while (t.type != T_END) {
+		/* "({": a statement expression, where libtraceevent gives up. */
+		if (t.type == T_DELIM && *t.at == '(') {
+			const char *q = p;
+
+			while (*q == ' ' || *q == '\t' || *q == '\n')
+				q++;
+			if (*q == '{')
+				break;
+		}
+		if (t.type == T_ITEM && is_cpumask_call(t.at, t.end)) {
+			/*
+			 * libtraceevent 1.7 dereferences NULL printing a
+			 * __get_cpumask() of a field the event lacks.
+			 */
+			p = next_tok(p, &t);
+			if (t.type == T_DELIM && *t.at == '(') {
+				p = next_tok(p, &t);
+				if (t.type != T_ITEM ||
+				    !format_has_field(buf, t.at, (size_t)(t.end - t.at)))
+					return "its print fmt names a cpumask field the format does not declare";
+			}
+			continue;
+		}
+		if (t.type == T_OP && (!strcmp(t.op, "/") || !strcmp(t.op, "%"))) {
+			p = next_tok(p, &t);
+			if (!nonzero_divisor(p, &t))
+				return "a division by something other than a nonzero number in its print fmt";
+			continue;
+		}
+		if (t.type == T_OP && !strcmp(t.op, ":")) {
+			p = skip_operand(p, &t);
+		} else if (t.type == T_OP && !strcmp(t.op, "]")) {
+			p = next_tok(p, &t);
+		} else {
+			p = next_tok(p, &t);
+			continue;
+		}
+		/* t: the token after the operand or the "]", looked at next. */
+		if (t.type == T_OP && !known_op(t.op) && strcmp(t.op, ":") &&
+		    strcmp(t.op, "]") && strcmp(t.op, "{"))
+			return "an operator libtraceevent cannot parse there in its print fmt";
+	}
+	return NULL;
+}
+
+const char *kt_format_problem(const char *buf, size_t size)
+{
+	const char *pf, *p;
+	int depth = 0;
+	bool quote = false;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+
+		if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch > 0x7e)
+			return "a byte that is not text";
+	}
+	if (strncmp(buf, "name: ", 6) || !strstr(buf, "\nID: ") ||
+	    !strstr(buf, "\nformat:\n"))
+		return "no name, ID or format line";
+	pf = strstr(buf, "\nprint fmt: ");
+	if (!pf)
+		return "no print fmt line";
+	/*
+	 * libtraceevent reads the print fmt to the end of the text, lines
+	 * after it too (found by tests/fuzz/fuzz_file.c: a format running
+	 * into the next section), and the kernel's own strings span lines
+	 * (ext4_fc_stats, ext4_fsmap_*): all of it is checked.
+	 */
+	for (p = pf + 12; *p; p++) {
+		if (quote) {
+			if (*p == '\\' && p[1] && p[1] != '\n')
+				p++;
+			else if (*p == '"')
+				quote = false;
+			continue;
+		}
+		if (*p == '"') {
+			quote = true;
+		} else if (!strncmp(p, "REC->", 5)) {
+			size_t n = 0;
+
+			while (isalnum((unsigned char)p[5 + n]) || p[5 + n] == '_')
+				n++;
+			if (!n || !format_has_field(buf, p + 5, n))
+				return "its print fmt names a field the format does not declare";
+			p += 4 + n;
+		} else if (!strchr(FMT_ARG_CHARS, *p))
+			return "a character outside C expressions in its print fmt";
+		else if (*p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == ']' || *p == '}') && --depth < 0)
+			return "unbalanced brackets in its print fmt";
+	}
+	if (quote)
+		return "an unterminated string in its print fmt";
+	if (depth)
+		return "unbalanced brackets in its print fmt";
+	return args_problem(buf, pf + 12);
+}
+
+/*
+ * libtraceevent 1.7 divides by zero in a filter as in a print fmt
+ * ("1 / 0" while parsing, "x / y" while matching a record whose y is 0),
+ * and frees a parenthesised group twice when the token after its ")" is
+ * a syntax error ("(x + 1) > 2", "(x == 1) ("): it keeps the group both
+ * as the expression and as the pending argument (all found by
+ * tests/fuzz/fuzz_filter.c).  Only nonzero numbers divide; after a group
+ * only "&&", "||", ")" or the end are valid, so anything else is refused
+ * here, as libtraceevent would, without it.
+ */
+const char *kt_filter_problem(const char *filter)
+{
+	const char *p;
+	struct tok t;
+
+	for (p = filter; *p; p++)
+		if (!isprint((unsigned char)*p) && *p != '\t')
+			return "a character that is not printable text";
+	p = strchr(filter, ':');
+	if (!p)
+		return NULL;
+	for (p = next_tok(p + 1, &t); t.type != T_END; ) {
+		/* As in a print fmt (nonzero_divisor()): "x / 0", "x / y". */
+		if (t.type == T_OP && (!strcmp(t.op, "/") || !strcmp(t.op, "%"))) {
+			p = next_tok(p, &t);
+			if (!nonzero_divisor(p, &t))
+				return "a division by something other than a nonzero number";
+			continue;
+		}
+		if (t.type != T_DELIM || *t.at != ')') {
+			p = next_tok(p, &t);
+			continue;
+		}
+		p = next_tok(p, &t);
+		if (t.type == T_END || (t.type == T_DELIM && *t.at == ')') ||
+		    (t.type == T_OP && (!strcmp(t.op, "&&") || !strcmp(t.op, "||"))))
+			continue;
+		return "a syntax error after a ')' (only &&, || or ')' may follow one)";
+	}
+	return NULL;
+}
+
+/*
+ * Is name a field of some event f filters?  *first: the first of those
+ * events.
+ */
+static bool field_of_filtered(struct tep_handle *tep,
+			      struct tep_event_filter *f, const char *name,
+			      const char **first)
+{
+	struct tep_event **events = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	int i;
+
+	for (i = 0; events && events[i]; i++) {
+		if (!tep_event_filtered(f, events[i]->id))
+			continue;
+		if (!*first)
+			*first = events[i]->name;
+		if (tep_find_any_field(events[i], name))
+			return true;
+	}
+	return false;
+}
+
+bool kt_filter_unknown_word(struct tep_handle *tep,
+			    struct tep_event_filter *f, const char *filter,
+			    char *word, size_t len, const char **event)
+{
+	const char *p = strchr(filter, ':');
+	struct tok t;
+	size_t n;
+
+	*event = NULL;
+	if (!p || !len)
+		return false;
+	for (p = next_tok(p + 1, &t); t.type != T_END; p = next_tok(p, &t)) {
+		/* Numbers (0x10 too) start with a digit; strings are quoted. */
+		if (t.type != T_ITEM || isdigit((unsigned char)*t.at))
+			continue;
+		n = (size_t)(t.end - t.at);
+		if (n >= len)
+			n = len - 1;
+		memcpy(word, t.at, n);
+		word[n] = '\0';
+		if (strcmp(word, "COMM") && strcmp(word, "CPU") &&
+		    !field_of_filtered(tep, f, word, event))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace.dat v6 writer (trace-cmd.dat.v6(5)).  A file is built in the
+ * order the format dictates:
+ *
+ *   kt_writer_open()            FILE.tmp-<pid>, nothing under FILE yet
+ *   kt_writer_headers()         initial header, header_page/event, formats
+ *   kt_writer_kallsyms()        /proc/kallsyms
+ *   kt_writer_printk()          printk_formats
+ *   kt_writer_add_option()...   options, kept until kt_writer_finish()
+ *   kt_writer_finish()          cmdlines, CPU count, options, flyrecord,
+ *                               CPU data
+ *   kt_writer_commit()          rename to FILE
+ *   kt_writer_close()           removes FILE.tmp-<pid> unless committed
+ *
+ * One thread at a time.
+ */
+#ifndef KT_WRITER_H
+#define KT_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "live/events.h"
+
+struct kt_writer;
+
+/*
+ * The kallsyms size while the section is still being streamed in: what
+ * a recording killed at that moment leaves (no real size is this big).
+ */
+#define KT_DAT_SIZE_PENDING	0xffffffffu
+
+/* One CPU's recorded pages, as the recorder left them. */
+struct kt_writer_cpu {
+	int fd;				/* read from offset 0 */
+	unsigned long long size;	/* in: bytes in fd; out: bytes written */
+	/*
+	 * Out: events in the pages a full disk left out, counted from the
+	 * pages before they are given up (cut_unknown: some did not parse).
+	 */
+	unsigned long long cut_events;
+	bool cut_unknown;
+};
+
+/*
+ * Create path's temporary sibling.  Fails early (NULL + errno) when path
+ * is a directory or its directory is not writable.
+ */
+struct kt_writer *kt_writer_open(const char *path);
+/* Remove the temporary file unless committed, and free. */
+void kt_writer_close(struct kt_writer *w);
+
+/*
+ * The initial header and the format sections, reading only the formats
+ * of the given events (and header_page, header_event, ftrace/).
+ * tracing_dir NULL is the live one.
+ */
+int kt_writer_headers(struct kt_writer *w, const char *tracing_dir,
+		      const struct kt_event_list *events);
+
+/*
+ * The /proc/kallsyms and printk_formats sections, given their text (NULL,
+ * 0: empty).  When the text does not fit on the disk the section is
+ * written empty and the error returned: the file stays valid.
+ */
+int kt_writer_kallsyms(struct kt_writer *w, const char *text, size_t len);
+int kt_writer_printk(struct kt_writer *w, const char *text, size_t len);
+/*
+ * kallsyms in pieces, written while it is still being read: begin, add
+ * pieces, end.  end(keep=false), or a failed add, leaves the section
+ * empty (end returns the add's error, e.g. -ENOSPC).
+ */
+int kt_writer_kallsyms_begin(struct kt_writer *w);
+int kt_writer_kallsyms_add(struct kt_writer *w, const char *text, size_t len);
+int kt_writer_kallsyms_end(struct kt_writer *w, bool keep);
+
+/* Queue an option (KT_OPT_*) for kt_writer_finish(). */
+int kt_writer_add_option(struct kt_writer *w, unsigned short id,
+			 const void *data, size_t len);
+/* Queue a NUL-terminated string option. */
+int kt_writer_add_option_str(struct kt_writer *w, unsigned short id,
+			     const char *s);
+
+/* What goes between the printk formats and the CPU data. */
+struct kt_writer_tail {
+	const char *cmdlines;		/* saved_cmdlines text */
+	size_t cmdlines_len;
+	const char *clock;		/* trace clock name, e.g. "local" */
+};
+
+/*
+ * Write the saved cmdlines, the CPU count, the options, the flyrecord
+ * table with the trace clock and each CPU's data, page-aligned.  Data is
+ * moved with copy_file_range.  Returns 0, or 1 when the disk was full:
+ * the newest pages that did not fit are left out (cpus[i].size says what
+ * was written; the sources are shortened or emptied on the way) and the
+ * file is valid.  -errno (-ENOSPC too) means no valid file.
+ */
+int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
+		     int ncpus, struct kt_writer_cpu *cpus);
+
+/* Give the file its final name. */
+int kt_writer_commit(struct kt_writer *w);
+
+/* Bytes in the file so far. */
+unsigned long long kt_writer_size(const struct kt_writer *w);
+/*
+ * Read a whole file, procfs and tracefs ones included (they report size
+ * 0), into a malloc'ed buffer.  0 or -errno.
+ */
+int kt_file_slurp(const char *path, char **text, size_t *len);
+
+/* The ring-buffer page size the file declares. */
+int kt_writer_page_size(const struct kt_writer *w);
+
+/*
+ * The temporary name the file has until kt_writer_commit(); also the
+ * prefix of the recorders' per-CPU pieces ("<name>.cpuN").
+ */
+const char *kt_writer_tmp_name(const struct kt_writer *w);
+/*
+ * Bytes as they are, in place of kt_writer_headers(): the fixed part an
+ * interrupted recording left (ktrace record --recover).
+ */
+int kt_writer_raw(struct kt_writer *w, const void *buf, size_t len);
+
+#endif

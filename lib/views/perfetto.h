@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Chrome/Perfetto trace-event JSON of a trace (opens in
+ * ui.perfetto.dev and chrome://tracing), fed record by record:
+ *   - a "CPUs" process with one track (thread) per CPU, and on it a
+ *     complete slice ("X") per task run, named comm:pid, from the
+ *     sched_switch that put the task on the CPU to the next sched_switch
+ *     on that CPU (idle is no slice); runs still going at the end close
+ *     at the trace's last timestamp;
+ *   - every other event (wakeups too) an instant event ("i") on the
+ *     emitting task's own track, its fields as args; events of the idle
+ *     task go on the CPU's track;
+ *   - lost events an instant event on the CPU's track;
+ *   - process_name/thread_name metadata for the CPUs and every task.
+ * Timestamps are microseconds with three decimals (exact nanoseconds).
+ */
+#ifndef KT_PERFETTO_H
+#define KT_PERFETTO_H
+
+#include <stdio.h>
+
+#include "decode/decoder.h"
+
+/* The pid of the synthetic "CPUs" process holding the CPU tracks. */
+#define KT_PERFETTO_CPU_PID 1000000000
+
+struct tep_handle;
+struct kt_perfetto;
+
+struct kt_perfetto *kt_perfetto_new(struct tep_handle *tep, FILE *out);
+/* Frees; does not write the end (see kt_perfetto_finish). */
+void kt_perfetto_free(struct kt_perfetto *pf);
+/* A record from the decoder (kt_event_fn shape); 0 or -errno. */
+int kt_perfetto_add(const struct kt_event *ev, void *pf);
+/* Close the runs, write the names and the end of the JSON. */
+int kt_perfetto_finish(struct kt_perfetto *pf);
+
+#endif
