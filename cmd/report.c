@@ -274,16 +274,19 @@ static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
 		unit = 1;
 	}
 	/*
-	 * T takes in everything printed as T, and timestamps are printed
+	 * @T takes in everything printed as T, and timestamps are printed
 	 * rounded (libtraceevent adds half the divisor): @1.000002 covers
-	 * 1.000001500 to 1.000002499.
+	 * 1.000001500 to 1.000002499.  A relative T is no printed stamp but
+	 * a length of time: 2.0 is exactly 2.000000000 s after the first
+	 * event, and --from 2 --to 3 is [2 s, 3 s] to the nanosecond.
 	 */
-	if (end)
-		*out += unit / 2 ? unit / 2 - 1 : 0;
-	else
-		*out = *out >= unit / 2 ? *out - unit / 2 : 0;
-	if (absolute)
+	if (absolute) {
+		if (end)
+			*out += unit / 2 ? unit / 2 - 1 : 0;
+		else
+			*out = *out >= unit / 2 ? *out - unit / 2 : 0;
 		return 0;
+	}
 	if (!have_first) {
 		d = kt_decoder_new(r, NULL);
 		if (!d)

@@ -242,6 +242,45 @@ ts_col() {
 	assert_failure 64
 }
 
+@test "relative --from and --to are exact to the nanosecond; @T keeps its rounding" {
+	"$KTRACE" report -i "$RD/v7.dat" --format json | jq -r 'select(.ts != null) | .ts' >"$RD/ts.all"
+	first=$(head -n 1 "$RD/ts.all")
+	# An event with no other event in the same nanosecond, mid-file.
+	mid=$(awk 'NR > 100 && $1 != prev { print; exit } { prev = $1 }' "$RD/ts.all")
+	d=$((mid - first))
+	sec() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+	# count_ts OP VALUE: how many events have ts OP VALUE.
+	count_ts() { awk -v v="$2" "\$1 $1 v" "$RD/ts.all" | wc -l; }
+	for off in $((d - 1)) $d $((d + 1)); do
+		got=$("$KTRACE" report -i "$RD/v7.dat" --from "$(sec "$off")" --format json | jq -r 'select(.ts != null) | .ts' | wc -l)
+		[ "$got" -eq "$(count_ts '>=' $((first + off)))" ] || fail "--from $(sec "$off"): $got events"
+		got=$("$KTRACE" report -i "$RD/v7.dat" --to "$(sec "$off")" --format json | jq -r 'select(.ts != null) | .ts' | wc -l)
+		[ "$got" -eq "$(count_ts '<=' $((first + off)))" ] || fail "--to $(sec "$off"): $got events"
+	done
+	# Fewer digits are no coarser: an event less than half a microsecond
+	# before a boundary given in microseconds stays out of --from and in
+	# --to (the rounding meant for @T once took it in).
+	near=$(awk -v f="$first" 'NR > 100 && ($1 - f) % 1000 >= 500 && $1 != prev { print; exit } { prev = $1 }' "$RD/ts.all")
+	b=$(( (near - first) / 1000 + 1 ))
+	bs=$(printf '%d.%06d' $((b / 1000000)) $((b % 1000000)))
+	got=$("$KTRACE" report -i "$RD/v7.dat" --from "$bs" --format json | jq -r 'select(.ts != null) | .ts' | wc -l)
+	[ "$got" -eq "$(count_ts '>=' $((first + b * 1000)))" ] || fail "--from $bs: $got events"
+	got=$("$KTRACE" report -i "$RD/v7.dat" --to "$(printf '%d.%06d' $(((b - 1) / 1000000)) $(((b - 1) % 1000000)))" --format json | jq -r 'select(.ts != null) | .ts' | wc -l)
+	[ "$got" -eq "$(count_ts '<=' $((first + (b - 1) * 1000)))" ] || fail "--to $((b - 1))us: $got events"
+	# The same instant in ns: --from 2.0 is --from 2000000000ns.
+	a=$("$KTRACE" report -i "$RD/v7.dat" --from "$(sec "$d")" | md5sum)
+	b=$("$KTRACE" report -i "$RD/v7.dat" --from "${d}ns" | md5sum)
+	[ "$a" = "$b" ]
+	# @T as printed (microseconds) takes everything printed as T.
+	# (printed rounded: libtraceevent adds half a microsecond).
+	us=$(((mid + 500) / 1000))
+	at=$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))
+	lo=$((us * 1000 - 500)) hi=$((us * 1000 + 499))
+	got=$("$KTRACE" report -i "$RD/v7.dat" --from "@$at" --to "@$at" --format json | jq -r 'select(.ts != null) | .ts' | wc -l)
+	want=$(awk -v a="$lo" -v b="$hi" '$1 >= a && $1 <= b' "$RD/ts.all" | wc -l)
+	[ "$got" -eq "$want" ] && [ "$got" -ge 1 ]
+}
+
 @test "--head N prints the first N events" {
 	"$KTRACE" report -i "$RD/v7.dat" --head 25 >"$RD/head.out"
 	awk '{ print } !/EVENTS DROPPED\]$/ && ++n == 25 { exit }' "$RD/v7.tc" |
