@@ -16,7 +16,7 @@
  * and a char array field takes text.
  *
  *   cc -Ilib $(pkg-config --cflags --libs libtraceevent) \
- *      tests/procview-feed.c lib/views/procview.c
+ *      tests/procview-feed.c lib/views/procview.c lib/decode/symbols.c
  */
 #include <errno.h>
 #include <stdio.h>

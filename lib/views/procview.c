@@ -10,6 +10,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "decode/symbols.h"
 #include "views/procview.h"
 
 #define CLONE_THREAD_FLAG	0x00010000ULL
@@ -18,16 +19,6 @@
 #define NR_EXIT_GROUP_X86_64	231
 /* Past this many live tasks the view stops remembering (codes print ?). */
 #define MAX_TASKS		(1u << 22)
-
-struct syscall_ent {
-	int nr;
-	const char *name;
-	int nargs;
-};
-
-static const struct syscall_ent x86_64_calls[] = {
-#include "decode/syscalls-x86_64.h"
-};
 
 enum kind {
 	K_NEWTASK,
@@ -103,28 +94,6 @@ bool kt_procview_marked(const char *version)
 	return p && (p == version || p[-1] == ' ') &&
 	       (p[strlen(KT_PROCVIEW_MARK)] == '\0' ||
 		p[strlen(KT_PROCVIEW_MARK)] == ' ');
-}
-
-const char *kt_syscall_name(const char *machine, long nr, int *nargs)
-{
-	size_t lo = 0, hi = sizeof(x86_64_calls) / sizeof(x86_64_calls[0]);
-
-	*nargs = 6;
-	if (machine && strcmp(machine, "x86_64"))
-		return NULL;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (x86_64_calls[mid].nr == nr) {
-			*nargs = x86_64_calls[mid].nargs;
-			return x86_64_calls[mid].name;
-		}
-		if (x86_64_calls[mid].nr < nr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 /* ---- the task table: open addressing on pid, backward-shift delete ---- */

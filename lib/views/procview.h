@@ -83,10 +83,4 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 bool kt_procview_hides(const struct kt_procview *pv,
 		       const struct tep_event *event);
 
-/*
- * The name of system call nr on machine (NULL: x86_64), or NULL when
- * unknown; *nargs gets its argument count (6 when unknown).
- */
-const char *kt_syscall_name(const char *machine, long nr, int *nargs);
-
 #endif

@@ -33,7 +33,7 @@ EOF
 	cc -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
 		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/procview-feed.c" \
-		"$TOP/lib/views/procview.c" $(pkg-config --libs libtraceevent)
+		"$TOP/lib/views/procview.c" "$TOP/lib/decode/symbols.c" $(pkg-config --libs libtraceevent)
 }
 
 setup() {

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbolic names for event numbers: the tables behind symbols.h.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "decode/symbols.h"
+
+struct syscall_ent {
+	int nr;
+	const char *name;
+	int nargs;
+};
+
+static const struct syscall_ent x86_64_calls[] = {
+#include "decode/syscalls-x86_64.h"
+};
+
+const char *kt_syscall_name(const char *machine, long nr, int *nargs)
+{
+	size_t lo = 0, hi = sizeof(x86_64_calls) / sizeof(x86_64_calls[0]);
+
+	*nargs = 6;
+	if (machine && strcmp(machine, "x86_64"))
+		return NULL;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (x86_64_calls[mid].nr == nr) {
+			*nargs = x86_64_calls[mid].nargs;
+			return x86_64_calls[mid].name;
+		}
+		if (x86_64_calls[mid].nr < nr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The kernel's softirq_to_name[], in vector order (NR_SOFTIRQS = 10). */
+static const char *const softirqs[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+const char *kt_softirq_name(unsigned long long vec)
+{
+	return vec < sizeof(softirqs) / sizeof(softirqs[0]) ? softirqs[vec] : NULL;
+}
+
+const char *kt_errno_name(long long err)
+{
+	/* glibc's own table (2.32+): the names match the kernel's. */
+	if (err <= 0 || err > 4095)
+		return NULL;
+	return strerrorname_np((int)err);
+}
+
+/*
+ * sched_switch's print fmt since Linux 4.14: the bits below
+ * TASK_REPORT_MAX (0x100) as "S|D..." or "R" when none, then "+" for a
+ * preempted task.
+ */
+const char *kt_task_state_name(unsigned long long state, char *buf,
+			       unsigned long size)
+{
+	static const char letters[] = "SDTtXZPI";
+	unsigned long n = 0;
+	int i;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < 8; i++) {
+		if (!(state & (1ULL << i)))
+			continue;
+		n += (unsigned long)snprintf(buf + (n < size ? n : size - 1),
+					     n < size ? size - n : 1, "%s%c",
+					     n ? "|" : "", letters[i]);
+	}
+	if (!(state & 0xff))
+		n += (unsigned long)snprintf(buf, size, "R");
+	if (state & 0x100)
+		snprintf(buf + (n < size ? n : size - 1), n < size ? size - n : 1, "+");
+	return buf;
+}
