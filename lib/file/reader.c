@@ -1398,6 +1398,17 @@ int kt_reader_cpus(const struct kt_reader *r) { return r->cpus; }
 const char *kt_reader_clock(const struct kt_reader *r) { return r->clock; }
 bool kt_reader_in_usecs(const struct kt_reader *r) { return r->in_usecs; }
 const char *kt_reader_uname(const struct kt_reader *r) { return r->uname; }
+
+const char *kt_reader_machine(const struct kt_reader *r)
+{
+	const char *sp;
+
+	if (!r->uname || !*r->uname)
+		return NULL;
+	/* "Linux host release x86_64": the machine is the last word. */
+	sp = strrchr(r->uname, ' ');
+	return sp ? sp + 1 : r->uname;
+}
 const char *kt_reader_tool_version(const struct kt_reader *r) { return r->tool_version; }
 bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }
 void kt_reader_set_damaged(struct kt_reader *r) { r->damaged = true; }

@@ -44,6 +44,8 @@ bool kt_reader_in_usecs(const struct kt_reader *r);
 unsigned long long kt_reader_ts(const struct kt_reader *r,
 				unsigned long long raw);
 const char *kt_reader_uname(const struct kt_reader *r);
+/* The traced machine, uname -m's word ("x86_64"), or NULL when unknown. */
+const char *kt_reader_machine(const struct kt_reader *r);
 const char *kt_reader_tool_version(const struct kt_reader *r);
 /* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */
 const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);

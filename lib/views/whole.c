@@ -17,7 +17,7 @@ int kt_view_write(struct kt_decoder *d, struct kt_reader *r,
 	int ret;
 
 	if (view == KT_VIEW_PERFETTO) {
-		struct kt_perfetto *pf = kt_perfetto_new(tep, out);
+		struct kt_perfetto *pf = kt_perfetto_new(tep, kt_reader_machine(r), out);
 
 		if (!pf)
 			return -ENOMEM;

@@ -51,8 +51,10 @@ for cpu, sw in switches.items():
         end = sw[i + 1][0] if i + 1 < len(sw) else last
         assert ns(x["ts"]) + ns(x["dur"]) == end, (cpu, x, end)
 inst = [t for t in tr["traceEvents"] if t["ph"] == "i" and t["cat"] != "lost"]
+ends = [t for t in tr["traceEvents"] if t["ph"] in "BE" and not t["args"].get("unfinished")]
 others = [e for e in ev if e["event"] != "sched_switch"]
-assert len(inst) == len(others), (len(inst), len(others))
+# Every other event is an instant, or one end of a slice.
+assert len(inst) + len(ends) == len(others), (len(inst), len(ends), len(others))
 print("ok %d slices, %d instants" % (sum(map(len, slices.values())), len(inst)))
 PY
 }
@@ -87,6 +89,82 @@ PY
 	marks=$("$KTRACE" report -i lost.dat | grep -c 'EVENTS DROPPED')
 	[ "$marks" -gt 0 ]
 	[ "$(jq '[.traceEvents[] | select(.cat == "lost" and .pid == 1000000000)] | length' lost.json)" -eq "$marks" ]
+}
+
+# python3 check of perfetto's system call and interrupt slices against
+# the pairs report's JSON lines give, event by event.
+check_slices() { # TRACE.json JSONL
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+from collections import defaultdict
+tr = json.load(open(sys.argv[1]))["traceEvents"]
+ev = [json.loads(l) for l in open(sys.argv[2]) if '"event"' in l]
+CPU, IRQ = 1000000000, 100000
+ns = lambda us: round(us * 1000)
+# The oracle: an exit ends the open call of its task when the ids match;
+# a softirq_exit the open softirq of its CPU when the vectors match.
+want_sys, open_sys = [], {}
+want_irq, open_soft, open_hard = [], {}, {}
+for e in ev:
+    n, pid = e["event"], e["pid"]
+    if n == "sys_enter" and pid > 0:
+        open_sys[pid] = e
+    elif n == "sys_exit" and pid in open_sys and open_sys[pid]["id"] == e["id"]:
+        want_sys.append((pid, open_sys.pop(pid)["ts"], e["ts"], e["ret"]))
+    elif n == "softirq_entry":
+        open_soft[e["cpu"]] = e
+    elif n == "softirq_exit" and e["cpu"] in open_soft and open_soft[e["cpu"]]["vec"] == e["vec"]:
+        want_irq.append((e["cpu"], "softirq", open_soft.pop(e["cpu"])["ts"], e["ts"]))
+    elif n == "irq_handler_entry":
+        open_hard[e["cpu"]] = e
+    elif n == "irq_handler_exit" and e["cpu"] in open_hard:
+        want_irq.append((e["cpu"], "irq", open_hard.pop(e["cpu"])["ts"], e["ts"]))
+# The view: B/E pairs per track, nested per track as a stack.
+got_sys, got_irq, stacks = [], [], defaultdict(list)
+for t in sorted((t for t in tr if t["ph"] in "BE"), key=lambda t: t["ts"]):
+    if t["ph"] == "B":
+        stacks[(t["pid"], t["tid"])].append(t)
+        continue
+    b = stacks[(t["pid"], t["tid"])].pop()
+    assert b["cat"] == t["cat"] and t["ts"] >= b["ts"], (b, t)
+    if t["args"].get("unfinished"):
+        continue
+    if t["cat"] == "syscall":
+        assert t["pid"] == t["tid"] == b["pid"], t
+        got_sys.append((t["pid"], ns(b["ts"]), ns(t["ts"]), t["args"]["ret"]))
+    else:
+        assert t["pid"] == CPU and t["tid"] >= IRQ, t
+        got_irq.append((t["tid"] - IRQ, t["cat"], ns(b["ts"]), ns(t["ts"])))
+assert not any(stacks.values()), "a slice never ended"
+assert sorted(got_sys) == sorted(want_sys), (len(got_sys), len(want_sys))
+assert sorted(got_irq) == sorted(want_irq), (len(got_irq), len(want_irq))
+print("ok %d system calls, %d interrupts" % (len(got_sys), len(got_irq)))
+PY
+}
+
+@test "--format perfetto: system calls and interrupts are slices, as the events pair" {
+	printf '%s\n' '#include <unistd.h>' '#include <sys/syscall.h>' \
+		'int main(void) { for (int i = 0; i < 100; i++) syscall(SYS_getppid); return 0; }' >gp.c
+	cc -O2 -o gp gp.c
+	"$KTRACE" record -q -e raw_syscalls -e irq -e sched_switch -o sys.dat -- ./gp
+	"$KTRACE" report -i sys.dat --format json >sys.jsonl
+	"$KTRACE" report -i sys.dat --format perfetto -o sys.json
+	run check_slices sys.json sys.jsonl
+	assert_success
+	assert_output --partial "ok "
+	run check_perfetto sys.json sys.jsonl
+	assert_success
+	# The traced program's 100 getppid calls, named, from its own pid.
+	gp=$(jq -r 'select(.comm == "gp") | .pid' sys.jsonl | head -n 1)
+	[ "$(jq --argjson p "$gp" '[.traceEvents[] | select(.ph == "B" and .name == "getppid" and .pid == $p)] | length' sys.json)" -eq 100 ]
+	# Errors carry their errno name; softirqs their vector's.
+	jq -e '[.traceEvents[] | select(.ph == "E" and .cat == "syscall" and (.args.ret // 0) < 0 and .args.ret > -4096)] | all(.args.errno | test("^E[A-Z0-9]+$"))' sys.json
+	jq -e '[.traceEvents[] | select(.ph == "B" and .cat == "softirq")] | all(.name | test("^softirq (HI|TIMER|NET_TX|NET_RX|BLOCK|IRQ_POLL|TASKLET|SCHED|HRTIMER|RCU)$"))' sys.json
+	# syscalls:* events pair the same way, named by the call.
+	"$KTRACE" record -q -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o sc.dat -- ./gp
+	"$KTRACE" report -i sc.dat --format perfetto -o sc.json
+	[ "$(jq '[.traceEvents[] | select(.ph == "B" and .name == "getppid")] | length' sc.json)" -ge 100 ]
+	[ "$(jq '[.traceEvents[] | select(.ph == "E" and .cat == "syscall")] | length' sc.json)" -ge 100 ]
 }
 
 check_svg() { # SVG JSONL
