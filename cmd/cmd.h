@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/json.h"
 #include "live/events.h"
 
 /* Exit statuses, the same for every command (see ktrace(1)). */
@@ -72,9 +73,6 @@ int kt_need_backend(void);
  */
 int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 			  struct kt_event_list *list);
-
-/* Write s as a JSON string, quotes included. */
-void kt_json_put_str(FILE *out, const char *s);
 
 /*
  * Look up the existing instance a -B NAME option names (NULL: the top
