@@ -84,10 +84,11 @@ int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
 
 /*
  * "Did anything overflow?" for a trace.dat file: per CPU the record-time
- * stats and the lost-event marks in the data, event counts, a verdict.
- * Shared by `ktrace report --stat` and `ktrace stat -i FILE`.  Returns
- * an exit status (KT_EXIT_DAMAGED for a damaged file).
+ * stats and the lost-event marks in the data, event counts, a verdict,
+ * written to out as text or JSON.  Shared by `ktrace report --stat` and
+ * `ktrace stat -i FILE`.  Returns 0, -EBADMSG for a damaged file (what
+ * could be read is written) or one that is no trace.dat, or -errno.
  */
-int kt_report_file_stat(const char *path, bool json);
+int kt_filestat_write(const char *path, FILE *out, bool json);
 
 #endif
