@@ -82,13 +82,4 @@ int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 struct tracefs_instance;
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
 
-/*
- * "Did anything overflow?" for a trace.dat file: per CPU the record-time
- * stats and the lost-event marks in the data, event counts, a verdict,
- * written to out as text or JSON.  Shared by `ktrace report --stat` and
- * `ktrace stat -i FILE`.  Returns 0, -EBADMSG for a damaged file (what
- * could be read is written) or one that is no trace.dat, or -errno.
- */
-int kt_filestat_write(const char *path, FILE *out, bool json);
-
 #endif

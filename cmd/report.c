@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
+#include "views/filestat.h"
 #include "decode/decoder.h"
 #include "decode/fastfmt.h"
 #include "base/log.h"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "views/filestat.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/module.h"

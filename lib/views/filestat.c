@@ -11,9 +11,10 @@
 
 #include <traceevent/event-parse.h>
 
-#include "cmd.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "file/reader.h"
+#include "views/filestat.h"
 #include "views/summary.h"
 
 static double span_s(unsigned long long a, unsigned long long b)
