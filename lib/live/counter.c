@@ -228,21 +228,6 @@ int kt_counter_set_enable(struct kt_counter *c, size_t i, bool on)
 	return 0;
 }
 
-/*
- * An existing instance, never created: one that vanishes between the
- * check and the use must not come back as an empty new instance.
- */
-static int lookup_instance(const char *name, struct tracefs_instance **out)
-{
-	*out = NULL;
-	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return -EINVAL;
-	if (!tracefs_instance_exists(name))
-		return -ENOENT;
-	*out = tracefs_instance_alloc(NULL, name);
-	return *out ? 0 : (errno ? -errno : -ENOMEM);
-}
-
 static int open_instance(struct kt_counter *c, const char *instance)
 {
 	bool created = false;
@@ -250,7 +235,8 @@ static int open_instance(struct kt_counter *c, const char *instance)
 
 	if (instance) {
 		snprintf(c->inst_name, sizeof(c->inst_name), "%s", instance);
-		ret = lookup_instance(instance, &c->inst);
+		/* Never created, even if it vanishes meanwhile. */
+		ret = kt_instance_lookup(instance, &c->inst);
 		if (ret == -ENOENT) {
 			kt_err("no instance '%s'; see 'ls %s/instances'",
 			       instance, tracefs_tracing_dir());
