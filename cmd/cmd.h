@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/json.h"
 #include "live/events.h"
 
 /* Exit statuses, the same for every command (see ktrace(1)). */
@@ -73,9 +74,6 @@ int kt_need_backend(void);
 int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 			  struct kt_event_list *list);
 
-/* Write s as a JSON string, quotes included. */
-void kt_json_put_str(FILE *out, const char *s);
-
 /*
  * Look up the existing instance a -B NAME option names (NULL: the top
  * level, *out NULL), printing "no instance 'x'; ..." when there is none.
@@ -83,13 +81,5 @@ void kt_json_put_str(FILE *out, const char *s);
  */
 struct tracefs_instance;
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
-
-/*
- * "Did anything overflow?" for a trace.dat file: per CPU the record-time
- * stats and the lost-event marks in the data, event counts, a verdict.
- * Shared by `ktrace report --stat` and `ktrace stat -i FILE`.  Returns
- * an exit status (KT_EXIT_DAMAGED for a damaged file).
- */
-int kt_report_file_stat(const char *path, bool json);
 
 #endif

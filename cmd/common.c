@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Helpers every subcommand shares: option parsing, the tracefs
- * precondition, event-spec errors and JSON strings.
+ * precondition and event-spec errors.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -119,28 +119,6 @@ int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 		kt_err("cannot resolve event '%s': %s", spec, strerror(-ret));
 	}
 	return KT_EXIT_FAIL;
-}
-
-void kt_json_put_str(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	putc('"', out);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':  fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\r': fputs("\\r", out); break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				putc(*p, out);
-		}
-	}
-	putc('"', out);
 }
 
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)

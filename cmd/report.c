@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
+#include "views/filestat.h"
 #include "decode/decoder.h"
 #include "decode/fastfmt.h"
 #include "base/log.h"
@@ -630,10 +631,13 @@ out_reader:
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .input = "ktrace.dat", .head = -1 };
+	int ret;
 
 	if (kt_argp_parse(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	if (o.stat)
-		return kt_report_file_stat(o.input, o.json);
+	if (o.stat) {
+		ret = kt_filestat_write(o.input, stdout, o.json);
+		return ret == -EBADMSG ? KT_EXIT_DAMAGED : ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+	}
 	return report(&o);
 }

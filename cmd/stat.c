@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "views/filestat.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/module.h"
@@ -75,7 +76,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 /* The statistics a trace.dat stores: report --stat's summary, shared. */
 static int stat_file(const char *path, bool json)
 {
-	return kt_report_file_stat(path, json);
+	int ret = kt_filestat_write(path, stdout, json);
+
+	return ret == -EBADMSG ? KT_EXIT_DAMAGED : ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 /* ---- live: text ---- */

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktrace top: live event rates, full screen, or as text for logs.
- *
- * Events are counted in a private instance (or one named with -B) by
- * reading whole ring-buffer pages and looking at nothing but each
- * record's type id, so watching a busy system stays cheap.
+ * ktrace top: live event rates, full screen, or as text for logs.  The
+ * counting is lib/live/counter's; this file parses the options, draws
+ * the screen, prints the text and runs the loop.
  */
 #include <curses.h>
 #include <term.h>
@@ -21,9 +19,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "live/tracefs.h"
-#include "live/livebuf.h"
 #include "base/log.h"
+#include "live/counter.h"
+#include "live/livebuf.h"
 
 /* What runs on every machine and says what it is doing. */
 static const char *const default_events[] = {
@@ -34,8 +32,9 @@ static const char *const default_events[] = {
 #define TICK_MS 100
 
 enum { OPT_BATCH = 0x100 };
-enum { SORT_RATE, SORT_NAME, SORT_TOTAL, NSORT };
-static const char *const sort_names[NSORT] = { "rate", "name", "total" };
+/* Indexed by enum kt_counter_sort. */
+static const char *const sort_names[] = { "rate", "name", "total" };
+#define NSORT ((int)(sizeof(sort_names) / sizeof(*sort_names)))
 
 /* Column widths, shared by the screen and the text output. */
 #define W_EVENT 30
@@ -54,40 +53,13 @@ struct top_opts {
 	unsigned long buffer_kb;	/* 0: the kernel's default */
 };
 
-struct row {
-	char *label;		/* "system:event" */
-	char *system;
-	char *name;
-	bool on;
-	bool can_toggle;	/* has an enable file */
-	int was;		/* -B: enable state found (0/1), -1 untouched */
-	uint64_t total;
-	double rate;
-};
-
 struct top {
 	const struct top_opts *o;
-	struct tracefs_instance *inst;
-	bool own_instance;
-	char inst_name[64];
-	int ncpu;
-	struct kt_livebuf **lb;
-	int nmapped;		/* CPUs whose buffer is read in place */
-	uint16_t *slot;		/* event id -> row; row 0 is "other" */
-	struct row *rows;
-	size_t nrows;
-	uint64_t *counts;	/* [cpu][row], since start */
-	uint64_t *prev;		/* counts at the last sample */
-	double *cpu_rate;	/* [cpu][row], over the last interval */
-	struct kt_cpu_stats *st0;	/* at start */
-	struct kt_cpu_stats *st;	/* at the last sample */
-	unsigned long long *buf_bytes;	/* per-CPU buffer size */
-	size_t *order;		/* visible rows, sorted */
+	struct kt_counter *c;
+	const size_t *order;	/* visible rows, sorted */
 	size_t norder;
 	double last_sample;
-	long samples;
-	bool tracing_off;	/* the instance's tracing_on reads 0 */
-	int sort;
+	int sort;		/* enum kt_counter_sort */
 	size_t sel;		/* selected row (index into rows) */
 	size_t first;		/* first visible position when scrolled */
 	bool help;
@@ -203,47 +175,7 @@ static const char doc[] =
 
 static struct argp top_argp = { options, parse_opt, "", doc, 0, 0, 0 };
 
-/* ---- events and instance ---------------------------------------------- */
-
-static int add_row(struct top *t, const char *system, const char *name)
-{
-	struct row *rows, *r;
-
-	if (t->nrows >= KT_RAWPAGE_IDS - 1)
-		return -E2BIG;
-	rows = realloc(t->rows, (t->nrows + 1) * sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	t->rows = rows;
-	r = &rows[t->nrows];
-	memset(r, 0, sizeof(*r));
-	r->was = -1;
-	r->on = true;
-	if (asprintf(&r->label, "%s:%s", system, name) < 0) {
-		r->label = NULL;
-		return -ENOMEM;
-	}
-	r->system = strndup(r->label, strlen(system));
-	r->name = strdup(name);
-	t->nrows++;
-	if (!r->system || !r->name)
-		return -ENOMEM;
-	return 0;
-}
-
-static void free_rows(struct top *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nrows; i++) {
-		free(t->rows[i].label);
-		free(t->rows[i].system);
-		free(t->rows[i].name);
-	}
-	free(t->rows);
-	t->rows = NULL;
-	t->nrows = 0;
-}
+/* ---- events ----------------------------------------------------------- */
 
 /* Rows for -e (or the defaults), resolved against the live catalog. */
 static int rows_from_specs(struct top *t)
@@ -278,11 +210,8 @@ static int rows_from_specs(struct top *t)
 	}
 	for (i = 0; i < kt_event_list_count(list); i++) {
 		ev = kt_event_list_at(list, i);
-		if (add_row(t, ev->system, ev->name)) {
-			kt_err("cannot add '%s:%s': %s", ev->system, ev->name,
-			       strerror(ENOMEM));
+		if (kt_counter_add_event(t->c, ev->system, ev->name))
 			goto err_list;
-		}
 	}
 	ret = KT_EXIT_OK;
 err_list:
@@ -295,409 +224,37 @@ err_cat:
 /* -B without -e: whatever the instance already has enabled. */
 static int rows_from_set_event(struct top *t)
 {
-	char *text, *line, *save = NULL, *colon;
+	int ret = kt_counter_add_enabled(t->c);
 
-	text = kt_tracefs_read(t->inst, "set_event");
-	/* An empty file reads as nothing at all. */
-	if (!text && tracefs_file_exists(t->inst, "set_event"))
-		text = strdup("");
-	if (!text) {
-		kt_err("cannot read the events of instance '%s': %s",
-		       t->inst_name, strerror(errno));
-		return KT_EXIT_FAIL;
-	}
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = '\0';
-		if (add_row(t, line, colon + 1)) {
-			free(text);
-			kt_err("cannot add '%s:%s': %s", line, colon + 1,
-			       strerror(ENOMEM));
-			return KT_EXIT_FAIL;
-		}
-	}
-	free(text);
-	if (t->nrows == 1) {
+	if (ret == -ENODATA)
 		kt_err("instance '%s' has no events enabled; name some with -e",
-		       t->inst_name);
-		return KT_EXIT_FAIL;
-	}
-	return KT_EXIT_OK;
+		       kt_counter_instance(t->c));
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
-static char *event_path(const struct row *r, const char *file)
-{
-	char *rel;
-
-	if (asprintf(&rel, "events/%s/%s/%s", r->system, r->name, file) < 0)
-		return NULL;
-	return rel;
-}
-
-/* Read a small instance file as a number; -errno. */
-static long long read_number(struct tracefs_instance *inst, const char *rel)
-{
-	char *text = kt_tracefs_read(inst, rel);
-	long long v;
-
-	if (!text)
-		return -errno;
-	v = strtoll(text, NULL, 10);
-	free(text);
-	return v;
-}
-
-/*
- * Map each row's event id to its row, find out whether it can be
- * switched, and switch it on.  With -B remember what we found so it can
- * be put back.
- */
-static int setup_row(struct top *t, size_t i, bool enable)
-{
-	struct row *r = &t->rows[i];
-	long long id, was;
-	char *rel;
-	int ret;
-
-	rel = event_path(r, "id");
-	if (!rel)
-		return -ENOMEM;
-	id = read_number(t->inst, rel);
-	free(rel);
-	if (id < 0 || id >= KT_RAWPAGE_IDS) {
-		kt_err("cannot read the id of event '%s': %s", r->label,
-		       strerror(id < 0 ? (int)-id : ERANGE));
-		return -EINVAL;
-	}
-	t->slot[id] = (uint16_t)i;
-	rel = event_path(r, "enable");
-	if (!rel)
-		return -ENOMEM;
-	was = read_number(t->inst, rel);
-	free(rel);
-	/* ftrace:print and friends have no switch: always on. */
-	r->can_toggle = was != -ENOENT;
-	if (!r->can_toggle || !enable)
-		return 0;
-	if (!t->own_instance)
-		r->was = was == 1;
-	ret = kt_event_set_enable(t->inst, r->system, r->name, true);
-	if (ret) {
-		kt_err("cannot enable event '%s': %s; see 'ktrace doctor'",
-		       r->label, strerror(-ret));
-		return ret;
-	}
-	return 0;
-}
-
-/* Put every event we switched in a borrowed instance back as found. */
-static void restore_rows(struct top *t)
-{
-	size_t i;
-	int ret;
-
-	for (i = 1; i < t->nrows; i++) {
-		struct row *r = &t->rows[i];
-
-		if (r->was < 0 || r->on == (r->was == 1))
-			continue;
-		ret = kt_event_set_enable(t->inst, r->system, r->name,
-					  r->was == 1);
-		if (ret)
-			kt_warn("cannot restore event '%s' of instance '%s': %s",
-				r->label, t->inst_name, strerror(-ret));
-	}
-}
-
-/*
- * An existing instance, never created: one that vanishes between the
- * check and the use must not come back as an empty new instance.
- */
-static int lookup_instance(const char *name, struct tracefs_instance **out)
-{
-	*out = NULL;
-	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return -EINVAL;
-	if (!tracefs_instance_exists(name))
-		return -ENOENT;
-	*out = tracefs_instance_alloc(NULL, name);
-	return *out ? 0 : (errno ? -errno : -ENOMEM);
-}
-
-static int open_instance(struct top *t)
-{
-	bool created = false;
-	int ret;
-
-	if (t->o->instance) {
-		snprintf(t->inst_name, sizeof(t->inst_name), "%s",
-			 t->o->instance);
-		ret = lookup_instance(t->o->instance, &t->inst);
-		if (ret == -ENOENT) {
-			kt_err("no instance '%s'; see 'ls %s/instances'",
-			       t->o->instance, tracefs_tracing_dir());
-			return KT_EXIT_FAIL;
-		}
-		if (ret == -EINVAL) {
-			kt_err("bad instance name '%s'; a name is not empty and has no '/'",
-			       t->o->instance);
-			return KT_EXIT_FAIL;
-		}
-	} else {
-		snprintf(t->inst_name, sizeof(t->inst_name), "%s%d",
-			 KT_INSTANCE_PREFIX, (int)getpid());
-		ret = kt_instance_open(t->inst_name, true, &t->inst, &created);
-		if (!ret && !created) {
-			kt_err("instance '%s' already exists; remove it with 'rmdir %s/instances/%s'",
-			       t->inst_name, tracefs_tracing_dir(),
-			       t->inst_name);
-			kt_instance_close(t->inst);
-			t->inst = NULL;
-			return KT_EXIT_FAIL;
-		}
-		t->own_instance = created;
-	}
-	if (ret) {
-		kt_err("cannot open instance '%s': %s", t->inst_name,
-		       strerror(-ret));
-		return KT_EXIT_FAIL;
-	}
-	/* -B naming the top-level buffer ("") is refused above; be sure. */
-	if (!t->inst)
-		return KT_EXIT_FAIL;
-	return KT_EXIT_OK;
-}
-
-static void close_instance(struct top *t)
-{
-	int ret;
-
-	if (!t->inst)
-		return;
-	if (!t->own_instance) {
-		restore_rows(t);
-		kt_instance_close(t->inst);
-	} else {
-		ret = kt_instance_remove(t->inst);
-		if (ret)
-			kt_warn("cannot remove instance '%s': %s; remove it with 'rmdir %s/instances/%s'",
-				t->inst_name, strerror(-ret),
-				tracefs_tracing_dir(), t->inst_name);
-	}
-	t->inst = NULL;
-}
-
-static int alloc_tables(struct top *t)
-{
-	size_t cells = (size_t)t->ncpu * t->nrows;
-
-	t->slot = calloc(KT_RAWPAGE_IDS, sizeof(*t->slot));
-	t->counts = calloc(cells, sizeof(*t->counts));
-	t->prev = calloc(cells, sizeof(*t->prev));
-	t->cpu_rate = calloc(cells, sizeof(*t->cpu_rate));
-	t->st0 = calloc(t->ncpu, sizeof(*t->st0));
-	t->st = calloc(t->ncpu, sizeof(*t->st));
-	t->buf_bytes = calloc(t->ncpu, sizeof(*t->buf_bytes));
-	t->order = calloc(t->nrows, sizeof(*t->order));
-	t->lb = calloc(t->ncpu, sizeof(*t->lb));
-	if (!t->slot || !t->counts || !t->prev || !t->cpu_rate || !t->st0 ||
-	    !t->st || !t->buf_bytes || !t->order || !t->lb)
-		return -ENOMEM;
-	return 0;
-}
-
-static void free_tables(struct top *t)
-{
-	free(t->slot);
-	free(t->counts);
-	free(t->prev);
-	free(t->cpu_rate);
-	free(t->st0);
-	free(t->st);
-	free(t->buf_bytes);
-	free(t->order);
-	free(t->lb);
-}
-
-static int open_buffers(struct top *t)
+/* Hidden switches: force the read() path / the kbuffer walker. */
+static unsigned int livebuf_flags(void)
 {
 	unsigned int flags = 0;
 	const char *env;
-	char rel[64];
-	long long kb;
-	int cpu;
 
-	/* Hidden switches: force the read() path / the kbuffer walker. */
 	env = getenv("KTRACE_NO_MMAP");
 	if (env && *env && strcmp(env, "0"))
 		flags |= KT_LIVEBUF_NO_MMAP;
 	env = getenv("KTRACE_TOP_KBUFFER");
 	if (env && *env && strcmp(env, "0"))
 		flags |= KT_LIVEBUF_KBUFFER;
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		t->lb[cpu] = kt_livebuf_open(t->inst, cpu, flags);
-		if (!t->lb[cpu]) {
-			kt_err("cannot open the buffer of cpu%d of instance '%s': %s",
-			       cpu, t->inst_name, strerror(errno));
-			return -1;
-		}
-		if (kt_livebuf_mapped(t->lb[cpu]))
-			t->nmapped++;
-		snprintf(rel, sizeof(rel), "per_cpu/cpu%d/buffer_size_kb", cpu);
-		kb = read_number(t->inst, rel);
-		t->buf_bytes[cpu] = kb > 0 ? (unsigned long long)kb * 1024 : 0;
-		if (kt_cpu_stats_read(t->inst, cpu, &t->st0[cpu]))
-			memset(&t->st0[cpu], 0, sizeof(t->st0[cpu]));
-		t->st[cpu] = t->st0[cpu];
-	}
-	return 0;
+	return flags;
 }
 
-static void close_buffers(struct top *t)
-{
-	int cpu;
+/* ---- one table, shared by screen and text ----------------------------- */
 
-	if (!t->lb)
-		return;
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		kt_livebuf_close(t->lb[cpu]);
-		t->lb[cpu] = NULL;
-	}
-}
-
-/* ---- counting ----------------------------------------------------------- */
-
-static int drain(struct top *t)
-{
-	long n;
-	int cpu;
-
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		n = kt_livebuf_drain(t->lb[cpu], t->slot,
-				     t->counts + (size_t)cpu * t->nrows);
-		if (n < 0) {
-			kt_err("cannot read the buffer of cpu%d: %s", cpu,
-			       strerror((int)-n));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Close an interval: rates over it, totals, the per-CPU stats. */
-static void sample(struct top *t)
-{
-	double now = now_s(), dt = now - t->last_sample;
-	size_t i, k;
-	int cpu;
-
-	if (dt <= 0)
-		dt = t->o->interval;
-	for (i = 0; i < t->nrows; i++) {
-		t->rows[i].total = 0;
-		t->rows[i].rate = 0;
-	}
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		for (i = 0; i < t->nrows; i++) {
-			k = (size_t)cpu * t->nrows + i;
-			t->cpu_rate[k] = (double)(t->counts[k] - t->prev[k]) / dt;
-			t->prev[k] = t->counts[k];
-			t->rows[i].total += t->counts[k];
-			t->rows[i].rate += t->cpu_rate[k];
-		}
-		kt_cpu_stats_read(t->inst, cpu, &t->st[cpu]);
-	}
-	/* A borrowed instance may be paused: zero rates would puzzle. */
-	t->tracing_off = read_number(t->inst, "tracing_on") == 0;
-	t->last_sample = now;
-	t->samples++;
-}
-
-struct loss {
-	unsigned long long overrun, dropped, missed;
-	bool unknown;
-};
-
-static void cpu_loss(const struct top *t, int cpu, struct loss *l)
-{
-	const struct kt_cpu_stats *a = &t->st0[cpu], *b = &t->st[cpu];
-
-	l->overrun = kt_stat_delta(b->overrun, a->overrun);
-	l->dropped = kt_stat_delta(b->dropped, a->dropped) +
-		     kt_stat_delta(b->commit_overrun, a->commit_overrun);
-	l->missed = kt_livebuf_missed(t->lb[cpu], &l->unknown);
-}
-
-static void total_loss(const struct top *t, struct loss *sum)
-{
-	struct loss l;
-	int cpu;
-
-	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		cpu_loss(t, cpu, &l);
-		sum->overrun += l.overrun;
-		sum->dropped += l.dropped;
-		sum->missed += l.missed;
-		sum->unknown |= l.unknown;
-	}
-}
-
-static bool lost_any(const struct loss *l)
-{
-	return l->overrun || l->dropped || l->missed || l->unknown;
-}
-
-static unsigned int fill_pct(const struct top *t, int cpu)
-{
-	unsigned long long size = t->buf_bytes[cpu], used = t->st[cpu].bytes;
-
-	if (!size)
-		return 0;
-	return used >= size ? 100 : (unsigned int)(used * 100 / size);
-}
-
-/* ---- sorting ------------------------------------------------------------ */
-
-static int cmp_rows(const void *pa, const void *pb, void *arg)
-{
-	const struct top *t = arg;
-	const struct row *a = &t->rows[*(const size_t *)pa];
-	const struct row *b = &t->rows[*(const size_t *)pb];
-
-	switch (t->sort) {
-	case SORT_RATE:
-		if (a->rate != b->rate)
-			return a->rate < b->rate ? 1 : -1;
-		/* Ties by total. */
-		__attribute__((fallthrough));
-	case SORT_TOTAL:
-		if (a->total != b->total)
-			return a->total < b->total ? 1 : -1;
-		break;
-	default:
-		break;
-	}
-	return strcmp(a->label, b->label);
-}
-
-/* The rows to show, in order; "other" only once it has counted something. */
+/* The rows to show, in order. */
 static void build_order(struct top *t)
 {
-	size_t i;
-
-	t->norder = 0;
-	for (i = 1; i < t->nrows; i++)
-		t->order[t->norder++] = i;
-	if (t->rows[0].total)
-		t->order[t->norder++] = 0;
-	qsort_r(t->order, t->norder, sizeof(*t->order), cmp_rows, t);
+	t->order = kt_counter_sort(t->c, (enum kt_counter_sort)t->sort,
+				   &t->norder);
 }
-
-/* ---- one row of the table, shared by screen and text -------------------- */
 
 /*
  * The column heads.  wlabel is the EVENT column's width: fixed on the
@@ -722,7 +279,7 @@ static void format_header(char *buf, size_t len, int ncpu_cols, bool box,
 static void format_row(const struct top *t, size_t ri, char *buf, size_t len,
 		       int ncpu_cols, bool box, int wlabel)
 {
-	const struct row *r = &t->rows[ri];
+	const struct kt_counter_row *r = kt_counter_row_at(t->c, ri);
 	size_t used;
 	int cpu;
 
@@ -738,10 +295,10 @@ static void format_row(const struct top *t, size_t ri, char *buf, size_t len,
 	for (cpu = 0; cpu < ncpu_cols && used < len; cpu++)
 		used += (size_t)snprintf(buf + used, len - used, " %*.1f",
 					 W_CPU - 1,
-					 t->cpu_rate[(size_t)cpu * t->nrows + ri]);
+					 kt_counter_cpu_rate(t->c, cpu, ri));
 }
 
-static void format_loss(const struct loss *l, char *buf, size_t len)
+static void format_loss(const struct kt_counter_loss *l, char *buf, size_t len)
 {
 	snprintf(buf, len, "lost: overrun %llu  dropped %llu  missed %llu%s",
 		 l->overrun, l->dropped, l->missed, l->unknown ? "+" : "");
@@ -750,72 +307,59 @@ static void format_loss(const struct loss *l, char *buf, size_t len)
 struct summary {
 	double rate;
 	uint64_t total;
-	struct loss lost;
+	struct kt_counter_loss lost;
 };
 
 /* What both views show above the table; also puts the rows in order. */
 static void summarize(struct top *t, struct summary *sum)
 {
-	size_t i;
-
 	build_order(t);
-	sum->rate = 0;
-	sum->total = 0;
-	for (i = 0; i < t->nrows; i++) {
-		sum->rate += t->rows[i].rate;
-		sum->total += t->rows[i].total;
-	}
-	total_loss(t, &sum->lost);
+	kt_counter_sum(t->c, &sum->rate, &sum->total);
+	kt_counter_total_loss(t->c, &sum->lost);
 }
 
 /* ---- text output -------------------------------------------------------- */
 
-/*
- * How the buffers are read: mapped, or by read() where the kernel would
- * not map them (before 6.10; a CPU never online has no buffer to map).
- */
-static const char *how_read(const struct top *t)
-{
-	if (t->nmapped == t->ncpu)
-		return "mmap";
-	return t->nmapped ? "mmap+read" : "read";
-}
-
 /* Returns 0, or -errno when the output is gone (EPIPE: reader left). */
 static int print_text(struct top *t)
 {
+	int cpu, ncpu = kt_counter_cpus(t->c), wlabel = W_EVENT;
+	struct kt_counter_loss l;
 	struct summary sum;
-	int cpu, wlabel = W_EVENT;
+	const char *label;
 	size_t i, len;
-	struct loss l;
 	char *line;
 
 	summarize(t, &sum);
-	for (i = 0; i < t->norder; i++)
-		if ((int)strlen(t->rows[t->order[i]].label) > wlabel)
-			wlabel = (int)strlen(t->rows[t->order[i]].label);
+	for (i = 0; i < t->norder; i++) {
+		label = kt_counter_row_at(t->c, t->order[i])->label;
+		if ((int)strlen(label) > wlabel)
+			wlabel = (int)strlen(label);
+	}
 	/* Every CPU gets its column in text, however many there are. */
 	len = (size_t)wlabel + W_RATE + W_TOTAL + 256 +
-	      (size_t)t->ncpu * (W_CPU + 1);
+	      (size_t)ncpu * (W_CPU + 1);
 	line = malloc(len);
 	if (!line)
 		return -ENOMEM;
 	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s%s\n",
-	       t->inst_name, how_read(t), t->nrows - 1,
-	       t->o->interval, t->samples, sort_names[t->sort],
-	       t->tracing_off ? ", tracing off" : "");
+	       kt_counter_instance(t->c), kt_counter_read_mode(t->c),
+	       kt_counter_rows(t->c) - 1, t->o->interval,
+	       kt_counter_samples(t->c), sort_names[t->sort],
+	       kt_counter_tracing_off(t->c) ? ", tracing off" : "");
 	format_loss(&sum.lost, line, len);
 	printf("rate %.1f/s  total %llu  %s\n", sum.rate,
 	       (unsigned long long)sum.total, line);
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		cpu_loss(t, cpu, &l);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		kt_counter_cpu_loss(t->c, cpu, &l);
 		format_loss(&l, line, len);
-		printf("cpu%d fill %u%%  %s\n", cpu, fill_pct(t, cpu), line);
+		printf("cpu%d fill %u%%  %s\n", cpu,
+		       kt_counter_fill_pct(t->c, cpu), line);
 	}
-	format_header(line, len, t->ncpu, false, wlabel);
+	format_header(line, len, ncpu, false, wlabel);
 	printf("%s\n", line);
 	for (i = 0; i < t->norder; i++) {
-		format_row(t, t->order[i], line, len, t->ncpu, false, wlabel);
+		format_row(t, t->order[i], line, len, ncpu, false, wlabel);
 		printf("%s\n", line);
 	}
 	printf("\n");
@@ -955,34 +499,36 @@ static void human(char *buf, size_t len, unsigned long long v)
 
 /* One CPU's header cell: buffer fill and what it lost. */
 static void format_cpu_cell(const struct top *t, int cpu, char *cell,
-			    size_t len, struct loss *l)
+			    size_t len, struct kt_counter_loss *l)
 {
 	char ovr[16], drp[16], mis[16];
 
-	cpu_loss(t, cpu, l);
+	kt_counter_cpu_loss(t->c, cpu, l);
 	human(ovr, sizeof(ovr), l->overrun);
 	human(drp, sizeof(drp), l->dropped);
 	human(mis, sizeof(mis), l->missed);
 	snprintf(cell, len, "cpu%-3d fill %3u%%  ovr %s drp %s mis %s%s",
-		 cpu, fill_pct(t, cpu), ovr, drp, mis, l->unknown ? "+" : "");
+		 cpu, kt_counter_fill_pct(t->c, cpu), ovr, drp, mis,
+		 l->unknown ? "+" : "");
 }
 
 static void draw(struct top *t)
 {
-	char line[1024], cell[128];
 	int y = 0, cpu, per_line, cpu_lines, ncols, avail, i, cell_w;
+	int ncpu = kt_counter_cpus(t->c);
+	char line[1024], cell[128];
+	struct kt_counter_loss l;
 	struct summary sum;
 	size_t pos, p;
-	struct loss l;
 	attr_t attr;
 
 	summarize(t, &sum);
 	erase();
 
 	snprintf(line, sizeof(line), " ktrace top  %s (%s)  %zu events  every %.1fs  sort: %s%s",
-		 t->inst_name, how_read(t), t->nrows - 1,
-		 t->o->interval, sort_names[t->sort],
-		 t->tracing_off ? "  TRACING OFF" : "");
+		 kt_counter_instance(t->c), kt_counter_read_mode(t->c),
+		 kt_counter_rows(t->c) - 1, t->o->interval, sort_names[t->sort],
+		 kt_counter_tracing_off(t->c) ? "  TRACING OFF" : "");
 	attron(A_REVERSE);
 	mvhline(y, 0, ' ', COLS);
 	mvaddnstr(y, 0, line, COLS);
@@ -995,7 +541,7 @@ static void draw(struct top *t)
 		 (unsigned long long)sum.total);
 	mvaddnstr(y, 0, line, COLS);
 	format_loss(&sum.lost, cell, sizeof(cell));
-	attr = lost_any(&sum.lost) ? lost_attr(t) : A_NORMAL;
+	attr = kt_counter_loss_any(&sum.lost) ? lost_attr(t) : A_NORMAL;
 	attron(attr);
 	addnstr(cell, COLS > (int)strlen(line) ? COLS - (int)strlen(line) : 0);
 	attroff(attr);
@@ -1007,25 +553,25 @@ static void draw(struct top *t)
 	 * loss of 31.1k in every column must not be cut to "mis 3".
 	 */
 	cell_w = 0;
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
+	for (cpu = 0; cpu < ncpu; cpu++) {
 		format_cpu_cell(t, cpu, cell, sizeof(cell), &l);
 		if ((int)strlen(cell) + 2 > cell_w)
 			cell_w = (int)strlen(cell) + 2;
 	}
 	per_line = cell_w && COLS / cell_w > 0 ? COLS / cell_w : 1;
-	cpu_lines = (t->ncpu + per_line - 1) / per_line;
+	cpu_lines = (ncpu + per_line - 1) / per_line;
 	if (cpu_lines > LINES / 4)
 		cpu_lines = LINES / 4 > 0 ? LINES / 4 : 1;
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
+	for (cpu = 0; cpu < ncpu; cpu++) {
 		int cy = y + cpu / per_line, cx = (cpu % per_line) * cell_w;
 
 		if (cpu / per_line >= cpu_lines) {
 			mvprintw(y + cpu_lines - 1, COLS > 12 ? COLS - 12 : 0,
-				 "+%d cpus", t->ncpu - cpu);
+				 "+%d cpus", ncpu - cpu);
 			break;
 		}
 		format_cpu_cell(t, cpu, cell, sizeof(cell), &l);
-		attr = lost_any(&l) ? lost_attr(t) : A_NORMAL;
+		attr = kt_counter_loss_any(&l) ? lost_attr(t) : A_NORMAL;
 		attron(attr);
 		mvaddnstr(cy, cx, cell, COLS - cx > 0 ? COLS - cx : 0);
 		attroff(attr);
@@ -1035,8 +581,8 @@ static void draw(struct top *t)
 	ncols = (COLS - (W_BOX + W_EVENT + W_RATE + W_TOTAL)) / W_CPU;
 	if (ncols < 0)
 		ncols = 0;
-	if (ncols > t->ncpu)
-		ncols = t->ncpu;
+	if (ncols > ncpu)
+		ncols = ncpu;
 	format_header(line, sizeof(line), ncols, true, W_EVENT);
 	attron(A_BOLD | A_UNDERLINE);
 	mvhline(y, 0, ' ', COLS);
@@ -1058,7 +604,7 @@ static void draw(struct top *t)
 
 		format_row(t, ri, line, sizeof(line), ncols, true, W_EVENT);
 		attr = ri == t->sel ? A_REVERSE : A_NORMAL;
-		if (!t->rows[ri].on)
+		if (!kt_counter_row_at(t->c, ri)->on)
 			attr |= A_DIM;
 		if (ri == t->sel)
 			mvhline(y + i, 0, ' ' | A_REVERSE, COLS);
@@ -1077,7 +623,7 @@ static void draw(struct top *t)
 
 static void toggle(struct top *t)
 {
-	struct row *r = &t->rows[t->sel];
+	const struct kt_counter_row *r = kt_counter_row_at(t->c, t->sel);
 	int ret;
 
 	if (!t->sel) {
@@ -1089,16 +635,12 @@ static void toggle(struct top *t)
 			 r->label);
 		return;
 	}
-	ret = kt_event_set_enable(t->inst, r->system, r->name, !r->on);
+	ret = kt_counter_set_enable(t->c, t->sel, !r->on);
 	if (ret) {
 		snprintf(t->msg, sizeof(t->msg), "cannot switch '%s' %s: %s",
 			 r->label, r->on ? "off" : "on", strerror(-ret));
 		return;
 	}
-	r->on = !r->on;
-	/* The first toggle of a borrowed instance's event: remember it. */
-	if (!t->own_instance && r->was < 0)
-		r->was = !r->on;
 	snprintf(t->msg, sizeof(t->msg), "%s %s", r->label, r->on ? "on" : "off");
 }
 
@@ -1174,14 +716,25 @@ static bool handle_key(struct top *t, int ch)
 
 /* ---- the loop ----------------------------------------------------------- */
 
+/* Close an interval: rates over the time it really took. */
+static void sample(struct top *t)
+{
+	double now = now_s(), dt = now - t->last_sample;
+
+	if (dt <= 0)
+		dt = t->o->interval;
+	kt_counter_sample(t->c, dt);
+	t->last_sample = now;
+}
+
 /* Our nice value while counting, as record's recorder threads. */
 #define TOP_NICE	(-20)
 
 static int run(struct top *t)
 {
 	double next = now_s() + t->o->interval, now;
+	int timeout, ch, cpu, err, ret = KT_EXIT_OK, ncpu = kt_counter_cpus(t->c);
 	struct pollfd *pfd;
-	int timeout, ch, cpu, err, ret = KT_EXIT_OK;
 	bool dirty;
 
 	/*
@@ -1195,15 +748,15 @@ static int run(struct top *t)
 	setpriority(PRIO_PROCESS, 0, TOP_NICE);
 
 	/* Keys, and each CPU's buffer waking us as it fills up. */
-	pfd = calloc((size_t)t->ncpu + 1, sizeof(*pfd));
+	pfd = calloc((size_t)ncpu + 1, sizeof(*pfd));
 	if (!pfd) {
 		kt_err("cannot start: %s", strerror(ENOMEM));
 		return KT_EXIT_FAIL;
 	}
 	pfd[0].fd = t->curses ? STDIN_FILENO : -1;
 	pfd[0].events = POLLIN;
-	for (cpu = 0; cpu < t->ncpu; cpu++) {
-		pfd[cpu + 1].fd = kt_livebuf_fd(t->lb[cpu]);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		pfd[cpu + 1].fd = kt_counter_fd(t->c, cpu);
 		pfd[cpu + 1].events = POLLIN;
 	}
 
@@ -1220,12 +773,12 @@ static int run(struct top *t)
 			timeout = TICK_MS;
 		if (timeout < 0)
 			timeout = 0;
-		if (poll(pfd, (nfds_t)t->ncpu + 1, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)ncpu + 1, timeout) < 0 && errno != EINTR) {
 			kt_err("cannot wait for input: %s", strerror(errno));
 			ret = KT_EXIT_FAIL;
 			break;
 		}
-		if (drain(t)) {
+		if (kt_counter_drain(t->c)) {
 			ret = KT_EXIT_FAIL;
 			break;
 		}
@@ -1257,7 +810,7 @@ static int run(struct top *t)
 				}
 				break;
 			}
-			if (t->o->iterations && t->samples >= t->o->iterations) {
+			if (t->o->iterations && kt_counter_samples(t->c) >= t->o->iterations) {
 				if (t->curses)
 					draw(t);
 				break;
@@ -1289,27 +842,26 @@ static void install_signals(void)
 /* Loss is never silent: say it once more where it outlives the screen. */
 static void report_loss(const struct top *t)
 {
+	struct kt_counter_loss l;
 	char line[256];
-	struct loss l;
 
-	total_loss(t, &l);
-	if (!lost_any(&l))
+	kt_counter_total_loss(t->c, &l);
+	if (!kt_counter_loss_any(&l))
 		return;
 	format_loss(&l, line, sizeof(line));
-	if (t->own_instance)
+	if (kt_counter_own_instance(t->c))
 		kt_warn("events were %s; try fewer events or a larger buffer (-b, now %llu KB per CPU)",
-			line, t->buf_bytes[0] / 1024);
+			line, kt_counter_buffer_kb(t->c));
 	else
 		kt_warn("events were %s; try fewer events or a larger buffer_size_kb for instance '%s'",
-			line, t->inst_name);
+			line, kt_counter_instance(t->c));
 }
 
 int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = { .interval = 1.0 };
+	int ret = KT_EXIT_FAIL, err;
 	struct top t;
-	int ret = KT_EXIT_FAIL;
-	size_t i;
 
 	if (kt_argp_parse(&top_argp, argc, argv, &o))
 		return KT_EXIT_OK;
@@ -1319,79 +871,33 @@ int cmd_top(int argc, char **argv)
 	t.o = &o;
 	install_signals();
 
-	t.ncpu = kt_cpu_count();
-	if (t.ncpu < 1) {
-		kt_err("cannot find the per-CPU buffers in tracefs: %s",
-		       strerror(-t.ncpu));
+	t.c = kt_counter_new(o.instance);
+	if (!t.c)
 		goto err_opts;
-	}
-	/* Row 0 counts what no row names (and what -B's others enable). */
-	if (add_row(&t, "", "(other)")) {
-		kt_err("cannot start: %s", strerror(ENOMEM));
-		goto err_rows;
-	}
-	free(t.rows[0].label);
-	t.rows[0].label = strdup("(other)");
-	if (!t.rows[0].label)
-		goto err_rows;
-	if (open_instance(&t))
-		goto err_rows;
 	if (o.instance && !o.nevents) {
 		if (rows_from_set_event(&t))
-			goto err_instance;
+			goto err_counter;
 	} else if (rows_from_specs(&t)) {
-		goto err_instance;
-	}
-	if (alloc_tables(&t)) {
-		kt_err("cannot start: %s", strerror(ENOMEM));
-		goto err_tables;
+		goto err_counter;
 	}
 	if (o.buffer_kb) {
-		char kb[32];
-		int err;
-
-		snprintf(kb, sizeof(kb), "%lu", o.buffer_kb);
-		err = kt_tracefs_write(t.inst, "buffer_size_kb", kb);
+		err = kt_counter_resize(t.c, o.buffer_kb);
 		if (err) {
 			kt_err("cannot make the buffer %lu KB per CPU: %s; try a smaller -b",
 			       o.buffer_kb, strerror(-err));
-			goto err_tables;
+			goto err_counter;
 		}
 	}
-	/* A private instance records only once everything is set up. */
-	if (t.own_instance && kt_tracefs_write(t.inst, "tracing_on", "0"))
-		kt_warn("cannot pause instance '%s' while setting it up",
-			t.inst_name);
-	for (i = 1; i < t.nrows; i++)
-		if (setup_row(&t, i, !o.instance || o.nevents))
-			goto err_tables;
-	if (open_buffers(&t))
-		goto err_buffers;
-	/*
-	 * Wake up at a tenth full (not the default half), as record's
-	 * recorders do, so a burst between two wake-ups still fits.
-	 */
-	if (t.own_instance && kt_tracefs_write(t.inst, "buffer_percent", "10"))
-		kt_debug("cannot set buffer_percent of instance '%s'",
-			 t.inst_name);
-	if (t.own_instance && kt_tracefs_write(t.inst, "tracing_on", "1")) {
-		kt_err("cannot start tracing in instance '%s'", t.inst_name);
-		goto err_buffers;
-	}
+	if (kt_counter_start(t.c, !o.instance || o.nevents, livebuf_flags()))
+		goto err_counter;
 	if (!o.batch && isatty(STDOUT_FILENO) && init_screen(&t))
 		kt_warn("cannot use the terminal (TERM=%s); printing text",
 			getenv("TERM") ? getenv("TERM") : "");
 	ret = run(&t);
 	end_screen(&t);
 	report_loss(&t);
-err_buffers:
-	close_buffers(&t);
-err_tables:
-	free_tables(&t);
-err_instance:
-	close_instance(&t);
-err_rows:
-	free_rows(&t);
+err_counter:
+	kt_counter_free(t.c);
 err_opts:
 	free(o.events);
 	return ret;

@@ -11,9 +11,10 @@
 
 #include <traceevent/event-parse.h>
 
-#include "cmd.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "file/reader.h"
+#include "views/filestat.h"
 #include "views/summary.h"
 
 static double span_s(unsigned long long a, unsigned long long b)
@@ -235,30 +236,31 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s, FILE *out
 	fprintf(out, "}\n");
 }
 
-int kt_report_file_stat(const char *path, bool json)
+int kt_filestat_write(const char *path, FILE *out, bool json)
 {
 	struct kt_summary *s;
 	struct kt_reader *r;
-	int status = KT_EXIT_OK;
+	int ret = 0;
 
 	r = kt_reader_open(path);
 	if (!r)
-		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
+		return errno ? -errno : -EIO;
 	s = kt_summary_new(r);
 	if (!s) {
-		kt_err("cannot summarise '%s': %s", path, strerror(errno));
-		kt_reader_close(r);
-		return KT_EXIT_FAIL;
+		ret = -errno;
+		kt_err("cannot summarise '%s': %s", path, strerror(-ret));
+		goto err_reader;
 	}
 	if (json)
-		stat_json(r, s, stdout);
+		stat_json(r, s, out);
 	else
-		stat_text(r, s, stdout);
+		stat_text(r, s, out);
 	if (kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the counts above cover what could be read", path);
-		status = KT_EXIT_DAMAGED;
+		ret = -EBADMSG;
 	}
 	kt_summary_free(s);
+err_reader:
 	kt_reader_close(r);
-	return status;
+	return ret;
 }
