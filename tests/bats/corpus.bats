@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# ktrace report on a stored corpus of trace.dat files (tests/data/*.dat,
+# described in tests/data/PROVENANCE.md): for each, `ktrace report -i FILE`
+# must exit 0 and print what `trace-cmd report -i FILE` prints, line for
+# line.  Files ktrace does not yet read so wait in tests/data/pending/
+# (not read here; its README says why).  KT_CORPUS_DIR=DIR adds DIR's
+# *.dat files (a corpus kept outside the tree) to the run.
+#
+# One @test per file, so that a failure names it (bats 1.8 has no tests
+# made at run time): a new file in tests/data needs its line below, and
+# the first test fails until it has one.
+
+load helpers
+
+# libtraceevent leaks inside tep_parse_event() on formats it half parses.
+export LSAN_OPTIONS=suppressions=$TOP/tests/lsan-libtraceevent.supp
+
+# The oracle's text: trace-cmd report without its first line ("cpus=N"
+# or "version = N"), which ktrace does not print.  trace-cmd here is
+# built without zlib: a *-zlib.dat file reads as its *-zstd.dat twin.
+oracle() { # FILE
+	local f=$1
+	case $f in
+	*-zlib.dat) f=${f%-zlib.dat}-zstd.dat ;;
+	esac
+	trace-cmd report -i "$f" 2>/dev/null | tail -n +2
+}
+
+same_as_trace_cmd() { # FILE
+	local f=$1 out=$BATS_TEST_TMPDIR
+	oracle "$f" >"$out/tc"
+	[ -s "$out/tc" ] || { echo "trace-cmd printed nothing for $f" >&2; return 1; }
+	"$KTRACE" report -i "$f" >"$out/kt" 2>"$out/err" || {
+		echo "ktrace report -i $f: status $?: $(head -c 600 "$out/err")" >&2
+		return 1
+	}
+	cmp -s "$out/tc" "$out/kt" || {
+		diff -u "$out/tc" "$out/kt" | head -n 20 >&2
+		echo "ktrace report -i $f differs from trace-cmd report" >&2
+		return 1
+	}
+}
+
+@test "every stored file has its test here and its line in PROVENANCE.md" {
+	local f n=0
+	for f in "$TOP"/tests/data/*.dat; do
+		n=$((n + 1))
+		f=$(basename "$f")
+		grep -q "^@test \"$f\" { same_as_trace_cmd \"\$TOP/tests/data/$f\"; }\$" \
+			"$BATS_TEST_FILENAME" || fail "$f has no test in corpus.bats"
+		grep -qF "\`$f\`" "$TOP/tests/data/PROVENANCE.md" ||
+			fail "$f has no line in tests/data/PROVENANCE.md"
+	done
+	[ "$n" -ge 10 ] || fail "only $n files in tests/data"
+}
+
+@test "kt-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/kt-kinds.dat"; }
+@test "kt-sched.dat" { same_as_trace_cmd "$TOP/tests/data/kt-sched.dat"; }
+@test "tc-clock-global.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-global.dat"; }
+@test "tc-clock-mono.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-mono.dat"; }
+@test "tc-clock-uptime.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-uptime.dat"; }
+@test "tc-date.dat" { same_as_trace_cmd "$TOP/tests/data/tc-date.dat"; }
+@test "tc-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/tc-kinds.dat"; }
+@test "tc-multi.dat" { same_as_trace_cmd "$TOP/tests/data/tc-multi.dat"; }
+@test "tc-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-print.dat"; }
+@test "tc-sched.dat" { same_as_trace_cmd "$TOP/tests/data/tc-sched.dat"; }
+@test "tc-syscalls.dat" { same_as_trace_cmd "$TOP/tests/data/tc-syscalls.dat"; }
+@test "tc-ustack.dat" { same_as_trace_cmd "$TOP/tests/data/tc-ustack.dat"; }
+@test "tc-v7-lost.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-lost.dat"; }
+@test "tc-v7-multi.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-multi.dat"; }
+@test "tc-v7-none.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-none.dat"; }
+@test "tc-v7-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-print.dat"; }
+@test "tc-v7-zlib.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zlib.dat"; }
+@test "tc-v7-zstd.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zstd.dat"; }
+
+@test "KT_CORPUS_DIR: every file there reads the same" {
+	[ -n "${KT_CORPUS_DIR:-}" ] || skip "KT_CORPUS_DIR not set"
+	local f bad=()
+	for f in "$KT_CORPUS_DIR"/*.dat; do
+		( same_as_trace_cmd "$f" ) >/dev/null 2>&1 || bad+=("$(basename "$f")")
+	done
+	[ ${#bad[@]} = 0 ] || fail "differ or fail: ${bad[*]}"
+}
