@@ -237,6 +237,23 @@ static bool cpu_wanted(const struct kt_decoder *d, int cpu)
  * long the common fields are, and the bytes each event's fields need,
  * so every record handed out is one libtraceevent can read in bounds.
  */
+/*
+ * ftrace's own events (system "ftrace") are declarations of the
+ * kernel's ring-buffer entries, not tracepoint layouts: a trailing
+ * fixed array there is as long as the record says, not as the format
+ * says.  kernel_stack declares caller[8] and writes as many frames as
+ * the stack has (FTRACE_STACK_ENTRIES is a declaration, not a length);
+ * trace-cmd and libtraceevent read what the record holds.  So the
+ * record must reach the array, not its declared end.
+ */
+static bool trailing_array(const struct tep_event *ev,
+			   const struct tep_format_field *f)
+{
+	return (f->flags & TEP_FIELD_IS_ARRAY) &&
+	       !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+	       ev->system && !strcmp(ev->system, "ftrace");
+}
+
 static int setup_events(struct kt_decoder *d)
 {
 	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
@@ -290,6 +307,8 @@ static int setup_events(struct kt_decoder *d)
 					ok = false;
 					break;
 				}
+				if (pass && !f->next && trailing_array(ev, f))
+					end = f->offset;
 				if (end > need)
 					need = (int32_t)end;
 			}

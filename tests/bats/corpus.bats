@@ -64,11 +64,13 @@ same_as_trace_cmd() { # FILE
 @test "tc-multi.dat" { same_as_trace_cmd "$TOP/tests/data/tc-multi.dat"; }
 @test "tc-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-print.dat"; }
 @test "tc-sched.dat" { same_as_trace_cmd "$TOP/tests/data/tc-sched.dat"; }
+@test "tc-stack.dat" { same_as_trace_cmd "$TOP/tests/data/tc-stack.dat"; }
 @test "tc-syscalls.dat" { same_as_trace_cmd "$TOP/tests/data/tc-syscalls.dat"; }
 @test "tc-ustack.dat" { same_as_trace_cmd "$TOP/tests/data/tc-ustack.dat"; }
 @test "tc-v7-lost.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-lost.dat"; }
 @test "tc-v7-multi.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-multi.dat"; }
 @test "tc-v7-none.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-none.dat"; }
+@test "tc-v7-stack.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-stack.dat"; }
 @test "tc-v7-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-print.dat"; }
 @test "tc-v7-zlib.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zlib.dat"; }
 @test "tc-v7-zstd.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zstd.dat"; }
