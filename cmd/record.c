@@ -42,6 +42,7 @@
 #include "live/recorder.h"
 #include "live/recover.h"
 #include "util-session.h"
+#include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
 
@@ -1487,7 +1488,7 @@ static int recover(const struct record_opts *o)
 	case -ENOSPC:
 		break;
 	case -ENOENT:
-		kt_err("nothing to recover for '%s': no %s.tmp-PID left by a killed 'ktrace record'",
+		kt_err("nothing to recover for '%s': no %s" KT_PIECE_TMP "PID left by a killed 'ktrace record'",
 		       o->recover, o->recover);
 		return KT_EXIT_FAIL;
 	case -EBUSY:
@@ -1495,7 +1496,7 @@ static int recover(const struct record_opts *o)
 		       o->recover, (int)r.pid);
 		return KT_EXIT_FAIL;
 	case -EBADMSG:
-		kt_err("cannot recover '%s': the pieces of pid %d are damaged (killed before its headers were written); remove %s.tmp-%d*",
+		kt_err("cannot recover '%s': the pieces of pid %d are damaged (killed before its headers were written); remove %s" KT_PIECE_TMP "%d*",
 		       o->recover, (int)r.pid, o->recover, (int)r.pid);
 		return KT_EXIT_FAIL;
 	default:
