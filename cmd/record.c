@@ -41,7 +41,7 @@
 #include "live/evsave.h"
 #include "live/recorder.h"
 #include "live/recover.h"
-#include "util-session.h"
+#include "live/tracing.h"
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/writer.h"

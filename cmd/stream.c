@@ -29,7 +29,7 @@
 #include "live/livebuf.h"
 #include "live/livestream.h"
 #include "base/log.h"
-#include "util-session.h"
+#include "live/tracing.h"
 
 enum {
 	OPT_FORMAT = 256,

@@ -21,7 +21,7 @@
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/module.h"
-#include "util-session.h"
+#include "live/tracing.h"
 
 int kt_parse_ulong(const char *s, unsigned long long max,
 		   unsigned long long *out)
