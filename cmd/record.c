@@ -41,7 +41,9 @@
 #include "live/evsave.h"
 #include "live/recorder.h"
 #include "live/recover.h"
+#include "live/run.h"
 #include "live/tracing.h"
+#include "session-opts.h"
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
@@ -100,9 +102,9 @@ static const char *const proc_ctl[] = {
 /* Why the recording ended. */
 enum stop_reason {
 	STOP_NONE,
-	STOP_CHILD,
-	STOP_SIGNAL,
-	STOP_TIME,
+	STOP_CHILD = KT_RUN_CHILD_EXITED,
+	STOP_SIGNAL = KT_RUN_SIGNALLED,
+	STOP_TIME = KT_RUN_HOOK,
 	STOP_SIZE,
 	STOP_ERROR,
 };
@@ -110,11 +112,11 @@ enum stop_reason {
 struct session {
 	struct record_opts *o;
 	const char *tracing_dir;
-	struct kt_tracing t;		/* instance, events, filters */
+	struct kt_tracing *t;		/* instance, events, filters */
 	struct kt_evspec *specs;	/* --process: what kt_tracing_resolve used */
 	struct kt_writer *w;
 	char *tmpdir;
-	struct kt_run run;		/* COMMAND and the signals that end it */
+	struct kt_run *run;		/* COMMAND and the signals that end it */
 	struct kt_recorder *rec;
 	/* ktrace.ko's side, when a ktrace: event is recorded */
 	size_t nmod;			/* module events in events */
@@ -129,9 +131,6 @@ struct session {
 	char **stat_text;		/* per CPU, as stored in the file */
 	unsigned long long *cut;	/* per CPU, events a full disk cut off */
 	char *clock;			/* trace_clock file text */
-	int sfd;
-	sigset_t oldmask;
-	bool masked;
 	struct timespec t0;
 	double elapsed;
 	/* helper threads */
@@ -454,8 +453,8 @@ static int module_pids(struct session *s, bool fork)
 	pids = calloc(o->npids + 1, sizeof(*pids));
 	if (!pids)
 		return -ENOMEM;
-	if (s->run.child)
-		pids[n++] = kt_child_pid(s->run.child);
+	if (kt_run_child_pid(s->run))
+		pids[n++] = kt_run_child_pid(s->run);
 	for (i = 0; i < o->npids; i++)
 		pids[n++] = o->pids[i];
 	ret = kt_module_set_pids(pids, n, fork);
@@ -479,7 +478,7 @@ static int module_process_setup(struct session *s)
 	const struct record_opts *o = s->o;
 	const char *val[NPROC_CTL];
 	char uid[24], comm[COMM_MAX + 2], root[24];
-	size_t i, nroots = (s->run.child ? 1 : 0) + o->t.npids;
+	size_t i, nroots = (kt_run_child_pid(s->run) ? 1 : 0) + o->t.npids;
 	int ret;
 
 	for (i = 0; i < NPROC_CTL; i++) {
@@ -495,7 +494,7 @@ static int module_process_setup(struct session *s)
 	/* A newline: an empty write() leaves the filter as it was. */
 	snprintf(comm, sizeof(comm), "%s\n", o->comm);
 	snprintf(root, sizeof(root), "%d", nroots != 1 || o->t.only_cmd ? 0 :
-		 s->run.child ? (int)kt_child_pid(s->run.child) : (int)o->t.pids[0]);
+		 kt_run_child_pid(s->run) ? (int)kt_run_child_pid(s->run) : (int)o->t.pids[0]);
 	val[0] = o->no_lifecycle ? "0" : "1";
 	val[1] = o->no_syscalls ? "0" : "1";
 	val[2] = o->no_signals ? "0" : "1";
@@ -547,11 +546,11 @@ static int module_buffer_size(struct session *s)
  */
 static int module_prepare(struct session *s)
 {
-	size_t i, j, n = kt_event_list_count(s->t.events);
+	size_t i, j, n = kt_event_list_count(kt_tracing_events(s->t));
 	int ret, ncpus;
 
 	for (i = 0; i < n; i++)
-		s->nmod += kt_is_module_event(kt_event_list_at(s->t.events, i));
+		s->nmod += kt_is_module_event(kt_event_list_at(kt_tracing_events(s->t), i));
 	if (!s->nmod)
 		return KT_EXIT_OK;
 	ret = kt_module_running();
@@ -569,7 +568,7 @@ static int module_prepare(struct session *s)
 	if (!s->mod_saved)
 		return KT_EXIT_FAIL;
 	for (i = 0, j = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+		const struct kt_event_ref *r = kt_event_list_at(kt_tracing_events(s->t), i);
 
 		if (!kt_is_module_event(r))
 			continue;
@@ -580,7 +579,7 @@ static int module_prepare(struct session *s)
 			return KT_EXIT_FAIL;
 		}
 	}
-	ret = kt_tracefs_write(s->t.inst, "trace_clock", "local");
+	ret = kt_tracefs_write(kt_tracing_inst(s->t), "trace_clock", "local");
 	if (!ret)
 		ret = kt_module_write(KTRACE_FILE_RESET, "1");
 	if (ret) {
@@ -598,7 +597,7 @@ static int module_prepare(struct session *s)
 		return KT_EXIT_FAIL;
 	}
 	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+		const struct kt_event_ref *r = kt_event_list_at(kt_tracing_events(s->t), i);
 
 		if (!kt_is_module_event(r))
 			continue;
@@ -721,7 +720,7 @@ static int read_stats(struct session *s, struct kt_cpu_stats *st)
 	int cpu, ret;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		ret = kt_cpu_stats_read(s->t.inst, cpu, &st[cpu]);
+		ret = kt_cpu_stats_read(kt_tracing_inst(s->t), cpu, &st[cpu]);
 		if (ret)
 			return ret;
 	}
@@ -828,7 +827,7 @@ static void *remover_main(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	s->remove_err = kt_instance_remove(s->t.inst);
+	s->remove_err = kt_tracing_remove(s->t);
 	return NULL;
 }
 
@@ -846,7 +845,6 @@ static void join_remover(struct session *s)
 	if (s->remover_running) {
 		pthread_join(s->remover, NULL);
 		s->remover_running = false;
-		s->t.inst = NULL;
 	}
 }
 
@@ -860,7 +858,7 @@ static void status_line(struct session *s)
 	int cpu;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		if (kt_cpu_stats_read(s->t.inst, cpu, &st))
+		if (kt_cpu_stats_read(kt_tracing_inst(s->t), cpu, &st))
 			continue;
 		events += kt_stat_delta(st.read + st.entries,
 					s->st0[cpu].read + s->st0[cpu].entries);
@@ -874,54 +872,48 @@ static void status_line(struct session *s)
 	fflush(stderr);
 }
 
-static void run_loop(struct session *s)
+/* Before each wait: -s; how long until the next status line. */
+static int run_before(void *arg, int *timeout_ms)
 {
-	bool live = s->status_line;
-	int timeout;
+	struct session *s = arg;
 	double left;
 
-	for (;;) {
-		struct pollfd pfd[2] = {
-			{ .fd = s->sfd, .events = POLLIN },
-			{ .fd = s->rec ? kt_recorder_notify_fd(s->rec) : -1,
-			  .events = POLLIN },
-		};
-		timeout = live ? 1000 : -1;
-		if (s->o->seconds > 0) {
-			left = s->o->seconds - now_since(&s->t0);
-			if (left <= 0) {
-				s->why = STOP_TIME;
-				return;
-			}
-			if (timeout < 0 || left * 1000 < timeout)
-				timeout = (int)(left * 1000) + 1;
-		}
-		/* A child that exited before the loop began. */
-		if (kt_run_child_exited(&s->run)) {
-			s->why = STOP_CHILD;
-			return;
-		}
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
-			s->why = STOP_ERROR;
-			return;
-		}
-		switch (kt_run_signals(&s->run, s->sfd)) {
-		case KT_RUN_CHILD_EXITED:
-			s->why = STOP_CHILD;
-			return;
-		case KT_RUN_SIGNALLED:
-			s->why = STOP_SIGNAL;
-			return;
-		case KT_RUN_GOING:
-			break;
-		}
-		if (pfd[1].revents & POLLIN) {
-			s->why = kt_recorder_error(s->rec) ? STOP_ERROR : STOP_SIZE;
-			return;
-		}
-		if (live)
-			status_line(s);
+	*timeout_ms = s->status_line ? 1000 : -1;
+	if (s->o->seconds > 0) {
+		left = s->o->seconds - now_since(&s->t0);
+		if (left <= 0)
+			return STOP_TIME;
+		if (*timeout_ms < 0 || left * 1000 < *timeout_ms)
+			*timeout_ms = (int)(left * 1000) + 1;
 	}
+	return 0;
+}
+
+/* A recorder stopped on its own (-m, a full disk); else the status line. */
+static int run_woke(void *arg, const struct pollfd *fds)
+{
+	struct session *s = arg;
+
+	if (fds[0].revents & POLLIN)
+		return kt_recorder_error(s->rec) ? STOP_ERROR : STOP_SIZE;
+	if (s->status_line)
+		status_line(s);
+	return 0;
+}
+
+static void run_loop(struct session *s)
+{
+	struct pollfd fd = {
+		.fd = s->rec ? kt_recorder_notify_fd(s->rec) : -1,
+		.events = POLLIN,
+	};
+	struct kt_run_hooks hooks = {
+		.fds = &fd, .nfds = 1, .before = run_before, .woke = run_woke,
+		.arg = s,
+	};
+	int why = kt_run_loop(s->run, &hooks);
+
+	s->why = why < 0 ? STOP_ERROR : why;
 }
 
 /* ---- the end ---- */
@@ -938,7 +930,7 @@ static int collect_cpu_stats(struct session *s)
 		char file[64], *text;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		text = kt_tracefs_read(s->t.inst, file);
+		text = kt_tracefs_read(kt_tracing_inst(s->t), file);
 		if (!text)
 			return -errno;
 		kt_cpu_stats_parse(text, &s->st1[cpu]);
@@ -1041,12 +1033,12 @@ static char *process_cmdlines(struct session *s)
 {
 	char *saved = kt_tracefs_read(NULL, "saved_cmdlines"), *mine, *all;
 	int ids[NPROC_EVENTS], offs[NPROC_EVENTS], size;
-	size_t i, n = 0, ne = kt_event_list_count(s->t.events);
+	size_t i, n = 0, ne = kt_event_list_count(kt_tracing_events(s->t));
 
 	if (!s->mod_process || !s->mrec)
 		return saved;
 	for (i = 0; i < ne && n < NPROC_EVENTS; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+		const struct kt_event_ref *r = kt_event_list_at(kt_tracing_events(s->t), i);
 
 		if (kt_is_module_event(r) && !strncmp(r->name, "process_", 8) &&
 		    !kt_module_event_field(r->name, "comm", &ids[n], &offs[n], &size) &&
@@ -1206,8 +1198,9 @@ static void session_free(struct session *s)
 	kt_recorder_free(s->rec);
 	kt_modrec_free(s->mrec);
 	module_restore(s);
-	kt_child_free(s->run.child);
-	kt_tracing_release(&s->t);
+	if (s->run)
+		kt_run_child_free(s->run);
+	kt_tracing_free(s->t);
 	/* The pieces of a recording that ended, even badly, are gone. */
 	if (s->w)
 		kt_recover_meta_remove(kt_writer_tmp_name(s->w));
@@ -1222,10 +1215,7 @@ static void session_free(struct session *s)
 	free(s->clock);
 	free(s->specs);
 	free(s->tmpdir);
-	if (s->sfd >= 0)
-		close(s->sfd);
-	if (s->masked)
-		sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	kt_run_free(s->run);
 	pthread_mutex_destroy(&s->ksyms_lock);
 	pthread_cond_destroy(&s->ksyms_cond);
 }
@@ -1237,18 +1227,14 @@ static void session_free(struct session *s)
  */
 static void retry_remove(struct session *s)
 {
-	struct tracefs_instance *inst;
-
-	if (s->remove_err != -EBUSY || (s->run.child && !s->run.child_done))
+	if (s->remove_err != -EBUSY || kt_run_child_running(s->run))
 		return;
-	s->remove_err = kt_instance_lookup(s->t.inst_name, &inst);
-	if (!s->remove_err)
-		s->remove_err = kt_instance_remove(inst);
+	s->remove_err = kt_tracing_remove_again(s->t);
 }
 
 static int record(struct record_opts *o)
 {
-	struct session s = { .o = o, .sfd = -1 };
+	struct session s = { .o = o };
 	int ret, status = KT_EXIT_FAIL, st;
 	unsigned long long lost;
 	bool failed = false;
@@ -1266,10 +1252,9 @@ static int record(struct record_opts *o)
 		kt_err("cannot find tracefs; try: mount -t tracefs nodev /sys/kernel/tracing");
 		goto out;
 	}
-	ret = s.sfd = kt_signals_block(&s.oldmask);
-	s.masked = ret >= 0;
-	if (ret < 0) {
-		kt_err("cannot set up signal handling: %s", strerror(-ret));
+	s.run = kt_run_new();
+	if (!s.run) {
+		kt_err("cannot set up signal handling: %s", strerror(errno));
 		goto out;
 	}
 	/* kallsyms takes tens of ms: read it while everything else happens. */
@@ -1283,11 +1268,12 @@ static int record(struct record_opts *o)
 
 		if (process_specs(o, s.mod_process, &s.specs, &n))
 			goto out;
-		if (kt_tracing_resolve(&s.t, &o->t, s.specs, n))
-			goto out;
-	} else if (kt_tracing_resolve(&s.t, &o->t, NULL, 0)) {
-		goto out;
+		s.t = kt_tracing_new(&o->t, s.specs, n);
+	} else {
+		s.t = kt_tracing_new(&o->t, NULL, 0);
 	}
+	if (!s.t)
+		goto out;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
 		if (ret) {
@@ -1307,9 +1293,9 @@ static int record(struct record_opts *o)
 	s.cut = calloc(s.ncpus, sizeof(*s.cut));
 	if (!s.st0 || !s.st1 || !s.cut)
 		goto out;
-	if (open_output(&s) || kt_tracing_instance(&s.t, WAKE_PERCENT))
+	if (open_output(&s) || kt_tracing_instance(s.t, WAKE_PERCENT))
 		goto out;
-	ret = kt_writer_headers(s.w, NULL, s.t.events);
+	ret = kt_writer_headers(s.w, NULL, kt_tracing_events(s.t));
 	if (ret) {
 		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
 		goto out;
@@ -1327,13 +1313,13 @@ static int record(struct record_opts *o)
 		}
 	}
 	if (o->t.cmd) {
-		s.run.child = kt_child_new(o->t.cmd);
-		if (!s.run.child) {
-			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(errno));
+		ret = kt_run_child_new(s.run, o->t.cmd);
+		if (ret) {
+			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(-ret));
 			goto out;
 		}
 	}
-	s.rec = kt_recorder_new(s.t.inst, s.ncpus, kt_writer_tmp_name(s.w));
+	s.rec = kt_recorder_new(kt_tracing_inst(s.t), s.ncpus, kt_writer_tmp_name(s.w));
 	if (!s.rec) {
 		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
 		goto out;
@@ -1366,12 +1352,12 @@ static int record(struct record_opts *o)
 	 * --process follows the tree of the command or -p, unless -F asks
 	 * for the command alone; without either it takes every process.
 	 */
-	s.t.comm = o->comm;
-	s.t.follow_children = o->process && !o->t.only_cmd && (s.run.child || o->t.npids);
-	if (kt_tracing_arm(&s.t, s.run.child ? kt_child_pid(s.run.child) : 0) ||
+	kt_tracing_set_process(s.t, o->comm, o->process && !o->t.only_cmd &&
+			       (kt_run_child_pid(s.run) || o->t.npids));
+	if (kt_tracing_arm(s.t, kt_run_child_pid(s.run)) ||
 	    module_prepare(&s))
 		goto out;
-	s.clock = kt_tracefs_read(s.t.inst, "trace_clock");
+	s.clock = kt_tracefs_read(kt_tracing_inst(s.t), "trace_clock");
 	ret = write_meta(&s);
 	if (ret) {
 		kt_err("cannot write beside '%s': %s", o->output, strerror(-ret));
@@ -1381,19 +1367,19 @@ static int record(struct record_opts *o)
 	if (!ret)
 		ret = module_start(&s);
 	if (!ret)
-		ret = kt_tracefs_write(s.t.inst, "tracing_on", "1");
+		ret = kt_tracefs_write(kt_tracing_inst(s.t), "tracing_on", "1");
 	if (ret) {
 		kt_err("cannot start tracing: %s", strerror(-ret));
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s.t0);
 	s.status_line = !o->quiet && isatty(STDERR_FILENO);
-	if (s.run.child) {
-		ret = kt_child_release(s.run.child);
+	if (kt_run_child_pid(s.run)) {
+		ret = kt_run_child_release(s.run);
 		if (ret) {
 			kt_err("cannot run '%s': %s", o->t.cmd[0], strerror(-ret));
-			kt_child_wait(s.run.child, &st);
-			status = kt_run_exit_status(st);
+			if (kt_run_child_status(s.run, &st))
+				status = kt_run_exit_status(st);
 			goto out;
 		}
 	}
@@ -1401,7 +1387,7 @@ static int record(struct record_opts *o)
 	run_loop(&s);
 
 	/* Stop: nothing new in the buffers, then take what is there. */
-	kt_tracefs_write(s.t.inst, "tracing_on", "0");
+	kt_tracefs_write(kt_tracing_inst(s.t), "tracing_on", "0");
 	ret = module_stop(&s);
 	if (ret) {
 		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
@@ -1443,26 +1429,23 @@ static int record(struct record_opts *o)
 		summary(&s);
 	lost = report_loss(&s);
 
-	if (s.run.child && !s.run.child_done && s.why != STOP_SIGNAL) {
+	if (kt_run_child_running(s.run) && s.why != STOP_SIGNAL) {
 		/* -s, -m or a full disk ended the recording, not the command. */
 		if (!o->quiet)
 			kt_info("waiting for '%s' (pid %d) to exit",
-				o->t.cmd[0], (int)kt_child_pid(s.run.child));
-		if (kt_child_wait(s.run.child, &st) == 0) {
-			s.run.child_done = true;
-			s.run.child_status = st;
-		}
+				o->t.cmd[0], (int)kt_run_child_pid(s.run));
+		kt_run_child_wait(s.run);
 	}
 	retry_remove(&s);
 	if (s.remove_err)
 		kt_warn("cannot remove tracefs instance '%s': %s; remove it with 'ktrace reset'",
-			s.t.inst_name, strerror(-s.remove_err));
+			kt_tracing_name(s.t), strerror(-s.remove_err));
 	if (failed)
 		status = KT_EXIT_FAIL;
-	else if (s.run.child && s.run.child_done && s.run.child_status != 0)
-		status = kt_run_exit_status(s.run.child_status);
-	else if (s.why == STOP_SIGNAL && s.run.child)
-		status = 128 + s.run.stop_signal;
+	else if (kt_run_child_status(s.run, &st) && st != 0)
+		status = kt_run_exit_status(st);
+	else if (s.why == STOP_SIGNAL && kt_run_child_pid(s.run))
+		status = 128 + kt_run_stop_signal(s.run);
 	else if (o->max_lost >= 0 && lost > (unsigned long long)o->max_lost) {
 		/* Not on status 3 alone: a command may exit 3 itself. */
 		status = KT_EXIT_LOST;
@@ -1471,8 +1454,8 @@ static int record(struct record_opts *o)
 		status = KT_EXIT_OK;
 	}
 out:
-	if (s.why == STOP_SIGNAL && s.run.child && !s.run.child_done)
-		kill(kt_child_pid(s.run.child), s.run.stop_signal);
+	if (s.why == STOP_SIGNAL && s.run)
+		kt_run_child_kill(s.run, kt_run_stop_signal(s.run));
 	session_free(&s);
 	return status;
 }
