@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "base/log.h"
+#include "live/evlookup.h"
 #include "live/tracefs.h"
 #include "live/module.h"
 
@@ -67,58 +68,10 @@ int kt_need_tracefs(void)
 	return KT_EXIT_FAIL;
 }
 
-/* "ambiguous event 'x'; name one: 'a:x' or 'b:x'" */
-static void ambiguous(const struct kt_catalog *cat, const char *spec)
-{
-	struct kt_event_list *all = kt_event_list_new();
-	char names[512] = "", *any = NULL;
-	size_t i, used = 0, n;
-
-	if (all && asprintf(&any, "*:%s", spec) >= 0)
-		kt_events_resolve(cat, any, all);
-	n = kt_event_list_count(all);
-	for (i = 0; i < n && used < sizeof(names); i++) {
-		const struct kt_event_ref *r = kt_event_list_at(all, i);
-
-		used += snprintf(names + used, sizeof(names) - used, "%s'%s:%s'",
-				 i ? " or " : "", r->system, r->name);
-	}
-	kt_err("ambiguous event '%s'; name one: %s", spec, names);
-	free(any);
-	kt_event_list_free(all);
-}
-
 int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
 			  struct kt_event_list *list)
 {
-	char hint[512];
-	int ret = kt_events_resolve(cat, spec, list);
-
-	if (ret > 0)
-		return KT_EXIT_OK;
-	if (ret == -ENOENT && !strncmp(spec, KTRACE_EVENT_SYSTEM ":",
-				       strlen(KTRACE_EVENT_SYSTEM ":")) &&
-	    !kt_events_use_module()) {
-		if (kt_events_backend() == KT_BACKEND_FTRACE)
-			kt_err("'%s' is an event of ktrace.ko, and --backend ftrace leaves it out; drop --backend or the event",
-			       spec);
-		else
-			kt_err("'%s' is an event of ktrace.ko, which is not loaded; %s",
-			       spec, KT_MODULE_LOAD_HINT);
-	} else if (ret == -EEXIST) {
-		ambiguous(cat, spec);
-	} else if (ret == -ENOENT && strpbrk(spec, "*?[")) {
-		/* Edit distance to a glob suggests nonsense. */
-		kt_err("no event matches '%s'; see 'ktrace list events'", spec);
-	} else if (ret == -ENOENT) {
-		if (!kt_events_suggest(cat, spec, hint, sizeof(hint)))
-			kt_err("unknown event '%s'; did you mean %s?", spec, hint);
-		else
-			kt_err("unknown event '%s'; see 'ktrace list'", spec);
-	} else {
-		kt_err("cannot resolve event '%s': %s", spec, strerror(-ret));
-	}
-	return KT_EXIT_FAIL;
+	return kt_event_spec_resolve(cat, spec, list) ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)

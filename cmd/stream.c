@@ -22,14 +22,16 @@
 
 #include <traceevent/event-parse.h>
 
-#include "live/child.h"
 #include "cmd.h"
+#include "live/child.h"
 #include "decode/decoder.h"
 #include "live/tracefs.h"
 #include "live/livebuf.h"
 #include "live/livestream.h"
 #include "base/log.h"
-#include "util-session.h"
+#include "live/run.h"
+#include "live/tracing.h"
+#include "session-opts.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -105,23 +107,21 @@ static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL,
 
 enum stop_reason {
 	STOP_NONE,
-	STOP_CHILD,
-	STOP_SIGNAL,
-	STOP_OUTPUT,	/* the reader of our output went away */
+	STOP_CHILD = KT_RUN_CHILD_EXITED,
+	STOP_SIGNAL = KT_RUN_SIGNALLED,
+	STOP_OUTPUT = KT_RUN_HOOK,	/* the reader of our output went away */
 	STOP_ERROR,
 };
 
 struct stream {
 	struct stream_opts *o;
-	struct kt_tracing t;
+	struct kt_tracing *t;
 	struct tep_handle *tep;
 	struct kt_livestream *ls;
 	struct kt_printer *p;
-	struct kt_run run;		/* COMMAND and the signals that end it */
+	struct kt_run *run;		/* COMMAND and the signals that end it */
 	int ncpus;
 	struct kt_cpu_stats *st0, *st1;
-	int sfd;
-	sigset_t oldmask;
 	bool out_is_pipe;
 	enum stop_reason why;
 	int err;		/* first decode/print error */
@@ -216,7 +216,7 @@ static void learn_comm(struct stream *s, int pid)
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0) {
-		if (s->run.child && pid == kt_child_pid(s->run.child)) {
+		if (pid == kt_run_child_pid(s->run)) {
 			const char *slash = strrchr(s->o->t.cmd[0], '/');
 
 			/* What exec made its comm: the name, cut to 15. */
@@ -277,53 +277,49 @@ static bool drain(struct stream *s, bool all)
 	return false;
 }
 
+/* Before each wait: print what is there; stop when that fails. */
+static int run_before(void *arg, int *timeout_ms)
+{
+	struct stream *s = arg;
+
+	(void)timeout_ms;
+	return drain(s, false) ? 0 : s->why;
+}
+
+/* A pipe whose reader left says POLLERR: stop even when idle. */
+static int run_woke(void *arg, const struct pollfd *fds)
+{
+	(void)arg;
+	return fds[0].revents & (POLLERR | POLLHUP) ? STOP_OUTPUT : 0;
+}
+
 static void run_loop(struct stream *s)
 {
-	int n = s->ncpus + 2, i;
+	int n = s->ncpus + 1, i, why;
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+	struct kt_run_hooks hooks = {
+		.fds = pfd, .nfds = n, .before = run_before, .woke = run_woke,
+		.arg = s,
+	};
 
 	if (!pfd) {
 		s->err = -ENOMEM;
 		s->why = STOP_ERROR;
 		return;
 	}
-	pfd[0].fd = s->sfd;
-	pfd[0].events = POLLIN;
-	/* A pipe whose reader left says POLLERR: stop even when idle. */
-	pfd[1].fd = s->out_is_pipe ? STDOUT_FILENO : -1;
-	pfd[1].events = 0;
+	pfd[0].fd = s->out_is_pipe ? STDOUT_FILENO : -1;
+	pfd[0].events = 0;
 	for (i = 0; i < s->ncpus; i++) {
-		pfd[i + 2].fd = kt_livestream_fd(s->ls, i);
-		pfd[i + 2].events = POLLIN;
+		pfd[i + 1].fd = kt_livestream_fd(s->ls, i);
+		pfd[i + 1].events = POLLIN;
 	}
-	for (;;) {
-		if (kt_run_child_exited(&s->run)) {
-			s->why = STOP_CHILD;
-			break;
-		}
-		if (!drain(s, false))
-			break;
-		if (poll(pfd, n, -1) < 0 && errno != EINTR) {
-			s->err = -errno;
-			s->why = STOP_ERROR;
-			break;
-		}
-		if (pfd[1].revents & (POLLERR | POLLHUP)) {
-			s->why = STOP_OUTPUT;
-			break;
-		}
-		switch (kt_run_signals(&s->run, s->sfd)) {
-		case KT_RUN_CHILD_EXITED:
-			s->why = STOP_CHILD;
-			goto out;
-		case KT_RUN_SIGNALLED:
-			s->why = STOP_SIGNAL;
-			goto out;
-		case KT_RUN_GOING:
-			break;
-		}
+	why = kt_run_loop(s->run, &hooks);
+	if (why < 0) {
+		s->err = why;
+		s->why = STOP_ERROR;
+	} else {
+		s->why = why;
 	}
-out:
 	free(pfd);
 }
 
@@ -332,7 +328,7 @@ static void read_stats(struct stream *s, struct kt_cpu_stats *st)
 	int cpu;
 
 	for (cpu = 0; cpu < s->ncpus; cpu++)
-		if (kt_cpu_stats_read(s->t.inst, cpu, &st[cpu]))
+		if (kt_cpu_stats_read(kt_tracing_inst(s->t), cpu, &st[cpu]))
 			memset(&st[cpu], 0, sizeof(st[cpu]));
 }
 
@@ -383,10 +379,11 @@ static bool in_usecs(const char *clock)
 /* ktrace.ko's buffers are read by record only, for now. */
 static int refuse_module_events(struct stream *s)
 {
-	size_t i, n = kt_event_list_count(s->t.events);
+	const struct kt_event_list *events = kt_tracing_events(s->t);
+	size_t i, n = kt_event_list_count(events);
 
 	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(s->t.events, i);
+		const struct kt_event_ref *r = kt_event_list_at(events, i);
 
 		if (!kt_is_module_event(r))
 			continue;
@@ -404,7 +401,8 @@ static int setup(struct stream *s)
 	const char *env;
 	int ret;
 
-	if (kt_tracing_resolve(&s->t, &o->t, NULL, 0) || refuse_module_events(s))
+	s->t = kt_tracing_new(&o->t, NULL, 0);
+	if (!s->t || refuse_module_events(s))
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
@@ -423,16 +421,16 @@ static int setup(struct stream *s)
 	s->st1 = calloc(s->ncpus, sizeof(*s->st1));
 	if (!s->st0 || !s->st1)
 		return KT_EXIT_FAIL;
-	s->tep = load_formats(s->t.events);
+	s->tep = load_formats(kt_tracing_events(s->t));
 	if (!s->tep) {
 		kt_err("cannot read the event formats: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
 	/* Any event wakes the readers: a line shows as soon as it happens. */
-	if (kt_tracing_instance(&s->t, "0"))
+	if (kt_tracing_instance(s->t, "0"))
 		return KT_EXIT_FAIL;
 	if (o->clock) {
-		ret = kt_tracefs_write(s->t.inst, "trace_clock", o->clock);
+		ret = kt_tracefs_write(kt_tracing_inst(s->t), "trace_clock", o->clock);
 		if (ret) {
 			kt_err("cannot set trace clock '%s': %s; see %s/trace_clock",
 			       o->clock, strerror(-ret),
@@ -443,7 +441,7 @@ static int setup(struct stream *s)
 	env = getenv("KTRACE_NO_MMAP");
 	if (env && *env && strcmp(env, "0"))
 		flags |= KT_LIVEBUF_NO_MMAP;
-	s->ls = kt_livestream_new(s->t.inst, s->ncpus, s->tep, flags);
+	s->ls = kt_livestream_new(kt_tracing_inst(s->t), s->ncpus, s->tep, flags);
 	if (!s->ls) {
 		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
 		return KT_EXIT_FAIL;
@@ -454,16 +452,16 @@ static int setup(struct stream *s)
 	if (!s->p)
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {
-		s->run.child = kt_child_new(o->t.cmd);
-		if (!s->run.child) {
-			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(errno));
+		ret = kt_run_child_new(s->run, o->t.cmd);
+		if (ret) {
+			kt_err("cannot start '%s': %s", o->t.cmd[0], strerror(-ret));
 			return KT_EXIT_FAIL;
 		}
 	}
-	if (kt_tracing_arm(&s->t, s->run.child ? kt_child_pid(s->run.child) : 0))
+	if (kt_tracing_arm(s->t, kt_run_child_pid(s->run)))
 		return KT_EXIT_FAIL;
 	read_stats(s, s->st0);
-	ret = kt_tracefs_write(s->t.inst, "tracing_on", "1");
+	ret = kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "1");
 	if (ret) {
 		kt_err("cannot start tracing: %s", strerror(-ret));
 		return KT_EXIT_FAIL;
@@ -473,14 +471,14 @@ static int setup(struct stream *s)
 
 static int stream(struct stream_opts *o)
 {
-	struct stream s = { .o = o, .sfd = -1 };
+	struct stream s = { .o = o };
 	static char obuf[1 << 16];
 	int status, ret, st;
 	struct stat sb;
 
-	s.sfd = kt_signals_block(&s.oldmask);
-	if (s.sfd < 0) {
-		kt_err("cannot set up signal handling: %s", strerror(-s.sfd));
+	s.run = kt_run_new();
+	if (!s.run) {
+		kt_err("cannot set up signal handling: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
 	s.out_is_pipe = !fstat(STDOUT_FILENO, &sb) &&
@@ -491,15 +489,14 @@ static int stream(struct stream_opts *o)
 		goto out;
 	if (!o->quiet)
 		fprintf(stderr, "%s: streaming from instance '%s'%s\n",
-			kt_log_prog(), s.t.inst_name,
-			s.run.child ? "" : "; Ctrl-C stops");
-	if (s.run.child) {
-		ret = kt_child_release(s.run.child);
+			kt_log_prog(), kt_tracing_name(s.t),
+			kt_run_child_pid(s.run) ? "" : "; Ctrl-C stops");
+	if (kt_run_child_pid(s.run)) {
+		ret = kt_run_child_release(s.run);
 		if (ret) {
 			kt_err("cannot run '%s': %s", o->t.cmd[0], strerror(-ret));
-			kt_child_wait(s.run.child, &st);
-			s.run.child_done = true;
-			status = kt_run_exit_status(st);
+			status = kt_run_child_status(s.run, &st) ?
+				 kt_run_exit_status(st) : KT_EXIT_FAIL;
 			goto out;
 		}
 	}
@@ -507,43 +504,38 @@ static int stream(struct stream_opts *o)
 	run_loop(&s);
 
 	/* Nothing new in the buffers, then print what is left in them. */
-	kt_tracefs_write(s.t.inst, "tracing_on", "0");
+	kt_tracefs_write(kt_tracing_inst(s.t), "tracing_on", "0");
 	if (s.why != STOP_OUTPUT && s.why != STOP_ERROR)
 		drain(&s, true);
 	read_stats(&s, s.st1);
 	summary(&s);
-	if (s.run.child && !s.run.child_done) {
+	if (kt_run_child_running(s.run)) {
 		/* Nobody reads what it does any more (or we failed). */
 		if (s.why == STOP_OUTPUT || s.why == STOP_ERROR)
-			kill(kt_child_pid(s.run.child), SIGTERM);
-		if (kt_child_wait(s.run.child, &st) == 0) {
-			s.run.child_done = true;
-			s.run.child_status = st;
-		}
+			kt_run_child_kill(s.run, SIGTERM);
+		kt_run_child_wait(s.run);
 	}
 	if (s.why == STOP_ERROR) {
 		kt_err("streaming stopped: %s", strerror(-s.err));
 		status = KT_EXIT_FAIL;
 	} else if (s.why == STOP_OUTPUT) {
 		status = KT_EXIT_OK;
-	} else if (s.run.child && s.run.child_done) {
-		status = kt_run_exit_status(s.run.child_status);
+	} else if (kt_run_child_status(s.run, &st)) {
+		status = kt_run_exit_status(st);
 	} else {
 		status = KT_EXIT_OK;
 	}
 out:
 	kt_printer_free(s.p);
 	kt_livestream_free(s.ls);
-	kt_child_free(s.run.child);
-	kt_tracing_release(&s.t);
+	if (s.run)
+		kt_run_child_free(s.run);
+	kt_tracing_free(s.t);
 	if (s.tep)
 		tep_free(s.tep);
 	free(s.st0);
 	free(s.st1);
-	if (s.sfd >= 0) {
-		close(s.sfd);
-		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
-	}
+	kt_run_free(s.run);
 	if (s.why == STOP_OUTPUT) {
 		/* The dispatcher's last flush must not complain either. */
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);

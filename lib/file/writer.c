@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/rawpage.h"
 #include "file/writer.h"
@@ -182,8 +183,8 @@ struct kt_writer *kt_writer_open(const char *path)
 	w->fd = -1;
 	w->page_size = getpagesize();
 	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%s.tmp-%d", path, (int)getpid()) < 0) {
-		w->tmp = NULL;
+	w->tmp = w->path ? kt_pieces_prefix(path, getpid()) : NULL;
+	if (!w->tmp) {
 		err = ENOMEM;
 		goto err_free;
 	}

@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <tracefs.h>
 
+#include "base/log.h"
 #include "live/evlookup.h"
+#include "live/module.h"
 #include "ktrace-abi.h"
 
 static bool event_dir(const char *dir, const char *system, const char *name)
@@ -105,4 +107,58 @@ int kt_event_lookup(const char *tracing_dir, const char *spec,
 		return kt_event_list_add(out, alias->system, alias->event) < 0 ?
 		       -ENOMEM : 1;
 	return 0;
+}
+
+/* "ambiguous event 'x'; name one: 'a:x' or 'b:x'" */
+static void ambiguous(const struct kt_catalog *cat, const char *spec)
+{
+	struct kt_event_list *all = kt_event_list_new();
+	char names[512] = "", *any = NULL;
+	size_t i, used = 0, n;
+
+	if (all && asprintf(&any, "*:%s", spec) >= 0)
+		kt_events_resolve(cat, any, all);
+	n = kt_event_list_count(all);
+	for (i = 0; i < n && used < sizeof(names); i++) {
+		const struct kt_event_ref *r = kt_event_list_at(all, i);
+
+		used += snprintf(names + used, sizeof(names) - used, "%s'%s:%s'",
+				 i ? " or " : "", r->system, r->name);
+	}
+	kt_err("ambiguous event '%s'; name one: %s", spec, names);
+	free(any);
+	kt_event_list_free(all);
+}
+
+int kt_event_spec_resolve(const struct kt_catalog *cat, const char *spec,
+			  struct kt_event_list *list)
+{
+	char hint[512];
+	int ret = kt_events_resolve(cat, spec, list);
+
+	if (ret > 0)
+		return 0;
+	if (ret == -ENOENT && !strncmp(spec, KTRACE_EVENT_SYSTEM ":",
+				       strlen(KTRACE_EVENT_SYSTEM ":")) &&
+	    !kt_events_use_module()) {
+		if (kt_events_backend() == KT_BACKEND_FTRACE)
+			kt_err("'%s' is an event of ktrace.ko, and --backend ftrace leaves it out; drop --backend or the event",
+			       spec);
+		else
+			kt_err("'%s' is an event of ktrace.ko, which is not loaded; %s",
+			       spec, KT_MODULE_LOAD_HINT);
+	} else if (ret == -EEXIST) {
+		ambiguous(cat, spec);
+	} else if (ret == -ENOENT && strpbrk(spec, "*?[")) {
+		/* Edit distance to a glob suggests nonsense. */
+		kt_err("no event matches '%s'; see 'ktrace list events'", spec);
+	} else if (ret == -ENOENT) {
+		if (!kt_events_suggest(cat, spec, hint, sizeof(hint)))
+			kt_err("unknown event '%s'; did you mean %s?", spec, hint);
+		else
+			kt_err("unknown event '%s'; see 'ktrace list'", spec);
+	} else {
+		kt_err("cannot resolve event '%s': %s", spec, strerror(-ret));
+	}
+	return ret < 0 ? ret : -ENOENT;
 }

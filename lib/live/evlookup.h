@@ -21,4 +21,12 @@
 int kt_event_lookup(const char *tracing_dir, const char *spec,
 		    struct kt_event_list *out);
 
+/*
+ * kt_events_resolve() for a user's spec, saying through kt_log() what
+ * is wrong when it fails: "unknown event 'x'; did you mean ...?",
+ * ambiguous names, ktrace.ko's events without the module.  0 or -errno.
+ */
+int kt_event_spec_resolve(const struct kt_catalog *cat, const char *spec,
+			  struct kt_event_list *list);
+
 #endif

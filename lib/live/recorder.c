@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "live/tracefs.h"
+#include "file/pieces.h"
 #include "file/rawpage.h"
 #include "live/recorder.h"
 
@@ -85,12 +86,16 @@ static void set_error(struct kt_recorder *rec, int err)
  */
 static int open_piece(const char *prefix, int cpu, char **path)
 {
+	char name[PATH_MAX];
 	int fd;
 
-	if (asprintf(path, "%s.cpu%d", prefix, cpu) < 0) {
-		*path = NULL;
+	*path = NULL;
+	fd = kt_pieces_cpu(name, sizeof(name), prefix, cpu);
+	if (fd)
+		return fd;
+	*path = strdup(name);
+	if (!*path)
 		return -ENOMEM;
-	}
 	fd = open(*path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fd = -errno;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "live/tracefs.h"
+#include "file/pieces.h"
 #include "file/rawpage.h"
 #include "live/recover.h"
 #include "live/reset.h"
@@ -36,7 +37,8 @@ int kt_recover_meta_write(const char *prefix, int ncpus,
 
 	if (!clock_text)
 		clock_text = "";
-	if (asprintf(&path, "%s.meta", prefix) < 0)
+	path = kt_pieces_meta(prefix);
+	if (!path)
 		return -ENOMEM;
 	/* One line each: the trace_clock text ends in a newline of its own. */
 	len = asprintf(&text, META_MAGIC "\nncpus %d\nclock %s\ntrace_clock %.*s\n",
@@ -64,7 +66,8 @@ void kt_recover_meta_remove(const char *prefix)
 {
 	char *path;
 
-	if (asprintf(&path, "%s.meta", prefix) < 0)
+	path = kt_pieces_meta(prefix);
+	if (!path)
 		return;
 	unlink(path);
 	free(path);
@@ -80,26 +83,6 @@ struct found {
 	int count;		/* interrupted recordings of FILE */
 	pid_t busy;		/* one whose ktrace still runs */
 };
-
-/* "<base>.tmp-<digits>" exactly: the header piece of pid <digits>. */
-static pid_t header_piece_pid(const char *name, const char *base)
-{
-	size_t blen = strlen(base);
-	const char *p;
-	long pid;
-
-	if (strncmp(name, base, blen) || strncmp(name + blen, ".tmp-", 5))
-		return 0;
-	p = name + blen + 5;
-	if (!*p)
-		return 0;
-	for (pid = 0; *p; p++) {
-		if (!isdigit((unsigned char)*p) || pid > INT32_MAX / 10)
-			return 0;
-		pid = pid * 10 + (*p - '0');
-	}
-	return pid;
-}
 
 static bool owner_runs(pid_t pid)
 {
@@ -133,7 +116,7 @@ static int find_pieces(const char *output, struct found *f)
 		return -errno;
 	dfd = dirfd(d);
 	while ((de = readdir(d))) {
-		pid_t pid = header_piece_pid(de->d_name, f->base);
+		pid_t pid = kt_pieces_pid(de->d_name, f->base);
 
 		if (!pid || fstatat(dfd, de->d_name, &st, 0) < 0 ||
 		    !S_ISREG(st.st_mode))
@@ -280,7 +263,8 @@ static void read_meta(const char *prefix, struct meta *m)
 	char *path, *text = NULL, *line, *save = NULL;
 	size_t len;
 
-	if (asprintf(&path, "%s.meta", prefix) < 0)
+	path = kt_pieces_meta(prefix);
+	if (!path)
 		return;
 	if (kt_file_slurp(path, &text, &len) == 0 && len > strlen(META_MAGIC) &&
 	    !strncmp(text, META_MAGIC "\n", strlen(META_MAGIC) + 1)) {
@@ -311,7 +295,7 @@ static int count_cpu_pieces(const char *prefix)
 	int n;
 
 	for (n = 0; n < KT_DAT_MAX_CPUS; n++) {
-		snprintf(path, sizeof(path), "%s.cpu%d", prefix, n);
+		kt_pieces_cpu(path, sizeof(path), prefix, n);
 		if (access(path, F_OK))
 			break;
 	}
@@ -324,7 +308,7 @@ static void remove_pieces(const char *prefix, int ncpus)
 	int cpu;
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpu);
+		kt_pieces_cpu(path, sizeof(path), prefix, cpu);
 		unlink(path);
 	}
 	kt_recover_meta_remove(prefix);
@@ -353,7 +337,7 @@ static int drain_cpu(struct tracefs_instance *inst, int cpu, const char *prefix,
 	tracefs_put_tracing_file(raw);
 	if (in < 0)
 		return errno == ENOENT ? 0 : -errno;
-	snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpu);
+	kt_pieces_cpu(path, sizeof(path), prefix, cpu);
 	out = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (out < 0) {
 		ret = -errno;
@@ -400,7 +384,7 @@ static char *cpu_stat_text(struct tracefs_instance *inst, int cpu,
 	if (!text)
 		return NULL;
 	kt_cpu_stats_parse(text, &st);
-	snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpu);
+	kt_pieces_cpu(path, sizeof(path), prefix, cpu);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &ps) == 0 &&
 	    kt_rawpage_count_file(fd, 0, (unsigned long long)ps.st_size,
@@ -511,7 +495,7 @@ static int assemble(struct kt_writer *w, const char *prefix,
 		struct stat cs;
 
 		/* A missing piece is a CPU with no data. */
-		snprintf(path, sizeof(path), "%s.cpu%d", prefix, cpu);
+		kt_pieces_cpu(path, sizeof(path), prefix, cpu);
 		cpus[cpu].fd = open(path, O_RDWR | O_CLOEXEC);
 		if (cpus[cpu].fd >= 0 && fstat(cpus[cpu].fd, &cs) == 0)
 			cpus[cpu].size = cs.st_size;
@@ -564,7 +548,7 @@ int kt_recover(const char *output, struct kt_recover_result *res)
 {
 	struct found f = { 0 };
 	struct kt_writer *w = NULL;
-	char *prefix = NULL;
+	char *prefix = NULL, *path = NULL;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -578,8 +562,13 @@ int kt_recover(const char *output, struct kt_recover_result *res)
 	}
 	res->pid = f.pid;
 	res->others = f.count - 1;
-	if (asprintf(&prefix, "%s/%s.tmp-%d", f.dir, f.base, (int)f.pid) < 0) {
-		prefix = NULL;
+	if (asprintf(&path, "%s/%s", f.dir, f.base) < 0) {
+		path = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	prefix = kt_pieces_prefix(path, f.pid);
+	if (!prefix) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -601,6 +590,7 @@ int kt_recover(const char *output, struct kt_recover_result *res)
 out:
 	kt_writer_close(w);
 	free(prefix);
+	free(path);
 	free(f.dir);
 	free(f.base);
 	return ret;

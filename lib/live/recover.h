@@ -4,11 +4,7 @@
  * power loss), and turning it back into a trace.dat file.
  *
  * While `ktrace record -o FILE` (pid P) runs, the file is made of pieces
- * beside FILE:
- *   FILE.tmp-P        the writer's file: header, formats, kallsyms, printk
- *   FILE.tmp-P.meta   a few lines: CPU count and trace clock
- *   FILE.tmp-P.cpuN   CPU N's ring-buffer pages, in order
- * A normal end (signals included) assembles FILE and removes the pieces;
+ * beside FILE, named in file/pieces.h.  A normal end (signals included) assembles FILE and removes the pieces;
  * kt_recover() does the same for pieces whose recorder is gone.
  */
 #ifndef KT_RECOVER_H

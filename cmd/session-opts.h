@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracing options `ktrace record` and `ktrace stream` share
+ * (-e/-f/-b/-p/-F/-c) and where COMMAND starts on the command line:
+ * argp's side of struct kt_trace_opts (live/tracing.h).
+ */
+#ifndef KT_SESSION_OPTS_H
+#define KT_SESSION_OPTS_H
+
+#include <argp.h>
+
+#include "live/tracing.h"
+
+/* The argp entries of the shared options, for a command's options[]. */
+#define KT_TRACE_OPTIONS \
+	{ "event", 'e', "EVENT", 0, "trace EVENT (a name, glob, system:* or classic alias); repeatable", 0 }, \
+	{ "filter", 'f', "FILTER", 0, "ftrace filter for the preceding -e", 0 }, \
+	{ "buffer-size", 'b', "KB", 0, "per-CPU kernel buffer size in KB", 0 }, \
+	{ "pid", 'p', "PID", 0, "trace only this running process; repeatable", 0 }, \
+	{ "command-only", 'F', NULL, 0, "trace only COMMAND's process", 0 }, \
+	{ "children", 'c', NULL, 0, "trace COMMAND (or -p PID) and its descendants", 0 }
+
+/*
+ * parse_opt() for the shared options: handles its keys (also the
+ * ARGP_KEY_END checks, returning 0 so the caller does its own) and
+ * returns ARGP_ERR_UNKNOWN for the rest.
+ */
+error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
+		     struct argp_state *state);
+int kt_parse_ulong(const char *s, unsigned long long max,
+		   unsigned long long *out);
+void kt_trace_opts_free(struct kt_trace_opts *o);
+
+/*
+ * Split argv at COMMAND (after "--", or the first word that is neither
+ * an option of options[] nor an option's argument): o->cmd is set and
+ * the number of words left for argp is returned.
+ */
+int kt_trace_split_command(const struct argp_option *options, int argc,
+			   char **argv, struct kt_trace_opts *o);
+
+#endif

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The private instance `ktrace record` and `ktrace stream` trace into:
+ * its events, filters and pids.  See tracing.h.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "live/events.h"
+#include "live/evlookup.h"
+#include "live/module.h"
+#include "live/tracefs.h"
+#include "live/tracing.h"
+
+struct kt_tracing {
+	const struct kt_trace_opts *o;
+	struct kt_catalog *cat;
+	struct kt_event_list *events;
+	char **filters;			/* per event of events, or NULL */
+	char inst_name[64];
+	struct tracefs_instance *inst;
+	const char *comm;		/* ANDed into every filter, or NULL */
+	bool follow_children;		/* follow forks as -c does */
+};
+
+static int add_resolved(struct kt_tracing *t, const struct kt_evspec *sp)
+{
+	struct kt_event_list *one = kt_event_list_new();
+	size_t before = kt_event_list_count(t->events), j, k, n;
+	int ret = -ENOMEM;
+	char **f;
+
+	if (!one)
+		return -ENOMEM;
+	/* Exact names need no catalog; load it only when one must. */
+	if (kt_event_lookup(NULL, sp->spec, one) != 1) {
+		if (!t->cat)
+			t->cat = kt_catalog_load(NULL);
+		if (!t->cat) {
+			ret = -errno;
+			kt_err("cannot read the event list: %s", strerror(errno));
+			goto out;
+		}
+		ret = kt_event_spec_resolve(t->cat, sp->spec, one);
+		if (ret)
+			goto out;
+		ret = -ENOMEM;
+	}
+	for (j = 0; j < kt_event_list_count(one); j++) {
+		const struct kt_event_ref *r = kt_event_list_at(one, j);
+
+		if (kt_event_list_add(t->events, r->system, r->name) < 0)
+			goto out;
+	}
+	n = kt_event_list_count(t->events);
+	f = realloc(t->filters, (n ? n : 1) * sizeof(*f));
+	if (!f)
+		goto out;
+	t->filters = f;
+	for (j = before; j < n; j++)
+		f[j] = NULL;
+	/* The filter lands on every event its -e named. */
+	for (j = 0; sp->filter && j < n; j++) {
+		const struct kt_event_ref *r = kt_event_list_at(t->events, j);
+
+		for (k = 0; k < kt_event_list_count(one); k++) {
+			const struct kt_event_ref *x = kt_event_list_at(one, k);
+
+			if (!strcmp(x->system, r->system) &&
+			    !strcmp(x->name, r->name))
+				f[j] = sp->filter;
+		}
+	}
+	ret = 0;
+out:
+	kt_event_list_free(one);
+	return ret;
+}
+
+struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
+				  const struct kt_evspec *specs, size_t nspecs)
+{
+	static const struct kt_evspec defaults[] = {
+		{ "sched:sched_switch", NULL },
+		{ "sched:sched_wakeup", NULL },
+	};
+	struct kt_tracing *t;
+	size_t i;
+	int err = ENOMEM, ret;
+
+	if (!specs) {
+		specs = o->nspecs ? o->specs : defaults;
+		nspecs = o->nspecs ? o->nspecs : 2;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->o = o;
+	t->events = kt_event_list_new();
+	if (!t->events)
+		goto err_free;
+	for (i = 0; i < nspecs; i++) {
+		ret = add_resolved(t, &specs[i]);
+		if (ret) {
+			err = -ret;
+			goto err_free;
+		}
+	}
+	for (i = 0; i < o->npids; i++) {
+		if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
+			kt_err("no process with pid %d; see 'ps'", (int)o->pids[i]);
+			err = ESRCH;
+			goto err_free;
+		}
+	}
+	return t;
+
+err_free:
+	kt_tracing_free(t);
+	errno = err;
+	return NULL;
+}
+
+bool kt_is_module_event(const struct kt_event_ref *r)
+{
+	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
+}
+
+static bool is_ftrace_event(const struct kt_event_ref *r)
+{
+	/* ftrace/print and friends have no enable file: always on. */
+	return !strcmp(r->system, "ftrace");
+}
+
+int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
+{
+	bool created;
+	int ret;
+
+	snprintf(t->inst_name, sizeof(t->inst_name), "%s%d",
+		 KT_INSTANCE_PREFIX, (int)getpid());
+	ret = kt_instance_open(t->inst_name, true, &t->inst, &created);
+	if (ret) {
+		kt_err("cannot create tracefs instance '%s': %s",
+		       t->inst_name, strerror(-ret));
+		return ret;
+	}
+	if (!created) {
+		kt_instance_close(t->inst);
+		t->inst = NULL;
+		kt_err("tracefs instance '%s' already exists; remove it with 'ktrace reset'",
+		       t->inst_name);
+		return -EEXIST;
+	}
+	/* Nothing reaches the buffer until everything is in place. */
+	ret = kt_tracefs_write(t->inst, "tracing_on", "0");
+	if (ret) {
+		kt_err("cannot stop tracing in '%s': %s", t->inst_name, strerror(-ret));
+		return ret;
+	}
+	ret = kt_tracefs_write(t->inst, "buffer_percent", wake_percent);
+	if (ret && ret != -ENOENT) {
+		kt_err("cannot set buffer_percent: %s", strerror(-ret));
+		return ret;
+	}
+	if (t->o->buffer_kb) {
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%lu", t->o->buffer_kb);
+		ret = kt_tracefs_write(t->inst, "buffer_size_kb", kb);
+		if (ret) {
+			kt_err("cannot set a %lu KB buffer: %s; try a smaller -b",
+			       t->o->buffer_kb, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void filter_error(const char *filter, const struct kt_event_ref *r,
+			 char *why, int err)
+{
+	const char *dir = tracefs_tracing_dir();
+	char *msg = why, *p, *nl;
+
+	/* error_log: "[ts] event filter parse error: error: <reason>\n ..." */
+	while (msg && (p = strstr(msg, "error: ")))
+		msg = p + strlen("error: ");
+	if (msg) {
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+	}
+	kt_err("bad filter '%s' for '%s:%s': %s; its fields are in %s/events/%s/%s/format",
+	       filter, r->system, r->name, msg && *msg ? msg : strerror(-err),
+	       dir ? dir : "", r->system, r->name);
+	free(why);
+}
+
+/*
+ * --comm NAME: the kernel's filters know "comm" on every event (the
+ * current task's name, or the event's own comm field where it has one,
+ * the same name for the events --process records).
+ */
+static char *comm_filter(const char *comm, const char *user)
+{
+	const char *op = strpbrk(comm, "*?[") ? "~" : "==";
+	char *f;
+
+	if (user ? asprintf(&f, "(%s) && comm %s \"%s\"", user, op, comm) < 0
+		 : asprintf(&f, "comm %s \"%s\"", op, comm) < 0)
+		return NULL;
+	return f;
+}
+
+static int set_filters(struct kt_tracing *t)
+{
+	size_t i, n = kt_event_list_count(t->events);
+	char *why, *comm;
+	const char *filter;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(t->events, i);
+
+		filter = t->filters[i];
+		comm = NULL;
+		/* ktrace.ko's events take no filter: --comm is ftrace's. */
+		if (t->comm && *t->comm && !is_ftrace_event(r) && !kt_is_module_event(r)) {
+			comm = comm_filter(t->comm, filter);
+			if (!comm)
+				return -ENOMEM;
+			filter = comm;
+		}
+		if (!filter)
+			continue;
+		if (kt_is_module_event(r)) {
+			kt_err("'%s:%s' is ktrace.ko's and takes no filter; drop the -f after it, or use -F/-p for pids",
+			       r->system, r->name);
+			return -EINVAL;
+		}
+		if (is_ftrace_event(r)) {
+			kt_err("event '%s:%s' cannot be filtered; drop the -f after it",
+			       r->system, r->name);
+			return -EINVAL;
+		}
+		ret = kt_event_set_filter(t->inst, r->system, r->name,
+					  filter, &why);
+		if (ret)
+			filter_error(filter, r, why, ret);
+		free(comm);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int enable_events(struct kt_tracing *t)
+{
+	size_t i, n = kt_event_list_count(t->events);
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(t->events, i);
+
+		/* ktrace.ko's events are the module source's (source-module.c). */
+		if (is_ftrace_event(r) || kt_is_module_event(r))
+			continue;
+		ret = kt_event_set_enable(t->inst, r->system, r->name, true);
+		if (ret) {
+			kt_err("cannot enable '%s:%s': %s", r->system, r->name,
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int append_pid(char **buf, size_t *len, pid_t pid)
+{
+	char num[24];
+	size_t n = snprintf(num, sizeof(num), "%d ", (int)pid);
+	char *b = realloc(*buf, *len + n + 1);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + *len, num, n + 1);
+	*buf = b;
+	*len += n;
+	return 0;
+}
+
+/* set_event_pid for -F/-c/-p. */
+static int set_pids(struct kt_tracing *t, pid_t child)
+{
+	const struct kt_trace_opts *o = t->o;
+	char *list = NULL;
+	size_t len = 0, i;
+	int ret = 0;
+	bool children = o->children || t->follow_children;
+
+	if (!o->only_cmd && !children && !o->npids)
+		return 0;
+	if (child > 0)
+		ret = append_pid(&list, &len, child);
+	for (i = 0; !ret && i < o->npids; i++)
+		ret = append_pid(&list, &len, o->pids[i]);
+	if (!ret && children)
+		ret = kt_tracefs_write(t->inst, "options/event-fork", "1");
+	if (!ret)
+		ret = kt_tracefs_write(t->inst, "set_event_pid", list);
+	if (ret)
+		kt_err("cannot limit tracing to pids '%s': %s", list ? list : "",
+		       strerror(-ret));
+	free(list);
+	return ret;
+}
+
+int kt_tracing_arm(struct kt_tracing *t, pid_t child)
+{
+	int ret = set_pids(t, child);
+
+	if (!ret)
+		ret = set_filters(t);
+	if (!ret)
+		ret = enable_events(t);
+	return ret;
+}
+
+void kt_tracing_set_process(struct kt_tracing *t, const char *comm,
+			    bool follow_children)
+{
+	t->comm = comm;
+	t->follow_children = follow_children;
+}
+
+int kt_tracing_remove(struct kt_tracing *t)
+{
+	int ret = kt_instance_remove(t->inst);
+
+	t->inst = NULL;
+	return ret;
+}
+
+int kt_tracing_remove_again(struct kt_tracing *t)
+{
+	struct tracefs_instance *inst;
+	int ret = kt_instance_lookup(t->inst_name, &inst);
+
+	return ret ? ret : kt_instance_remove(inst);
+}
+
+const struct kt_event_list *kt_tracing_events(const struct kt_tracing *t)
+{
+	return t->events;
+}
+
+struct tracefs_instance *kt_tracing_inst(const struct kt_tracing *t)
+{
+	return t->inst;
+}
+
+const char *kt_tracing_name(const struct kt_tracing *t)
+{
+	return t->inst_name;
+}
+
+const struct kt_trace_opts *kt_tracing_opts(const struct kt_tracing *t)
+{
+	return t->o;
+}
+
+void kt_tracing_free(struct kt_tracing *t)
+{
+	if (!t)
+		return;
+	if (t->inst) {
+		/* An error before the end: no events must stay enabled. */
+		kt_tracefs_write(t->inst, "tracing_on", "0");
+		kt_instance_remove(t->inst);
+	}
+	free(t->filters);
+	kt_event_list_free(t->events);
+	kt_catalog_free(t->cat);
+	free(t);
+}
