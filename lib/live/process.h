@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "live/session.h"
+#include "live/session-config.h"
 
 /*
  * Which tracer --process uses (*module: ktrace.ko's), saying through

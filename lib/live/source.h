@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "live/session.h"
+#include "live/session-config.h"
 #include "live/tracefs.h"
 
 struct kt_writer;
