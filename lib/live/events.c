@@ -13,46 +13,10 @@
 #include <string.h>
 #include <tracefs.h>
 
+#include "base/aliases.h"
+#include "base/editdist.h"
 #include "live/events.h"
 #include "live/module.h"
-
-/*
- * The classic names of the original ktrace/LTTng event set, and the
- * events a stock kernel has for them.  The one table of aliases.
- */
-static const struct kt_alias aliases[] = {
-	{ "dev_receive",      "net",          "netif_receive_skb",  "packet received by a device" },
-	{ "dev_xmit",         "net",          "net_dev_xmit",       "packet sent by a device" },
-	{ "irq_entry",        "irq",          "irq_handler_entry",  "hard interrupt handler entry" },
-	{ "irq_exit",         "irq",          "irq_handler_exit",   "hard interrupt handler exit" },
-	{ "napi_poll",        "napi",         "napi_poll",          "NAPI poll of a device" },
-	{ "page_alloc",       "kmem",         "mm_page_alloc",      "page allocated" },
-	{ "page_free",        "kmem",         "mm_page_free",       "page freed" },
-	{ "sched_schedule",   "sched",        "sched_switch",       "context switch" },
-	{ "sched_try_wakeup", "sched",        "sched_wakeup",       "task woken up" },
-	{ "softirq_entry",    "irq",          "softirq_entry",      "softirq handler entry" },
-	{ "softirq_exit",     "irq",          "softirq_exit",       "softirq handler exit" },
-	{ "syscall_entry",    "raw_syscalls", "sys_enter",          "system call entry" },
-	{ "syscall_exit",     "raw_syscalls", "sys_exit",           "system call exit" },
-	{ "timer_set",        "timer",        "timer_start",        "timer armed" },
-};
-
-const struct kt_alias *kt_alias_table(size_t *count)
-{
-	*count = sizeof(aliases) / sizeof(aliases[0]);
-	return aliases;
-}
-
-const struct kt_alias *kt_alias_find(const char *classic)
-{
-	size_t i, n;
-	const struct kt_alias *t = kt_alias_table(&n);
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(t[i].classic, classic))
-			return &t[i];
-	return NULL;
-}
 
 /* ---- lists ---- */
 
@@ -530,37 +494,6 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
 		return matched ? matched : -ENOENT;
 	}
 	return -ENOENT;
-}
-
-size_t kt_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t *row, result;
-
-	row = malloc((lb + 1) * sizeof(*row));
-	if (!row)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best;
-
-			best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	result = row[lb];
-	free(row);
-	return result;
 }
 
 int kt_events_suggest(const struct kt_catalog *cat, const char *spec,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Event names: the catalog of events the kernel offers, globs, the
- * classic ktrace/LTTng aliases, and "did you mean" for typos.
+ * classic ktrace/LTTng aliases (base/aliases.h), and "did you mean" for
+ * typos.
  */
 #ifndef KT_EVENTS_H
 #define KT_EVENTS_H
@@ -13,17 +14,6 @@ struct kt_event_ref {
 	const char *system;
 	const char *name;
 };
-
-/* A classic event name and the modern ftrace event it stands for. */
-struct kt_alias {
-	const char *classic;
-	const char *system;
-	const char *event;
-	const char *what;
-};
-
-const struct kt_alias *kt_alias_table(size_t *count);
-const struct kt_alias *kt_alias_find(const char *classic);
 
 /* Every event under a tracing directory's events/ (NULL: the live one). */
 struct kt_catalog;
@@ -87,8 +77,5 @@ enum kt_backend kt_events_backend(void);
 int kt_backend_parse(const char *name, enum kt_backend *out);
 /* Whether the module's events are in play (MODULE, or AUTO and loaded). */
 bool kt_events_use_module(void);
-
-/* Levenshtein distance, shared by command and event suggestions. */
-size_t kt_edit_distance(const char *a, const char *b);
 
 #endif

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <tracefs.h>
 
+#include "base/aliases.h"
 #include "live/evlookup.h"
 #include "ktrace-abi.h"
 
