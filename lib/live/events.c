@@ -178,37 +178,6 @@ static int cmp_ref_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* ---- backends ---- */
-
-static enum kt_backend backend = KT_BACKEND_AUTO;
-
-void kt_events_set_backend(enum kt_backend b)
-{
-	backend = b;
-}
-
-enum kt_backend kt_events_backend(void)
-{
-	return backend;
-}
-
-int kt_backend_parse(const char *name, enum kt_backend *out)
-{
-	if (!strcmp(name, "ftrace"))
-		*out = KT_BACKEND_FTRACE;
-	else if (!strcmp(name, "module"))
-		*out = KT_BACKEND_MODULE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-bool kt_events_use_module(void)
-{
-	return backend == KT_BACKEND_MODULE ||
-	       (backend == KT_BACKEND_AUTO && kt_module_present());
-}
-
 /* Add every event directory of one system. */
 static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 			      const char *system)
@@ -269,6 +238,7 @@ static int add_module_system(struct kt_catalog *cat)
 static struct kt_catalog *catalog_read(const char *tracing_dir,
 				       const char *only)
 {
+	enum kt_backend backend = kt_events_backend();
 	char events_dir[4096];
 	struct kt_catalog *cat;
 	struct dirent *de;

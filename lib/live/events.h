@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The catalog holds the events of the backend chosen there. */
+#include "live/evhome.h"
+
 struct kt_event_ref {
 	const char *system;
 	const char *name;
@@ -62,20 +65,5 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
  */
 int kt_events_suggest(const struct kt_catalog *cat, const char *spec,
 		      char *buf, size_t len);
-
-/*
- * Which tracer's events names mean.  AUTO: the catalog has ftrace's
- * events and, when ktrace.ko is loaded, the module's as system "ktrace"
- * ("ktrace:NAME" is always the module's, "system:NAME" always ftrace's,
- * a bare name the module offers is the module's).  FTRACE or MODULE:
- * the catalog has only that one's events.
- */
-enum kt_backend { KT_BACKEND_AUTO, KT_BACKEND_FTRACE, KT_BACKEND_MODULE };
-void kt_events_set_backend(enum kt_backend backend);
-enum kt_backend kt_events_backend(void);
-/* "ftrace" or "module" (-EINVAL otherwise). */
-int kt_backend_parse(const char *name, enum kt_backend *out);
-/* Whether the module's events are in play (MODULE, or AUTO and loaded). */
-bool kt_events_use_module(void);
 
 #endif
