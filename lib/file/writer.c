@@ -112,7 +112,7 @@ static int rewind_to(struct kt_writer *w, unsigned long long off)
 
 /*
  * Read a whole file into memory.  tracefs and procfs files report size 0
- * to stat, so this grows the buffer as it goes.
+ * to stat, so this grows the buffer as it goes.  A NUL follows the bytes.
  */
 static int slurp(const char *path, char **out, size_t *outlen)
 {
@@ -151,6 +151,14 @@ static int slurp(const char *path, char **out, size_t *outlen)
 			break;
 		len += n;
 	}
+	/* Room for the NUL, and no slack kept: a caller may hold many. */
+	nbuf = realloc(buf, len + 1);
+	if (!nbuf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	buf = nbuf;
+	buf[len] = '\0';
 	*out = buf;
 	*outlen = len;
 	buf = NULL;

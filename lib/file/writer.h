@@ -108,7 +108,7 @@ int kt_writer_commit(struct kt_writer *w);
 unsigned long long kt_writer_size(const struct kt_writer *w);
 /*
  * Read a whole file, procfs and tracefs ones included (they report size
- * 0), into a malloc'ed buffer.  0 or -errno.
+ * 0), into a malloc'ed buffer of *len bytes and a NUL.  0 or -errno.
  */
 int kt_file_slurp(const char *path, char **text, size_t *len);
 
