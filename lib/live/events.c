@@ -179,7 +179,7 @@ static int cmp_ref_name(const void *a, const void *b)
 }
 
 /* Add every event directory of one system. */
-static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
+static int catalog_add_system(struct kt_catalog *cat, const char *tracing_dir,
 			      const char *system)
 {
 	char path[4096];
@@ -188,13 +188,8 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	int ret = 0;
 
 	/* The module's events live in debugfs, not under tracefs. */
-	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module()) {
-		if (kt_module_events_dir(path, sizeof(path)))
-			return 0;
-	} else if (snprintf(path, sizeof(path), "%s/%s", events_dir, system) >=
-		   (int)sizeof(path)) {
+	if (kt_event_system_dir(tracing_dir, system, path, sizeof(path)))
 		return 0;
-	}
 	d = opendir(path);
 	if (!d)
 		return 0;
@@ -287,7 +282,8 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 	if (d)
 		closedir(d);
 	d = NULL;
-	if (kt_events_use_module() && (!only || !strcmp(only, KTRACE_EVENT_SYSTEM))) {
+	if (kt_events_use_module() &&
+	    (!only || kt_event_where(only) == KT_EVENT_MODULE)) {
 		ret = add_module_system(cat);
 		if (ret)
 			goto err_cat;
@@ -303,7 +299,7 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 	for (i = 0; i < cat->nsystems; i++) {
 		size_t first = cat->all->n;
 
-		ret = catalog_add_system(cat, events_dir, cat->systems[i]);
+		ret = catalog_add_system(cat, tracing_dir, cat->systems[i]);
 		if (ret < 0)
 			goto err_cat;
 		if (cat->all->n - first > 1)
@@ -435,8 +431,7 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
 	 */
 	for (i = 0; i < cat->all->n; i++)
 		if (!strcmp(cat->all->ev[i].name, spec) &&
-		    !strcmp(cat->all->ev[i].system, KTRACE_EVENT_SYSTEM) &&
-		    kt_events_use_module())
+		    kt_event_where(cat->all->ev[i].system) == KT_EVENT_MODULE)
 			return kt_event_list_add(out, KTRACE_EVENT_SYSTEM,
 						 spec) < 0 ? -ENOMEM : 1;
 	/* A bare name: an event, then a classic alias, then a system. */
