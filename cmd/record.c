@@ -39,6 +39,7 @@
 #include "views/procview.h"
 #include "live/module.h"
 #include "live/evsave.h"
+#include "live/formats.h"
 #include "live/recorder.h"
 #include "live/recover.h"
 #include "util-session.h"
@@ -1308,7 +1309,7 @@ static int record(struct record_opts *o)
 		goto out;
 	if (open_output(&s) || kt_tracing_instance(&s.t, WAKE_PERCENT))
 		goto out;
-	ret = kt_writer_headers(s.w, NULL, s.t.events);
+	ret = kt_formats_write(s.w, NULL, s.t.events);
 	if (ret) {
 		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
 		goto out;
