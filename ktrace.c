@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "live/events.h"
+#include "base/editdist.h"
 #include "base/log.h"
 
 /* What a command always needs; run_cmd() checks it once. */

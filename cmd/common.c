@@ -106,7 +106,7 @@ void kt_backend_option(struct argp_state *state, const char *arg)
 
 int kt_need_backend(void)
 {
-	if (kt_events_backend() != KT_BACKEND_MODULE || kt_module_present())
+	if (!kt_backend_check())
 		return KT_EXIT_OK;
 	kt_err("--backend module needs ktrace.ko, which is not loaded; %s",
 	       KT_MODULE_LOAD_HINT);

@@ -13,13 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "live/evsave.h"
 #include "live/tracefs.h"
 #include "base/log.h"
-#include "live/module.h"
+#include "live/evhome.h"
 
 struct enable_opts {
 	const char *instance;
@@ -94,19 +93,13 @@ static const struct argp argp = { options, parse_opt, args_doc, doc,
 /* An event of ktrace.ko rather than of ftrace. */
 static bool is_module(const struct kt_event_ref *r)
 {
-	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
+	return kt_event_where(r->system) == KT_EVENT_MODULE;
 }
 
 /* Events of the ftrace system are written by tracers and have no switch. */
 static bool can_enable(const char *tracing_dir, const struct kt_event_ref *r)
 {
-	char path[4096];
-
-	if (is_module(r))
-		return kt_module_event_enabled(r->name) >= 0;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", tracing_dir,
-		 r->system, r->name);
-	return access(path, F_OK) == 0;
+	return kt_event_has_switch(tracing_dir, r->system, r->name);
 }
 
 /*
@@ -273,9 +266,9 @@ static int apply(const struct enable_opts *o, struct tracefs_instance *inst,
 
 	if (is_module(r)) {
 		/* ktrace.ko's events have no filters and no instances. */
-		ret = kt_module_event_set_enable(r->name, !o->disable);
+		ret = kt_event_switch_set(NULL, r->system, r->name, !o->disable);
 	} else if (o->disable) {
-		ret = kt_event_set_enable(inst, r->system, r->name, false);
+		ret = kt_event_switch_set(inst, r->system, r->name, false);
 		if (!ret)
 			ret = kt_event_set_filter(inst, r->system, r->name,
 						  NULL, NULL);
@@ -293,7 +286,7 @@ static int apply(const struct enable_opts *o, struct tracefs_instance *inst,
 			if (ret)
 				goto fail;
 		}
-		ret = kt_event_set_enable(inst, r->system, r->name, true);
+		ret = kt_event_switch_set(inst, r->system, r->name, true);
 	}
 	if (!ret)
 		return KT_EXIT_OK;

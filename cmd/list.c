@@ -15,6 +15,8 @@
 #include <event-parse.h>
 
 #include "cmd.h"
+#include "base/aliases.h"
+#include "base/editdist.h"
 #include "live/format.h"
 #include "live/tracefs.h"
 #include "base/log.h"

@@ -28,7 +28,7 @@
 
 #include "compat.h"
 #include "ktrace.h"
-#include "ktrace-internal.h"
+#include "ktrace-channel.h"
 
 /*
  * Readers are woken from an irq_work when a CPU has written this share of

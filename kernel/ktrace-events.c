@@ -38,7 +38,10 @@
 
 #include "compat.h"
 #include "ktrace.h"
-#include "ktrace-internal.h"
+#include "ktrace-channel.h"
+#include "ktrace-events.h"
+#include "ktrace-pidset.h"
+#include "ktrace-process.h"
 
 /* ftrace's common header, so libtraceevent finds type, flags and pid. */
 struct kt_common {

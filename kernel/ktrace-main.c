@@ -16,7 +16,10 @@
 #include <linux/trace_clock.h>
 
 #include "ktrace.h"
-#include "ktrace-internal.h"
+#include "ktrace-channel.h"
+#include "ktrace-events.h"
+#include "ktrace-pidset.h"
+#include "ktrace-process.h"
 
 static unsigned int buf_kb = 1024;
 module_param(buf_kb, uint, 0444);

@@ -21,7 +21,9 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "ktrace-internal.h"
+#include "ktrace-channel.h"
+#include "ktrace-events.h"
+#include "ktrace-pidset.h"
 
 DEFINE_STATIC_KEY_FALSE(kt_pidset_key);
 unsigned long *kt_pidmap;

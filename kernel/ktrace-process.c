@@ -18,7 +18,10 @@
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
 
-#include "ktrace-internal.h"
+#include "ktrace-channel.h"
+#include "ktrace-events.h"
+#include "ktrace-pidset.h"
+#include "ktrace-process.h"
 
 DEFINE_STATIC_KEY_FALSE(kt_pfilter_key);
 

@@ -16,7 +16,8 @@
 
 #include "base/byteorder.h"
 #include "decode/decoder.h"
-#include "live/events.h"
+#include "base/aliases.h"
+#include "base/editdist.h"
 #include "base/log.h"
 #include "base/lsan.h"
 #include "file/rawpage.h"

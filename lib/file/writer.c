@@ -5,7 +5,6 @@
  * behind it is in place.  The file lives under a temporary name until
  * kt_writer_commit(), so no reader ever sees half a file under its name.
  */
-#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,13 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <tracefs.h>
 
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/rawpage.h"
 #include "file/writer.h"
-#include "live/module.h"
 
 /* Copy in pieces so a full disk costs at most one piece. */
 #define COPY_CHUNK	(1u << 20)
@@ -113,7 +110,7 @@ static int rewind_to(struct kt_writer *w, unsigned long long off)
 
 /*
  * Read a whole file into memory.  tracefs and procfs files report size 0
- * to stat, so this grows the buffer as it goes.
+ * to stat, so this grows the buffer as it goes.  A NUL follows the bytes.
  */
 static int slurp(const char *path, char **out, size_t *outlen)
 {
@@ -152,6 +149,14 @@ static int slurp(const char *path, char **out, size_t *outlen)
 			break;
 		len += n;
 	}
+	/* Room for the NUL, and no slack kept: a caller may hold many. */
+	nbuf = realloc(buf, len + 1);
+	if (!nbuf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	buf = nbuf;
+	buf[len] = '\0';
 	*out = buf;
 	*outlen = len;
 	buf = NULL;
@@ -262,89 +267,49 @@ static int write_initial(struct kt_writer *w)
 }
 
 /* 8-byte size, then a file's text (a format file, header_page ...). */
-static int write_file8(struct kt_writer *w, const char *path)
+static int write_text8(struct kt_writer *w, const char *text, size_t len)
 {
-	size_t len;
-	char *text;
-	int ret;
+	int ret = put8(w, len);
 
-	ret = slurp(path, &text, &len);
-	if (ret)
-		return ret;
-	ret = put8(w, len);
-	if (!ret)
-		ret = write_all(w, text, len);
-	free(text);
-	return ret;
+	return ret ? ret : write_all(w, text, len);
 }
 
-/* name\0, then the file as write_file8() writes it. */
-static int write_named_file(struct kt_writer *w, const char *name,
-			    const char *path)
+/* name\0, then the text as write_text8() writes it. */
+static int write_named_text(struct kt_writer *w, const char *name,
+			    const char *text, size_t len)
 {
 	int ret = write_all(w, name, strlen(name) + 1);
 
-	return ret ? ret : write_file8(w, path);
+	return ret ? ret : write_text8(w, text, len);
 }
 
-static int cmp_name(const void *a, const void *b)
+static bool is_ftrace(const struct kt_format *f)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return !strcmp(f->system, "ftrace");
 }
 
-/* Every events/ftrace/<name>/format: print, bprint, function ... */
-static int write_ftrace_formats(struct kt_writer *w, const char *dir)
+/* The formats of system ftrace (print, bprint, function ...), as given. */
+static int write_ftrace_formats(struct kt_writer *w,
+				const struct kt_formats *f)
 {
-	char path[PATH_MAX], **names = NULL, **nn;
-	size_t n = 0, i;
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
+	size_t i, n = 0;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/events/ftrace", dir);
-	d = opendir(path);
-	if (d) {
-		while ((de = readdir(d))) {
-			if (de->d_name[0] == '.' || de->d_type == DT_REG)
-				continue;
-			nn = realloc(names, (n + 1) * sizeof(*names));
-			if (!nn) {
-				ret = -ENOMEM;
-				break;
-			}
-			names = nn;
-			names[n] = strdup(de->d_name);
-			if (!names[n]) {
-				ret = -ENOMEM;
-				break;
-			}
-			n++;
-		}
-		closedir(d);
-	}
-	if (ret)
-		goto out;
-	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < f->n; i++)
+		n += is_ftrace(&f->ev[i]);
 	ret = put4(w, n);
-	for (i = 0; !ret && i < n; i++) {
-		snprintf(path, sizeof(path), "%s/events/ftrace/%s/format", dir,
-			 names[i]);
-		ret = write_file8(w, path);
-	}
-out:
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (i = 0; !ret && i < f->n; i++)
+		if (is_ftrace(&f->ev[i]))
+			ret = write_text8(w, f->ev[i].text, f->ev[i].len);
 	return ret;
 }
 
-/* The systems of the list (not ftrace), each with its events. */
-static int write_event_formats(struct kt_writer *w, const char *dir,
-			       const struct kt_event_list *events)
+/* The other systems, each with its events. */
+static int write_event_formats(struct kt_writer *w,
+			       const struct kt_formats *f)
 {
-	size_t n = kt_event_list_count(events), i, j, nsys = 0;
+	size_t n = f->n, i, j, nsys = 0;
 	const char **sys;
-	char path[PATH_MAX];
 	int ret = 0;
 
 	sys = calloc(n ? n : 1, sizeof(*sys));
@@ -352,72 +317,48 @@ static int write_event_formats(struct kt_writer *w, const char *dir,
 		return -ENOMEM;
 	/* Distinct systems in first-seen order. */
 	for (i = 0; i < n; i++) {
-		const struct kt_event_ref *r = kt_event_list_at(events, i);
-
-		if (!strcmp(r->system, "ftrace"))
+		if (is_ftrace(&f->ev[i]))
 			continue;
 		for (j = 0; j < nsys; j++)
-			if (!strcmp(sys[j], r->system))
+			if (!strcmp(sys[j], f->ev[i].system))
 				break;
 		if (j == nsys)
-			sys[nsys++] = r->system;
+			sys[nsys++] = f->ev[i].system;
 	}
 	ret = put4(w, nsys);
 	for (j = 0; !ret && j < nsys; j++) {
 		uint32_t count = 0;
 
 		for (i = 0; i < n; i++)
-			count += !strcmp(kt_event_list_at(events, i)->system,
-					 sys[j]);
+			count += !strcmp(f->ev[i].system, sys[j]);
 		ret = write_all(w, sys[j], strlen(sys[j]) + 1);
 		if (!ret)
 			ret = put4(w, count);
-		for (i = 0; !ret && i < n; i++) {
-			const struct kt_event_ref *r = kt_event_list_at(events, i);
-
-			if (strcmp(r->system, sys[j]))
-				continue;
-			/* ktrace.ko's formats are in debugfs. */
-			if (!strcmp(r->system, KTRACE_EVENT_SYSTEM) &&
-			    kt_events_use_module())
-				snprintf(path, sizeof(path), "%s/%s/%s/%s",
-					 kt_module_dir(), KTRACE_DIR_EVENTS,
-					 r->name, KTRACE_FILE_FORMAT);
-			else
-				snprintf(path, sizeof(path), "%s/events/%s/%s/format",
-					 dir, r->system, r->name);
-			ret = write_file8(w, path);
-		}
+		for (i = 0; !ret && i < n; i++)
+			if (!strcmp(f->ev[i].system, sys[j]))
+				ret = write_text8(w, f->ev[i].text,
+						  f->ev[i].len);
 	}
 	free(sys);
 	return ret;
 }
 
-int kt_writer_headers(struct kt_writer *w, const char *tracing_dir,
-		      const struct kt_event_list *events)
+int kt_writer_headers(struct kt_writer *w, const struct kt_formats *f)
 {
-	char path[PATH_MAX];
 	int ret;
 
-	if (!tracing_dir)
-		tracing_dir = tracefs_tracing_dir();
-	if (!tracing_dir)
-		return -ENODEV;
 	ret = write_initial(w);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/events/header_page", tracing_dir);
-	ret = write_named_file(w, KT_DAT_HEADER_PAGE, path);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/events/header_event", tracing_dir);
-	ret = write_named_file(w, KT_DAT_HEADER_EVENT, path);
-	if (ret)
-		return ret;
-	ret = write_ftrace_formats(w, tracing_dir);
-	if (ret)
-		return ret;
-	return write_event_formats(w, tracing_dir, events);
+	if (!ret)
+		ret = write_named_text(w, KT_DAT_HEADER_PAGE, f->header_page,
+				       f->header_page_len);
+	if (!ret)
+		ret = write_named_text(w, KT_DAT_HEADER_EVENT, f->header_event,
+				       f->header_event_len);
+	if (!ret)
+		ret = write_ftrace_formats(w, f);
+	if (!ret)
+		ret = write_event_formats(w, f);
+	return ret;
 }
 
 /* ---- kallsyms, printk formats, cmdlines ---- */

@@ -22,8 +22,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "live/events.h"
-
 struct kt_writer;
 
 /*
@@ -52,13 +50,32 @@ struct kt_writer *kt_writer_open(const char *path);
 /* Remove the temporary file unless committed, and free. */
 void kt_writer_close(struct kt_writer *w);
 
+/* One event's format file, as a format section holds it. */
+struct kt_format {
+	char *system;
+	char *name;
+	char *text;
+	size_t len;
+};
+
 /*
- * The initial header and the format sections, reading only the formats
- * of the given events (and header_page, header_event, ftrace/).
- * tracing_dir NULL is the live one.
+ * What the format sections hold, read by the caller (kt_formats_collect()
+ * in lib/live/formats.c reads the live ones): header_page, header_event
+ * and the events' formats.  Those of system "ftrace" make the ftrace
+ * section, in the order given; the others go by system, in the order
+ * each system is first seen.
  */
-int kt_writer_headers(struct kt_writer *w, const char *tracing_dir,
-		      const struct kt_event_list *events);
+struct kt_formats {
+	char *header_page;
+	size_t header_page_len;
+	char *header_event;
+	size_t header_event_len;
+	struct kt_format *ev;
+	size_t n;
+};
+
+/* The initial header and the format sections. */
+int kt_writer_headers(struct kt_writer *w, const struct kt_formats *f);
 
 /*
  * The /proc/kallsyms and printk_formats sections, given their text (NULL,
@@ -108,7 +125,7 @@ int kt_writer_commit(struct kt_writer *w);
 unsigned long long kt_writer_size(const struct kt_writer *w);
 /*
  * Read a whole file, procfs and tracefs ones included (they report size
- * 0), into a malloc'ed buffer.  0 or -errno.
+ * 0), into a malloc'ed buffer of *len bytes and a NUL.  0 or -errno.
  */
 int kt_file_slurp(const char *path, char **text, size_t *len);
 

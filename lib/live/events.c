@@ -13,46 +13,10 @@
 #include <string.h>
 #include <tracefs.h>
 
+#include "base/aliases.h"
+#include "base/editdist.h"
 #include "live/events.h"
 #include "live/module.h"
-
-/*
- * The classic names of the original ktrace/LTTng event set, and the
- * events a stock kernel has for them.  The one table of aliases.
- */
-static const struct kt_alias aliases[] = {
-	{ "dev_receive",      "net",          "netif_receive_skb",  "packet received by a device" },
-	{ "dev_xmit",         "net",          "net_dev_xmit",       "packet sent by a device" },
-	{ "irq_entry",        "irq",          "irq_handler_entry",  "hard interrupt handler entry" },
-	{ "irq_exit",         "irq",          "irq_handler_exit",   "hard interrupt handler exit" },
-	{ "napi_poll",        "napi",         "napi_poll",          "NAPI poll of a device" },
-	{ "page_alloc",       "kmem",         "mm_page_alloc",      "page allocated" },
-	{ "page_free",        "kmem",         "mm_page_free",       "page freed" },
-	{ "sched_schedule",   "sched",        "sched_switch",       "context switch" },
-	{ "sched_try_wakeup", "sched",        "sched_wakeup",       "task woken up" },
-	{ "softirq_entry",    "irq",          "softirq_entry",      "softirq handler entry" },
-	{ "softirq_exit",     "irq",          "softirq_exit",       "softirq handler exit" },
-	{ "syscall_entry",    "raw_syscalls", "sys_enter",          "system call entry" },
-	{ "syscall_exit",     "raw_syscalls", "sys_exit",           "system call exit" },
-	{ "timer_set",        "timer",        "timer_start",        "timer armed" },
-};
-
-const struct kt_alias *kt_alias_table(size_t *count)
-{
-	*count = sizeof(aliases) / sizeof(aliases[0]);
-	return aliases;
-}
-
-const struct kt_alias *kt_alias_find(const char *classic)
-{
-	size_t i, n;
-	const struct kt_alias *t = kt_alias_table(&n);
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(t[i].classic, classic))
-			return &t[i];
-	return NULL;
-}
 
 /* ---- lists ---- */
 
@@ -214,39 +178,8 @@ static int cmp_ref_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* ---- backends ---- */
-
-static enum kt_backend backend = KT_BACKEND_AUTO;
-
-void kt_events_set_backend(enum kt_backend b)
-{
-	backend = b;
-}
-
-enum kt_backend kt_events_backend(void)
-{
-	return backend;
-}
-
-int kt_backend_parse(const char *name, enum kt_backend *out)
-{
-	if (!strcmp(name, "ftrace"))
-		*out = KT_BACKEND_FTRACE;
-	else if (!strcmp(name, "module"))
-		*out = KT_BACKEND_MODULE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-bool kt_events_use_module(void)
-{
-	return backend == KT_BACKEND_MODULE ||
-	       (backend == KT_BACKEND_AUTO && kt_module_present());
-}
-
 /* Add every event directory of one system. */
-static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
+static int catalog_add_system(struct kt_catalog *cat, const char *tracing_dir,
 			      const char *system)
 {
 	char path[4096];
@@ -255,13 +188,8 @@ static int catalog_add_system(struct kt_catalog *cat, const char *events_dir,
 	int ret = 0;
 
 	/* The module's events live in debugfs, not under tracefs. */
-	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module()) {
-		if (kt_module_events_dir(path, sizeof(path)))
-			return 0;
-	} else if (snprintf(path, sizeof(path), "%s/%s", events_dir, system) >=
-		   (int)sizeof(path)) {
+	if (kt_event_system_dir(tracing_dir, system, path, sizeof(path)))
 		return 0;
-	}
 	d = opendir(path);
 	if (!d)
 		return 0;
@@ -305,6 +233,7 @@ static int add_module_system(struct kt_catalog *cat)
 static struct kt_catalog *catalog_read(const char *tracing_dir,
 				       const char *only)
 {
+	enum kt_backend backend = kt_events_backend();
 	char events_dir[4096];
 	struct kt_catalog *cat;
 	struct dirent *de;
@@ -353,7 +282,8 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 	if (d)
 		closedir(d);
 	d = NULL;
-	if (kt_events_use_module() && (!only || !strcmp(only, KTRACE_EVENT_SYSTEM))) {
+	if (kt_events_use_module() &&
+	    (!only || kt_event_where(only) == KT_EVENT_MODULE)) {
 		ret = add_module_system(cat);
 		if (ret)
 			goto err_cat;
@@ -369,7 +299,7 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 	for (i = 0; i < cat->nsystems; i++) {
 		size_t first = cat->all->n;
 
-		ret = catalog_add_system(cat, events_dir, cat->systems[i]);
+		ret = catalog_add_system(cat, tracing_dir, cat->systems[i]);
 		if (ret < 0)
 			goto err_cat;
 		if (cat->all->n - first > 1)
@@ -501,8 +431,7 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
 	 */
 	for (i = 0; i < cat->all->n; i++)
 		if (!strcmp(cat->all->ev[i].name, spec) &&
-		    !strcmp(cat->all->ev[i].system, KTRACE_EVENT_SYSTEM) &&
-		    kt_events_use_module())
+		    kt_event_where(cat->all->ev[i].system) == KT_EVENT_MODULE)
 			return kt_event_list_add(out, KTRACE_EVENT_SYSTEM,
 						 spec) < 0 ? -ENOMEM : 1;
 	/* A bare name: an event, then a classic alias, then a system. */
@@ -530,37 +459,6 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
 		return matched ? matched : -ENOENT;
 	}
 	return -ENOENT;
-}
-
-size_t kt_edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t *row, result;
-
-	row = malloc((lb + 1) * sizeof(*row));
-	if (!row)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best;
-
-			best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	result = row[lb];
-	free(row);
-	return result;
 }
 
 int kt_events_suggest(const struct kt_catalog *cat, const char *spec,

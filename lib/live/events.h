@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Event names: the catalog of events the kernel offers, globs, the
- * classic ktrace/LTTng aliases, and "did you mean" for typos.
+ * classic ktrace/LTTng aliases (base/aliases.h), and "did you mean" for
+ * typos.
  */
 #ifndef KT_EVENTS_H
 #define KT_EVENTS_H
@@ -9,21 +10,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The catalog holds the events of the backend chosen there. */
+#include "live/evhome.h"
+
 struct kt_event_ref {
 	const char *system;
 	const char *name;
 };
-
-/* A classic event name and the modern ftrace event it stands for. */
-struct kt_alias {
-	const char *classic;
-	const char *system;
-	const char *event;
-	const char *what;
-};
-
-const struct kt_alias *kt_alias_table(size_t *count);
-const struct kt_alias *kt_alias_find(const char *classic);
 
 /* Every event under a tracing directory's events/ (NULL: the live one). */
 struct kt_catalog;
@@ -72,23 +65,5 @@ int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
  */
 int kt_events_suggest(const struct kt_catalog *cat, const char *spec,
 		      char *buf, size_t len);
-
-/*
- * Which tracer's events names mean.  AUTO: the catalog has ftrace's
- * events and, when ktrace.ko is loaded, the module's as system "ktrace"
- * ("ktrace:NAME" is always the module's, "system:NAME" always ftrace's,
- * a bare name the module offers is the module's).  FTRACE or MODULE:
- * the catalog has only that one's events.
- */
-enum kt_backend { KT_BACKEND_AUTO, KT_BACKEND_FTRACE, KT_BACKEND_MODULE };
-void kt_events_set_backend(enum kt_backend backend);
-enum kt_backend kt_events_backend(void);
-/* "ftrace" or "module" (-EINVAL otherwise). */
-int kt_backend_parse(const char *name, enum kt_backend *out);
-/* Whether the module's events are in play (MODULE, or AUTO and loaded). */
-bool kt_events_use_module(void);
-
-/* Levenshtein distance, shared by command and event suggestions. */
-size_t kt_edit_distance(const char *a, const char *b);
 
 #endif

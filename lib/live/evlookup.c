@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <tracefs.h>
 
+#include "base/aliases.h"
 #include "base/log.h"
 #include "live/evlookup.h"
 #include "live/module.h"

@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "live/evsave.h"
-#include "live/events.h"
+#include "live/evhome.h"
 #include "live/tracefs.h"
-#include "live/module.h"
 
 struct kt_event_state {
 	struct tracefs_instance *inst;	/* borrowed */
@@ -33,11 +32,6 @@ static char *read_event_file(struct tracefs_instance *inst,
 	text = kt_tracefs_read(inst, rel);
 	free(rel);
 	return text;
-}
-
-static bool is_module(const char *system)
-{
-	return !strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
 }
 
 /* "none" and rejected filters are no filter; else the expression. */
@@ -72,22 +66,13 @@ struct kt_event_state *kt_event_state_save(struct tracefs_instance *inst,
 	st->event = strdup(event);
 	if (!st->system || !st->event)
 		goto err_st;
-	if (is_module(system)) {
-		/* ktrace.ko's events have a switch and no filter. */
-		ret = kt_module_event_enabled(event);
-		if (ret < 0)
-			goto err_st;
-		st->enabled = ret;
-		return st;
-	}
-	text = read_event_file(inst, system, event, "enable");
-	if (!text) {
-		ret = -errno;
+	ret = kt_event_switch_get(inst, system, event);
+	if (ret < 0)
 		goto err_st;
-	}
-	/* "1*" is on with a soft-disable trigger attached: still on. */
-	st->enabled = text[0] == '1';
-	free(text);
+	st->enabled = ret;
+	/* ktrace.ko's events have a switch and no filter. */
+	if (kt_event_where(system) == KT_EVENT_MODULE)
+		return st;
 	text = read_event_file(inst, system, event, "filter");
 	if (!text) {
 		ret = -errno;
@@ -105,13 +90,13 @@ err:
 
 int kt_event_state_restore(const struct kt_event_state *st)
 {
-	int ret, ret2;
+	int ret = 0, ret2;
 
-	if (is_module(st->system))
-		return kt_module_event_set_enable(st->event, st->enabled);
-	ret = kt_event_set_filter(st->inst, st->system, st->event,
-				  st->filter, NULL);
-	ret2 = kt_event_set_enable(st->inst, st->system, st->event,
+	/* ktrace.ko's events have a switch and no filter. */
+	if (kt_event_where(st->system) == KT_EVENT_FTRACE)
+		ret = kt_event_set_filter(st->inst, st->system, st->event,
+					  st->filter, NULL);
+	ret2 = kt_event_switch_set(st->inst, st->system, st->event,
 				   st->enabled);
 	return ret ? ret : ret2;
 }

@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <event-parse.h>
-#include <tracefs.h>
 
 #include "live/format.h"
-#include "live/events.h"
+#include "live/evhome.h"
 #include "base/lsan.h"
 #include "file/tepcheck.h"
-#include "live/module.h"
 
 struct kt_event_format {
 	struct tep_handle *tep;	/* owns the parsed event and its strings */
@@ -54,19 +52,6 @@ static char *print_line(const char *text)
 	p += strlen(tag);
 	end = strchr(p, '\n');
 	return strndup(p, end ? (size_t)(end - p) : strlen(p));
-}
-
-/* ktrace.ko's events/<event>/format, from debugfs. */
-static char *module_format(const char *event, int *size)
-{
-	char rel[512], *text;
-
-	snprintf(rel, sizeof(rel), "%s/%s/%s", KTRACE_DIR_EVENTS, event,
-		 KTRACE_FILE_FORMAT);
-	text = kt_module_read(rel);
-	if (text)
-		*size = strlen(text);
-	return text;
 }
 
 struct kt_event_format *kt_event_format_parse(const char *system,
@@ -127,18 +112,13 @@ struct kt_event_format *kt_event_format_open(const char *system,
 					     const char *event)
 {
 	struct kt_event_format *fmt;
+	size_t size = 0;
 	char *text;
-	int size = 0, err;
+	int err;
 
-	errno = 0;
-	if (!strcmp(system, KTRACE_EVENT_SYSTEM) && kt_events_use_module())
-		text = module_format(event, &size);
-	else
-		text = tracefs_event_file_read(NULL, system, event, "format", &size);
-	if (!text) {
-		errno = errno ? errno : ENOENT;
+	text = kt_event_format_read(NULL, system, event, &size);
+	if (!text)
 		return NULL;
-	}
 	fmt = kt_event_format_parse(system, text, size);
 	err = errno;
 	free(text);

@@ -77,7 +77,7 @@ int kt_module_events_dir(char *buf, size_t len)
 
 char *kt_module_read(const char *rel)
 {
-	char path[PATH_MAX], *text = NULL, *nul;
+	char path[PATH_MAX], *text = NULL;
 	size_t len;
 	int ret = kt_module_path(rel, path, sizeof(path));
 
@@ -87,15 +87,7 @@ char *kt_module_read(const char *rel)
 		errno = -ret;
 		return NULL;
 	}
-	/* The slurped bytes are not a string yet. */
-	nul = realloc(text, len + 1);
-	if (!nul) {
-		free(text);
-		errno = ENOMEM;
-		return NULL;
-	}
-	nul[len] = '\0';
-	return nul;
+	return text;
 }
 
 int kt_module_write(const char *rel, const char *val)

@@ -30,6 +30,7 @@
 #include "base/log.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
+#include "live/formats.h"
 #include "live/ksyms.h"
 #include "live/process.h"
 #include "live/recover.h"
@@ -338,7 +339,7 @@ int kt_session_start(struct kt_session *s)
 		ret = kt_tracing_instance(s->t, WAKE_PERCENT);
 	if (ret)
 		return ret;
-	ret = kt_writer_headers(s->w, NULL, kt_tracing_events(s->t));
+	ret = kt_formats_write(s->w, NULL, kt_tracing_events(s->t));
 	if (ret) {
 		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
 		return ret;

@@ -128,7 +128,7 @@ err_free:
 
 bool kt_is_module_event(const struct kt_event_ref *r)
 {
-	return !strcmp(r->system, KTRACE_EVENT_SYSTEM) && kt_events_use_module();
+	return kt_event_where(r->system) == KT_EVENT_MODULE;
 }
 
 static bool is_ftrace_event(const struct kt_event_ref *r)

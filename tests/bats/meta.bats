@@ -135,3 +135,20 @@ module"
 	run zsh_offers ktrace report -i ""
 	assert_output "<files>"
 }
+
+@test "lib/ rooms include only the rooms below them, and nothing includes in a loop" {
+	# lib/README.md draws the arrows; scripts/layout-check.sh reads them
+	# off the sources' #include lines.
+	run "$TOP/scripts/layout-check.sh"
+	assert_success
+	assert_output ""
+	# It sees a breach: a file/ header that names live/.
+	tmp=$(mktemp -d)
+	cp -r "$TOP/lib" "$TOP/cmd" "$TOP/kernel" "$TOP/scripts" "$tmp/"
+	cp "$TOP/ktrace.c" "$tmp/"
+	echo '#include "live/events.h"' >>"$tmp/lib/file/tracedat.h"
+	run "$tmp/scripts/layout-check.sh"
+	rm -rf "$tmp"
+	assert_failure
+	assert_output --partial "lib/file/tracedat.h (file) includes live/events.h"
+}

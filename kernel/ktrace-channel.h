@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Declarations shared by the files of ktrace.ko, not exported. */
-#ifndef KTRACE_INTERNAL_H
-#define KTRACE_INTERNAL_H
+/*
+ * What ktrace-channel.c gives the other files of ktrace.ko beyond the
+ * channel API of ktrace.h: the channel's body for the engine's inline
+ * reserve and commit, and the debugfs control-file helpers.
+ */
+#ifndef KTRACE_CHANNEL_H
+#define KTRACE_CHANNEL_H
 
 #include <linux/compiler.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
-#include <linux/module.h>
+#include <linux/jump_label.h>
 #include <linux/kref.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/ring_buffer.h>
-#include <linux/jump_label.h>
-#include <linux/sched.h>
-#include <linux/threads.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -96,7 +98,7 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 	return ev->type_len ? (void *)&ev->array[0] : (void *)&ev->array[1];
 }
 
-/* ---- exports (ktrace-channel.c) ---- */
+/* ---- exports ---- */
 
 DECLARE_STATIC_KEY_FALSE(kt_export_key);
 /* Hand one record about to be committed to every registered export. */
@@ -118,55 +120,7 @@ static __always_inline void kt_rb_commit_rec(struct ktrace_channel *chan,
 	kt_wake_account(chan, len);
 }
 
-/* ---- the pid set (ktrace-pidset.c) ---- */
-
-/* On while the set filters; off means every pid passes. */
-DECLARE_STATIC_KEY_FALSE(kt_pidset_key);
-/* One bit per possible pid; allocated before the key is first enabled. */
-extern unsigned long *kt_pidmap;
-
-static __always_inline bool kt_pid_in(pid_t pid)
-{
-	return (unsigned int)pid < PID_MAX_LIMIT &&
-	       test_bit(pid, READ_ONCE(kt_pidmap));
-}
-
-/* Does an event of task t pass the pid set?  The probes ask this first. */
-static __always_inline bool kt_pid_pass(struct task_struct *t)
-{
-	if (!static_branch_unlikely(&kt_pidset_key))
-		return true;
-	return kt_pid_in(t->pid);
-}
-
-int kt_pidset_init(struct dentry *dir);
-void kt_pidset_exit(void);
-/*
- * Make the set the thread group of the task pid names (in the caller's
- * pid namespace) and its descendants, following forks from now on;
- * pid 0 clears the set.  -ESRCH when there is no such task.
- */
-int kt_pidset_follow(pid_t pid);
-/* The pid process_follow_pid last set, 0 when the set is not its. */
-pid_t kt_pidset_followed(void);
-
-/* ---- the process tracer's filters (ktrace-process.c) ---- */
-
-/* On while a uid or comm filter is set. */
-DECLARE_STATIC_KEY_FALSE(kt_pfilter_key);
-bool kt_pfilter_pass(void);
-
-static __always_inline bool kt_proc_pass(void)
-{
-	if (!kt_pid_pass(current))
-		return false;
-	if (!static_branch_unlikely(&kt_pfilter_key))
-		return true;
-	return kt_pfilter_pass();
-}
-
-int kt_process_init(struct dentry *dir);
-void kt_process_exit(void);
+/* ---- control files ---- */
 
 /*
  * Copy a control-file write of count bytes into buf as one word without
@@ -196,28 +150,4 @@ static const struct file_operations fops = {				\
 	.write = kt_attr_write,						\
 }
 
-/* The event engine (ktrace-events.c), set up by ktrace-main.c. */
-struct ktrace_channel;
-struct dentry;
-int kt_events_init(struct ktrace_channel *chan, struct dentry *dir);
-/* Detach every probe and wait until none runs any more. */
-void kt_events_exit(void);
-int kt_events_set_enabled(bool on);
-bool kt_events_enabled(void);
-/* Event groups the process tracer switches on and off as a whole. */
-enum {
-	KT_GRP_NONE,
-	KT_GRP_LIFECYCLE,
-	KT_GRP_SYSCALLS,
-	KT_GRP_SIGNALS,
-	KT_NR_GROUPS
-};
-int kt_events_set_group(int group, bool on);
-bool kt_events_group(int group);
-/* The kernel tracepoint called name, NULL if there is none. */
-struct tracepoint *kt_find_tracepoint(const char *name);
-/* Describe every event for the info file. */
-struct seq_file;
-void kt_events_show(struct seq_file *m);
-
-#endif /* KTRACE_INTERNAL_H */
+#endif /* KTRACE_CHANNEL_H */

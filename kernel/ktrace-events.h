@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event engine (ktrace-events.c), set up by ktrace-main.c.  The
+ * event table itself is events/ktrace-events.h.
+ */
+#ifndef KTRACE_EVENTS_H
+#define KTRACE_EVENTS_H
+
+#include <linux/types.h>
+
+struct ktrace_channel;
+struct dentry;
+struct seq_file;
+struct tracepoint;
+
+int kt_events_init(struct ktrace_channel *chan, struct dentry *dir);
+/* Detach every probe and wait until none runs any more. */
+void kt_events_exit(void);
+int kt_events_set_enabled(bool on);
+bool kt_events_enabled(void);
+/* Event groups the process tracer switches on and off as a whole. */
+enum {
+	KT_GRP_NONE,
+	KT_GRP_LIFECYCLE,
+	KT_GRP_SYSCALLS,
+	KT_GRP_SIGNALS,
+	KT_NR_GROUPS
+};
+int kt_events_set_group(int group, bool on);
+bool kt_events_group(int group);
+/* The kernel tracepoint called name, NULL if there is none. */
+struct tracepoint *kt_find_tracepoint(const char *name);
+/* Describe every event for the info file. */
+void kt_events_show(struct seq_file *m);
+
+#endif /* KTRACE_EVENTS_H */

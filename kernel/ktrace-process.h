@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The process tracer's filters and controls (ktrace-process.c). */
+#ifndef KTRACE_PROCESS_H
+#define KTRACE_PROCESS_H
+
+#include <linux/jump_label.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+
+#include "ktrace-pidset.h"
+
+struct dentry;
+
+/* On while a uid or comm filter is set. */
+DECLARE_STATIC_KEY_FALSE(kt_pfilter_key);
+bool kt_pfilter_pass(void);
+
+static __always_inline bool kt_proc_pass(void)
+{
+	if (!kt_pid_pass(current))
+		return false;
+	if (!static_branch_unlikely(&kt_pfilter_key))
+		return true;
+	return kt_pfilter_pass();
+}
+
+int kt_process_init(struct dentry *dir);
+void kt_process_exit(void);
+
+#endif /* KTRACE_PROCESS_H */
