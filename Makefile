@@ -136,14 +136,14 @@ clean:
 # The report formatter (lib/decode/fastfmt.c): its identity check against
 # libtraceevent, built with ASan+UBSan so out-of-record reads show, and
 # its speed benchmark.
-FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/decode/fastfmt.c
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/decode/fastfmt.c
-FF_HDRS      := lib/decode/fastfmt.h tests/fastfmt-capture.h
+FFCHECK_SRCS := tests/unit/fastfmt-check.c tests/unit/fastfmt-capture.c lib/decode/fastfmt.c
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/unit/fastfmt-capture.c lib/decode/fastfmt.c
+FF_HDRS      := lib/decode/fastfmt.h tests/unit/fastfmt-capture.h
 
 $(BUILD)/fastfmt-check: $(FFCHECK_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests $(ASAN_FLAGS) -o $@ $(FFCHECK_SRCS) $(LDLIBS_ALL) $(ASAN_FLAGS)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests/unit $(ASAN_FLAGS) -o $@ $(FFCHECK_SRCS) $(LDLIBS_ALL) $(ASAN_FLAGS)
 
 $(BUILD)/fastfmt-speed: $(FFSPEED_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests -o $@ $(FFSPEED_SRCS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests/unit -o $@ $(FFSPEED_SRCS) $(LDLIBS_ALL)

@@ -122,7 +122,7 @@ teardown() {
 	objs=$(ls "$TOP"/build/lib/*/*.o | grep -v '/module\.o$')
 	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" -I"$TOP/kernel" \
 		$(pkg-config --cflags libtracefs libtraceevent) -o pm \
-		"$TOP/tests/bats/pages-merge.c" $objs \
+		"$TOP/tests/unit/pages-merge.c" $objs \
 		$(pkg-config --libs libtracefs libtraceevent) -lzstd -lz -lncursesw
 	# Two recordings at the same time: overlapping pages of two kinds.
 	ktrace record -q -o a.dat -e sched:sched_switch -s 1 &

@@ -32,7 +32,7 @@ EOF
 	# this kernel's formats, sound and damaged.
 	cc -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/procview-feed.c" \
+		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/unit/procview-feed.c" \
 		"$TOP/lib/views/procview.c" $(pkg-config --libs libtraceevent)
 }
 

@@ -523,7 +523,7 @@ patch() {
 
 @test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
 	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$RD/kc" "$TOP/tests/bats/kallsyms-check.c" "$TOP/lib/file/kallsyms.c" \
+		-o "$RD/kc" "$TOP/tests/unit/kallsyms-check.c" "$TOP/lib/file/kallsyms.c" \
 		$(pkg-config --libs libtraceevent)
 	# This kernel's symbols, and each odd shape of line between good ones.
 	cp /proc/kallsyms "$RD/ks.0"
@@ -562,7 +562,7 @@ ODD
 
 @test "the page walker reads records as libtraceevent's kbuffer does (rawpage-check)" {
 	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$RD/rc" "$TOP/tests/bats/rawpage-check.c" "$TOP/lib/file/rawpage.c" \
+		-o "$RD/rc" "$TOP/tests/unit/rawpage-check.c" "$TOP/lib/file/rawpage.c" \
 		$(pkg-config --libs libtraceevent)
 	# Random pages of every record kind: time, offsets and sizes agree.
 	run "$RD/rc" 20000

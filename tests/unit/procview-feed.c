@@ -16,7 +16,7 @@
  * and a char array field takes text.
  *
  *   cc -Ilib $(pkg-config --cflags --libs libtraceevent) \
- *      tests/procview-feed.c lib/views/procview.c
+ *      tests/unit/procview-feed.c lib/views/procview.c
  */
 #include <errno.h>
 #include <stdio.h>
