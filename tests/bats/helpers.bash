@@ -19,6 +19,17 @@ KTRACE=${KTRACE:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/ktrace}
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export KTRACE TOP
 
+# The drivers of lib code, tests/unit/NAME.c, as `make unit` builds them
+# (with ASan+UBSan; make check and make test build them before the suite).
+UNIT=$TOP/build/asan/unit
+
+# kt_build_units: make them up to date, for a file that runs one: quiet and
+# quick when they are, and a bats file run alone after a change to lib/
+# checks the new code, not the last build.
+kt_build_units() {
+	make -s -C "$TOP" unit >&2
+}
+
 tracefs_dir() {
 	if [ -z "${TRACEFS:-}" ]; then
 		TRACEFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)

@@ -28,12 +28,9 @@ int main(int argc, char **argv)
 }
 EOF
 	cc -O2 -o "$KT_PROC_BIN/getppid_n" "$KT_PROC_BIN/getppid_n.c"
-	# The process view's driver, with the sanitizers: records made of
+	# The process view's driver (with the sanitizers): records made of
 	# this kernel's formats, sound and damaged.
-	cc -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/unit/procview-feed.c" \
-		"$TOP/lib/views/procview.c" $(pkg-config --libs libtraceevent)
+	kt_build_units
 }
 
 setup() {
@@ -260,7 +257,7 @@ line_pids() {
 }
 
 @test "the process view: one line per event, ? for what the record lacks" {
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" <<'EOF'
 task:task_newtask common_pid=100 pid=101 clone_flags=0x1200011
 task:task_newtask common_pid=101 pid=102 clone_flags=0x3d0f00
 sched:sched_process_exec common_pid=101 filename=/usr/bin/ls pid=101 old_pid=101
@@ -345,7 +342,7 @@ kt_formats() {
 
 @test "the process view of ktrace.ko's process events: the same lines as ftrace's" {
 	kt_formats kt
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" "" kt <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" "" kt <<'EOF'
 ktrace:process_fork common_pid=100 comm=sh child_pid=101 clone_flags=0x1200011
 ktrace:process_fork common_pid=101 comm=sh child_pid=102 clone_flags=0x3d0f00
 ktrace:process_exec common_pid=101 comm=ls old_pid=101 filename=/usr/bin/ls
@@ -375,7 +372,7 @@ shown exit 0
 shown exit ? killed by 11 SIGSEGV
 shown exit ? killed by 9 SIGKILL"
 	# Damaged: cut short, a filename with no end inside the record.
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" "" kt <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" "" kt <<'EOF'
 ktrace:process_exec common_pid=1 old_pid=1 filename=/usr/bin/ls size=40
 ktrace:process_exec common_pid=1 old_pid=1 filename=/usr/bin/ls size=31
 ktrace:process_fork common_pid=1 child_pid=2 clone_flags=0x11 size=30
@@ -396,7 +393,7 @@ shown syscall openat rc ? error ?"
 
 @test "the process view survives damaged records: ? fields, no read outside" {
 	# Cut short, a string pointing outside the record, nothing at all.
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" <<'EOF'
 sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 loc=0xffffffff
 sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 loc=0x00ff0014
 sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 size=10
@@ -421,7 +418,7 @@ shown exit ?"
 		echo "syscalls:sys_enter_exit_group common_pid=$((i * 13 % 5003 + 2)) error_code=$((i % 256))"
 		echo "sched:sched_process_exit common_pid=$((i * 11 % 5003 + 2)) pid=$((i * 11 % 5003 + 2))"
 	done >many
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <many
+	run "$UNIT/procview-feed" "$TRACEFS" <many
 	assert_success
 	[ "$(grep -c '^shown exit' <<<"$output")" -eq 3000 ] || fail "not one exit line per exit"
 }
