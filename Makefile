@@ -138,6 +138,8 @@ test: all unit
 test-asan: asan unit
 	KTRACE=$(CURDIR)/$(ASAN_BUILD)/ktrace bats tests/bats
 
+# Every bench on this host (bench/run-all.sh -n lists them and says what
+# it skips); KT_BENCH_VM=1 adds the ones that boot kernels in qemu.
 bench: all
 	scripts/deps.sh bench
 	bench/run-all.sh
