@@ -9,25 +9,8 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
 	export KT_PROC_BIN="$BATS_FILE_TMPDIR/bin"
-	mkdir -p "$KT_PROC_BIN"
 	# Exactly N getppid system calls (110 on x86_64) after printing its pid.
-	cat >"$KT_PROC_BIN/getppid_n.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long i, n = argc > 1 ? atol(argv[1]) : 0;
-
-	printf("%d\n", (int)getpid());
-	fflush(stdout);
-	for (i = 0; i < n; i++)
-		syscall(SYS_getppid);
-	return argc > 2 ? atoi(argv[2]) : 0;
-}
-EOF
-	cc -O2 -o "$KT_PROC_BIN/getppid_n" "$KT_PROC_BIN/getppid_n.c"
+	kt_tool getppid_n "$KT_PROC_BIN"
 	# The process view's driver (with the sanitizers): records made of
 	# this kernel's formats, sound and damaged.
 	kt_build_units
@@ -41,25 +24,10 @@ setup() {
 }
 
 teardown() {
-	local p
 	[ -z "$busy" ] || kill "$busy" 2>/dev/null || true
-	while read -r p; do
-		[ -n "$p" ] || continue
-		if [ -d "$TRACEFS/instances/ktrace-$p" ]; then
-			rmdir "$TRACEFS/instances/ktrace-$p"
-			fail "instance ktrace-$p was left behind"
-		fi
-	done <"$BATS_TEST_TMPDIR/ktrace.pids"
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
 	[ "$(cat "$TRACEFS/set_event")" = "$top_events" ] ||
 		fail "top-level set_event changed"
-}
-
-# ktrace record ARGS... in the background (its pid noted for teardown).
-prec() {
-	"$KTRACE" record "$@" &
-	local p=$!
-	echo "$p" >>"$BATS_TEST_TMPDIR/ktrace.pids"
-	wait "$p"
 }
 
 tc() { trace-cmd report -i "$1" 2>/dev/null; }
@@ -74,7 +42,7 @@ line_pids() {
 	sh -c 'while :; do :; done' &
 	busy=$!
 	: >pids
-	run prec -q -o t.dat --process -- sh -c '
+	run rec -q -o t.dat --process -- sh -c '
 		echo "1 $$" >>pids
 		sh -c "echo \"2 \$\$\" >>pids; sh -c '\''echo \"3 \$\$\" >>pids; exit 3'\'' ; exit 2" &
 		wait $!; echo "w $?" >>pids; exit 1'
@@ -130,7 +98,7 @@ line_pids() {
 }
 
 @test "--comm keeps only the processes of that name" {
-	run prec -q -o c.dat --process --comm getppid_n -- sh -c "
+	run rec -q -o c.dat --process --comm getppid_n -- sh -c "
 		ls / >/dev/null; $KT_PROC_BIN/getppid_n 77; cat /dev/null"
 	assert_success
 	pid=$output
@@ -146,7 +114,7 @@ line_pids() {
 }
 
 @test "a followed process doing N getppid calls gives exactly N entries and N returns" {
-	run prec -q -o g.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 3210; true"
+	run rec -q -o g.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 3210; true"
 	assert_success
 	pid=$output
 	run tc g.dat
@@ -163,7 +131,7 @@ line_pids() {
 	for mode in on off; do
 		args=()
 		[ "$mode" = off ] && args=(--no-syscalls --no-signals)
-		run prec -q -o s-$mode.dat --process "${args[@]}" -- sh -c "
+		run rec -q -o s-$mode.dat --process "${args[@]}" -- sh -c "
 			sh -c '$script' & c=\$!
 			read x <fifo; echo \$x >child.pid; kill -USR1 \$c; wait \$c"
 		assert_failure 5
@@ -183,7 +151,7 @@ line_pids() {
 		assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
 	done
 	# --no-lifecycle: system calls only.
-	run prec -q -o l.dat --process --no-lifecycle --no-signals -- "$KT_PROC_BIN/getppid_n" 5
+	run rec -q -o l.dat --process --no-lifecycle --no-signals -- "$KT_PROC_BIN/getppid_n" 5
 	assert_success
 	run tc l.dat
 	refute_output --partial "sched_process_"
@@ -210,14 +178,14 @@ line_pids() {
 }
 
 @test "--uid without the module: one line, exit 1, nothing changed" {
-	run prec -o u.dat --process --uid 0 -- true
+	run rec -o u.dat --process --uid 0 -- true
 	assert_failure 1
 	# (Another test run may have the module loaded on this shared kernel:
 	# then --uid works, and only --backend ftrace below refuses it.)
 	if [ ! -d /sys/module/ktrace ]; then
 		assert_output "ktrace record: --uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID"
 	fi
-	run prec -o u.dat --process --backend ftrace --uid 0 -- true
+	run rec -o u.dat --process --backend ftrace --uid 0 -- true
 	assert_failure 1
 	assert_output "ktrace record: --uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -p PID"
 	[ ! -e u.dat ] || fail "file written"
@@ -227,31 +195,31 @@ line_pids() {
 
 @test "--process --backend module without the module: one line, exit 1, nothing written" {
 	[ ! -d /sys/module/ktrace ] || fail "this test needs ktrace.ko not loaded"
-	run prec -o m.dat --process --backend module -- true
+	run rec -o m.dat --process --backend module -- true
 	assert_failure 1
 	assert_output "ktrace record: --backend module needs ktrace.ko, which is not loaded; load it with 'insmod ktrace.ko' (build it with 'make module'; see kernel/README.md)"
 	[ ! -e m.dat ]
-	run prec -o m.dat --process --uid x1 -- true
+	run rec -o m.dat --process --uid x1 -- true
 	assert_failure 64
 	assert_output --partial "bad user id 'x1' for --uid"
 }
 
 @test "a command's exit status 3 passes through without a word about lost events" {
-	run prec -o s.dat --process --no-syscalls -- sh -c 'exit 3'
+	run rec -o s.dat --process --no-syscalls -- sh -c 'exit 3'
 	assert_failure 3
 	refute_output --partial "lost"
 	[ -s s.dat ]
 }
 
 @test "usage errors: process options without --process, nothing left to record" {
-	run prec -o x.dat --comm sh -- true
+	run rec -o x.dat --comm sh -- true
 	assert_failure 64
-	run prec -o x.dat --no-signals -- true
+	run rec -o x.dat --no-signals -- true
 	assert_failure 64
-	run prec -o x.dat --process --no-syscalls --no-signals --no-lifecycle -- true
+	run rec -o x.dat --process --no-syscalls --no-signals --no-lifecycle -- true
 	assert_failure 64
 	assert_output --partial "nothing to record"
-	run prec -o x.dat --process --comm 'a"b' -- true
+	run rec -o x.dat --process --comm 'a"b' -- true
 	assert_failure 64
 	[ ! -e x.dat ]
 }
@@ -456,7 +424,7 @@ shown exit ?"
 }
 
 @test "ktrace report shows a --process file in the process view" {
-	run prec -q -o v.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 321 3; exit 4"
+	run rec -q -o v.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 321 3; exit 4"
 	assert_failure 4
 	pid=${output%%$'\n'*}
 	run "$KTRACE" report -i v.dat
@@ -485,7 +453,7 @@ shown exit ?"
 @test "the process view without system calls: exit codes from exit_group, signals named" {
 	script='trap "echo got" USR1; sleep 10 & s=$!; echo $$ >fifo; wait $s; kill $s; exit 5'
 	mkfifo fifo
-	run prec -q -o n.dat --process --no-syscalls -- sh -c "
+	run rec -q -o n.dat --process --no-syscalls -- sh -c "
 		sh -c '$script' & c=\$!
 		read x <fifo; echo \$x >child.pid; kill -USR1 \$c; wait \$c"
 	assert_failure 5
@@ -499,7 +467,7 @@ shown exit ?"
 	refute_output --partial "error_code"
 	# A file recorded without --process reads as usual; --format process
 	# applies the view anyway.
-	run prec -q -o plain.dat -e raw_syscalls:sys_enter -F -- "$KT_PROC_BIN/getppid_n" 7
+	run rec -q -o plain.dat -e raw_syscalls:sys_enter -F -- "$KT_PROC_BIN/getppid_n" 7
 	assert_success
 	pid=$output
 	run "$KTRACE" report -i plain.dat

@@ -57,7 +57,7 @@ setup_file() {
 		-B "$b" -e irq -e sched_wakeup -o "$RD/multi.dat" -- \
 		"$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1
 	# trace-cmd here has no zlib: repack the zstd file with zlib.
-	cc -O2 -o "$RD/dat-zlib" "$TOP/tests/dat-zlib.c" -lz -lzstd
+	kt_tool dat-zlib "$RD" -lz -lzstd
 	"$RD/dat-zlib" "$RD/v7.dat" "$RD/v7z.dat"
 	# kallsyms-check and rawpage-check.
 	kt_build_units
