@@ -82,6 +82,32 @@ fuzz:
 		$(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
 	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# The drivers of lib code (tests/unit/NAME.c, each checks a lib file
+# against an oracle), with ASan+UBSan against the ASan build's lib
+# objects, into build/asan/unit/NAME; the bats files run them from there.
+# The objects go in an archive, so that a driver which includes a lib .c
+# itself (pages-merge) does not meet its symbols twice.
+UNIT_SRCS := $(filter-out %/fastfmt-capture.c,$(sort $(wildcard tests/unit/*.c)))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(ASAN_BUILD)/unit/%)
+UNIT_OBJS := $(sort $(wildcard tests/unit/*.c))
+UNIT_OBJS := $(UNIT_OBJS:%.c=$(BUILD)/%.o)
+.PHONY: unit
+.SECONDARY: $(UNIT_OBJS)
+unit: asan
+	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS='$(ASAN_FLAGS)' EXTRA_LDFLAGS='$(ASAN_FLAGS)' $(UNIT_BINS)
+
+$(BUILD)/libktrace.a: $(LIB_SRCS:%.c=$(BUILD)/%.o)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/libktrace.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libktrace.a $(LDLIBS_ALL)
+
+$(BUILD)/unit/fastfmt-check: $(BUILD)/tests/unit/fastfmt-capture.o
+
+-include $(UNIT_OBJS:.o=.d)
+
 # The fault injector tests/bats/faults.bats preloads.
 build/faultinj.so: tests/faultinj.c
 	@mkdir -p $(dir $@)
@@ -102,15 +128,18 @@ check: check-deps
 	$(MAKE) asan
 	$(MAKE) build/faultinj.so
 	$(MAKE) fuzz-replay
+	$(MAKE) unit
 	scripts/check.sh
 
 # The suite once, against the normal build (no dependency install).
-test: all
+test: all unit
 	KTRACE=$(CURDIR)/ktrace bats tests/bats
 
-test-asan: asan
+test-asan: asan unit
 	KTRACE=$(CURDIR)/$(ASAN_BUILD)/ktrace bats tests/bats
 
+# Every bench on this host (bench/run-all.sh -n lists them and says what
+# it skips); KT_BENCH_VM=1 adds the ones that boot kernels in qemu.
 bench: all
 	scripts/deps.sh bench
 	bench/run-all.sh
@@ -133,17 +162,11 @@ install: all
 clean:
 	rm -rf build ktrace
 
-# The report formatter (lib/decode/fastfmt.c): its identity check against
-# libtraceevent, built with ASan+UBSan so out-of-record reads show, and
-# its speed benchmark.
-FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/decode/fastfmt.c
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/decode/fastfmt.c
-FF_HDRS      := lib/decode/fastfmt.h tests/fastfmt-capture.h
-
-$(BUILD)/fastfmt-check: $(FFCHECK_SRCS) $(FF_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests $(ASAN_FLAGS) -o $@ $(FFCHECK_SRCS) $(LDLIBS_ALL) $(ASAN_FLAGS)
+# The report formatter's speed benchmark (lib/decode/fastfmt.c); its
+# identity check against libtraceevent is a unit (tests/unit/fastfmt-check.c).
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/unit/fastfmt-capture.c lib/decode/fastfmt.c
+FF_HDRS      := lib/decode/fastfmt.h tests/unit/fastfmt-capture.h
 
 $(BUILD)/fastfmt-speed: $(FFSPEED_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests -o $@ $(FFSPEED_SRCS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests/unit -o $@ $(FFSPEED_SRCS) $(LDLIBS_ALL)

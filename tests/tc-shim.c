@@ -2,7 +2,11 @@
 /*
  * LD_PRELOAD shim so that `trace-cmd record` runs on a machine where the
  * function-tracer control files answer EPERM: opens of those paths get
- * /dev/null instead.  Only the tests use it, to make trace.dat oracles.
+ * /dev/null instead.  The tests use it to make trace.dat oracles
+ * (tests/bats/report.bats), the benches to time trace-cmd (bench/).
+ *
+ *   cc -O2 -shared -fPIC -o tc-shim.so tc-shim.c -ldl
+ *   LD_PRELOAD=./tc-shim.so trace-cmd record ...
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,16 +35,20 @@ static int blocked(const char *path)
 	return 0;
 }
 
+/* The mode argument of an open call, there only with O_CREAT or O_TMPFILE. */
+#define MODE_ARG(flags, mode) do {					\
+	va_list ap;							\
+	va_start(ap, flags);						\
+	mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;	\
+	va_end(ap);							\
+} while (0)
+
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	static int (*real)(int, const char *, int, ...);
-	mode_t mode = 0;
-	va_list ap;
+	mode_t mode;
 
-	va_start(ap, flags);
-	if (flags & (O_CREAT | O_TMPFILE))
-		mode = va_arg(ap, mode_t);
-	va_end(ap);
+	MODE_ARG(flags, mode);
 	if (!real)
 		real = dlsym(RTLD_NEXT, "openat");
 	if (blocked(path))
@@ -51,13 +59,9 @@ int openat(int dirfd, const char *path, int flags, ...)
 /* open(path) is openat(AT_FDCWD, path): route it there. */
 int open(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
-	va_list ap;
+	mode_t mode;
 
-	va_start(ap, flags);
-	if (flags & (O_CREAT | O_TMPFILE))
-		mode = va_arg(ap, mode_t);
-	va_end(ap);
+	MODE_ARG(flags, mode);
 	return openat(AT_FDCWD, path, flags, mode);
 }
 

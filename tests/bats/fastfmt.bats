@@ -8,10 +8,10 @@
 
 load helpers
 
-CHECK=$TOP/build/fastfmt-check
+CHECK=$UNIT/fastfmt-check
 
 setup_file() {
-	make -s -C "$TOP" build/fastfmt-check >&3 2>&1
+	kt_build_units
 }
 
 teardown() {

@@ -17,9 +17,8 @@ setup_file() {
 	export FAULTINJ="$TOP/build/faultinj.so"
 	[ -f "$FAULTINJ" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	export KT_FLT_BIN="$BATS_FILE_TMPDIR/bin"
-	mkdir -p "$KT_FLT_BIN"
 	# marks N FILE [TAG]: N numbered writes "TAG i" to FILE, one each.
-	cc -O2 -o "$KT_FLT_BIN/marks" "$TOP/tests/marks.c"
+	kt_tool marks "$KT_FLT_BIN"
 }
 
 setup() {
@@ -30,22 +29,10 @@ setup() {
 }
 
 teardown() {
-	local pid
 	cd /
-	for m in "$BATS_TEST_TMPDIR"/mnt*; do
-		[ -d "$m" ] && umount "$m" 2>/dev/null
-	done
-	while read -r pid; do
-		[ -n "$pid" ] || continue
-		# A test that failed half-way: stop its recording first.
-		if kill -INT "$pid" 2>/dev/null; then
-			wait "$pid" 2>/dev/null || true
-		fi
-		if [ -d "$TRACEFS/instances/ktrace-$pid" ]; then
-			rmdir "$TRACEFS/instances/ktrace-$pid"
-			fail "instance ktrace-$pid was left behind"
-		fi
-	done <"$BATS_TEST_TMPDIR/pids"
+	umount_tmpfs
+	# A test that failed half-way: stop its recording first.
+	assert_no_instances "$BATS_TEST_TMPDIR/pids" INT
 	[ "$(cat "$TRACEFS/set_event")" = "$top_events_before" ] ||
 		fail "top-level set_event changed: $(cat "$TRACEFS/set_event")"
 	kt_cleanup_instances
@@ -449,8 +436,7 @@ without_tracefs() {
 # ---- disk full ----
 
 @test "a disk too full for the header: one line, exit 1, no file, nothing left" {
-	mkdir mnt-tiny
-	mount -t tmpfs -o size=64k tmpfs mnt-tiny
+	tmpfs_at mnt-tiny 64k
 	bg_ktrace record -q -o mnt-tiny/t.dat -e "$OURS" -- true
 	st=0
 	wait "$pid" || st=$?
@@ -462,8 +448,7 @@ without_tracefs() {
 
 @test "a disk that fills while recording: a valid file with the marks up to the cut, pieces gone" {
 	ksz=$(wc -c </proc/kallsyms)
-	mkdir mnt-full
-	mount -t tmpfs -o size=$(((ksz + 2 * 1024 * 1024) / 1024))k tmpfs mnt-full
+	tmpfs_at mnt-full $(((ksz + 2 * 1024 * 1024) / 1024))k
 	bg_ktrace record -q -o mnt-full/f.dat -e ftrace:print -e "$OURS" -- \
 		sh -c 'exec "$0" 1000000 /sys/kernel/tracing/instances/ktrace-$PPID/trace_marker 2>/dev/null' \
 		"$KT_FLT_BIN/marks" 2>err
@@ -489,8 +474,7 @@ without_tracefs() {
 
 @test "a full disk loses no event silently: marks in the file + NOT WRITTEN = marks written, exactly" {
 	ksz=$(wc -c </proc/kallsyms)
-	mkdir mnt-exact
-	mount -t tmpfs -o size=$(((ksz + 2 * 1024 * 1024) / 1024))k tmpfs mnt-exact
+	tmpfs_at mnt-exact $(((ksz + 2 * 1024 * 1024) / 1024))k
 	# One writer on one CPU: its marks are that CPU's only events.
 	bg_ktrace record -o mnt-exact/e.dat -b 4096 -e ftrace:print -- \
 		sh -c 'exec taskset -c 0 "$0" 5000000 /sys/kernel/tracing/instances/ktrace-$PPID/trace_marker 2>"$1"' \

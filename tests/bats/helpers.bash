@@ -19,6 +19,17 @@ KTRACE=${KTRACE:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/ktrace}
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 export KTRACE TOP
 
+# The drivers of lib code, tests/unit/NAME.c, as `make unit` builds them
+# (with ASan+UBSan; make check and make test build them before the suite).
+UNIT=$TOP/build/asan/unit
+
+# kt_build_units: make them up to date, for a file that runs one: quiet and
+# quick when they are, and a bats file run alone after a change to lib/
+# checks the new code, not the last build.
+kt_build_units() {
+	make -s -C "$TOP" unit >&2
+}
+
 tracefs_dir() {
 	if [ -z "${TRACEFS:-}" ]; then
 		TRACEFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
@@ -48,6 +59,66 @@ kt_cleanup_instances() {
 	done
 }
 
+# assert_no_instance PID: ktrace PID took its instance away with it (one
+# left behind is removed, and the test fails).
+assert_no_instance() {
+	[ -d "$TRACEFS/instances/ktrace-$1" ] || return 0
+	rmdir "$TRACEFS/instances/ktrace-$1" 2>/dev/null || true
+	fail "instance ktrace-$1 was left behind"
+}
+
+# assert_no_instances FILE [SIGNAL]: assert_no_instance for each pid in
+# FILE, one a line (rec and rec_started note theirs in ktrace.pids).  With
+# SIGNAL, a ktrace still running (its test failed half-way) gets SIGNAL
+# and is waited for first.
+assert_no_instances() {
+	local pid
+	while read -r pid; do
+		[ -n "$pid" ] || continue
+		if [ -n "${2:-}" ] && kill -"$2" "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null || true
+		fi
+		assert_no_instance "$pid"
+	done <"$1"
+}
+
+# markers N DIR [PREFIX]: N writes to DIR/trace_marker, N ftrace:print
+# events, PREFIX1 to PREFIXN (PREFIX: kt-marker-).
+markers() {
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		echo "${3:-kt-marker-}$i" >"$2/trace_marker"
+	done
+}
+
+# tmpfs_at DIR SIZE: a tmpfs of SIZE at DIR, in the test's directory
+# (mnt*, for umount_tmpfs) when it is a relative path.
+tmpfs_at() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2" tmpfs "$1"
+}
+
+# umount_tmpfs: unmount the test's tmpfs ($BATS_TEST_TMPDIR/mnt*), for
+# its teardown.
+umount_tmpfs() {
+	local m
+	for m in "$BATS_TEST_TMPDIR"/mnt*; do
+		if [ -d "$m" ]; then
+			umount "$m" 2>/dev/null
+		fi
+	done
+}
+
+# kt_tool NAME DIR [CC-ARGS...]: compile tests/NAME.c, a workload or test
+# program that holds no lib code (the drivers of lib code are the units
+# above), into DIR/NAME.
+kt_tool() {
+	local name=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	cc -O2 -o "$dir/$name" "$TOP/tests/$name.c" "$@"
+}
+
 # Fail unless the named instance file has the given content.
 assert_tracefs() { # FILE EXPECTED
 	local got
@@ -61,6 +132,15 @@ assert_tracefs() { # FILE EXPECTED
 # Run a command as an unprivileged user (nobody).
 as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+# ktrace record ARGS..., its pid noted in $BATS_TEST_TMPDIR/ktrace.pids for
+# the test's teardown to check (assert_no_instances).
+rec() {
+	"$KTRACE" record "$@" &
+	local pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	wait "$pid"
 }
 
 # Start ktrace record ARGS... in the background; $pid is its pid once its

@@ -12,8 +12,7 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
 	export KT_LOSS_BIN="$BATS_FILE_TMPDIR/bin"
-	mkdir -p "$KT_LOSS_BIN"
-	cc -O2 -o "$KT_LOSS_BIN/marks" "$TOP/tests/marks.c"
+	kt_tool marks "$KT_LOSS_BIN"
 }
 
 setup() {

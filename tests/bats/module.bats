@@ -119,11 +119,7 @@ teardown() {
 }
 
 @test "record's merge of two CPU streams keeps every record, in time order (pages-merge check)" {
-	objs=$(ls "$TOP"/build/lib/*/*.o | grep -v '/module\.o$')
-	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" -I"$TOP/kernel" \
-		$(pkg-config --cflags libtracefs libtraceevent) -o pm \
-		"$TOP/tests/bats/pages-merge.c" $objs \
-		$(pkg-config --libs libtracefs libtraceevent) -lzstd -lz -lncursesw
+	kt_build_units
 	# Two recordings at the same time: overlapping pages of two kinds.
 	ktrace record -q -o a.dat -e sched:sched_switch -s 1 &
 	ktrace record -q -o b.dat -e raw_syscalls:sys_enter -s 1
@@ -132,7 +128,7 @@ teardown() {
 		set -- $(trace-cmd dump -i a.dat --flyrecord 2>/dev/null | awk "/cpu $cpu\]/ {print \$1, \$2}") \
 			$(trace-cmd dump -i b.dat --flyrecord 2>/dev/null | awk "/cpu $cpu\]/ {print \$1, \$2}")
 		[ $# = 4 ] || fail "no flyrecord of cpu $cpu"
-		run ./pm a.dat "$1" "$2" b.dat "$3" "$4"
+		run "$UNIT/pages-merge" a.dat "$1" "$2" b.dat "$3" "$4"
 		echo "$output"
 		assert_success
 		assert_line ok

@@ -9,31 +9,11 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
 	export KT_PROC_BIN="$BATS_FILE_TMPDIR/bin"
-	mkdir -p "$KT_PROC_BIN"
 	# Exactly N getppid system calls (110 on x86_64) after printing its pid.
-	cat >"$KT_PROC_BIN/getppid_n.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long i, n = argc > 1 ? atol(argv[1]) : 0;
-
-	printf("%d\n", (int)getpid());
-	fflush(stdout);
-	for (i = 0; i < n; i++)
-		syscall(SYS_getppid);
-	return argc > 2 ? atoi(argv[2]) : 0;
-}
-EOF
-	cc -O2 -o "$KT_PROC_BIN/getppid_n" "$KT_PROC_BIN/getppid_n.c"
-	# The process view's driver, with the sanitizers: records made of
+	kt_tool getppid_n "$KT_PROC_BIN"
+	# The process view's driver (with the sanitizers): records made of
 	# this kernel's formats, sound and damaged.
-	cc -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-		-D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$KT_PROC_BIN/procview-feed" "$TOP/tests/procview-feed.c" \
-		"$TOP/lib/views/procview.c" "$TOP/lib/decode/symbols.c" $(pkg-config --libs libtraceevent)
+	kt_build_units
 }
 
 setup() {
@@ -44,25 +24,10 @@ setup() {
 }
 
 teardown() {
-	local p
 	[ -z "$busy" ] || kill "$busy" 2>/dev/null || true
-	while read -r p; do
-		[ -n "$p" ] || continue
-		if [ -d "$TRACEFS/instances/ktrace-$p" ]; then
-			rmdir "$TRACEFS/instances/ktrace-$p"
-			fail "instance ktrace-$p was left behind"
-		fi
-	done <"$BATS_TEST_TMPDIR/ktrace.pids"
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
 	[ "$(cat "$TRACEFS/set_event")" = "$top_events" ] ||
 		fail "top-level set_event changed"
-}
-
-# ktrace record ARGS... in the background (its pid noted for teardown).
-prec() {
-	"$KTRACE" record "$@" &
-	local p=$!
-	echo "$p" >>"$BATS_TEST_TMPDIR/ktrace.pids"
-	wait "$p"
 }
 
 tc() { trace-cmd report -i "$1" 2>/dev/null; }
@@ -77,7 +42,7 @@ line_pids() {
 	sh -c 'while :; do :; done' &
 	busy=$!
 	: >pids
-	run prec -q -o t.dat --process -- sh -c '
+	run rec -q -o t.dat --process -- sh -c '
 		echo "1 $$" >>pids
 		sh -c "echo \"2 \$\$\" >>pids; sh -c '\''echo \"3 \$\$\" >>pids; exit 3'\'' ; exit 2" &
 		wait $!; echo "w $?" >>pids; exit 1'
@@ -133,7 +98,7 @@ line_pids() {
 }
 
 @test "--comm keeps only the processes of that name" {
-	run prec -q -o c.dat --process --comm getppid_n -- sh -c "
+	run rec -q -o c.dat --process --comm getppid_n -- sh -c "
 		ls / >/dev/null; $KT_PROC_BIN/getppid_n 77; cat /dev/null"
 	assert_success
 	pid=$output
@@ -149,7 +114,7 @@ line_pids() {
 }
 
 @test "a followed process doing N getppid calls gives exactly N entries and N returns" {
-	run prec -q -o g.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 3210; true"
+	run rec -q -o g.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 3210; true"
 	assert_success
 	pid=$output
 	run tc g.dat
@@ -166,7 +131,7 @@ line_pids() {
 	for mode in on off; do
 		args=()
 		[ "$mode" = off ] && args=(--no-syscalls --no-signals)
-		run prec -q -o s-$mode.dat --process "${args[@]}" -- sh -c "
+		run rec -q -o s-$mode.dat --process "${args[@]}" -- sh -c "
 			sh -c '$script' & c=\$!
 			read x <fifo; echo \$x >child.pid; kill -USR1 \$c; wait \$c"
 		assert_failure 5
@@ -186,7 +151,7 @@ line_pids() {
 		assert_output --regexp "sh-$child +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
 	done
 	# --no-lifecycle: system calls only.
-	run prec -q -o l.dat --process --no-lifecycle --no-signals -- "$KT_PROC_BIN/getppid_n" 5
+	run rec -q -o l.dat --process --no-lifecycle --no-signals -- "$KT_PROC_BIN/getppid_n" 5
 	assert_success
 	run tc l.dat
 	refute_output --partial "sched_process_"
@@ -213,14 +178,14 @@ line_pids() {
 }
 
 @test "--uid without the module: one line, exit 1, nothing changed" {
-	run prec -o u.dat --process --uid 0 -- true
+	run rec -o u.dat --process --uid 0 -- true
 	assert_failure 1
 	# (Another test run may have the module loaded on this shared kernel:
 	# then --uid works, and only --backend ftrace below refuses it.)
 	if [ ! -d /sys/module/ktrace ]; then
 		assert_output "ktrace record: --uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID"
 	fi
-	run prec -o u.dat --process --backend ftrace --uid 0 -- true
+	run rec -o u.dat --process --backend ftrace --uid 0 -- true
 	assert_failure 1
 	assert_output "ktrace record: --uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -p PID"
 	[ ! -e u.dat ] || fail "file written"
@@ -230,37 +195,37 @@ line_pids() {
 
 @test "--process --backend module without the module: one line, exit 1, nothing written" {
 	[ ! -d /sys/module/ktrace ] || fail "this test needs ktrace.ko not loaded"
-	run prec -o m.dat --process --backend module -- true
+	run rec -o m.dat --process --backend module -- true
 	assert_failure 1
 	assert_output "ktrace record: --backend module needs ktrace.ko, which is not loaded; load it with 'insmod ktrace.ko' (build it with 'make module'; see kernel/README.md)"
 	[ ! -e m.dat ]
-	run prec -o m.dat --process --uid x1 -- true
+	run rec -o m.dat --process --uid x1 -- true
 	assert_failure 64
 	assert_output --partial "bad user id 'x1' for --uid"
 }
 
 @test "a command's exit status 3 passes through without a word about lost events" {
-	run prec -o s.dat --process --no-syscalls -- sh -c 'exit 3'
+	run rec -o s.dat --process --no-syscalls -- sh -c 'exit 3'
 	assert_failure 3
 	refute_output --partial "lost"
 	[ -s s.dat ]
 }
 
 @test "usage errors: process options without --process, nothing left to record" {
-	run prec -o x.dat --comm sh -- true
+	run rec -o x.dat --comm sh -- true
 	assert_failure 64
-	run prec -o x.dat --no-signals -- true
+	run rec -o x.dat --no-signals -- true
 	assert_failure 64
-	run prec -o x.dat --process --no-syscalls --no-signals --no-lifecycle -- true
+	run rec -o x.dat --process --no-syscalls --no-signals --no-lifecycle -- true
 	assert_failure 64
 	assert_output --partial "nothing to record"
-	run prec -o x.dat --process --comm 'a"b' -- true
+	run rec -o x.dat --process --comm 'a"b' -- true
 	assert_failure 64
 	[ ! -e x.dat ]
 }
 
 @test "the process view: one line per event, ? for what the record lacks" {
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" <<'EOF'
 task:task_newtask common_pid=100 pid=101 clone_flags=0x1200011
 task:task_newtask common_pid=101 pid=102 clone_flags=0x3d0f00
 sched:sched_process_exec common_pid=101 filename=/usr/bin/ls pid=101 old_pid=101
@@ -345,7 +310,7 @@ kt_formats() {
 
 @test "the process view of ktrace.ko's process events: the same lines as ftrace's" {
 	kt_formats kt
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" "" kt <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" "" kt <<'EOF'
 ktrace:process_fork common_pid=100 comm=sh child_pid=101 clone_flags=0x1200011
 ktrace:process_fork common_pid=101 comm=sh child_pid=102 clone_flags=0x3d0f00
 ktrace:process_exec common_pid=101 comm=ls old_pid=101 filename=/usr/bin/ls
@@ -375,7 +340,7 @@ shown exit 0
 shown exit ? killed by 11 SIGSEGV
 shown exit ? killed by 9 SIGKILL"
 	# Damaged: cut short, a filename with no end inside the record.
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" "" kt <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" "" kt <<'EOF'
 ktrace:process_exec common_pid=1 old_pid=1 filename=/usr/bin/ls size=40
 ktrace:process_exec common_pid=1 old_pid=1 filename=/usr/bin/ls size=31
 ktrace:process_fork common_pid=1 child_pid=2 clone_flags=0x11 size=30
@@ -396,7 +361,7 @@ shown syscall openat rc ? error ?"
 
 @test "the process view survives damaged records: ? fields, no read outside" {
 	# Cut short, a string pointing outside the record, nothing at all.
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <<'EOF'
+	run "$UNIT/procview-feed" "$TRACEFS" <<'EOF'
 sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 loc=0xffffffff
 sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 loc=0x00ff0014
 sched:sched_process_exec common_pid=1 filename=/usr/bin/ls pid=1 old_pid=1 size=10
@@ -421,7 +386,7 @@ shown exit ?"
 		echo "syscalls:sys_enter_exit_group common_pid=$((i * 13 % 5003 + 2)) error_code=$((i % 256))"
 		echo "sched:sched_process_exit common_pid=$((i * 11 % 5003 + 2)) pid=$((i * 11 % 5003 + 2))"
 	done >many
-	run "$KT_PROC_BIN/procview-feed" "$TRACEFS" <many
+	run "$UNIT/procview-feed" "$TRACEFS" <many
 	assert_success
 	[ "$(grep -c '^shown exit' <<<"$output")" -eq 3000 ] || fail "not one exit line per exit"
 }
@@ -459,7 +424,7 @@ shown exit ?"
 }
 
 @test "ktrace report shows a --process file in the process view" {
-	run prec -q -o v.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 321 3; exit 4"
+	run rec -q -o v.dat --process -- sh -c "$KT_PROC_BIN/getppid_n 321 3; exit 4"
 	assert_failure 4
 	pid=${output%%$'\n'*}
 	run "$KTRACE" report -i v.dat
@@ -488,7 +453,7 @@ shown exit ?"
 @test "the process view without system calls: exit codes from exit_group, signals named" {
 	script='trap "echo got" USR1; sleep 10 & s=$!; echo $$ >fifo; wait $s; kill $s; exit 5'
 	mkfifo fifo
-	run prec -q -o n.dat --process --no-syscalls -- sh -c "
+	run rec -q -o n.dat --process --no-syscalls -- sh -c "
 		sh -c '$script' & c=\$!
 		read x <fifo; echo \$x >child.pid; kill -USR1 \$c; wait \$c"
 	assert_failure 5
@@ -502,7 +467,7 @@ shown exit ?"
 	refute_output --partial "error_code"
 	# A file recorded without --process reads as usual; --format process
 	# applies the view anyway.
-	run prec -q -o plain.dat -e raw_syscalls:sys_enter -F -- "$KT_PROC_BIN/getppid_n" 7
+	run rec -q -o plain.dat -e raw_syscalls:sys_enter -F -- "$KT_PROC_BIN/getppid_n" 7
 	assert_success
 	pid=$output
 	run "$KTRACE" report -i plain.dat

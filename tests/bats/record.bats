@@ -9,24 +9,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	# A program that makes exactly N getppid system calls (110 on x86_64).
 	export KT_REC_BIN="$BATS_FILE_TMPDIR/bin"
-	mkdir -p "$KT_REC_BIN"
-	cat >"$KT_REC_BIN/getppid_n.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long i, n = argc > 1 ? atol(argv[1]) : 0;
-
-	printf("%d\n", (int)getpid());
-	fflush(stdout);
-	for (i = 0; i < n; i++)
-		syscall(SYS_getppid);
-	return 0;
-}
-EOF
-	cc -O2 -o "$KT_REC_BIN/getppid_n" "$KT_REC_BIN/getppid_n.c"
+	kt_tool getppid_n "$KT_REC_BIN"
 }
 
 setup() {
@@ -36,36 +19,13 @@ setup() {
 }
 
 teardown() {
-	local pid
 	cd /
-	for m in "$BATS_TEST_TMPDIR"/mnt*; do
-		[ -d "$m" ] && umount "$m" 2>/dev/null
-	done
+	umount_tmpfs
 	# Every ktrace this test ran took its instance away with it.
-	while read -r pid; do
-		[ -n "$pid" ] || continue
-		if [ -d "$TRACEFS/instances/ktrace-$pid" ]; then
-			rmdir "$TRACEFS/instances/ktrace-$pid"
-			fail "instance ktrace-$pid was left behind"
-		fi
-	done <"$BATS_TEST_TMPDIR/ktrace.pids"
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
 	# And switched nothing on in the top-level buffer.
 	[ "$(cat "$TRACEFS/set_event")" = "$top_events_before" ] ||
 		fail "top-level set_event changed: $(cat "$TRACEFS/set_event")"
-}
-
-# ktrace record ARGS...: run it, remember its pid for teardown.
-rec() {
-	"$KTRACE" record "$@" &
-	local pid=$!
-	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
-	wait "$pid"
-}
-
-# A tmpfs of SIZE at DIR (unmounted by teardown).
-tmpfs_at() { # DIR SIZE
-	mkdir -p "$1"
-	mount -t tmpfs -o "size=$2" tmpfs "$1"
 }
 
 report() { trace-cmd report -i "$@" 2>/dev/null; }

@@ -143,10 +143,8 @@ PY
 }
 
 @test "--format perfetto: system calls and interrupts are slices, as the events pair" {
-	printf '%s\n' '#include <unistd.h>' '#include <sys/syscall.h>' \
-		'int main(void) { for (int i = 0; i < 100; i++) syscall(SYS_getppid); return 0; }' >gp.c
-	cc -O2 -o gp gp.c
-	"$KTRACE" record -q -e raw_syscalls -e irq -e sched_switch -o sys.dat -- ./gp
+	kt_tool getppid_n "$PWD"
+	"$KTRACE" record -q -e raw_syscalls -e irq -e sched_switch -o sys.dat -- ./getppid_n 100 >gp.pid
 	"$KTRACE" report -i sys.dat --format json >sys.jsonl
 	"$KTRACE" report -i sys.dat --format perfetto -o sys.json
 	run check_slices sys.json sys.jsonl
@@ -155,13 +153,13 @@ PY
 	run check_perfetto sys.json sys.jsonl
 	assert_success
 	# The traced program's 100 getppid calls, named, from its own pid.
-	gp=$(jq -r 'select(.comm == "gp") | .pid' sys.jsonl | head -n 1)
+	gp=$(cat gp.pid)
 	[ "$(jq --argjson p "$gp" '[.traceEvents[] | select(.ph == "B" and .name == "getppid" and .pid == $p)] | length' sys.json)" -eq 100 ]
 	# Errors carry their errno name; softirqs their vector's.
 	jq -e '[.traceEvents[] | select(.ph == "E" and .cat == "syscall" and (.args.ret // 0) < 0 and .args.ret > -4096)] | all(.args.errno | test("^E[A-Z0-9]+$"))' sys.json
 	jq -e '[.traceEvents[] | select(.ph == "B" and .cat == "softirq")] | all(.name | test("^softirq (HI|TIMER|NET_TX|NET_RX|BLOCK|IRQ_POLL|TASKLET|SCHED|HRTIMER|RCU)$"))' sys.json
 	# syscalls:* events pair the same way, named by the call.
-	"$KTRACE" record -q -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o sc.dat -- ./gp
+	"$KTRACE" record -q -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o sc.dat -- ./getppid_n 100 >/dev/null
 	"$KTRACE" report -i sc.dat --format perfetto -o sc.json
 	[ "$(jq '[.traceEvents[] | select(.ph == "B" and .name == "getppid")] | length' sc.json)" -ge 100 ]
 	[ "$(jq '[.traceEvents[] | select(.ph == "E" and .cat == "syscall")] | length' sc.json)" -ge 100 ]

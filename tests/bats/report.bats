@@ -57,8 +57,10 @@ setup_file() {
 		-B "$b" -e irq -e sched_wakeup -o "$RD/multi.dat" -- \
 		"$TOP/tests/data/workload.sh" "$RD" >"$RD/tc.log" 2>&1
 	# trace-cmd here has no zlib: repack the zstd file with zlib.
-	cc -O2 -o "$RD/dat-zlib" "$TOP/tests/dat-zlib.c" -lz -lzstd
+	kt_tool dat-zlib "$RD" -lz -lzstd
 	"$RD/dat-zlib" "$RD/v7.dat" "$RD/v7z.dat"
+	# kallsyms-check and rawpage-check.
+	kt_build_units
 	for f in v7 v6 v7n lost small small6 multi; do
 		trace-cmd report "$RD/$f.dat" 2>/dev/null | tail -n +2 >"$RD/$f.tc"
 	done
@@ -561,9 +563,6 @@ patch() {
 }
 
 @test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
-	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$RD/kc" "$TOP/tests/bats/kallsyms-check.c" "$TOP/lib/file/kallsyms.c" \
-		$(pkg-config --libs libtraceevent)
 	# This kernel's symbols, and each odd shape of line between good ones.
 	cp /proc/kallsyms "$RD/ks.0"
 	n=0
@@ -590,21 +589,18 @@ ffffffff81000070 T \t[m]
 FFFFFFFF81000070 T upper\t[m]x y
 ODD
 	for f in "$RD"/ks.*; do
-		"$RD/kc" lib "$f" >"$RD/lib.out"
-		"$RD/kc" ours "$f" >"$RD/ours.out"
+		"$UNIT/kallsyms-check" lib "$f" >"$RD/lib.out"
+		"$UNIT/kallsyms-check" ours "$f" >"$RD/ours.out"
 		cmp "$RD/lib.out" "$RD/ours.out" || fail "$f: $(diff "$RD/lib.out" "$RD/ours.out" | head -n 5)"
 	done
 	# The real table was read, not an empty one.
 	[ "$(wc -l <"$RD/ks.0" )" -gt 1000 ]
-	"$RD/kc" ours "$RD/ks.0" | awk 'END { exit !(NR > 1000) }'
+	"$UNIT/kallsyms-check" ours "$RD/ks.0" | awk 'END { exit !(NR > 1000) }'
 }
 
 @test "the page walker reads records as libtraceevent's kbuffer does (rawpage-check)" {
-	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
-		-o "$RD/rc" "$TOP/tests/bats/rawpage-check.c" "$TOP/lib/file/rawpage.c" \
-		$(pkg-config --libs libtraceevent)
 	# Random pages of every record kind: time, offsets and sizes agree.
-	run "$RD/rc" 20000
+	run "$UNIT/rawpage-check" 20000
 	assert_success
 	[[ "$output" =~ ^ok\ [0-9]{6,}\ records$ ]] || fail "$output"
 }

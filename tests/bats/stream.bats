@@ -47,20 +47,9 @@ stream_stop() { # SIGNAL
 	exec 7<&-
 }
 
-markers() { # N PREFIX
-	local i
-	for i in $(seq "$1"); do
-		echo "$2$i" >"$INST/trace_marker"
-	done
-}
-
-assert_no_instance() { # PID
-	[ ! -e "$TRACEFS/instances/ktrace-$1" ] || fail "instance ktrace-$1 was left behind"
-}
-
 check_text() { # N PATH(mapped|read)
 	stream_start -e ftrace:print
-	markers "$1" m
+	markers "$1" "$INST" m
 	stream_stop INT
 	[ "$STATUS" -eq 0 ] || fail "status $STATUS: $ERR"
 	assert_no_instance "$SPID"
@@ -100,7 +89,7 @@ check_text() { # N PATH(mapped|read)
 
 check_json() { # N PATH
 	stream_start --format json -e ftrace:print
-	markers "$1" j
+	markers "$1" "$INST" j
 	stream_stop TERM
 	[ "$STATUS" -eq 0 ] || fail "status $STATUS: $ERR"
 	assert_no_instance "$SPID"
@@ -195,7 +184,7 @@ fails_cleanly() { # WHAT ARGS...
 	SPID=$(sed -n "s/.*instance 'ktrace-\([0-9]*\)'.*/\1/p" <<<"$line")
 	[ -n "$SPID" ] || fail "no pid in: $line"
 	INST="$TRACEFS/instances/ktrace-$SPID"
-	markers 10 h
+	markers 10 "$INST" h
 	wait "$job"
 	ERR=$(cat <&7)
 	[ "$(cat status)" = 0 ] || fail "status $(cat status): $ERR"
@@ -208,7 +197,7 @@ fails_cleanly() { # WHAT ARGS...
 	stream_start -b 4 -e ftrace:print
 	# Stopped, it cannot read: a tiny buffer overwrites its oldest pages.
 	kill -STOP "$SPID"
-	markers 3000 x
+	markers 3000 "$INST" x
 	kill -CONT "$SPID"
 	stream_stop INT
 	[ "$STATUS" -eq 0 ] || fail "status $STATUS: $ERR"

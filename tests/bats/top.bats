@@ -52,14 +52,6 @@ total_is() { [ "$(total_of "$@")" -eq "$TOTAL" ]; }
 inst_dir() { echo "$TRACEFS/instances/ktrace-$TOP_PID"; }
 tracing_on() { [ "$(cat "$(inst_dir)/tracing_on" 2>/dev/null)" = 1 ]; }
 
-# markers N [DIR]: N writes to an instance's trace_marker, N ftrace:print.
-markers() {
-	local i dir=${2:-$(inst_dir)}
-	for ((i = 0; i < $1; i++)); do
-		echo "kt-top-$i" >"$dir/trace_marker"
-	done
-}
-
 # start_tui ARGS...: a shell in an 80x24 tmux, running ktrace top ARGS.
 start_tui() {
 	tmux -L "$SOCK" new-session -d -x 80 -y 24 \
@@ -95,7 +87,7 @@ start_batch() {
 	screen_has "ktrace top  ktrace-$TOP_PID"
 	screen_has "EVENT"
 	screen_has "ftrace:print"
-	markers 50
+	markers 50 "$(inst_dir)" kt-top-
 	TOTAL=50
 	poll total_is ftrace:print
 	# It counts at nice -20, as record's recorders, not to fall behind.
@@ -263,7 +255,7 @@ stop_cleanly() {
 		esac
 		start_batch --batch -e ftrace:print -d 0.1
 		dir=$(inst_dir)
-		markers 300
+		markers 300 "$(inst_dir)" kt-top-
 		TOTAL=300
 		poll total_is ftrace:print "$WORK/out"
 		grep -q "instance ktrace-$TOP_PID (${mode%-kbuffer})" "$WORK/out"
@@ -315,7 +307,7 @@ stop_cleanly() {
 	poll enabled
 	poll test -s "$WORK/out"
 	grep -q "instance $inst " "$WORK/out"
-	markers 40 "$dir"
+	markers 40 "$dir" kt-top-
 	TOTAL=40
 	poll total_is ftrace:print "$WORK/out"
 	kill -TERM "$TOP_PID"

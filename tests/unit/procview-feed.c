@@ -15,8 +15,7 @@
  * (DIR/events/ktrace/process_NAME/format): its process events load too,
  * and a char array field takes text.
  *
- *   cc -Ilib $(pkg-config --cflags --libs libtraceevent) \
- *      tests/procview-feed.c lib/views/procview.c lib/decode/symbols.c
+ * `make unit` builds it, with the sanitizers, as build/asan/unit/procview-feed.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Live capture for tests/fastfmt-check and bench/fastfmt-speed. */
+/* Live capture for tests/unit/fastfmt-check and bench/fastfmt-speed. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
