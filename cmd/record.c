@@ -35,6 +35,7 @@
 #include "live/events.h"
 #include "live/evlookup.h"
 #include "live/tracefs.h"
+#include "base/fileio.h"
 #include "base/log.h"
 #include "views/procview.h"
 #include "live/module.h"

@@ -106,11 +106,6 @@ int kt_writer_commit(struct kt_writer *w);
 
 /* Bytes in the file so far. */
 unsigned long long kt_writer_size(const struct kt_writer *w);
-/*
- * Read a whole file, procfs and tracefs ones included (they report size
- * 0), into a malloc'ed buffer.  0 or -errno.
- */
-int kt_file_slurp(const char *path, char **text, size_t *len);
 
 /* The ring-buffer page size the file declares. */
 int kt_writer_page_size(const struct kt_writer *w);

@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <kbuffer.h>
 
+#include "base/fileio.h"
 #include "live/module.h"
-#include "file/writer.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 /* Where the kernel lists a loaded module, whatever debugfs does. */
@@ -377,21 +377,6 @@ err:
 	return NULL;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* A reader thread's nice value, lib/live/recorder.c's RECORDER_NICE. */
 #define MODREC_NICE	(-20)
 
@@ -431,7 +416,7 @@ static void *modrec_main(void *arg)
 			break;
 		if (n < page)
 			memset(buf + n, 0, page - n);
-		c->err = write_all(c->out_fd, buf, page);
+		c->err = kt_write_all(c->out_fd, buf, page);
 		if (c->err)
 			break;
 		atomic_fetch_add(&c->bytes, page);
@@ -599,7 +584,7 @@ static int out_flush(struct outpage *o)
 	commit = (o->used - o->hdr) | (o->missed ? RB_MISSED_EVENTS : 0);
 	memcpy(o->buf + sizeof(uint64_t), &commit, sizeof(commit));
 	memset(o->buf + o->used, 0, o->page_size - o->used);
-	ret = write_all(o->fd, o->buf, o->page_size);
+	ret = kt_write_all(o->fd, o->buf, o->page_size);
 	if (ret)
 		return ret;
 	o->written += o->page_size;

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "live/tracefs.h"
 #include "file/rawpage.h"
 #include "live/recover.h"
@@ -368,10 +369,9 @@ static int drain_cpu(struct tracefs_instance *inst, int cpu, const char *prefix,
 			break;
 		}
 		memset(page + n, 0, page_size - n);
-		if (write(out, page, page_size) != page_size) {
-			ret = errno ? -errno : -EIO;
+		ret = kt_write_all(out, page, page_size);
+		if (ret)
 			break;
-		}
 	}
 	close(out);
 out_in:
