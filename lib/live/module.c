@@ -24,6 +24,7 @@
 
 #include "base/fileio.h"
 #include "live/module.h"
+#include "ktrace-page.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 /* Where the kernel lists a loaded module, whatever debugfs does. */
@@ -514,15 +515,9 @@ unsigned long long kt_modrec_total(const struct kt_modrec *mr)
 /*
  * Records of two page streams are merged by time and written into new
  * pages: page order alone would leave ftrace's and the module's records
- * of overlapping pages out of order.  A page is the ring buffer's: the
- * u64 time stamp of its first record, a long "commit" (bytes of records,
- * flags in the top bits), then records with a 4-byte header of type_len
- * (5 bits) and time_delta (27 bits).
+ * of overlapping pages out of order.  A page is the ring buffer's
+ * (kernel/ktrace-page.h).
  */
-#define RB_TYPE_TIME_EXTEND	30
-#define RB_MAX_SMALL_DATA	(28 * 4)
-#define RB_DELTA_BITS		27
-#define RB_MISSED_EVENTS	(1UL << 31)
 
 struct cursor {
 	int fd;
@@ -581,7 +576,7 @@ static int out_flush(struct outpage *o)
 
 	if (o->used == o->hdr)
 		return 0;
-	commit = (o->used - o->hdr) | (o->missed ? RB_MISSED_EVENTS : 0);
+	commit = (o->used - o->hdr) | (o->missed ? KT_RB_MISSED_EVENTS : 0);
 	memcpy(o->buf + sizeof(uint64_t), &commit, sizeof(commit));
 	memset(o->buf + o->used, 0, o->page_size - o->used);
 	ret = kt_write_all(o->fd, o->buf, o->page_size);
@@ -604,12 +599,12 @@ static int out_add(struct outpage *o, unsigned long long ts, const void *data,
 		   size_t len, bool missed)
 {
 	unsigned long long delta = 0;
-	size_t need = 4 + (len > RB_MAX_SMALL_DATA ? 4 : 0) + len;
+	size_t need = 4 + (len > KT_RB_MAX_SMALL ? 4 : 0) + len;
 	int ret;
 
 	if (o->used > o->hdr) {
 		delta = ts > o->last_ts ? ts - o->last_ts : 0;
-		if (delta >> RB_DELTA_BITS)
+		if (delta >> KT_RB_DELTA_BITS)
 			need += 8;
 		if (o->used + need > (size_t)o->page_size) {
 			ret = out_flush(o);
@@ -624,13 +619,13 @@ static int out_add(struct outpage *o, unsigned long long ts, const void *data,
 		delta = 0;
 	}
 	o->missed |= missed;
-	if (delta >> RB_DELTA_BITS) {
-		put32(o, RB_TYPE_TIME_EXTEND |
-			 (uint32_t)((delta & ((1ULL << RB_DELTA_BITS) - 1)) << 5));
-		put32(o, (uint32_t)(delta >> RB_DELTA_BITS));
+	if (delta >> KT_RB_DELTA_BITS) {
+		put32(o, KT_RB_TYPE_TIME_EXTEND |
+			 (uint32_t)((delta & ((1ULL << KT_RB_DELTA_BITS) - 1)) << 5));
+		put32(o, (uint32_t)(delta >> KT_RB_DELTA_BITS));
 		delta = 0;
 	}
-	if (len > RB_MAX_SMALL_DATA || !len) {
+	if (len > KT_RB_MAX_SMALL || !len) {
 		put32(o, (uint32_t)(delta << 5));
 		put32(o, len + 4);
 	} else {
