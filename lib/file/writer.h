@@ -26,12 +26,6 @@
 
 struct kt_writer;
 
-/*
- * The kallsyms size while the section is still being streamed in: what
- * a recording killed at that moment leaves (no real size is this big).
- */
-#define KT_DAT_SIZE_PENDING	0xffffffffu
-
 /* One CPU's recorded pages, as the recorder left them. */
 struct kt_writer_cpu {
 	int fd;				/* read from offset 0 */
