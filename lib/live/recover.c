@@ -51,8 +51,8 @@ int kt_recover_meta_write(const char *prefix, int ncpus,
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		ret = -errno;
-	else if (write(fd, text, len) != len)
-		ret = errno ? -errno : -EIO;
+	else
+		ret = kt_write_all(fd, text, len);
 	if (fd >= 0)
 		close(fd);
 	if (ret)
