@@ -561,7 +561,7 @@ ODD
 }
 
 @test "the page walker reads records as libtraceevent's kbuffer does (rawpage-check)" {
-	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags libtraceevent) \
+	cc -O2 -D_GNU_SOURCE -I"$TOP/lib" -I"$TOP/kernel" $(pkg-config --cflags libtraceevent) \
 		-o "$RD/rc" "$TOP/tests/bats/rawpage-check.c" "$TOP/lib/file/rawpage.c" \
 		$(pkg-config --libs libtraceevent)
 	# Random pages of every record kind: time, offsets and sizes agree.
