@@ -29,6 +29,7 @@
 #include "compat.h"
 #include "ktrace.h"
 #include "ktrace-channel.h"
+#include "ktrace-page.h"
 
 /*
  * Readers are woken from an irq_work when a CPU has written this share of
@@ -37,13 +38,6 @@
  */
 #define KT_WAKE_PERCENT		10
 #define KT_WAKE_INTERVAL	(HZ / 20)
-
-/* The ring buffer's event header, as ftrace's header_event describes it. */
-#define KT_RB_HDR_SIZE		4
-#define KT_RB_MAX_SMALL		(28 * 4)
-#define KT_RB_TYPE_EXTEND	30
-#define KT_RB_DELTA_BITS	27
-#define KT_RB_MISSED_EVENTS	(1UL << 31)
 
 /* The ring buffer's page header: time stamp then commit (a local_t). */
 struct kt_page {
@@ -286,7 +280,7 @@ static void *kt_gbuf_reserve(struct ktrace_channel *chan, u32 len,
 	g->last_ts = ts;
 	hdr = (u32 *)(page->data + page->commit);
 	if (extend) {
-		hdr[0] = KT_RB_TYPE_EXTEND |
+		hdr[0] = KT_RB_TYPE_TIME_EXTEND |
 			 (u32)(delta & ((1U << KT_RB_DELTA_BITS) - 1)) << 5;
 		hdr[1] = delta >> KT_RB_DELTA_BITS;
 		hdr += 2;

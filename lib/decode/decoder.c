@@ -24,11 +24,7 @@
 #include "file/reader.h"
 #include "decode/textline.h"
 #include "file/tepcheck.h"
-
-/* The ring buffer's page header flags (kernel/trace/ring_buffer.c). */
-#define RB_MISSING_EVENTS	(1ULL << 31)
-#define RB_MISSING_STORED	(1ULL << 30)
-#define RB_COMMIT_MASK		((1ULL << 27) - 1)
+#include "ktrace-page.h"
 
 #define NR_IDS			65536
 
@@ -433,7 +429,7 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 		    kt_reader_ts(d->r, rd64(d, peek)) < d->opts.from)
 			continue;
 		flags = rdlong(d, page + 8);
-		it->commit = (unsigned int)(flags & RB_COMMIT_MASK);
+		it->commit = (unsigned int)(flags & KT_RB_COMMIT_MASK);
 		if (it->commit > d->page_size - hdr) {
 			page_warn(d, it, 0, "commit size is larger than the page");
 			continue;
@@ -442,9 +438,9 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 		it->pos = 0;
 		it->clock = rd64(d, page);
 		it->lost = 0;
-		if (flags & RB_MISSING_EVENTS) {
+		if (flags & KT_RB_MISSED_EVENTS) {
 			it->lost = -1;
-			if ((flags & RB_MISSING_STORED) &&
+			if ((flags & KT_RB_MISSED_STORED) &&
 			    it->commit + (unsigned int)d->long_size <= d->page_size - hdr)
 				it->lost = (long long)rdlong(d, it->data + it->commit);
 		}

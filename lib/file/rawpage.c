@@ -14,25 +14,7 @@
 
 #include "base/byteorder.h"
 #include "file/rawpage.h"
-
-/*
- * The kernel adds these (as int constants, so sign-extended into the
- * long) to a page's commit word when events were lost before the page,
- * and when their number is stored after the data.
- */
-#define RB_MISSED_EVENTS (1UL << 31)
-#define RB_MISSED_STORED (1UL << 30)
-/* What is left once the flags (and their sign extension) are masked. */
-#define RB_COMMIT_MASK ((1UL << 27) - 1)
-
-/* struct ring_buffer_event: 5-bit type_len, 27-bit time delta. */
-enum {
-	RB_TYPE_DATA_LEN = 0,		/* length in array[0] */
-	RB_TYPE_DATA_MAX = 28,		/* 1..28: data of type_len * 4 bytes */
-	RB_TYPE_PADDING = 29,
-	RB_TYPE_TIME_EXTEND = 30,
-	RB_TYPE_TIME_STAMP = 31,
-};
+#include "ktrace-page.h"
 
 static inline uint32_t load32(const unsigned char *p)
 {
@@ -73,13 +55,13 @@ int kt_rawpage_header(const void *page, size_t page_size,
 	commit = __atomic_load_n((const unsigned long *)(p + sizeof(uint64_t)),
 				 __ATOMIC_ACQUIRE);
 	hdr->data_off = off;
-	hdr->len = commit & RB_COMMIT_MASK;
+	hdr->len = commit & KT_RB_COMMIT_MASK;
 	hdr->missed = 0;
 	if (hdr->len > page_size - off)
 		return -EBADMSG;
-	if (commit & RB_MISSED_EVENTS) {
+	if (commit & KT_RB_MISSED_EVENTS) {
 		hdr->missed = -1;
-		if ((commit & RB_MISSED_STORED) &&
+		if ((commit & KT_RB_MISSED_STORED) &&
 		    hdr->len + sizeof(long) <= page_size - off) {
 			unsigned long n;
 
@@ -104,7 +86,7 @@ int kt_rawpage_count(const void *page, const struct kt_rawpage_hdr *hdr,
 	while (pos + 4 <= end) {
 		w = load32(d + pos);
 		switch (type_len(w)) {
-		case RB_TYPE_PADDING:
+		case KT_RB_TYPE_PADDING:
 			/* A padding record with no delta ends the page. */
 			if (!time_delta(w)) {
 				pos = end;
@@ -115,12 +97,12 @@ int kt_rawpage_count(const void *page, const struct kt_rawpage_hdr *hdr,
 			len = (size_t)load32(d + pos + 4) + 4;
 			rec = NULL;
 			break;
-		case RB_TYPE_TIME_EXTEND:
-		case RB_TYPE_TIME_STAMP:
+		case KT_RB_TYPE_TIME_EXTEND:
+		case KT_RB_TYPE_TIME_STAMP:
 			len = 8;
 			rec = NULL;
 			break;
-		case RB_TYPE_DATA_LEN:
+		case KT_RB_TYPE_DATA_LEN:
 			if (pos + 8 > end)
 				goto bad;
 			/* array[0] counts itself and the data. */
@@ -256,7 +238,7 @@ int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
 		tl = f->big ? w >> 27 : w & 31;
 		delta = f->big ? w & ((1U << 27) - 1) : w >> 5;
 		switch (tl) {
-		case RB_TYPE_PADDING:
+		case KT_RB_TYPE_PADDING:
 			/*
 			 * Discarded records and the page's tail alike are
 			 * skipped by their length; kbuffer adds their delta.
@@ -273,20 +255,20 @@ int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
 			*ts += delta;
 			p += 4 + len;
 			continue;
-		case RB_TYPE_TIME_EXTEND:
-		case RB_TYPE_TIME_STAMP:
+		case KT_RB_TYPE_TIME_EXTEND:
+		case KT_RB_TYPE_TIME_STAMP:
 			if (commit - p < 8) {
 				*why = "a time record runs past the commit size";
 				goto bad;
 			}
 			ext = ((uint64_t)kt_get32(f->swap, data + p + 4) << 27) + delta;
-			if (tl == RB_TYPE_TIME_STAMP)
+			if (tl == KT_RB_TYPE_TIME_STAMP)
 				*ts = ext | (*ts & TS_MSB);
 			else
 				*ts += ext;
 			p += 8;
 			continue;
-		case RB_TYPE_DATA_LEN:
+		case KT_RB_TYPE_DATA_LEN:
 			if (commit - p < 8) {
 				*why = "a record length runs past the commit size";
 				goto bad;

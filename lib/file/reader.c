@@ -83,6 +83,7 @@ struct kt_reader {
 	struct buffer *bufs;
 	int nbufs;
 	bool damaged;
+	bool quiet;		/* kt_reader_head(): damage is no error */
 	uint64_t sec_off[KT_OPT_BUFFER_TEXT + 1];
 	size_t window;
 };
@@ -97,6 +98,10 @@ struct cur {
 	const char *what;		/* the section, for messages */
 };
 
+/* What the reader reports on the way to its first data page. */
+#define reader_err(r, ...) \
+	kt_log((r)->quiet ? KT_LOG_DEBUG : KT_LOG_ERROR, __VA_ARGS__)
+
 static int bad(struct cur *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -109,11 +114,11 @@ static int bad(struct cur *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (c->mem)
-		kt_err("damaged trace file '%s': in the compressed %s at byte %llu, at offset %llu of its unpacked data: %s; the file cannot be read (re-record it)",
+		reader_err(c->r, "damaged trace file '%s': in the compressed %s at byte %llu, at offset %llu of its unpacked data: %s; the file cannot be read (re-record it)",
 		       c->r->path, c->what, (unsigned long long)c->base,
 		       (unsigned long long)c->pos, msg);
 	else
-		kt_err("damaged trace file '%s': at byte %llu (%s): %s; the file cannot be read (re-record it)",
+		reader_err(c->r, "damaged trace file '%s': at byte %llu (%s): %s; the file cannot be read (re-record it)",
 		       c->r->path, (unsigned long long)c->pos, c->what, msg);
 	return -EBADMSG;
 }
@@ -172,7 +177,8 @@ static int cur_read(struct cur *c, void *buf, uint64_t n, const char *what)
 		if (ret == -EBADMSG)
 			return bad(c, "file ends inside %s", what);
 		if (ret) {
-			kt_err("cannot read '%s': %s", c->r->path, strerror(-ret));
+			reader_err(c->r, "cannot read '%s': %s", c->r->path,
+				   strerror(-ret));
 			return ret;
 		}
 	}
@@ -1220,9 +1226,9 @@ static int read_v6(struct kt_reader *r, struct cur *c)
 	return 0;
 }
 
-static int read_file_header(struct kt_reader *r)
+/* The part every version shares: magic, version, byte order, page size. */
+static int read_file_start(struct kt_reader *r, struct cur *c)
 {
-	struct cur c = { .r = r, .pos = 0, .end = r->fsize, .what = "file header" };
 	unsigned char magic[KT_DAT_MAGIC_LEN], b[2];
 	char ver[16];
 	uint32_t psize;
@@ -1230,29 +1236,29 @@ static int read_file_header(struct kt_reader *r)
 	long v;
 	int ret;
 
-	ret = cur_read(&c, magic, sizeof(magic), "the trace.dat magic");
+	ret = cur_read(c, magic, sizeof(magic), "the trace.dat magic");
 	if (ret || memcmp(magic, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN)) {
 		if (!ret)
-			kt_err("cannot read '%s': not a trace.dat file (at byte 0: expected the magic \"\\027\\010Dtracing\"); give a file made by 'ktrace record' or 'trace-cmd record'",
+			reader_err(r, "cannot read '%s': not a trace.dat file (at byte 0: expected the magic \"\\027\\010Dtracing\"); give a file made by 'ktrace record' or 'trace-cmd record'",
 			       r->path);
 		return -EBADMSG;
 	}
-	ret = cur_str(&c, ver, sizeof(ver), "the file version");
+	ret = cur_str(c, ver, sizeof(ver), "the file version");
 	if (ret)
 		return ret;
 	v = strtol(ver, &end, 10);
 	if (*end || end == ver || v < KT_DAT_VERSION_MIN || v > KT_DAT_VERSION_MAX) {
-		c.pos = KT_DAT_MAGIC_LEN;
-		return bad(&c, "file version \"%s\" is not one ktrace reads (%d to %d)",
+		c->pos = KT_DAT_MAGIC_LEN;
+		return bad(c, "file version \"%s\" is not one ktrace reads (%d to %d)",
 			   ver, KT_DAT_VERSION_MIN, KT_DAT_VERSION_MAX);
 	}
 	r->version = (int)v;
-	ret = cur_read(&c, b, 2, "the endianness and long size");
+	ret = cur_read(c, b, 2, "the endianness and long size");
 	if (ret)
 		return ret;
 	if (b[0] > 1 || (b[1] != 4 && b[1] != 8)) {
-		c.pos -= 2;
-		return bad(&c, "expected endianness 0/1 and long size 4/8, found %u and %u",
+		c->pos -= 2;
+		return bad(c, "expected endianness 0/1 and long size 4/8, found %u and %u",
 			   b[0], b[1]);
 	}
 	r->big = b[0];
@@ -1262,16 +1268,26 @@ static int read_file_header(struct kt_reader *r)
 	tep_set_local_bigendian(r->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ?
 				TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(r->tep, r->long_size);
-	ret = cur_u32(&c, &psize, "the page size");
+	ret = cur_u32(c, &psize, "the page size");
 	if (ret)
 		return ret;
 	if (psize < 64 || psize > KT_DAT_MAX_PAGE_SIZE || (psize & (psize - 1))) {
-		c.pos -= 4;
-		return bad(&c, "page size %u is not a power of two from 64 to %u",
+		c->pos -= 4;
+		return bad(c, "page size %u is not a power of two from 64 to %u",
 			   psize, KT_DAT_MAX_PAGE_SIZE);
 	}
 	r->page_size = psize;
 	tep_set_page_size(r->tep, (int)psize);
+	return 0;
+}
+
+static int read_file_header(struct kt_reader *r)
+{
+	struct cur c = { .r = r, .pos = 0, .end = r->fsize, .what = "file header" };
+	int ret = read_file_start(r, &c);
+
+	if (ret)
+		return ret;
 	return r->version >= 7 ? read_v7(r, &c) : read_v6(r, &c);
 }
 
@@ -1291,15 +1307,22 @@ static void set_window(struct kt_reader *r)
 	r->window = w;
 }
 
-struct kt_reader *kt_reader_open(const char *path)
+/*
+ * A reader of path with nothing read yet: the file open and a regular
+ * one, a tep_handle.  NULL with *err set when that fails (logged).
+ */
+static struct kt_reader *reader_new(const char *path, bool quiet, int *err)
 {
 	struct kt_reader *r;
 	struct stat st;
 	int ret;
 
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		*err = -ENOMEM;
 		return NULL;
+	}
+	r->quiet = quiet;
 	r->in_usecs = true;
 	r->fd = -1;
 	r->path = strdup(path);
@@ -1312,18 +1335,19 @@ struct kt_reader *kt_reader_open(const char *path)
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		ret = -errno;
-		kt_err("cannot open '%s': %s; give a trace.dat file with -i (ktrace record writes ktrace.dat)",
-		       path, strerror(errno));
+		reader_err(r, "cannot open '%s': %s; give a trace.dat file with -i (ktrace record writes ktrace.dat)",
+			   path, strerror(errno));
 		goto err;
 	}
 	if (fstat(r->fd, &st) < 0) {
 		ret = -errno;
-		kt_err("cannot stat '%s': %s", path, strerror(errno));
+		reader_err(r, "cannot stat '%s': %s", path, strerror(errno));
 		goto err;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
-		kt_err("cannot read '%s': not a regular file; give a trace.dat file", path);
+		reader_err(r, "cannot read '%s': not a regular file; give a trace.dat file",
+			   path);
 		goto err;
 	}
 	r->fsize = (uint64_t)st.st_size;
@@ -1334,6 +1358,21 @@ struct kt_reader *kt_reader_open(const char *path)
 	}
 	/* libtraceevent's own chatter about odd formats is not ours to show. */
 	tep_set_loglevel(TEP_LOG_NONE);
+	return r;
+err:
+	kt_reader_close(r);
+	*err = ret;
+	return NULL;
+}
+
+struct kt_reader *kt_reader_open(const char *path)
+{
+	struct kt_reader *r;
+	int ret;
+
+	r = reader_new(path, false, &ret);
+	if (!r)
+		goto err;
 	r->plugins = tep_load_plugins(r->tep);
 	ret = read_file_header(r);
 	if (ret)
@@ -1353,6 +1392,67 @@ err:
 	kt_reader_close(r);
 	errno = -ret;
 	return NULL;
+}
+
+/* A 4-byte size then its text, whole in the file; skipped, not loaded. */
+static bool skip_text4(struct cur *c, uint64_t max)
+{
+	uint32_t size;
+
+	if (cur_left(c) < 4 || cur_u32(c, &size, "a section size"))
+		return false;
+	if (size > max || size > cur_left(c))
+		return false;
+	c->pos += size;
+	return true;
+}
+
+int kt_reader_head(const char *path, struct kt_reader_head *h)
+{
+	struct kt_reader *r;
+	struct cur c;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	r = reader_new(path, true, &ret);
+	if (!r)
+		return ret;
+	c = (struct cur){ .r = r, .end = r->fsize, .what = "file header" };
+	ret = read_file_start(r, &c);
+	if (ret)
+		goto out;
+	if (r->version != KT_DAT_VERSION_WRITE) {
+		ret = bad(&c, "version %d, not the writer's %d", r->version,
+			  KT_DAT_VERSION_WRITE);
+		goto out;
+	}
+	h->big_endian = r->big;
+	h->long_size = r->long_size;
+	h->page_size = r->page_size;
+	c.what = "header";
+	ret = parse_header_info(&c);
+	if (ret)
+		goto out;
+	c.what = "ftrace formats";
+	ret = parse_ftrace_formats(&c);
+	if (ret)
+		goto out;
+	c.what = "event formats";
+	ret = parse_event_formats(&c);
+	if (ret)
+		goto out;
+	h->formats_end = c.pos;
+	/* A size of KT_DAT_SIZE_PENDING: kallsyms was still coming. */
+	_Static_assert(KT_DAT_SIZE_PENDING > KT_DAT_MAX_KALLSYMS,
+		       "a pending kallsyms size must be over the limit");
+	if (skip_text4(&c, KT_DAT_MAX_KALLSYMS)) {
+		h->kallsyms_end = c.pos;
+		if (skip_text4(&c, KT_DAT_MAX_PRINTK))
+			h->printk_end = c.pos;
+	}
+out:
+	kt_reader_close(r);
+	return ret;
 }
 
 void kt_reader_close(struct kt_reader *r)

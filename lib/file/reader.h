@@ -25,6 +25,27 @@ struct kt_stream;
 struct kt_reader *kt_reader_open(const char *path);
 void kt_reader_close(struct kt_reader *r);
 
+/*
+ * How much of a v6 file's start is whole, for a recording's header piece
+ * (the writer's file of a killed 'ktrace record', lib/live/recover.c):
+ * the file header, header_page, header_event and the ftrace and event
+ * formats, checked as kt_reader_open() checks them, then the kallsyms
+ * and printk sections when they are complete.
+ */
+struct kt_reader_head {
+	bool big_endian;
+	int long_size;			/* as the file header says */
+	unsigned int page_size;
+	uint64_t formats_end;		/* where the event formats end */
+	uint64_t kallsyms_end;		/* 0: kallsyms is not whole */
+	uint64_t printk_end;		/* 0: the printk formats are not */
+};
+/*
+ * 0; -EBADMSG when the file is damaged (or not v6) before its formats
+ * end, reported at debug level only; or another -errno.
+ */
+int kt_reader_head(const char *path, struct kt_reader_head *h);
+
 const char *kt_reader_path(const struct kt_reader *r);
 struct tep_handle *kt_reader_tep(const struct kt_reader *r);
 int kt_reader_version(const struct kt_reader *r);

@@ -33,6 +33,12 @@
  */
 #define KT_CPUSTAT_UNWRITTEN	"ktrace unwritten events: "
 
+/*
+ * The kallsyms size while the section is still being streamed in: what
+ * a recording killed at that moment leaves (no real size is this big).
+ */
+#define KT_DAT_SIZE_PENDING	0xffffffffu
+
 /* Option ids (the same numbers in v6 and v7). */
 enum kt_dat_option {
 	KT_OPT_DONE		= 0,

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/rawpage.h"
@@ -50,23 +51,21 @@ struct kt_writer {
 
 static int write_all(struct kt_writer *w, const void *buf, size_t len)
 {
-	const char *p = buf;
+	int ret = kt_write_all(w->fd, buf, len);
+	off_t pos;
 
-	while (len) {
-		ssize_t n = write(w->fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-		w->off += n;
+	if (!ret) {
+		w->off += len;
+		return 0;
 	}
-	return 0;
+	/*
+	 * A failed write may have put part of buf out: count it, so a full
+	 * disk keeps the whole pages that made it (copy_cpu()).
+	 */
+	pos = lseek(w->fd, 0, SEEK_CUR);
+	if (pos >= 0)
+		w->off = pos;
+	return ret;
 }
 
 /* Numbers go out in host order; the initial header says which that is. */
@@ -80,25 +79,6 @@ static int put8(struct kt_writer *w, uint64_t v)
 	return write_all(w, &v, 8);
 }
 
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
 /* Go back to a known-good end, dropping whatever was written after it. */
 static int rewind_to(struct kt_writer *w, unsigned long long off)
 {
@@ -106,64 +86,6 @@ static int rewind_to(struct kt_writer *w, unsigned long long off)
 		return -errno;
 	w->off = off;
 	return 0;
-}
-
-/*
- * Read a whole file into memory.  tracefs and procfs files report size 0
- * to stat, so this grows the buffer as it goes.  A NUL follows the bytes.
- */
-static int slurp(const char *path, char **out, size_t *outlen)
-{
-	size_t cap = 8192, len = 0;
-	char *buf, *nbuf;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			cap *= 2;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	/* Room for the NUL, and no slack kept: a caller may hold many. */
-	nbuf = realloc(buf, len + 1);
-	if (!nbuf) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	buf = nbuf;
-	buf[len] = '\0';
-	*out = buf;
-	*outlen = len;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return ret;
 }
 
 /* ---- open / close ---- */
@@ -421,22 +343,17 @@ int kt_writer_kallsyms_end(struct kt_writer *w, bool keep)
 	int ret;
 
 	if (keep && !w->sec_err)
-		return pwrite_all(w->fd, &size, 4, w->sec_start);
+		return kt_pwrite_all(w->fd, &size, 4, w->sec_start);
 	/* Back to an empty section: 4 zero bytes. */
 	ret = rewind_to(w, w->sec_start + 4);
 	if (!ret)
-		ret = pwrite_all(w->fd, &(uint32_t){ 0 }, 4, w->sec_start);
+		ret = kt_pwrite_all(w->fd, &(uint32_t){ 0 }, 4, w->sec_start);
 	return ret ? ret : w->sec_err;
 }
 
 int kt_writer_printk(struct kt_writer *w, const char *text, size_t len)
 {
 	return write_text4(w, text, len);
-}
-
-int kt_file_slurp(const char *path, char **text, size_t *len)
-{
-	return slurp(path, text, len);
 }
 
 static int write_cmdlines(struct kt_writer *w, const char *text, size_t len)
@@ -713,7 +630,7 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 		cpus[i].size = done;
 		entry[0] = off;
 		entry[1] = done;
-		ret = pwrite_all(w->fd, entry, sizeof(entry), table + 16 * i);
+		ret = kt_pwrite_all(w->fd, entry, sizeof(entry), table + 16 * i);
 		if (ret)
 			return ret;
 	}

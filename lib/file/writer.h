@@ -24,12 +24,6 @@
 
 struct kt_writer;
 
-/*
- * The kallsyms size while the section is still being streamed in: what
- * a recording killed at that moment leaves (no real size is this big).
- */
-#define KT_DAT_SIZE_PENDING	0xffffffffu
-
 /* One CPU's recorded pages, as the recorder left them. */
 struct kt_writer_cpu {
 	int fd;				/* read from offset 0 */
@@ -123,11 +117,6 @@ int kt_writer_commit(struct kt_writer *w);
 
 /* Bytes in the file so far. */
 unsigned long long kt_writer_size(const struct kt_writer *w);
-/*
- * Read a whole file, procfs and tracefs ones included (they report size
- * 0), into a malloc'ed buffer of *len bytes and a NUL.  0 or -errno.
- */
-int kt_file_slurp(const char *path, char **text, size_t *len);
 
 /* The ring-buffer page size the file declares. */
 int kt_writer_page_size(const struct kt_writer *w);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <tracefs.h>
 
+#include "base/fileio.h"
 #include "file/writer.h"
 #include "live/evhome.h"
 #include "live/module.h"

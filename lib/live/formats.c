@@ -10,6 +10,7 @@
 #include <string.h>
 #include <tracefs.h>
 
+#include "base/fileio.h"
 #include "live/evhome.h"
 #include "live/formats.h"
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "file/writer.h"
 #include "live/ksyms.h"
 

@@ -22,8 +22,9 @@
 #include <unistd.h>
 #include <kbuffer.h>
 
+#include "base/fileio.h"
 #include "live/module.h"
-#include "file/writer.h"
+#include "ktrace-page.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 /* Where the kernel lists a loaded module, whatever debugfs does. */
@@ -369,21 +370,6 @@ err:
 	return NULL;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* A reader thread's nice value, lib/live/recorder.c's RECORDER_NICE. */
 #define MODREC_NICE	(-20)
 
@@ -423,7 +409,7 @@ static void *modrec_main(void *arg)
 			break;
 		if (n < page)
 			memset(buf + n, 0, page - n);
-		c->err = write_all(c->out_fd, buf, page);
+		c->err = kt_write_all(c->out_fd, buf, page);
 		if (c->err)
 			break;
 		atomic_fetch_add(&c->bytes, page);
@@ -521,15 +507,9 @@ unsigned long long kt_modrec_total(const struct kt_modrec *mr)
 /*
  * Records of two page streams are merged by time and written into new
  * pages: page order alone would leave ftrace's and the module's records
- * of overlapping pages out of order.  A page is the ring buffer's: the
- * u64 time stamp of its first record, a long "commit" (bytes of records,
- * flags in the top bits), then records with a 4-byte header of type_len
- * (5 bits) and time_delta (27 bits).
+ * of overlapping pages out of order.  A page is the ring buffer's
+ * (kernel/ktrace-page.h).
  */
-#define RB_TYPE_TIME_EXTEND	30
-#define RB_MAX_SMALL_DATA	(28 * 4)
-#define RB_DELTA_BITS		27
-#define RB_MISSED_EVENTS	(1UL << 31)
 
 struct cursor {
 	int fd;
@@ -588,10 +568,10 @@ static int out_flush(struct outpage *o)
 
 	if (o->used == o->hdr)
 		return 0;
-	commit = (o->used - o->hdr) | (o->missed ? RB_MISSED_EVENTS : 0);
+	commit = (o->used - o->hdr) | (o->missed ? KT_RB_MISSED_EVENTS : 0);
 	memcpy(o->buf + sizeof(uint64_t), &commit, sizeof(commit));
 	memset(o->buf + o->used, 0, o->page_size - o->used);
-	ret = write_all(o->fd, o->buf, o->page_size);
+	ret = kt_write_all(o->fd, o->buf, o->page_size);
 	if (ret)
 		return ret;
 	o->written += o->page_size;
@@ -611,12 +591,12 @@ static int out_add(struct outpage *o, unsigned long long ts, const void *data,
 		   size_t len, bool missed)
 {
 	unsigned long long delta = 0;
-	size_t need = 4 + (len > RB_MAX_SMALL_DATA ? 4 : 0) + len;
+	size_t need = 4 + (len > KT_RB_MAX_SMALL ? 4 : 0) + len;
 	int ret;
 
 	if (o->used > o->hdr) {
 		delta = ts > o->last_ts ? ts - o->last_ts : 0;
-		if (delta >> RB_DELTA_BITS)
+		if (delta >> KT_RB_DELTA_BITS)
 			need += 8;
 		if (o->used + need > (size_t)o->page_size) {
 			ret = out_flush(o);
@@ -631,13 +611,13 @@ static int out_add(struct outpage *o, unsigned long long ts, const void *data,
 		delta = 0;
 	}
 	o->missed |= missed;
-	if (delta >> RB_DELTA_BITS) {
-		put32(o, RB_TYPE_TIME_EXTEND |
-			 (uint32_t)((delta & ((1ULL << RB_DELTA_BITS) - 1)) << 5));
-		put32(o, (uint32_t)(delta >> RB_DELTA_BITS));
+	if (delta >> KT_RB_DELTA_BITS) {
+		put32(o, KT_RB_TYPE_TIME_EXTEND |
+			 (uint32_t)((delta & ((1ULL << KT_RB_DELTA_BITS) - 1)) << 5));
+		put32(o, (uint32_t)(delta >> KT_RB_DELTA_BITS));
 		delta = 0;
 	}
-	if (len > RB_MAX_SMALL_DATA || !len) {
+	if (len > KT_RB_MAX_SMALL || !len) {
 		put32(o, (uint32_t)(delta << 5));
 		put32(o, len + 4);
 	} else {

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "live/tracefs.h"
 #include "file/pieces.h"
 #include "file/rawpage.h"
@@ -323,21 +324,6 @@ static long move_pages(struct cpu_rec *c)
 	}
 }
 
-static int write_fd_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * The kernel gives a CPU its ring buffer when the CPU first comes online
  * (a possible CPU may never have been: a VM's hot-plug slots, maxcpus=).
@@ -390,7 +376,7 @@ static int flush_partial(struct cpu_rec *c)
 		/* Pages stay whole in the file; the rest is zero anyway. */
 		if (n < page)
 			memset(buf + n, 0, page - n);
-		ret = write_fd_all(c->out_fd, buf, page);
+		ret = kt_write_all(c->out_fd, buf, page);
 		if (ret) {
 			count_unwritten(c, buf, page);
 			break;

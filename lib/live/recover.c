@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace record --recover: a killed recording's pieces back into a
- * trace.dat file.  The header piece is trusted no further than its own
- * lengths say: every size is checked against the file before it is
- * used, and the part after the formats (kallsyms, printk formats) is
- * kept only when it is complete.
+ * trace.dat file.  The header piece is trusted no further than the
+ * reader says (kt_reader_head()): every size is checked against the file
+ * before it is used, and the part after the formats (kallsyms, printk
+ * formats) is kept only when it is complete.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -19,9 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "live/tracefs.h"
 #include "file/pieces.h"
 #include "file/rawpage.h"
+#include "file/reader.h"
 #include "live/recover.h"
 #include "live/reset.h"
 #include "file/tracedat.h"
@@ -51,8 +53,8 @@ int kt_recover_meta_write(const char *prefix, int ncpus,
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		ret = -errno;
-	else if (write(fd, text, len) != len)
-		ret = errno ? -errno : -EIO;
+	else
+		ret = kt_write_all(fd, text, len);
 	if (fd >= 0)
 		close(fd);
 	if (ret)
@@ -132,121 +134,6 @@ static int find_pieces(const char *output, struct found *f)
 		}
 	}
 	closedir(d);
-	return 0;
-}
-
-/* ---- the header piece ---- */
-
-struct cursor {
-	const unsigned char *p;
-	size_t len, off;
-	bool bad;
-};
-
-static const unsigned char *take(struct cursor *c, size_t n)
-{
-	const unsigned char *at;
-
-	if (c->bad || n > c->len - c->off) {
-		c->bad = true;
-		return NULL;
-	}
-	at = c->p + c->off;
-	c->off += n;
-	return at;
-}
-
-static uint64_t take_u(struct cursor *c, size_t n)
-{
-	const unsigned char *at = take(c, n);
-	uint32_t v4;
-	uint64_t v8;
-
-	if (!at)
-		return 0;
-	/* Written in host order by a ktrace on this machine. */
-	if (n == 4) {
-		memcpy(&v4, at, 4);
-		return v4;
-	}
-	memcpy(&v8, at, 8);
-	return v8;
-}
-
-/* A NUL-terminated string; must equal want when want is not NULL. */
-static void take_str(struct cursor *c, const char *want)
-{
-	const unsigned char *s = c->bad ? NULL : c->p + c->off;
-	const unsigned char *nul = s ? memchr(s, 0, c->len - c->off) : NULL;
-
-	if (!nul || (want && strcmp((const char *)s, want))) {
-		c->bad = true;
-		return;
-	}
-	c->off += nul - s + 1;
-}
-
-/* A 8-byte size then that many bytes, at most max. */
-static void skip_sized8(struct cursor *c, uint64_t max)
-{
-	uint64_t n = take_u(c, 8);
-
-	if (n > max)
-		c->bad = true;
-	take(c, n);
-}
-
-/*
- * How much of the header piece is whole: *fixed is the end of the
- * formats (the least a file needs), *ksyms the end of kallsyms, *all
- * the end of printk formats (0 when that part is incomplete).
- */
-static int parse_header(const unsigned char *p, size_t len, int *page_size,
-			size_t *fixed, size_t *ksyms, size_t *all)
-{
-	struct cursor c = { .p = p, .len = len };
-	const unsigned char *m;
-	uint64_t n, i, j, nsys;
-
-	*ksyms = *all = 0;
-	m = take(&c, KT_DAT_MAGIC_LEN);
-	if (!m || memcmp(m, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN))
-		return -EBADMSG;
-	take_str(&c, "6");
-	m = take(&c, 2);
-	if (!m || m[0] != (__BYTE_ORDER == __BIG_ENDIAN) || m[1] != sizeof(long))
-		return -EBADMSG;
-	*page_size = take_u(&c, 4);
-	if (*page_size != getpagesize())
-		return -EBADMSG;
-	take_str(&c, KT_DAT_HEADER_PAGE);
-	skip_sized8(&c, KT_DAT_MAX_HEADER);
-	take_str(&c, KT_DAT_HEADER_EVENT);
-	skip_sized8(&c, KT_DAT_MAX_HEADER);
-	n = take_u(&c, 4);
-	for (i = 0; !c.bad && i < n && i < KT_DAT_MAX_EVENTS; i++)
-		skip_sized8(&c, KT_DAT_MAX_FORMAT);
-	nsys = take_u(&c, 4);
-	for (i = 0; !c.bad && i < nsys && i < KT_DAT_MAX_SYSTEMS; i++) {
-		take_str(&c, NULL);
-		n = take_u(&c, 4);
-		for (j = 0; !c.bad && j < n && j < KT_DAT_MAX_EVENTS; j++)
-			skip_sized8(&c, KT_DAT_MAX_FORMAT);
-	}
-	if (c.bad)
-		return -EBADMSG;
-	*fixed = c.off;
-	n = take_u(&c, 4);
-	if (n == KT_DAT_SIZE_PENDING)
-		return 0;
-	take(&c, n);
-	if (c.bad)
-		return 0;
-	*ksyms = c.off;
-	n = take_u(&c, 4);
-	take(&c, n);
-	if (!c.bad)
-		*all = c.off;
 	return 0;
 }
 
@@ -352,10 +239,9 @@ static int drain_cpu(struct tracefs_instance *inst, int cpu, const char *prefix,
 			break;
 		}
 		memset(page + n, 0, page_size - n);
-		if (write(out, page, page_size) != page_size) {
-			ret = errno ? -errno : -EIO;
+		ret = kt_write_all(out, page, page_size);
+		if (ret)
 			break;
-		}
 	}
 	close(out);
 out_in:
@@ -439,10 +325,11 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	struct meta m = { 0 };
 	struct kt_writer_cpu *cpus = NULL;
 	struct kt_writer_tail tail = { 0 };
-	size_t fixed = 0, ksyms = 0, all = 0;
+	struct kt_reader_head h;
+	uint64_t keep;
 	unsigned char *map = MAP_FAILED;
 	char *cmdlines = NULL, **stat_text = NULL;
-	int fd, cpu, page, ret;
+	int fd, cpu, ret;
 	struct stat st;
 
 	fd = open(prefix, O_RDONLY | O_CLOEXEC);
@@ -460,14 +347,23 @@ static int assemble(struct kt_writer *w, const char *prefix,
 		ret = -errno;
 		goto out;
 	}
-	ret = parse_header(map, st.st_size, &page, &fixed, &ksyms, &all);
+	ret = kt_reader_head(prefix, &h);
 	if (ret)
 		goto out;
-	res->kallsyms_lost = !ksyms;
-	ret = kt_writer_raw(w, map, all ? all : ksyms ? ksyms : fixed);
-	if (!ret && !ksyms)
+	keep = h.printk_end ? h.printk_end :
+	       h.kallsyms_end ? h.kallsyms_end : h.formats_end;
+	/* As this machine's ktrace writes it. */
+	ret = -EBADMSG;
+	if (h.big_endian != (__BYTE_ORDER == __BIG_ENDIAN) ||
+	    h.long_size != sizeof(long) ||
+	    h.page_size != (unsigned int)getpagesize() ||
+	    keep > (uint64_t)st.st_size)
+		goto out;
+	res->kallsyms_lost = !h.kallsyms_end;
+	ret = kt_writer_raw(w, map, keep);
+	if (!ret && !h.kallsyms_end)
 		ret = kt_writer_kallsyms(w, NULL, 0);
-	if (!ret && !all)
+	if (!ret && !h.printk_end)
 		ret = kt_writer_printk(w, NULL, 0);
 	if (ret)
 		goto out;
