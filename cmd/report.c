@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "decode/decoder.h"
+#include "decode/printer.h"
 #include "decode/fastfmt.h"
 #include "base/log.h"
 #include "views/procview.h"

@@ -25,6 +25,7 @@
 #include "live/child.h"
 #include "cmd.h"
 #include "decode/decoder.h"
+#include "decode/printer.h"
 #include "live/tracefs.h"
 #include "live/livebuf.h"
 #include "live/livestream.h"
