@@ -136,8 +136,8 @@ clean:
 # The report formatter (lib/decode/fastfmt.c): its identity check against
 # libtraceevent, built with ASan+UBSan so out-of-record reads show, and
 # its speed benchmark.
-FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/decode/fastfmt.c
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/decode/fastfmt.c
+FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/decode/fastfmt-run.c
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/decode/fastfmt-run.c
 FF_HDRS      := lib/decode/fastfmt.h tests/fastfmt-capture.h
 
 $(BUILD)/fastfmt-check: $(FFCHECK_SRCS) $(FF_HDRS)
