@@ -133,12 +133,13 @@ install: all
 clean:
 	rm -rf build ktrace
 
-# The report formatter (lib/decode/fastfmt.c): its identity check against
+# The report formatter (lib/decode/fastfmt*.c): its identity check against
 # libtraceevent, built with ASan+UBSan so out-of-record reads show, and
 # its speed benchmark.
-FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c lib/decode/fastfmt-run.c
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c lib/decode/fastfmt-run.c
-FF_HDRS      := lib/decode/fastfmt.h tests/fastfmt-capture.h
+FF_SRCS      := $(sort $(wildcard lib/decode/fastfmt*.c))
+FFCHECK_SRCS := tests/fastfmt-check.c tests/fastfmt-capture.c $(FF_SRCS)
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/fastfmt-capture.c $(FF_SRCS)
+FF_HDRS      := lib/decode/fastfmt.h lib/decode/fastfmt-int.h tests/fastfmt-capture.h
 
 $(BUILD)/fastfmt-check: $(FFCHECK_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)

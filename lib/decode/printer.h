@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The printer: a kt_event as a trace-cmd text line, field=value text or JSON. */
+/* The printer: a kt_event as a trace-cmd text line, field=value or JSON. */
 /*
  * The printer turns a record into trace-cmd's text line (byte for byte),
  * field=value text, or one JSON object.  The part after the event name
