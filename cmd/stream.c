@@ -451,7 +451,8 @@ static int setup(struct stream *s)
 	}
 	s->p = kt_printer_new_tep(s->tep, in_usecs(o->clock),
 				  o->json ? KT_PRINT_JSON : KT_PRINT_TEXT,
-				  o->nsec ? KT_PRINT_NSEC : 0, stdout);
+				  (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_COMPILED,
+				  stdout);
 	if (!s->p)
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {

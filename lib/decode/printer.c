@@ -8,6 +8,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "decode/decoder.h"
+#include "decode/fastfmt.h"
 #include "decode/printer.h"
 #include "decode/textline.h"
 #include "file/reader.h"
@@ -35,8 +36,8 @@ struct kt_printer {
 	int name_width;
 	struct info_hook *hooks;	/* by event id, NULL when none */
 	struct info_hook fallback;	/* for events without one */
-	kt_info_text_fn text_fn;	/* straight into the line */
-	void *text_priv;
+	/* KT_PRINT_COMPILED: writes the info straight into the line. */
+	struct kt_fastfmt *ff;
 	/* Lines are built here, then written (at once or in blocks). */
 	char *obuf;
 	size_t olen, ocap;
@@ -145,6 +146,13 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 		kt_printer_free(p);
 		return NULL;
 	}
+	/* Without it (out of memory) libtraceevent prints every event. */
+	if ((flags & KT_PRINT_COMPILED) && mode == KT_PRINT_TEXT &&
+	    !getenv("KTRACE_NO_FASTFMT")) {
+		p->ff = kt_fastfmt_new(tep);
+		if (p->ff)
+			kt_printer_set_info_default(p, kt_fastfmt_seq, p->ff);
+	}
 	return p;
 }
 
@@ -155,6 +163,7 @@ void kt_printer_free(struct kt_printer *p)
 	if (!p)
 		return;
 	kt_printer_flush(p);
+	kt_fastfmt_free(p->ff);
 	trace_seq_destroy(&p->s);
 	free(p->hooks);
 	kt_textline_free(p->tl);
@@ -178,13 +187,6 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 	}
 	p->hooks[event_id].fn = fn;
 	p->hooks[event_id].priv = priv;
-}
-
-void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
-			      void *priv)
-{
-	p->text_fn = fn;
-	p->text_priv = priv;
 }
 
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
@@ -529,8 +531,8 @@ static int flush_seq(struct kt_printer *p)
 
 /*
  * A text line built in place in the output buffer: the start from
- * lib/decode/textline.c, the info from the text hook (or, for what it does not
- * compile, libtraceevent's text copied in).  Returns 0, 1 when the line
+ * lib/decode/textline.c, the info from the compiled formatter (or, for what
+ * it does not compile, libtraceevent's text copied in).  Returns 0, 1 when the line
  * takes the general path instead (nothing was written), or -errno.
  */
 static int fast_line(struct kt_printer *p, const struct kt_event *ev)
@@ -564,8 +566,8 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	if (p->hooks && p->hooks[ev->event->id].fn)
 		hook = &p->hooks[ev->event->id];
 	n = -ENOTSUP;
-	if (p->mode == KT_PRINT_TEXT && !hook && p->text_fn)
-		n = p->text_fn(p->text_priv, ev->event, rec, e, cap);
+	if (p->mode == KT_PRINT_TEXT && !hook && p->ff)
+		n = kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size, e, cap);
 	if (n == -ENOSPC)
 		return 1;
 	if (n < 0) {

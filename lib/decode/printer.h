@@ -2,11 +2,13 @@
 /* The printer: a kt_event as a trace-cmd text line, field=value or JSON. */
 /*
  * The printer turns a record into trace-cmd's text line (byte for byte),
- * field=value text, or one JSON object.  The part after the event name
- * is pluggable per event (kt_printer_set_info), for compiled formatters;
- * a file report's text lines are built in place in a large output block
- * (the line start from lib/decode/textline.c's caches, the info written
- * straight into the line by kt_printer_set_info_text's hook).
+ * field=value text, or one JSON object.  It chooses the formatter of the
+ * part after the event name: the compiled one (lib/decode/fastfmt.c,
+ * KT_PRINT_COMPILED) or libtraceevent; a hook can replace it, per event
+ * (kt_printer_set_info) or for all (a view's own text).  A file report's
+ * text lines are built in place in a large output block (the line start
+ * from lib/decode/textline.c's caches, the compiled info written straight
+ * into the line).
  */
 #ifndef KT_PRINTER_H
 #define KT_PRINTER_H
@@ -36,6 +38,14 @@ enum kt_print_mode {
  * kt_printer_print() writes its lines to the FILE at once (a live view).
  */
 #define KT_PRINT_BATCH		(1u << 2)
+/*
+ * Text mode: the part after the event name from the compiled formatter
+ * (lib/decode/fastfmt.c), byte for byte libtraceevent's and about 15x
+ * faster; what it does not compile goes to libtraceevent.  Ignored in
+ * raw and JSON modes, and when the environment has KTRACE_NO_FASTFMT.
+ * Not with kt_printer_set_info_default(), whose hook it is.
+ */
+#define KT_PRINT_COMPILED	(1u << 3)
 
 /*
  * Print the part after "event_name: " into s for one event; return 0,
@@ -63,17 +73,6 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
  * formatter that decides per event, answering < 0 where it cannot). */
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
 				 void *priv);
-/*
- * The info text written straight into the line (text mode): out has cap
- * bytes; return the length written, -ENOTSUP for libtraceevent to print
- * this record, or -ENOSPC when it does not fit.  A per-event hook of
- * kt_printer_set_info() goes first.  A compiled formatter's entry point.
- */
-typedef int (*kt_info_text_fn)(void *priv, struct tep_event *event,
-			       struct tep_record *record, char *out,
-			       size_t cap);
-void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
-			      void *priv);
 /* Print the lost-events mark, if any, and the event when selected. */
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
 /* Write out what KT_PRINT_BATCH gathered; 0 or -errno. */
