@@ -162,10 +162,11 @@ install: all
 clean:
 	rm -rf build ktrace
 
-# The report formatter's speed benchmark (lib/decode/fastfmt.c); its
+# The report formatter's speed benchmark (lib/decode/fastfmt*.c); its
 # identity check against libtraceevent is a unit (tests/unit/fastfmt-check.c).
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/unit/fastfmt-capture.c lib/decode/fastfmt.c
-FF_HDRS      := lib/decode/fastfmt.h tests/unit/fastfmt-capture.h
+FF_SRCS      := $(sort $(wildcard lib/decode/fastfmt*.c))
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/unit/fastfmt-capture.c $(FF_SRCS)
+FF_HDRS      := lib/decode/fastfmt.h lib/decode/fastfmt-int.h tests/unit/fastfmt-capture.h
 
 $(BUILD)/fastfmt-speed: $(FFSPEED_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)

@@ -18,7 +18,7 @@
 #include "cmd.h"
 #include "views/filestat.h"
 #include "decode/decoder.h"
-#include "decode/fastfmt.h"
+#include "decode/printer.h"
 #include "base/log.h"
 #include "views/procview.h"
 #include "file/reader.h"
@@ -325,13 +325,6 @@ static int procview_info(struct trace_seq *s, struct tep_event *event,
 	return 0;
 }
 
-/* The compiled formatter writing straight into the printer's line. */
-static int fastfmt_text(void *priv, struct tep_event *ev,
-			struct tep_record *rec, char *out, size_t cap)
-{
-	return kt_fastfmt_info(priv, ev, rec->data, rec->size, out, cap);
-}
-
 static int print_fn(const struct kt_event *ev, void *arg)
 {
 	struct run *run = arg;
@@ -498,7 +491,6 @@ static int report(const struct report_opts *o)
 	struct kt_decoder_opts dopts = { 0 };
 	struct kt_decoder *d = NULL;
 	struct kt_printer *p = NULL;
-	struct kt_fastfmt *ff = NULL;
 	struct kt_reader *r;
 	bool cpus[KT_DAT_MAX_CPUS] = { 0 };
 	struct run run = { 0 };
@@ -556,18 +548,12 @@ static int report(const struct report_opts *o)
 		    kt_procview_marked(kt_reader_tool_version(r)));
 	p = kt_printer_new(r, o->json ? KT_PRINT_JSON : o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
 			   (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_BATCH |
-			   (procview ? KT_PRINT_NO_NAME : 0), out);
+			   (procview ? KT_PRINT_NO_NAME : KT_PRINT_COMPILED), out);
 	if (!p) {
 		status = KT_EXIT_FAIL;
 		goto out_output;
 	}
-	/*
-	 * The process view formats a --process recording.  Otherwise the
-	 * compiled formatter prints the text after the event name byte for
-	 * byte as libtraceevent does, about 15x faster; it answers -ENOTSUP
-	 * for what it cannot compile, which libtraceevent prints.
-	 * KTRACE_NO_FASTFMT=1 leaves everything to libtraceevent.
-	 */
+	/* The process view formats a --process recording. */
 	if (procview) {
 		const char *un = kt_reader_uname(r), *machine = NULL;
 
@@ -583,12 +569,6 @@ static int report(const struct report_opts *o)
 		}
 		trace_seq_init(&run.scratch);
 		kt_printer_set_info_default(p, procview_info, &run);
-	} else if (!o->json && !o->raw && !getenv("KTRACE_NO_FASTFMT")) {
-		ff = kt_fastfmt_new(kt_reader_tep(r));
-		if (ff) {
-			kt_printer_set_info_text(p, fastfmt_text, ff);
-			kt_printer_set_info_default(p, kt_fastfmt_seq, ff);
-		}
 	}
 	run.p = p;
 	run.left = o->head;
@@ -618,7 +598,6 @@ out_printer:
 		kt_procview_free(run.pv);
 	}
 	kt_printer_free(p);
-	kt_fastfmt_free(ff);
 out_output:
 	status = close_output(out, o->output, tmp, status);
 out_decoder:

@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "live/child.h"
 #include "decode/decoder.h"
+#include "decode/printer.h"
 #include "live/tracefs.h"
 #include "live/livebuf.h"
 #include "live/livestream.h"
@@ -448,7 +449,8 @@ static int setup(struct stream *s)
 	}
 	s->p = kt_printer_new_tep(s->tep, in_usecs(o->clock),
 				  o->json ? KT_PRINT_JSON : KT_PRINT_TEXT,
-				  o->nsec ? KT_PRINT_NSEC : 0, stdout);
+				  (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_COMPILED,
+				  stdout);
 	if (!s->p)
 		return KT_EXIT_FAIL;
 	if (o->t.cmd) {

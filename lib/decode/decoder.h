@@ -1,19 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* The decoder: per-CPU streams merged in time order, checked and selected. */
 /*
- * The decoder: merges the per-CPU streams of every buffer of a reader in
+ * It merges the per-CPU streams of every buffer of a reader in
  * timestamp order (a heap over per-CPU iterators, ties to the lower
  * buffer then CPU, as trace-cmd), walks each page with a walker that checks
  * every record as it reads it (lib/file/rawpage.c; libtraceevent's kbuffer
  * trusts them), applies the time window and CPU set (skipping whole
  * pages by their timestamps), tells whether each record is selected by
- * -e/-F/--pid/--comm, and hands records to a callback.
- *
- * The printer turns a record into trace-cmd's text line (byte for byte),
- * field=value text, or one JSON object.  The part after the event name
- * is pluggable per event (kt_printer_set_info), for compiled formatters;
- * a file report's text lines are built in place in a large output block
- * (the line start from lib/decode/textline.c's caches, the info written
- * straight into the line by kt_printer_set_info_text's hook).
+ * -e/-F/--pid/--comm, and hands records to a callback (printer.h prints
+ * them).
  */
 #ifndef KT_DECODER_H
 #define KT_DECODER_H
@@ -25,7 +20,6 @@
 struct kt_reader;
 struct tep_event;
 struct tep_record;
-struct trace_seq;
 
 struct kt_event {
 	struct tep_event *event;
@@ -65,65 +59,5 @@ int kt_decoder_add_comm(struct kt_decoder *d, const char *glob);
  * skipped and remembered (kt_reader_damaged()).
  */
 int kt_decoder_run(struct kt_decoder *d, kt_event_fn fn, void *arg);
-
-/* ---- printing ---- */
-
-enum kt_print_mode {
-	KT_PRINT_TEXT,		/* as trace-cmd report */
-	KT_PRINT_RAW,		/* as trace-cmd report -R */
-	KT_PRINT_JSON,
-};
-
-#define KT_PRINT_NSEC	(1u << 0)	/* -t: ns timestamps */
-/* No event name column: the info hook writes the whole rest of the line. */
-#define KT_PRINT_NO_NAME	(1u << 1)
-/*
- * Gather lines and write them in large blocks; the caller must call
- * kt_printer_flush() at the end (a file report).  Without it every
- * kt_printer_print() writes its lines to the FILE at once (a live view).
- */
-#define KT_PRINT_BATCH		(1u << 2)
-
-/*
- * Print the part after "event_name: " into s for one event; return 0,
- * or < 0 to fall back to libtraceevent's formatting for this record.
- */
-typedef int (*kt_info_fn)(struct trace_seq *s, struct tep_event *event,
-			  struct tep_record *record, void *priv);
-
-struct kt_printer;
-struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
-				  unsigned int flags, FILE *out);
-/*
- * The same for records that come from elsewhere (a live buffer): tep
- * holds the formats, in_usecs says timestamps are ns shown as seconds.
- * Every kt_event must then have buffer 0.
- */
-struct tep_handle;
-struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
-				      enum kt_print_mode mode,
-				      unsigned int flags, FILE *out);
-void kt_printer_free(struct kt_printer *p);
-void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
-			 void *priv);
-/* The same for every event without a hook of its own (a compiled
- * formatter that decides per event, answering < 0 where it cannot). */
-void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
-				 void *priv);
-/*
- * The info text written straight into the line (text mode): out has cap
- * bytes; return the length written, -ENOTSUP for libtraceevent to print
- * this record, or -ENOSPC when it does not fit.  A per-event hook of
- * kt_printer_set_info() goes first.  A compiled formatter's entry point.
- */
-typedef int (*kt_info_text_fn)(void *priv, struct tep_event *event,
-			       struct tep_record *record, char *out,
-			       size_t cap);
-void kt_printer_set_info_text(struct kt_printer *p, kt_info_text_fn fn,
-			      void *priv);
-/* Print the lost-events mark, if any, and the event when selected. */
-int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
-/* Write out what KT_PRINT_BATCH gathered; 0 or -errno. */
-int kt_printer_flush(struct kt_printer *p);
 
 #endif

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* The compiled formatter: an event's info text as libtraceevent prints it. */
 /*
  * The report hot path: each event's print format (and the libtraceevent
  * plugin handlers of the frequent events) compiled once into a small

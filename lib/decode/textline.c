@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * The start of a report line, from caches.  See textline.h.
- */
+/* The start of a report line ("comm-pid [cpu] time: name: "), from caches. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* The start of a report line ("comm-pid [cpu] time: name: "), from caches. */
 /*
  * The start of a report line as trace-cmd prints it,
  * "%16s-%-5d [%03d] %5llu.%06llu: name: " and the padding after the name,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "decode/decoder.h"
+#include "decode/printer.h"
 #include "fuzz_common.h"
 #include "base/log.h"
 #include "file/reader.h"

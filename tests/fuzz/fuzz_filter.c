@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "decode/decoder.h"
+#include "decode/printer.h"
 #include "fuzz_common.h"
 #include "file/reader.h"
 

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The texts of libtraceevent's plugins (sched, kmem, hrtimer, tlb, futex). */
+#include <stdbool.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "decode/fastfmt-int.h"
+
+static inline uint64_t pfield(const struct run *r, const struct ff_field *f)
+{
+	return load(r->data + f->off, f->size);
+}
+
+/*
+ * The sched plugin's comm: "%.*s" of the field, and registered with its
+ * pid as the plugin does (tep_register_comm() only adds unknown pids, so
+ * one call per pid suffices).
+ */
+static void put_comm(struct run *r, const struct ff_field *f, uint64_t pid)
+{
+	const char *c = (const char *)r->data + f->off;
+	size_t n = strnlen(c, (size_t)f->size);
+	int *slot = &r->ff->comm_pid[(unsigned int)pid % COMM_CACHE];
+
+	if (room(r, n)) {
+		memcpy(r->p, c, n);
+		r->p += n;
+	}
+	if (*slot != (int)pid + 1) {
+		char comm[256];
+
+		memcpy(comm, c, n < sizeof(comm) ? n : sizeof(comm) - 1);
+		comm[n < sizeof(comm) ? n : sizeof(comm) - 1] = 0;
+		tep_register_comm(r->ff->tep, comm, (int)pid);
+		*slot = (int)pid + 1;
+	}
+}
+
+static void put_state(struct run *r, int val)
+{
+	static const char states[] = "SDTtZXxW";
+	bool found = false;
+	int i;
+
+	if (!room(r, 16))
+		return;
+	for (i = 0; i < (int)sizeof(states) - 1; i++) {
+		if (!(val & (1 << i)))
+			continue;
+		if (found)
+			*r->p++ = '|';
+		found = true;
+		*r->p++ = states[i];
+	}
+	if (!found)
+		*r->p++ = 'R';
+}
+
+/* "comm:pid [prio]" as the plugin prints each side of a switch. */
+static void put_task(struct run *r, const struct ff_field *comm,
+		     const struct ff_field *pidf, const struct ff_field *prio)
+{
+	uint64_t pid = pfield(r, pidf);
+
+	put_comm(r, comm, pid);
+	if (!room(r, 40))
+		return;
+	*r->p++ = ':';
+	r->p = put_sdec(r->p, (int64_t)pid);
+	memcpy(r->p, " [", 2);
+	r->p = put_sdec(r->p + 2, (int)pfield(r, prio));
+	*r->p++ = ']';
+}
+
+void ff_run_sched_switch(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+
+	put_task(r, &f[SW_PREV_COMM], &f[SW_PREV_PID], &f[SW_PREV_PRIO]);
+	putch(r, ' ');
+	put_state(r, (int)pfield(r, &f[SW_PREV_STATE]));
+	put(r, " ==> ", 5);
+	put_task(r, &f[SW_NEXT_COMM], &f[SW_NEXT_PID], &f[SW_NEXT_PRIO]);
+}
+
+void ff_run_sched_wakeup(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+	uint64_t pid = pfield(r, &f[WK_PID]);
+
+	if (f[WK_COMM].ok) {
+		put_comm(r, &f[WK_COMM], pid);
+		putch(r, ':');
+	}
+	if (!room(r, 96))
+		return;
+	r->p = put_sdec(r->p, (int64_t)pid);
+	if (f[WK_PRIO].ok) {
+		memcpy(r->p, " [", 2);
+		r->p = put_sdec(r->p + 2, (int64_t)pfield(r, &f[WK_PRIO]));
+		*r->p++ = ']';
+	}
+	if (f[WK_SUCCESS].ok) {
+		memcpy(r->p, " success=", 9);
+		r->p = put_sdec(r->p + 9, (int64_t)pfield(r, &f[WK_SUCCESS]));
+	}
+	if (f[WK_TARGET_CPU].ok) {
+		memcpy(r->p, " CPU:", 5);
+		r->p = udec_pad(r->p + 5, pfield(r, &f[WK_TARGET_CPU]), 3, '0');
+	}
+}
+
+void ff_run_kmem(struct run *r, const struct ff_prog *pg)
+{
+	uint64_t v = pfield(r, &pg->pf[KM_CALL_SITE]);
+	const struct func_ent *fe = ff_func_lookup(r->ff, v);
+
+	if (!fe->name)
+		return;
+	put(r, "(", 1);
+	put(r, fe->name, fe->len);
+	if (!room(r, 16))
+		return;
+	memcpy(r->p, "+0x", 3);
+	r->p = put_hex(r->p + 3, (unsigned int)(int)(v - fe->start));
+	*r->p++ = ')';
+	*r->p++ = ' ';
+}
+
+/* tep_print_func_field()'s " function=%s" text. */
+static void put_func_field(struct run *r, uint64_t v)
+{
+	const struct func_ent *fe = ff_func_lookup(r->ff, v);
+	size_t n;
+
+	put(r, " function=", 10);
+	/* (the plugin formats it in a 128-byte buffer) */
+	if (fe->name) {
+		/* "%s/0x%llx" of name and start - v (sic), cut at 127 bytes */
+		char *p0;
+
+		n = fe->len;
+		if (!room(r, n + 19))
+			return;
+		p0 = r->p;
+		memcpy(r->p, fe->name, n);
+		memcpy(r->p + n, "/0x", 3);
+		r->p = put_hex(r->p + n + 3, fe->start - v);
+		if (r->p - p0 > 127)
+			r->p = p0 + 127;
+		return;
+	}
+	if (!room(r, 18))
+		return;
+	memcpy(r->p, "0x", 2);
+	r->p += 2;
+	n = (size_t)((v ? (67 - __builtin_clzll(v)) / 4 : 1));
+	for (; n < 8; n++)
+		*r->p++ = '0';
+	r->p = put_hex(r->p, v);
+}
+
+void ff_run_hrtimer(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+
+	if (!room(r, 64))
+		return;
+	memcpy(r->p, "hrtimer=0x", 10);
+	r->p = put_hex(r->p + 10, pfield(r, &f[HR_TIMER]));
+	if (pg->plug == P_HRTIMER_EXPIRE) {
+		memcpy(r->p, " now=", 5);
+		r->p = put_udec(r->p + 5, pfield(r, &f[HR_NOW]));
+		if (f[HR_FUNCTION].ok)
+			put_func_field(r, pfield(r, &f[HR_FUNCTION]));
+		return;
+	}
+	if (f[HR_FUNCTION].ok)
+		put_func_field(r, pfield(r, &f[HR_FUNCTION]));
+	if (!room(r, 64))
+		return;
+	memcpy(r->p, " expires=", 9);
+	r->p = put_udec(r->p + 9, pfield(r, &f[HR_EXPIRES]));
+	memcpy(r->p, " softexpires=", 13);
+	r->p = put_udec(r->p + 13, pfield(r, &f[HR_SOFTEXPIRES]));
+}
+
+void ff_run_tlb_flush(struct run *r, const struct ff_prog *pg)
+{
+	static const char *const reasons[] = {
+		"flush on task switch", "remote shootdown", "local shootdown",
+		"local mm shootdown",
+	};
+	uint64_t reason = pfield(r, &pg->pf[TLB_REASON]);
+
+	if (!room(r, 64))
+		return;
+	memcpy(r->p, "pages=", 6);
+	r->p = put_sdec(r->p + 6, (int64_t)pfield(r, &pg->pf[TLB_PAGES]));
+	memcpy(r->p, " reason=", 8);
+	r->p += 8;
+	if (reason < 4)
+		put(r, reasons[reason], strlen(reasons[reason]));
+	if (!room(r, 24))
+		return;
+	memcpy(r->p, " (", 2);
+	r->p = put_sdec(r->p + 2, (int64_t)reason);
+	*r->p++ = ')';
+}
+
+/* " name=0x%08llx" */
+static void put_hex8(struct run *r, const char *name, uint64_t v)
+{
+	char tmp[16];
+	int n = (int)(put_hex(tmp, v) - tmp);
+
+	if (!room(r, 40))
+		return;
+	*r->p++ = ' ';
+	r->p = stpcpy(r->p, name);
+	memcpy(r->p, "=0x", 3);
+	r->p += 3;
+	for (; n < 8; n++)
+		*r->p++ = '0';
+	r->p = put_hex(r->p, v);
+}
+
+/* " name=%llu" */
+static void put_named_u(struct run *r, const char *name, uint64_t v)
+{
+	if (!room(r, 40))
+		return;
+	*r->p++ = ' ';
+	r->p = stpcpy(r->p, name);
+	*r->p++ = '=';
+	r->p = put_udec(r->p, v);
+}
+
+/* The futex plugin's table: how each op prints val, utime, uaddr2, val3. */
+enum { FX_NO, FX_HEX, FX_DEC };
+static const struct {
+	const char *name;
+	unsigned char val, utime, uaddr2, val3;	/* utime FX_DEC: "val2" */
+} futex_ops[] = {
+	{ "FUTEX_WAIT", FX_HEX, FX_HEX, FX_NO, FX_NO },
+	{ "FUTEX_WAKE", FX_DEC, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_FD", FX_DEC, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_REQUEUE", FX_DEC, FX_DEC, FX_HEX, FX_NO },
+	{ "FUTEX_CMP_REQUEUE", FX_DEC, FX_DEC, FX_HEX, FX_HEX },
+	{ "FUTEX_WAKE_OP", FX_DEC, FX_DEC, FX_HEX, FX_HEX },
+	{ "FUTEX_LOCK_PI", FX_NO, FX_HEX, FX_NO, FX_NO },
+	{ "FUTEX_UNLOCK_PI", FX_NO, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_TRYLOCK_PI", FX_NO, FX_NO, FX_NO, FX_NO },
+	{ "FUTEX_WAIT_BITSET", FX_HEX, FX_HEX, FX_NO, FX_HEX },
+	{ "FUTEX_WAKE_BITSET", FX_DEC, FX_NO, FX_NO, FX_HEX },
+	{ "FUTEX_WAIT_REQUEUE_PI", FX_HEX, FX_HEX, FX_HEX, FX_HEX },
+	{ "FUTEX_CMP_REQUEUE_PI", FX_DEC, FX_DEC, FX_HEX, FX_HEX },
+};
+
+/* Returns false when the plugin leaves the event to its format. */
+bool ff_run_futex(struct run *r, const struct ff_prog *pg)
+{
+	const struct ff_field *f = pg->pf;
+	uint64_t op = pfield(r, &f[FX_OP]), cmd = op & ~(uint64_t)(128 | 256);
+	uint64_t v;
+
+	if (cmd >= sizeof(futex_ops) / sizeof(futex_ops[0]))
+		return false;
+	put(r, "op=", 3);
+	put(r, futex_ops[cmd].name, strlen(futex_ops[cmd].name));
+	if (op & 128)
+		put(r, "|FUTEX_PRIVATE_FLAG", 19);
+	if (op & 256)
+		put(r, "|FUTEX_CLOCK_REALTIME", 21);
+	put_hex8(r, "uaddr", pfield(r, &f[FX_UADDR]));
+	v = pfield(r, &f[FX_VAL]);
+	if (futex_ops[cmd].val == FX_HEX)
+		put_hex8(r, "val", v);
+	else if (futex_ops[cmd].val == FX_DEC)
+		put_named_u(r, "val", v);
+	v = pfield(r, &f[FX_UTIME]);
+	if (futex_ops[cmd].utime == FX_HEX)
+		put_hex8(r, "utime", v);
+	else if (futex_ops[cmd].utime == FX_DEC)
+		put_named_u(r, "val2", v);
+	if (futex_ops[cmd].uaddr2)
+		put_hex8(r, "uaddr2", pfield(r, &f[FX_UADDR2]));
+	if (futex_ops[cmd].val3)
+		put_hex8(r, "val3", pfield(r, &f[FX_VAL3]));
+	return true;
+}

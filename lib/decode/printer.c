@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The printer: records as trace-cmd's text lines, field=value text or JSON. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include "decode/decoder.h"
+#include "decode/fastfmt.h"
+#include "decode/printer.h"
+#include "decode/textline.h"
+#include "file/reader.h"
+
+/* Hooks by event id: the kernel's 16-bit common_type. */
+#define NR_IDS			65536
+
+struct info_hook {
+	kt_info_fn fn;
+	void *priv;
+};
+
+struct kt_printer {
+	struct kt_reader *r;
+	struct tep_handle *tep;
+	enum kt_print_mode mode;
+	unsigned int flags;
+	FILE *out;
+	struct trace_seq s;
+	const char *tfmt;
+	enum { TMODE_USECS, TMODE_NSECS, TMODE_RAW } tmode;
+	int prec;			/* digits after the point */
+	unsigned long long p10;		/* 10^prec */
+	/* Instances: every line starts with the buffer name in a column. */
+	int name_width;
+	struct info_hook *hooks;	/* by event id, NULL when none */
+	struct info_hook fallback;	/* for events without one */
+	/* KT_PRINT_COMPILED: writes the info straight into the line. */
+	struct kt_fastfmt *ff;
+	/* Lines are built here, then written (at once or in blocks). */
+	char *obuf;
+	size_t olen, ocap;
+	/* File reports: the line start from caches; NULL: text_header(). */
+	struct kt_textline *tl;
+	char **bufpre;			/* "name: " of each buffer */
+	unsigned int *bufpre_len;
+	int nbufs;
+};
+
+/* Buffer-name columns up to this long are copied as a whole block. */
+#define BUFPRE_COPY	32
+/* Room the fast path wants for one line before it starts it. */
+#define LINE_ROOM	8192
+#define OBUF_SIZE	(256u << 10)
+
+/*
+ * The line start from caches (lib/decode/textline.c), with each buffer's name
+ * column ready: for files only, whose comms are only ever added to.
+ * Without it (out of memory, absurd names) text_header() does the work.
+ */
+static void setup_textline(struct kt_printer *p)
+{
+	int b, n = kt_reader_buffers(p->r);
+
+	if (p->mode == KT_PRINT_JSON || p->name_width > 512)
+		return;
+	p->bufpre = calloc((size_t)n, sizeof(*p->bufpre));
+	p->bufpre_len = calloc((size_t)n, sizeof(*p->bufpre_len));
+	if (!p->bufpre || !p->bufpre_len)
+		return;
+	p->nbufs = n;
+	for (b = 0; p->name_width >= 0 && b < n; b++) {
+		const char *name = kt_reader_buffer_name(p->r, b);
+		size_t size = (size_t)p->name_width + 2 + BUFPRE_COPY;
+
+		/* Room to be copied BUFPRE_COPY bytes at a time. */
+		p->bufpre[b] = calloc(1, size);
+		if (!p->bufpre[b])
+			return;
+		p->bufpre_len[b] = (unsigned int)snprintf(p->bufpre[b], size,
+				*name ? "%*s: " : "%*s  ", p->name_width, name);
+	}
+	p->tl = kt_textline_new(p->tep, p->tmode == TMODE_USECS ? KT_TEXTLINE_USECS :
+				p->tmode == TMODE_NSECS ? KT_TEXTLINE_NSECS :
+				KT_TEXTLINE_RAW, p->flags & KT_PRINT_NO_NAME);
+}
+
+struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
+				  unsigned int flags, FILE *out)
+{
+	struct kt_printer *p;
+	int b;
+
+	p = kt_printer_new_tep(kt_reader_tep(r), kt_reader_in_usecs(r), mode,
+			       flags, out);
+	if (!p)
+		return NULL;
+	p->r = r;
+	for (b = 1; b < kt_reader_buffers(r); b++) {
+		int len = (int)strlen(kt_reader_buffer_name(r, b));
+
+		if (len > p->name_width)
+			p->name_width = len;
+	}
+	setup_textline(p);
+	return p;
+}
+
+struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
+				      enum kt_print_mode mode,
+				      unsigned int flags, FILE *out)
+{
+	struct kt_printer *p = calloc(1, sizeof(*p));
+	int b;
+
+	if (!p)
+		return NULL;
+	p->tep = tep;
+	p->mode = mode;
+	p->flags = flags;
+	p->out = out;
+	trace_seq_init(&p->s);
+	if (flags & KT_PRINT_NSEC)
+		tep_set_flag(p->tep, TEP_NSEC_OUTPUT);
+	if (!in_usecs) {
+		p->tfmt = "%12d:";
+		p->tmode = TMODE_RAW;
+		p->prec = 12;
+	} else if (flags & KT_PRINT_NSEC) {
+		p->tfmt = " %9.1d:";
+		p->tmode = TMODE_NSECS;
+		p->prec = 9;
+	} else {
+		p->tfmt = " %6.1000d:";
+		p->tmode = TMODE_USECS;
+		p->prec = 6;
+	}
+	p->p10 = 1;
+	for (b = 0; b < p->prec; b++)
+		p->p10 *= 10;
+	p->name_width = -1;
+	p->ocap = flags & KT_PRINT_BATCH ? OBUF_SIZE : LINE_ROOM;
+	p->obuf = malloc(p->ocap);
+	if (!p->obuf) {
+		kt_printer_free(p);
+		return NULL;
+	}
+	/* Without it (out of memory) libtraceevent prints every event. */
+	if ((flags & KT_PRINT_COMPILED) && mode == KT_PRINT_TEXT &&
+	    !getenv("KTRACE_NO_FASTFMT")) {
+		p->ff = kt_fastfmt_new(tep);
+		if (p->ff)
+			kt_printer_set_info_default(p, kt_fastfmt_seq, p->ff);
+	}
+	return p;
+}
+
+void kt_printer_free(struct kt_printer *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	kt_printer_flush(p);
+	kt_fastfmt_free(p->ff);
+	trace_seq_destroy(&p->s);
+	free(p->hooks);
+	kt_textline_free(p->tl);
+	for (i = 0; i < p->nbufs; i++)
+		free(p->bufpre[i]);
+	free(p->bufpre);
+	free(p->bufpre_len);
+	free(p->obuf);
+	free(p);
+}
+
+void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
+			 void *priv)
+{
+	if (event_id < 0 || event_id >= NR_IDS)
+		return;
+	if (!p->hooks) {
+		p->hooks = calloc(NR_IDS, sizeof(*p->hooks));
+		if (!p->hooks)
+			return;
+	}
+	p->hooks[event_id].fn = fn;
+	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
+				 void *priv)
+{
+	p->fallback.fn = fn;
+	p->fallback.priv = priv;
+}
+
+static void text_prefix(struct kt_printer *p, const struct kt_event *ev)
+{
+	const char *name;
+
+	if (p->name_width < 0)
+		return;
+	name = kt_reader_buffer_name(p->r, ev->buffer);
+	if (*name)
+		trace_seq_printf(&p->s, "%*s: ", p->name_width, name);
+	else
+		trace_seq_printf(&p->s, "%*s  ", p->name_width, "");
+}
+
+/* Decimal digits of v at the end of buf[0..len); returns the start. */
+static char *utoa_back(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* Append v zero-padded to width digits (more when it needs them). */
+static char *put_zpad(char *p, unsigned long long v, int width)
+{
+	char tmp[24], *b = utoa_back(tmp + sizeof(tmp), v);
+	int n = (int)(tmp + sizeof(tmp) - b);
+
+	for (; n < width; width--)
+		*p++ = '0';
+	memcpy(p, b, (size_t)n);
+	return p + n;
+}
+
+/*
+ * "%16s-%-5d [%03d] %5llu.%06llu: name: " + padding, as trace-cmd asks
+ * tep_print_event() for it (the time as libtraceevent's print_event_time
+ * renders " %6.1000d", " %9.1d" and "%12d"), without its per-call format
+ * parsing: this header is most of the text of most lines.
+ */
+static void text_header(struct kt_printer *p, const struct kt_event *ev)
+{
+	static const char spaces[] = "                    ";
+	struct tep_record *rec = ev->record;
+	const char *comm, *name = ev->event->name;
+	size_t clen, nlen = strlen(name);
+	char buf[192], *b = buf, tmp[24], *d;
+	unsigned long long t;
+	int pid = tep_data_pid(p->tep, rec);
+	int n;
+
+	comm = tep_data_comm_from_pid(p->tep, pid);
+	clen = strlen(comm);
+	if (clen + nlen > 100 || pid < 0 || ev->cpu < 0) {
+		/* Rare shapes: let libtraceevent lay them out. */
+		tep_print_event(p->tep, &p->s, rec, "%16s-%-5d [%03d]",
+				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU);
+		tep_print_event(p->tep, &p->s, rec, p->tfmt, TEP_PRINT_TIME);
+		if (p->flags & KT_PRINT_NO_NAME) {
+			trace_seq_putc(&p->s, ' ');
+			return;
+		}
+		trace_seq_printf(&p->s, " %s: ", name);
+		if (nlen < 20)
+			trace_seq_printf(&p->s, "%.*s", (int)(20 - nlen), spaces);
+		return;
+	}
+	if (clen < 16) {
+		memset(b, ' ', 16 - clen);
+		b += 16 - clen;
+	}
+	memcpy(b, comm, clen);
+	b += clen;
+	*b++ = '-';
+	d = utoa_back(tmp + sizeof(tmp), (unsigned long long)pid);
+	n = (int)(tmp + sizeof(tmp) - d);
+	memcpy(b, d, (size_t)n);
+	b += n;
+	for (; n < 5; n++)
+		*b++ = ' ';
+	*b++ = ' ';
+	*b++ = '[';
+	b = put_zpad(b, (unsigned long long)ev->cpu, 3);
+	*b++ = ']';
+	/* As print_event_time(): round to the divisor, "%5llu.%0*llu". */
+	t = p->tmode == TMODE_USECS ? (rec->ts + 500) / 1000 : rec->ts;
+	if (p->tmode != TMODE_RAW)
+		*b++ = ' ';
+	d = utoa_back(tmp + sizeof(tmp), t / p->p10);
+	n = (int)(tmp + sizeof(tmp) - d);
+	if (n < 5) {
+		memset(b, ' ', (size_t)(5 - n));
+		b += 5 - n;
+	}
+	memcpy(b, d, (size_t)n);
+	b += n;
+	*b++ = '.';
+	b = put_zpad(b, t % p->p10, p->prec);
+	*b++ = ':';
+	*b++ = ' ';
+	if (!(p->flags & KT_PRINT_NO_NAME)) {
+		memcpy(b, name, nlen);
+		b += nlen;
+		*b++ = ':';
+		*b++ = ' ';
+		if (nlen < 20) {
+			memcpy(b, spaces, 20 - nlen);
+			b += 20 - nlen;
+		}
+	}
+	*b = '\0';
+	trace_seq_puts(&p->s, buf);
+}
+
+static void text_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	struct info_hook *hook;
+
+	text_header(p, ev);
+	hook = p->hooks && p->hooks[ev->event->id].fn ? &p->hooks[ev->event->id] :
+	       p->fallback.fn ? &p->fallback : NULL;
+	if (p->mode == KT_PRINT_RAW) {
+		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
+	} else if (hook) {
+		unsigned int mark = s->len;
+
+		if (hook->fn(s, ev->event, rec, hook->priv) < 0) {
+			s->len = mark;
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+		}
+	} else {
+		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+	}
+	if (s->len && s->buffer[s->len - 1] == '\n')
+		s->len--;
+}
+
+/*
+ * The keys a JSON line gives the task and the record itself.  An event
+ * field of the same name (task_newtask's pid and comm, sched_wakeup's
+ * pid) is written as field_NAME: a second "pid" would be a duplicate
+ * key, and jq would silently take the field for the task.
+ */
+static bool json_key_taken(const char *name)
+{
+	static const char *const keys[] = {
+		"cpu", "ts", "pid", "comm", "event", "system", "buffer", "lost",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(name, keys[i]))
+			return true;
+	return false;
+}
+
+static void json_field(struct kt_printer *p, struct tep_format_field *f,
+		       struct tep_record *rec)
+{
+	struct trace_seq *s = &p->s;
+	unsigned char *data = rec->data;
+	unsigned int off = (unsigned int)f->offset, len = (unsigned int)f->size;
+	unsigned int i, es;
+	bool is_char;
+
+	trace_seq_printf(s, ",\"%s%s\":",
+			 json_key_taken(f->name) ? "field_" : "", f->name);
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned long long v;
+
+		if (off + len > (unsigned int)rec->size) {
+			trace_seq_puts(s, "null");
+			return;
+		}
+		v = tep_read_number(p->tep, data + off, len);
+		off = (unsigned int)(v & 0xffff);
+		len = (unsigned int)(v >> 16);
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (unsigned int)(f->offset + f->size);
+	}
+	/* A trailing "char buf[]" (ftrace:print) runs to the record's end. */
+	if (!len && (f->flags & TEP_FIELD_IS_ARRAY) && off <= (unsigned int)rec->size)
+		len = (unsigned int)rec->size - off;
+	if (off > (unsigned int)rec->size || len > (unsigned int)rec->size - off) {
+		trace_seq_puts(s, "null");
+		return;
+	}
+	is_char = f->type && strstr(f->type, "char") &&
+		  (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC));
+	/* Byte arrays (__u8 saddr[4]) are arrays; only char text is a string. */
+	if (is_char) {
+		trace_seq_putc(s, '"');
+		for (i = 0; i < len && data[off + i]; i++) {
+			unsigned char c = data[off + i];
+
+			if (c == '"' || c == '\\')
+				trace_seq_printf(s, "\\%c", c);
+			else if (c < 0x20 || c >= 0x7f)
+				trace_seq_printf(s, "\\u%04x", c);
+			else
+				trace_seq_putc(s, (char)c);
+		}
+		trace_seq_putc(s, '"');
+		return;
+	}
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) {
+		es = f->elementsize;
+		if (!es || es > 8 || (es & (es - 1)))
+			es = 1;
+		trace_seq_putc(s, '[');
+		for (i = 0; i + es <= len; i += es) {
+			unsigned long long v = tep_read_number(p->tep, data + off + i, es);
+
+			trace_seq_printf(s, i ? ",%llu" : "%llu", v);
+		}
+		trace_seq_putc(s, ']');
+		return;
+	}
+	if (len == 0 || len > 8 || (len & (len - 1))) {
+		trace_seq_puts(s, "null");
+		return;
+	}
+	{
+		unsigned long long v = tep_read_number(p->tep, data + off, len);
+
+		if (f->flags & TEP_FIELD_IS_SIGNED) {
+			long long sv;
+
+			switch (len) {
+			case 1: sv = (int8_t)v; break;
+			case 2: sv = (int16_t)v; break;
+			case 4: sv = (int32_t)v; break;
+			default: sv = (long long)v; break;
+			}
+			trace_seq_printf(s, "%lld", sv);
+		} else {
+			trace_seq_printf(s, "%llu", v);
+		}
+	}
+}
+
+static void json_str(struct trace_seq *s, const char *str)
+{
+	const unsigned char *c = (const unsigned char *)str;
+
+	trace_seq_putc(s, '"');
+	for (; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			trace_seq_printf(s, "\\%c", *c);
+		else if (*c < 0x20)
+			trace_seq_printf(s, "\\u%04x", *c);
+		else
+			trace_seq_putc(s, (char)*c);
+	}
+	trace_seq_putc(s, '"');
+}
+
+static void json_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	struct tep_format_field *f;
+	int pid = tep_data_pid(p->tep, rec);
+	const char *comm = tep_data_comm_from_pid(p->tep, pid);
+
+	trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"pid\":%d,\"comm\":",
+			 ev->cpu, rec->ts, pid);
+	json_str(s, comm ? comm : "<...>");
+	trace_seq_puts(s, ",\"event\":");
+	json_str(s, ev->event->name);
+	trace_seq_puts(s, ",\"system\":");
+	json_str(s, ev->event->system);
+	if (ev->buffer) {
+		trace_seq_puts(s, ",\"buffer\":");
+		json_str(s, kt_reader_buffer_name(p->r, ev->buffer));
+	}
+	for (f = ev->event->format.fields; f; f = f->next)
+		json_field(p, f, rec);
+	trace_seq_putc(s, '}');
+}
+
+int kt_printer_flush(struct kt_printer *p)
+{
+	size_t n = p->olen;
+
+	if (!n)
+		return 0;
+	p->olen = 0;
+	errno = 0;
+	if (fwrite(p->obuf, 1, n, p->out) != n)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Append len bytes to the output. */
+static int out_put(struct kt_printer *p, const char *buf, size_t len)
+{
+	int ret;
+
+	if (len > p->ocap - p->olen) {
+		ret = kt_printer_flush(p);
+		if (ret)
+			return ret;
+		if (len > p->ocap) {
+			errno = 0;
+			if (fwrite(buf, 1, len, p->out) != len)
+				return errno ? -errno : -EIO;
+			return 0;
+		}
+	}
+	memcpy(p->obuf + p->olen, buf, len);
+	p->olen += len;
+	return 0;
+}
+
+static int flush_seq(struct kt_printer *p)
+{
+	struct trace_seq *s = &p->s;
+	int ret;
+
+	if (s->state != TRACE_SEQ__GOOD) {
+		trace_seq_reset(s);
+		return -ENOMEM;
+	}
+	trace_seq_putc(s, '\n');
+	ret = s->state == TRACE_SEQ__GOOD ? out_put(p, s->buffer, s->len) : -ENOMEM;
+	trace_seq_reset(s);
+	return ret;
+}
+
+/*
+ * A text line built in place in the output buffer: the start from
+ * lib/decode/textline.c, the info from the compiled formatter (or, for what
+ * it does not compile, libtraceevent's text copied in).  Returns 0, 1 when the line
+ * takes the general path instead (nothing was written), or -errno.
+ */
+static int fast_line(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct info_hook *hook = NULL;
+	struct trace_seq *s = &p->s;
+	char *start, *e;
+	size_t cap;
+	int n, ret;
+
+	if (p->ocap - p->olen < LINE_ROOM) {
+		ret = kt_printer_flush(p);
+		if (ret)
+			return ret;
+	}
+	start = p->obuf + p->olen;
+	e = start;
+	if (p->name_width >= 0) {
+		if (ev->buffer < 0 || ev->buffer >= p->nbufs)
+			return 1;
+		unsigned int len = p->bufpre_len[ev->buffer];
+
+		memcpy(e, p->bufpre[ev->buffer], len <= BUFPRE_COPY ? BUFPRE_COPY : len);
+		e += len;
+	}
+	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
+	if (!e)
+		return 1;
+	cap = (size_t)(p->obuf + p->ocap - e) - 1;
+	if (p->hooks && p->hooks[ev->event->id].fn)
+		hook = &p->hooks[ev->event->id];
+	n = -ENOTSUP;
+	if (p->mode == KT_PRINT_TEXT && !hook && p->ff)
+		n = kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size, e, cap);
+	if (n == -ENOSPC)
+		return 1;
+	if (n < 0) {
+		/* As text_line(): a hook, else libtraceevent. */
+		if (!hook && p->mode == KT_PRINT_TEXT && p->fallback.fn)
+			hook = &p->fallback;
+		trace_seq_reset(s);
+		if (p->mode == KT_PRINT_RAW) {
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
+		} else if (!hook || hook->fn(s, ev->event, rec, hook->priv) < 0) {
+			trace_seq_reset(s);
+			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+		}
+		if (s->state != TRACE_SEQ__GOOD || s->len > cap) {
+			trace_seq_reset(s);
+			return 1;
+		}
+		memcpy(e, s->buffer, s->len);
+		n = (int)s->len;
+		trace_seq_reset(s);
+	}
+	e += n;
+	if (n && e[-1] == '\n')
+		e--;
+	*e++ = '\n';
+	p->olen = (size_t)(e - p->obuf);
+	return 0;
+}
+
+static int print_event(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	int ret;
+
+	if (!rec->missed_events && !ev->selected)
+		return 0;
+	/* A line after a lost-events mark has no buffer column: the general path. */
+	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
+		ret = fast_line(p, ev);
+		if (ret <= 0)
+			return ret;
+	}
+	if (p->mode == KT_PRINT_JSON) {
+		if (rec->missed_events) {
+			trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"lost\":",
+					 ev->cpu, rec->ts);
+			if (rec->missed_events > 0)
+				trace_seq_printf(s, "%lld}", rec->missed_events);
+			else
+				trace_seq_puts(s, "null}");
+			if (ev->buffer) {
+				s->len--;
+				trace_seq_puts(s, ",\"buffer\":");
+				json_str(s, kt_reader_buffer_name(p->r, ev->buffer));
+				trace_seq_putc(s, '}');
+			}
+			ret = flush_seq(p);
+			if (ret)
+				return ret;
+		}
+		if (!ev->selected)
+			return 0;
+		json_line(p, ev);
+		return flush_seq(p);
+	}
+	text_prefix(p, ev);
+	if (rec->missed_events > 0)
+		trace_seq_printf(s, "CPU:%d [%lld EVENTS DROPPED]\n", ev->cpu,
+				 rec->missed_events);
+	else if (rec->missed_events < 0)
+		trace_seq_printf(s, "CPU:%d [EVENTS DROPPED]\n", ev->cpu);
+	if (!ev->selected) {
+		/* The mark alone: drop the newline flush_seq() adds back. */
+		if (s->len)
+			s->len--;
+		return flush_seq(p);
+	}
+	text_line(p, ev);
+	return flush_seq(p);
+}
+
+int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)
+{
+	int ret = print_event(p, ev);
+
+	if (!(p->flags & KT_PRINT_BATCH)) {
+		int fret = kt_printer_flush(p);
+
+		if (!ret)
+			ret = fret;
+	}
+	return ret;
+}
