@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* The typo distance behind every "did you mean": see editdist.c. */
 #ifndef KT_EDITDIST_H
 #define KT_EDITDIST_H
 
