@@ -15,19 +15,10 @@
 # instruction counts, the same on every run and blind to the host's
 # load.  KT_VM_QEMU_ARGS= KT_VM_ACCEL=... measures real time instead.
 set -eu
-export KT_VM_SMP=${KT_VM_SMP:-1}
-export KT_VM_QEMU_ARGS=${KT_VM_QEMU_ARGS--icount shift=0,sleep=off}
-case $KT_VM_QEMU_ARGS in
-*icount*) export KT_VM_ACCEL=tcg ;;	# icount exists only under TCG
-esac
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-out=$top/build/bench-vm
+# shellcheck source=bench/vm-bench.sh
+. "$(dirname "$0")/vm-bench.sh"
 parts=${BENCH_PARTS:-syscall dbench}
 timeout=${KT_VM_TIMEOUT:-5400}
-mkdir -p "$out"
-# shellcheck source=tests/vm/vm-lib.sh
-. tests/vm/vm-lib.sh
 
 read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
 w=$out/$rel

@@ -20,19 +20,10 @@
 # default, so ns are guest instructions, blind to the host's load;
 # KT_VM_QEMU_ARGS= KT_VM_ACCEL=... measures real time instead.
 set -eu
-export KT_VM_SMP=${KT_VM_SMP:-1}
-export KT_VM_QEMU_ARGS=${KT_VM_QEMU_ARGS--icount shift=0,sleep=off}
-case $KT_VM_QEMU_ARGS in
-*icount*) export KT_VM_ACCEL=tcg ;;
-esac
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-out=$top/build/bench-vm
+# shellcheck source=bench/vm-bench.sh
+. "$(dirname "$0")/vm-bench.sh"
 parts=${BENCH_PARTS:-flood syscall}
 timeout=${KT_VM_TIMEOUT:-5400}
-mkdir -p "$out"
-# shellcheck source=tests/vm/vm-lib.sh
-. tests/vm/vm-lib.sh
 
 before=${BENCH_BEFORE:-}
 if [ -z "$before" ]; then

@@ -23,7 +23,7 @@ why() {
 	case "$1" in
 	*-guest.sh) echo "the guest half of ${1%-guest.sh}.sh, run inside its VM" ;;
 	*)
-		if grep -q 'tests/vm/vm-lib\.sh' "$here/$1" &&
+		if grep -qE 'tests/vm/vm-lib\.sh|vm-bench\.sh' "$here/$1" &&
 			[ "${KT_BENCH_VM:-0}" != 1 ]; then
 			echo "a VM bench (qemu, Debian kernels, tens of minutes); KT_BENCH_VM=1 runs it"
 		fi

@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# The set-up every VM bench shares (sourced, after `set -eu`): qemu with
+# -icount shift=0 (TCG, one vCPU) by default, so the guest clock
+# advances one ns per guest instruction and the numbers are instruction
+# counts, the same on every run and blind to the host's load;
+# KT_VM_QEMU_ARGS= KT_VM_ACCEL=... measures real time instead.  Leaves
+# $top (the tree, also the working directory) and $out (build/bench-vm),
+# and tests/vm/vm-lib.sh loaded.
+export KT_VM_SMP=${KT_VM_SMP:-1}
+export KT_VM_QEMU_ARGS=${KT_VM_QEMU_ARGS--icount shift=0,sleep=off}
+case $KT_VM_QEMU_ARGS in
+*icount*) export KT_VM_ACCEL=tcg ;;	# icount exists only under TCG
+esac
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+out=$top/build/bench-vm
+mkdir -p "$out"
+# shellcheck source=tests/vm/vm-lib.sh
+. tests/vm/vm-lib.sh
