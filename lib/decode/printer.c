@@ -10,6 +10,7 @@
 #include "decode/decoder.h"
 #include "decode/fastfmt.h"
 #include "decode/printer.h"
+#include "decode/symbols.h"
 #include "decode/textline.h"
 #include "file/reader.h"
 
@@ -46,6 +47,9 @@ struct kt_printer {
 	char **bufpre;			/* "name: " of each buffer */
 	unsigned int *bufpre_len;
 	int nbufs;
+	/* JSON: which names an event's numbers get, by event id. */
+	unsigned char *sym;
+	int nsym;
 };
 
 /* Buffer-name columns up to this long are copied as a whole block. */
@@ -172,6 +176,7 @@ void kt_printer_free(struct kt_printer *p)
 	free(p->bufpre);
 	free(p->bufpre_len);
 	free(p->obuf);
+	free(p->sym);
 	free(p);
 }
 
@@ -456,6 +461,105 @@ static void json_str(struct trace_seq *s, const char *str)
 	trace_seq_putc(s, '"');
 }
 
+/*
+ * The names JSON adds beside an event's numbers (decode/symbols.h's
+ * rule: the raw key stays, the name gets a key of its own):
+ *   raw_syscalls:sys_enter/exit id, syscalls:* __syscall_nr -> "syscall"
+ *   a system call exit's negative ret                       -> "errno"
+ *   irq:softirq_entry/exit/raise vec                        -> "vec_name"
+ *   sched:sched_switch prev_state                           -> "prev_state_name"
+ */
+enum sym_kind { SYM_UNSEEN, SYM_NONE, SYM_SYS_ENTER, SYM_SYS_EXIT, SYM_SOFTIRQ, SYM_SWITCH };
+
+static enum sym_kind sym_kind_of(const struct tep_event *e)
+{
+	if (!strcmp(e->system, "raw_syscalls"))
+		return !strcmp(e->name, "sys_enter") ? SYM_SYS_ENTER :
+		       !strcmp(e->name, "sys_exit") ? SYM_SYS_EXIT : SYM_NONE;
+	if (!strcmp(e->system, "syscalls"))
+		return !strncmp(e->name, "sys_enter_", 10) ? SYM_SYS_ENTER :
+		       !strncmp(e->name, "sys_exit_", 9) ? SYM_SYS_EXIT : SYM_NONE;
+	if (!strcmp(e->system, "irq") && !strncmp(e->name, "softirq_", 8))
+		return SYM_SOFTIRQ;
+	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch"))
+		return SYM_SWITCH;
+	return SYM_NONE;
+}
+
+/* A number field of the record, sign-extended; false when it has none. */
+static bool sym_num(struct kt_printer *p, struct tep_event *e,
+		    struct tep_record *rec, const char *name, long long *v)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+	unsigned long long u;
+
+	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) ||
+	    f->size <= 0 || f->size > 8 || f->offset < 0 ||
+	    f->offset + f->size > rec->size)
+		return false;
+	u = tep_read_number(p->tep, (char *)rec->data + f->offset, f->size);
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 &&
+	    (u >> (f->size * 8 - 1)) & 1)
+		u |= ~0ULL << (f->size * 8);
+	*v = (long long)u;
+	return true;
+}
+
+static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_event *e = ev->event;
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	const char *name;
+	long long v;
+	char buf[32];
+	int nargs;
+
+	if (e->id < 0 || e->id > 65535)
+		return;
+	if (e->id >= p->nsym) {
+		int n = e->id + 1 > 2 * p->nsym ? e->id + 1 : 2 * p->nsym;
+		unsigned char *k = realloc(p->sym, (size_t)n);
+
+		if (!k)
+			return;
+		memset(k + p->nsym, SYM_UNSEEN, (size_t)(n - p->nsym));
+		p->sym = k;
+		p->nsym = n;
+	}
+	if (p->sym[e->id] == SYM_UNSEEN)
+		p->sym[e->id] = sym_kind_of(e);
+	switch (p->sym[e->id]) {
+	case SYM_SYS_ENTER:
+	case SYM_SYS_EXIT:
+		if ((sym_num(p, e, rec, "id", &v) || sym_num(p, e, rec, "__syscall_nr", &v)) &&
+		    (name = kt_syscall_name(p->r ? kt_reader_machine(p->r) : NULL, (long)v, &nargs))) {
+			trace_seq_puts(s, ",\"syscall\":");
+			json_str(s, name);
+		}
+		if (p->sym[e->id] == SYM_SYS_EXIT && sym_num(p, e, rec, "ret", &v) &&
+		    v < 0 && (name = kt_errno_name(-v))) {
+			trace_seq_puts(s, ",\"errno\":");
+			json_str(s, name);
+		}
+		break;
+	case SYM_SOFTIRQ:
+		if (sym_num(p, e, rec, "vec", &v) && (name = kt_softirq_name((unsigned long long)v))) {
+			trace_seq_puts(s, ",\"vec_name\":");
+			json_str(s, name);
+		}
+		break;
+	case SYM_SWITCH:
+		if (sym_num(p, e, rec, "prev_state", &v)) {
+			trace_seq_puts(s, ",\"prev_state_name\":");
+			json_str(s, kt_task_state_name((unsigned long long)v, buf, sizeof(buf)));
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static void json_line(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
@@ -477,6 +581,7 @@ static void json_line(struct kt_printer *p, const struct kt_event *ev)
 	}
 	for (f = ev->event->format.fields; f; f = f->next)
 		json_field(p, f, rec);
+	json_symbols(p, ev);
 	trace_seq_putc(s, '}');
 }
 

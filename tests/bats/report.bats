@@ -339,6 +339,39 @@ for e in forks:
 PY
 }
 
+@test "--format json: names beside numbers (syscall, errno, vec_name, prev_state_name); the raw keys stay" {
+	kt_tool getppid_n "$BATS_TEST_TMPDIR"
+	"$KTRACE" record -q -e raw_syscalls -e irq:softirq_entry -e sched_switch \
+		-o "$BATS_TEST_TMPDIR/n.dat" -- sh -c "$BATS_TEST_TMPDIR/getppid_n 50 >/dev/null; cat /no/such/file 2>/dev/null; sleep 0.05"
+	"$KTRACE" report -i "$BATS_TEST_TMPDIR/n.dat" --format json >"$BATS_TEST_TMPDIR/n.jsonl"
+	"$KTRACE" report -i "$BATS_TEST_TMPDIR/n.dat" >"$BATS_TEST_TMPDIR/n.txt"
+	cd "$BATS_TEST_TMPDIR"
+	# System calls: 110 is getppid, at entry and exit, and id stays.
+	[ "$(jq -c 'select(.event == "sys_enter" and .id == 110 and .syscall == "getppid")' n.jsonl | wc -l)" -ge 50 ]
+	[ "$(jq -c 'select(.event == "sys_exit" and .id == 110 and .syscall == "getppid" and (.ret | type) == "number")' n.jsonl | wc -l)" -ge 50 ]
+	jq -e -s '[.[] | select((.event == "sys_enter" or .event == "sys_exit") and .id >= 0 and .id < 300)] | all(has("syscall"))' n.jsonl
+	# A failed open's -2 is ENOENT; every error in errno's range is named.
+	jq -e -s '[.[] | select(.event == "sys_exit" and .ret == -2)] | length > 0 and all(.errno == "ENOENT")' n.jsonl
+	jq -e -s '[.[] | select(.event == "sys_exit" and .ret < 0 and .ret > -134)] | all(.errno | test("^E[A-Z0-9]+$"))' n.jsonl
+	jq -e -s '[.[] | select(.event == "sys_exit" and .ret >= 0)] | all(has("errno") | not)' n.jsonl
+	# Softirq vectors: the same names as the kernel's own print format.
+	jq -r 'select(.event == "softirq_entry") | .vec_name' n.jsonl >names.json
+	sed -n 's/.*softirq_entry: .*\[action=\([A-Z_]*\)\].*/\1/p' n.txt >names.txt
+	[ -s names.txt ]
+	cmp names.txt names.json
+	# prev_state: the letters of the kernel's own print format (bits
+	# below TASK_REPORT_MAX, R when none, + for 0x100, preempted), which
+	# libtraceevent's sched_switch plugin (its table predates Linux 4.14)
+	# does not follow for I and Z.
+	jq -e -s '[.[] | select(.event == "sched_switch")] | length > 0 and all(has("prev_state_name"))' n.jsonl
+	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 0)] | all(.prev_state_name == "R")' n.jsonl
+	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 1)] | all(.prev_state_name == "S")' n.jsonl
+	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 2)] | all(.prev_state_name == "D")' n.jsonl
+	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 128)] | all(.prev_state_name == "I")' n.jsonl
+	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 256)] | all(.prev_state_name == "R+")' n.jsonl
+	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 257)] | all(.prev_state_name == "S+")' n.jsonl
+}
+
 @test "--format json shows lost events as objects" {
 	"$KTRACE" report -i "$RD/lost.dat" --format json | jq -e 'select(.lost != null)' |
 		jq -s -e 'length > 0'
