@@ -360,8 +360,12 @@ static bool json_key_taken(const char *name)
 	return false;
 }
 
+/*
+ * trailing: f ends an ftrace event's record (kernel_stack's caller[8]),
+ * an array as long as the record, not as declared (see decoder.c).
+ */
 static void json_field(struct kt_printer *p, struct tep_format_field *f,
-		       struct tep_record *rec)
+		       struct tep_record *rec, bool trailing)
 {
 	struct trace_seq *s = &p->s;
 	unsigned char *data = rec->data;
@@ -386,6 +390,10 @@ static void json_field(struct kt_printer *p, struct tep_format_field *f,
 	}
 	/* A trailing "char buf[]" (ftrace:print) runs to the record's end. */
 	if (!len && (f->flags & TEP_FIELD_IS_ARRAY) && off <= (unsigned int)rec->size)
+		len = (unsigned int)rec->size - off;
+	/* ... and kernel_stack's caller[8] holds the frames there are, 3 or 30. */
+	if (trailing && (f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+	    off <= (unsigned int)rec->size)
 		len = (unsigned int)rec->size - off;
 	if (off > (unsigned int)rec->size || len > (unsigned int)rec->size - off) {
 		trace_seq_puts(s, "null");
@@ -580,7 +588,7 @@ static void json_line(struct kt_printer *p, const struct kt_event *ev)
 		json_str(s, kt_reader_buffer_name(p->r, ev->buffer));
 	}
 	for (f = ev->event->format.fields; f; f = f->next)
-		json_field(p, f, rec);
+		json_field(p, f, rec, !f->next && !strcmp(ev->event->system, "ftrace"));
 	json_symbols(p, ev);
 	trace_seq_putc(s, '}');
 }

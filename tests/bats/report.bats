@@ -372,6 +372,14 @@ PY
 	jq -e -s '[.[] | select(.event == "sched_switch" and .prev_state == 257)] | all(.prev_state_name == "S+")' n.jsonl
 }
 
+@test "--format json: a kernel_stack record's caller array holds the frames the record has" {
+	# The format declares caller[8]; the kernel writes size frames, fewer
+	# or more.
+	"$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --format json |
+		jq -e -s '[.[] | select(.event == "kernel_stack")] | length > 100 and
+			all((.caller | length) == .size) and any(.size < 8) and any(.size > 8)'
+}
+
 @test "--format json shows lost events as objects" {
 	"$KTRACE" report -i "$RD/lost.dat" --format json | jq -e 'select(.lost != null)' |
 		jq -s -e 'length > 0'
