@@ -68,10 +68,10 @@ file_stat() { # FILE CPU FIELD
 			on && index($0, f) == 1 { print substr($0, length(f) + 1); exit }'
 }
 
-@test "a 64 KB buffer under stress-ng: every mark read or counted lost, gaps where the file says" {
+@test "a 16 KB buffer under stress-ng: every mark read or counted lost, gaps where the file says" {
 	local n=50000 cpu events overrun dropped total_lost=0
 	start_load
-	record_marks l.dat "$n" -b 64
+	record_marks l.dat "$n" -b 16
 	assert_success
 	trace-cmd report -i l.dat >l.txt 2>/dev/null
 	# Gaps and drop marks agree, per CPU; "cpuK read lost unknown".
