@@ -19,7 +19,7 @@
 #include "live/recover.h"
 #include "live/run.h"
 #include "live/session.h"
-#include "session-opts.h"
+#include "util-session-opts.h"
 #include "views/procview.h"
 
 #define DEFAULT_OUTPUT	"ktrace.dat"

@@ -32,7 +32,7 @@
 #include "base/log.h"
 #include "live/run.h"
 #include "live/tracing.h"
-#include "session-opts.h"
+#include "util-session-opts.h"
 
 enum {
 	OPT_FORMAT = 256,

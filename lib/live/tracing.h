@@ -3,7 +3,7 @@
  * What `ktrace record` and `ktrace stream` trace into: a private
  * instance ktrace-<pid> with the events of the shared options (-e/-f/
  * -b/-p/-F/-c), their filters and pids.  The options are parsed in
- * cmd/ (session-opts.h); here is what they ask for.
+ * cmd/ (util-session-opts.h); here is what they ask for.
  */
 #ifndef KT_TRACING_H
 #define KT_TRACING_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The options `ktrace record` and `ktrace stream` share, parsed with
- * argp into struct kt_trace_opts.  See session-opts.h.
+ * argp into struct kt_trace_opts.  See util-session-opts.h.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "session-opts.h"
+#include "util-session-opts.h"
 
 int kt_parse_ulong(const char *s, unsigned long long max,
 		   unsigned long long *out)
