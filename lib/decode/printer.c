@@ -251,7 +251,7 @@ static void text_header(struct kt_printer *p, const struct kt_event *ev)
 	char buf[192], *b = buf, tmp[24], *d;
 	unsigned long long t;
 	int pid = tep_data_pid(p->tep, rec);
-	int n;
+	int n, w;
 
 	comm = tep_data_comm_from_pid(p->tep, pid);
 	clen = strlen(comm);
@@ -286,20 +286,26 @@ static void text_header(struct kt_printer *p, const struct kt_event *ev)
 	*b++ = '[';
 	b = put_zpad(b, (unsigned long long)ev->cpu, 3);
 	*b++ = ']';
-	/* As print_event_time(): round to the divisor, "%5llu.%0*llu". */
+	/*
+	 * As print_event_time(): round to the divisor, "%5llu.%0*llu"; a
+	 * clock that counts ("%12d", no divisor) is "%12llu".
+	 */
 	t = p->tmode == TMODE_USECS ? (rec->ts + 500) / 1000 : rec->ts;
 	if (p->tmode != TMODE_RAW)
 		*b++ = ' ';
-	d = utoa_back(tmp + sizeof(tmp), t / p->p10);
+	d = utoa_back(tmp + sizeof(tmp), p->tmode == TMODE_RAW ? t : t / p->p10);
 	n = (int)(tmp + sizeof(tmp) - d);
-	if (n < 5) {
-		memset(b, ' ', (size_t)(5 - n));
-		b += 5 - n;
+	w = p->tmode == TMODE_RAW ? 12 : 5;
+	if (n < w) {
+		memset(b, ' ', (size_t)(w - n));
+		b += w - n;
 	}
 	memcpy(b, d, (size_t)n);
 	b += n;
-	*b++ = '.';
-	b = put_zpad(b, t % p->p10, p->prec);
+	if (p->tmode != TMODE_RAW) {
+		*b++ = '.';
+		b = put_zpad(b, t % p->p10, p->prec);
+	}
 	*b++ = ':';
 	*b++ = ' ';
 	if (!(p->flags & KT_PRINT_NO_NAME)) {

@@ -251,15 +251,19 @@ char *kt_textline_header(struct kt_textline *t, char *out,
 		return NULL;
 	if (t->tmode == KT_TEXTLINE_USECS) {
 		p = put_usecs(t, p, rec->ts);
-	} else {
-		/* As print_event_time(): "%5llu.%0<prec>llu". */
+	} else if (t->tmode == KT_TEXTLINE_NSECS) {
+		/* As print_event_time(): "%5llu.%09llu". */
 		v = rec->ts;
-		p10 = t->tmode == KT_TEXTLINE_NSECS ? 1000000000ULL : 1000000000000ULL;
-		if (t->tmode != KT_TEXTLINE_RAW)
-			*p++ = ' ';
+		p10 = 1000000000ULL;
+		*p++ = ' ';
 		p = put_num(p, v / p10, 5, ' ');
 		*p++ = '.';
-		p = put_num(p, v % p10, t->tmode == KT_TEXTLINE_NSECS ? 9 : 12, '0');
+		p = put_num(p, v % p10, 9, '0');
+		*p++ = ':';
+		*p++ = ' ';
+	} else {
+		/* As print_event_time() renders trace-cmd's "%12d": "%12llu". */
+		p = put_num(p, rec->ts, 12, ' ');
 		*p++ = ':';
 		*p++ = ' ';
 	}

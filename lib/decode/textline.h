@@ -26,7 +26,7 @@ struct tep_record;
 enum kt_textline_time {
 	KT_TEXTLINE_USECS,	/* ns shown " %5llu.%06llu" (rounded) */
 	KT_TEXTLINE_NSECS,	/* ns shown " %5llu.%09llu" */
-	KT_TEXTLINE_RAW,	/* counts of another clock: "%5llu.%012llu" */
+	KT_TEXTLINE_RAW,	/* counts of another clock: "%12llu" */
 };
 
 /* Room a header needs at the output pointer. */
