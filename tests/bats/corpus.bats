@@ -56,9 +56,11 @@ same_as_trace_cmd() { # FILE
 
 @test "kt-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/kt-kinds.dat"; }
 @test "kt-sched.dat" { same_as_trace_cmd "$TOP/tests/data/kt-sched.dat"; }
+@test "tc-clock-counter.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-counter.dat"; }
 @test "tc-clock-global.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-global.dat"; }
 @test "tc-clock-mono.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-mono.dat"; }
 @test "tc-clock-uptime.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-uptime.dat"; }
+@test "tc-clock-x86-tsc.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-x86-tsc.dat"; }
 @test "tc-date.dat" { same_as_trace_cmd "$TOP/tests/data/tc-date.dat"; }
 @test "tc-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/tc-kinds.dat"; }
 @test "tc-multi.dat" { same_as_trace_cmd "$TOP/tests/data/tc-multi.dat"; }

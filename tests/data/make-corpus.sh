@@ -19,7 +19,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$TOP/tests/data}
 KTRACE=${KTRACE:-$TOP/ktrace}
-PENDING="tc-clock-counter tc-clock-x86-tsc tc-latency"
+PENDING="tc-latency"
 T=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
 W=$(mktemp -d)
 N=0
