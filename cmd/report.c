@@ -486,6 +486,41 @@ static int close_output(FILE *f, const char *path, char *tmp, int status)
 	return status;
 }
 
+/*
+ * A latency trace is the text of the tracer's trace file: printed as
+ * stored, then a newline, as trace-cmd report prints it.  Nothing in it
+ * can be selected or formatted otherwise.
+ */
+static int latency_report(struct kt_reader *r, const struct report_opts *o)
+{
+	char buf[65536], *tmp = NULL;
+	uint64_t at = 0;
+	ssize_t n;
+	FILE *out;
+	int status = KT_EXIT_OK;
+
+	if (o->cpus || o->nevents || o->nfilters || o->npids || o->ncomms ||
+	    o->from || o->to || o->nsec || o->raw || o->json || o->perfetto ||
+	    o->timeline || o->head >= 0 || o->view != VIEW_AUTO) {
+		kt_err("'%s' holds a latency trace (text): report prints it as stored; drop the selection and format options",
+		       o->input);
+		return KT_EXIT_FAIL;
+	}
+	out = open_output(o->output, &tmp);
+	if (!out)
+		return KT_EXIT_FAIL;
+	while ((n = kt_reader_latency_read(r, at, buf, sizeof(buf))) > 0) {
+		fwrite(buf, 1, (size_t)n, out);
+		at += (uint64_t)n;
+	}
+	if (n < 0) {
+		kt_err("cannot read '%s': %s", o->input, strerror((int)-n));
+		status = KT_EXIT_FAIL;
+	}
+	fputc('\n', out);
+	return close_output(out, o->output, tmp, status);
+}
+
 static int report(const struct report_opts *o)
 {
 	struct kt_decoder_opts dopts = { 0 };
@@ -502,6 +537,10 @@ static int report(const struct report_opts *o)
 	status = open_reader(o->input, &r);
 	if (status)
 		return status;
+	if (kt_reader_latency(r)) {
+		status = latency_report(r, o);
+		goto out_reader;
+	}
 	if (o->cpus) {
 		if (parse_cpu_list(o->cpus, cpus, KT_DAT_MAX_CPUS)) {
 			kt_err("bad --cpu '%s'; give a list like 0,2-3", o->cpus);

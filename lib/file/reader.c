@@ -72,6 +72,9 @@ struct kt_reader {
 	int cpus;
 	char *clock;
 	bool in_usecs;
+	bool clock_opt;		/* v6 options named a trace clock */
+	bool latency;		/* a latency trace: text from lat_off */
+	uint64_t lat_off;
 	long long ts_offset;
 	uint32_t tsc_mult, tsc_shift;
 	char *uname;
@@ -825,8 +828,10 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 			}
 			break;
 		case KT_OPT_TRACECLOCK:
-			if (top)
+			if (top) {
 				parse_trace_clock(r, (char *)buf);
+				r->clock_opt = true;
+			}
 			break;
 		case KT_OPT_UNAME:
 			if (top)
@@ -1120,6 +1125,27 @@ static int read_v7(struct kt_reader *r, struct cur *c)
 	return 0;
 }
 
+/*
+ * A latency trace (trace-cmd record -p wakeup...): the text of the
+ * tracer's trace file, to the end of the file.  As trace-cmd: when the
+ * options named a trace clock, the clock's text comes first (an 8-byte
+ * size, then the text); trace-cmd reads those 8 bytes even when the size
+ * does not fit the file ("trace_clock bug"), and the text follows them.
+ */
+static void read_latency_v6(struct kt_reader *r, struct cur *c)
+{
+	uint64_t size;
+
+	r->latency = true;
+	if (r->clock_opt) {
+		if (cur_left(c) < 8 || cur_u64(c, &size, "a trace clock size"))
+			c->pos = c->end;
+		else if (size <= cur_left(c))
+			c->pos += size;
+	}
+	r->lat_off = c->pos;
+}
+
 /* v6: label, optional options, "flyrecord", then per-CPU offset/size. */
 static int read_flyrecord_v6(struct kt_reader *r, struct cur *c, int bi)
 {
@@ -1140,9 +1166,13 @@ static int read_flyrecord_v6(struct kt_reader *r, struct cur *c, int bi)
 			return ret;
 	}
 	if (!memcmp(label, KT_DAT_LABEL_LATENCY, KT_DAT_LABEL_LEN)) {
-		kt_err("cannot read '%s': it holds a latency trace (text), which ktrace does not read; see it with 'trace-cmd report'",
-		       r->path);
-		return -ENOTSUP;
+		if (!top) {
+			c->pos -= KT_DAT_LABEL_LEN;
+			return bad(c, "expected \"flyrecord\" for instance '%s'",
+				   r->bufs[bi].name);
+		}
+		read_latency_v6(r, c);
+		return 0;
 	}
 	if (memcmp(label, KT_DAT_LABEL_FLYRECORD, KT_DAT_LABEL_LEN)) {
 		c->pos -= KT_DAT_LABEL_LEN;
@@ -1212,7 +1242,7 @@ static int read_v6(struct kt_reader *r, struct cur *c)
 	ret = read_flyrecord_v6(r, c, 0);
 	if (ret)
 		return ret;
-	for (i = 1; i < r->nbufs; i++) {
+	for (i = 1; i < r->nbufs && !r->latency; i++) {
 		struct cur bc = { .r = r, .pos = r->bufs[i].sec_off,
 				  .end = r->fsize, .what = "instance buffer" };
 
@@ -1486,6 +1516,21 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->tool_version);
 	free(r->path);
 	free(r);
+}
+
+bool kt_reader_latency(const struct kt_reader *r) { return r->latency; }
+
+ssize_t kt_reader_latency_read(struct kt_reader *r, uint64_t at, void *buf,
+			       size_t n)
+{
+	ssize_t got;
+
+	if (!r->latency || at >= r->fsize - r->lat_off)
+		return 0;
+	if (n > r->fsize - r->lat_off - at)
+		n = (size_t)(r->fsize - r->lat_off - at);
+	got = pread(r->fd, buf, n, (off_t)(r->lat_off + at));
+	return got < 0 ? -errno : got;
 }
 
 const char *kt_reader_path(const struct kt_reader *r) { return r->path; }

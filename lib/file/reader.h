@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct tep_handle;
 struct kt_reader;
@@ -46,6 +47,14 @@ struct kt_reader_head {
  */
 int kt_reader_head(const char *path, struct kt_reader_head *h);
 
+/*
+ * A latency trace (v6 "latency" instead of "flyrecord"): no streams, but
+ * the text of the tracer's trace file, read from offset at into buf.
+ * Returns the bytes read, 0 at the end, or -errno.
+ */
+bool kt_reader_latency(const struct kt_reader *r);
+ssize_t kt_reader_latency_read(struct kt_reader *r, uint64_t at, void *buf,
+			       size_t n);
 const char *kt_reader_path(const struct kt_reader *r);
 struct tep_handle *kt_reader_tep(const struct kt_reader *r);
 int kt_reader_version(const struct kt_reader *r);
