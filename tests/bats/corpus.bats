@@ -63,6 +63,7 @@ same_as_trace_cmd() { # FILE
 @test "tc-clock-x86-tsc.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-x86-tsc.dat"; }
 @test "tc-date.dat" { same_as_trace_cmd "$TOP/tests/data/tc-date.dat"; }
 @test "tc-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/tc-kinds.dat"; }
+@test "tc-latency.dat" { same_as_trace_cmd "$TOP/tests/data/tc-latency.dat"; }
 @test "tc-multi.dat" { same_as_trace_cmd "$TOP/tests/data/tc-multi.dat"; }
 @test "tc-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-print.dat"; }
 @test "tc-sched.dat" { same_as_trace_cmd "$TOP/tests/data/tc-sched.dat"; }
@@ -76,6 +77,28 @@ same_as_trace_cmd() { # FILE
 @test "tc-v7-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-print.dat"; }
 @test "tc-v7-zlib.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zlib.dat"; }
 @test "tc-v7-zstd.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zstd.dat"; }
+
+# tc-latency.dat carries tc-sched's options, with a trace clock: trace-cmd
+# then reads 8 bytes after "latency" as the clock's size (and skips them
+# when it does not fit).  trace-cmd record -p wakeup writes no options:
+# the text follows the label.
+@test "a latency trace with no trace clock option reads as trace-cmd" {
+	local f=$TOP/tests/data/tc-latency.dat out=$BATS_TEST_TMPDIR/lat.dat o l
+	o=$(grep -obUaP 'options  \x00' "$f" | head -n 1 | cut -d: -f1)
+	l=$(grep -obUaP 'latency  \x00' "$f" | head -n 1 | cut -d: -f1)
+	{ head -c "$o" "$f"; printf 'options  \0\0\0'; tail -c +$((l + 1)) "$f"; } >"$out"
+	same_as_trace_cmd "$out"
+	run "$KTRACE" report -i "$out"
+	[ "${lines[0]}" = "# tracer: nop" ]
+}
+
+@test "a latency trace takes no selection or other format" {
+	run "$KTRACE" report -i "$TOP/tests/data/tc-latency.dat" -e sched_switch
+	[ "$status" = 1 ]
+	[[ $output == *"holds a latency trace (text)"* ]]
+	run "$KTRACE" report -i "$TOP/tests/data/tc-latency.dat" --format json
+	[ "$status" = 1 ]
+}
 
 @test "KT_CORPUS_DIR: every file there reads the same" {
 	[ -n "${KT_CORPUS_DIR:-}" ] || skip "KT_CORPUS_DIR not set"

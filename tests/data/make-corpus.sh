@@ -19,7 +19,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$TOP/tests/data}
 KTRACE=${KTRACE:-$TOP/ktrace}
-PENDING="tc-latency"
+PENDING=""
 T=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
 W=$(mktemp -d)
 N=0
