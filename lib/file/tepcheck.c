@@ -216,6 +216,27 @@ static bool nonzero_divisor(const char *p, struct tok *t)
 	return t->type == T_ITEM && !(t->end - t->at == 3 && !strncmp(t->at, "REC", 3));
 }
 
+/*
+ * "sizeof ( (" and "sizeof ( struct": libtraceevent's process_sizeof()
+ * takes only a type name or REC->field after "sizeof (", and fails the
+ * whole print fmt at anything else, reading no further (the kernel's
+ * ARRAY_SIZE(), as in binder's binder_return: "sizeof((x)[0]) +
+ * sizeof(struct { int:-!!(...); })").  t: the "sizeof", p: after it.
+ */
+static bool sizeof_stops_parse(const char *p, const struct tok *t)
+{
+	struct tok n;
+
+	if (t->type != T_ITEM || t->end - t->at != 6 || strncmp(t->at, "sizeof", 6))
+		return false;
+	p = next_tok(p, &n);
+	if (n.type != T_DELIM || *n.at != '(')
+		return false;
+	next_tok(p, &n);
+	return (n.type == T_DELIM && *n.at == '(') ||
+	       (n.type == T_ITEM && n.end - n.at == 6 && !strncmp(n.at, "struct", 6));
+}
+
 static bool is_cpumask_call(const char *at, const char *end)
 {
 	size_t n = (size_t)(end - at);
@@ -273,8 +294,13 @@ static const char *args_problem(const char *buf, const char *p)
 			}
 			continue;
 		}
+		/* Where libtraceevent gives up, as at "({". */
+		if (sizeof_stops_parse(p, &t))
+			break;
 		if (t.type == T_OP && (!strcmp(t.op, "/") || !strcmp(t.op, "%"))) {
 			p = next_tok(p, &t);
+			if (sizeof_stops_parse(p, &t))
+				break;
 			if (!nonzero_divisor(p, &t))
 				return "a division by something other than a nonzero number in its print fmt";
 			continue;
