@@ -343,6 +343,25 @@ static int parse_header_info(struct cur *c)
 	return 0;
 }
 
+/*
+ * A print fmt that is not safe to give libtraceevent (tepcheck.c says
+ * why) costs its event only, not the file: the format goes in with an
+ * empty "print fmt: ", which libtraceevent fails as it fails any print
+ * fmt it cannot parse, and the event's records print raw ("[FAILED TO
+ * PARSE]" and the fields), as trace-cmd prints such an event.  false when
+ * what is wrong is not in the print fmt.
+ */
+static bool drop_print_fmt(char *buf, uint64_t *size)
+{
+	char *pf = strstr(buf, "\nprint fmt: ");
+
+	if (!pf)
+		return false;
+	pf[12] = '\0';
+	*size = (uint64_t)(pf + 12 - buf);
+	return !kt_format_problem(buf, (size_t)*size);
+}
+
 static int parse_one_format(struct cur *c, const char *system)
 {
 	const char *why;
@@ -358,6 +377,12 @@ static int parse_one_format(struct cur *c, const char *system)
 	if (ret)
 		return ret;
 	why = kt_format_problem(buf, size);
+	if (why && drop_print_fmt(buf, &size)) {
+		kt_log(c->r->quiet ? KT_LOG_DEBUG : KT_LOG_WARN,
+		       "'%s': the print fmt of event %s:%.*s is not safe to parse (%s); its events print raw",
+		       c->r->path, system, (int)strcspn(buf + 6, "\n"), buf + 6, why);
+		why = NULL;
+	}
 	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
 	kt_lsan_off();
 	ret = why ? TEP_ERRNO__PARSE_EVENT_FAILED :
