@@ -170,9 +170,13 @@ static struct dyn_info *event_dyn(struct tep_event *ev)
 	return di;
 }
 
-/* NULL when the record's dynamic fields lie inside it (len bytes). */
+/*
+ * NULL when the record's dynamic fields lie inside it (len bytes, avail
+ * readable to its page's end).  *rec_only: only this record is bad.
+ */
 static const char *dyn_problem(const struct kt_decoder *d, unsigned int id,
-			       const unsigned char *rec, unsigned int len)
+			       const unsigned char *rec, unsigned int len,
+			       unsigned int avail, bool *rec_only)
 {
 	const struct dyn_info *di = d->dyn[id];
 	int i;
@@ -191,9 +195,20 @@ static const char *dyn_problem(const struct kt_decoder *d, unsigned int id,
 			return "a record's dynamic field points past its end";
 		if (f->cpumask && !l)
 			return "a record's cpumask is empty";
-		/* The kernel's __string() keeps the NUL; printf("%s") needs it. */
-		if (f->string && l && !memchr(rec + o, '\0', l))
-			return "a record's string does not end";
+		/*
+		 * The kernel's __string() keeps the NUL, but a string may be
+		 * shorter than its length says, or longer ("(null)", 6 bytes
+		 * and no NUL, in arm64 EAS sched_load_se records): as
+		 * libtraceevent (and so trace-cmd), it is printed to its NUL,
+		 * which may lie after its length and after the record, in the
+		 * page.  With no NUL before the page ends, only this record
+		 * is left out.
+		 */
+		if (f->string && l && !memchr(rec + o, '\0', l) &&
+		    !memchr(rec + o, '\0', avail - o)) {
+			*rec_only = true;
+			return "a record's string does not end in its page";
+		}
 	}
 	return NULL;
 }
@@ -207,14 +222,14 @@ static int page_hdr_size(const struct kt_decoder *d)
 #define MAX_PAGE_WARNINGS 10
 
 static void page_warn(struct kt_decoder *d, struct iter *it, unsigned int at,
-		      const char *what)
+		      const char *what, bool rec_only)
 {
 	kt_reader_set_damaged(d->r);
 	if (++d->page_warnings > MAX_PAGE_WARNINGS)
 		return;
-	kt_warn("damaged trace file '%s': CPU %d page at byte %llu: %s at page offset %u; skipping the rest of the page",
+	kt_warn("damaged trace file '%s': CPU %d page at byte %llu: %s at page offset %u; skipping %s",
 		kt_reader_path(d->r), it->cpu, (unsigned long long)it->page_off,
-		what, at + page_hdr_size(d));
+		what, at + page_hdr_size(d), rec_only ? "the record" : "the rest of the page");
 }
 
 static bool cpu_wanted(const struct kt_decoder *d, int cpu)
@@ -426,7 +441,7 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 		flags = rdlong(d, page + 8);
 		it->commit = (unsigned int)(flags & KT_RB_COMMIT_MASK);
 		if (it->commit > d->page_size - hdr) {
-			page_warn(d, it, 0, "commit size is larger than the page");
+			page_warn(d, it, 0, "commit size is larger than the page", false);
 			continue;
 		}
 		it->data = page + hdr;
@@ -448,6 +463,7 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 {
 	struct kt_rawpage_rec rr;
 	const char *why;
+	bool rec_only;
 	int ret;
 
 	for (;;) {
@@ -457,7 +473,7 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 				      &it->clock, &rr, &why);
 		if (ret <= 0) {
 			if (ret < 0)
-				page_warn(d, it, it->pos, why);
+				page_warn(d, it, it->pos, why, false);
 			it->data = NULL;
 			continue;
 		}
@@ -465,11 +481,15 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 		 * Its dynamic fields must lie inside it before libtraceevent
 		 * follows them; a bad one ends the page, as other damage.
 		 */
+		rec_only = false;
 		why = d->dyn[rr.id] ?
-		      dyn_problem(d, rr.id, it->data + rr.data, rr.size) : NULL;
+		      dyn_problem(d, rr.id, it->data + rr.data, rr.size,
+				  d->page_size - (unsigned int)page_hdr_size(d) - rr.data,
+				  &rec_only) : NULL;
 		if (why) {
-			page_warn(d, it, rr.hdr, why);
-			it->data = NULL;
+			page_warn(d, it, rr.hdr, why, rec_only);
+			if (!rec_only)
+				it->data = NULL;
 			continue;
 		}
 		it->rec.ts = kt_reader_ts(d->r, rr.ts);
