@@ -173,11 +173,14 @@ static struct dyn_info *event_dyn(struct tep_event *ev)
 /*
  * NULL when the record's dynamic fields lie inside it (len bytes, avail
  * readable to its page's end).  *rec_only: only this record is bad.
+ * *reach: the bytes a formatter reads, past len when a string's NUL is.
  */
 static const char *dyn_problem(const struct kt_decoder *d, unsigned int id,
 			       const unsigned char *rec, unsigned int len,
-			       unsigned int avail, bool *rec_only)
+			       unsigned int avail, bool *rec_only,
+			       unsigned int *reach)
 {
+	const unsigned char *nul;
 	const struct dyn_info *di = d->dyn[id];
 	int i;
 
@@ -204,10 +207,14 @@ static const char *dyn_problem(const struct kt_decoder *d, unsigned int id,
 		 * page.  With no NUL before the page ends, only this record
 		 * is left out.
 		 */
-		if (f->string && l && !memchr(rec + o, '\0', l) &&
-		    !memchr(rec + o, '\0', avail - o)) {
-			*rec_only = true;
-			return "a record's string does not end in its page";
+		if (f->string && l && !memchr(rec + o, '\0', l)) {
+			nul = memchr(rec + o, '\0', avail - o);
+			if (!nul) {
+				*rec_only = true;
+				return "a record's string does not end in its page";
+			}
+			if ((unsigned int)(nul + 1 - rec) > *reach)
+				*reach = (unsigned int)(nul + 1 - rec);
 		}
 	}
 	return NULL;
@@ -463,6 +470,7 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 {
 	struct kt_rawpage_rec rr;
 	const char *why;
+	unsigned int reach;
 	bool rec_only;
 	int ret;
 
@@ -482,10 +490,11 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 		 * follows them; a bad one ends the page, as other damage.
 		 */
 		rec_only = false;
+		reach = rr.size;
 		why = d->dyn[rr.id] ?
 		      dyn_problem(d, rr.id, it->data + rr.data, rr.size,
 				  d->page_size - (unsigned int)page_hdr_size(d) - rr.data,
-				  &rec_only) : NULL;
+				  &rec_only, &reach) : NULL;
 		if (why) {
 			page_warn(d, it, rr.hdr, why, rec_only);
 			if (!rec_only)
@@ -493,7 +502,8 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 			continue;
 		}
 		it->rec.ts = kt_reader_ts(d->r, rr.ts);
-		it->rec.size = (int)rr.size;
+		/* A string running past the record: formatters read to its NUL. */
+		it->rec.size = (int)reach;
 		it->rec.record_size = (int)(rr.data + rr.size - rr.hdr);
 		it->rec.data = (void *)(it->data + rr.data);
 		it->rec.offset = it->page_off + rr.hdr + (unsigned int)page_hdr_size(d);
