@@ -488,8 +488,8 @@ static int close_output(FILE *f, const char *path, char *tmp, int status)
 
 /*
  * A latency trace is the text of the tracer's trace file: printed as
- * stored, then a newline, as trace-cmd report prints it.  Nothing in it
- * can be selected or formatted otherwise.
+ * stored, then a newline, as trace-cmd report prints it (with -R and -t
+ * too).  Nothing in it can be selected or formatted otherwise.
  */
 static int latency_report(struct kt_reader *r, const struct report_opts *o)
 {
@@ -499,9 +499,10 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 	FILE *out;
 	int status = KT_EXIT_OK;
 
+	/* -t and --raw change no text of it, as in trace-cmd report. */
 	if (o->cpus || o->nevents || o->nfilters || o->npids || o->ncomms ||
-	    o->from || o->to || o->nsec || o->raw || o->json || o->perfetto ||
-	    o->timeline || o->head >= 0 || o->view != VIEW_AUTO) {
+	    o->from || o->to || o->json || o->perfetto || o->timeline ||
+	    o->head >= 0 || o->view != VIEW_AUTO) {
 		kt_err("'%s' holds a latency trace (text): report prints it as stored; drop the selection and format options",
 		       o->input);
 		return KT_EXIT_FAIL;
