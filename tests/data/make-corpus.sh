@@ -171,7 +171,10 @@ kt kt-sched -c -- bash -c "$work"
 kt kt-kinds -e sched -e irq -e timer -e kmem:kmalloc -e kmem:mm_page_alloc -e 'syscalls:sys_*_openat' -e block -e writeback \
 	-e net -e skb -e sock -e ftrace:print -c -- bash -c "$work"
 
-mkdir -p "$OUT/pending"
+# What no kernel here records: formats of other machines (mkodd.py).
+python3 "$TOP/tests/data/mkodd.py" "$OUT"
+
 for f in $PENDING; do
+	mkdir -p "$OUT/pending"
 	mv "$OUT/$f.dat" "$OUT/pending/"
 done
