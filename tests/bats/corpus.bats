@@ -80,6 +80,20 @@ same_as_trace_cmd() { # FILE
 @test "tc-v7-zlib.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zlib.dat"; }
 @test "tc-v7-zstd.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zstd.dat"; }
 
+# A clock that counts (trace-cmd record -C counter) is named in v7's
+# options as in v6's: its raw count prints there too, and @T is a count.
+@test "a counting clock: v7 reads as trace-cmd, and @T selects counts" {
+	local out=$BATS_TEST_TMPDIR/counter-v7.dat
+	trace-cmd convert --file-version 7 --compression zstd \
+		-i "$TOP/tests/data/tc-clock-counter.dat" -o "$out" >/dev/null 2>&1
+	same_as_trace_cmd "$out"
+	run "$KTRACE" report -i "$TOP/tests/data/tc-clock-counter.dat" --from @2400 --to @2403
+	assert_success
+	[ "${#lines[@]}" = 4 ]
+	[[ ${lines[0]} == *" [001]        2400: sched_switch: "* ]]
+	[[ ${lines[3]} == *" [001]        2403: sched_switch: "* ]]
+}
+
 # tc-latency.dat carries tc-sched's options, with a trace clock: trace-cmd
 # then reads 8 bytes after "latency" as the clock's size (and skips them
 # when it does not fit).  trace-cmd record -p wakeup writes no options:
