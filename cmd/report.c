@@ -65,7 +65,7 @@ static const struct argp_option options[] = {
 	{ "to", OPT_TO, "T", 0, "stop after T (same forms as --from)", 0 },
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
-	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead", 0 },
+	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line) or perfetto (Chrome/Perfetto trace JSON)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
@@ -148,9 +148,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
 		if (o->perfetto && o->timeline)
 			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
-		if (o->stat && (o->raw || kt_select_by_record(o->sel) ||
-				o->head >= 0 || kt_select_has_window(o->sel)))
-			argp_error(state, "--stat summarises the whole file; it takes no selection options");
+		if (o->stat && (o->raw || o->head >= 0))
+			argp_error(state, "--stat counts the whole selection; it takes no --raw or --head");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -425,8 +424,9 @@ int cmd_report(int argc, char **argv)
 	if (kt_argp_parse(&argp, argc, argv, &o)) {
 		ret = KT_EXIT_OK;
 	} else if (o.stat) {
-		ret = kt_filestat_write(o.input, stdout, o.json);
-		ret = ret == -EBADMSG ? KT_EXIT_DAMAGED : ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+		ret = kt_filestat_write(o.input, o.sel, stdout, o.json);
+		ret = ret == -EBADMSG ? KT_EXIT_DAMAGED : ret == -EDOM ? KT_EXIT_USAGE :
+		      ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 	} else {
 		ret = report(&o);
 	}
