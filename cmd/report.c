@@ -24,6 +24,7 @@
 #include "views/procview.h"
 #include "file/reader.h"
 #include "file/tracedat.h"
+#include "views/datout.h"
 #include "views/whole.h"
 
 enum {
@@ -48,6 +49,7 @@ struct report_opts {
 	bool stat;
 	bool json;
 	bool perfetto;		/* --format perfetto */
+	bool dat;		/* --format dat, or -o *.dat */
 	bool timeline;		/* --timeline */
 	long long head;
 	enum { VIEW_AUTO, VIEW_PROCESS, VIEW_TRACECMD } view;
@@ -66,7 +68,7 @@ static const struct argp_option options[] = {
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line) or perfetto (Chrome/Perfetto trace JSON)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
 	{ 0 }
@@ -121,12 +123,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			o->json = true;
 		else if (!strcmp(arg, "perfetto"))
 			o->perfetto = true;
+		else if (!strcmp(arg, "dat"))
+			o->dat = true;
 		else if (!strcmp(arg, "process"))
 			o->view = VIEW_PROCESS;
 		else if (!strcmp(arg, "trace-cmd"))
 			o->view = VIEW_TRACECMD;
 		else if (strcmp(arg, "text"))
-			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json or perfetto", arg);
+			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json, perfetto or dat", arg);
 		break;
 	case OPT_TIMELINE: o->timeline = true; break;
 	case OPT_HEAD:
@@ -139,6 +143,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'; give the file with -i", arg);
 		break;
 	case ARGP_KEY_END:
+		/* -o out.dat writes a trace.dat unless another format is asked. */
+		if (o->output && strlen(o->output) > 4 &&
+		    !strcmp(o->output + strlen(o->output) - 4, ".dat") &&
+		    !o->raw && !o->json && !o->perfetto && !o->timeline &&
+		    !o->stat && o->view == VIEW_AUTO)
+			o->dat = true;
+		if (o->dat && (!o->output || !strcmp(o->output, "-")))
+			argp_error(state, "--format dat writes a file; give it with -o OUT.dat");
+		if (o->dat && (o->raw || o->json || o->perfetto || o->timeline ||
+			       o->stat || o->nsec || o->head >= 0 || o->view != VIEW_AUTO))
+			argp_error(state, "--format dat takes the selection options only (no --raw, -t, --stat, --head, --timeline or other --format)");
 		if (o->raw && o->json)
 			argp_error(state, "--raw and --format json do not go together");
 		if (o->raw && o->view == VIEW_PROCESS)
@@ -335,6 +350,15 @@ static int report(const struct report_opts *o)
 	if (!d) {
 		status = KT_EXIT_FAIL;
 		goto out_reader;
+	}
+	if (o->dat) {
+		/* The selection as a trace.dat: lib/views/datout.c. */
+		ret = kt_datout_write(r, d, o->sel, o->output);
+		status = ret == -EBADMSG || kt_reader_damaged(r) ? KT_EXIT_DAMAGED :
+			 ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+		if (!ret && status == KT_EXIT_DAMAGED)
+			kt_err("'%s' is damaged: '%s' holds what could be read", o->input, o->output);
+		goto out_decoder;
 	}
 	out = open_output(o->output, &tmp);
 	if (!out) {
