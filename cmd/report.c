@@ -19,10 +19,12 @@
 #include "views/filestat.h"
 #include "decode/decoder.h"
 #include "decode/printer.h"
+#include "decode/select.h"
 #include "base/log.h"
 #include "views/procview.h"
 #include "file/reader.h"
 #include "file/tracedat.h"
+#include "views/datout.h"
 #include "views/whole.h"
 
 enum {
@@ -41,21 +43,13 @@ enum {
 struct report_opts {
 	const char *input;
 	const char *output;
-	const char *cpus;
-	const char *events[64];
-	int nevents;
-	const char *filters[64];
-	int nfilters;
-	int pids[64];
-	int npids;
-	const char *comms[64];
-	int ncomms;
-	const char *from, *to;
+	struct kt_select *sel;	/* -e, -F, --pid, --comm, --cpu, --from, --to */
 	bool nsec;
 	bool raw;
 	bool stat;
 	bool json;
 	bool perfetto;		/* --format perfetto */
+	bool dat;		/* --format dat, or -o *.dat */
 	bool timeline;		/* --timeline */
 	long long head;
 	enum { VIEW_AUTO, VIEW_PROCESS, VIEW_TRACECMD } view;
@@ -73,8 +67,8 @@ static const struct argp_option options[] = {
 	{ "to", OPT_TO, "T", 0, "stop after T (same forms as --from)", 0 },
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
-	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line) or perfetto (Chrome/Perfetto trace JSON)", 0 },
+	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
 	{ 0 }
@@ -88,13 +82,13 @@ static const char doc[] =
 	"'trace-cmd report' prints.  Exit status: 0 ok, 1 failure, 2 damaged "
 	"input file, 64 usage.";
 
-static int add_str(struct argp_state *state, const char **v, int *n,
-		   const char *s, const char *what)
+/* Add to the selection; argp_error() when there are too many. */
+static void add_sel(struct argp_state *state, int ret, const char *what)
 {
-	if (*n >= 64)
-		argp_error(state, "too many %s (at most 64)", what);
-	v[(*n)++] = s;
-	return 0;
+	if (ret == -E2BIG)
+		argp_error(state, "too many %s (at most %d)", what, KT_SELECT_MAX);
+	if (ret)
+		argp_failure(state, KT_EXIT_FAIL, -ret, "cannot add %s", what);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -105,10 +99,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'i': o->input = arg; break;
 	case 'o': o->output = arg; break;
-	case OPT_CPU: o->cpus = arg; break;
-	case 'e': add_str(state, o->events, &o->nevents, arg, "-e"); break;
-	case 'F': add_str(state, o->filters, &o->nfilters, arg, "-F"); break;
-	case OPT_COMM: add_str(state, o->comms, &o->ncomms, arg, "--comm"); break;
+	case OPT_CPU: kt_select_set_cpus(o->sel, arg); break;
+	case 'e': add_sel(state, kt_select_add_event(o->sel, arg), "-e"); break;
+	case 'F': add_sel(state, kt_select_add_filter(o->sel, arg), "-F"); break;
+	case OPT_COMM: add_sel(state, kt_select_add_comm(o->sel, arg), "--comm"); break;
 	case OPT_PID: {
 		long v;
 
@@ -116,13 +110,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		v = strtol(arg, &end, 10);
 		if (errno || *end || end == arg || v < 0 || v > INT_MAX)
 			argp_error(state, "bad --pid '%s'; give a process id", arg);
-		if (o->npids >= 64)
-			argp_error(state, "too many --pid (at most 64)");
-		o->pids[o->npids++] = (int)v;
+		add_sel(state, kt_select_add_pid(o->sel, (int)v), "--pid");
 		break;
 	}
-	case OPT_FROM: o->from = arg; break;
-	case OPT_TO: o->to = arg; break;
+	case OPT_FROM: kt_select_set_from(o->sel, arg); break;
+	case OPT_TO: kt_select_set_to(o->sel, arg); break;
 	case 't': o->nsec = true; break;
 	case OPT_RAW: o->raw = true; break;
 	case OPT_STAT: o->stat = true; break;
@@ -131,12 +123,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			o->json = true;
 		else if (!strcmp(arg, "perfetto"))
 			o->perfetto = true;
+		else if (!strcmp(arg, "dat"))
+			o->dat = true;
 		else if (!strcmp(arg, "process"))
 			o->view = VIEW_PROCESS;
 		else if (!strcmp(arg, "trace-cmd"))
 			o->view = VIEW_TRACECMD;
 		else if (strcmp(arg, "text"))
-			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json or perfetto", arg);
+			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json, perfetto or dat", arg);
 		break;
 	case OPT_TIMELINE: o->timeline = true; break;
 	case OPT_HEAD:
@@ -149,6 +143,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'; give the file with -i", arg);
 		break;
 	case ARGP_KEY_END:
+		/* -o out.dat writes a trace.dat unless another format is asked. */
+		if (o->output && strlen(o->output) > 4 &&
+		    !strcmp(o->output + strlen(o->output) - 4, ".dat") &&
+		    !o->raw && !o->json && !o->perfetto && !o->timeline &&
+		    !o->stat && o->view == VIEW_AUTO)
+			o->dat = true;
+		if (o->dat && (!o->output || !strcmp(o->output, "-")))
+			argp_error(state, "--format dat writes a file; give it with -o OUT.dat");
+		if (o->dat && (o->raw || o->json || o->perfetto || o->timeline ||
+			       o->stat || o->nsec || o->head >= 0 || o->view != VIEW_AUTO))
+			argp_error(state, "--format dat takes the selection options only (no --raw, -t, --stat, --head, --timeline or other --format)");
 		if (o->raw && o->json)
 			argp_error(state, "--raw and --format json do not go together");
 		if (o->raw && o->view == VIEW_PROCESS)
@@ -158,9 +163,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
 		if (o->perfetto && o->timeline)
 			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
-		if (o->stat && (o->raw || o->nevents || o->nfilters || o->npids ||
-				o->ncomms || o->head >= 0 || o->from || o->to))
-			argp_error(state, "--stat summarises the whole file; it takes no selection options");
+		if (o->stat && (o->raw || o->head >= 0))
+			argp_error(state, "--stat counts the whole selection; it takes no --raw or --head");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -169,137 +173,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
-
-/* "0,2-3" -> cpus[]; returns 0 or -EINVAL. */
-static int parse_cpu_list(const char *list, bool *cpus, int n)
-{
-	const char *p = list;
-	char *end;
-	long a, b;
-
-	do {
-		a = strtol(p, &end, 10);
-		if (end == p || a < 0 || a >= n)
-			return -EINVAL;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= n)
-				return -EINVAL;
-			p = end;
-		}
-		for (; a <= b; a++)
-			cpus[a] = true;
-	} while (*p++ == ',');
-	return p[-1] ? -EINVAL : 0;
-}
-
-/*
- * "5.0", "5", "250ms", "@462.930127": ns.  Exact decimal arithmetic, no
- * floating point, so @T matches the printed timestamp to the digit.
- */
-static int parse_time(const char *s, bool *absolute, unsigned long long *ns,
-		      unsigned long long *unit)
-{
-	static const struct { const char *sfx; unsigned long long mul; } units[] = {
-		{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL },
-		{ "s", 1000000000ULL }, { "", 1000000000ULL },
-	};
-	unsigned long long whole = 0, frac = 0, fdiv = 1, mul = 0;
-	const char *p = s;
-	size_t i;
-
-	*absolute = *p == '@';
-	if (*absolute)
-		p++;
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > ULLONG_MAX / 10 - 10)
-			return -ERANGE;
-		whole = whole * 10 + (unsigned long long)(*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (fdiv < 1000000000ULL) {
-				frac = frac * 10 + (unsigned long long)(*p - '0');
-				fdiv *= 10;
-			}
-		}
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(p, units[i].sfx)) {
-			mul = units[i].mul;
-			break;
-		}
-	if (!mul)
-		return -EINVAL;
-	if (whole > ULLONG_MAX / mul)
-		return -ERANGE;
-	*ns = whole * mul + frac * mul / fdiv;
-	/* What the last digit given is worth: @1.000002 ends at ...002999. */
-	*unit = mul / fdiv ? mul / fdiv : 1;
-	return 0;
-}
-
-/* Timestamp of the first record of the whole file (0 when empty). */
-static int first_ts_fn(const struct kt_event *ev, void *arg)
-{
-	*(unsigned long long *)arg = ev->record->ts;
-	return -ECANCELED;
-}
-
-static int resolve_time(struct kt_reader *r, const char *arg, const char *opt,
-			bool end, unsigned long long *out)
-{
-	unsigned long long unit;
-	static unsigned long long first;
-	static bool have_first;
-	struct kt_decoder *d;
-	bool absolute;
-	int ret;
-
-	ret = parse_time(arg, &absolute, out, &unit);
-	if (ret) {
-		kt_err("bad %s '%s'; give seconds from the first event (5.0, 250ms) or @T as printed (@462.930127)",
-		       opt, arg);
-		return KT_EXIT_USAGE;
-	}
-	if (!kt_reader_in_usecs(r)) {
-		/* Raw clock counts: the number is a count, not seconds. */
-		unsigned long long cnt;
-
-		if (parse_time(arg, &absolute, &cnt, &unit) == 0)
-			*out = cnt / 1000000000ULL;
-		unit = 1;
-	}
-	/*
-	 * @T takes in everything printed as T, and timestamps are printed
-	 * rounded (libtraceevent adds half the divisor): @1.000002 covers
-	 * 1.000001500 to 1.000002499.  A relative T is no printed stamp but
-	 * a length of time: 2.0 is exactly 2.000000000 s after the first
-	 * event, and --from 2 --to 3 is [2 s, 3 s] to the nanosecond.
-	 */
-	if (absolute) {
-		if (end)
-			*out += unit / 2 ? unit / 2 - 1 : 0;
-		else
-			*out = *out >= unit / 2 ? *out - unit / 2 : 0;
-		return 0;
-	}
-	if (!have_first) {
-		d = kt_decoder_new(r, NULL);
-		if (!d)
-			return KT_EXIT_FAIL;
-		first = 0;
-		kt_decoder_run(d, first_ts_fn, &first);
-		kt_decoder_free(d);
-		have_first = true;
-	}
-	*out += first;
-	return 0;
-}
 
 struct run {
 	struct kt_printer *p;
@@ -360,38 +233,6 @@ static int open_reader(const char *path, struct kt_reader **r)
 	if (*r)
 		return 0;
 	return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
-}
-
-static int setup_selection(struct kt_decoder *d, const struct report_opts *o)
-{
-	char hint[256];
-	int i, ret;
-
-	for (i = 0; i < o->nevents; i++) {
-		ret = kt_decoder_add_event(d, o->events[i]);
-		if (ret == -ENOENT && !strpbrk(o->events[i], "*?[") &&
-		    !kt_decoder_suggest_event(d, o->events[i], hint, sizeof(hint))) {
-			kt_err("no event '%s' in the file; did you mean '%s'?",
-			       o->events[i], hint);
-			return KT_EXIT_FAIL;
-		}
-		if (ret == -ENOENT) {
-			kt_err("no event '%s' in the file; see the events it holds with 'ktrace report --stat'",
-			       o->events[i]);
-			return KT_EXIT_FAIL;
-		}
-		if (ret)
-			return KT_EXIT_FAIL;
-	}
-	for (i = 0; i < o->nfilters; i++)
-		if (kt_decoder_add_filter(d, o->filters[i]))
-			return KT_EXIT_FAIL;
-	for (i = 0; i < o->npids; i++)
-		kt_decoder_add_pid(d, o->pids[i]);
-	for (i = 0; i < o->ncomms; i++)
-		if (kt_decoder_add_comm(d, o->comms[i]))
-			return KT_EXIT_FAIL;
-	return 0;
 }
 
 /* Output to OUT goes to a temporary file renamed into place at the end. */
@@ -500,9 +341,8 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 	int status = KT_EXIT_OK;
 
 	/* -t and --raw change no text of it, as in trace-cmd report. */
-	if (o->cpus || o->nevents || o->nfilters || o->npids || o->ncomms ||
-	    o->from || o->to || o->json || o->perfetto || o->timeline ||
-	    o->head >= 0 || o->view != VIEW_AUTO) {
+	if (kt_select_any(o->sel) || o->json || o->perfetto || o->timeline ||
+	    o->dat || o->stat || o->head >= 0 || o->view != VIEW_AUTO) {
 		kt_err("'%s' holds a latency trace (text): report prints it as stored; drop the selection and format options",
 		       o->input);
 		return KT_EXIT_FAIL;
@@ -524,11 +364,9 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 
 static int report(const struct report_opts *o)
 {
-	struct kt_decoder_opts dopts = { 0 };
 	struct kt_decoder *d = NULL;
 	struct kt_printer *p = NULL;
 	struct kt_reader *r;
-	bool cpus[KT_DAT_MAX_CPUS] = { 0 };
 	struct run run = { 0 };
 	bool procview;
 	char *tmp = NULL;
@@ -542,36 +380,25 @@ static int report(const struct report_opts *o)
 		status = latency_report(r, o);
 		goto out_reader;
 	}
-	if (o->cpus) {
-		if (parse_cpu_list(o->cpus, cpus, KT_DAT_MAX_CPUS)) {
-			kt_err("bad --cpu '%s'; give a list like 0,2-3", o->cpus);
-			status = KT_EXIT_USAGE;
-			goto out_reader;
-		}
-		dopts.cpus = cpus;
-		dopts.ncpus = KT_DAT_MAX_CPUS;
+	ret = kt_select_resolve(o->sel, r);
+	if (ret) {
+		status = ret == -EINVAL ? KT_EXIT_USAGE : KT_EXIT_FAIL;
+		goto out_reader;
 	}
-	if (o->from) {
-		status = resolve_time(r, o->from, "--from", false, &dopts.from);
-		if (status)
-			goto out_reader;
-		dopts.has_from = true;
-	}
-	if (o->to) {
-		status = resolve_time(r, o->to, "--to", true, &dopts.to);
-		if (status)
-			goto out_reader;
-		dopts.has_to = true;
-	}
-	d = kt_decoder_new(r, &dopts);
+	d = kt_select_decoder(o->sel, r);
 	if (!d) {
-		kt_err("cannot decode '%s': %s", o->input, strerror(errno));
 		status = KT_EXIT_FAIL;
 		goto out_reader;
 	}
-	status = setup_selection(d, o);
-	if (status)
+	if (o->dat) {
+		/* The selection as a trace.dat: lib/views/datout.c. */
+		ret = kt_datout_write(r, d, o->sel, o->output);
+		status = ret == -EBADMSG || kt_reader_damaged(r) ? KT_EXIT_DAMAGED :
+			 ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+		if (!ret && status == KT_EXIT_DAMAGED)
+			kt_err("'%s' is damaged: '%s' holds what could be read", o->input, o->output);
 		goto out_decoder;
+	}
 	out = open_output(o->output, &tmp);
 	if (!out) {
 		status = KT_EXIT_FAIL;
@@ -652,11 +479,20 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = { .input = "ktrace.dat", .head = -1 };
 	int ret;
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
-		return KT_EXIT_OK;
-	if (o.stat) {
-		ret = kt_filestat_write(o.input, stdout, o.json);
-		return ret == -EBADMSG ? KT_EXIT_DAMAGED : ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+	o.sel = kt_select_new();
+	if (!o.sel) {
+		kt_err("cannot start: %s", strerror(errno));
+		return KT_EXIT_FAIL;
 	}
-	return report(&o);
+	if (kt_argp_parse(&argp, argc, argv, &o)) {
+		ret = KT_EXIT_OK;
+	} else if (o.stat) {
+		ret = kt_filestat_write(o.input, o.sel, stdout, o.json);
+		ret = ret == -EBADMSG ? KT_EXIT_DAMAGED : ret == -EDOM ? KT_EXIT_USAGE :
+		      ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+	} else {
+		ret = report(&o);
+	}
+	kt_select_free(o.sel);
+	return ret;
 }

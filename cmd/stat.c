@@ -76,7 +76,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 /* The statistics a trace.dat stores: report --stat's summary, shared. */
 static int stat_file(const char *path, bool json)
 {
-	int ret = kt_filestat_write(path, stdout, json);
+	int ret = kt_filestat_write(path, NULL, stdout, json);
 
 	return ret == -EBADMSG ? KT_EXIT_DAMAGED : ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }

@@ -76,7 +76,7 @@ _ktrace()
 		# Each command takes its own set.
 		case "$cmd" in
 		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
-		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto dat" -- "$cur")) ;;
 		esac
 		return 0 ;;
 	--backend)

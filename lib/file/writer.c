@@ -31,6 +31,7 @@ struct option_item {
 	unsigned short id;
 	unsigned int len;
 	char *data;
+	unsigned long long at;	/* where its data went in the file */
 };
 
 struct kt_writer {
@@ -156,6 +157,11 @@ unsigned long long kt_writer_size(const struct kt_writer *w)
 int kt_writer_page_size(const struct kt_writer *w)
 {
 	return w->page_size;
+}
+
+void kt_writer_set_page_size(struct kt_writer *w, int page_size)
+{
+	w->page_size = page_size;
 }
 
 const char *kt_writer_tmp_name(const struct kt_writer *w)
@@ -423,6 +429,7 @@ static int write_tail_header(struct kt_writer *w, const struct kt_writer_tail *t
 			ret = write_all(w, &id, 2);
 			if (!ret)
 				ret = put4(w, w->opts[i].len);
+			w->opts[i].at = w->off;
 			if (!ret)
 				ret = write_all(w, w->opts[i].data,
 						w->opts[i].len);
@@ -590,30 +597,15 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 	return ret;
 }
 
-int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
-		     int ncpus, struct kt_writer_cpu *cpus)
+/*
+ * Each CPU's data, page-aligned, and its offset and size in the table at
+ * table.  0, 1 when a full disk left pages out, or -errno.
+ */
+static int write_cpus(struct kt_writer *w, unsigned long long table,
+		      int ncpus, struct kt_writer_cpu *cpus)
 {
-	unsigned long long base = w->off, table = 0;
 	int i, ret, result = 0;
 
-	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
-		return -EINVAL;
-	for (i = 0; i < ncpus; i++)
-		cpus[i].size -= cpus[i].size % w->page_size;
-	/* A full disk: give back the newest data until the header fits. */
-	for (;;) {
-		ret = write_tail_header(w, tail, ncpus, &table);
-		if (ret != -ENOSPC)
-			break;
-		result = 1;
-		ret = rewind_to(w, base);
-		if (!ret)
-			ret = make_room(ncpus, cpus, w->page_size);
-		if (ret)
-			return ret;
-	}
-	if (ret)
-		return ret;
 	for (i = 0; i < ncpus; i++) {
 		unsigned long long entry[2], done = 0;
 		unsigned long long off = w->off;
@@ -638,6 +630,81 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 	if (ftruncate(w->fd, w->off) < 0)
 		return -errno;
 	return result;
+}
+
+int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
+		     int ncpus, struct kt_writer_cpu *cpus)
+{
+	unsigned long long base = w->off, table = 0;
+	int i, ret, result = 0;
+
+	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
+		return -EINVAL;
+	for (i = 0; i < ncpus; i++)
+		cpus[i].size -= cpus[i].size % w->page_size;
+	/* A full disk: give back the newest data until the header fits. */
+	for (;;) {
+		ret = write_tail_header(w, tail, ncpus, &table);
+		if (ret != -ENOSPC)
+			break;
+		result = 1;
+		ret = rewind_to(w, base);
+		if (!ret)
+			ret = make_room(ncpus, cpus, w->page_size);
+		if (ret)
+			return ret;
+	}
+	if (ret)
+		return ret;
+	ret = write_cpus(w, table, ncpus, cpus);
+	return ret < 0 ? ret : ret | result;
+}
+
+int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
+			    struct kt_writer_cpu *cpus, unsigned long long *off)
+{
+	char label[KT_DAT_LABEL_LEN];
+	unsigned long long table;
+	char *clk = NULL;
+	int i, ret;
+
+	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
+		return -EINVAL;
+	for (i = 0; i < ncpus; i++)
+		cpus[i].size -= cpus[i].size % w->page_size;
+	*off = w->off;
+	memcpy(label, KT_DAT_LABEL_FLYRECORD, KT_DAT_LABEL_LEN);
+	ret = write_all(w, label, KT_DAT_LABEL_LEN);
+	table = w->off;
+	for (i = 0; !ret && i < ncpus * 2; i++)
+		ret = put8(w, 0);
+	if (ret)
+		return ret;
+	if (asprintf(&clk, "[%s]", clock && *clock ? clock : "local") < 0)
+		return -ENOMEM;
+	ret = put8(w, strlen(clk));
+	if (!ret)
+		ret = write_all(w, clk, strlen(clk));
+	free(clk);
+	if (!ret)
+		ret = write_cpus(w, table, ncpus, cpus);
+	/* Here a full disk leaves no valid file: no part of a buffer. */
+	return ret > 0 ? -ENOSPC : ret;
+}
+
+int kt_writer_patch_option(struct kt_writer *w, unsigned short id, int nth,
+			   const void *data, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < w->nopts; i++) {
+		if (w->opts[i].id != id || nth--)
+			continue;
+		if (len != w->opts[i].len || !w->opts[i].at)
+			return -EINVAL;
+		return kt_pwrite_all(w->fd, data, len, w->opts[i].at);
+	}
+	return -ENOENT;
 }
 
 int kt_writer_commit(struct kt_writer *w)

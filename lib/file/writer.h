@@ -112,6 +112,22 @@ struct kt_writer_tail {
 int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 		     int ncpus, struct kt_writer_cpu *cpus);
 
+/*
+ * After kt_writer_finish(): an instance buffer's part at the end of the
+ * file (the "flyrecord" label, its CPU table, clock and data, as
+ * trace-cmd writes it), with *off where it starts, for the BUFFER
+ * option's offset (kt_writer_patch_option()).  0 or -errno (-ENOSPC: no
+ * valid file).
+ */
+int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
+			    struct kt_writer_cpu *cpus, unsigned long long *off);
+/*
+ * After kt_writer_finish(): rewrite the data of the nth option of id
+ * queued (same length), e.g. a BUFFER option's offset.
+ */
+int kt_writer_patch_option(struct kt_writer *w, unsigned short id, int nth,
+			   const void *data, size_t len);
+
 /* Give the file its final name. */
 int kt_writer_commit(struct kt_writer *w);
 
@@ -120,6 +136,11 @@ unsigned long long kt_writer_size(const struct kt_writer *w);
 
 /* The ring-buffer page size the file declares. */
 int kt_writer_page_size(const struct kt_writer *w);
+/*
+ * Align the CPU data to another page size (the host's by default): for
+ * a file whose header, written with kt_writer_raw(), declares it.
+ */
+void kt_writer_set_page_size(struct kt_writer *w, int page_size);
 
 /*
  * The temporary name the file has until kt_writer_commit(); also the

@@ -13,6 +13,7 @@
 
 #include "base/json.h"
 #include "base/log.h"
+#include "decode/select.h"
 #include "file/reader.h"
 #include "views/filestat.h"
 #include "views/summary.h"
@@ -39,6 +40,8 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		    bool json)
 {
 	uint64_t total = kt_summary_total_lost(s), worst = 0, unwritten = 0;
+	bool window = kt_summary_window(s);
+	const char *where = window ? " in the window" : "";
 	int i, worst_cpu = -1, ncpu_lost = 0, unknown = 0, nostat = 0;
 
 	for (i = 0; i < kt_summary_cpus(s); i++) {
@@ -46,8 +49,10 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		uint64_t rec = c->st_overrun + c->st_dropped;
 		uint64_t n = (c->lost > rec ? c->lost : rec) + c->st_unwritten;
 
-		unwritten += c->st_unwritten;
-		nostat += !c->has_stat;
+		if (window)
+			n = c->lost;
+		unwritten += window ? 0 : c->st_unwritten;
+		nostat += !c->has_stat && !window;
 
 		if (n || c->unknown_marks)
 			ncpu_lost++;
@@ -67,6 +72,8 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		fprintf(out, "\"lost\":%llu,\"verdict\":", (unsigned long long)total);
 		if (!ncpu_lost && nostat)
 			kt_json_put_str(out, "loss unknown");
+		else if (!ncpu_lost && window)
+			kt_json_put_str(out, "no events lost in the window");
 		else if (!ncpu_lost)
 			kt_json_put_str(out, "no events lost");
 		else
@@ -79,28 +86,58 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		return;
 	}
 	if (!ncpu_lost) {
-		fprintf(out, "no events lost\n");
+		fprintf(out, "no events lost%s\n", where);
 		return;
 	}
 	if (ncpu_lost == 1)
-		fprintf(out, "%llu%s events lost on CPU %d — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
-			(unsigned long long)total, unknown ? "+" : "", worst_cpu);
+		fprintf(out, "%llu%s events lost%s on CPU %d — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
+			(unsigned long long)total, unknown ? "+" : "", where, worst_cpu);
 	else
-		fprintf(out, "%llu%s events lost on %d CPUs (most on CPU %d) — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
-			(unsigned long long)total, unknown ? "+" : "", ncpu_lost, worst_cpu);
+		fprintf(out, "%llu%s events lost%s on %d CPUs (most on CPU %d) — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
+			(unsigned long long)total, unknown ? "+" : "", where, ncpu_lost, worst_cpu);
 	if (unwritten)
 		fprintf(out, "%llu of them were read but refused by the output (a full disk) — free space or record elsewhere (-o)\n",
 			(unsigned long long)unwritten);
 }
 
-static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out)
+/*
+ * What a selection counts, and which losses apply: "selection: ...",
+ * the window in timestamps, and the rule.
+ */
+static void selection_text(const struct kt_select *sel, FILE *out)
+{
+	unsigned long long from, to;
+	bool has_from, has_to;
+	char what[1024], a[32], b[32];
+
+	kt_select_describe(sel, what, sizeof(what));
+	fprintf(out, "selection: %s\n", what);
+	kt_select_window(sel, &has_from, &from, &has_to, &to);
+	if (has_from || has_to) {
+		ts_str(a, sizeof(a), from);
+		ts_str(b, sizeof(b), to);
+		fprintf(out, "window: %s to %s\n", has_from ? a : "the start",
+			has_to ? b : "the end");
+		fprintf(out, "losses: the lost-event marks inside the window, on the CPUs shown; the record-time overrun and dropped columns cover the whole recording and are not added\n");
+	} else {
+		fprintf(out, "losses: those of the CPUs shown, over the whole recording\n");
+	}
+	if (kt_select_by_record(sel))
+		fprintf(out, "events: those selected; a lost event has no name, so -e, -F, --pid and --comm leave every loss in\n");
+}
+
+static void stat_text(struct kt_reader *r, const struct kt_summary *s,
+		      const struct kt_select *sel, FILE *out)
 {
 	char a[32], b[32];
 	int i, j, w = 6;
 
-	fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n\n",
+	fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n",
 		kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
 		kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
+	if (sel)
+		selection_text(sel, out);
+	fputc('\n', out);
 	for (i = 0; i < kt_reader_buffers(r); i++)
 		if ((int)strlen(buf_label(r, i)) > w)
 			w = (int)strlen(buf_label(r, i));
@@ -126,7 +163,8 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out
 				lost, "-", "-", "-");
 	}
 	if (kt_summary_marks(s)) {
-		fprintf(out, "\nlost-event marks in the data:\n");
+		fprintf(out, "\nlost-event marks in the %s:\n",
+			kt_summary_window(s) ? "window" : "data");
 		for (i = 0; i < kt_summary_marks(s); i++) {
 			const struct kt_summary_lost *m = kt_summary_mark_at(s, i);
 			char n[32];
@@ -178,13 +216,31 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s, FILE *out
 	verdict(r, s, out, false);
 }
 
-static void stat_json(struct kt_reader *r, const struct kt_summary *s, FILE *out)
+static void stat_json(struct kt_reader *r, const struct kt_summary *s,
+		      const struct kt_select *sel, FILE *out)
 {
 	int i, j;
 
 	fprintf(out, "{\"file\":");
 	kt_json_put_str(out, kt_reader_path(r));
-	fprintf(out, ",\"version\":%d,\"cpus\":[", kt_reader_version(r));
+	fprintf(out, ",\"version\":%d,", kt_reader_version(r));
+	if (sel) {
+		unsigned long long from, to;
+		bool has_from, has_to;
+		char what[1024];
+
+		kt_select_describe(sel, what, sizeof(what));
+		fprintf(out, "\"selection\":");
+		kt_json_put_str(out, what);
+		kt_select_window(sel, &has_from, &from, &has_to, &to);
+		if (has_from)
+			fprintf(out, ",\"from\":%llu", from);
+		if (has_to)
+			fprintf(out, ",\"to\":%llu", to);
+		fprintf(out, ",\"losses\":\"%s\",", has_from || has_to ?
+			"window marks" : "selected cpus");
+	}
+	fprintf(out, "\"cpus\":[");
 	for (i = 0; i < kt_summary_cpus(s); i++) {
 		const struct kt_summary_cpu *c = kt_summary_cpu_at(s, i);
 
@@ -236,25 +292,37 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s, FILE *out
 	fprintf(out, "}\n");
 }
 
-int kt_filestat_write(const char *path, FILE *out, bool json)
+int kt_filestat_write(const char *path, struct kt_select *sel, FILE *out,
+		      bool json)
 {
 	struct kt_summary *s;
 	struct kt_reader *r;
 	int ret = 0;
 
+	if (sel && !kt_select_any(sel))
+		sel = NULL;
 	r = kt_reader_open(path);
 	if (!r)
 		return errno ? -errno : -EIO;
-	s = kt_summary_new(r);
+	if (sel) {
+		ret = kt_select_resolve(sel, r);
+		if (ret == -EINVAL)
+			ret = -EDOM;
+		if (ret)
+			goto err_reader;
+	}
+	s = kt_summary_new_sel(r, sel);
 	if (!s) {
 		ret = -errno;
-		kt_err("cannot summarise '%s': %s", path, strerror(-ret));
+		/* A selection that does not apply said why already. */
+		if (!sel)
+			kt_err("cannot summarise '%s': %s", path, strerror(-ret));
 		goto err_reader;
 	}
 	if (json)
-		stat_json(r, s, out);
+		stat_json(r, s, sel, out);
 	else
-		stat_text(r, s, out);
+		stat_text(r, s, sel, out);
 	if (kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the counts above cover what could be read", path);
 		ret = -EBADMSG;

@@ -11,11 +11,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct kt_select;
+
 /*
- * Write the statistics of the file at path to out, as text or JSON.
- * Returns 0, -EBADMSG for a damaged file (what could be read is
- * written) or one that is no trace.dat, or -errno.
+ * Write the statistics of the file at path to out, as text or JSON; of
+ * the selection sel (decode/select.h; NULL or empty: the whole file),
+ * with a line saying what it was and which losses count.  Returns 0,
+ * -EBADMSG for a damaged file (what could be read is written) or one
+ * that is no trace.dat, -EDOM for a bad --cpu/--from/--to (reported; a
+ * usage error), or -errno.
  */
-int kt_filestat_write(const char *path, FILE *out, bool json);
+int kt_filestat_write(const char *path, struct kt_select *sel, FILE *out,
+		      bool json);
 
 #endif

@@ -8,6 +8,7 @@
 #include <traceevent/event-parse.h>
 
 #include "decode/decoder.h"
+#include "decode/select.h"
 #include "file/reader.h"
 #include "views/summary.h"
 #include "file/tracedat.h"
@@ -28,6 +29,7 @@ struct kt_summary {
 	int nevs;
 	struct kt_summary_lost marks[KT_SUMMARY_MAX_MARKS];
 	int nmarks;
+	bool window;		/* loss: the marks of a time window only */
 	/* Index of the cpu entry for (buffer, cpu): found by a scan. */
 };
 
@@ -96,11 +98,16 @@ static int count(const struct kt_event *ev, void *arg)
 			m->buffer = ev->buffer;
 			m->cpu = ev->cpu;
 			m->count = rec->missed_events > 0 ? rec->missed_events : -1;
-			m->has_after = c->events > 0;
-			m->after_ts = c->last_ts;
+			m->has_after = c->seen > 0;
+			m->after_ts = c->seen_ts;
 			m->before_ts = rec->ts;
 		}
 	}
+	c->seen++;
+	c->seen_ts = rec->ts;
+	/* A mark counts for the window; the record only when selected. */
+	if (!ev->selected)
+		return 0;
 	if (!c->events)
 		c->first_ts = rec->ts;
 	c->last_ts = rec->ts;
@@ -142,6 +149,12 @@ static int cmp_ev(const void *a, const void *b)
 
 struct kt_summary *kt_summary_new(struct kt_reader *r)
 {
+	return kt_summary_new_sel(r, NULL);
+}
+
+struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
+				      const struct kt_select *sel)
+{
 	struct kt_decoder *d = NULL;
 	struct kt_summary *s;
 	int b, i, n = 0, ret;
@@ -150,6 +163,7 @@ struct kt_summary *kt_summary_new(struct kt_reader *r)
 	if (!s)
 		return NULL;
 	s->r = r;
+	s->window = sel && kt_select_has_window(sel);
 	s->slot = calloc(NR_IDS, sizeof(*s->slot));
 	for (b = 0; b < kt_reader_buffers(r); b++)
 		n += kt_reader_streams(r, b);
@@ -158,9 +172,12 @@ struct kt_summary *kt_summary_new(struct kt_reader *r)
 		goto err;
 	for (b = 0; b < kt_reader_buffers(r); b++) {
 		for (i = 0; i < kt_reader_streams(r, b); i++) {
-			struct kt_summary_cpu *c = &s->cpus[s->ncpus++];
+			struct kt_summary_cpu *c = &s->cpus[s->ncpus];
 			const char *st;
 
+			if (!kt_select_cpu(sel, kt_reader_stream_cpu(r, b, i)))
+				continue;
+			s->ncpus++;
 			c->buffer = b;
 			c->cpu = kt_reader_stream_cpu(r, b, i);
 			st = kt_reader_cpustat(r, b, c->cpu);
@@ -168,9 +185,9 @@ struct kt_summary *kt_summary_new(struct kt_reader *r)
 				parse_cpustat(c, st);
 		}
 	}
-	d = kt_decoder_new(r, NULL);
+	d = sel ? kt_select_decoder(sel, r) : kt_decoder_new(r, NULL);
 	if (!d)
-		goto err;
+		goto err_keep_errno;
 	ret = kt_decoder_run(d, count, s);
 	kt_decoder_free(d);
 	if (ret) {
@@ -225,6 +242,11 @@ const struct kt_summary_lost *kt_summary_mark_at(const struct kt_summary *s, int
 	return i >= 0 && i < s->nmarks ? &s->marks[i] : NULL;
 }
 
+bool kt_summary_window(const struct kt_summary *s)
+{
+	return s->window;
+}
+
 uint64_t kt_summary_total_lost(const struct kt_summary *s)
 {
 	uint64_t n = 0;
@@ -234,6 +256,10 @@ uint64_t kt_summary_total_lost(const struct kt_summary *s)
 		const struct kt_summary_cpu *c = &s->cpus[i];
 		uint64_t rec = c->st_overrun + c->st_dropped;
 
+		if (s->window) {
+			n += c->lost;
+			continue;
+		}
 		/* A mark in the data and the overrun count describe the same
 		 * loss; take the larger so nothing is counted twice.  Events
 		 * the output refused leave no mark: they add. */

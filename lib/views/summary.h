@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct kt_reader;
+struct kt_select;
 struct tep_event;
 
 struct kt_summary_cpu {
@@ -24,6 +25,9 @@ struct kt_summary_cpu {
 	uint64_t marks;			/* lost-event marks */
 	uint64_t unknown_marks;		/* marks without a count */
 	unsigned long long first_ts, last_ts;
+	/* Records of the window, selected or not (== events: no selection). */
+	uint64_t seen;
+	unsigned long long seen_ts;	/* the last of them */
 	/* From CPUSTAT, when has_stat. */
 	bool has_stat;
 	uint64_t st_entries, st_overrun, st_commit_overrun, st_bytes,
@@ -50,6 +54,15 @@ struct kt_summary_lost {
 struct kt_summary;
 /* Decode the whole file once.  NULL + errno on failure. */
 struct kt_summary *kt_summary_new(struct kt_reader *r);
+/*
+ * The same for a selection (decode/select.h, resolved against r): the
+ * rows of its CPUs, the counts of its records, the lost-event marks of
+ * its window (a loss has no event, so -e and the like leave every mark
+ * of the window in).  With a time window the record-time stats, which
+ * cover the whole recording, are shown but not added to the loss.
+ */
+struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
+				      const struct kt_select *sel);
 void kt_summary_free(struct kt_summary *s);
 
 int kt_summary_cpus(const struct kt_summary *s);
@@ -61,7 +74,12 @@ const struct kt_summary_event *kt_summary_event_at(const struct kt_summary *s, i
 #define KT_SUMMARY_MAX_MARKS 1000
 int kt_summary_marks(const struct kt_summary *s);
 const struct kt_summary_lost *kt_summary_mark_at(const struct kt_summary *s, int i);
-/* Events lost in total: counted marks + record-time overruns/drops. */
+/*
+ * Events lost in total: counted marks + record-time overruns/drops; with
+ * a time window, the counted marks in it.
+ */
 uint64_t kt_summary_total_lost(const struct kt_summary *s);
+/* Loss is that of a time window: the marks in it. */
+bool kt_summary_window(const struct kt_summary *s);
 
 #endif

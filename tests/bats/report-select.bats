@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# ktrace report's selection language (lib/decode/select.c) beyond the
+# text: --stat of a selection, counted by hand from the lines trace-cmd
+# and report print; and -o OUT.dat, the selected events as a trace.dat v6
+# that trace-cmd reads back line for line.  On the stored corpus
+# (tests/data), so nothing is recorded here.
+
+load helpers
+
+# libtraceevent leaks inside tep_parse_event() on formats it half parses.
+export LSAN_OPTIONS=suppressions=$TOP/tests/lsan-libtraceevent.supp
+
+DATA=$TOP/tests/data
+LOST=$DATA/tc-v7-lost.dat
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Sum of the counted "[N EVENTS DROPPED]" marks in report text on stdin,
+# "+" after it when some mark has no count.
+drops() {
+	awk '/EVENTS DROPPED\]/ { if (match($0, /\[[0-9]+ /)) n += substr($0, RSTART + 1, RLENGTH - 2); else u = 1 }
+	     END { printf "%d%s\n", n, u ? "+" : "" }'
+}
+
+@test "--stat without a selection prints no selection lines" {
+	run "$KTRACE" report -i "$LOST" --stat
+	assert_success
+	refute_line --partial "selection:"
+	refute_line --partial "losses:"
+	assert_line --partial "16480+ events lost on 2 CPUs"
+}
+
+@test "--stat -e --cpu: the counts of the selected events, the losses of the selected CPU" {
+	local n lost
+	# By hand, from trace-cmd: CPU 1's sched_switch lines and its marks.
+	trace-cmd report -i "$LOST" 2>/dev/null >tc.txt
+	n=$(grep -c '\[001\] .* sched_switch:' tc.txt)
+	lost=$(grep 'CPU:1 ' tc.txt | drops)
+	[ "$n" -gt 10 ] && [ "$lost" = 4753+ ]
+	run "$KTRACE" report -i "$LOST" --stat -e sched_switch --cpu 1
+	assert_success
+	assert_line "selection: -e sched_switch --cpu 1"
+	assert_line "losses: those of the CPUs shown, over the whole recording"
+	assert_line --partial "a lost event has no name"
+	# One CPU row: events, and the marks' loss beside the record-time stats.
+	assert_line --regexp "^kt-corpus-[0-9-]+ +1 +$n +[0-9]+ +${lost%+}\\+ +7507 +0 +0\$"
+	refute_line --regexp "^kt-corpus-[0-9-]+ +0 "
+	assert_line --regexp "^sched:sched_switch +$n +$n "
+	refute_line --regexp "^kmem:"
+	# Overrun 7507 is more than the marks count: the verdict takes it.
+	assert_line --partial "7507+ events lost on CPU 1"
+}
+
+@test "--stat --from --to: the marks inside the window count, and it says so" {
+	local n lost sel=(--from 0.05 --to 0.075)
+	"$KTRACE" report -i "$LOST" "${sel[@]}" >all.txt
+	n=$(grep -c ' sched_switch:' all.txt)
+	lost=$(drops <all.txt)
+	[ "$n" -gt 10 ] && [ "$lost" = 1495+ ]
+	run "$KTRACE" report -i "$LOST" --stat "${sel[@]}"
+	assert_success
+	assert_line "selection: --from 0.05 --to 0.075"
+	assert_line --regexp "^window: 3137\.709706 to 3137\.734706\$"
+	assert_line --partial "losses: the lost-event marks inside the window"
+	assert_line "lost-event marks in the window:"
+	assert_line --regexp "^sched:sched_switch +$n "
+	assert_line --partial "$lost events lost in the window on 2 CPUs"
+	# The same selection as JSON; every count adds up to the text's lines.
+	run "$KTRACE" report -i "$LOST" --stat "${sel[@]}" --format json
+	assert_success
+	echo "$output" | jq -e --argjson n "$n" --argjson all "$(grep -vc 'EVENTS DROPPED' all.txt)" '
+		.selection == "--from 0.05 --to 0.075" and .losses == "window marks" and
+		.lost == 1495 and
+		([.events[] | select(.event == "sched_switch") | .total] == [$n]) and
+		([.events[].total] | add) == $all and ([.cpus[].events] | add) == $all'
+}
+
+@test "--stat of a window with no loss in it says no events were lost there" {
+	run "$KTRACE" report -i "$LOST" --stat --from 0.075
+	assert_success
+	"$KTRACE" report -i "$LOST" --from 0.075 | drops | grep -qx 0
+	assert_line "no events lost in the window"
+}
+
+@test "--stat refuses a bad selection as report does" {
+	run "$KTRACE" report -i "$LOST" --stat --from 1x
+	[ "$status" = 64 ]
+	assert_output --partial "bad --from '1x'"
+	run "$KTRACE" report -i "$LOST" --stat -e sched_swich
+	assert_failure 1
+	assert_output --partial "did you mean 'sched:sched_switch'"
+	run "$KTRACE" report -i "$LOST" --stat --head 3
+	[ "$status" = 64 ]
+}
+
+# -o OUT.dat: the selection as a trace.dat.  trace-cmd report of the new
+# file prints what ktrace report prints of the old one with the same
+# selection (trace-cmd's first line aside), and so does ktrace report.
+same_split() { # IN.dat SELECTION...
+	local in=$1 out=$BATS_TEST_TMPDIR/out.dat
+	shift
+	rm -f "$out"
+	"$KTRACE" report -i "$in" "$@" -o "$out" || { echo "-o: status $? for $in $*" >&2; return 1; }
+	"$KTRACE" report -i "$in" "$@" >want.txt
+	[ -s want.txt ] || { echo "empty selection: $in $*" >&2; return 1; }
+	trace-cmd report -i "$out" >tc.txt 2>tc.err || { echo "trace-cmd: status $?: $(head -3 tc.err)" >&2; return 1; }
+	tail -n +2 tc.txt >tc.body
+	cmp -s want.txt tc.body || { diff want.txt tc.body | head -10 >&2; echo "trace-cmd differs: $in $*" >&2; return 1; }
+	"$KTRACE" report -i "$out" >kt.txt
+	cmp -s want.txt kt.txt || { diff want.txt kt.txt | head -10 >&2; echo "ktrace differs: $in $*" >&2; return 1; }
+	# The formats, kallsyms and printk formats are the input's, as they were.
+	[ "$(trace-cmd report -i "$out" --events 2>/dev/null | md5sum)" = \
+	  "$(trace-cmd report -i "$in" --events 2>/dev/null | md5sum)" ]
+	echo "$(wc -l <want.txt) lines: $in $*"
+}
+
+@test "-o OUT.dat without a selection: the whole file, as trace-cmd reads the input" {
+	local f
+	for f in tc-sched tc-kinds tc-stack tc-ustack tc-print tc-multi tc-syscalls \
+		 tc-clock-mono tc-clock-uptime tc-date kt-sched kt-kinds; do
+		same_split "$DATA/$f.dat"
+	done
+	# The CPU count, clock and record-time stats are kept.
+	"$KTRACE" report -i "$DATA/tc-clock-mono.dat" -o m.dat
+	run "$KTRACE" report --stat -i m.dat
+	assert_line --regexp "^file: m\.dat \(trace\.dat v6, compression none, 2 CPUs, clock mono\)\$"
+	diff <("$KTRACE" report --stat -i "$DATA/tc-clock-mono.dat" | tail -n +2) \
+	     <("$KTRACE" report --stat -i m.dat | tail -n +2)
+}
+
+@test "-o OUT.dat with -e, --cpu, --from/--to, --pid, --comm, -F: the selected lines, repacked" {
+	local pid
+	same_split "$DATA/tc-kinds.dat" -e sched_switch
+	same_split "$DATA/tc-kinds.dat" -e 'kmem:*' -e irq
+	same_split "$DATA/tc-kinds.dat" --cpu 1
+	same_split "$DATA/tc-kinds.dat" --from 0.01 --to 0.02
+	same_split "$DATA/tc-multi.dat" --cpu 0 -e 'sched:*'
+	same_split "$DATA/tc-stack.dat" --comm 'dd*'
+	same_split "$DATA/tc-syscalls.dat" -F 'sys_exit_read: ret > 0'
+	pid=$("$KTRACE" report -i "$DATA/kt-sched.dat" --format json | jq -r 'select(.pid > 0) | .pid' | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+	same_split "$DATA/kt-sched.dat" --pid "$pid"
+	# --format dat says the same of any name.
+	"$KTRACE" report -i "$DATA/tc-sched.dat" -e sched_switch --format dat -o s.trace
+	trace-cmd report -i s.trace 2>/dev/null | tail -n +2 >s.txt
+	"$KTRACE" report -i "$DATA/tc-sched.dat" -e sched_switch | cmp - s.txt
+}
+
+@test "-o OUT.dat: deltas past 27 bits become time extends in the repacked pages" {
+	local gap
+	# The fork/exec/exit events of tc-sched: on some CPU two in a row
+	# lie more than 2^27 ns apart, and a CPU's few records share one
+	# fresh page, so the second needs a time extend before it.
+	gap=$("$KTRACE" report -i "$DATA/tc-sched.dat" -e 'sched_process_*' --format json |
+		jq -s '[group_by(.cpu)[] | [.[].ts] | [range(1; length) as $i | .[$i] - .[$i - 1]] | max // 0] | max')
+	[ "$gap" -gt 134217728 ]
+	same_split "$DATA/tc-sched.dat" -e 'sched_process_*'
+	same_split "$DATA/tc-sched.dat" -e 'sched_wakeup*'
+}
+
+@test "-o OUT.dat of a file with losses keeps the drop marks of the window; --stat shows them" {
+	trace-cmd convert --file-version 6 --compression none -i "$LOST" -o lost6.dat >/dev/null 2>&1
+	"$KTRACE" report -i lost6.dat | cmp - <("$KTRACE" report -i "$LOST")
+	same_split lost6.dat
+	same_split lost6.dat --from 0.05 --to 0.075
+	same_split lost6.dat --cpu 1
+	# The window's marks, the same loss in the new file's --stat.
+	"$KTRACE" report -i lost6.dat --from 0.05 --to 0.075 -o w.dat
+	"$KTRACE" report -i w.dat | drops | grep -qx 1495+
+	run "$KTRACE" report --stat -i w.dat
+	assert_success
+	assert_line --partial "1495+ events lost on 2 CPUs"
+	assert_line --regexp "^kt-corpus-[0-9-]+ +1 +[0-9]+ +[0-9]+ +790\+ +790 +0 +0\$"
+	# Without a window the record-time stats are the input's.
+	"$KTRACE" report -i lost6.dat --cpu 1 -o c.dat
+	run "$KTRACE" report --stat -i c.dat
+	assert_line --regexp "^kt-corpus-[0-9-]+ +1 +2139 +[0-9]+ +4753\+ +7507 +0 +0\$"
+	# CPU 0 keeps its place in the CPU count, with nothing in it.
+	assert_line --regexp "^kt-corpus-[0-9-]+ +0 +0 +0 +0 +- +- +-"
+}
+
+@test "-o OUT.dat: an unwritable place or a full disk leaves no file and one line" {
+	tmpfs_at mnt 1M
+	mount -o remount,ro mnt
+	run "$KTRACE" report -i "$DATA/tc-sched.dat" -o mnt/x.dat
+	umount mnt
+	assert_failure 1
+	assert_output "ktrace report: cannot create 'mnt/x.dat': Read-only file system; try -o in a writable directory"
+	tmpfs_at mnt 64k
+	run "$KTRACE" report -i "$DATA/tc-kinds.dat" -o mnt/x.dat
+	local left=$(ls -A mnt)
+	umount mnt
+	assert_failure 1
+	[ "${#lines[@]}" = 1 ]
+	assert_output --partial "cannot write 'mnt/x.dat': No space left on device"
+	[ -z "$left" ] || fail "left behind: $left"
+	# A v7 file is refused with the way round it.
+	run "$KTRACE" report -i "$LOST" -o x.dat
+	assert_failure 1
+	assert_output --partial "convert it first: trace-cmd convert --file-version 6"
+	[ ! -e x.dat ]
+	run "$KTRACE" report -i "$LOST" --format dat
+	[ "$status" = 64 ]
+	run "$KTRACE" report -i "$DATA/tc-sched.dat" -o x.dat --format dat --raw
+	[ "$status" = 64 ]
+	# Another format asked for writes its text, whatever the name.
+	"$KTRACE" report -i "$DATA/tc-sched.dat" -o x.dat --raw
+	"$KTRACE" report -i "$DATA/tc-sched.dat" --raw | cmp - x.dat
+}
