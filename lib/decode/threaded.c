@@ -9,6 +9,7 @@
 #include <traceevent/event-parse.h>
 
 #include "decode/threaded.h"
+#include "file/reader.h"
 
 /* A batch: records copied out of their pages, which the decoder reuses. */
 #define BATCH_RECS	4096
@@ -52,6 +53,8 @@ struct handoff {
 	bool done;		/* the decoder has returned ret */
 	bool cancel;		/* fn stopped: the decoder stops too */
 	int ret;
+	/* By event id: 1 + the end of its last field; 0: not yet known. */
+	uint16_t *ends;
 };
 
 static int batch_room(struct batch *b, size_t want)
@@ -92,6 +95,52 @@ static int publish(struct handoff *h)
 	return ret;
 }
 
+/*
+ * How many bytes past a record libtraceevent may read, from those that
+ * follow it in the page: a record shorter than its format (kernel_stack
+ * with 7 of its caller[8] frames, which the decoder lets through) is
+ * printed by --raw to the declared end, and a "char buf[]" of no size
+ * (ftrace's raw_data) as a string, to the next NUL wherever that is.
+ * The copy takes those bytes too, up to the KT_STREAM_SLACK bytes a page
+ * guarantees, so that the text is the serial one.
+ */
+#define ENDS_OPEN	0x8000	/* a field of size 0: read to a NUL */
+
+static size_t past_end(struct handoff *h, struct tep_event *e,
+		       const unsigned char *data, size_t size)
+{
+	struct tep_format_field *f;
+	unsigned int end = 0;
+	size_t past = 0, n;
+	uint16_t *slot;
+
+	if (!h->ends || e->id < 0 || e->id > 65535)
+		return 0;
+	slot = &h->ends[e->id];
+	if (!*slot) {
+		uint16_t open = 0;
+
+		for (f = e->format.fields; f; f = f->next) {
+			if (f->offset < 0 || f->size < 0)
+				continue;
+			if ((unsigned int)(f->offset + f->size) > end)
+				end = (unsigned int)(f->offset + f->size);
+			if (!f->size)
+				open = ENDS_OPEN;
+		}
+		*slot = (uint16_t)(open | (1 + (end < 0x7ffe ? end : 0x7ffe)));
+	}
+	end = (*slot & ~ENDS_OPEN) - 1u;
+	if (end > size)
+		past = end - size;
+	if (*slot & ENDS_OPEN) {
+		n = strnlen((const char *)data + size, KT_STREAM_SLACK) + 1;
+		if (n > past)
+			past = n;
+	}
+	return past < KT_STREAM_SLACK ? past : KT_STREAM_SLACK;
+}
+
 /* The decoder's callback, in the decoder's thread: copy the record. */
 static int collect(const struct kt_event *ev, void *arg)
 {
@@ -100,12 +149,12 @@ static int collect(const struct kt_event *ev, void *arg)
 	const struct tep_record *rec = ev->record;
 	size_t size = rec->size > 0 ? (size_t)rec->size : 0;
 	uintptr_t src = (uintptr_t)rec->data;
+	size_t at, past = past_end(h, ev->event, rec->data, size);
 	struct rec *r;
-	size_t at;
 	int ret;
 
 	if (b->n == BATCH_RECS ||
-	    (b->n && b->cap - b->len < size + 8 + DATA_SLACK)) {
+	    (b->n && b->cap - b->len < size + past + 8 + DATA_SLACK)) {
 		ret = publish(h);
 		if (ret)
 			return ret;
@@ -114,10 +163,11 @@ static int collect(const struct kt_event *ev, void *arg)
 	/* The same alignment as in the page, for libtraceevent's loads. */
 	at = (b->len + 7) & ~(size_t)7;
 	at += src & 7;
-	if (batch_room(b, at - b->len + size))
+	if (batch_room(b, at - b->len + size + past))
 		return -ENOMEM;
-	memcpy(b->data + at, rec->data, size);
-	b->len = at + size;
+	memcpy(b->data + at, rec->data, size + past);
+	/* The next record may overwrite what lies past this one: a copy. */
+	b->len = at + size + past;
 	r = &b->recs[b->n++];
 	r->event = ev->event;
 	r->ts = rec->ts;
@@ -189,6 +239,7 @@ static void handoff_free(struct handoff *h)
 		free(h->b[i].missed);
 		free(h->b[i].data);
 	}
+	free(h->ends);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -203,6 +254,7 @@ int kt_decoder_run_threaded(struct kt_decoder *d, kt_event_fn fn, void *arg)
 	if (!h)
 		return kt_decoder_run(d, fn, arg);
 	h->d = d;
+	h->ends = calloc(65536, sizeof(*h->ends));
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->cond, NULL);
 	for (i = 0; i < NBATCH; i++) {
