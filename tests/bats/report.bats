@@ -416,7 +416,7 @@ PY
 }
 
 @test "to a file or a pipe, decoding in a thread of its own: the serial path's bytes" {
-	local f o opts
+	local f o e opts
 	# A real recording (ktrace record's, trace-cmd's v7, v6, uncompressed,
 	# lost events, two instances) and every file of the stored corpus.
 	for f in "$RD"/{kt,v7,v6,v7n,lost,multi}.dat "$TOP"/tests/data/*.dat; do
@@ -424,11 +424,12 @@ PY
 		for opts in "" "--raw -t" "--format json" \
 			    "-e sched_switch --cpu 0 --head 999" "--from 0.01"; do
 			# shellcheck disable=SC2086
-			KTRACE_NO_THREADS=1 "$KTRACE" report -i "$f" $opts -o "$RD/serial.out" 2>/dev/null
-			o=$?
+			run env KTRACE_NO_THREADS=1 "$KTRACE" report -i "$f" $opts -o "$RD/serial.out"
+			o=$status e=$output
 			# shellcheck disable=SC2086
 			run "$KTRACE" report -i "$f" $opts -o "$RD/threaded.out"
-			[ "$status" = "$o" ] || fail "$f $opts: status $status, serially $o"
+			[ "$status" = "$o" ] ||
+				fail "$f $opts: status $status, serially $o: $(head -c 600 <<<"$output$e")"
 			same_file "$RD/serial.out" "$RD/threaded.out" ||
 				fail "$f $opts: the threaded path's bytes differ"
 		done
