@@ -20,6 +20,7 @@
 #include "decode/decoder.h"
 #include "decode/printer.h"
 #include "decode/select.h"
+#include "decode/threaded.h"
 #include "base/log.h"
 #include "views/procview.h"
 #include "file/reader.h"
@@ -225,6 +226,28 @@ static int print_fn(const struct kt_event *ev, void *arg)
 	if (ev->selected && run->left > 0)
 		run->left--;
 	return 0;
+}
+
+/*
+ * Decode in a thread of its own while this one formats and writes
+ * (lib/decode/threaded.h): when the text goes to a file or a pipe, not
+ * a terminal.  A terminal shows the lines as they come and is read by a
+ * person; a file or a pipe takes the whole report, and that is where the
+ * time goes.  The bytes are the same either way.  Not with selections
+ * that look up pids and comms (-F, --pid, --comm), which formatting adds
+ * to, nor the process view, which follows every record itself; not on
+ * one CPU, where the two stages would only take turns.
+ * KTRACE_NO_THREADS=1 keeps it serial (the tests compare the two).
+ */
+static bool decode_threaded(const struct report_opts *o, FILE *out, bool procview)
+{
+	const char *no = getenv("KTRACE_NO_THREADS");
+
+	if (no && *no && strcmp(no, "0"))
+		return false;
+	if (procview || kt_select_by_task(o->sel))
+		return false;
+	return !isatty(fileno(out)) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
 static int open_reader(const char *path, struct kt_reader **r)
@@ -439,7 +462,9 @@ static int report(const struct report_opts *o)
 	}
 	run.p = p;
 	run.left = o->head;
-	ret = kt_decoder_run(d, print_fn, &run);
+	ret = decode_threaded(o, out, procview) ?
+	      kt_decoder_run_threaded(d, print_fn, &run) :
+	      kt_decoder_run(d, print_fn, &run);
 	if (!ret || ret == -ECANCELED) {
 		int fret = kt_printer_flush(p);
 

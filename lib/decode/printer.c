@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
@@ -607,8 +608,26 @@ int kt_printer_flush(struct kt_printer *p)
 		return 0;
 	p->olen = 0;
 	errno = 0;
-	if (fwrite(p->obuf, 1, n, p->out) != n)
+	if (!(p->flags & KT_PRINT_BATCH)) {
+		if (fwrite(p->obuf, 1, n, p->out) != n)
+			return errno ? -errno : -EIO;
+		return 0;
+	}
+	/*
+	 * A block: straight to the file, after whatever the FILE holds,
+	 * not copied into its buffer first (a report is mostly this).
+	 */
+	if (fflush(p->out))
 		return errno ? -errno : -EIO;
+	for (size_t done = 0; done < n;) {
+		ssize_t k = write(fileno(p->out), p->obuf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		done += (size_t)k;
+	}
 	return 0;
 }
 

@@ -82,6 +82,11 @@ bool kt_select_by_record(const struct kt_select *s)
 	return s->nevents || s->nfilters || s->npids || s->ncomms;
 }
 
+bool kt_select_by_task(const struct kt_select *s)
+{
+	return s->nfilters || s->npids || s->ncomms;
+}
+
 bool kt_select_has_window(const struct kt_select *s)
 {
 	return s->from_arg || s->to_arg;

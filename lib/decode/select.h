@@ -48,6 +48,11 @@ void kt_select_set_to(struct kt_select *s, const char *t);
 bool kt_select_any(const struct kt_select *s);
 /* Some records of the window may be left out (-e, -F, --pid, --comm). */
 bool kt_select_by_record(const struct kt_select *s);
+/*
+ * Records are kept by their task's pid or comm (-F, --pid, --comm), which
+ * the decoder learns as it goes: such a run must stay in record order.
+ */
+bool kt_select_by_task(const struct kt_select *s);
 /* A time window is given (--from or --to). */
 bool kt_select_has_window(const struct kt_select *s);
 

@@ -69,6 +69,11 @@ struct kt_reader {
 	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
+	/* kallsyms, parsed at the first address to name (lazy_symbols()). */
+	char *ksyms;
+	unsigned char *ksyms_mem;	/* the unpacked section ksyms is in */
+	struct tep_handle *ksyms_tep;
+	bool ksyms_tried;
 	int cpus;
 	char *clock;
 	bool in_usecs;
@@ -99,6 +104,8 @@ struct cur {
 	uint64_t pos;			/* file offset, or offset in mem */
 	uint64_t end;
 	const char *what;		/* the section, for messages */
+	/* An unpacked section's buffer, which a parser may keep (NULL it). */
+	unsigned char **take;
 };
 
 /* What the reader reports on the way to its first data page. */
@@ -487,9 +494,78 @@ static int parse_text(struct cur *c, int size_len, uint64_t max,
 	return 0;
 }
 
+/*
+ * The function table is built at the first address libtraceevent (or
+ * fastfmt) asks to name, through its resolver hook: most reports name
+ * none, and a machine's 120,000 symbols cost a quarter of a report's
+ * time to register.  They are registered, in the file's order, into a
+ * tep of their own, and each lookup asks that tep: the answers are the
+ * ones the file's tep would give with them registered (name and start;
+ * nothing in libtraceevent prints the module).
+ */
+static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct kt_reader *r = priv;
+	const char *name;
+
+	(void)modp;
+	if (!r->ksyms_tried) {
+		r->ksyms_tried = true;
+		r->ksyms_tep = tep_alloc();
+		if (r->ksyms_tep)
+			kt_kallsyms_parse(r->ksyms_tep, r->ksyms);
+		else
+			kt_warn("out of memory for the kallsyms of '%s': kernel addresses are not named",
+				r->path);
+		free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
+		r->ksyms = NULL;
+		r->ksyms_mem = NULL;
+	}
+	if (!r->ksyms_tep)
+		return NULL;
+	name = tep_find_function(r->ksyms_tep, *addrp);
+	if (name)
+		*addrp = tep_find_function_address(r->ksyms_tep, *addrp);
+	return (char *)name;
+}
+
 static int parse_kallsyms(struct cur *c)
 {
-	return parse_text(c, 4, KT_DAT_MAX_KALLSYMS, "kallsyms", kt_kallsyms_parse);
+	struct kt_reader *r = c->r;
+	uint32_t size;
+	char *buf;
+	int ret;
+
+	ret = cur_u32(c, &size, "the kallsyms size");
+	if (ret)
+		return ret;
+	/*
+	 * The text ends its unpacked section (NUL-terminated by
+	 * open_section()): kept where it is, not copied.
+	 */
+	if (c->mem && c->take && *c->take && size && size == cur_left(c) &&
+	    size <= KT_DAT_MAX_KALLSYMS && !r->ksyms && !r->ksyms_tep &&
+	    !tep_set_function_resolver(r->tep, lazy_symbols, r)) {
+		r->ksyms_mem = *c->take;
+		r->ksyms = (char *)r->ksyms_mem + c->pos;
+		*c->take = NULL;
+		c->mem = NULL;
+		c->pos = c->end;
+		return 0;
+	}
+	ret = cur_blob(c, size, KT_DAT_MAX_KALLSYMS, "kallsyms", &buf);
+	if (ret)
+		return ret;
+	if (!size || r->ksyms || r->ksyms_tep ||
+	    tep_set_function_resolver(r->tep, lazy_symbols, r)) {
+		/* Only one kallsyms is lazy; any other goes in now. */
+		if (size)
+			kt_kallsyms_parse(r->tep, buf);
+		free(buf);
+		return 0;
+	}
+	r->ksyms = buf;
+	return 0;
 }
 
 /*
@@ -978,7 +1054,8 @@ static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
 		return bad(c, "%s unpacks to %u bytes, over the limit of %llu",
 			   section_name(id), usize, (unsigned long long)limit);
 	zbuf = malloc(csize ? csize : 1);
-	*mem = malloc(usize ? usize : 1);
+	/* One more byte, a NUL: a text that ends the section ends there. */
+	*mem = malloc((size_t)usize + 1);
 	if (!zbuf || !*mem) {
 		free(zbuf);
 		free(*mem);
@@ -995,8 +1072,10 @@ static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
 		*mem = NULL;
 		return ret;
 	}
+	(*mem)[usize] = '\0';
 	c->base = off;
 	c->mem = *mem;
+	c->take = mem;
 	c->pos = 0;
 	c->end = usize;
 	return 0;
@@ -1534,6 +1613,9 @@ void kt_reader_close(struct kt_reader *r)
 			tep_unload_plugins(r->plugins, r->tep);
 		tep_free(r->tep);
 	}
+	if (r->ksyms_tep)
+		tep_free(r->ksyms_tep);
+	free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->clock);
