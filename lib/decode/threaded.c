@@ -125,7 +125,12 @@ static size_t past_end(struct handoff *h, struct tep_event *e,
 				continue;
 			if ((unsigned int)(f->offset + f->size) > end)
 				end = (unsigned int)(f->offset + f->size);
-			if (!f->size)
+			/*
+			 * An open array, or a string whose NUL may lie past
+			 * its length (an empty __data_loc at the record's
+			 * end is printed to the next NUL in the page).
+			 */
+			if (!f->size || (f->flags & TEP_FIELD_IS_DYNAMIC))
 				open = ENDS_OPEN;
 		}
 		*slot = (uint16_t)(open | (1 + (end < 0x7ffe ? end : 0x7ffe)));
