@@ -59,6 +59,13 @@ valgrind: all
 	scripts/deps.sh valgrind
 	tests/valgrind/run.sh $(FILES)
 
+# Public trace.dat files kept outside the tree (tests/data/PROVENANCE.md):
+# make corpus-check KT_CORPUS_DIR=DIR compares each with trace-cmd report.
+.PHONY: corpus-check
+corpus-check: all
+	@test -n "$(KT_CORPUS_DIR)" || { echo "make corpus-check: set KT_CORPUS_DIR=DIR, a directory of *.dat files" >&2; exit 64; }
+	tests/corpus-dir.sh "$(KT_CORPUS_DIR)"
+
 # Fuzz targets (tests/fuzz): make check replays their corpus and every
 # regression input through the ASan build with gcc (tests/bats/fuzz.bats);
 # make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer.
