@@ -53,6 +53,7 @@ struct kt_decoder {
 	struct kt_rawpage_fmt fmt;
 	/* Each event id's dynamic fields (NULL: none), checked per record. */
 	struct dyn_info **dyn;
+	int nids;		/* entries in need, evs and dyn */
 	unsigned long page_warnings;
 	bool swap;
 	int long_size;
@@ -253,12 +254,22 @@ static int setup_events(struct kt_decoder *d)
 	unsigned int common = 8;
 	int i, pass;
 
-	d->need = malloc(NR_IDS * sizeof(*d->need));
-	d->evs = calloc(NR_IDS, sizeof(*d->evs));
-	d->dyn = calloc(NR_IDS, sizeof(*d->dyn));
+	/*
+	 * Tables as long as the highest id: ids past it name no event.
+	 * (NR_IDS each, they cost more to set up than a small file takes
+	 * to read.)
+	 */
+	d->nids = 1;
+	for (i = 0; evs && evs[i]; i++)
+		if (evs[i]->id >= d->nids && evs[i]->id < NR_IDS)
+			d->nids = evs[i]->id + 1;
+	d->need = malloc((size_t)d->nids * sizeof(*d->need));
+	d->evs = calloc((size_t)d->nids, sizeof(*d->evs));
+	d->dyn = calloc((size_t)d->nids, sizeof(*d->dyn));
 	if (!d->need || !d->evs || !d->dyn)
 		return -ENOMEM;
-	memset(d->need, 0xff, NR_IDS * sizeof(*d->need));
+	memset(d->need, 0xff, (size_t)d->nids * sizeof(*d->need));
+	d->fmt.nids = (unsigned int)d->nids;
 	d->fmt.swap = d->swap;
 	d->fmt.big = kt_reader_big_endian(d->r);
 	d->fmt.need = d->need;
@@ -384,7 +395,7 @@ void kt_decoder_free(struct kt_decoder *d)
 		kt_stream_close(d->its[i].s);
 	free(d->its);
 	free(d->heap);
-	for (i = 0; d->dyn && i < NR_IDS; i++)
+	for (i = 0; d->dyn && i < d->nids; i++)
 		free(d->dyn[i]);
 	free(d->dyn);
 	free(d->need);
