@@ -705,6 +705,34 @@ int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
 /* What the trial child writes when the filter parsed (no message does). */
 #define TRIAL_OK	"\x01"
 
+static kt_filter_trial_fn trial_fn;
+
+void kt_decoder_set_filter_trial(kt_filter_trial_fn fn)
+{
+	trial_fn = fn;
+}
+
+int kt_decoder_filter_try(struct tep_handle *tep, const char *filter,
+			  char *msg, size_t len)
+{
+	struct tep_event_filter *f = tep_filter_alloc(tep);
+	const char *event;
+	char word[64];
+	int ret;
+
+	*msg = '\0';
+	ret = f ? tep_filter_add_filter_str(f, filter) : -1;
+	if (ret < 0 && f && tep_filter_strerror(f, ret, msg, len))
+		*msg = '\0';
+	if (ret >= 0 &&
+	    kt_filter_unknown_word(tep, f, filter, word, sizeof(word), &event)) {
+		snprintf(msg, len, "no field '%s' in %s",
+			 word, event ? event : "its events");
+		ret = -1;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
 static int filter_trial(struct tep_handle *tep, const char *filter,
 			char *err, size_t len)
 {
@@ -712,6 +740,8 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 	ssize_t n;
 	pid_t pid;
 
+	if (trial_fn)
+		return trial_fn(tep, filter, err, len);
 	if (pipe(fds) < 0)
 		return -errno;
 	pid = fork();
@@ -722,9 +752,7 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 		return ret;
 	}
 	if (!pid) {
-		struct tep_event_filter *f = tep_filter_alloc(tep);
-		char msg[256] = "", word[64];
-		const char *event;
+		char msg[256];
 		int null = open("/dev/null", O_WRONLY);
 
 		/* A crash here is the answer, not news: no sanitizer report. */
@@ -735,19 +763,9 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 		__sanitizer_set_death_callback(NULL);
 #endif
 		close(fds[0]);
-		ret = f ? tep_filter_add_filter_str(f, filter) : -1;
-		if (ret < 0 && f && !tep_filter_strerror(f, ret, msg, sizeof(msg)) &&
-		    write(fds[1], msg, strlen(msg)) < 0)
+		ret = kt_decoder_filter_try(tep, filter, msg, sizeof(msg));
+		if (*msg && write(fds[1], msg, strlen(msg)) < 0)
 			ret = -1;
-		if (ret >= 0 &&
-		    kt_filter_unknown_word(tep, f, filter, word, sizeof(word),
-					   &event)) {
-			snprintf(msg, sizeof(msg), "no field '%s' in %s",
-				 word, event ? event : "its events");
-			if (write(fds[1], msg, strlen(msg)) < 0)
-				ret = -1;
-			ret = -1;
-		}
 		/*
 		 * Success is said through the pipe, not only the exit
 		 * status: under valgrind the child's exit status is
