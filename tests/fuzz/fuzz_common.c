@@ -289,9 +289,33 @@ static struct {
 	int fd;
 	size_t off;
 	size_t dirty;		/* bytes of pages an input wrote */
+	unsigned int inputs;	/* read since the setup */
 	struct kt_reader *r;
 	struct kt_printer *p[3];
 } pg = { .fd = -1 };
+
+/*
+ * The tep learns the comm of each pid a sched record names (the sched
+ * plugin's tep_register_comm(), as in report): opened anew now and then,
+ * so that what inputs leave there stays small.
+ */
+#define PAGE_INPUTS_PER_SETUP	4096
+
+static void page_close(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		kt_printer_free(pg.p[i]);
+		pg.p[i] = NULL;
+	}
+	kt_reader_close(pg.r);
+	pg.r = NULL;
+	close(pg.fd);
+	pg.fd = -1;
+	pg.dirty = 0;
+	pg.inputs = 0;
+}
 
 static int page_setup(void)
 {
@@ -334,8 +358,11 @@ void kt_fuzz_read_page_data(const uint8_t *data, size_t size)
 	size_t at;
 	int i;
 
+	if (pg.r && pg.inputs >= PAGE_INPUTS_PER_SETUP)
+		page_close();
 	if (!pg.r)
 		page_setup();
+	pg.inputs++;
 	if (size > KT_FUZZ_PAGES * PAGE)
 		size = KT_FUZZ_PAGES * PAGE;
 	/* The last input's pages, then this one's. */
