@@ -68,12 +68,14 @@ corpus-check: all
 
 # Fuzz targets (tests/fuzz): make check replays their corpus and every
 # regression input through the ASan build with gcc (tests/bats/fuzz.bats);
-# make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer.
+# make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer;
+# make fuzz-merge then makes tests/fuzz/corpus/* anew from themselves, the
+# seeds of tests/data and what the fuzzers found: what adds coverage.
 FUZZ_TARGETS := file page format filter
 FUZZ_COMMON  := tests/fuzz/fuzz_common.c
 FUZZ_BUILD   := build/fuzz
 FUZZ_SECONDS ?= 60
-.PHONY: fuzz fuzz-replay
+.PHONY: fuzz fuzz-replay fuzz-objs fuzz-merge
 fuzz-replay: asan
 	$(MAKE) $(FUZZ_TARGETS:%=build/replay/fuzz_%)
 
@@ -82,12 +84,17 @@ build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(wi
 	$(CC) -O1 -g $(KT_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(FUZZ_COMMON) tests/fuzz/replay.c \
 		$(ASAN_BUILD)/lib/*/*.o $(LDLIBS_ALL) $(ASAN_FLAGS)
 
-fuzz:
+fuzz-objs:
 	scripts/deps.sh fuzz
 	$(MAKE) CC=clang BUILD=$(FUZZ_BUILD) \
 		EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -Wno-error' \
 		$(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+
+fuzz: fuzz-objs
 	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-merge: fuzz-objs
+	tests/fuzz/run.sh merge $(FUZZ_TARGETS)
 
 # The drivers of lib code (tests/unit/NAME.c, each checks a lib file
 # against an oracle), with ASan+UBSan against the ASan build's lib

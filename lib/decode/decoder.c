@@ -53,6 +53,7 @@ struct kt_decoder {
 	struct kt_rawpage_fmt fmt;
 	/* Each event id's dynamic fields (NULL: none), checked per record. */
 	struct dyn_info **dyn;
+	int nids;		/* entries in need, evs and dyn */
 	unsigned long page_warnings;
 	bool swap;
 	int long_size;
@@ -275,12 +276,22 @@ static int setup_events(struct kt_decoder *d)
 	unsigned int common = 8;
 	int i, pass;
 
-	d->need = malloc(NR_IDS * sizeof(*d->need));
-	d->evs = calloc(NR_IDS, sizeof(*d->evs));
-	d->dyn = calloc(NR_IDS, sizeof(*d->dyn));
+	/*
+	 * Tables as long as the highest id: ids past it name no event.
+	 * (NR_IDS each, they cost more to set up than a small file takes
+	 * to read.)
+	 */
+	d->nids = 1;
+	for (i = 0; evs && evs[i]; i++)
+		if (evs[i]->id >= d->nids && evs[i]->id < NR_IDS)
+			d->nids = evs[i]->id + 1;
+	d->need = malloc((size_t)d->nids * sizeof(*d->need));
+	d->evs = calloc((size_t)d->nids, sizeof(*d->evs));
+	d->dyn = calloc((size_t)d->nids, sizeof(*d->dyn));
 	if (!d->need || !d->evs || !d->dyn)
 		return -ENOMEM;
-	memset(d->need, 0xff, NR_IDS * sizeof(*d->need));
+	memset(d->need, 0xff, (size_t)d->nids * sizeof(*d->need));
+	d->fmt.nids = (unsigned int)d->nids;
 	d->fmt.swap = d->swap;
 	d->fmt.big = kt_reader_big_endian(d->r);
 	d->fmt.need = d->need;
@@ -406,7 +417,7 @@ void kt_decoder_free(struct kt_decoder *d)
 		kt_stream_close(d->its[i].s);
 	free(d->its);
 	free(d->heap);
-	for (i = 0; d->dyn && i < NR_IDS; i++)
+	for (i = 0; d->dyn && i < d->nids; i++)
 		free(d->dyn[i]);
 	free(d->dyn);
 	free(d->need);
@@ -724,6 +735,34 @@ int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
 /* What the trial child writes when the filter parsed (no message does). */
 #define TRIAL_OK	"\x01"
 
+static kt_filter_trial_fn trial_fn;
+
+void kt_decoder_set_filter_trial(kt_filter_trial_fn fn)
+{
+	trial_fn = fn;
+}
+
+int kt_decoder_filter_try(struct tep_handle *tep, const char *filter,
+			  char *msg, size_t len)
+{
+	struct tep_event_filter *f = tep_filter_alloc(tep);
+	const char *event;
+	char word[64];
+	int ret;
+
+	*msg = '\0';
+	ret = f ? tep_filter_add_filter_str(f, filter) : -1;
+	if (ret < 0 && f && tep_filter_strerror(f, ret, msg, len))
+		*msg = '\0';
+	if (ret >= 0 &&
+	    kt_filter_unknown_word(tep, f, filter, word, sizeof(word), &event)) {
+		snprintf(msg, len, "no field '%s' in %s",
+			 word, event ? event : "its events");
+		ret = -1;
+	}
+	return ret < 0 ? -1 : 0;
+}
+
 static int filter_trial(struct tep_handle *tep, const char *filter,
 			char *err, size_t len)
 {
@@ -731,6 +770,8 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 	ssize_t n;
 	pid_t pid;
 
+	if (trial_fn)
+		return trial_fn(tep, filter, err, len);
 	if (pipe(fds) < 0)
 		return -errno;
 	pid = fork();
@@ -741,9 +782,7 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 		return ret;
 	}
 	if (!pid) {
-		struct tep_event_filter *f = tep_filter_alloc(tep);
-		char msg[256] = "", word[64];
-		const char *event;
+		char msg[256];
 		int null = open("/dev/null", O_WRONLY);
 
 		/* A crash here is the answer, not news: no sanitizer report. */
@@ -754,19 +793,9 @@ static int filter_trial(struct tep_handle *tep, const char *filter,
 		__sanitizer_set_death_callback(NULL);
 #endif
 		close(fds[0]);
-		ret = f ? tep_filter_add_filter_str(f, filter) : -1;
-		if (ret < 0 && f && !tep_filter_strerror(f, ret, msg, sizeof(msg)) &&
-		    write(fds[1], msg, strlen(msg)) < 0)
+		ret = kt_decoder_filter_try(tep, filter, msg, sizeof(msg));
+		if (*msg && write(fds[1], msg, strlen(msg)) < 0)
 			ret = -1;
-		if (ret >= 0 &&
-		    kt_filter_unknown_word(tep, f, filter, word, sizeof(word),
-					   &event)) {
-			snprintf(msg, sizeof(msg), "no field '%s' in %s",
-				 word, event ? event : "its events");
-			if (write(fds[1], msg, strlen(msg)) < 0)
-				ret = -1;
-			ret = -1;
-		}
 		/*
 		 * Success is said through the pipe, not only the exit
 		 * status: under valgrind the child's exit status is

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 struct kt_reader;
+struct tep_handle;
 struct tep_event;
 struct tep_record;
 
@@ -50,6 +51,22 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec);
 int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
 			     char *buf, size_t len);
 int kt_decoder_add_filter(struct kt_decoder *d, const char *filter);
+
+/*
+ * kt_decoder_add_filter() parses a filter for real only after a trial
+ * parse in a forked child has not crashed (libtraceevent's filter parser
+ * can).  kt_decoder_filter_try() is the child's work: 0 when FILTER
+ * parses, else -1 with the reason in msg ("" when libtraceevent gives
+ * none); it frees nothing it parsed, its caller is to exit.  A fuzzer,
+ * for which a fork per filter costs more than the rest, sets fn to run
+ * the trials elsewhere (one child kept for many): fn returns 0, -EINVAL
+ * with the reason in err, or another -errno.  NULL: the fork again.
+ */
+typedef int (*kt_filter_trial_fn)(struct tep_handle *tep, const char *filter,
+				  char *err, size_t len);
+void kt_decoder_set_filter_trial(kt_filter_trial_fn fn);
+int kt_decoder_filter_try(struct tep_handle *tep, const char *filter,
+			  char *msg, size_t len);
 void kt_decoder_add_pid(struct kt_decoder *d, int pid);
 int kt_decoder_add_comm(struct kt_decoder *d, const char *glob);
 

@@ -22,18 +22,20 @@ static void put_comm(struct run *r, const struct ff_field *f, uint64_t pid)
 	const char *c = (const char *)r->data + f->off;
 	size_t n = strnlen(c, (size_t)f->size);
 	int *slot = &r->ff->comm_pid[(unsigned int)pid % COMM_CACHE];
+	/* pid + 1 (0: an empty slot), in unsigned: INT_MAX + 1 is UB. */
+	int key = (int)((unsigned int)pid + 1u);
 
 	if (room(r, n)) {
 		memcpy(r->p, c, n);
 		r->p += n;
 	}
-	if (*slot != (int)pid + 1) {
+	if (*slot != key) {
 		char comm[256];
 
 		memcpy(comm, c, n < sizeof(comm) ? n : sizeof(comm) - 1);
 		comm[n < sizeof(comm) ? n : sizeof(comm) - 1] = 0;
 		tep_register_comm(r->ff->tep, comm, (int)pid);
-		*slot = (int)pid + 1;
+		*slot = key;
 	}
 }
 

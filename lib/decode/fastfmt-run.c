@@ -991,7 +991,8 @@ static void emit_num_w(struct run *r, const struct ff_seg *g, uint64_t v)
 
 static void run_segs(struct run *r, const struct ff_prog *pg)
 {
-	const struct ff_seg *g = pg->segs, *end = pg->segs + pg->nsegs;
+	/* No segments (print fmt ""): segs is NULL, and NULL + 0 is UB. */
+	const struct ff_seg *g = pg->segs, *end = pg->nsegs ? pg->segs + pg->nsegs : g;
 
 	for (; g < end && !r->err; g++) {
 		int star = 0;
@@ -1160,7 +1161,8 @@ void ff_mark_fixed(struct ff_prog *pg)
  */
 static void run_fixed(struct run *r, const struct ff_prog *pg)
 {
-	const struct ff_seg *g = pg->segs, *end = pg->segs + pg->nsegs;
+	/* No segments (print fmt ""): segs is NULL, and NULL + 0 is UB. */
+	const struct ff_seg *g = pg->segs, *end = pg->nsegs ? pg->segs + pg->nsegs : g;
 	char *p = r->p;
 	uint64_t v;
 

@@ -10,14 +10,15 @@
 #include "decode/textline.h"
 
 #define NR_IDS		65536
-#define COMM_SLOTS	4096	/* a power of two */
+#define COMM_SLOTS	4096	/* a power of two: the most slots */
+#define COMM_SLOTS_MIN	64	/* the first; doubled at a collision */
 #define NAME_COL	20	/* names are padded to this width */
 
 /* "%16s-%-5d [%03d]" of one pid on one CPU, as trace-cmd prints it. */
 struct comm_slot {
-	int pid;		/* -1: empty */
+	int pid;
 	int cpu;
-	unsigned int len;
+	unsigned int len;	/* 0: empty */
 	char txt[52];		/* copied whole: a fixed-size copy is cheaper */
 };
 
@@ -37,7 +38,9 @@ struct kt_textline {
 	bool pid_direct;
 	unsigned int pid_off;
 	struct comm_slot *comms;
+	unsigned int ncomms;	/* slots in comms */
 	struct name_slot *names;
+	int nnames;		/* entries in names: grown to the ids seen */
 	/* " %5llu." of the last whole seconds printed. */
 	unsigned long long secs;
 	unsigned int secs_len;
@@ -56,22 +59,20 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 	struct tep_event **evs;
 	struct tep_format_field *f;
 	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
-	int i;
 
 	if (!t)
 		return NULL;
 	t->tep = tep;
 	t->tmode = tmode;
 	t->no_name = no_name;
-	t->comms = malloc(COMM_SLOTS * sizeof(*t->comms));
-	t->names = calloc(NR_IDS, sizeof(*t->names));
-	if (!t->comms || !t->names) {
+	/* Zeroed: every slot empty. */
+	t->ncomms = COMM_SLOTS_MIN;
+	t->comms = calloc(t->ncomms, sizeof(*t->comms));
+	if (!t->comms) {
 		kt_textline_free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (i = 0; i < COMM_SLOTS; i++)
-		t->comms[i].pid = -1;
 	t->secs = ~0ULL;
 	/* libtraceevent reads common_pid where the first event has it. */
 	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
@@ -91,9 +92,8 @@ void kt_textline_free(struct kt_textline *t)
 
 	if (!t)
 		return;
-	if (t->names)
-		for (i = 0; i < NR_IDS; i++)
-			free(t->names[i].txt);
+	for (i = 0; i < t->nnames; i++)
+		free(t->names[i].txt);
 	free(t->names);
 	free(t->comms);
 	free(t);
@@ -128,18 +128,47 @@ static char *put_num(char *p, unsigned long long v, int width, char pad)
 	return p + n;
 }
 
+static struct comm_slot *comm_slot(struct kt_textline *t, int pid, int cpu)
+{
+	return &t->comms[((unsigned int)pid * 8 + (unsigned int)cpu) &
+			 (t->ncomms - 1)];
+}
+
+/*
+ * Twice the slots, the kept lines moved over: a table sized for the
+ * tasks a file has (a small file's reader sets up no 256 KB).
+ */
+static void comms_grow(struct kt_textline *t)
+{
+	struct comm_slot *old = t->comms, *c;
+	unsigned int i, n = t->ncomms;
+
+	t->comms = calloc(2 * n, sizeof(*t->comms));
+	if (!t->comms) {
+		t->comms = old;
+		return;
+	}
+	t->ncomms = 2 * n;
+	for (i = 0; i < n; i++) {
+		if (!old[i].len)
+			continue;
+		c = comm_slot(t, old[i].pid, old[i].cpu);
+		*c = old[i];
+	}
+	free(old);
+}
+
 /* "%16s-%-5d [%03d]": from the cache, or built (and kept if found). */
 static char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
 		      bool *rare)
 {
-	struct comm_slot *c = &t->comms[((unsigned int)pid * 8 + (unsigned int)cpu) &
-					(COMM_SLOTS - 1)];
+	struct comm_slot *c = comm_slot(t, pid, cpu);
 	const char *comm;
 	char *start = p, tmp[24], *d;
 	size_t clen;
 	int n;
 
-	if (c->pid == pid && c->cpu == cpu) {
+	if (c->len && c->pid == pid && c->cpu == cpu) {
 		memcpy(p, c->txt, sizeof(c->txt));
 		return p + c->len;
 	}
@@ -168,6 +197,10 @@ static char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
 	*p++ = ']';
 	/* "<...>": not in the list yet; a later sched_switch may add it. */
 	if (p - start <= (long)sizeof(c->txt) && strcmp(comm, "<...>")) {
+		if (c->len && t->ncomms < COMM_SLOTS) {
+			comms_grow(t);
+			c = comm_slot(t, pid, cpu);
+		}
 		c->pid = pid;
 		c->cpu = cpu;
 		c->len = (unsigned int)(p - start);
@@ -183,6 +216,20 @@ static struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
 
 	if (ev->id < 0 || ev->id >= NR_IDS)
 		return NULL;
+	if (ev->id >= t->nnames) {
+		/* A file's ids are few and small: not NR_IDS slots up front. */
+		int want = ev->id + 1 > 2 * t->nnames ? ev->id + 1 : 2 * t->nnames;
+
+		if (want > NR_IDS)
+			want = NR_IDS;
+
+		n = realloc(t->names, (size_t)want * sizeof(*n));
+		if (!n)
+			return NULL;
+		memset(n + t->nnames, 0, (size_t)(want - t->nnames) * sizeof(*n));
+		t->names = n;
+		t->nnames = want;
+	}
 	n = &t->names[ev->id];
 	if (n->txt)
 		return n;

@@ -295,7 +295,7 @@ int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
 			goto bad;
 		}
 		id = rd_type(f, data + at + f->type_off);
-		need = id < KT_RAWPAGE_IDS ? f->need[id] : -1;
+		need = id < (f->nids ? f->nids : KT_RAWPAGE_IDS) ? f->need[id] : -1;
 		if (need < 0) {
 			*why = "a record names an event id not in the file's formats";
 			goto bad;

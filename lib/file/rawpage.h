@@ -85,6 +85,7 @@ struct kt_rawpage_fmt {
 	unsigned int min_size;	/* bytes of the common fields */
 	/* need[id]: bytes a record of event id needs; < 0: no such event. */
 	const int32_t *need;
+	unsigned int nids;	/* entries in need; 0: KT_RAWPAGE_IDS */
 };
 
 struct kt_rawpage_rec {

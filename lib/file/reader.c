@@ -1825,7 +1825,8 @@ static int fill_plain(struct kt_stream *s)
 	}
 	n = left < r->window ? (size_t)left : r->window;
 	n -= n % r->page_size;
-	if (grow(&s->win, &s->win_cap, r->window + KT_STREAM_SLACK))
+	/* What this fill needs: a small stream takes no whole window. */
+	if (grow(&s->win, &s->win_cap, n + KT_STREAM_SLACK))
 		return -ENOMEM;
 	ret = pread_all(r->fd, s->win, n, s->pos);
 	if (ret == -EBADMSG)

@@ -25,6 +25,7 @@ struct kt_summary {
 	struct kt_summary_cpu *cpus;
 	int ncpus;
 	int32_t *slot;		/* event id -> index in evs + 1 */
+	unsigned int nslot;	/* entries in slot: grown to the ids seen */
 	struct ev_acc *evs;
 	int nevs;
 	struct kt_summary_lost marks[KT_SUMMARY_MAX_MARKS];
@@ -115,6 +116,20 @@ static int count(const struct kt_event *ev, void *arg)
 	c->bytes += (uint64_t)(rec->record_size > 0 ? rec->record_size : rec->size);
 	if (id >= NR_IDS)
 		return 0;
+	if (id >= s->nslot) {
+		/* A file's ids are few and small: not NR_IDS slots up front. */
+		unsigned int want = id + 1 > 2 * s->nslot ? id + 1 : 2 * s->nslot;
+		int32_t *ns;
+
+		if (want > NR_IDS)
+			want = NR_IDS;
+		ns = realloc(s->slot, want * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		memset(ns + s->nslot, 0, (want - s->nslot) * sizeof(*ns));
+		s->slot = ns;
+		s->nslot = want;
+	}
 	if (!s->slot[id]) {
 		e = realloc(s->evs, sizeof(*e) * (s->nevs + 1));
 		if (!e)
@@ -164,11 +179,10 @@ struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
 		return NULL;
 	s->r = r;
 	s->window = sel && kt_select_has_window(sel);
-	s->slot = calloc(NR_IDS, sizeof(*s->slot));
 	for (b = 0; b < kt_reader_buffers(r); b++)
 		n += kt_reader_streams(r, b);
 	s->cpus = calloc(n ? n : 1, sizeof(*s->cpus));
-	if (!s->slot || !s->cpus)
+	if (!s->cpus)
 		goto err;
 	for (b = 0; b < kt_reader_buffers(r); b++) {
 		for (i = 0; i < kt_reader_streams(r, b); i++) {

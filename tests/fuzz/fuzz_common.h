@@ -27,6 +27,11 @@ FILE *kt_fuzz_quiet(void);
 const unsigned char *kt_fuzz_template(size_t *len, size_t *nftrace_at,
 				      size_t *nsys_at);
 
+/* The template's header sections with no event formats at all: the
+ * ftrace format count and the event system count are 0. */
+const unsigned char *kt_fuzz_template_bare(size_t *len, size_t *nftrace_at,
+					   size_t *nsys_at);
+
 /*
  * HEAD (a file up to the end of its event formats), then an empty
  * kallsyms and printk section, two command lines, one CPU whose data is
@@ -35,5 +40,14 @@ const unsigned char *kt_fuzz_template(size_t *len, size_t *nftrace_at,
  */
 void kt_fuzz_read_pages(const unsigned char *head, size_t head_len,
 			const uint8_t *pages, size_t size, size_t max_pages);
+
+/*
+ * The same with the template as HEAD and KT_FUZZ_PAGES pages, of which
+ * PAGES fills the first ones (the rest zero: empty pages), through one
+ * reader and printers set up on the first call and kept: an input
+ * costs its decoding only.
+ */
+#define KT_FUZZ_PAGES	16
+void kt_fuzz_read_page_data(const uint8_t *pages, size_t size);
 
 #endif

@@ -10,9 +10,10 @@
  * The text goes through both ways ktrace parses formats:
  *   - kt_event_format_parse() (lib/live/format.c, 'ktrace list --fields'):
  *     the check in lib/file/tepcheck.c, tep_parse_format, the field list;
- *   - a trace.dat: the fixed header of tests/fuzz/page-template.bin with
- *     one more ftrace format or one more event system holding this
- *     format (the reader's check and tep_parse_event), and one CPU page
+ *   - a trace.dat: the header sections of tests/fuzz/page-template.bin
+ *     and this one format, as the ftrace system's or as an event system
+ *     of its own (the reader's check and tep_parse_event; the template's
+ *     other formats would cost more to parse than the rest), one CPU page
  *     of records with the event's ID (read from its "ID:" line) and the
  *     payload, decoded and printed in every mode (tep_print_event on
  *     the fuzzed print fmt).
@@ -103,7 +104,7 @@ static void read_as_file(bool ftrace, const char *text, size_t len,
 	uint64_t size = len;
 	uint32_t one = 1;
 
-	tpl = kt_fuzz_template(&tpl_len, &nftrace_at, &nsys_at);
+	tpl = kt_fuzz_template_bare(&tpl_len, &nftrace_at, &nsys_at);
 	head_len = tpl_len + sizeof(sys) + 4 + 8 + len;
 	head = malloc(head_len);
 	if (!head)

@@ -4,11 +4,17 @@
 # time (user + system, read from /proc, so a busy machine stretches the
 # wall time but not the work done), one target at a time, under nice.
 # New inputs go to build/fuzz/corpus-TARGET (seeded from
-# tests/fuzz/corpus/TARGET); a crash, leak, slow input or excess
+# tests/fuzz/corpus/TARGET and build/fuzz/seeds/TARGET: the pages, formats
+# and files of tests/data/*.dat, made here by tests/fuzz/mkseed.py --seeds);
+# a crash, leak, slow input or excess
 # allocation is written to tests/fuzz/regress/TARGET/, where make check
 # replays it from then on: commit it with the fix.  The log of each run is
 # build/fuzz/TARGET.log; its last lines give the executions and coverage.
 #   tests/fuzz/run.sh SECONDS TARGET...
+#   tests/fuzz/run.sh merge TARGET...
+# The second makes tests/fuzz/corpus/TARGET anew from itself, the seeds
+# and build/fuzz/corpus-TARGET: the inputs that add coverage (-merge=1),
+# so that the stored corpus stays small.
 # Limits (RELIABILITY.md "Untrusted files"): 1 s per input, 256 MB in all
 # and per allocation.  ASan's quarantine of freed memory is cut to 32 MB
 # so that the RSS limit measures the reader rather than the sanitizer.
@@ -22,6 +28,23 @@ cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Ilib $(pkg-config --cflags libtracefs l
 libs="$(pkg-config --libs libtracefs libtraceevent) -lzstd -lz"
 limits="-timeout=1 -rss_limit_mb=256 -malloc_limit_mb=256"
 hz=$(getconf CLK_TCK)
+mkdir -p build/fuzz
+python3 tests/fuzz/mkseed.py --seeds build/fuzz/seeds tests/data/*.dat
+
+# The sanitizers' options for target $t.  fuzz_filter's trial child dies
+# on libtraceevent's double frees by design: a symbolized report of each
+# takes a second of wall time (a false timeout), so its reports are not
+# symbolized (replay a crash input with the gcc build to read one).
+asan_opts() {
+	echo "quarantine_size_mb=32$([ "$t" = filter ] && echo :symbolize=0)"
+}
+
+# The target's corpus directories: new inputs go to the first.
+dirs() {
+	echo "build/fuzz/corpus-$t tests/fuzz/corpus/$t"
+	[ -d "build/fuzz/seeds/$t" ] && echo "build/fuzz/seeds/$t"
+	true
+}
 
 # CPU seconds (user + system) PID has used so far.
 cpu_of() {
@@ -37,15 +60,15 @@ cpu_of() {
 # used (CPU seconds, hundredths) and wall; appends to the target's log.
 run_once() {
 	local left=$1 pid fpid user sys
-	# shellcheck disable=SC2086
-	ASAN_OPTIONS=quarantine_size_mb=32 \
+	# shellcheck disable=SC2086,SC2046
+	ASAN_OPTIONS=$(asan_opts) \
 	LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
 	KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 	KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
 		/usr/bin/time -f '%e %U %S' -o "build/fuzz/$t.time" \
 		nice -n 10 "$bin" $limits -print_final_stats=1 \
 		-artifact_prefix="tests/fuzz/regress/$t/" \
-		"build/fuzz/corpus-$t" "tests/fuzz/corpus/$t" >"build/fuzz/$t.run.log" 2>&1 &
+		$(dirs) >"build/fuzz/$t.run.log" 2>&1 &
 	pid=$!
 	# libFuzzer's -max_total_time counts wall time: stop it by CPU time
 	# instead.  On SIGINT it prints its final statistics and exits 72.
@@ -67,7 +90,7 @@ run_once() {
 
 # CPU seconds (user + system) the target takes on one input, alone.
 cpu_on() {
-	ASAN_OPTIONS=quarantine_size_mb=32 \
+	ASAN_OPTIONS=$(asan_opts) \
 	LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
 	KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 	KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
@@ -75,12 +98,44 @@ cpu_on() {
 	tail -1 "build/fuzz/$t.time1" | awk '{ printf "%.2f", $1 + $2 }'
 }
 
-status=0
-for t in "$@"; do
+build() {
 	bin=build/fuzz/fuzz_$t
 	# shellcheck disable=SC2086
 	clang $flags $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" tests/fuzz/fuzz_common.c \
 		build/fuzz/lib/*/*.o $libs
+}
+
+if [ "$secs" = merge ]; then
+	for t in "$@"; do
+		build
+		rm -rf "build/fuzz/merged-$t"
+		mkdir -p "build/fuzz/merged-$t" "build/fuzz/corpus-$t"
+		# shellcheck disable=SC2046,SC2086
+		ASAN_OPTIONS=$(asan_opts) \
+		LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
+		KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
+		KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
+			nice -n 10 "$bin" $limits -merge=1 "build/fuzz/merged-$t" \
+			$(dirs) >"build/fuzz/$t.merge.log" 2>&1
+		# The named files (fuzz.bats reads each *.dat with trace-cmd
+		# too) stay under their names: libFuzzer names an input by
+		# the SHA-1 of its bytes.
+		for f in "tests/fuzz/corpus/$t"/*.*; do
+			[ -f "$f" ] || continue
+			rm -f "build/fuzz/merged-$t/$(sha1sum <"$f" | cut -d' ' -f1)"
+			cp "$f" "build/fuzz/merged-$t/"
+		done
+		rm -rf "tests/fuzz/corpus/$t"
+		mv "build/fuzz/merged-$t" "tests/fuzz/corpus/$t"
+		echo "== fuzz_$t: $(find "tests/fuzz/corpus/$t" -type f | wc -l) inputs," \
+			"$(du -sk "tests/fuzz/corpus/$t" | cut -f1) KB in tests/fuzz/corpus/$t"
+	done
+	exit 0
+fi
+
+status=0
+for t in "$@"; do
+	build
 	mkdir -p "build/fuzz/corpus-$t" "tests/fuzz/regress/$t"
 	echo "== fuzz_$t for $secs CPU seconds (log: build/fuzz/$t.log)"
 	: >"build/fuzz/$t.log"
