@@ -91,6 +91,14 @@ def parse_v6(src):
                 rest=rest, fly=o, table=table, buffers=buffers)
 
 
+def is_latency(src):
+    try:
+        parse_v6(src)
+    except AssertionError:
+        return b'latency  \0' in src
+    return False
+
+
 def shrink(src, max_pages):
     """The v6 file without kallsyms, at most max_pages pages per CPU."""
     f = parse_v6(src)
@@ -127,7 +135,9 @@ def seeds(outdir, files):
         name = os.path.basename(path)
         if name.endswith('.dat'):
             name = name[:-4]
-        if src[3:11] != b'tracing6':
+        # v7, and latency-format files (their text instead of pages):
+        # whole, if small.
+        if src[3:11] != b'tracing6' or is_latency(src):
             if len(src) <= 64 << 10:
                 write(os.path.join(outdir, 'file', name), src)
             continue
