@@ -321,6 +321,32 @@ static const char *args_problem(const char *buf, const char *p)
 	return NULL;
 }
 
+/*
+ * libtraceevent reads a field line's type and name to its ';' across
+ * newlines, and format_has_field() would then find a name libtraceevent
+ * does not.  That matters beyond this format: libtraceevent 1.7 keeps
+ * "the next field looked up is a flags/symbols field" in a static
+ * variable, set by a __print_flags() or __print_symbolic() whose first
+ * argument names no field (the kernel's btrfs and ext4_fc_stats formats
+ * have such constants), so the next REC-> lookup of any later format,
+ * in any tep, takes the mark and dereferences NULL if that field is not
+ * there (found by tests/fuzz/fuzz_format.c as a pair of inputs, one with
+ * "field:__u8 dst[" running into the next line).  A field line must
+ * end on its line.
+ */
+static bool field_lines_end(const char *buf, const char *pf)
+{
+	const char *line = strstr(buf, "\nformat:\n");
+
+	for (; line && (line = strstr(line, "field:")) && line < pf; line += 6) {
+		const char *end = strchr(line, ';'), *nl = strchr(line, '\n');
+
+		if (!end || (nl && nl < end))
+			return false;
+	}
+	return true;
+}
+
 const char *kt_format_problem(const char *buf, size_t size)
 {
 	const char *pf, *p;
@@ -340,6 +366,8 @@ const char *kt_format_problem(const char *buf, size_t size)
 	pf = strstr(buf, "\nprint fmt: ");
 	if (!pf)
 		return "no print fmt line";
+	if (!field_lines_end(buf, pf))
+		return "a field line that does not end on its line";
 	/*
 	 * libtraceevent reads the print fmt to the end of the text, lines
 	 * after it too (found by tests/fuzz/fuzz_file.c: a format running

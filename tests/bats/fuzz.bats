@@ -106,3 +106,17 @@ replay() { # TARGET
 	ls "$TOP"/tests/fuzz/corpus/file | grep -q 'v7-zstd'
 	ls "$TOP"/tests/fuzz/corpus/file | grep -q 'v6'
 }
+
+@test "a field line running into the next does not leave libtraceevent's flags mark to crash a later format" {
+	# The pair crashed tep_parse_format() only in this order, in one
+	# process: the first's __print_flags() of no field leaves a static
+	# mark; the second's "field:__u8 dst[" ran into the next line, so a
+	# REC-> name the check had found was one libtraceevent had not.
+	run env ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:exitcode=99 \
+		KT_FUZZ_TEMPLATE="$TOP/tests/fuzz/page-template.bin" \
+		"$TOP/build/replay/fuzz_format" "$TOP/tests/fuzz/regress/format/field-line-pair-1" \
+		"$TOP/tests/fuzz/regress/format/field-line-pair-2"
+	assert_success
+	assert_output --partial "replayed 2 inputs"
+	refute_output --partial "AddressSanitizer"
+}
