@@ -1105,6 +1105,51 @@ static int read_section(struct kt_reader *r, unsigned int id, uint64_t limit,
 	return ret;
 }
 
+/* The most a section's content may unpack to, as read_v7 reads it. */
+static uint64_t section_limit(unsigned int id)
+{
+	switch (id) {
+	case KT_OPT_HEADER_INFO: return KT_DAT_MAX_HEADER * 2 + 64;
+	case KT_OPT_KALLSYMS: return KT_DAT_MAX_KALLSYMS + 4;
+	case KT_OPT_PRINTK: return KT_DAT_MAX_PRINTK + 4;
+	case KT_OPT_CMDLINES: return KT_DAT_MAX_CMDLINES + 8;
+	default: return KT_DAT_MAX_OPTION;
+	}
+}
+
+int kt_reader_section(struct kt_reader *r, unsigned int id,
+		      unsigned char **buf, size_t *len)
+{
+	unsigned char *mem;
+	struct cur c;
+	uint64_t n;
+	int ret;
+
+	*buf = NULL;
+	*len = 0;
+	if (r->version < 7 || id < KT_OPT_HEADER_INFO || id > KT_OPT_CMDLINES)
+		return -EINVAL;
+	if (!r->sec_off[id])
+		return -ENOENT;
+	ret = open_section(r, r->sec_off[id], id, section_limit(id), &c, &mem);
+	if (ret)
+		return ret;
+	n = c.end - c.pos;
+	*buf = malloc(n ? n : 1);
+	if (!*buf)
+		ret = -ENOMEM;
+	else
+		ret = cur_read(&c, *buf, n, section_name(id));
+	free(mem);
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+		return ret;
+	}
+	*len = n;
+	return 0;
+}
+
 /*
  * trace-cmd writes a strings section right after an options section.
  * Nothing points at it, so a file cut inside it would go unnoticed; look

@@ -48,6 +48,15 @@ struct kt_reader_head {
 int kt_reader_head(const char *path, struct kt_reader_head *h);
 
 /*
+ * A v7 file's section id (KT_OPT_HEADER_INFO to KT_OPT_CMDLINES), its
+ * content unpacked: what a v6 file holds in that place.  *buf is the
+ * caller's to free.  -ENOENT when the file has no such section, -EINVAL
+ * for a v6 file or another id, -EBADMSG when it is damaged.
+ */
+int kt_reader_section(struct kt_reader *r, unsigned int id,
+		      unsigned char **buf, size_t *len);
+
+/*
  * A latency trace (v6 "latency" instead of "flyrecord"): no streams, but
  * the text of the tracer's trace file, read from offset at into buf.
  * Returns the bytes read, 0 at the end, or -errno.

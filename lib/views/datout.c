@@ -272,6 +272,62 @@ static int add_cpustat(struct kt_writer *w, struct datout *o,
 }
 
 /*
+ * A v7 input's header, as v6 has it: the magic, "6", byte order, long
+ * size and page size, then the contents of its header, ftrace formats,
+ * event formats, kallsyms and printk sections (v7 keeps v6's bytes for
+ * each part in a section of its own); an absent part is an empty one.
+ * The cmdlines section gives *cmdlines.
+ */
+static int v7_head(struct kt_writer *w, struct kt_reader *r, char **cmdlines,
+		   size_t *cmdlines_len)
+{
+	static const unsigned int parts[] = {
+		KT_OPT_HEADER_INFO, KT_OPT_FTRACE_EVENTS, KT_OPT_EVENT_FORMATS,
+		KT_OPT_KALLSYMS, KT_OPT_PRINTK,
+	};
+	unsigned char head[KT_DAT_MAGIC_LEN + 8], *buf;
+	uint32_t page = kt_reader_page_size(r), none = 0;
+	uint64_t size;
+	size_t i, len;
+	int ret;
+
+	memcpy(head, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN);
+	memcpy(head + KT_DAT_MAGIC_LEN, "6", 2);
+	head[KT_DAT_MAGIC_LEN + 2] = 0;		/* little endian: check_input */
+	head[KT_DAT_MAGIC_LEN + 3] = (unsigned char)kt_reader_long_size(r);
+	memcpy(head + KT_DAT_MAGIC_LEN + 4, &page, 4);
+	ret = kt_writer_raw(w, head, sizeof(head));
+	for (i = 0; !ret && i < sizeof(parts) / sizeof(parts[0]); i++) {
+		ret = kt_reader_section(r, parts[i], &buf, &len);
+		if (ret == -ENOENT && parts[i] != KT_OPT_HEADER_INFO) {
+			ret = kt_writer_raw(w, &none, 4);
+			continue;
+		}
+		if (!ret)
+			ret = kt_writer_raw(w, buf, len);
+		free(buf);
+	}
+	if (ret)
+		return ret;
+	ret = kt_reader_section(r, KT_OPT_CMDLINES, &buf, &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	size = 0;
+	if (len >= 8)
+		memcpy(&size, buf, 8);
+	/* As the reader: a size larger than what follows is cut to it. */
+	if (size > len - (len >= 8 ? 8 : len))
+		size = len >= 8 ? len - 8 : 0;
+	memmove(buf, buf + (len >= 8 ? 8 : 0), size);
+	buf[size] = '\0';
+	*cmdlines = (char *)buf;
+	*cmdlines_len = size;
+	return 0;
+}
+
+/*
  * Instance b's BUFFER option: the offset of its part, then its name.
  * Queued with offset 0 (!off), patched once the part is written.
  */
@@ -298,9 +354,7 @@ static int check_input(struct kt_reader *r)
 {
 	const char *why = NULL;
 
-	if (kt_reader_version(r) != 6)
-		why = "it is trace.dat v7; convert it first: trace-cmd convert --file-version 6 --compression none";
-	else if (kt_reader_big_endian(r) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ||
+	if (kt_reader_big_endian(r) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) ||
 		 kt_reader_long_size(r) != (int)sizeof(long))
 		why = "its byte order or long size is not this machine's";
 	if (!why)
@@ -320,20 +374,32 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 	const char *s;
 	int b, i, ret;
 
-	ret = kt_reader_head(kt_reader_path(o->r), &h);
-	if (!ret && !h.printk_end)
-		ret = -EBADMSG;
-	if (ret) {
-		kt_err("cannot write a .dat from '%s': its header does not read back whole",
-		       kt_reader_path(o->r));
-		return ret;
+	if (kt_reader_version(o->r) >= 7) {
+		ret = v7_head(w, o->r, &cmdlines, &tail.cmdlines_len);
+		if (ret == -EBADMSG || ret == -ENOENT) {
+			kt_err("cannot write a .dat from '%s': its header sections do not read back whole",
+			       kt_reader_path(o->r));
+			return -EBADMSG;
+		}
+		if (ret)
+			goto out;
+	} else {
+		ret = kt_reader_head(kt_reader_path(o->r), &h);
+		if (!ret && !h.printk_end)
+			ret = -EBADMSG;
+		if (ret) {
+			kt_err("cannot write a .dat from '%s': its header does not read back whole",
+			       kt_reader_path(o->r));
+			return ret;
+		}
+		/* Header, formats, kallsyms and printk formats, as they are. */
+		ret = copy_range(w, in, 0, h.printk_end);
+		if (!ret)
+			ret = read_cmdlines(in, h.printk_end, &cmdlines,
+					    &tail.cmdlines_len);
+		if (ret)
+			goto out;
 	}
-	/* Header, formats, kallsyms and printk formats, as they are. */
-	ret = copy_range(w, in, 0, h.printk_end);
-	if (!ret)
-		ret = read_cmdlines(in, h.printk_end, &cmdlines, &tail.cmdlines_len);
-	if (ret)
-		goto out;
 	tail.cmdlines = cmdlines;
 	tail.clock = kt_reader_clock(o->r);
 	ret = kt_decoder_run(d, take, o);
