@@ -35,7 +35,11 @@ shift
 flags="-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer"
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Ilib $(pkg-config --cflags libtracefs libtraceevent)"
 libs="$(pkg-config --libs libtracefs libtraceevent) -lzstd -lz"
-limits="-timeout=1 -rss_limit_mb=256 -malloc_limit_mb=256"
+# KT_FUZZ_TIMEOUT: libFuzzer's -timeout, which counts wall time; on a
+# loaded machine, where a niced fuzzer gets a third of a core, a longer
+# one saves restarts (a timeout still counts only if the input alone
+# takes a CPU second: see the loop below).
+limits="-timeout=${KT_FUZZ_TIMEOUT:-1} -rss_limit_mb=256 -malloc_limit_mb=256"
 fast="-detect_leaks=0"
 hz=$(getconf CLK_TCK)
 mkdir -p build/fuzz
