@@ -35,6 +35,7 @@ enum {
 	OPT_NO_LIFECYCLE,
 	OPT_RECOVER,
 	OPT_BACKEND,
+	OPT_STACK,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -75,6 +76,8 @@ static const struct argp_option options[] = {
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
+	{ "kernel-stacks", 'T', NULL, 0, "a kernel stack with every event (the instance's stacktrace option)", 0 },
+	{ "stack", OPT_STACK, "EVENT", 0, "record EVENT, with a kernel stack with each of its events only (a stacktrace trigger); repeatable", 0 },
 	{ NULL, 0, NULL, 0, "Process events:", 1 },
 	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 1 },
@@ -154,6 +157,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BACKEND:
 		kt_backend_option(state, arg);
 		break;
+	case 'T':
+		o->t.stacks = true;
+		break;
+	case OPT_STACK:
+		/* -e EVENT, marked: its events get the trigger. */
+		ret = kt_trace_opt(&o->t, 'e', arg, state);
+		if (ret)
+			return ret;
+		o->t.specs[o->t.nspecs - 1].stack = true;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);
 		break;
@@ -167,6 +180,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		    o->no_lifecycle && !o->t.nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
+				   o->t.stacks ||
 				   o->process || o->seconds > 0 || o->max_mb ||
 				   o->t.buffer_kb))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");

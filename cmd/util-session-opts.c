@@ -42,6 +42,7 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 		o->specs = sp;
 		sp[o->nspecs].spec = arg;
 		sp[o->nspecs].filter = NULL;
+		sp[o->nspecs].stack = false;
 		o->nspecs++;
 		return 0;
 	case 'f':

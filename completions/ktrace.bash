@@ -63,7 +63,7 @@ _ktrace()
 	_ktrace_colon_word
 	# Arguments of options that take one.
 	case "$prev" in
-	-e|--event|--fields)
+	-e|--event|--fields|--stack)
 		_ktrace_complete_events
 		return 0 ;;
 	-B|--instance)

@@ -21,19 +21,39 @@ struct kt_tracing {
 	const struct kt_trace_opts *o;
 	struct kt_catalog *cat;
 	struct kt_event_list *events;
-	char **filters;			/* per event of events, or NULL */
+	struct per_event *per;		/* per event of events */
 	char inst_name[64];
 	struct tracefs_instance *inst;
 	const char *comm;		/* ANDed into every filter, or NULL */
 	bool follow_children;		/* follow forks as -c does */
 };
 
+/* What -f and --stack set on one event of the list. */
+struct per_event {
+	char *filter;			/* or NULL */
+	bool stack;			/* its stacktrace trigger */
+};
+
+/* Is r one of list's events? */
+static bool names(const struct kt_event_list *list, const struct kt_event_ref *r)
+{
+	size_t k;
+
+	for (k = 0; k < kt_event_list_count(list); k++) {
+		const struct kt_event_ref *x = kt_event_list_at(list, k);
+
+		if (!strcmp(x->system, r->system) && !strcmp(x->name, r->name))
+			return true;
+	}
+	return false;
+}
+
 static int add_resolved(struct kt_tracing *t, const struct kt_evspec *sp)
 {
 	struct kt_event_list *one = kt_event_list_new();
-	size_t before = kt_event_list_count(t->events), j, k, n;
+	size_t before = kt_event_list_count(t->events), j, n;
+	struct per_event *per;
 	int ret = -ENOMEM;
-	char **f;
 
 	if (!one)
 		return -ENOMEM;
@@ -58,23 +78,22 @@ static int add_resolved(struct kt_tracing *t, const struct kt_evspec *sp)
 			goto out;
 	}
 	n = kt_event_list_count(t->events);
-	f = realloc(t->filters, (n ? n : 1) * sizeof(*f));
-	if (!f)
+	per = realloc(t->per, (n ? n : 1) * sizeof(*per));
+	if (!per)
 		goto out;
-	t->filters = f;
-	for (j = before; j < n; j++)
-		f[j] = NULL;
-	/* The filter lands on every event its -e named. */
-	for (j = 0; sp->filter && j < n; j++) {
-		const struct kt_event_ref *r = kt_event_list_at(t->events, j);
-
-		for (k = 0; k < kt_event_list_count(one); k++) {
-			const struct kt_event_ref *x = kt_event_list_at(one, k);
-
-			if (!strcmp(x->system, r->system) &&
-			    !strcmp(x->name, r->name))
-				f[j] = sp->filter;
-		}
+	t->per = per;
+	memset(per + before, 0, (n - before) * sizeof(*per));
+	/*
+	 * The filter, and --stack, land on every event the spec named,
+	 * wherever in the list it came first.
+	 */
+	for (j = 0; (sp->filter || sp->stack) && j < n; j++) {
+		if (!names(one, kt_event_list_at(t->events, j)))
+			continue;
+		if (sp->filter)
+			per[j].filter = sp->filter;
+		if (sp->stack)
+			per[j].stack = true;
 	}
 	ret = 0;
 out:
@@ -86,8 +105,8 @@ struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
 				  const struct kt_evspec *specs, size_t nspecs)
 {
 	static const struct kt_evspec defaults[] = {
-		{ "sched:sched_switch", NULL },
-		{ "sched:sched_wakeup", NULL },
+		{ "sched:sched_switch", NULL, false },
+		{ "sched:sched_wakeup", NULL, false },
 	};
 	struct kt_tracing *t;
 	size_t i;
@@ -228,7 +247,7 @@ static int set_filters(struct kt_tracing *t)
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(t->events, i);
 
-		filter = t->filters[i];
+		filter = t->per[i].filter;
 		comm = NULL;
 		/* ktrace.ko's events take no filter: --comm is ftrace's. */
 		if (t->comm && *t->comm && !is_ftrace_event(r) && !kt_is_module_event(r)) {
@@ -321,12 +340,56 @@ static int set_pids(struct kt_tracing *t, pid_t child)
 	return ret;
 }
 
+/*
+ * Kernel stacks: -T is the instance's stacktrace option (a stack after
+ * every event); --stack EVENT a stacktrace trigger on that event only,
+ * which keeps the cost off the busy ones.  Both go with the instance.
+ */
+static int set_stacks(struct kt_tracing *t)
+{
+	size_t i, n = kt_event_list_count(t->events);
+	char file[600];
+	int ret;
+
+	if (t->o->stacks) {
+		ret = kt_tracefs_write(t->inst, "options/stacktrace", "1");
+		if (ret)
+			kt_err("cannot record kernel stacks (-T): options/stacktrace: %s%s",
+			       strerror(-ret), ret == -ENOENT ?
+			       "; this kernel has no stack traces (CONFIG_STACKTRACE)" : "");
+		/* Every event has its stack: a trigger would add a second. */
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(t->events, i);
+
+		if (!t->per[i].stack)
+			continue;
+		if (is_ftrace_event(r) || kt_is_module_event(r)) {
+			kt_err("'%s:%s' takes no stacktrace trigger; use -T for a stack with every event",
+			       r->system, r->name);
+			return -EINVAL;
+		}
+		snprintf(file, sizeof(file), "events/%s/%s/trigger", r->system, r->name);
+		ret = kt_tracefs_write(t->inst, file, "stacktrace");
+		if (ret) {
+			kt_err("cannot record stacks of '%s:%s' (--stack): %s: %s%s",
+			       r->system, r->name, file, strerror(-ret),
+			       ret == -ENOENT ? "; this kernel has no event triggers, use -T" : "");
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int kt_tracing_arm(struct kt_tracing *t, pid_t child)
 {
 	int ret = set_pids(t, child);
 
 	if (!ret)
 		ret = set_filters(t);
+	if (!ret)
+		ret = set_stacks(t);
 	if (!ret)
 		ret = enable_events(t);
 	return ret;
@@ -384,7 +447,7 @@ void kt_tracing_free(struct kt_tracing *t)
 		kt_tracefs_write(t->inst, "tracing_on", "0");
 		kt_instance_remove(t->inst);
 	}
-	free(t->filters);
+	free(t->per);
 	kt_event_list_free(t->events);
 	kt_catalog_free(t->cat);
 	free(t);

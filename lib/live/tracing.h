@@ -19,6 +19,7 @@ struct tracefs_instance;
 struct kt_evspec {
 	char *spec;
 	char *filter;	/* the -f after it, or NULL */
+	bool stack;	/* record --stack: a kernel stack with each event */
 };
 
 /* The shared options, as parsed. */
@@ -30,6 +31,7 @@ struct kt_trace_opts {
 	size_t npids;
 	bool only_cmd;
 	bool children;
+	bool stacks;	/* record -T: a kernel stack with every event */
 	char **cmd;	/* COMMAND and its arguments, or NULL */
 };
 

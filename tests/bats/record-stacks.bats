@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# ktrace record -T and --stack EVENT: kernel stacks on the live tracefs,
+# read back with trace-cmd (the oracle); everything goes with the private
+# instance, nothing is left set in the top-level buffer.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+	top_stack_before=$(cat "$TRACEFS/options/stacktrace")
+	top_trigger_before=$(grep -v '^#' "$TRACEFS/events/sched/sched_switch/trigger" || true)
+}
+
+teardown() {
+	cd /
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
+	[ "$(cat "$TRACEFS/options/stacktrace")" = "$top_stack_before" ] ||
+		fail "the top-level stacktrace option changed"
+	[ "$(grep -v '^#' "$TRACEFS/events/sched/sched_switch/trigger" || true)" = "$top_trigger_before" ] ||
+		fail "the top-level sched_switch trigger changed"
+}
+
+# json FILE: each record as "cpu event", in time order.
+events_by_cpu() {
+	"$KTRACE" report -i "$1" --format json | jq -r '"\(.cpu) \(.event)"'
+}
+
+# after FILE: the event each kernel_stack follows on its CPU, counted.
+stack_follows() {
+	events_by_cpu "$1" | awk '
+		$2 == "kernel_stack" { print last[$1]; next }
+		{ last[$1] = $2 }' | sort | uniq -c
+}
+
+@test "-T: a kernel stack after every event, as trace-cmd reads it" {
+	run rec -q -T -e sched_switch -e sched_wakeup -o t.dat -- sleep 0.1
+	assert_success
+	"$KTRACE" report -i t.dat >kt.txt
+	trace-cmd report -i t.dat 2>/dev/null | tail -n +2 >tc.txt
+	cmp kt.txt tc.txt
+	grep -q '<stack trace >' kt.txt
+	grep -q '^=> __schedule (' kt.txt
+	# As many stacks as events, every one right after an event.
+	n_ev=$(events_by_cpu t.dat | grep -vc kernel_stack)
+	n_st=$(events_by_cpu t.dat | grep -c kernel_stack)
+	[ "$n_ev" -gt 0 ]
+	[ "$n_st" = "$n_ev" ] || fail "$n_st stacks for $n_ev events"
+	# JSON: the frames as an array.
+	"$KTRACE" report -i t.dat --format json -e kernel_stack --head 1 |
+		jq -e '.caller | type == "array" and length > 2' >/dev/null
+}
+
+@test "--stack EVENT: stacks with that event only, and EVENT is recorded" {
+	run rec -q -e sched_wakeup --stack sched_switch -o s.dat -- sleep 0.1
+	assert_success
+	run stack_follows s.dat
+	assert_success
+	assert_output --regexp '^ +[0-9]+ sched_switch$'
+	refute_output --partial sched_wakeup
+	n_sw=$(events_by_cpu s.dat | grep -c ' sched_switch$')
+	n_st=$(events_by_cpu s.dat | grep -c ' kernel_stack$')
+	[ "$n_sw" -gt 0 ] && [ "$n_st" = "$n_sw" ] || fail "$n_st stacks for $n_sw switches"
+	events_by_cpu s.dat | grep -q ' sched_wakeup$'
+	"$KTRACE" report -i s.dat | cmp - <(trace-cmd report -i s.dat 2>/dev/null | tail -n +2)
+	# With -T too: still one stack per event, not two.
+	run rec -q -T --stack sched_switch -o b.dat -- sleep 0.1
+	assert_success
+	n_sw=$(events_by_cpu b.dat | grep -c ' sched_switch$')
+	n_st=$(events_by_cpu b.dat | grep -c ' kernel_stack$')
+	[ "$n_st" = "$n_sw" ] || fail "-T --stack: $n_st stacks for $n_sw switches"
+}
+
+@test "--stack refusals: one line, exit 1, nothing left set" {
+	run rec -q --stack ftrace:function -o f.dat -- true
+	assert_failure 1
+	assert_output "ktrace record: 'ftrace:function' takes no stacktrace trigger; use -T for a stack with every event"
+	[ ! -e f.dat ]
+	run rec -q --stack sched_swich -o f.dat -- true
+	assert_failure
+	assert_output --partial "unknown event 'sched_swich'"
+	assert_output --partial "did you mean"
+	[ ! -e f.dat ]
+	run rec -T --recover f.dat
+	[ "$status" = 64 ]
+}
+
+@test "--stack completes event names" {
+	run complete_words ktrace record --stack sched : sched_swi
+	assert_success
+	assert_output sched_switch
+}
