@@ -22,6 +22,7 @@
 #include "decode/select.h"
 #include "decode/threaded.h"
 #include "base/log.h"
+#include "views/folded.h"
 #include "views/procview.h"
 #include "file/reader.h"
 #include "file/tracedat.h"
@@ -39,6 +40,7 @@ enum {
 	OPT_FORMAT,
 	OPT_HEAD,
 	OPT_TIMELINE,
+	OPT_STACKS,
 };
 
 struct report_opts {
@@ -52,6 +54,7 @@ struct report_opts {
 	bool perfetto;		/* --format perfetto */
 	bool dat;		/* --format dat, or -o *.dat */
 	bool timeline;		/* --timeline */
+	int stacks;		/* --stacks: 1 per event, 2 offcpu */
 	long long head;
 	enum { VIEW_AUTO, VIEW_PROCESS, VIEW_TRACECMD } view;
 };
@@ -71,6 +74,7 @@ static const struct argp_option options[] = {
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
+	{ "stacks", OPT_STACKS, "offcpu", OPTION_ARG_OPTIONAL, "print folded kernel stacks (flame graph input: 'comm;outer;...;inner count') instead, one count per event; --stacks=offcpu: sched_switch stacks weighted by the microseconds the task then stayed off the CPU", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
 	{ 0 }
 };
@@ -134,6 +138,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json, perfetto or dat", arg);
 		break;
 	case OPT_TIMELINE: o->timeline = true; break;
+	case OPT_STACKS:
+		if (arg && strcmp(arg, "offcpu"))
+			argp_error(state, "bad --stacks='%s'; give --stacks or --stacks=offcpu", arg);
+		o->stacks = arg ? 2 : 1;
+		break;
 	case OPT_HEAD:
 		errno = 0;
 		o->head = strtoll(arg, &end, 10);
@@ -148,7 +157,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->output && strlen(o->output) > 4 &&
 		    !strcmp(o->output + strlen(o->output) - 4, ".dat") &&
 		    !o->raw && !o->json && !o->perfetto && !o->timeline &&
-		    !o->stat && o->view == VIEW_AUTO)
+		    !o->stat && !o->stacks && o->view == VIEW_AUTO)
 			o->dat = true;
 		if (o->dat && (!o->output || !strcmp(o->output, "-")))
 			argp_error(state, "--format dat writes a file; give it with -o OUT.dat");
@@ -164,6 +173,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
 		if (o->perfetto && o->timeline)
 			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
+		if (o->stacks && (o->raw || o->json || o->perfetto || o->timeline ||
+				  o->stat || o->nsec || o->head >= 0 || o->dat ||
+				  o->view != VIEW_AUTO))
+			argp_error(state, "--stacks prints folded stacks; it takes only the selection options and -o");
 		if (o->stat && (o->raw || o->head >= 0))
 			argp_error(state, "--stat counts the whole selection; it takes no --raw or --head");
 		break;
@@ -385,6 +398,40 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 	return close_output(out, o->output, tmp, status);
 }
 
+/*
+ * report --stacks: the folded stacks to out; a loss in the window is
+ * said on stderr (the counts may be short), a file with no stacks of
+ * the selection is a failure with the way to record some.
+ */
+static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
+		       struct kt_reader *r, FILE *out, int *status)
+{
+	struct kt_folded *f;
+	struct kt_folded_stats st;
+	int ret;
+
+	f = kt_folded_new(kt_reader_tep(r), o->stacks == 2 ? KT_FOLDED_OFFCPU : KT_FOLDED_EVENTS);
+	if (!f)
+		return -ENOMEM;
+	ret = kt_decoder_run(d, kt_folded_add, f);
+	if (!ret)
+		ret = kt_folded_write(f, out);
+	kt_folded_stats(f, &st);
+	kt_folded_free(f);
+	if (ret)
+		return ret;
+	if (st.lost || st.lost_unknown)
+		kt_warn("%s%llu events were lost in '%s'; the stack counts may be short",
+			st.lost_unknown ? "at least " : "", st.lost, o->input);
+	if (!st.stacks) {
+		kt_err("no kernel stacks %sin '%s'; record them with 'ktrace record -T' or '--stack EVENT'",
+		       o->stacks == 2 ? "of sched_switch " :
+		       kt_select_any(o->sel) ? "of the selection " : "", o->input);
+		*status = KT_EXIT_FAIL;
+	}
+	return 0;
+}
+
 static int report(const struct report_opts *o)
 {
 	struct kt_decoder *d = NULL;
@@ -428,6 +475,11 @@ static int report(const struct report_opts *o)
 		goto out_decoder;
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	if (o->stacks) {
+		/* Folded kernel stacks: lib/views/folded.c. */
+		ret = stacks_view(o, d, r, out, &status);
+		goto view_done;
+	}
 	if (o->perfetto || o->timeline) {
 		/* The views: lib/views/perfetto.c, lib/views/timeline.c. */
 		ret = kt_view_write(d, r, o->timeline ? KT_VIEW_TIMELINE : KT_VIEW_PERFETTO, out);

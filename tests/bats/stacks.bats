@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
-# ktrace record -T and --stack EVENT: kernel stacks on the live tracefs,
+# Kernel stacks: ktrace record -T and --stack EVENT on the live tracefs,
 # read back with trace-cmd (the oracle); everything goes with the private
-# instance, nothing is left set in the top-level buffer.
+# instance, nothing is left set in the top-level buffer.  report --stacks
+# (folded stacks) against folded stacks made from trace-cmd's text
+# (tests/folded.awk).
 
 load helpers
 
@@ -89,4 +91,53 @@ stack_follows() {
 	run complete_words ktrace record --stack sched : sched_swi
 	assert_success
 	assert_output sched_switch
+}
+
+# folded_oracle FILE [EVENT]: tests/folded.awk over trace-cmd's text, sorted.
+folded_oracle() {
+	trace-cmd report -i "$1" 2>/dev/null | awk -v only="${2:-}" -f "$TOP/tests/folded.awk" | sort
+}
+
+@test "report --stacks: folded stacks, as made from trace-cmd's text, of every stored file with stacks" {
+	local f
+	for f in tc-stack tc-v7-stack; do
+		cmp <("$KTRACE" report -i "$TOP/tests/data/$f.dat" --stacks | sort) \
+			<(folded_oracle "$TOP/tests/data/$f.dat")
+		cmp <("$KTRACE" report -i "$TOP/tests/data/$f.dat" --stacks -e sched_switch | sort) \
+			<(folded_oracle "$TOP/tests/data/$f.dat" sched_switch)
+	done
+	# The heaviest first; the tracing machinery's frames are left out.
+	"$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --stacks >f.txt
+	sort -t' ' -k2,2nr -s f.txt | cmp - f.txt
+	grep -q ';__schedule [0-9]*$' f.txt
+	if grep -q 'trace_event_raw_event\|__traceiter_' f.txt; then fail "tracing frames kept"; fi
+	# -o FILE writes the same.
+	"$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --stacks -o g.txt
+	cmp f.txt g.txt
+}
+
+@test "report --stacks of a live recording; --stacks=offcpu weighs a sleep by its time off the CPU" {
+	run rec -q -F --stack sched_switch -o s.dat -- sleep 0.3
+	assert_success
+	cmp <("$KTRACE" report -i s.dat --stacks | sort) <(folded_oracle s.dat)
+	run "$KTRACE" report -i s.dat --stacks=offcpu
+	assert_success
+	# The sleep's own stack: about 300000 microseconds off the CPU.
+	us=$(grep '^sleep;.*do_nanosleep;' <<<"$output" | awk '{ s += $NF } END { print s + 0 }')
+	[ "$us" -ge 290000 ] && [ "$us" -lt 1000000 ] || fail "sleep 0.3 off the CPU for $us us: $output"
+}
+
+@test "report --stacks: no stacks, a loss and bad options each say so" {
+	# No stacks: one line with the way to record some; exit 1.
+	run "$KTRACE" report -i "$TOP/tests/data/tc-sched.dat" --stacks
+	assert_failure 1
+	assert_output "ktrace report: no kernel stacks in '$TOP/tests/data/tc-sched.dat'; record them with 'ktrace record -T' or '--stack EVENT'"
+	# A loss is never silent, here before that line.
+	run "$KTRACE" report -i "$TOP/tests/data/tc-v7-lost.dat" --stacks
+	assert_failure 1
+	assert_line --index 0 --regexp "^ktrace report: warning: (at least )?[0-9]+ events were lost in '.*tc-v7-lost.dat'; the stack counts may be short$"
+	run "$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --stacks=bogus
+	[ "$status" = 64 ]
+	run "$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --stacks --raw
+	[ "$status" = 64 ]
 }

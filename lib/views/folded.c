@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folded stacks of the file's kernel_stack records.  See folded.h.
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "views/folded.h"
+
+/* One distinct stack (its text, "comm;outer;...;inner") and its count. */
+struct stack {
+	char *key;
+	unsigned long long count;
+};
+
+/* A task switched out with its stack, waiting to be switched back in. */
+struct off {
+	int pid;
+	unsigned long long ts;
+	struct stack *st;
+};
+
+/* The last event on a CPU: the one a kernel_stack that follows belongs to. */
+struct last {
+	bool valid;
+	bool selected;
+	bool is_switch;
+	int pid;			/* the event's task; prev_pid for a switch */
+	unsigned long long ts;
+	char comm[32];			/* prev_comm for a switch */
+};
+
+struct kt_folded {
+	struct tep_handle *tep;
+	enum kt_folded_mode mode;
+	void *stacks;			/* tsearch tree of struct stack */
+	size_t nstacks;
+	void *offs;			/* tsearch tree of struct off, by pid */
+	struct last *last;		/* per CPU */
+	int ncpus;
+	struct kt_folded_stats st;
+	char *buf;			/* the key being built */
+	size_t cap;
+};
+
+static int cmp_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct stack *)a)->key, ((const struct stack *)b)->key);
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	const struct off *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+struct kt_folded *kt_folded_new(struct tep_handle *tep, enum kt_folded_mode mode)
+{
+	struct kt_folded *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->tep = tep;
+	f->mode = mode;
+	return f;
+}
+
+static struct last *last_of(struct kt_folded *f, int cpu)
+{
+	struct last *l;
+
+	if (cpu < 0 || cpu > 65535)
+		return NULL;
+	if (cpu >= f->ncpus) {
+		l = realloc(f->last, (size_t)(cpu + 1) * sizeof(*l));
+		if (!l)
+			return NULL;
+		memset(l + f->ncpus, 0, (size_t)(cpu + 1 - f->ncpus) * sizeof(*l));
+		f->last = l;
+		f->ncpus = cpu + 1;
+	}
+	return &f->last[cpu];
+}
+
+static bool field_num(struct tep_event *e, struct tep_record *rec,
+		      const char *name, unsigned long long *v)
+{
+	struct tep_format_field *fld = tep_find_field(e, name);
+
+	return fld && !tep_read_number_field(fld, rec->data, v);
+}
+
+static void field_str(struct tep_event *e, struct tep_record *rec,
+		      const char *name, char *out, size_t len)
+{
+	struct tep_format_field *fld = tep_find_field(e, name);
+	size_t n = 0;
+
+	if (fld && fld->offset >= 0 && fld->size > 0 &&
+	    fld->offset + fld->size <= rec->size) {
+		const char *s = (const char *)rec->data + fld->offset;
+
+		while (n + 1 < len && n < (size_t)fld->size && s[n])
+			n++;
+		memcpy(out, s, n);
+	}
+	out[n] = '\0';
+}
+
+/* Remember ev as the event a following kernel_stack belongs to. */
+static void note_event(struct kt_folded *f, const struct kt_event *ev, struct last *l)
+{
+	struct tep_record *rec = ev->record;
+	unsigned long long v;
+	const char *comm;
+
+	l->valid = true;
+	l->selected = ev->selected;
+	l->ts = rec->ts;
+	l->is_switch = !strcmp(ev->event->name, "sched_switch");
+	if (l->is_switch && field_num(ev->event, rec, "prev_pid", &v)) {
+		l->pid = (int)v;
+		field_str(ev->event, rec, "prev_comm", l->comm, sizeof(l->comm));
+		return;
+	}
+	l->is_switch = false;
+	l->pid = tep_data_pid(f->tep, rec);
+	comm = tep_data_comm_from_pid(f->tep, l->pid);
+	snprintf(l->comm, sizeof(l->comm), "%s", comm ? comm : "<...>");
+}
+
+/* The tracing machinery's own frames, at the inner end of every stack. */
+static bool tracing_frame(const char *name)
+{
+	static const char *const prefixes[] = {
+		"trace_event_raw_event_", "__traceiter_", "perf_trace_",
+		"__bpf_trace_", "trace_call_bpf",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static int put(struct kt_folded *f, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*at + n + 2 > f->cap) {
+		size_t cap = (*at + n + 2) * 2;
+		char *b = realloc(f->buf, cap);
+
+		if (!b)
+			return -ENOMEM;
+		f->buf = b;
+		f->cap = cap;
+	}
+	memcpy(f->buf + *at, s, n + 1);
+	*at += n;
+	return 0;
+}
+
+/*
+ * f->buf = "comm;outer;...;inner" of a kernel_stack record: its caller
+ * array holds the frames the kernel had, innermost first, up to the
+ * record's end or a -1 (ULONG_MAX) end mark, as libtraceevent reads it.
+ */
+static int stack_key(struct kt_folded *f, const struct kt_event *ev,
+		     const char *comm)
+{
+	struct tep_format_field *fld = tep_find_field(ev->event, "caller");
+	struct tep_record *rec = ev->record;
+	int ls = tep_get_long_size(f->tep), i, n = 0, first;
+	unsigned long long end = ls == 8 ? UINT64_MAX : UINT32_MAX;
+	unsigned long long addr;
+	size_t at = 0;
+	char hex[24];
+	int ret;
+
+	if (!fld || fld->offset < 0 || (ls != 4 && ls != 8))
+		return -EINVAL;
+	if (fld->offset <= rec->size)
+		n = (rec->size - fld->offset) / ls;
+	for (i = 0; i < n; i++) {
+		addr = tep_read_number(f->tep, (char *)rec->data + fld->offset + i * ls, ls);
+		if (addr == end)
+			break;
+	}
+	n = i;
+	/* Past the tracing machinery's frames, at the inner end. */
+	for (first = 0; first < n; first++) {
+		const char *name;
+
+		addr = tep_read_number(f->tep, (char *)rec->data + fld->offset + first * ls, ls);
+		name = tep_find_function(f->tep, addr);
+		if (!name || !tracing_frame(name))
+			break;
+	}
+	ret = put(f, &at, *comm ? comm : "<...>");
+	/* Outermost first, as flame graph tools read them. */
+	for (i = n - 1; !ret && i >= first; i--) {
+		const char *name;
+
+		addr = tep_read_number(f->tep, (char *)rec->data + fld->offset + i * ls, ls);
+		name = tep_find_function(f->tep, addr);
+		if (!name) {
+			snprintf(hex, sizeof(hex), "0x%llx", addr);
+			name = hex;
+		}
+		ret = put(f, &at, ";");
+		if (!ret)
+			ret = put(f, &at, name);
+	}
+	/* A ';' or a space in a name would cut the line: not in kallsyms. */
+	return ret;
+}
+
+/* The entry of f->buf's stack, made with count 0 when new. */
+static struct stack *stack_get(struct kt_folded *f)
+{
+	struct stack probe = { .key = f->buf }, *s, **found;
+
+	found = tfind(&probe, &f->stacks, cmp_stack);
+	if (found)
+		return *found;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->key = strdup(f->buf);
+	found = s->key ? tsearch(s, &f->stacks, cmp_stack) : NULL;
+	if (!found) {
+		free(s->key);
+		free(s);
+		return NULL;
+	}
+	f->nstacks++;
+	return s;
+}
+
+/* The task is back on a CPU: its stack gets the time it was off. */
+static void switched_in(struct kt_folded *f, int pid, unsigned long long ts)
+{
+	struct off probe = { .pid = pid }, **found, *o;
+
+	found = tfind(&probe, &f->offs, cmp_off);
+	if (!found)
+		return;
+	o = *found;
+	if (ts > o->ts)
+		o->st->count += (ts - o->ts) / 1000;
+	tdelete(&probe, &f->offs, cmp_off);
+	free(o);
+}
+
+static int switched_out(struct kt_folded *f, int pid, unsigned long long ts,
+			struct stack *st)
+{
+	struct off probe = { .pid = pid }, **found, *o;
+
+	found = tfind(&probe, &f->offs, cmp_off);
+	if (found) {
+		/* Out again without coming back in (lost events): the newer. */
+		(*found)->ts = ts;
+		(*found)->st = st;
+		return 0;
+	}
+	o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	*o = (struct off){ .pid = pid, .ts = ts, .st = st };
+	if (!tsearch(o, &f->offs, cmp_off)) {
+		free(o);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int kt_folded_add(const struct kt_event *ev, void *arg)
+{
+	struct kt_folded *f = arg;
+	struct tep_record *rec = ev->record;
+	struct last *l = last_of(f, ev->cpu);
+	struct stack *st;
+	unsigned long long v;
+	int ret;
+
+	if (!l)
+		return -ENOMEM;
+	if (rec->missed_events > 0)
+		f->st.lost += (unsigned long long)rec->missed_events;
+	else if (rec->missed_events < 0)
+		f->st.lost_unknown = true;
+	if (strcmp(ev->event->name, "kernel_stack") || strcmp(ev->event->system, "ftrace")) {
+		/* A switch puts next_pid back: its time off ends here. */
+		if (f->mode == KT_FOLDED_OFFCPU &&
+		    !strcmp(ev->event->name, "sched_switch") &&
+		    field_num(ev->event, rec, "next_pid", &v))
+			switched_in(f, (int)v, rec->ts);
+		note_event(f, ev, l);
+		return 0;
+	}
+	/* A stack: of the last event on this CPU, once. */
+	if (!l->valid || !l->selected ||
+	    (f->mode == KT_FOLDED_OFFCPU && !l->is_switch)) {
+		l->valid = false;
+		return 0;
+	}
+	l->valid = false;
+	ret = stack_key(f, ev, l->comm);
+	if (ret == -EINVAL)
+		return 0;
+	if (ret)
+		return ret;
+	st = stack_get(f);
+	if (!st)
+		return -ENOMEM;
+	f->st.stacks++;
+	if (f->mode == KT_FOLDED_EVENTS) {
+		st->count++;
+		return 0;
+	}
+	/* The idle task is never "off": pid 0 is every CPU's. */
+	return l->pid ? switched_out(f, l->pid, l->ts, st) : 0;
+}
+
+struct sorting {
+	struct stack **v;
+	size_t n;
+};
+
+static void collect(const void *node, VISIT which, void *closure)
+{
+	struct sorting *so = closure;
+
+	if (which == postorder || which == leaf)
+		so->v[so->n++] = *(struct stack *const *)node;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int kt_folded_write(struct kt_folded *f, FILE *out)
+{
+	struct sorting so = { 0 };
+	size_t i;
+
+	so.v = calloc(f->nstacks ? f->nstacks : 1, sizeof(*so.v));
+	if (!so.v)
+		return -ENOMEM;
+	twalk_r(f->stacks, collect, &so);
+	qsort(so.v, so.n, sizeof(*so.v), cmp_count);
+	for (i = 0; i < so.n; i++)
+		if (so.v[i]->count)
+			fprintf(out, "%s %llu\n", so.v[i]->key, so.v[i]->count);
+	free(so.v);
+	return ferror(out) ? -EIO : 0;
+}
+
+void kt_folded_stats(const struct kt_folded *f, struct kt_folded_stats *st)
+{
+	*st = f->st;
+}
+
+static void free_stack(void *p)
+{
+	struct stack *s = p;
+
+	free(s->key);
+	free(s);
+}
+
+void kt_folded_free(struct kt_folded *f)
+{
+	if (!f)
+		return;
+	tdestroy(f->stacks, free_stack);
+	tdestroy(f->offs, free);
+	free(f->last);
+	free(f->buf);
+	free(f);
+}

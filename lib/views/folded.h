@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Folded stacks, what flame graph tools take (flamegraph.pl, inferno,
+ * speedscope): one line per distinct stack, "comm;outer;...;inner COUNT",
+ * the heaviest first.  The stacks are the file's kernel_stack records
+ * (record -T or --stack EVENT), each one belonging to the event recorded
+ * just before it on its CPU; a stack counts only when that event is
+ * selected (report's -e, -F, --pid, --comm, --cpu, --from, --to).
+ *
+ *   KT_FOLDED_EVENTS  each stack counts 1: where the events fired.
+ *   KT_FOLDED_OFFCPU  each stack of a sched_switch counts the time its
+ *                     task then stayed off the CPU, in microseconds: from
+ *                     that switch to the next one that puts the task back
+ *                     (a task still off at the end of the trace counts
+ *                     nothing).  comm is the switch's prev_comm.
+ *
+ * Frames are the file's kallsyms names, as trace-cmd prints them (a
+ * hexadecimal address where there is none).  The tracing machinery's own
+ * frames at the inner end (trace_event_raw_event_*, __traceiter_*,
+ * perf_trace_*, __bpf_trace_*), the same in every stack of an event, are
+ * left out, as perf leaves them out.
+ */
+#ifndef KT_FOLDED_H
+#define KT_FOLDED_H
+
+#include <stdio.h>
+
+#include "decode/decoder.h"
+
+enum kt_folded_mode {
+	KT_FOLDED_EVENTS,
+	KT_FOLDED_OFFCPU,
+};
+
+struct kt_folded_stats {
+	unsigned long long stacks;	/* kernel_stack records counted */
+	unsigned long long lost;	/* events lost before records seen */
+	bool lost_unknown;		/* a loss of no known size */
+};
+
+struct tep_handle;
+struct kt_folded;
+
+struct kt_folded *kt_folded_new(struct tep_handle *tep, enum kt_folded_mode mode);
+/* A kt_event_fn: feed every record of the decoder, in time order. */
+int kt_folded_add(const struct kt_event *ev, void *arg);
+/* Write the lines to out.  0, or -errno (a write error, ENOMEM). */
+int kt_folded_write(struct kt_folded *f, FILE *out);
+void kt_folded_stats(const struct kt_folded *f, struct kt_folded_stats *st);
+void kt_folded_free(struct kt_folded *f);
+
+#endif
