@@ -22,6 +22,7 @@
 #include "decode/select.h"
 #include "decode/threaded.h"
 #include "base/log.h"
+#include "views/flamegraph.h"
 #include "views/folded.h"
 #include "views/procview.h"
 #include "file/reader.h"
@@ -41,6 +42,7 @@ enum {
 	OPT_HEAD,
 	OPT_TIMELINE,
 	OPT_STACKS,
+	OPT_FLAMEGRAPH,
 };
 
 struct report_opts {
@@ -55,6 +57,7 @@ struct report_opts {
 	bool dat;		/* --format dat, or -o *.dat */
 	bool timeline;		/* --timeline */
 	int stacks;		/* --stacks: 1 per event, 2 offcpu */
+	bool flame;		/* --flamegraph: their SVG */
 	long long head;
 	enum { VIEW_AUTO, VIEW_PROCESS, VIEW_TRACECMD } view;
 };
@@ -75,6 +78,7 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "stacks", OPT_STACKS, "offcpu", OPTION_ARG_OPTIONAL, "print folded kernel stacks (flame graph input: 'comm;outer;...;inner count') instead, one count per event; --stacks=offcpu: sched_switch stacks weighted by the microseconds the task then stayed off the CPU", 0 },
+	{ "flamegraph", OPT_FLAMEGRAPH, NULL, 0, "draw those stacks as a flame graph SVG instead (with -o FILE.svg; with --stacks=offcpu, of the time off the CPU)", 0 },
 	{ "head", OPT_HEAD, "N", 0, "stop after N events", 0 },
 	{ 0 }
 };
@@ -143,6 +147,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --stacks='%s'; give --stacks or --stacks=offcpu", arg);
 		o->stacks = arg ? 2 : 1;
 		break;
+	case OPT_FLAMEGRAPH: o->flame = true; break;
 	case OPT_HEAD:
 		errno = 0;
 		o->head = strtoll(arg, &end, 10);
@@ -173,10 +178,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
 		if (o->perfetto && o->timeline)
 			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
+		if (o->flame && !o->stacks)
+			o->stacks = 1;
 		if (o->stacks && (o->raw || o->json || o->perfetto || o->timeline ||
 				  o->stat || o->nsec || o->head >= 0 || o->dat ||
 				  o->view != VIEW_AUTO))
-			argp_error(state, "--stacks prints folded stacks; it takes only the selection options and -o");
+			argp_error(state, "--stacks and --flamegraph take only the selection options and -o");
 		if (o->stat && (o->raw || o->head >= 0))
 			argp_error(state, "--stat counts the whole selection; it takes no --raw or --head");
 		break;
@@ -414,8 +421,17 @@ static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
 	if (!f)
 		return -ENOMEM;
 	ret = kt_decoder_run(d, kt_folded_add, f);
-	if (!ret)
+	if (!ret && o->flame) {
+		char sel[256], title[512];
+
+		kt_select_describe(o->sel, sel, sizeof(sel));
+		snprintf(title, sizeof(title), "%s of %s%s%s",
+			 o->stacks == 2 ? "Off-CPU time by kernel stack" : "Kernel stacks",
+			 o->input, *sel ? " " : "", sel);
+		ret = kt_flamegraph_write(f, title, o->stacks == 2 ? "us off-CPU" : "events", out);
+	} else if (!ret) {
 		ret = kt_folded_write(f, out);
+	}
 	kt_folded_stats(f, &st);
 	kt_folded_free(f);
 	if (ret)

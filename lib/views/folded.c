@@ -353,21 +353,35 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-int kt_folded_write(struct kt_folded *f, FILE *out)
+int kt_folded_each(struct kt_folded *f, kt_folded_fn fn, void *arg)
 {
 	struct sorting so = { 0 };
 	size_t i;
+	int ret = 0;
 
 	so.v = calloc(f->nstacks ? f->nstacks : 1, sizeof(*so.v));
 	if (!so.v)
 		return -ENOMEM;
 	twalk_r(f->stacks, collect, &so);
 	qsort(so.v, so.n, sizeof(*so.v), cmp_count);
-	for (i = 0; i < so.n; i++)
+	for (i = 0; !ret && i < so.n; i++)
 		if (so.v[i]->count)
-			fprintf(out, "%s %llu\n", so.v[i]->key, so.v[i]->count);
+			ret = fn(so.v[i]->key, so.v[i]->count, arg);
 	free(so.v);
-	return ferror(out) ? -EIO : 0;
+	return ret;
+}
+
+static int write_line(const char *key, unsigned long long count, void *arg)
+{
+	fprintf(arg, "%s %llu\n", key, count);
+	return 0;
+}
+
+int kt_folded_write(struct kt_folded *f, FILE *out)
+{
+	int ret = kt_folded_each(f, write_line, out);
+
+	return ret ? ret : ferror(out) ? -EIO : 0;
 }
 
 void kt_folded_stats(const struct kt_folded *f, struct kt_folded_stats *st)

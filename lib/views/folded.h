@@ -44,6 +44,12 @@ struct kt_folded;
 struct kt_folded *kt_folded_new(struct tep_handle *tep, enum kt_folded_mode mode);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_folded_add(const struct kt_event *ev, void *arg);
+/*
+ * Each distinct stack with its count (not 0), the heaviest first: fn's
+ * nonzero return stops the walk and is returned.  0, or -ENOMEM.
+ */
+typedef int (*kt_folded_fn)(const char *key, unsigned long long count, void *arg);
+int kt_folded_each(struct kt_folded *f, kt_folded_fn fn, void *arg);
 /* Write the lines to out.  0, or -errno (a write error, ENOMEM). */
 int kt_folded_write(struct kt_folded *f, FILE *out);
 void kt_folded_stats(const struct kt_folded *f, struct kt_folded_stats *st);

@@ -140,4 +140,55 @@ folded_oracle() {
 	[ "$status" = 64 ]
 	run "$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --stacks --raw
 	[ "$status" = 64 ]
+	run "$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --flamegraph --format json
+	[ "$status" = 64 ]
+}
+
+@test "report --flamegraph: one SVG, each frame as wide as its count, a share in each tooltip; Chromium draws it" {
+	"$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --flamegraph -o f.svg
+	xmllint --noout f.svg
+	total=$("$KTRACE" report -i "$TOP/tests/data/tc-stack.dat" --stacks | awk '{ s += $NF } END { print s }')
+	python3 - f.svg "$total" <<'PY'
+import sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+total = int(sys.argv[2])
+assert int(root.get("data-total")) == total, (root.get("data-total"), total)
+ppc = float(root.get("data-px-per-count"))
+frames = root.findall(NS + "g[@class='frame']")
+assert frames, "no frames"
+byd = {}
+for g in frames:
+    r = g.find(NS + "rect")
+    c = int(g.get("data-count"))
+    w, x = float(r.get("width")), float(r.get("x"))
+    assert abs(w - c * ppc) < 0.01, (w, c * ppc)
+    t = g.find(NS + "title").text
+    assert t.endswith("%"), t
+    byd.setdefault(int(g.get("data-depth")), []).append((x, x + w, c))
+assert len(byd[0]) == 1 and byd[0][0][2] == total, byd[0]
+# Every frame stands on one of the level below, within its width.
+for d in sorted(byd)[1:]:
+    for (a, b, c) in byd[d]:
+        assert any(pa - 0.01 <= a and b <= pb + 0.01 for (pa, pb, _) in byd[d - 1]), (d, a, b)
+# The comms are level 1, and their counts add up to the total.
+assert sum(c for (_, _, c) in byd[1]) == total
+print("frames %d" % len(frames))
+PY
+	grep -q '<title>__schedule: [0-9]* events, [0-9.]*%</title>' f.svg
+	grep -q 'class="title"[^>]*>Kernel stacks of ' f.svg
+	# Off-CPU time, and in a browser.
+	run rec -q -F --stack sched_switch -o s.dat -- sleep 0.2
+	assert_success
+	"$KTRACE" report -i s.dat --flamegraph --stacks=offcpu -o off.svg
+	grep -q 'data-unit="us off-CPU"' off.svg
+	grep -q '<title>do_nanosleep: [0-9]* us off-CPU' off.svg
+	prof=$(mktemp -d)
+	run timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$prof" \
+		--screenshot="$BATS_TEST_TMPDIR/f.png" --window-size=1200,500 "file://$BATS_TEST_TMPDIR/f.svg"
+	rm -rf "$prof"
+	[ -s f.png ] || fail "no screenshot: $output"
+	[ "$(stat -c %s f.png)" -gt 20000 ] || fail "a trivial PNG"
 }
