@@ -173,3 +173,17 @@ complete_words() { # WORD...
 	_ktrace
 	printf '%s\n' "${COMPREPLY[@]}"
 }
+
+# screenshot FILE PNG WIDTH,HEIGHT: headless Chromium draws FILE into PNG
+# (a fresh profile, removed after); fails unless a real picture came out.
+screenshot() {
+	local prof out
+	prof=$(mktemp -d)
+	out=$(timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --user-data-dir="$prof" \
+		--screenshot="$2" --window-size="$3" "file://$1" 2>&1)
+	rm -rf "$prof"
+	[ -s "$2" ] || { echo "no screenshot: $out" >&2; return 1; }
+	file "$2" | grep -q 'PNG image data'
+}

@@ -228,15 +228,8 @@ assert len(ax.findall("{http://www.w3.org/2000/svg}text")) >= 3' sched.svg
 
 @test "--timeline renders in headless Chromium" {
 	"$KTRACE" report -i sched.dat --timeline -o sched.svg
-	prof=$(mktemp -d)
-	run timeout 120 chromium --headless --no-sandbox --disable-gpu \
-		--disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --user-data-dir="$prof" \
-		--screenshot="$VD/out.png" --window-size=1300,200 "file://$VD/sched.svg"
-	rm -rf "$prof"
-	[ -s out.png ] || fail "no screenshot: $output"
+	screenshot "$VD/sched.svg" "$VD/out.png" 1300,200
 	[ "$(stat -c %s out.png)" -gt 5000 ] || fail "a trivial PNG"
-	file out.png | grep -q 'PNG image data'
 }
 
 @test "views reject options that do not apply" {
