@@ -483,8 +483,10 @@ static void json_str(struct trace_seq *s, const char *str)
  *   a system call exit's negative ret                       -> "errno"
  *   irq:softirq_entry/exit/raise vec                        -> "vec_name"
  *   sched:sched_switch prev_state                           -> "prev_state_name"
+ *   ftrace:kernel_stack caller[] (addresses)                -> "caller_names"
  */
-enum sym_kind { SYM_UNSEEN, SYM_NONE, SYM_SYS_ENTER, SYM_SYS_EXIT, SYM_SOFTIRQ, SYM_SWITCH };
+enum sym_kind { SYM_UNSEEN, SYM_NONE, SYM_SYS_ENTER, SYM_SYS_EXIT, SYM_SOFTIRQ, SYM_SWITCH,
+		SYM_KSTACK };
 
 static enum sym_kind sym_kind_of(const struct tep_event *e)
 {
@@ -498,6 +500,8 @@ static enum sym_kind sym_kind_of(const struct tep_event *e)
 		return SYM_SOFTIRQ;
 	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch"))
 		return SYM_SWITCH;
+	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack"))
+		return SYM_KSTACK;
 	return SYM_NONE;
 }
 
@@ -518,6 +522,36 @@ static bool sym_num(struct kt_printer *p, struct tep_event *e,
 		u |= ~0ULL << (f->size * 8);
 	*v = (long long)u;
 	return true;
+}
+
+/*
+ * A kernel stack's frames by name, one for each caller[] entry the
+ * record holds (as json_field() gives them): the function from the
+ * file's kallsyms, as the text line names it, or null.
+ */
+static void json_stack_names(struct kt_printer *p, struct tep_event *e,
+			     struct tep_record *rec)
+{
+	struct tep_format_field *f = tep_find_field(e, "caller");
+	struct trace_seq *s = &p->s;
+	int ls = tep_get_long_size(p->tep), i, n;
+	const char *name;
+
+	if (!f || f->offset < 0 || f->offset > rec->size || (ls != 4 && ls != 8))
+		return;
+	n = (rec->size - f->offset) / ls;
+	trace_seq_puts(s, ",\"caller_names\":[");
+	for (i = 0; i < n; i++) {
+		name = tep_find_function(p->tep, tep_read_number(p->tep,
+				(char *)rec->data + f->offset + i * ls, ls));
+		if (i)
+			trace_seq_putc(s, ',');
+		if (name)
+			json_str(s, name);
+		else
+			trace_seq_puts(s, "null");
+	}
+	trace_seq_putc(s, ']');
 }
 
 static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
@@ -569,6 +603,9 @@ static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
 			trace_seq_puts(s, ",\"prev_state_name\":");
 			json_str(s, kt_task_state_name((unsigned long long)v, buf, sizeof(buf)));
 		}
+		break;
+	case SYM_KSTACK:
+		json_stack_names(p, e, rec);
 		break;
 	default:
 		break;

@@ -186,3 +186,23 @@ PY
 	screenshot "$BATS_TEST_TMPDIR/f.svg" "$BATS_TEST_TMPDIR/f.png" 1200,500
 	[ "$(stat -c %s f.png)" -gt 20000 ] || fail "a trivial PNG"
 }
+
+@test "--format json: a kernel stack's caller_names name its frames as trace-cmd's text does" {
+	local f
+	for f in tc-stack tc-v7-stack; do
+		# (python: jq's numbers are doubles, short of 64-bit addresses)
+		"$KTRACE" report -i "$TOP/tests/data/$f.dat" --format json -e kernel_stack |
+			python3 -c '
+import json, sys
+for line in sys.stdin:
+    e = json.loads(line)
+    assert len(e["caller"]) == len(e["caller_names"])
+    for a, n in zip(e["caller"], e["caller_names"]):
+        if a == 2**64 - 1:
+            break
+        print("=> %s (%x)" % (n or "", a))' >json.txt
+		trace-cmd report -i "$TOP/tests/data/$f.dat" 2>/dev/null | grep '^=> ' >tc.txt
+		[ -s tc.txt ]
+		cmp json.txt tc.txt
+	done
+}
