@@ -392,6 +392,16 @@ static void check_features(struct doctor *d)
 		dir ? exists_in(dir, "kprobe_events") : -1);
 	feature(d, "uprobe_events", "uprobe events", "CONFIG_UPROBE_EVENTS",
 		dir ? exists_in(dir, "uprobe_events") : -1);
+	/* record -T, --stack EVENT (a trigger) and user stacks. */
+	feature(d, "kernel_stacks", "kernel stacks (record -T)", "CONFIG_STACKTRACE",
+		dir ? exists_in(dir, "options/stacktrace") : -1);
+	feature(d, "stack_triggers", "stacktrace triggers (record --stack EVENT)",
+		"CONFIG_STACKTRACE",
+		dir ? exists_in(dir, "options/stacktrace") &&
+		      exists_in(dir, "events/sched/sched_switch/trigger") : -1);
+	feature(d, "user_stacks", "user stacks (options/userstacktrace)",
+		"CONFIG_USER_STACKTRACE_SUPPORT",
+		dir ? exists_in(dir, "options/userstacktrace") : -1);
 	feature(d, "hist_triggers", "hist triggers", "CONFIG_HIST_TRIGGERS",
 		dir ? exists_in(dir, "events/sched/sched_switch/hist") : -1);
 	feature(d, "function_graph_tracer", "function_graph tracer",

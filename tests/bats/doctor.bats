@@ -89,6 +89,7 @@ line_of() {
 	jq -e '.ok == true' <<<"$output"
 	for id in tracefs tracefs_access control_files event_recording function_files \
 		  kernel_config lockdown syscall_events kprobe_events uprobe_events \
+		  kernel_stacks stack_triggers user_stacks \
 		  hist_triggers function_tracer buffer_mmap clocks event_formats module; do
 		jq -e ".checks[] | select(.id == \"$id\")" <<<"$output" >/dev/null ||
 			fail "no check $id"
@@ -152,6 +153,10 @@ line_of() {
 	check "syscall events" "$([ -d "$TRACEFS/events/syscalls" ] && echo 1)"
 	check "kprobe events" "$([ -e "$TRACEFS/kprobe_events" ] && echo 1)"
 	check "uprobe events" "$([ -e "$TRACEFS/uprobe_events" ] && echo 1)"
+	check "kernel stacks (record -T)" "$([ -e "$TRACEFS/options/stacktrace" ] && echo 1)"
+	check "stacktrace triggers (record --stack EVENT)" \
+		"$([ -e "$TRACEFS/options/stacktrace" ] && [ -e "$TRACEFS/events/sched/sched_switch/trigger" ] && echo 1)"
+	check "user stacks (options/userstacktrace)" "$([ -e "$TRACEFS/options/userstacktrace" ] && echo 1)"
 	check "hist triggers" "$([ -e "$TRACEFS/events/sched/sched_switch/hist" ] && echo 1)"
 	check "function_graph tracer" "$(grep -qw function_graph "$TRACEFS/available_tracers" && echo 1)"
 }
