@@ -15,6 +15,7 @@
 #include "base/aliases.h"
 #include "base/log.h"
 #include "live/evlookup.h"
+#include "live/kfunc.h"
 #include "live/module.h"
 #include "ktrace-abi.h"
 
@@ -153,6 +154,10 @@ int kt_event_spec_resolve(const struct kt_catalog *cat, const char *spec,
 	} else if (ret == -ENOENT && strpbrk(spec, "*?[")) {
 		/* Edit distance to a glob suggests nonsense. */
 		kt_err("no event matches '%s'; see 'ktrace list events'", spec);
+	} else if (ret == -ENOENT && !strchr(spec, ':') &&
+		   kt_kernel_function_exists(spec)) {
+		kt_err("'%s' is a kernel function, not an event; ktrace cannot trace functions yet ('trace-cmd record -p function -l %s' can, where 'ktrace doctor' says the function tracer runs)",
+		       spec, spec);
 	} else if (ret == -ENOENT) {
 		if (!kt_events_suggest(cat, spec, hint, sizeof(hint)))
 			kt_err("unknown event '%s'; did you mean %s?", spec, hint);

@@ -251,6 +251,18 @@ EOF
 	no_leftovers .
 }
 
+@test "a kernel function given as an event is named as one, with what can trace it" {
+	grep -qw do_sys_openat2 /proc/kallsyms
+	run rec -o u.dat -e do_sys_openat2 -- true
+	assert_failure 1
+	assert_output "ktrace record: 'do_sys_openat2' is a kernel function, not an event; ktrace cannot trace functions yet ('trace-cmd record -p function -l do_sys_openat2' can, where 'ktrace doctor' says the function tracer runs)"
+	[ ! -e u.dat ] || fail "file written"
+	# Not for a name that is no function: the suggestion as before.
+	run rec -o u.dat -e do_sys_openat3 -- true
+	assert_failure 1
+	assert_output --partial "unknown event 'do_sys_openat3'"
+}
+
 @test "a bad filter fails with the kernel's reason, nothing left" {
 	run rec -o b.dat -e sched:sched_switch -f 'no_such_field == 1' -- true
 	assert_failure 1
