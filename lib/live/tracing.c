@@ -48,6 +48,28 @@ static bool names(const struct kt_event_list *list, const struct kt_event_ref *r
 	return false;
 }
 
+/*
+ * The ftrace system's events are written by tracers and options, not
+ * switched on: only ftrace:print (a write to trace_marker) comes to a
+ * recording by itself.  -EINVAL, said, for the others.
+ */
+static int tracer_event(const struct kt_event_ref *r)
+{
+	const char *n = r->name;
+
+	if (strcmp(r->system, "ftrace") || !strcmp(n, "print"))
+		return 0;
+	if (!strcmp(n, "kernel_stack"))
+		kt_err("'ftrace:kernel_stack' is written with -T (every event) or --stack EVENT; use those");
+	else if (!strcmp(n, "function") || !strncmp(n, "funcgraph_", 10))
+		kt_err("'ftrace:%s' is written by the function tracer, not switched on as an event; ktrace cannot run it yet (trace-cmd record -p function can, where 'ktrace doctor' says it runs)",
+		       n);
+	else
+		kt_err("'ftrace:%s' is written by a tracer or option, not switched on as an event; see 'ktrace list tracers'",
+		       n);
+	return -EINVAL;
+}
+
 static int add_resolved(struct kt_tracing *t, const struct kt_evspec *sp)
 {
 	struct kt_event_list *one = kt_event_list_new();
@@ -67,6 +89,13 @@ static int add_resolved(struct kt_tracing *t, const struct kt_evspec *sp)
 			goto out;
 		}
 		ret = kt_event_spec_resolve(t->cat, sp->spec, one);
+		if (ret)
+			goto out;
+		ret = -ENOMEM;
+	}
+	/* A tracer's event named alone records nothing: say what does. */
+	if (kt_event_list_count(one) == 1 && !strpbrk(sp->spec, "*?[")) {
+		ret = tracer_event(kt_event_list_at(one, 0));
 		if (ret)
 			goto out;
 		ret = -ENOMEM;

@@ -251,6 +251,21 @@ EOF
 	no_leftovers .
 }
 
+@test "an event only a tracer writes is refused with what writes it; ftrace:print is taken" {
+	run rec -q -o t.dat -e ftrace:function -- true
+	assert_failure 1
+	assert_output "ktrace record: 'ftrace:function' is written by the function tracer, not switched on as an event; ktrace cannot run it yet (trace-cmd record -p function can, where 'ktrace doctor' says it runs)"
+	run rec -q -o t.dat -e ftrace:kernel_stack -- true
+	assert_failure 1
+	assert_output "ktrace record: 'ftrace:kernel_stack' is written with -T (every event) or --stack EVENT; use those"
+	run rec -q -o t.dat -e ftrace:funcgraph_entry -- true
+	assert_failure 1
+	[ ! -e t.dat ] || fail "file written"
+	run rec -q -o t.dat -e ftrace:print -- sh -c 'echo hello >"$1"/instances/ktrace-$PPID/trace_marker' sh "$TRACEFS"
+	assert_success
+	report t.dat | grep -q 'print:.*hello'
+}
+
 @test "a kernel function given as an event is named as one, with what can trace it" {
 	grep -qw do_sys_openat2 /proc/kallsyms
 	run rec -o u.dat -e do_sys_openat2 -- true

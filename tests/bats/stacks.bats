@@ -76,7 +76,12 @@ stack_follows() {
 @test "--stack refusals: one line, exit 1, nothing left set" {
 	run rec -q --stack ftrace:function -o f.dat -- true
 	assert_failure 1
-	assert_output "ktrace record: 'ftrace:function' takes no stacktrace trigger; use -T for a stack with every event"
+	assert_output --partial "ktrace record: 'ftrace:function' is written by the function tracer"
+	[ ! -e f.dat ]
+	# ftrace:print (trace_marker's) is one, but takes no trigger.
+	run rec -q --stack ftrace:print -o f.dat -- true
+	assert_failure 1
+	assert_output "ktrace record: 'ftrace:print' takes no stacktrace trigger; use -T for a stack with every event"
 	[ ! -e f.dat ]
 	run rec -q --stack sched_swich -o f.dat -- true
 	assert_failure
