@@ -36,6 +36,7 @@ enum {
 	OPT_RECOVER,
 	OPT_BACKEND,
 	OPT_STACK,
+	OPT_USER_STACK,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -78,6 +79,7 @@ static const struct argp_option options[] = {
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ "kernel-stacks", 'T', NULL, 0, "a kernel stack with every event (the instance's stacktrace option)", 0 },
 	{ "stack", OPT_STACK, "EVENT", 0, "record EVENT, with a kernel stack with each of its events only (a stacktrace trigger); repeatable", 0 },
+	{ "user-stack", OPT_USER_STACK, NULL, 0, "a user-space stack (return addresses) with every event (the instance's userstacktrace option)", 0 },
 	{ NULL, 0, NULL, 0, "Process events:", 1 },
 	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 1 },
 	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 1 },
@@ -160,6 +162,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'T':
 		o->t.stacks = true;
 		break;
+	case OPT_USER_STACK:
+		o->t.ustacks = true;
+		break;
 	case OPT_STACK:
 		/* -e EVENT, marked: its events get the trigger. */
 		ret = kt_trace_opt(&o->t, 'e', arg, state);
@@ -180,7 +185,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		    o->no_lifecycle && !o->t.nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
-				   o->t.stacks ||
+				   o->t.stacks || o->t.ustacks ||
 				   o->process || o->seconds > 0 || o->max_mb ||
 				   o->t.buffer_kb))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");

@@ -372,7 +372,8 @@ static int set_pids(struct kt_tracing *t, pid_t child)
 /*
  * Kernel stacks: -T is the instance's stacktrace option (a stack after
  * every event); --stack EVENT a stacktrace trigger on that event only,
- * which keeps the cost off the busy ones.  Both go with the instance.
+ * which keeps the cost off the busy ones.  --user-stack is the
+ * userstacktrace option.  All go with the instance.
  */
 static int set_stacks(struct kt_tracing *t)
 {
@@ -380,6 +381,15 @@ static int set_stacks(struct kt_tracing *t)
 	char file[600];
 	int ret;
 
+	if (t->o->ustacks) {
+		ret = kt_tracefs_write(t->inst, "options/userstacktrace", "1");
+		if (ret) {
+			kt_err("cannot record user stacks (--user-stack): options/userstacktrace: %s%s",
+			       strerror(-ret), ret == -ENOENT ?
+			       "; this kernel has no user stack traces (CONFIG_USER_STACKTRACE_SUPPORT)" : "");
+			return ret;
+		}
+	}
 	if (t->o->stacks) {
 		ret = kt_tracefs_write(t->inst, "options/stacktrace", "1");
 		if (ret)

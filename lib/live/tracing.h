@@ -32,6 +32,7 @@ struct kt_trace_opts {
 	bool only_cmd;
 	bool children;
 	bool stacks;	/* record -T: a kernel stack with every event */
+	bool ustacks;	/* record --user-stack: a user stack with every event */
 	char **cmd;	/* COMMAND and its arguments, or NULL */
 };
 

@@ -73,6 +73,21 @@ stack_follows() {
 	[ "$n_st" = "$n_sw" ] || fail "-T --stack: $n_st stacks for $n_sw switches"
 }
 
+@test "--user-stack: a user stack after every event, as trace-cmd reads it" {
+	top_ustack=$(cat "$TRACEFS/options/userstacktrace")
+	run rec -q --user-stack -F -e sched_switch -o u.dat -- sleep 0.1
+	assert_success
+	"$KTRACE" report -i u.dat >kt.txt
+	trace-cmd report -i u.dat 2>/dev/null | tail -n +2 >tc.txt
+	cmp kt.txt tc.txt
+	n_sw=$(events_by_cpu u.dat | grep -c ' sched_switch$')
+	n_us=$(events_by_cpu u.dat | grep -c ' user_stack$')
+	[ "$n_sw" -gt 0 ] && [ "$n_us" = "$n_sw" ] || fail "$n_us user stacks for $n_sw switches"
+	# The sleep's stack: return addresses in user space.
+	grep -q '=> 0x[0-9a-f]\{6,\}' kt.txt
+	[ "$(cat "$TRACEFS/options/userstacktrace")" = "$top_ustack" ]
+}
+
 @test "--stack refusals: one line, exit 1, nothing left set" {
 	run rec -q --stack ftrace:function -o f.dat -- true
 	assert_failure 1
