@@ -22,9 +22,11 @@
 # it tries: libFuzzer's check after each input that allocates more than
 # it frees (libtraceevent's parser does, on most formats it rejects) is
 # a scan of the whole heap, and took two thirds of format's and file's
-# time.  So fuzzing runs with -detect_leaks=0 and keeps ASan's stacks of
-# an allocation to 2 frames (a crash's own stack stays whole; replay it
-# with the gcc build for the rest), and at the end of each target's run
+# time.  So fuzzing runs with -detect_leaks=0, keeps ASan's stacks of an
+# allocation to 2 frames (a crash's own stack stays whole; replay it with
+# the gcc build for the rest) and does not fill new memory with 0xbe
+# (uninitialised reads are not ASan's to find), and at the end of each
+# target's run
 # every input it added is run again with the leak check (leak_pass);
 # make check replays the committed corpus with it too (fuzz.bats).
 set -eu
@@ -75,7 +77,7 @@ cpu_of() {
 run_once() {
 	local left=$1 pid fpid user sys
 	# shellcheck disable=SC2086,SC2046
-	ASAN_OPTIONS=$(asan_opts :malloc_context_size=2) \
+	ASAN_OPTIONS=$(asan_opts :malloc_context_size=2:max_malloc_fill_size=0) \
 	LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
 	KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 	KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
