@@ -31,7 +31,8 @@ function flush(   k, i, first) {
 			break
 	if (i > NF)
 		next
-	cpu = $i
+	# An instance's lines start with its name: a CPU of each buffer.
+	cpu = (i > 2 && $1 ~ /:$/ ? $1 : "") $i
 	ev = $(i + 2)
 	sub(/:$/, "", ev)
 	if (ev == "kernel_stack") {

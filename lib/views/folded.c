@@ -41,8 +41,9 @@ struct kt_folded {
 	void *stacks;			/* tsearch tree of struct stack */
 	size_t nstacks;
 	void *offs;			/* tsearch tree of struct off, by pid */
-	struct last *last;		/* per CPU */
-	int ncpus;
+	struct last **last;		/* per buffer, per CPU */
+	int *ncpus;			/* of each buffer's */
+	int nbufs;
 	struct kt_folded_stats st;
 	char *buf;			/* the key being built */
 	size_t cap;
@@ -71,21 +72,36 @@ struct kt_folded *kt_folded_new(struct tep_handle *tep, enum kt_folded_mode mode
 	return f;
 }
 
-static struct last *last_of(struct kt_folded *f, int cpu)
+/* Buffer b's CPU cpu: a stack follows its event in the same buffer. */
+static struct last *last_of(struct kt_folded *f, int b, int cpu)
 {
-	struct last *l;
+	struct last **lb, *l;
+	int *nc;
 
-	if (cpu < 0 || cpu > 65535)
+	if (cpu < 0 || cpu > 65535 || b < 0 || b > 65535)
 		return NULL;
-	if (cpu >= f->ncpus) {
-		l = realloc(f->last, (size_t)(cpu + 1) * sizeof(*l));
+	if (b >= f->nbufs) {
+		lb = realloc(f->last, (size_t)(b + 1) * sizeof(*lb));
+		if (!lb)
+			return NULL;
+		f->last = lb;
+		nc = realloc(f->ncpus, (size_t)(b + 1) * sizeof(*nc));
+		if (!nc)
+			return NULL;
+		f->ncpus = nc;
+		memset(lb + f->nbufs, 0, (size_t)(b + 1 - f->nbufs) * sizeof(*lb));
+		memset(nc + f->nbufs, 0, (size_t)(b + 1 - f->nbufs) * sizeof(*nc));
+		f->nbufs = b + 1;
+	}
+	if (cpu >= f->ncpus[b]) {
+		l = realloc(f->last[b], (size_t)(cpu + 1) * sizeof(*l));
 		if (!l)
 			return NULL;
-		memset(l + f->ncpus, 0, (size_t)(cpu + 1 - f->ncpus) * sizeof(*l));
-		f->last = l;
-		f->ncpus = cpu + 1;
+		memset(l + f->ncpus[b], 0, (size_t)(cpu + 1 - f->ncpus[b]) * sizeof(*l));
+		f->last[b] = l;
+		f->ncpus[b] = cpu + 1;
 	}
-	return &f->last[cpu];
+	return &f->last[b][cpu];
 }
 
 static bool field_num(struct tep_event *e, struct tep_record *rec,
@@ -287,7 +303,7 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 {
 	struct kt_folded *f = arg;
 	struct tep_record *rec = ev->record;
-	struct last *l = last_of(f, ev->cpu);
+	struct last *l = last_of(f, ev->buffer, ev->cpu);
 	struct stack *st;
 	unsigned long long v;
 	int ret;
@@ -399,11 +415,16 @@ static void free_stack(void *p)
 
 void kt_folded_free(struct kt_folded *f)
 {
+	int i;
+
 	if (!f)
 		return;
 	tdestroy(f->stacks, free_stack);
 	tdestroy(f->offs, free);
+	for (i = 0; i < f->nbufs; i++)
+		free(f->last[i]);
 	free(f->last);
+	free(f->ncpus);
 	free(f->buf);
 	free(f);
 }

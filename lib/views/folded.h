@@ -4,7 +4,7 @@
  * speedscope): one line per distinct stack, "comm;outer;...;inner COUNT",
  * the heaviest first.  The stacks are the file's kernel_stack records
  * (record -T or --stack EVENT), each one belonging to the event recorded
- * just before it on its CPU; a stack counts only when that event is
+ * just before it on its CPU, in its buffer; a stack counts only when that event is
  * selected (report's -e, -F, --pid, --comm, --cpu, --from, --to).
  *
  *   KT_FOLDED_EVENTS  each stack counts 1: where the events fired.
