@@ -18,11 +18,12 @@
 #include "base/aliases.h"
 #include "base/editdist.h"
 #include "live/format.h"
+#include "live/kfunc.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 
 enum list_kind { LIST_EVENTS, LIST_SYSTEMS, LIST_TRACERS, LIST_OPTIONS,
-		 LIST_ALIASES };
+		 LIST_ALIASES, LIST_FUNCTIONS };
 
 static const char *const kind_names[] = {
 	[LIST_EVENTS] = "events",
@@ -30,6 +31,7 @@ static const char *const kind_names[] = {
 	[LIST_TRACERS] = "tracers",
 	[LIST_OPTIONS] = "options",
 	[LIST_ALIASES] = "aliases",
+	[LIST_FUNCTIONS] = "functions",
 };
 #define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
 
@@ -53,7 +55,7 @@ static const struct argp_option options[] = {
 };
 
 static const char args_doc[] =
-	"[events|systems|tracers|options|aliases] [GLOB]\n--fields EVENT";
+	"[events|systems|tracers|options|aliases|functions] [GLOB]\n--fields EVENT";
 
 static const char doc[] =
 	"List what this kernel can trace."
@@ -484,6 +486,54 @@ static int list_options(const struct list_opts *o)
 	return list_end(o, shown, "option");
 }
 
+/* ---- kernel functions ---- */
+
+struct fn_walk {
+	const struct list_opts *o;
+	size_t shown;
+};
+
+static int list_one_function(const char *name, const char *module, void *arg)
+{
+	struct fn_walk *w = arg;
+
+	/* Static functions of one name in several files: each, as listed. */
+	if (!glob_ok(w->o->glob, name))
+		return 0;
+	if (!w->o->json) {
+		printf(module ? "%s [%s]\n" : "%s\n", name, module);
+	} else {
+		item(w->shown, "function", name);
+		if (module)
+			str("module", module);
+		putchar('}');
+	}
+	w->shown++;
+	return 0;
+}
+
+static int list_functions(const struct list_opts *o)
+{
+	struct fn_walk w = { .o = o };
+	enum kt_kfunc_source src;
+	int ret, first;
+
+	if (o->json)
+		putchar('[');
+	ret = kt_kernel_functions(list_one_function, &w, &src, &first);
+	if (ret) {
+		if (o->json)
+			puts("]");
+		kt_err("cannot read the kernel's functions: available_filter_functions: %s; /proc/kallsyms: %s",
+		       strerror(first), strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (src == KT_KFUNC_KALLSYMS)
+		kt_warn("available_filter_functions: %s; listed instead: /proc/kallsyms' functions, which kprobes can probe (the function tracer may not trace them all)",
+			strerror(first));
+	return list_end(o, w.shown, "function");
+}
+
 /* ---- aliases ---- */
 
 static bool event_exists(const struct kt_catalog *cat, const char *system,
@@ -658,6 +708,8 @@ int cmd_list(int argc, char **argv)
 		return list_options(&o);
 	case LIST_ALIASES:
 		return list_aliases(&o);
+	case LIST_FUNCTIONS:
+		return list_functions(&o);
 	case LIST_EVENTS:
 	default:
 		return list_events(&o);

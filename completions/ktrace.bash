@@ -97,7 +97,7 @@ _ktrace()
 		if [ "$prev" = events ]; then
 			_ktrace_complete_events
 		else
-			COMPREPLY=($(compgen -W "events systems tracers options aliases" -- "$cur"))
+			COMPREPLY=($(compgen -W "events systems tracers options aliases functions" -- "$cur"))
 		fi ;;
 	report|stat)
 		COMPREPLY=($(compgen -f -- "$cur")) ;;

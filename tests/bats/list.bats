@@ -291,3 +291,22 @@ format_fields() { # SYSTEM EVENT
 	printf '%s\n' "${COMPREPLY[@]}" | grep -qx sched_switch ||
 		fail "no sched:sched_switch for 'list events sched_sw': ${COMPREPLY[*]}"
 }
+
+@test "list functions: the kernel's functions by glob, with the fallback said" {
+	run ktrace list functions 'do_sys_open*'
+	assert_success
+	assert_line do_sys_openat2
+	# This host refuses available_filter_functions: kallsyms, said once.
+	if ! cat "$TRACEFS/available_filter_functions" >/dev/null 2>&1; then
+		assert_line --index 0 --partial "warning: available_filter_functions: Operation not permitted; listed instead: /proc/kallsyms' functions"
+		[ "$(grep -c warning <<<"$output")" = 1 ]
+	fi
+	run ktrace list functions --json 'vfs_rea*'
+	assert_success
+	jq -e '[.[] | .function] | index("vfs_read") != null' <<<"$(grep -v warning <<<"$output")"
+	run ktrace list functions nosuchfunction_zz
+	assert_failure 1
+	assert_line --partial "no function matches 'nosuchfunction_zz'; see 'ktrace list functions'"
+	run complete_words ktrace list func
+	assert_output functions
+}

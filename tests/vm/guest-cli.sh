@@ -31,6 +31,12 @@ test_cli_list() {
 	$K list --fields ktrace:syscall_entry >/tmp/f || return 1
 	grep -q 'args' /tmp/f || fail "--fields shows no args field" || return 1
 	$K list --backend module | grep -v '^ktrace:' && fail "--backend module lists ftrace events"
+	# The function tracer's own list here (the host refuses it and lists
+	# kallsyms, which cli_load emptied).
+	$K list functions 'do_sys_open*' >/tmp/fn 2>/tmp/fnerr || return 1
+	cat /tmp/fn /tmp/fnerr
+	grep -qx do_sys_openat2 /tmp/fn || fail "list functions: no do_sys_openat2" || return 1
+	grep -q warning /tmp/fnerr && fail "list functions read kallsyms, not available_filter_functions" && return 1
 	return 0
 }
 
@@ -182,7 +188,7 @@ test_cli_top() {
 
 echo "KT: # ktrace CLI on ktrace.ko"
 t "cli: load for the CLI tests" cli_load
-t "cli: ktrace list 'ktrace:*', bare classic names, --backend, --fields" test_cli_list
+t "cli: ktrace list 'ktrace:*', bare classic names, --backend, --fields, functions" test_cli_list
 t "cli: ktrace enable flips a module event's enable file, refuses a filter" test_cli_enable
 t "cli: ktrace stat shows the module's entries; ktrace reset empties it" test_cli_stat
 t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_record_both
