@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "live/dynevents.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/module.h"
@@ -21,7 +22,7 @@ struct reset_opts {
 
 static const struct argp_option options[] = {
 	{ "instance", 'B', "INSTANCE", 0, "reset this tracefs instance instead of the top-level buffer", 0 },
-	{ "all", 'a', NULL, 0, "also remove every ktrace-* instance not in use (left by record, top, stream)", 0 },
+	{ "all", 'a', NULL, 0, "also remove every ktrace-* instance and ktrace_* probe not in use (left by record, top, stream)", 0 },
 	{ 0 }
 };
 
@@ -85,6 +86,22 @@ static void removed(const char *name, int err, void *ctx)
 	}
 }
 
+static void removed_probe(const struct kt_dynevent *e, int err, void *ctx)
+{
+	int *failed = ctx;
+
+	if (!err) {
+		printf("removed %s '%s/%s'\n", e->kind, e->group, e->name);
+	} else if (err == -EBUSY) {
+		kt_warn("%s '%s/%s' is in use (enabled somewhere); not removed", e->kind,
+			e->group, e->name);
+	} else {
+		kt_err("cannot remove %s '%s/%s': %s", e->kind, e->group, e->name,
+		       strerror(-err));
+		*failed = 1;
+	}
+}
+
 int cmd_reset(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
@@ -118,6 +135,12 @@ int cmd_reset(int argc, char **argv)
 		ret = kt_instances_remove_ours(removed, &failed);
 		if (ret < 0) {
 			kt_err("cannot list the tracefs instances: %s", strerror(-ret));
+			failed = 1;
+		}
+		/* After the instances: a probe enabled in one is busy till then. */
+		ret = kt_dynevents_remove_ours(removed_probe, &failed);
+		if (ret < 0) {
+			kt_err("cannot read the dynamic events: %s", strerror(-ret));
 			failed = 1;
 		}
 	}

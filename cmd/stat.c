@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "views/filestat.h"
+#include "live/dynevents.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/module.h"
@@ -446,6 +447,54 @@ static int show_all(bool json)
 	return ret;
 }
 
+/*
+ * Every dynamic event of the kernel (they are global, not an instance's):
+ * ktrace's own say whose they are, or that reset -a removes them.
+ */
+static int show_dynevents(bool json)
+{
+	struct kt_dynevent *v;
+	size_t n, i;
+	int ret = kt_dynevents_read(&v, &n);
+
+	if (ret == -ENOENT) {
+		/* No probes in this kernel: nothing to show. */
+		n = 0;
+		v = NULL;
+	} else if (ret) {
+		return ret;
+	}
+	if (json) {
+		fputs(",\"dynamic_events\":[", stdout);
+		for (i = 0; i < n; i++) {
+			printf("%s{\"kind\":", i ? "," : "");
+			kt_json_put_str(stdout, v[i].kind);
+			fputs(",\"group\":", stdout);
+			kt_json_put_str(stdout, v[i].group);
+			fputs(",\"name\":", stdout);
+			kt_json_put_str(stdout, v[i].name);
+			fputs(",\"definition\":", stdout);
+			kt_json_put_str(stdout, v[i].def);
+			printf(",\"ktrace\":%s,\"owner\":%ld}", v[i].ours ? "true" : "false",
+			       v[i].owner);
+		}
+		fputs("]", stdout);
+	} else if (n) {
+		printf("\n%sdynamic events%s (%zu)\n", bold, plain, n);
+		for (i = 0; i < n; i++) {
+			printf("  %-10s %s/%s  %s", v[i].kind, v[i].group, v[i].name, v[i].def);
+			if (v[i].ours && v[i].owner)
+				printf("  (ktrace %ld's)", v[i].owner);
+			else if (v[i].ours)
+				printf("  %s(left behind; 'ktrace reset -a' removes it)%s",
+				       yellow, plain);
+			putchar('\n');
+		}
+	}
+	kt_dynevents_free(v, n);
+	return 0;
+}
+
 static int stat_live(const struct stat_opts *o)
 {
 	struct tracefs_instance *inst = NULL;
@@ -465,6 +514,13 @@ static int stat_live(const struct stat_opts *o)
 		fputs("]", stdout);
 	if (!ret && !o->instance && kt_events_use_module())
 		ret = show_module(o->json);
+	if (!ret && !o->instance) {
+		ret = show_dynevents(o->json);
+		if (ret) {
+			kt_err("cannot read the dynamic events: %s", strerror(-ret));
+			ret = 0;
+		}
+	}
 	if (o->json)
 		fputs("}\n", stdout);
 	if (ret == -ENOENT)

@@ -207,6 +207,35 @@ restore_top() {
 	assert_output --partial "instance 'ktrace-$pid' is in use"
 }
 
+@test "reset -a removes ktrace's leftover probes, and no one else's; stat shows them all" {
+	local up=$TRACEFS/uprobe_events
+	# A probe of a ktrace that is gone, one of a running ktrace, the user's.
+	HOLD_DIR=$(mktemp -d)
+	cp /bin/sleep "$HOLD_DIR/ktrace"
+	"$HOLD_DIR/ktrace" 1000 &
+	pid=$!
+	echo "p:ktrace_999991/kt_left /usr/bin/true:0x1000" >>"$up"
+	echo "p:ktrace_$pid/kt_running /usr/bin/true:0x1000" >>"$up"
+	echo "p:mine_$$/kt_users /usr/bin/true:0x1000" >>"$up"
+	run ktrace stat
+	assert_line --regexp "^  uprobe +ktrace_999991/kt_left .*left behind; 'ktrace reset -a' removes it"
+	assert_line --regexp "^  uprobe +ktrace_$pid/kt_running .*\(ktrace $pid's\)"
+	assert_line --regexp "^  uprobe +mine_$$/kt_users +p:mine_$$/kt_users /usr/bin/true:0x0*1000$"
+	ktrace stat --json | jq -e --arg g "mine_$$" \
+		'.dynamic_events | map(select(.group == $g and .kind == "uprobe" and .ktrace == false)) | length == 1' >/dev/null
+	run ktrace reset -B "$INST" -a
+	left=$(cat "$TRACEFS/dynamic_events")
+	kill "$pid"
+	wait "$pid" || true
+	echo "-:ktrace_$pid/kt_running" >>"$up" || true
+	echo "-:mine_$$/kt_users" >>"$up" || true
+	assert_success
+	assert_output --partial "removed uprobe 'ktrace_999991/kt_left'"
+	[[ "$left" != *kt_left* ]] || fail "the leftover probe is still there"
+	[[ "$left" == *kt_running* ]] || fail "a running ktrace's probe was removed"
+	[[ "$left" == *kt_users* ]] || fail "the user's probe was removed"
+}
+
 @test "reset as a user without tracefs access fails in one line" {
 	run as_nobody "$KTRACE" reset -B "$INST"
 	assert_failure 1
