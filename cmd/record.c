@@ -37,6 +37,10 @@ enum {
 	OPT_BACKEND,
 	OPT_STACK,
 	OPT_USER_STACK,
+	OPT_UPROBE,
+	OPT_URETPROBE,
+	OPT_KPROBE,
+	OPT_KRETPROBE,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -80,13 +84,18 @@ static const struct argp_option options[] = {
 	{ "kernel-stacks", 'T', NULL, 0, "a kernel stack with every event (the instance's stacktrace option)", 0 },
 	{ "stack", OPT_STACK, "EVENT", 0, "record EVENT, with a kernel stack with each of its events only (a stacktrace trigger); repeatable", 0 },
 	{ "user-stack", OPT_USER_STACK, NULL, 0, "a user-space stack (return addresses) with every event (the instance's userstacktrace option)", 0 },
-	{ NULL, 0, NULL, 0, "Process events:", 1 },
-	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 1 },
-	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 1 },
-	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 1 },
-	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 1 },
-	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 1 },
-	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 1 },
+	{ NULL, 0, NULL, 0, "Dynamic probes (removed when the recording ends):", 2 },
+	{ "uprobe", OPT_UPROBE, "BIN:SYM[+OFF] [ARGS]", 0, "a probe at the entry of function SYM of BIN (a path, a library such as libc, a program in PATH), e.g. 'libc:malloc size=%di:u64'; repeatable", 2 },
+	{ "uretprobe", OPT_URETPROBE, "BIN:SYM [ARGS]", 0, "a probe at SYM's return, e.g. 'libc:malloc ptr=$retval:x64'; repeatable", 2 },
+	{ "kprobe", OPT_KPROBE, "FUNC[+OFF] [ARGS]", 0, "a probe at kernel function FUNC, e.g. 'do_sys_openat2 dfd=%di:s32 filename=+0(%si):string' (kernels with kprobe_events); repeatable", 2 },
+	{ "kretprobe", OPT_KRETPROBE, "FUNC [ARGS]", 0, "a probe at FUNC's return, e.g. 'do_sys_openat2 ret=$retval:s64'; repeatable", 2 },
+	{ NULL, 0, NULL, 0, "Process events:", 3 },
+	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 3 },
+	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 3 },
+	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 3 },
+	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 3 },
+	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 3 },
+	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 3 },
 	{ 0 }
 };
 
@@ -165,6 +174,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_USER_STACK:
 		o->t.ustacks = true;
 		break;
+	case OPT_UPROBE:
+	case OPT_URETPROBE:
+	case OPT_KPROBE:
+	case OPT_KRETPROBE: {
+		struct kt_probe_spec *ps = realloc(o->t.probes, (o->t.nprobes + 1) * sizeof(*ps));
+
+		if (!ps)
+			argp_failure(state, KT_EXIT_FAIL, ENOMEM, "--uprobe");
+		ps[o->t.nprobes].kind = key == OPT_UPROBE ? KT_UPROBE :
+					key == OPT_URETPROBE ? KT_URETPROBE :
+					key == OPT_KPROBE ? KT_KPROBE : KT_KRETPROBE;
+		ps[o->t.nprobes].spec = arg;
+		o->t.probes = ps;
+		o->t.nprobes++;
+		break;
+	}
 	case OPT_STACK:
 		/* -e EVENT, marked: its events get the trigger. */
 		ret = kt_trace_opt(&o->t, 'e', arg, state);
@@ -185,7 +210,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		    o->no_lifecycle && !o->t.nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
-				   o->t.stacks || o->t.ustacks ||
+				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
 				   o->process || o->seconds > 0 || o->max_mb ||
 				   o->t.buffer_kb))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");

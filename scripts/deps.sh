@@ -4,8 +4,9 @@
 # test ktrace.  Usage: scripts/deps.sh build|check|bench|fuzz|valgrind
 set -eu
 
+# libelf-dev: elfutils' libelf, for uprobes by symbol (lib/live/elfsym.c).
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
-	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev man-db"
+	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev man-db"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,

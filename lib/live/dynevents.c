@@ -123,32 +123,17 @@ void kt_dynevents_free(struct kt_dynevent *v, size_t n)
 	free(v);
 }
 
-/*
- * "-:group/name", appended: a write without O_APPEND would truncate the
- * list, and so remove every probe of every user.
- */
+/* "-:group/name", in the file that lists it (appended: tracefs.h). */
 static int remove_one(const struct kt_dynevent *e)
 {
 	const char *file = !strncmp(e->kind, "uprobe", 6) || !strncmp(e->kind, "uret", 4) ?
 			   "uprobe_events" : "kprobe_events";
-	char *path, cmd[160];
-	int fd, ret = 0, len;
+	char *path = tracefs_get_tracing_file("dynamic_events"), cmd[160];
+	bool dyn = path && !access(path, F_OK);
 
-	path = tracefs_get_tracing_file("dynamic_events");
-	if (path && access(path, F_OK)) {
-		tracefs_put_tracing_file(path);
-		path = tracefs_get_tracing_file(file);
-	}
-	if (!path)
-		return -ENOMEM;
-	len = snprintf(cmd, sizeof(cmd), "-:%s/%s\n", e->group, e->name);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0 || write(fd, cmd, (size_t)len) != len)
-		ret = -errno;
-	if (fd >= 0)
-		close(fd);
 	tracefs_put_tracing_file(path);
-	return ret;
+	snprintf(cmd, sizeof(cmd), "-:%s/%s\n", e->group, e->name);
+	return kt_tracefs_append(NULL, dyn ? "dynamic_events" : file, cmd);
 }
 
 int kt_dynevents_remove_ours(void (*cb)(const struct kt_dynevent *e, int err,

@@ -156,8 +156,8 @@ int kt_cpu_stats_read(struct tracefs_instance *inst, int cpu,
 	return ret;
 }
 
-int kt_tracefs_write(struct tracefs_instance *inst, const char *file,
-		     const char *val)
+static int write_how(struct tracefs_instance *inst, const char *file,
+		     const char *val, int how)
 {
 	char *path = tracefs_instance_get_file(inst, file);
 	size_t len = strlen(val);
@@ -166,8 +166,7 @@ int kt_tracefs_write(struct tracefs_instance *inst, const char *file,
 
 	if (!path)
 		return -ENOMEM;
-	/* O_TRUNC is what clears list files such as set_event_pid. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(path, O_WRONLY | how | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		goto out_path;
@@ -181,6 +180,19 @@ int kt_tracefs_write(struct tracefs_instance *inst, const char *file,
 out_path:
 	tracefs_put_tracing_file(path);
 	return ret;
+}
+
+int kt_tracefs_write(struct tracefs_instance *inst, const char *file,
+		     const char *val)
+{
+	/* O_TRUNC is what clears list files such as set_event_pid. */
+	return write_how(inst, file, val, O_TRUNC);
+}
+
+int kt_tracefs_append(struct tracefs_instance *inst, const char *file,
+		      const char *val)
+{
+	return write_how(inst, file, val, O_APPEND);
 }
 
 char *kt_tracefs_read(struct tracefs_instance *inst, const char *file)

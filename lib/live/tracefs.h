@@ -71,6 +71,13 @@ int kt_cpu_stats_parse(const char *text, struct kt_cpu_stats *st);
  */
 int kt_tracefs_write(struct tracefs_instance *inst, const char *file,
 		     const char *val);
+/*
+ * Append val to a file (O_APPEND): what adds to a list without clearing
+ * it, as uprobe_events and kprobe_events must be written (a truncating
+ * write removes every probe of every user).  0 or -errno.
+ */
+int kt_tracefs_append(struct tracefs_instance *inst, const char *file,
+		      const char *val);
 /* Read a whole instance file into a malloc'ed string (NULL + errno). */
 char *kt_tracefs_read(struct tracefs_instance *inst, const char *file);
 

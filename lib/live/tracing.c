@@ -22,6 +22,7 @@ struct kt_tracing {
 	struct kt_catalog *cat;
 	struct kt_event_list *events;
 	struct per_event *per;		/* per event of events */
+	struct kt_probes *probes;	/* --uprobe and the like, or NULL */
 	char inst_name[64];
 	struct tracefs_instance *inst;
 	const char *comm;		/* ANDed into every filter, or NULL */
@@ -130,6 +131,30 @@ out:
 	return ret;
 }
 
+/* Make the probes, and record their events as -e would. */
+static int add_probes(struct kt_tracing *t)
+{
+	struct kt_evspec sp = { 0 };
+	char spec[128];
+	size_t i;
+	int ret;
+
+	if (!t->o->nprobes)
+		return 0;
+	t->probes = kt_probes_make(t->o->probes, t->o->nprobes);
+	if (!t->probes)
+		return -errno;
+	for (i = 0; i < kt_probes_count(t->probes); i++) {
+		snprintf(spec, sizeof(spec), "%s:%s", kt_probes_group(t->probes),
+			 kt_probes_name(t->probes, i));
+		sp.spec = spec;
+		ret = add_resolved(t, &sp);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
 				  const struct kt_evspec *specs, size_t nspecs)
 {
@@ -144,6 +169,9 @@ struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
 	if (!specs) {
 		specs = o->nspecs ? o->specs : defaults;
 		nspecs = o->nspecs ? o->nspecs : 2;
+		/* Probes alone: their events, not the scheduler's too. */
+		if (!o->nspecs && o->nprobes)
+			nspecs = 0;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -158,6 +186,11 @@ struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
 			err = -ret;
 			goto err_free;
 		}
+	}
+	ret = add_probes(t);
+	if (ret) {
+		err = -ret;
+		goto err_free;
 	}
 	for (i = 0; i < o->npids; i++) {
 		if (kill(o->pids[i], 0) < 0 && errno == ESRCH) {
@@ -486,6 +519,8 @@ void kt_tracing_free(struct kt_tracing *t)
 		kt_tracefs_write(t->inst, "tracing_on", "0");
 		kt_instance_remove(t->inst);
 	}
+	/* After the instance: a probe enabled there is busy till then. */
+	kt_probes_remove(t->probes);
 	free(t->per);
 	kt_event_list_free(t->events);
 	kt_catalog_free(t->cat);

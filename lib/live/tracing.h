@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "live/events.h"
+#include "live/probes.h"
 
 struct tracefs_instance;
 
@@ -33,6 +34,9 @@ struct kt_trace_opts {
 	bool children;
 	bool stacks;	/* record -T: a kernel stack with every event */
 	bool ustacks;	/* record --user-stack: a user stack with every event */
+	/* record --uprobe/--uretprobe/--kprobe/--kretprobe, in their order */
+	struct kt_probe_spec *probes;
+	size_t nprobes;
 	char **cmd;	/* COMMAND and its arguments, or NULL */
 };
 

@@ -36,7 +36,7 @@ secs=$1
 shift
 flags="-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer"
 cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Ilib $(pkg-config --cflags libtracefs libtraceevent)"
-libs="$(pkg-config --libs libtracefs libtraceevent) -lzstd -lz"
+libs="$(pkg-config --libs libtracefs libtraceevent libelf) -lzstd -lz"
 # KT_FUZZ_TIMEOUT: libFuzzer's -timeout, which counts wall time; on a
 # loaded machine, where a niced fuzzer gets a third of a core, a longer
 # one saves restarts (a timeout still counts only if the input alone
