@@ -55,33 +55,38 @@ static const char *option_of(enum kt_probe_kind k)
  */
 static void kernel_reason(char *buf, size_t len)
 {
-	char *log = kt_tracefs_read(NULL, "error_log"), *err, *cmd, *caret, *nl;
-	const char *word;
+	char *log = kt_tracefs_read(NULL, "error_log"), *err = NULL, *p;
+	char *nl, *cmd, *line, *caret_line, *caret, *word;
 	size_t col, wl;
 
 	buf[0] = '\0';
 	if (!log)
 		return;
-	err = NULL;
-	for (char *p = log; (p = strstr(p, "error: ")); p++)
+	for (p = log; (p = strstr(p, "error: ")); p++)
 		err = p;
 	if (!err)
 		goto out;
+	err += 7;
 	nl = strchr(err, '\n');
-	snprintf(buf, len, "%.*s", nl ? (int)(nl - err) : (int)strlen(err), err + 7);
+	snprintf(buf, len, "%.*s", nl ? (int)(nl - err) : (int)strlen(err), err);
+	/* "  Command: p:g/n ARGS", then a line with a caret under the fault. */
 	cmd = nl ? strstr(nl, "Command: ") : NULL;
-	caret = cmd ? strchr(cmd, '\n') : NULL;
-	if (!caret || !(caret = strchr(caret, '^')))
+	if (!cmd)
 		goto out;
-	/* The column of the caret, in the command's text. */
-	col = (size_t)(caret - (strchr(cmd, '\n') + 1));
-	if (col < 9)
+	for (line = cmd; line > log && line[-1] != '\n'; line--)
+		;
+	caret_line = strchr(cmd, '\n');
+	caret = caret_line ? strchr(caret_line + 1, '^') : NULL;
+	if (!caret)
 		goto out;
-	word = cmd + col;
-	if (word >= strchr(cmd, '\n'))
+	col = (size_t)(caret - (caret_line + 1));
+	if (col >= (size_t)(caret_line - line))
 		goto out;
+	/* The word of the command the caret is under. */
+	for (word = line + col; word > cmd && word[-1] != ' '; word--)
+		;
 	wl = strcspn(word, " \n");
-	snprintf(buf + strlen(buf), len - strlen(buf), " at '%.*s'", (int)wl, word);
+	snprintf(buf + strlen(buf), len - strlen(buf), " (at '%.*s')", (int)wl, word);
 out:
 	free(log);
 }
