@@ -12,25 +12,32 @@
 
 #include "live/kfunc.h"
 
-bool kt_kernel_function_exists(const char *name)
+int kt_kernel_function_known(const char *name)
 {
 	char line[512], type, sym[256];
-	bool found = false;
+	bool found = false, any = false;
 	FILE *f;
 
 	if (!*name || strlen(name) >= sizeof(sym))
-		return false;
+		return 0;
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
-		return false;
+		return -1;
 	/* "ffffffff8123 T do_sys_openat2" or "... t name\t[module]" */
 	while (!found && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %c %255s", &type, sym) == 2 &&
-		    (type == 't' || type == 'T') && !strcmp(sym, name))
+		if (sscanf(line, "%*s %c %255s", &type, sym) != 2)
+			continue;
+		any = true;
+		if ((type == 't' || type == 'T') && !strcmp(sym, name))
 			found = true;
 	}
 	fclose(f);
-	return found;
+	return found ? 1 : any ? 0 : -1;
+}
+
+bool kt_kernel_function_exists(const char *name)
+{
+	return kt_kernel_function_known(name) == 1;
 }
 
 /*

@@ -12,6 +12,8 @@
 
 /* A text symbol of that name in /proc/kallsyms (modules' too). */
 bool kt_kernel_function_exists(const char *name);
+/* The same, -1 when kallsyms cannot tell (unreadable, or empty). */
+int kt_kernel_function_known(const char *name);
 
 /* Where kt_kernel_functions() found the names. */
 enum kt_kfunc_source {

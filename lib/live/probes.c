@@ -204,7 +204,8 @@ static int make_one(struct kt_probes *p, const struct kt_probe_spec *s)
 			return -ENOTSUP;
 		}
 		snprintf(sym, sizeof(sym), "%.*s", (int)strcspn(target, "+"), target);
-		if (!kt_kernel_function_exists(sym)) {
+		/* Where kallsyms cannot tell, the kernel's error_log will. */
+		if (!kt_kernel_function_known(sym)) {
 			kt_err("%s '%s': no kernel function '%s'; see 'ktrace list functions'",
 			       option_of(s->kind), s->spec, sym);
 			return -ENOENT;

@@ -141,6 +141,26 @@ test_cli_refusals() {
 }
 
 # The recordings to the host, in console lines (t() keeps stdout).
+# kprobes, which the host's kernel lacks: on a kernel function by name,
+# with fetch arguments, entry and return; gone after the recording.
+# The text goes to the host, which compares trace-cmd's with it.
+test_cli_kprobe() {
+	$K record -q -F -o $CLI/kprobe.dat --kprobe 'do_sys_openat2 dfd=%di:s32' \
+		--kretprobe 'do_sys_openat2 ret=$retval:s64' -- \
+		/bin/sh -c 'for i in 1 2 3 4 5; do : </proc/version; done' || return 1
+	$K report -i $CLI/kprobe.dat >$CLI/kprobe.txt || return 1
+	n=$(grep -c ' do_sys_openat2: .*dfd=' $CLI/kprobe.txt)
+	r=$(grep -c ' do_sys_openat2_ret: .*ret=' $CLI/kprobe.txt)
+	echo "kprobe: $n entries, $r returns"
+	[ "$n" -ge 5 ] || fail "kprobe: $n entries" || return 1
+	[ "$r" -ge 5 ] || fail "kretprobe: $r returns" || return 1
+	if grep -q ':ktrace_' /sys/kernel/tracing/dynamic_events; then
+		fail "probes left: $(cat /sys/kernel/tracing/dynamic_events)"
+		return 1
+	fi
+	return 0
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -194,6 +214,7 @@ t "cli: ktrace stat shows the module's entries; ktrace reset empties it" test_cl
 t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_record_both
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
 t "cli: record -f on a module event, stream -e ktrace:NAME: one line, nothing touched" test_cli_refusals
+t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module

@@ -58,6 +58,13 @@ cli_report() {
 	else
 		result "not ok" "$s: cli: trace-cmd report: ktrace:sched_schedule count of the workload equals sched:sched_switch's, in time order"
 	fi
+	# kprobes: ktrace's text of them in the guest is trace-cmd's here.
+	if [ -s "$x/kprobe.dat" ] && [ -s "$x/kprobe.txt" ] &&
+		trace-cmd report -i "$x/kprobe.dat" 2>/dev/null | tail -n +2 | cmp -s - "$x/kprobe.txt"; then
+		result ok "$s: cli: trace-cmd report of the kprobe recording is ktrace's ($(grep -c ' do_sys_openat2' "$x/kprobe.txt") lines)"
+	else
+		result "not ok" "$s: cli: trace-cmd report of the kprobe recording is ktrace's"
+	fi
 	# -F: only when this ktrace.ko has a pid filter (else the guest
 	# checked that record -F refuses to run).
 	[ -s "$x/pid.dat" ] || return 0
