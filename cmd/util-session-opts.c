@@ -89,9 +89,11 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 void kt_trace_opts_free(struct kt_trace_opts *o)
 {
 	free(o->specs);
+	free(o->probes);
 	free(o->pids);
 	o->specs = NULL;
 	o->pids = NULL;
+	o->probes = NULL;
 }
 
 /* Does the option named by arg (without dashes) take an argument? */
