@@ -323,25 +323,39 @@ static const char *args_problem(const char *buf, const char *p)
 
 /*
  * libtraceevent reads a field line's type and name to its ';' across
- * newlines, and format_has_field() would then find a name libtraceevent
- * does not.  That matters beyond this format: libtraceevent 1.7 keeps
- * "the next field looked up is a flags/symbols field" in a static
- * variable, set by a __print_flags() or __print_symbolic() whose first
- * argument names no field (the kernel's btrfs and ext4_fc_stats formats
- * have such constants), so the next REC-> lookup of any later format,
- * in any tep, takes the mark and dereferences NULL if that field is not
- * there (found by tests/fuzz/fuzz_format.c as a pair of inputs, one with
- * "field:__u8 dst[" running into the next line).  A field line must
- * end on its line.
+ * newlines, and an array's "[" to its "]", lines below too, where
+ * format_has_field() reads one line: the two would disagree on the
+ * fields.  A format where they do, parsed after one with a
+ * __print_flags() of no field, made tep_parse_format() dereference NULL
+ * (found by tests/fuzz/fuzz_format.c, twice: "field:__u8 dst[" running
+ * into the next line, and "field:u64 sptep[<tab>offset:24;"; libtraceevent
+ * 1.7 keeps parser state in statics, and which one carries this over is
+ * not pinned down: a parse that clears its flags mark in between does not
+ * prevent it).  So a field line must end on its line, its brackets
+ * closed, as every kernel's do.
  */
 static bool field_lines_end(const char *buf, const char *pf)
 {
 	const char *line = strstr(buf, "\nformat:\n");
 
 	for (; line && (line = strstr(line, "field:")) && line < pf; line += 6) {
-		const char *end = strchr(line, ';'), *nl = strchr(line, '\n');
+		const char *end = strchr(line, ';'), *nl = strchr(line, '\n'), *q;
+		int depth = 0;
 
 		if (!end || (nl && nl < end))
+			return false;
+		/*
+		 * An array's "[" closed before the ';': libtraceevent reads
+		 * an open one on to the next "]", lines below too (the
+		 * fuzzer's "field:u64 sptep[<tab>offset:24;").
+		 */
+		for (q = line; q < end; q++) {
+			if (*q == '[' && depth++)
+				return false;
+			if (*q == ']' && --depth < 0)
+				return false;
+		}
+		if (depth)
 			return false;
 	}
 	return true;
