@@ -439,6 +439,10 @@ static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
 	if (st.lost || st.lost_unknown)
 		kt_warn("%s%llu events were lost in '%s'; the stack counts may be short",
 			st.lost_unknown ? "at least " : "", st.lost, o->input);
+	if (st.missed_ins)
+		kt_warn("%llu switch%s back onto a CPU %s missing from '%s' (dropped uncounted); each such time off ends at the task's next event",
+			st.missed_ins, st.missed_ins == 1 ? "" : "es",
+			st.missed_ins == 1 ? "is" : "are", o->input);
 	if (!st.stacks) {
 		kt_err("no kernel stacks %sin '%s'; record them with 'ktrace record -T' or '--stack EVENT'",
 		       o->stacks == 2 ? "of sched_switch " :

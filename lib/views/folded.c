@@ -261,19 +261,23 @@ static struct stack *stack_get(struct kt_folded *f)
 	return s;
 }
 
-/* The task is back on a CPU: its stack gets the time it was off. */
-static void switched_in(struct kt_folded *f, int pid, unsigned long long ts)
+/*
+ * The task is back on a CPU: its stack gets the time it was off.
+ * Returns whether it was off.
+ */
+static bool switched_in(struct kt_folded *f, int pid, unsigned long long ts)
 {
 	struct off probe = { .pid = pid }, **found, *o;
 
 	found = tfind(&probe, &f->offs, cmp_off);
 	if (!found)
-		return;
+		return false;
 	o = *found;
 	if (ts > o->ts)
 		o->st->count += (ts - o->ts) / 1000;
 	tdelete(&probe, &f->offs, cmp_off);
 	free(o);
+	return true;
 }
 
 static int switched_out(struct kt_folded *f, int pid, unsigned long long ts,
@@ -283,7 +287,7 @@ static int switched_out(struct kt_folded *f, int pid, unsigned long long ts,
 
 	found = tfind(&probe, &f->offs, cmp_off);
 	if (found) {
-		/* Out again without coming back in (lost events): the newer. */
+		/* Out again with no event of its own between: the newer. */
 		(*found)->ts = ts;
 		(*found)->st = st;
 		return 0;
@@ -297,6 +301,14 @@ static int switched_out(struct kt_folded *f, int pid, unsigned long long ts,
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* A user stack is written after its event, for the same task. */
+static bool after_the_fact(const struct kt_event *ev)
+{
+	return !strcmp(ev->event->system, "ftrace") &&
+	       (!strcmp(ev->event->name, "user_stack") ||
+		!strcmp(ev->event->name, "kernel_stack"));
 }
 
 int kt_folded_add(const struct kt_event *ev, void *arg)
@@ -320,6 +332,19 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 		    !strcmp(ev->event->name, "sched_switch") &&
 		    field_num(ev->event, rec, "next_pid", &v))
 			switched_in(f, (int)v, rec->ts);
+		/*
+		 * An event of a task still off runs on its behalf: the switch
+		 * that put it back is missing.  Some kernels drop records
+		 * around idle without counting them (seen on 6.18 guests);
+		 * its time off ends here, at the latest it can have, and the
+		 * miss is counted so that report says so.
+		 */
+		if (f->mode == KT_FOLDED_OFFCPU && !after_the_fact(ev)) {
+			int pid = tep_data_pid(f->tep, rec);
+
+			if (pid > 0 && switched_in(f, pid, rec->ts))
+				f->st.missed_ins++;
+		}
 		note_event(f, ev, l);
 		return 0;
 	}

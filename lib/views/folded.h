@@ -12,7 +12,10 @@
  *                     task then stayed off the CPU, in microseconds: from
  *                     that switch to the next one that puts the task back
  *                     (a task still off at the end of the trace counts
- *                     nothing).  comm is the switch's prev_comm.
+ *                     nothing).  comm is the switch's prev_comm.  Where
+ *                     that switch is missing (a kernel that dropped it
+ *                     uncounted), the task's next event of its own ends
+ *                     the time off; missed_ins counts these.
  *
  * Frames are the file's kallsyms names, as trace-cmd prints them (a
  * hexadecimal address where there is none).  The tracing machinery's own
@@ -36,6 +39,7 @@ struct kt_folded_stats {
 	unsigned long long stacks;	/* kernel_stack records counted */
 	unsigned long long lost;	/* events lost before records seen */
 	bool lost_unknown;		/* a loss of no known size */
+	unsigned long long missed_ins;	/* offcpu: switches back in not seen */
 };
 
 struct tep_handle;
