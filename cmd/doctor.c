@@ -15,6 +15,7 @@
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/caps.h"
+#include "live/switchgaps.h"
 
 struct doctor_opts {
 	bool json;
@@ -223,6 +224,33 @@ static void check_control_files(struct doctor *d)
 		     st == ST_FAIL ? "; events cannot be recorded" : "") < 0)
 		c->text = NULL;
 	c->fix = strdup("see the lockdown line; a security module or container may forbid tracefs writes");
+}
+
+/*
+ * Does the kernel keep every sched_switch record?  A gap in a CPU's chain
+ * of switches is a record lost with no counter showing it.
+ */
+static void check_switch_chain(struct doctor *d)
+{
+	struct kt_switch_gaps g;
+	int ret = kt_switch_gaps_probe(d->scratch, 200, &g);
+
+	if (ret) {
+		add("switch_records", ST_WARN, "none; see the event recording line",
+		    "sched_switch records: cannot record them to check: %s", strerror(-ret));
+	} else if (!g.switches) {
+		add("switch_records", ST_WARN, "check tracing_cpumask",
+		    "sched_switch records: none recorded in 0.2 s of sleeps");
+	} else if (!g.gaps) {
+		add("switch_records", ST_OK, NULL,
+		    "sched_switch records: complete (%lu switches in 0.2 s of sleeps, no gap)",
+		    g.switches);
+	} else {
+		add("switch_records", ST_WARN,
+		    "none in ktrace; report --stacks=offcpu ends a time off at the task's next event where its switch is missing, and says so",
+		    "sched_switch records: %lu gaps in %lu switches recorded in 0.2 s of sleeps: the kernel dropped records%s",
+		    g.gaps, g.switches, g.counted ? "" : " without counting them (its loss counters read 0)");
+	}
 }
 
 /* Enable an event in the scratch instance and see it recorded. */
@@ -596,6 +624,8 @@ int cmd_doctor(int argc, char **argv)
 		} else {
 			check_control_files(&d);
 			check_recording(&d);
+			if (d.recording_works)
+				check_switch_chain(&d);
 		}
 		check_function_files(&d);
 	}
