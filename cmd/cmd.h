@@ -30,6 +30,7 @@ enum {
 	KT_EXIT_USAGE = 64,
 };
 
+int cmd_analyze(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "cmd.h"
+#include "util-select-opts.h"
 #include "views/filestat.h"
 #include "decode/decoder.h"
 #include "decode/printer.h"
@@ -31,12 +32,7 @@
 #include "views/whole.h"
 
 enum {
-	OPT_CPU = 256,
-	OPT_PID,
-	OPT_COMM,
-	OPT_FROM,
-	OPT_TO,
-	OPT_RAW,
+	OPT_RAW = 256,
 	OPT_STAT,
 	OPT_FORMAT,
 	OPT_HEAD,
@@ -65,13 +61,7 @@ struct report_opts {
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
 	{ "output", 'o', "OUT", 0, "write to OUT instead of standard output", 0 },
-	{ "cpu", OPT_CPU, "LIST", 0, "only these CPUs, e.g. 0,2-3", 0 },
-	{ "event", 'e', "EVENT", 0, "only this event (name, system:name, system, glob); repeatable", 0 },
-	{ "filter", 'F', "FILTER", 0, "libtraceevent filter, e.g. 'sched_switch: next_pid == 1'; repeatable", 0 },
-	{ "pid", OPT_PID, "PID", 0, "only events of this task; repeatable", 0 },
-	{ "comm", OPT_COMM, "NAME", 0, "only events of tasks named NAME (glob); repeatable", 0 },
-	{ "from", OPT_FROM, "T", 0, "start at T: seconds after the first event (5.0), or @T absolute as printed (@462.930127)", 0 },
-	{ "to", OPT_TO, "T", 0, "stop after T (same forms as --from)", 0 },
+	KT_SELECT_OPTIONS,
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
@@ -91,39 +81,16 @@ static const char doc[] =
 	"'trace-cmd report' prints.  Exit status: 0 ok, 1 failure, 2 damaged "
 	"input file, 64 usage.";
 
-/* Add to the selection; argp_error() when there are too many. */
-static void add_sel(struct argp_state *state, int ret, const char *what)
-{
-	if (ret == -E2BIG)
-		argp_error(state, "too many %s (at most %d)", what, KT_SELECT_MAX);
-	if (ret)
-		argp_failure(state, KT_EXIT_FAIL, -ret, "cannot add %s", what);
-}
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct report_opts *o = state->input;
 	char *end;
 
+	if (kt_select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
+		return 0;
 	switch (key) {
 	case 'i': o->input = arg; break;
 	case 'o': o->output = arg; break;
-	case OPT_CPU: kt_select_set_cpus(o->sel, arg); break;
-	case 'e': add_sel(state, kt_select_add_event(o->sel, arg), "-e"); break;
-	case 'F': add_sel(state, kt_select_add_filter(o->sel, arg), "-F"); break;
-	case OPT_COMM: add_sel(state, kt_select_add_comm(o->sel, arg), "--comm"); break;
-	case OPT_PID: {
-		long v;
-
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 0 || v > INT_MAX)
-			argp_error(state, "bad --pid '%s'; give a process id", arg);
-		add_sel(state, kt_select_add_pid(o->sel, (int)v), "--pid");
-		break;
-	}
-	case OPT_FROM: kt_select_set_from(o->sel, arg); break;
-	case OPT_TO: kt_select_set_to(o->sel, arg); break;
 	case 't': o->nsec = true; break;
 	case OPT_RAW: o->raw = true; break;
 	case OPT_STAT: o->stat = true; break;

@@ -76,11 +76,18 @@ _ktrace()
 		# Each command takes its own set.
 		case "$cmd" in
 		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+		analyze) COMPREPLY=($(compgen -W "table json" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto dat" -- "$cur")) ;;
 		esac
 		return 0 ;;
 	--backend)
 		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))
+		return 0 ;;
+	--sort)
+		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name" -- "$cur"))
+		return 0 ;;
+	--by)
+		COMPREPLY=($(compgen -W "call task comm" -- "$cur"))
 		return 0 ;;
 	esac
 
@@ -91,6 +98,8 @@ _ktrace()
 
 	# Positional arguments.
 	case "$cmd" in
+	analyze)
+		COMPREPLY=($(compgen -W "syscalls" -- "$cur")) ;;
 	enable)
 		_ktrace_complete_events ;;
 	list)

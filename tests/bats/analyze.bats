@@ -1,0 +1,128 @@
+#!/usr/bin/env bats
+# ktrace analyze syscalls: on live recordings of a program of known
+# structure (getppid_n makes exactly N getppid calls), against report's
+# JSON of the same file (the calls paired by hand with jq), and on the
+# stored files; bad input says what is valid.
+
+load helpers
+
+setup_file() {
+	export KT_AN_BIN="$BATS_FILE_TMPDIR/bin"
+	kt_tool getppid_n "$KT_AN_BIN"
+	tracefs_dir
+	cd "$BATS_FILE_TMPDIR"
+	: >"$BATS_FILE_TMPDIR/ktrace.pids"
+	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR rec -q -c -e raw_syscalls -o "$BATS_FILE_TMPDIR/sc.dat" -- \
+		sh -c "$KT_AN_BIN/getppid_n 200; cat /nonexistent-kt 2>/dev/null; true" >/dev/null
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+teardown() {
+	cd /
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+# pairs FILE NR: each raw_syscalls call NR of getppid_n, entry to exit of
+# the same task, as "duration ret", from report's JSON.
+pairs() {
+	"$KTRACE" report -i "$1" --format json -e raw_syscalls --comm getppid_n |
+		jq -r --argjson nr "$2" 'select(.id == $nr) | "\(.event) \(.pid) \(.ts) \(.ret // 0)"' |
+		awk '$1 == "sys_enter" { t[$2] = $3; next }
+		     ($2 in t) { print $3 - t[$2], $4; delete t[$2] }'
+}
+
+@test "analyze syscalls: getppid_n's 200 calls, their durations as report's JSON pairs them" {
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --comm getppid_n --format json
+	assert_success
+	jq -e '.rows[] | select(.syscall == "getppid") | .calls == 200 and .errors == 0 and .nr == 110' <<<"$output"
+	want=$(pairs "$BATS_FILE_TMPDIR/sc.dat" 110 | awk '{ s += $1; if ($1 > m) m = $1; n++ } END { print n, s, m }')
+	got=$(jq -r '.rows[] | select(.syscall == "getppid") | "\(.calls) \(.total_ns) \(.max_ns)"' <<<"$output")
+	[ "$got" = "$want" ] || fail "analyze: $got; report's JSON: $want"
+	# The median and p99 by nearest rank over the same durations.
+	p50=$(pairs "$BATS_FILE_TMPDIR/sc.dat" 110 | sort -n | awk '{ v[NR] = $1 } END { print v[100] }')
+	p99=$(pairs "$BATS_FILE_TMPDIR/sc.dat" 110 | sort -n | awk '{ v[NR] = $1 } END { print v[198] }')
+	jq -e --argjson a "$p50" --argjson b "$p99" \
+		'.rows[] | select(.syscall == "getppid") | .p50_ns == $a and .p99_ns == $b' <<<"$output"
+	# Every call of the file, paired, is in some row.
+	total=$(jq '[.rows[].calls] | add' <<<"$output")
+	jq -e --argjson t "$total" '.calls == $t' <<<"$output"
+}
+
+@test "analyze syscalls: errors by errno name; the table; --by comm, --sort, --top" {
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --by comm --format json
+	assert_success
+	# cat's open of a missing file: ENOENT, as report's JSON has it.
+	n=$("$KTRACE" report -i "$BATS_FILE_TMPDIR/sc.dat" --format json -e sys_exit --comm cat |
+		jq -s '[.[] | select(.id == 257 and .ret == -2)] | length')
+	[ "$n" -ge 1 ]
+	jq -e --argjson n "$n" '.rows[] | select(.comm == "cat" and .syscall == "openat") | .errnos.ENOENT == $n' <<<"$output"
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --by comm --sort calls --top 1
+	assert_success
+	assert_line --index 0 --regexp '^comm +syscall +calls +errors +total us +mean us +p50 us +p99 us +max us +errnos$'
+	assert_line --index 1 --regexp '^getppid_n +getppid +200 +0 '
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --by comm --sort errors
+	assert_line --regexp '^cat +openat .* ENOENT:[0-9]+'
+	# --pid selects one task's calls.
+	pid=$("$KTRACE" report -i "$BATS_FILE_TMPDIR/sc.dat" --format json --comm getppid_n --head 1 | jq .pid)
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --pid "$pid" --by task --format json
+	jq -e --argjson p "$pid" '[.rows[].pid] | unique == [$p]' <<<"$output"
+}
+
+@test "analyze syscalls reads syscalls:sys_enter_NAME / sys_exit_NAME too" {
+	run rec -q -F -e 'syscalls:sys_*_getppid' -o g.dat -- "$KT_AN_BIN/getppid_n" 77
+	assert_success
+	run "$KTRACE" analyze syscalls -i g.dat
+	assert_success
+	assert_line --regexp '^getppid +77 +0 '
+	# trace-cmd's own file of the stored corpus.
+	run "$KTRACE" analyze syscalls -i "$TOP/tests/data/tc-syscalls.dat" --format json
+	assert_success
+	jq -e '.calls > 0' <<<"$output"
+}
+
+@test "analyze: a loss is said above the figures" {
+	# Flight mode keeps the newest 16 KB per CPU: the rest is overwritten,
+	# and counted.
+	run rec -q --flight -b 16 -F -e raw_syscalls -o l.dat -- "$KT_AN_BIN/getppid_n" 100000
+	assert_success
+	lost=$("$KTRACE" report -i l.dat --stat | sed -n 's/^\([0-9]*\) events lost on.*/\1/p')
+	[ "$lost" -gt 0 ] || fail "no loss in flight mode"
+	run "$KTRACE" analyze syscalls -i l.dat --top 1
+	assert_success
+	assert_line --index 0 "ktrace analyze: warning: $lost events were lost in 'l.dat' in the window; the figures below may be incomplete"
+	run "$KTRACE" analyze syscalls -i l.dat --format json
+	jq -e --argjson l "$lost" '.lost == $l' <<<"${lines[-1]}"
+}
+
+@test "analyze: bad input names what is valid" {
+	run "$KTRACE" analyze bogus -i "$BATS_FILE_TMPDIR/sc.dat"
+	[ "$status" = 64 ]
+	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use syscalls"
+	run "$KTRACE" analyze -i "$BATS_FILE_TMPDIR/sc.dat"
+	[ "$status" = 64 ]
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --sort bogus
+	[ "$status" = 64 ]
+	assert_output "ktrace analyze: unknown --sort 'bogus'; use total, calls, errors, mean, p50, p99, max or name"
+	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --by bogus
+	[ "$status" = 64 ]
+	run "$KTRACE" analyze syscalls -i "$TOP/tests/data/tc-sched.dat"
+	assert_failure 1
+	assert_output "ktrace analyze: '$TOP/tests/data/tc-sched.dat' holds no system call events; record them with 'ktrace record -e raw_syscalls' (or -e 'syscalls:sys_*_NAME')"
+	run "$KTRACE" analyze syscalls -i nonexistent.dat
+	assert_failure 1
+	# A damaged file: exit 2 after what could be read, as report.
+	head -c 20000 "$BATS_FILE_TMPDIR/sc.dat" >cut.dat
+	run "$KTRACE" analyze syscalls -i cut.dat
+	[ "$status" = 2 ]
+}
+
+@test "analyze completes its KIND and option values" {
+	run complete_words ktrace analyze sys
+	assert_output syscalls
+	run complete_words ktrace analyze syscalls --by t
+	assert_output task
+}
