@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "util-select-opts.h"
+#include "analyze/sched.h"
 #include "analyze/syscalls.h"
 #include "base/log.h"
 #include "decode/decoder.h"
@@ -33,16 +34,16 @@ struct analyze_opts {
 	bool json;
 	const char *sort;
 	long top;			/* rows shown; 0: all */
-	enum kt_sys_by by;
+	const char *by;			/* --by as given; checked per KIND */
 };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
 	KT_SELECT_OPTIONS,
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json", 0 },
-	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first: total (default), calls, errors, mean, p50, p99, max, or name", 0 },
+	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm", 0 },
 	{ "top", OPT_TOP, "N", 0, "show the first N rows only", 0 },
-	{ "by", OPT_BY, "WHAT", 0, "one row per call (default), per call and task, or per call and comm: call, task or comm", 0 },
+	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task or comm; sched: task (default) or comm", 0 },
 	{ 0 }
 };
 
@@ -51,11 +52,15 @@ static const char doc[] =
 	"Answer a question about a recording in one command.\v"
 	"KIND is syscalls: each system call's count, errors by errno and "
 	"duration (total, mean, p50, p99, max), from raw_syscalls or "
-	"syscalls:* events (record them with 'ktrace record -e raw_syscalls').  "
+	"syscalls:* events (record them with 'ktrace record -e raw_syscalls'); "
+	"or sched: per task its run, wait and sleep time, switches and wakeup "
+	"latency (mean, p50, p90, p99, max), from sched_switch and "
+	"sched_waking/sched_wakeup (record them with 'ktrace record -e "
+	"sched_switch -e sched_waking').  "
 	"Exit status: 0 ok, 1 failure (or nothing to analyze), 2 damaged "
 	"input file, 64 usage.";
 
-static const char *const kinds[] = { "syscalls" };
+static const char *const kinds[] = { "sched", "syscalls" };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -79,26 +84,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (errno || *end || end == arg || o->top < 1)
 			argp_error(state, "bad --top '%s'; give a number of rows", arg);
 		break;
-	case OPT_BY:
-		if (!strcmp(arg, "call"))
-			o->by = KT_SYS_BY_CALL;
-		else if (!strcmp(arg, "task"))
-			o->by = KT_SYS_BY_TASK;
-		else if (!strcmp(arg, "comm"))
-			o->by = KT_SYS_BY_COMM;
-		else
-			argp_error(state, "bad --by '%s'; use call, task or comm", arg);
-		break;
+	case OPT_BY: o->by = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->kind)
 			argp_error(state, "unexpected argument '%s'; give one KIND and the file with -i", arg);
-		if (strcmp(arg, kinds[0]))
-			argp_error(state, "unknown KIND '%s'; use syscalls", arg);
+		if (strcmp(arg, kinds[0]) && strcmp(arg, kinds[1]))
+			argp_error(state, "unknown KIND '%s'; use sched or syscalls", arg);
 		o->kind = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!o->kind)
-			argp_error(state, "give a KIND: syscalls");
+			argp_error(state, "give a KIND: sched or syscalls");
+		if (o->by && !strcmp(o->kind, "syscalls") && strcmp(o->by, "call") &&
+		    strcmp(o->by, "task") && strcmp(o->by, "comm"))
+			argp_error(state, "bad --by '%s'; use call, task or comm", o->by);
+		if (o->by && !strcmp(o->kind, "sched") && strcmp(o->by, "task") &&
+		    strcmp(o->by, "comm"))
+			argp_error(state, "bad --by '%s'; use task or comm", o->by);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -136,23 +138,33 @@ static void put_errnos(const struct kt_sys_row *r, bool json)
 	}
 }
 
+static enum kt_sys_by sys_by(const struct analyze_opts *o)
+{
+	if (o->by && !strcmp(o->by, "task"))
+		return KT_SYS_BY_TASK;
+	if (o->by && !strcmp(o->by, "comm"))
+		return KT_SYS_BY_COMM;
+	return KT_SYS_BY_CALL;
+}
+
 static void print_table(const struct analyze_opts *o, struct kt_sys_row **rows,
 			size_t n)
 {
+	enum kt_sys_by by = sys_by(o);
 	size_t i;
 
-	if (o->by == KT_SYS_BY_TASK)
+	if (by == KT_SYS_BY_TASK)
 		printf("%7s %-16s ", "pid", "comm");
-	else if (o->by == KT_SYS_BY_COMM)
+	else if (by == KT_SYS_BY_COMM)
 		printf("%-16s ", "comm");
 	printf("%-20s %10s %8s %12s %12s %12s %12s %12s  %s\n", "syscall", "calls",
 	       "errors", "total us", "mean us", "p50 us", "p99 us", "max us", "errnos");
 	for (i = 0; i < n; i++) {
 		struct kt_sys_row *r = rows[i];
 
-		if (o->by == KT_SYS_BY_TASK)
+		if (by == KT_SYS_BY_TASK)
 			printf("%7d %-16s ", r->pid, r->comm);
-		else if (o->by == KT_SYS_BY_COMM)
+		else if (by == KT_SYS_BY_COMM)
 			printf("%-16s ", r->comm);
 		printf("%-20s %10zu %8llu", r->name, r->dist.n, r->errors);
 		put_us(r->dist.sum);
@@ -169,6 +181,7 @@ static void print_table(const struct analyze_opts *o, struct kt_sys_row **rows,
 static void print_json(const struct analyze_opts *o, struct kt_sys_row **rows,
 		       size_t n, const struct kt_sys_totals *t)
 {
+	enum kt_sys_by by = sys_by(o);
 	size_t i;
 
 	printf("{\"analysis\":\"syscalls\",\"file\":");
@@ -181,9 +194,9 @@ static void print_json(const struct analyze_opts *o, struct kt_sys_row **rows,
 		printf("%s{\"syscall\":", i ? "," : "");
 		kt_json_put_str(stdout, r->name);
 		printf(",\"nr\":%ld", r->nr);
-		if (o->by == KT_SYS_BY_TASK)
+		if (by == KT_SYS_BY_TASK)
 			printf(",\"pid\":%d", r->pid);
-		if (o->by != KT_SYS_BY_CALL) {
+		if (by != KT_SYS_BY_CALL) {
 			printf(",\"comm\":");
 			kt_json_put_str(stdout, r->comm);
 		}
@@ -207,14 +220,197 @@ static const char *machine_of(struct kt_reader *r)
 	return strrchr(un, ' ') ? strrchr(un, ' ') + 1 : un;
 }
 
-static int analyze(const struct analyze_opts *o)
+/* A loss is said before the figures it may have cut short. */
+static void warn_loss(const struct analyze_opts *o, unsigned long long lost,
+		      bool unknown)
 {
+	if (lost || unknown)
+		kt_warn("%s%llu events were lost in '%s' in the window; the figures below may be incomplete",
+			unknown ? "at least " : "", lost, o->input);
+}
+
+static int run_syscalls(const struct analyze_opts *o, struct kt_reader *r,
+			struct kt_decoder *d)
+{
+	struct kt_syscalls *s;
 	struct kt_sys_totals t;
 	struct kt_sys_row **rows;
-	struct kt_syscalls *s = NULL;
+	size_t n;
+	int status = KT_EXIT_FAIL, ret;
+
+	s = kt_syscalls_new(kt_reader_tep(r), machine_of(r), sys_by(o));
+	if (!s) {
+		kt_err("cannot start the analysis: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	ret = kt_decoder_run(d, kt_syscalls_add, s);
+	if (ret) {
+		kt_err("cannot analyze '%s': %s", o->input, strerror(-ret));
+		goto out;
+	}
+	kt_syscalls_totals(s, &t);
+	if (!t.has_input) {
+		kt_err("'%s' holds no system call events; record them with 'ktrace record -e raw_syscalls' (or -e 'syscalls:sys_*_NAME')",
+		       o->input);
+		goto out;
+	}
+	ret = kt_syscalls_rows(s, o->sort, &rows, &n);
+	if (ret == -EINVAL) {
+		kt_err("unknown --sort '%s'; use %s", o->sort, kt_syscalls_sort_keys);
+		status = KT_EXIT_USAGE;
+		goto out;
+	} else if (ret) {
+		kt_err("cannot sort the rows: %s", strerror(-ret));
+		goto out;
+	}
+	warn_loss(o, t.lost, t.lost_unknown);
+	if (o->top && (size_t)o->top < n)
+		n = (size_t)o->top;
+	if (o->json) {
+		print_json(o, rows, n, &t);
+	} else {
+		print_table(o, rows, n);
+		if (t.unpaired || t.in_flight)
+			printf("not counted: %llu exits whose entry is not in the window, %llu calls still in progress at the end\n",
+			       t.unpaired, t.in_flight);
+	}
+	status = KT_EXIT_OK;
+out:
+	kt_syscalls_free(s);
+	return status;
+}
+
+/* Milliseconds with three decimals, from nanoseconds. */
+static void put_ms(unsigned long long ns)
+{
+	printf(" %9llu.%03llu", ns / 1000000, ns / 1000 % 1000);
+}
+
+static void print_sched_table(const struct analyze_opts *o,
+			      struct kt_sched_row **rows, size_t n)
+{
+	bool by_comm = o->by && !strcmp(o->by, "comm");
+	size_t i;
+
+	if (!by_comm)
+		printf("%7s ", "pid");
+	printf("%-16s %9s %13s %13s %13s %13s %13s %8s %12s %12s %12s %12s  %s\n",
+	       "comm", "switches", "run ms", "wait ms", "sleep S ms", "sleep D ms",
+	       "other ms", "wakeups", "lat mean us", "lat p50 us", "lat p99 us",
+	       "lat max us", "max at");
+	for (i = 0; i < n; i++) {
+		struct kt_sched_row *r = rows[i];
+
+		if (!by_comm)
+			printf("%7d ", r->pid);
+		printf("%-16s %9llu", r->comm, r->switches);
+		put_ms(r->run_ns);
+		put_ms(r->wait_ns);
+		put_ms(r->sleep_s_ns);
+		put_ms(r->sleep_d_ns);
+		put_ms(r->sleep_other_ns);
+		printf(" %8zu", r->lat.n);
+		put_us(kt_dist_mean(&r->lat));
+		put_us(kt_dist_pct(&r->lat, 50));
+		put_us(kt_dist_pct(&r->lat, 99));
+		put_us(r->lat.max);
+		if (r->lat.n)
+			printf("  %llu.%06llu CPU %d", r->lat.max_ts / 1000000000,
+			       r->lat.max_ts / 1000 % 1000000, r->lat.max_cpu);
+		printf("\n");
+	}
+}
+
+static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row **rows,
+			     size_t n, const struct kt_sched_totals *t)
+{
+	bool by_comm = o->by && !strcmp(o->by, "comm");
+	size_t i;
+
+	printf("{\"analysis\":\"sched\",\"file\":");
+	kt_json_put_str(stdout, o->input);
+	printf(",\"switches\":%llu,\"missed_switch_ins\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"rows\":[",
+	       t->switches, t->missed_ins, t->lost, t->lost_unknown ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		struct kt_sched_row *r = rows[i];
+
+		printf("%s{", i ? "," : "");
+		if (!by_comm)
+			printf("\"pid\":%d,", r->pid);
+		printf("\"comm\":");
+		kt_json_put_str(stdout, r->comm);
+		printf(",\"switches\":%llu,\"run_ns\":%llu,\"wait_ns\":%llu,\"sleep_s_ns\":%llu,\"sleep_d_ns\":%llu,\"sleep_other_ns\":%llu",
+		       r->switches, r->run_ns, r->wait_ns, r->sleep_s_ns, r->sleep_d_ns,
+		       r->sleep_other_ns);
+		printf(",\"wakeups\":%zu,\"lat_mean_ns\":%llu,\"lat_p50_ns\":%llu,\"lat_p90_ns\":%llu,\"lat_p99_ns\":%llu,\"lat_max_ns\":%llu",
+		       r->lat.n, kt_dist_mean(&r->lat), kt_dist_pct(&r->lat, 50),
+		       kt_dist_pct(&r->lat, 90), kt_dist_pct(&r->lat, 99), r->lat.max);
+		if (r->lat.n)
+			printf(",\"lat_max_ts\":%llu,\"lat_max_cpu\":%d", r->lat.max_ts, r->lat.max_cpu);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
+		     struct kt_decoder *d)
+{
+	struct kt_sched *s;
+	struct kt_sched_totals t;
+	struct kt_sched_row **rows;
+	size_t n;
+	int status = KT_EXIT_FAIL, ret;
+
+	s = kt_sched_new(kt_reader_tep(r), o->by && !strcmp(o->by, "comm") ?
+			 KT_SCHED_BY_COMM : KT_SCHED_BY_TASK);
+	if (!s) {
+		kt_err("cannot start the analysis: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	ret = kt_decoder_run(d, kt_sched_add, s);
+	if (ret) {
+		kt_err("cannot analyze '%s': %s", o->input, strerror(-ret));
+		goto out;
+	}
+	kt_sched_totals(s, &t);
+	if (!t.has_switch) {
+		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e sched_waking'",
+		       o->input);
+		goto out;
+	}
+	ret = kt_sched_rows(s, o->sort, &rows, &n);
+	if (ret == -EINVAL) {
+		kt_err("unknown --sort '%s'; use %s", o->sort, kt_sched_sort_keys);
+		status = KT_EXIT_USAGE;
+		goto out;
+	} else if (ret) {
+		kt_err("cannot sort the rows: %s", strerror(-ret));
+		goto out;
+	}
+	warn_loss(o, t.lost, t.lost_unknown);
+	if (!t.has_wakeup)
+		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies, and sleep time runs to the switch-in; record them with -e sched_waking",
+			o->input);
+	if (t.missed_ins)
+		kt_warn("%llu switch%s onto a CPU %s missing from '%s' (dropped uncounted, see 'ktrace doctor'); those waits are not counted",
+			t.missed_ins, t.missed_ins == 1 ? "" : "es",
+			t.missed_ins == 1 ? "is" : "are", o->input);
+	if (o->top && (size_t)o->top < n)
+		n = (size_t)o->top;
+	if (o->json)
+		print_sched_json(o, rows, n, &t);
+	else
+		print_sched_table(o, rows, n);
+	status = KT_EXIT_OK;
+out:
+	kt_sched_free(s);
+	return status;
+}
+
+static int analyze(const struct analyze_opts *o)
+{
 	struct kt_decoder *d = NULL;
 	struct kt_reader *r;
-	size_t n;
 	int status = KT_EXIT_FAIL, ret;
 
 	r = kt_reader_open(o->input);
@@ -228,51 +424,11 @@ static int analyze(const struct analyze_opts *o)
 	d = kt_select_decoder(o->sel, r);
 	if (!d)
 		goto out_reader;
-	s = kt_syscalls_new(kt_reader_tep(r), machine_of(r), o->by);
-	if (!s) {
-		kt_err("cannot start the analysis: %s", strerror(errno));
-		goto out_decoder;
-	}
-	ret = kt_decoder_run(d, kt_syscalls_add, s);
-	if (ret) {
-		kt_err("cannot analyze '%s': %s", o->input, strerror(-ret));
-		goto out_analysis;
-	}
-	kt_syscalls_totals(s, &t);
-	if (!t.has_input) {
-		kt_err("'%s' holds no system call events; record them with 'ktrace record -e raw_syscalls' (or -e 'syscalls:sys_*_NAME')",
-		       o->input);
-		goto out_analysis;
-	}
-	ret = kt_syscalls_rows(s, o->sort, &rows, &n);
-	if (ret == -EINVAL) {
-		kt_err("unknown --sort '%s'; use %s", o->sort, kt_syscalls_sort_keys);
-		status = KT_EXIT_USAGE;
-		goto out_analysis;
-	} else if (ret) {
-		kt_err("cannot sort the rows: %s", strerror(-ret));
-		goto out_analysis;
-	}
-	/* A loss is said before the figures it may have cut short. */
-	if (t.lost || t.lost_unknown)
-		kt_warn("%s%llu events were lost in '%s' in the window; the figures below may be incomplete",
-			t.lost_unknown ? "at least " : "", t.lost, o->input);
-	if (o->top && (size_t)o->top < n)
-		n = (size_t)o->top;
-	if (o->json) {
-		print_json(o, rows, n, &t);
-	} else {
-		print_table(o, rows, n);
-		if (t.unpaired || t.in_flight)
-			printf("not counted: %llu exits whose entry is not in the window, %llu calls still in progress at the end\n",
-			       t.unpaired, t.in_flight);
-	}
-	status = kt_reader_damaged(r) ? KT_EXIT_DAMAGED : KT_EXIT_OK;
-	if (status == KT_EXIT_DAMAGED)
+	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) : run_syscalls(o, r, d);
+	if (status == KT_EXIT_OK && kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the figures above stop short where the warnings say", o->input);
-out_analysis:
-	kt_syscalls_free(s);
-out_decoder:
+		status = KT_EXIT_DAMAGED;
+	}
 	kt_decoder_free(d);
 out_reader:
 	kt_reader_close(r);

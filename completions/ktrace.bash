@@ -84,7 +84,7 @@ _ktrace()
 		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))
 		return 0 ;;
 	--sort)
-		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name" -- "$cur"))
+		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm" -- "$cur"))
 		return 0 ;;
 	--by)
 		COMPREPLY=($(compgen -W "call task comm" -- "$cur"))
@@ -99,7 +99,7 @@ _ktrace()
 	# Positional arguments.
 	case "$cmd" in
 	analyze)
-		COMPREPLY=($(compgen -W "syscalls" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "sched syscalls" -- "$cur")) ;;
 	enable)
 		_ktrace_complete_events ;;
 	list)

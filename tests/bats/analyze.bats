@@ -101,7 +101,7 @@ pairs() {
 @test "analyze: bad input names what is valid" {
 	run "$KTRACE" analyze bogus -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
-	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use syscalls"
+	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use sched or syscalls"
 	run "$KTRACE" analyze -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
 	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --sort bogus
@@ -123,6 +123,79 @@ pairs() {
 @test "analyze completes its KIND and option values" {
 	run complete_words ktrace analyze sys
 	assert_output syscalls
+	run complete_words ktrace analyze s
+	assert_output "sched
+syscalls"
 	run complete_words ktrace analyze syscalls --by t
 	assert_output task
+}
+
+# sched_oracle FILE PID: the task's switches, sleep in S, and wakeup
+# latencies (count, sum, max), made from report's JSON by hand: a sleep
+# runs from a switch-out in S to its sched_waking, a latency from the
+# waking to the switch-in, unless an event of the task's own comes first
+# (its switch-in was dropped: not counted).
+sched_oracle() {
+	"$KTRACE" report -i "$1" --format json -e sched_switch -e sched_waking |
+		jq -r --argjson p "$2" '
+			if .event == "sched_switch" then
+				if .prev_pid == $p then "out \(.ts) \(.prev_state)"
+				elif .next_pid == $p then "in \(.ts)"
+				else empty end
+			elif .field_pid == $p then "wake \(.ts)"
+			elif .pid == $p then "own \(.ts)"
+			else empty end' |
+		awk '
+		$1 == "out" { sw++; if (st == "run") {} ; st = ($3 % 256 == 0) ? "runnable" : "asleep"
+			      sl = ($3 % 2 == 1); t = $2; woken = 0; next }
+		$1 == "wake" { if (st == "asleep") { if (sl) ss += $2 - t; st = "runnable"; woken = 1; t = $2 }
+			       else if (st == "") { st = "runnable"; woken = 1; t = $2 }
+			       next }
+		$1 == "in" { if (st == "runnable" && woken) { n++; d = $2 - t; s += d; if (d > m) m = d }
+			     st = "run"; next }
+		$1 == "own" { if (st == "runnable" || st == "asleep") st = "run" }
+		END { print sw + 0, ss + 0, n + 0, s + 0, m + 0 }'
+}
+
+@test "analyze sched: a task that naps 100 times, its switches, sleep and wakeup latencies as report's JSON has them" {
+	kt_tool naps "$KT_AN_BIN"
+	run rec -q -e sched_switch -e sched_waking -o s.dat -- "$KT_AN_BIN/naps" 100 2000
+	assert_success
+	run "$KTRACE" analyze sched -i s.dat --comm naps --format json
+	assert_success
+	pid=$(jq '.rows[0].pid' <<<"$output")
+	jq -e '.rows | length == 1' <<<"$output"
+	want=$(sched_oracle s.dat "$pid")
+	got=$(jq -r '.rows[0] | "\(.switches) \(.sleep_s_ns) \(.wakeups) \(.lat_mean_ns * .wakeups) \(.lat_max_ns)"' <<<"$output")
+	# The mean is rounded down: compare the sum within one ns per wakeup.
+	read -r w_sw w_ss w_n w_s w_m <<<"$want"
+	read -r g_sw g_ss g_n g_s g_m <<<"$got"
+	[ "$g_sw" = "$w_sw" ] && [ "$g_ss" = "$w_ss" ] && [ "$g_n" = "$w_n" ] && [ "$g_m" = "$w_m" ] &&
+		[ $((w_s - g_s)) -ge 0 ] && [ $((w_s - g_s)) -lt "$w_n" ] ||
+		fail "analyze: $got; report's JSON: $want"
+	# The structure: 100 naps of 2 ms, each a switch-out in S; the
+	# kernel here may drop some switch-ins (doctor's switch_records).
+	[ "$g_sw" -ge 100 ] && [ "$g_sw" -le 110 ] || fail "$g_sw switches for 100 naps"
+	[ "$g_ss" -ge 190000000 ] || fail "$g_ss ns asleep in S for 100 naps of 2 ms"
+	[ "$g_n" -ge 50 ] && [ "$g_n" -le 101 ] || fail "$g_n wakeups for 100 naps"
+	# The table and --by comm.
+	run "$KTRACE" analyze sched -i s.dat --by comm --sort wakeups
+	assert_success
+	assert_line --regexp '^comm +switches +run ms +wait ms +sleep S ms +sleep D ms +other ms +wakeups +lat mean us +lat p50 us +lat p99 us +lat max us +max at$'
+	assert_line --regexp '^naps +[0-9]+ '
+}
+
+@test "analyze sched: no sched_switch, or no wakeups, each said" {
+	run "$KTRACE" analyze sched -i "$BATS_FILE_TMPDIR/sc.dat"
+	assert_failure 1
+	assert_output "ktrace analyze: '$BATS_FILE_TMPDIR/sc.dat' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e sched_waking'"
+	run rec -q -e sched_switch -o w.dat -- sleep 0.05
+	run "$KTRACE" analyze sched -i w.dat
+	assert_success
+	assert_line --index 0 --partial "holds no sched_waking or sched_wakeup"
+	run "$KTRACE" analyze sched -i w.dat --by call
+	[ "$status" = 64 ]
+	run "$KTRACE" analyze sched -i w.dat --sort calls
+	[ "$status" = 64 ]
+	assert_output "ktrace analyze: unknown --sort 'calls'; use run, wait, sleep, switches, wakeups, mean, p99, max or comm"
 }

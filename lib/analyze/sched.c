@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * analyze sched.  See sched.h.
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyze/sched.h"
+
+enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
+enum tstate { T_UNKNOWN, T_RUNNING, T_RUNNABLE, T_ASLEEP };
+
+struct evinfo {
+	int id;
+	enum kind kind;
+	struct tep_format_field *prev_pid, *prev_state, *next_pid;
+	struct tep_format_field *prev_comm, *next_comm, *pid;
+};
+
+struct task {
+	int pid;
+	enum tstate st;
+	bool woken;			/* runnable since a wakeup */
+	bool selected;			/* an event of its own was selected */
+	char sleep;			/* 'S', 'D' or 'O' while asleep */
+	unsigned long long since;
+	struct kt_sched_row row;
+};
+
+struct kt_sched {
+	struct tep_handle *tep;
+	enum kt_sched_by by;
+	void *evs;			/* tsearch: struct evinfo by id */
+	void *tasks;			/* tsearch: struct task by pid */
+	size_t ntasks;
+	struct kt_sched_row **sorted;
+	struct kt_sched_row *merged;	/* KT_SCHED_BY_COMM's rows */
+	size_t nmerged;
+	struct kt_sched_totals t;
+};
+
+const char *const kt_sched_sort_keys =
+	"run, wait, sleep, switches, wakeups, mean, p99, max or comm";
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct evinfo *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by)
+{
+	struct kt_sched *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->tep = tep;
+	s->by = by;
+	return s;
+}
+
+static struct evinfo *info_of(struct kt_sched *s, struct tep_event *e)
+{
+	struct evinfo probe = { .id = e->id }, *in, **found;
+
+	found = tfind(&probe, &s->evs, cmp_ev);
+	if (found)
+		return *found;
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return NULL;
+	in->id = e->id;
+	if (e->system && !strcmp(e->system, "sched")) {
+		if (!strcmp(e->name, "sched_switch")) {
+			in->prev_pid = tep_find_field(e, "prev_pid");
+			in->prev_state = tep_find_field(e, "prev_state");
+			in->next_pid = tep_find_field(e, "next_pid");
+			in->prev_comm = tep_find_field(e, "prev_comm");
+			in->next_comm = tep_find_field(e, "next_comm");
+			if (in->prev_pid && in->prev_state && in->next_pid)
+				in->kind = K_SWITCH;
+		} else if (!strcmp(e->name, "sched_waking") ||
+			   !strcmp(e->name, "sched_wakeup") ||
+			   !strcmp(e->name, "sched_wakeup_new")) {
+			in->pid = tep_find_field(e, "pid");
+			if (in->pid)
+				in->kind = K_WAKE;
+		}
+	} else if (e->system && !strcmp(e->system, "ftrace") &&
+		   (!strcmp(e->name, "kernel_stack") || !strcmp(e->name, "user_stack"))) {
+		/* Written after their event, with its task: no evidence. */
+		in->kind = K_AFTER;
+	}
+	if (!tsearch(in, &s->evs, cmp_ev)) {
+		free(in);
+		return NULL;
+	}
+	return in;
+}
+
+static struct task *task_of(struct kt_sched *s, int pid)
+{
+	struct task probe = { .pid = pid }, *t, **found;
+
+	found = tfind(&probe, &s->tasks, cmp_task);
+	if (found)
+		return *found;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->row.pid = pid;
+	if (!tsearch(t, &s->tasks, cmp_task)) {
+		free(t);
+		return NULL;
+	}
+	s->ntasks++;
+	return t;
+}
+
+static void set_comm(struct task *t, struct evinfo *in, struct tep_format_field *f,
+		     struct tep_record *rec)
+{
+	size_t n = 0;
+
+	(void)in;
+	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
+		return;
+	while (n + 1 < sizeof(t->row.comm) && n < (size_t)f->size &&
+	       ((const char *)rec->data)[f->offset + n])
+		n++;
+	memcpy(t->row.comm, (const char *)rec->data + f->offset, n);
+	t->row.comm[n] = '\0';
+}
+
+static char sleep_kind(unsigned long long state)
+{
+	if (state & 1)
+		return 'S';
+	if (state & 2)
+		return 'D';
+	return 'O';
+}
+
+static void add_sleep(struct task *t, unsigned long long ts)
+{
+	unsigned long long d = ts > t->since ? ts - t->since : 0;
+
+	if (t->sleep == 'S')
+		t->row.sleep_s_ns += d;
+	else if (t->sleep == 'D')
+		t->row.sleep_d_ns += d;
+	else
+		t->row.sleep_other_ns += d;
+}
+
+static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *rec,
+		     int cpu)
+{
+	unsigned long long prev, state, next, ts = rec->ts;
+	struct task *p, *n;
+
+	if (tep_read_number_field(in->prev_pid, rec->data, &prev) ||
+	    tep_read_number_field(in->prev_state, rec->data, &state) ||
+	    tep_read_number_field(in->next_pid, rec->data, &next))
+		return 0;
+	s->t.switches++;
+	if (prev) {
+		p = task_of(s, (int)prev);
+		if (!p)
+			return -ENOMEM;
+		set_comm(p, in, in->prev_comm, rec);
+		if (p->st == T_RUNNING)
+			p->row.run_ns += ts > p->since ? ts - p->since : 0;
+		else if (p->st != T_UNKNOWN)
+			s->t.missed_ins++;	/* out again, never seen in */
+		p->row.switches++;
+		p->since = ts;
+		/* R (0) or R+ (preempted): still runnable; else asleep. */
+		if (!(state & 0xff)) {
+			p->st = T_RUNNABLE;
+			p->woken = false;
+		} else {
+			p->st = T_ASLEEP;
+			p->sleep = sleep_kind(state);
+		}
+	}
+	if (next) {
+		n = task_of(s, (int)next);
+		if (!n)
+			return -ENOMEM;
+		set_comm(n, in, in->next_comm, rec);
+		if (n->st == T_RUNNABLE) {
+			n->row.wait_ns += ts > n->since ? ts - n->since : 0;
+			if (n->woken && kt_dist_add(&n->row.lat, ts > n->since ? ts - n->since : 0, ts, cpu))
+				return -ENOMEM;
+		} else if (n->st == T_ASLEEP) {
+			/* No wakeup in the file: asleep until now. */
+			add_sleep(n, ts);
+		}
+		n->st = T_RUNNING;
+		n->since = ts;
+	}
+	return 0;
+}
+
+static int on_wake(struct kt_sched *s, struct evinfo *in, struct tep_record *rec)
+{
+	unsigned long long pid;
+	struct task *t;
+
+	if (tep_read_number_field(in->pid, rec->data, &pid) || !pid)
+		return 0;
+	t = task_of(s, (int)pid);
+	if (!t)
+		return -ENOMEM;
+	if (t->st == T_ASLEEP) {
+		add_sleep(t, rec->ts);
+	} else if (t->st != T_UNKNOWN) {
+		/* Running (a wakeup that raced its sleep) or already woken. */
+		return 0;
+	}
+	t->st = T_RUNNABLE;
+	t->woken = true;
+	t->since = rec->ts;
+	return 0;
+}
+
+/* An event of the task's own: it is on a CPU now. */
+static int on_evidence(struct kt_sched *s, int pid, unsigned long long ts)
+{
+	struct task probe = { .pid = pid }, **found, *t;
+
+	found = tfind(&probe, &s->tasks, cmp_task);
+	if (!found)
+		return 0;
+	t = *found;
+	if (t->st == T_RUNNABLE || t->st == T_ASLEEP) {
+		s->t.missed_ins++;
+		t->st = T_RUNNING;
+		t->since = ts;
+	}
+	return 0;
+}
+
+int kt_sched_add(const struct kt_event *ev, void *arg)
+{
+	struct kt_sched *s = arg;
+	struct tep_record *rec = ev->record;
+	struct evinfo *in;
+	int pid, ret;
+
+	if (rec->missed_events > 0)
+		s->t.lost += (unsigned long long)rec->missed_events;
+	else if (rec->missed_events < 0)
+		s->t.lost_unknown = true;
+	in = info_of(s, ev->event);
+	if (!in)
+		return -ENOMEM;
+	if (in->kind == K_AFTER)
+		return 0;
+	pid = tep_data_pid(s->tep, rec);
+	if (pid > 0 && ev->selected) {
+		struct task *t = task_of(s, pid);
+
+		if (!t)
+			return -ENOMEM;
+		t->selected = true;
+	}
+	/* The task running here, before the event changes anything. */
+	if (pid > 0 && in->kind != K_SWITCH) {
+		ret = on_evidence(s, pid, rec->ts);
+		if (ret)
+			return ret;
+	}
+	if (in->kind == K_SWITCH) {
+		s->t.has_switch = true;
+		return on_switch(s, in, rec, ev->cpu);
+	}
+	if (in->kind == K_WAKE) {
+		s->t.has_wakeup = true;
+		return on_wake(s, in, rec);
+	}
+	return 0;
+}
+
+static unsigned long long key_of(const struct kt_sched_row *r, const char *key)
+{
+	struct kt_dist *lat = (struct kt_dist *)&r->lat;
+
+	if (!strcmp(key, "wait"))
+		return r->wait_ns;
+	if (!strcmp(key, "sleep"))
+		return r->sleep_s_ns + r->sleep_d_ns + r->sleep_other_ns;
+	if (!strcmp(key, "switches"))
+		return r->switches;
+	if (!strcmp(key, "wakeups"))
+		return r->lat.n;
+	if (!strcmp(key, "mean"))
+		return kt_dist_mean(lat);
+	if (!strcmp(key, "p99"))
+		return kt_dist_pct(lat, 99);
+	if (!strcmp(key, "max"))
+		return r->lat.max;
+	return r->run_ns;
+}
+
+static int cmp_sorted(const void *a, const void *b, void *arg)
+{
+	const struct kt_sched_row *x = *(struct kt_sched_row *const *)a;
+	const struct kt_sched_row *y = *(struct kt_sched_row *const *)b;
+	const char *key = arg;
+	unsigned long long kx, ky;
+	int c;
+
+	if (strcmp(key, "comm")) {
+		kx = key_of(x, key);
+		ky = key_of(y, key);
+		if (kx != ky)
+			return kx < ky ? 1 : -1;
+	}
+	c = strcmp(x->comm, y->comm);
+	if (c)
+		return c;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+struct walk {
+	struct task **v;
+	size_t n;
+};
+
+static void collect(const void *node, VISIT which, void *arg)
+{
+	struct walk *w = arg;
+	struct task *t = *(struct task *const *)node;
+
+	if ((which == postorder || which == leaf) && t->selected)
+		w->v[w->n++] = t;
+}
+
+/* Fold row b into a (KT_SCHED_BY_COMM).  0 or -ENOMEM. */
+static int fold(struct kt_sched_row *a, const struct kt_sched_row *b)
+{
+	size_t i;
+
+	a->switches += b->switches;
+	a->run_ns += b->run_ns;
+	a->wait_ns += b->wait_ns;
+	a->sleep_s_ns += b->sleep_s_ns;
+	a->sleep_d_ns += b->sleep_d_ns;
+	a->sleep_other_ns += b->sleep_other_ns;
+	for (i = 0; i < b->lat.n; i++)
+		if (kt_dist_add(&a->lat, b->lat.v[i], 0, 0))
+			return -ENOMEM;
+	/* Where the largest was, as the task's own dist had it. */
+	if (b->lat.n && b->lat.max >= a->lat.max) {
+		a->lat.max_ts = b->lat.max_ts;
+		a->lat.max_cpu = b->lat.max_cpu;
+	}
+	return 0;
+}
+
+static int cmp_comm(const void *a, const void *b)
+{
+	return strcmp((*(struct task *const *)a)->row.comm,
+		      (*(struct task *const *)b)->row.comm);
+}
+
+static int by_comm(struct kt_sched *s, struct walk *w)
+{
+	size_t i, n = 0;
+
+	qsort(w->v, w->n, sizeof(*w->v), cmp_comm);
+	s->merged = calloc(w->n ? w->n : 1, sizeof(*s->merged));
+	if (!s->merged)
+		return -ENOMEM;
+	for (i = 0; i < w->n; i++) {
+		struct kt_sched_row *r = &w->v[i]->row;
+
+		if (!n || strcmp(s->merged[n - 1].comm, r->comm)) {
+			memcpy(s->merged[n].comm, r->comm, sizeof(r->comm));
+			s->merged[n].pid = -1;
+			n++;
+		}
+		if (fold(&s->merged[n - 1], r))
+			return -ENOMEM;
+	}
+	s->nmerged = n;
+	return 0;
+}
+
+static void free_merged(struct kt_sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmerged; i++)
+		kt_dist_free(&s->merged[i].lat);
+	free(s->merged);
+	s->merged = NULL;
+	s->nmerged = 0;
+}
+
+int kt_sched_rows(struct kt_sched *s, const char *sort,
+		  struct kt_sched_row ***rows, size_t *n)
+{
+	static const char *const keys[] = {
+		"run", "wait", "sleep", "switches", "wakeups", "mean", "p99", "max", "comm",
+	};
+	struct walk w = { 0 };
+	struct kt_sched_row **v;
+	size_t i, nv;
+	int ret;
+
+	if (!sort)
+		sort = "run";
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(sort, keys[i]))
+			break;
+	if (i == sizeof(keys) / sizeof(keys[0]))
+		return -EINVAL;
+	free(s->sorted);
+	s->sorted = NULL;
+	free_merged(s);
+	w.v = malloc((s->ntasks ? s->ntasks : 1) * sizeof(*w.v));
+	if (!w.v)
+		return -ENOMEM;
+	twalk_r(s->tasks, collect, &w);
+	if (s->by == KT_SCHED_BY_COMM) {
+		ret = by_comm(s, &w);
+		if (ret) {
+			free(w.v);
+			return ret;
+		}
+		nv = s->nmerged;
+	} else {
+		nv = w.n;
+	}
+	v = malloc((nv ? nv : 1) * sizeof(*v));
+	if (!v) {
+		free(w.v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nv; i++)
+		v[i] = s->by == KT_SCHED_BY_COMM ? &s->merged[i] : &w.v[i]->row;
+	free(w.v);
+	qsort_r(v, nv, sizeof(*v), cmp_sorted, (void *)sort);
+	s->sorted = v;
+	*rows = v;
+	*n = nv;
+	return 0;
+}
+
+void kt_sched_totals(const struct kt_sched *s, struct kt_sched_totals *t)
+{
+	*t = s->t;
+}
+
+static void free_task(void *p)
+{
+	struct task *t = p;
+
+	kt_dist_free(&t->row.lat);
+	free(t);
+}
+
+void kt_sched_free(struct kt_sched *s)
+{
+	if (!s)
+		return;
+	tdestroy(s->evs, free);
+	tdestroy(s->tasks, free_task);
+	free(s->sorted);
+	free_merged(s);
+	free(s);
+}

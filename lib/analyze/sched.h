@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * analyze sched: per task, where its time went and how long it waited to
+ * run once woken, from sched_switch and sched_waking / sched_wakeup /
+ * sched_wakeup_new, whichever the file holds.
+ *
+ * A task is running from the switch that puts it on a CPU to the one that
+ * takes it off; runnable from a wakeup (or a preemption, prev_state R) to
+ * the next switch-in; asleep from a switch-out in state S, D or another
+ * to its wakeup.  The wakeup latency is wakeup to switch-in; sched_waking
+ * (where the file has it) is the wakeup, else sched_wakeup.  Preempted
+ * waits count in the wait time, not in the latency, as perf sched
+ * latency counts them.
+ *
+ * Missing switches: some kernels drop sched_switch records without
+ * counting them (doctor's switch_records).  A task seen running while
+ * believed runnable or asleep (an event of its own, or a switch-out) had
+ * its switch-in dropped: that wait is not counted, and missed_ins says
+ * how many there were.
+ */
+#ifndef KT_ANALYZE_SCHED_H
+#define KT_ANALYZE_SCHED_H
+
+#include <stdbool.h>
+
+#include "analyze/dist.h"
+#include "decode/decoder.h"
+
+enum kt_sched_by {
+	KT_SCHED_BY_TASK,
+	KT_SCHED_BY_COMM,
+};
+
+struct kt_sched_row {
+	int pid;			/* KT_SCHED_BY_TASK */
+	char comm[32];
+	unsigned long long switches;	/* switch-outs */
+	unsigned long long run_ns;
+	unsigned long long wait_ns;	/* runnable, not running */
+	unsigned long long sleep_s_ns;	/* asleep in state S */
+	unsigned long long sleep_d_ns;	/* in state D */
+	unsigned long long sleep_other_ns;
+	struct kt_dist lat;		/* wakeup latencies */
+};
+
+struct kt_sched_totals {
+	unsigned long long switches;
+	unsigned long long missed_ins;	/* switch-ins the file lacks */
+	unsigned long long lost;	/* events lost in the window */
+	bool lost_unknown;
+	bool has_switch;		/* the file holds sched_switch */
+	bool has_wakeup;		/* ... and some wakeup event */
+};
+
+struct tep_handle;
+struct kt_sched;
+
+struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by);
+/* A kt_event_fn: feed every record of the decoder, in time order. */
+int kt_sched_add(const struct kt_event *ev, void *arg);
+/*
+ * The rows (tasks that ran, waited or slept in the window; the idle task
+ * left out), sorted by key, the largest first: "run" (the default),
+ * "wait", "sleep", "switches", "max", "p99", "mean", "wakeups", or
+ * "comm" (A to Z).  The array is the analysis's.  -EINVAL for a bad key.
+ */
+int kt_sched_rows(struct kt_sched *s, const char *sort,
+		  struct kt_sched_row ***rows, size_t *n);
+void kt_sched_totals(const struct kt_sched *s, struct kt_sched_totals *t);
+extern const char *const kt_sched_sort_keys;
+void kt_sched_free(struct kt_sched *s);
+
+#endif
