@@ -220,6 +220,28 @@ static const char *machine_of(struct kt_reader *r)
 	return strrchr(un, ' ') ? strrchr(un, ' ') + 1 : un;
 }
 
+/* The decoder's run: true when it went through, else said. */
+static bool ran(const struct analyze_opts *o, int ret)
+{
+	if (ret)
+		kt_err("cannot analyze '%s': %s", o->input, strerror(-ret));
+	return !ret;
+}
+
+/* The rows' sort: KT_EXIT_OK to go on, else the status to end with. */
+static int sorted(const struct analyze_opts *o, int ret, const char *keys)
+{
+	if (ret == -EINVAL) {
+		kt_err("unknown --sort '%s'; use %s", o->sort, keys);
+		return KT_EXIT_USAGE;
+	}
+	if (ret) {
+		kt_err("cannot sort the rows: %s", strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	return KT_EXIT_OK;
+}
+
 /* A loss is said before the figures it may have cut short. */
 static void warn_loss(const struct analyze_opts *o, unsigned long long lost,
 		      bool unknown)
@@ -236,33 +258,24 @@ static int run_syscalls(const struct analyze_opts *o, struct kt_reader *r,
 	struct kt_sys_totals t;
 	struct kt_sys_row **rows;
 	size_t n;
-	int status = KT_EXIT_FAIL, ret;
+	int status = KT_EXIT_FAIL;
 
 	s = kt_syscalls_new(kt_reader_tep(r), machine_of(r), sys_by(o));
 	if (!s) {
 		kt_err("cannot start the analysis: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	ret = kt_decoder_run(d, kt_syscalls_add, s);
-	if (ret) {
-		kt_err("cannot analyze '%s': %s", o->input, strerror(-ret));
+	if (!ran(o, kt_decoder_run(d, kt_syscalls_add, s)))
 		goto out;
-	}
 	kt_syscalls_totals(s, &t);
 	if (!t.has_input) {
 		kt_err("'%s' holds no system call events; record them with 'ktrace record -e raw_syscalls' (or -e 'syscalls:sys_*_NAME')",
 		       o->input);
 		goto out;
 	}
-	ret = kt_syscalls_rows(s, o->sort, &rows, &n);
-	if (ret == -EINVAL) {
-		kt_err("unknown --sort '%s'; use %s", o->sort, kt_syscalls_sort_keys);
-		status = KT_EXIT_USAGE;
+	status = sorted(o, kt_syscalls_rows(s, o->sort, &rows, &n), kt_syscalls_sort_keys);
+	if (status)
 		goto out;
-	} else if (ret) {
-		kt_err("cannot sort the rows: %s", strerror(-ret));
-		goto out;
-	}
 	warn_loss(o, t.lost, t.lost_unknown);
 	if (o->top && (size_t)o->top < n)
 		n = (size_t)o->top;
@@ -359,7 +372,7 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 	struct kt_sched_totals t;
 	struct kt_sched_row **rows;
 	size_t n;
-	int status = KT_EXIT_FAIL, ret;
+	int status = KT_EXIT_FAIL;
 
 	s = kt_sched_new(kt_reader_tep(r), o->by && !strcmp(o->by, "comm") ?
 			 KT_SCHED_BY_COMM : KT_SCHED_BY_TASK);
@@ -367,26 +380,17 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 		kt_err("cannot start the analysis: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	ret = kt_decoder_run(d, kt_sched_add, s);
-	if (ret) {
-		kt_err("cannot analyze '%s': %s", o->input, strerror(-ret));
+	if (!ran(o, kt_decoder_run(d, kt_sched_add, s)))
 		goto out;
-	}
 	kt_sched_totals(s, &t);
 	if (!t.has_switch) {
 		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e sched_waking'",
 		       o->input);
 		goto out;
 	}
-	ret = kt_sched_rows(s, o->sort, &rows, &n);
-	if (ret == -EINVAL) {
-		kt_err("unknown --sort '%s'; use %s", o->sort, kt_sched_sort_keys);
-		status = KT_EXIT_USAGE;
+	status = sorted(o, kt_sched_rows(s, o->sort, &rows, &n), kt_sched_sort_keys);
+	if (status)
 		goto out;
-	} else if (ret) {
-		kt_err("cannot sort the rows: %s", strerror(-ret));
-		goto out;
-	}
 	warn_loss(o, t.lost, t.lost_unknown);
 	if (!t.has_wakeup)
 		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies, and sleep time runs to the switch-in; record them with -e sched_waking",

@@ -10,6 +10,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "analyze/evcache.h"
 #include "analyze/sched.h"
 
 enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
@@ -35,7 +36,7 @@ struct task {
 struct kt_sched {
 	struct tep_handle *tep;
 	enum kt_sched_by by;
-	void *evs;			/* tsearch: struct evinfo by id */
+	struct kt_evcache evs;		/* struct evinfo by event id */
 	void *tasks;			/* tsearch: struct task by pid */
 	size_t ntasks;
 	struct kt_sched_row **sorted;
@@ -47,13 +48,6 @@ struct kt_sched {
 const char *const kt_sched_sort_keys =
 	"run, wait, sleep, switches, wakeups, mean, p99, max or comm";
 
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct evinfo *x = a, *y = b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 static int cmp_task(const void *a, const void *b)
 {
 	const struct task *x = a, *y = b;
@@ -61,28 +55,11 @@ static int cmp_task(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by)
+/* What the event is to this analysis (the cache's fill). */
+static void fill_info(void *entry, struct tep_event *e)
 {
-	struct kt_sched *s = calloc(1, sizeof(*s));
+	struct evinfo *in = entry;
 
-	if (!s)
-		return NULL;
-	s->tep = tep;
-	s->by = by;
-	return s;
-}
-
-static struct evinfo *info_of(struct kt_sched *s, struct tep_event *e)
-{
-	struct evinfo probe = { .id = e->id }, *in, **found;
-
-	found = tfind(&probe, &s->evs, cmp_ev);
-	if (found)
-		return *found;
-	in = calloc(1, sizeof(*in));
-	if (!in)
-		return NULL;
-	in->id = e->id;
 	if (e->system && !strcmp(e->system, "sched")) {
 		if (!strcmp(e->name, "sched_switch")) {
 			in->prev_pid = tep_find_field(e, "prev_pid");
@@ -104,11 +81,18 @@ static struct evinfo *info_of(struct kt_sched *s, struct tep_event *e)
 		/* Written after their event, with its task: no evidence. */
 		in->kind = K_AFTER;
 	}
-	if (!tsearch(in, &s->evs, cmp_ev)) {
-		free(in);
+}
+
+struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by)
+{
+	struct kt_sched *s = calloc(1, sizeof(*s));
+
+	if (!s)
 		return NULL;
-	}
-	return in;
+	s->tep = tep;
+	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	s->by = by;
+	return s;
 }
 
 static struct task *task_of(struct kt_sched *s, int pid)
@@ -267,7 +251,7 @@ int kt_sched_add(const struct kt_event *ev, void *arg)
 		s->t.lost += (unsigned long long)rec->missed_events;
 	else if (rec->missed_events < 0)
 		s->t.lost_unknown = true;
-	in = info_of(s, ev->event);
+	in = kt_evcache_get(&s->evs, ev->event);
 	if (!in)
 		return -ENOMEM;
 	if (in->kind == K_AFTER)
@@ -481,7 +465,7 @@ void kt_sched_free(struct kt_sched *s)
 {
 	if (!s)
 		return;
-	tdestroy(s->evs, free);
+	kt_evcache_free(&s->evs);
 	tdestroy(s->tasks, free_task);
 	free(s->sorted);
 	free_merged(s);

@@ -10,6 +10,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "analyze/evcache.h"
 #include "analyze/syscalls.h"
 #include "decode/symbols.h"
 
@@ -34,7 +35,7 @@ struct kt_syscalls {
 	struct tep_handle *tep;
 	const char *machine;
 	enum kt_sys_by by;
-	void *evs;			/* tsearch: struct evinfo by id */
+	struct kt_evcache evs;		/* struct evinfo by event id */
 	void *pends;			/* tsearch: struct pend by pid */
 	void *rows;			/* tsearch: struct kt_sys_row */
 	size_t nrows;
@@ -45,13 +46,6 @@ struct kt_syscalls {
 };
 
 const char *const kt_syscalls_sort_keys = "total, calls, errors, mean, p50, p99, max or name";
-
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct evinfo *x = a, *y = b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
 
 static int cmp_pend(const void *a, const void *b)
 {
@@ -71,30 +65,11 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->comm, y->comm);
 }
 
-struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
-				    enum kt_sys_by by)
+/* What the event is to this analysis (the cache's fill). */
+static void fill_info(void *entry, struct tep_event *e)
 {
-	struct kt_syscalls *s = calloc(1, sizeof(*s));
+	struct evinfo *in = entry;
 
-	if (!s)
-		return NULL;
-	s->tep = tep;
-	s->machine = machine;
-	s->by = by;
-	return s;
-}
-
-static struct evinfo *info_of(struct kt_syscalls *s, struct tep_event *e)
-{
-	struct evinfo probe = { .id = e->id }, *in, **found;
-
-	found = tfind(&probe, &s->evs, cmp_ev);
-	if (found)
-		return *found;
-	in = calloc(1, sizeof(*in));
-	if (!in)
-		return NULL;
-	in->id = e->id;
 	if (e->system && !strcmp(e->system, "raw_syscalls")) {
 		in->kind = !strcmp(e->name, "sys_enter") ? K_ENTER :
 			   !strcmp(e->name, "sys_exit") ? K_EXIT : K_OTHER;
@@ -107,11 +82,20 @@ static struct evinfo *info_of(struct kt_syscalls *s, struct tep_event *e)
 	in->ret = tep_find_field(e, "ret");
 	if (!in->nr || (in->kind == K_EXIT && !in->ret))
 		in->kind = K_OTHER;
-	if (!tsearch(in, &s->evs, cmp_ev)) {
-		free(in);
+}
+
+struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
+				    enum kt_sys_by by)
+{
+	struct kt_syscalls *s = calloc(1, sizeof(*s));
+
+	if (!s)
 		return NULL;
-	}
-	return in;
+	s->tep = tep;
+	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	s->machine = machine;
+	s->by = by;
+	return s;
 }
 
 static const char *call_name(struct kt_syscalls *s, long nr)
@@ -307,7 +291,7 @@ int kt_syscalls_add(const struct kt_event *ev, void *arg)
 		s->t.lost_unknown = true;
 	if (rec->missed_events && forget_cpu(s, ev->cpu))
 		return -ENOMEM;
-	in = info_of(s, ev->event);
+	in = kt_evcache_get(&s->evs, ev->event);
 	if (!in)
 		return -ENOMEM;
 	if (in->kind == K_OTHER)
@@ -446,7 +430,7 @@ void kt_syscalls_free(struct kt_syscalls *s)
 {
 	if (!s)
 		return;
-	tdestroy(s->evs, free);
+	kt_evcache_free(&s->evs);
 	tdestroy(s->pends, free);
 	tdestroy(s->rows, free_row);
 	free(s->sorted);

@@ -161,8 +161,8 @@ sched_oracle() {
 	kt_tool naps "$KT_AN_BIN"
 	run rec -q -e sched_switch -e sched_waking -o s.dat -- "$KT_AN_BIN/naps" 100 2000
 	assert_success
-	run "$KTRACE" analyze sched -i s.dat --comm naps --format json
-	assert_success
+	# (stderr apart: it may warn of switches the kernel dropped)
+	output=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null)
 	pid=$(jq '.rows[0].pid' <<<"$output")
 	jq -e '.rows | length == 1' <<<"$output"
 	want=$(sched_oracle s.dat "$pid")
