@@ -12,7 +12,8 @@ struct tep_event;
 
 /* An entry's first member is the event id; the rest is the caller's. */
 struct kt_evcache {
-	void *tree;			/* tsearch, by id */
+	void **direct;			/* by id, for ids below 65536 */
+	void *tree;			/* tsearch, by id: the others */
 	size_t size;			/* of an entry */
 	/* Fill a new (zeroed) entry for e. */
 	void (*fill)(void *entry, struct tep_event *e);

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * analyze cpu: who used the CPUs.  From sched_switch: each task's CPU
+ * time (the time from a switch that puts it on a CPU to the next switch
+ * on that CPU) and each CPU's busy and idle time (idle: pid 0 on it);
+ * from irq_handler_entry/exit, hard-irq time per handler name; from
+ * softirq_entry/exit, softirq time per vector name.  Interrupt time is
+ * inside the task time of whoever was interrupted, as the kernel's own
+ * accounting has it without IRQ_TIME_ACCOUNTING.
+ *
+ * Time before a CPU's first switch in the window is not attributed; a
+ * switch whose prev_pid is not the task the CPU's last switch put there
+ * (a record the kernel dropped, doctor's switch_records) leaves the time
+ * since that last switch unattributed, and counted (gaps, gap_ns).
+ */
+#ifndef KT_ANALYZE_CPU_H
+#define KT_ANALYZE_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "decode/decoder.h"
+
+struct kt_cpu_task {
+	int pid;
+	char comm[32];
+	unsigned long long ns;		/* on a CPU */
+	unsigned long long switches;	/* times put on a CPU */
+};
+
+struct kt_cpu_cpu {
+	int cpu;
+	unsigned long long busy_ns, idle_ns;
+	unsigned long long gap_ns;	/* not attributed: a switch missing */
+};
+
+struct kt_cpu_irq {
+	const char *name;		/* handler name, or softirq vector */
+	int irq;			/* -1 for a softirq */
+	unsigned long long count, ns, max_ns;
+};
+
+struct kt_cpu_totals {
+	unsigned long long gaps;	/* switches the file lacks */
+	unsigned long long lost;
+	bool lost_unknown;
+	bool has_switch, has_irq, has_softirq;
+};
+
+struct tep_handle;
+struct kt_cpu;
+
+struct kt_cpu *kt_cpu_new(struct tep_handle *tep);
+int kt_cpu_add(const struct kt_event *ev, void *arg);
+/* Tasks by CPU time, the most first (the idle task left out). */
+int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n);
+/* CPUs in order, those that switched at least once. */
+int kt_cpu_cpus(struct kt_cpu *c, struct kt_cpu_cpu **v, size_t *n);
+/* Hard irqs then softirqs, each by time, the most first. */
+int kt_cpu_irqs(struct kt_cpu *c, struct kt_cpu_irq ***v, size_t *n);
+void kt_cpu_totals(const struct kt_cpu *c, struct kt_cpu_totals *t);
+void kt_cpu_free(struct kt_cpu *c);
+
+#endif
