@@ -94,7 +94,7 @@ static const struct argp_option options[] = {
 	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 3 },
 	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 3 },
 	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 3 },
-	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signal deliveries", 3 },
+	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signals (sent or delivered)", 3 },
 	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 3 },
 	{ 0 }
 };

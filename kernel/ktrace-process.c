@@ -36,16 +36,20 @@ struct kt_pfilter {
 static struct kt_pfilter __rcu *kt_pfilter;
 static DEFINE_MUTEX(kt_pfilter_lock);
 
-/* Probes run with preemption off: an RCU read-side section. */
-bool kt_pfilter_pass(void)
+/*
+ * Probes run with preemption off: an RCU read-side section.  t is
+ * current, or the target of a signal (whose cred needs RCU of its own).
+ */
+bool kt_pfilter_pass(struct task_struct *t)
 {
 	const struct kt_pfilter *f = rcu_dereference_sched(kt_pfilter);
 
 	if (!f)
 		return true;
-	if (f->has_uid && !uid_eq(current_uid(), f->uid))
+	if (f->has_uid &&
+	    !uid_eq(t == current ? current_uid() : task_uid(t), f->uid))
 		return false;
-	return !f->comm[0] || !strncmp(current->comm, f->comm, TASK_COMM_LEN);
+	return !f->comm[0] || !strncmp(t->comm, f->comm, TASK_COMM_LEN);
 }
 
 /* Change the filter with set(); under kt_pfilter_lock. */
@@ -221,7 +225,7 @@ static const char kt_process_readme[] =
 	"3. Choose the event groups: " KTRACE_FILE_PROCESS_LIFECYCLE " (fork,\n"
 	"   exec, exit; on by default), " KTRACE_FILE_PROCESS_SYSCALLS " (entry\n"
 	"   and exit of every system call), " KTRACE_FILE_PROCESS_SIGNALS "\n"
-	"   (signals delivered); 1 on, 0 off.\n"
+	"   (signals sent and delivered); 1 on, 0 off.\n"
 	"4. Select the events: write 1 to events/process_*/enable, then 1 to\n"
 	"   " KTRACE_FILE_ENABLED " and start to " KTRACE_FILE_STATE ".\n"
 	"5. Read the records from trace0..traceN; every one carries the\n"

@@ -13,15 +13,21 @@ struct dentry;
 
 /* On while a uid or comm filter is set. */
 DECLARE_STATIC_KEY_FALSE(kt_pfilter_key);
-bool kt_pfilter_pass(void);
+bool kt_pfilter_pass(struct task_struct *t);
 
-static __always_inline bool kt_proc_pass(void)
+/* Does task t pass the pid set, then the uid and comm filters? */
+static __always_inline bool kt_proc_pass_task(struct task_struct *t)
 {
-	if (!kt_pid_pass(current))
+	if (!kt_pid_pass(t))
 		return false;
 	if (!static_branch_unlikely(&kt_pfilter_key))
 		return true;
-	return kt_pfilter_pass();
+	return kt_pfilter_pass(t);
+}
+
+static __always_inline bool kt_proc_pass(void)
+{
+	return kt_proc_pass_task(current);
 }
 
 int kt_process_init(struct dentry *dir);

@@ -297,6 +297,35 @@ KT_EVENT_X(process_signal, signal_deliver,
 	KT_PRINT("\"comm=%s signo=%d errno=%d code=%d\"",
 		 REC->comm, REC->signo, REC->errno, REC->code))
 
+/*
+ * A signal as it was sent, in the sender: a fatal one reaches every
+ * thread of its target as SIGKILL, so only this has the signal itself.
+ * Kept when the sender or the target is traced, so a signal sent to the
+ * tree from outside says who sent it.
+ */
+KT_EVENT_X(process_signal_generate, signal_generate,
+	KT_PASS(kt_proc_pass() || kt_proc_pass_task(task)), KT_GRP_SIGNALS,
+	KT_PROTO(int sig, struct kernel_siginfo *info, struct task_struct *task,
+		 int group, int result),
+	KT_FIELDS(
+		KT_ARRAY(char, comm, 16);
+		KT_FIELD(int, signo);
+		KT_FIELD(int, errno);
+		KT_FIELD(int, code);
+		KT_FIELD(int, pid);
+		KT_FIELD(int, group);
+		KT_FIELD(int, result);),
+	KT_ASSIGN(
+		memcpy(e->comm, current->comm, sizeof(e->comm));
+		e->signo = sig;
+		kt_siginfo(info, &e->errno, &e->code);
+		e->pid = task->pid;
+		e->group = group;
+		e->result = result;),
+	KT_PRINT("\"comm=%s signo=%d errno=%d code=%d pid=%d group=%d result=%d\"",
+		 REC->comm, REC->signo, REC->errno, REC->code, REC->pid,
+		 REC->group, REC->result))
+
 KT_EVENT_X(process_syscall_entry, sys_enter,
 	KT_PASS(kt_proc_pass()), KT_GRP_SYSCALLS,
 	KT_PROTO(struct pt_regs *regs, long id),

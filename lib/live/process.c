@@ -63,8 +63,12 @@ int kt_process_specs(const struct kt_session_config *o, bool module,
 			want[k++] = "ktrace:process_exec";
 			want[k++] = "ktrace:process_exit";
 		}
-		if (!o->no_signals)
+		if (!o->no_signals) {
 			want[k++] = "ktrace:process_signal";
+			/* A ktrace.ko older than the event records deliveries. */
+			if (kt_module_event_enabled("process_signal_generate") >= 0)
+				want[k++] = "ktrace:process_signal_generate";
+		}
 		if (!o->no_syscalls) {
 			want[k++] = "ktrace:process_syscall_entry";
 			want[k++] = "ktrace:process_syscall_exit";
@@ -86,8 +90,14 @@ int kt_process_specs(const struct kt_session_config *o, bool module,
 			}
 			kt_event_list_free(probe);
 		}
-		if (!o->no_signals)
+		/*
+		 * Both ends of a signal: a fatal one is delivered as SIGKILL,
+		 * and only signal_generate has the signal sent.
+		 */
+		if (!o->no_signals) {
+			want[k++] = "signal:signal_generate";
 			want[k++] = "signal:signal_deliver";
+		}
 		if (!o->no_syscalls) {
 			want[k++] = "raw_syscalls:sys_enter";
 			want[k++] = "raw_syscalls:sys_exit";

@@ -286,16 +286,28 @@ static void filter_error(const char *filter, const struct kt_event_ref *r,
 /*
  * --comm NAME: the kernel's filters know "comm" on every event (the
  * current task's name, or the event's own comm field where it has one,
- * the same name for the events --process records).
+ * the same name for the events --process records).  signal_generate's
+ * comm is the target's: a signal is kept when its sender (COMM, always
+ * the current task's) or its target has the name.
  */
-static char *comm_filter(const char *comm, const char *user)
+static char *comm_filter(const struct kt_event_ref *r, const char *comm,
+			 const char *user)
 {
 	const char *op = strpbrk(comm, "*?[") ? "~" : "==";
-	char *f;
+	char *name, *f = NULL;
+	int ret;
 
-	if (user ? asprintf(&f, "(%s) && comm %s \"%s\"", user, op, comm) < 0
-		 : asprintf(&f, "comm %s \"%s\"", op, comm) < 0)
+	if (!strcmp(r->system, "signal") && !strcmp(r->name, "signal_generate"))
+		ret = asprintf(&name, "(COMM %s \"%s\" || comm %s \"%s\")",
+			       op, comm, op, comm);
+	else
+		ret = asprintf(&name, "comm %s \"%s\"", op, comm);
+	if (ret < 0)
 		return NULL;
+	if (user ? asprintf(&f, "(%s) && %s", user, name) < 0
+		 : !(f = strdup(name)))
+		f = NULL;
+	free(name);
 	return f;
 }
 
@@ -313,7 +325,7 @@ static int set_filters(struct kt_tracing *t)
 		comm = NULL;
 		/* ktrace.ko's events take no filter: --comm is ftrace's. */
 		if (t->comm && *t->comm && !is_ftrace_event(r) && !kt_is_module_event(r)) {
-			comm = comm_filter(t->comm, filter);
+			comm = comm_filter(r, t->comm, filter);
 			if (!comm)
 				return -ENOMEM;
 			filter = comm;

@@ -28,6 +28,7 @@ enum kind {
 	K_EXIT_GROUP,	/* syscalls:sys_enter_exit_group */
 	K_EXIT_THREAD,	/* syscalls:sys_enter_exit */
 	K_SIGNAL,
+	K_GENERATE,	/* signal:signal_generate, in the sender */
 	K_SYS_ENTER,
 	K_SYS_EXIT,
 	/* ktrace.ko's process tracer: the same facts, its own fields. */
@@ -35,6 +36,7 @@ enum kind {
 	K_KT_EXEC,
 	K_KT_EXIT,	/* with the exit status itself */
 	K_KT_SIGNAL,
+	K_KT_GENERATE,
 	K_KT_SYS_ENTER,
 	K_KT_SYS_EXIT,
 	K_NKINDS,
@@ -50,12 +52,14 @@ static const struct {
 	[K_EXIT_GROUP]	= { "syscalls", "sys_enter_exit_group" },
 	[K_EXIT_THREAD]	= { "syscalls", "sys_enter_exit" },
 	[K_SIGNAL]	= { "signal", "signal_deliver" },
+	[K_GENERATE]	= { "signal", "signal_generate" },
 	[K_SYS_ENTER]	= { "raw_syscalls", "sys_enter" },
 	[K_SYS_EXIT]	= { "raw_syscalls", "sys_exit" },
 	[K_KT_FORK]	= { "ktrace", "process_fork" },
 	[K_KT_EXEC]	= { "ktrace", "process_exec" },
 	[K_KT_EXIT]	= { "ktrace", "process_exit" },
 	[K_KT_SIGNAL]	= { "ktrace", "process_signal" },
+	[K_KT_GENERATE]	= { "ktrace", "process_signal_generate" },
 	[K_KT_SYS_ENTER] = { "ktrace", "process_syscall_entry" },
 	[K_KT_SYS_EXIT]	= { "ktrace", "process_syscall_exit" },
 };
@@ -64,7 +68,7 @@ static const struct {
 struct kind_fields {
 	int id;				/* -1: not in the file */
 	struct tep_format_field *pid;	/* common_pid */
-	struct tep_format_field *f[4];
+	struct tep_format_field *f[6];
 };
 
 /* What is known of one live task. */
@@ -74,6 +78,7 @@ struct task {
 	int own_code;			/* exit(code); -1 unknown */
 	int group_code;			/* exit_group(code), on the leader */
 	int killed_by;			/* a fatal signal it took, or 0 */
+	int sent_fatal;			/* on the leader: a fatal signal sent */
 	unsigned int threads;		/* on the leader: live threads known */
 	bool gone;			/* on the leader: it has exited */
 };
@@ -240,7 +245,7 @@ static bool read_str(const struct tep_record *rec,
 
 static void lookup_kind(struct kt_procview *pv, enum kind k)
 {
-	static const char *const fields[K_NKINDS][4] = {
+	static const char *const fields[K_NKINDS][6] = {
 		[K_NEWTASK]	= { "pid", "clone_flags" },
 		[K_FORK]	= { "child_pid" },
 		[K_EXEC]	= { "filename", "pid", "old_pid" },
@@ -248,6 +253,8 @@ static void lookup_kind(struct kt_procview *pv, enum kind k)
 		[K_EXIT_GROUP]	= { "error_code" },
 		[K_EXIT_THREAD]	= { "error_code" },
 		[K_SIGNAL]	= { "sig", "errno", "code", "sa_handler" },
+		[K_GENERATE]	= { "sig", "errno", "code", "pid", "group",
+				    "result" },
 		[K_SYS_ENTER]	= { "id", "args" },
 		[K_SYS_EXIT]	= { "id", "ret" },
 		/* The task is common_pid; NULL: a field it has not. */
@@ -255,6 +262,8 @@ static void lookup_kind(struct kt_procview *pv, enum kind k)
 		[K_KT_EXEC]	= { "filename", NULL, "old_pid" },
 		[K_KT_EXIT]	= { "exit_code" },
 		[K_KT_SIGNAL]	= { "signo", "errno", "code" },
+		[K_KT_GENERATE]	= { "signo", "errno", "code", "pid", "group",
+				    "result" },
 		[K_KT_SYS_ENTER] = { "nr", "args" },
 		[K_KT_SYS_EXIT]	= { "nr", "ret" },
 	};
@@ -267,7 +276,7 @@ static void lookup_kind(struct kt_procview *pv, enum kind k)
 		return;
 	pv->k[k].id = ev->id;
 	pv->k[k].pid = tep_find_common_field(ev, "common_pid");
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		if (fields[k][i])
 			pv->k[k].f[i] = tep_find_field(ev, fields[k][i]);
 }
@@ -404,9 +413,14 @@ static void show_exit(struct kt_procview *pv, struct trace_seq *s,
 	put_num(s, code >= 0, code);
 	if (!t)
 		return;
-	/* No exit call: say which signal ended it, when one did. */
+	/*
+	 * No exit call: say which signal ended it, when one did.  A fatal
+	 * signal reaches every thread as SIGKILL: name the one sent.
+	 */
 	if (code < 0 && t->killed_by)
-		put_killed(s, t->killed_by);
+		put_killed(s, t->killed_by == SIGKILL && leader &&
+			      leader->sent_fatal ? leader->sent_fatal :
+						   t->killed_by);
 	task_gone(pv, t, leader);
 }
 
@@ -467,16 +481,42 @@ static bool fatal_by_default(long long sig)
 	return sig > 0 && sig < 32;
 }
 
+/* "10 SIGUSR1", with '?' for what the record lacks. */
+static void put_signal(struct trace_seq *s, bool ok, long long sig)
+{
+	const char *name = ok && sig > 0 && sig < NSIG ?
+			   sigabbrev_np((int)sig) : NULL;
+
+	put_num(s, ok, sig);
+	if (name)
+		trace_seq_printf(s, " SIG%s", name);
+}
+
+/* " errno 0 code 0x0": si_code in hex, as siginfo.h's tables write it. */
+static void put_siginfo(struct trace_seq *s, const struct kind_fields *k,
+			const struct tep_record *rec)
+{
+	long long err, code;
+	bool have_err = read_num(rec, k->f[1], &err);
+	bool have_code = read_num(rec, k->f[2], &code);
+
+	trace_seq_puts(s, " errno ");
+	put_num(s, have_err, err);
+	trace_seq_puts(s, " code ");
+	if (!have_code)
+		trace_seq_putc(s, '?');
+	else if (code < 0)
+		trace_seq_printf(s, "-0x%llx", -(unsigned long long)code);
+	else
+		trace_seq_printf(s, "0x%llx", (unsigned long long)code);
+}
+
 static void show_signal(struct kt_procview *pv, struct trace_seq *s,
 			const struct kind_fields *k, struct tep_record *rec)
 {
-	long long sig, err, code, handler, pid;
+	long long sig, handler, pid;
 	bool have_sig = read_num(rec, k->f[0], &sig);
-	bool have_err = read_num(rec, k->f[1], &err);
-	bool have_code = read_num(rec, k->f[2], &code);
-	const char *name = have_sig && sig > 0 && sig < NSIG ?
-			   sigabbrev_np((int)sig) : NULL;
-	struct task *t;
+	struct task *t, *leader = NULL;
 
 	/*
 	 * SIGKILL always ends it; others when their handler is SIG_DFL.
@@ -486,21 +526,63 @@ static void show_signal(struct kt_procview *pv, struct trace_seq *s,
 	    (sig == SIGKILL || (read_num(rec, k->f[3], &handler) && handler == 0)) &&
 	    (t = task_get(pv, pid)))
 		t->killed_by = sig;
+	/* After task_get(), which may move the entries. */
+	if (have_sig && read_num(rec, k->pid, &pid) && (t = task_find(pv, pid)))
+		leader = task_find(pv, t->tgid);
 
 	trace_seq_puts(s, "signal ");
-	put_num(s, have_sig, sig);
-	if (name)
-		trace_seq_printf(s, " SIG%s", name);
-	trace_seq_puts(s, " errno ");
-	put_num(s, have_err, err);
-	/* si_code in hex, as the view and siginfo.h's tables write it. */
-	trace_seq_puts(s, " code ");
-	if (!have_code)
-		trace_seq_putc(s, '?');
-	else if (code < 0)
-		trace_seq_printf(s, "-0x%llx", -(unsigned long long)code);
+	put_signal(s, have_sig, sig);
+	put_siginfo(s, k, rec);
+	if (!leader || !leader->sent_fatal)
+		return;
+	/*
+	 * The kernel ends a group on a fatal signal by sending its threads
+	 * SIGKILL; one delivered the usual way (to a handler, or once
+	 * unblocked) is no longer pending.
+	 */
+	if (sig == SIGKILL && leader->sent_fatal != SIGKILL) {
+		trace_seq_puts(s, " sent as ");
+		put_signal(s, true, leader->sent_fatal);
+	} else if (sig == leader->sent_fatal) {
+		leader->sent_fatal = 0;
+	}
+}
+
+/*
+ * signal_generate, in the sender's context: what was sent to whom and
+ * what became of it (the kernel's enum trace_signal_result).  A fatal
+ * one is remembered on the target's group for the lines of its end.
+ */
+static void show_generate(struct kt_procview *pv, struct trace_seq *s,
+			  const struct kind_fields *k, struct tep_record *rec)
+{
+	static const char *const results[] = {
+		"delivered", "ignored", "already pending", "overflow",
+		"lose_info",
+	};
+	long long sig, pid, group, result;
+	bool have_sig = read_num(rec, k->f[0], &sig);
+	bool have_pid = read_num(rec, k->f[3], &pid);
+	bool have_res = read_num(rec, k->f[5], &result);
+	struct task *leader;
+
+	if (have_sig && have_pid && have_res && result == 0 &&
+	    fatal_by_default(sig) && (leader = task_get(pv, tgid_of(pv, pid))))
+		leader->sent_fatal = sig;
+
+	trace_seq_puts(s, "signal ");
+	put_signal(s, have_sig, sig);
+	trace_seq_puts(s, " sent to ");
+	if (read_num(rec, k->f[4], &group))
+		trace_seq_puts(s, group ? "process " : "thread ");
+	put_num(s, have_pid, pid);
+	put_siginfo(s, k, rec);
+	trace_seq_puts(s, " result ");
+	if (have_res && result >= 0 &&
+	    result < (long long)(sizeof(results) / sizeof(results[0])))
+		trace_seq_puts(s, results[result]);
 	else
-		trace_seq_printf(s, "0x%llx", (unsigned long long)code);
+		put_num(s, have_res, result);
 }
 
 static void put_call(struct kt_procview *pv, struct trace_seq *s, bool have_id,
@@ -632,6 +714,10 @@ int kt_procview_format(struct kt_procview *pv, struct trace_seq *s,
 	case K_SIGNAL:
 	case K_KT_SIGNAL:
 		show_signal(pv, s, k, record);
+		break;
+	case K_GENERATE:
+	case K_KT_GENERATE:
+		show_generate(pv, s, k, record);
 		break;
 	case K_SYS_ENTER:
 	case K_KT_SYS_ENTER:

@@ -9,15 +9,21 @@
  *   exit 0                          sched:sched_process_exit, the code
  *                                   from the exit_group/exit call before
  *                                   it ('?' when the kernel gave none,
- *                                   then "killed by 9 SIGKILL" when a
- *                                   fatal signal was delivered)
+ *                                   then "killed by 10 SIGUSR1" when a
+ *                                   fatal signal ended it)
+ *   signal 10 SIGUSR1 sent to process 1234 errno 0 code 0x0 result
+ *   delivered                       signal:signal_generate, in the sender
  *   signal 10 SIGUSR1 errno 0 code 0   signal:signal_deliver
+ *   signal 9 SIGKILL errno 0 code 0x0 sent as 10 SIGUSR1
+ *                                   a fatal signal, which the kernel
+ *                                   delivers as SIGKILL to every thread
  *   syscall openat(0xffffff9c, 0x7ffd5c2e0f20, 0x80000, 0x0)
  *   syscall openat rc 3 error 0     raw_syscalls:sys_enter / sys_exit
  *
  * ktrace.ko's process tracer (ktrace:process_fork, _exec, _exit, _signal,
- * _syscall_entry, _syscall_exit) gives the same lines; its exit record
- * carries the wait status, so its code needs no exit call before it.
+ * _signal_generate, _syscall_entry, _syscall_exit) gives the same lines;
+ * its exit record carries the wait status, so its code needs no exit
+ * call before it.
  *
  * The caller prints the usual "comm-pid [cpu] timestamp: " columns first
  * and then asks for the rest of the line, record by record, in time

@@ -87,11 +87,14 @@ line_pids() {
 	events=$(sort "$inst/set_event" | tr '\n' ' ')
 	filter=$(cat "$inst/events/raw_syscalls/sys_enter/filter")
 	nfilter=$(cat "$inst/events/task/task_newtask/filter")
+	gfilter=$(cat "$inst/events/signal/signal_generate/filter")
 	echo go >go
 	wait "$p"
-	assert_equal "$events" "raw_syscalls:sys_enter raw_syscalls:sys_exit sched:sched_process_exec sched:sched_process_exit signal:signal_deliver task:task_newtask "
+	assert_equal "$events" "raw_syscalls:sys_enter raw_syscalls:sys_exit sched:sched_process_exec sched:sched_process_exit signal:signal_deliver signal:signal_generate task:task_newtask "
 	assert_equal "$filter" 'comm ~ "sle*"'
 	assert_equal "$nfilter" 'comm ~ "sle*"'
+	# signal_generate's own comm is the target's; COMM is the sender's.
+	assert_equal "$gfilter" '(COMM ~ "sle*" || comm ~ "sle*")'
 	# The file says it was recorded with --process.
 	run trace-cmd dump --options -i i.dat
 	assert_output --regexp "ktrace [0-9.]+ \+process"
@@ -111,6 +114,8 @@ line_pids() {
 	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sched_process_exit: "
 	n=$(grep -cE -- "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: sys_enter: +NR 110 " <<<"$output")
 	[ "$n" -eq 77 ] || fail "$n getppid calls"
+	# The SIGCHLD it sends at its end: kept by the sender's name.
+	assert_output --regexp "getppid_n-$pid +\[[0-9]+\] +[0-9.]+: signal_generate: +sig=17 errno=0 code=1 comm=sh "
 }
 
 @test "a followed process doing N getppid calls gives exactly N entries and N returns" {
@@ -143,6 +148,7 @@ line_pids() {
 			assert_output --regexp ": sys_exit: +NR "
 		else
 			refute_output --partial "signal_deliver"
+			refute_output --partial "signal_generate"
 			refute_output --partial "sys_enter: "
 			refute_output --partial "sys_exit: "
 			# exit_group(5) is kept for the exit line.
@@ -276,6 +282,76 @@ shown exit ?
 other"
 }
 
+@test "the process view: a signal as it was sent, and the exit it caused" {
+	# A fatal one reaches the task as SIGKILL: the exit names the one
+	# sent.  A handled one is no longer pending once delivered; an
+	# ignored one was never pending.
+	run "$UNIT/procview-feed" "$TRACEFS" <<'EOF'
+signal:signal_generate common_pid=400 sig=10 errno=0 code=0 pid=400 group=1 result=0
+signal:signal_deliver common_pid=400 sig=9 errno=0 code=0 sa_handler=0
+sched:sched_process_exit common_pid=400 pid=400
+signal:signal_generate common_pid=1 sig=10 errno=0 code=0 pid=401 group=1 result=0
+signal:signal_deliver common_pid=401 sig=10 errno=0 code=0 sa_handler=0x5555
+signal:signal_generate common_pid=1 sig=15 errno=0 code=0 pid=401 group=1 result=1
+signal:signal_deliver common_pid=401 sig=9 errno=0 code=0 sa_handler=0
+sched:sched_process_exit common_pid=401 pid=401
+task:task_newtask common_pid=500 pid=501 clone_flags=0x3d0f00
+signal:signal_generate common_pid=1 sig=15 errno=0 code=0 pid=501 group=0 result=0
+signal:signal_deliver common_pid=501 sig=9 errno=0 code=0 sa_handler=0
+sched:sched_process_exit common_pid=501 pid=501
+signal:signal_deliver common_pid=500 sig=9 errno=0 code=0 sa_handler=0
+sched:sched_process_exit common_pid=500 pid=500
+signal:signal_generate common_pid=1 sig=17 errno=0 code=-6 pid=402 group=0 result=2
+signal:signal_generate common_pid=1 sig=99 errno=0 code=0 pid=402 group=1 result=7
+signal:signal_generate size=0
+signal:signal_generate common_pid=1 sig=10 size=12
+EOF
+	assert_success
+	assert_output "shown signal 10 SIGUSR1 sent to process 400 errno 0 code 0x0 result delivered
+shown signal 9 SIGKILL errno 0 code 0x0 sent as 10 SIGUSR1
+shown exit ? killed by 10 SIGUSR1
+shown signal 10 SIGUSR1 sent to process 401 errno 0 code 0x0 result delivered
+shown signal 10 SIGUSR1 errno 0 code 0x0
+shown signal 15 SIGTERM sent to process 401 errno 0 code 0x0 result ignored
+shown signal 9 SIGKILL errno 0 code 0x0
+shown exit ? killed by 9 SIGKILL
+shown thread 501 flags 0x3d0f00
+shown signal 15 SIGTERM sent to thread 501 errno 0 code 0x0 result delivered
+shown signal 9 SIGKILL errno 0 code 0x0 sent as 15 SIGTERM
+shown exit ? killed by 15 SIGTERM
+shown signal 9 SIGKILL errno 0 code 0x0 sent as 15 SIGTERM
+shown exit ? killed by 15 SIGTERM
+shown signal 17 SIGCHLD sent to thread 402 errno 0 code -0x6 result already pending
+shown signal 99 sent to process 402 errno 0 code 0x0 result 7
+shown signal ? sent to ? errno ? code ? result ?
+shown signal 10 SIGUSR1 sent to ? errno ? code ? result ?"
+}
+
+@test "kill -USR1 \$\$ in a traced shell: SIGUSR1 in the signal line and in the exit line" {
+	run rec -q -o u.dat --process -- sh -c 'echo $$; kill -USR1 $$'
+	# The command's end passes through as a shell gives it: 128 + 10.
+	assert_failure 138
+	pid=${output%%$'\n'*}
+	run tc u.dat
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: signal_generate: +sig=10 errno=0 code=0 comm=sh pid=$pid grp=1 res=0"
+	# The kernel delivers a fatal signal as SIGKILL to the whole group.
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: signal_deliver: +sig=9 "
+	run "$KTRACE" report -i u.dat
+	assert_success
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: signal 10 SIGUSR1 sent to process $pid errno 0 code 0x0 result delivered"
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: signal 9 SIGKILL errno 0 code 0x0 sent as 10 SIGUSR1"
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: exit \? killed by 10 SIGUSR1"
+	refute_output --partial "killed by 9 SIGKILL"
+	# A trapped one is delivered as itself and ends nothing.
+	run rec -q -o h.dat --process --no-syscalls -- sh -c 'trap "exit 7" USR1; echo $$; kill -USR1 $$; sleep 5'
+	assert_failure 7
+	pid=${output%%$'\n'*}
+	run "$KTRACE" report -i h.dat
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: signal 10 SIGUSR1 sent to process $pid errno 0 code 0x0 result delivered"
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: signal 10 SIGUSR1 errno 0 code 0x0"
+	assert_output --regexp "sh-$pid +\[[0-9]+\] +[0-9.]+: exit 7"
+}
+
 # kt_formats DIR: ktrace.ko's process event formats under DIR/events/ktrace,
 # as the module prints them (kernel/ktrace-events.c), for procview-feed.
 kt_formats() {
@@ -302,6 +378,8 @@ kt_formats() {
 		'"comm=%s exit_code=0x%x", REC->comm, REC->exit_code'
 	kt_format process_signal '\tfield:int signo;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:int errno;\toffset:28;\tsize:4;\tsigned:1;\n\tfield:int code;\toffset:32;\tsize:4;\tsigned:1;\n' \
 		'"comm=%s signo=%d errno=%d code=%d", REC->comm, REC->signo, REC->errno, REC->code'
+	kt_format process_signal_generate '\tfield:int signo;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:int errno;\toffset:28;\tsize:4;\tsigned:1;\n\tfield:int code;\toffset:32;\tsize:4;\tsigned:1;\n\tfield:int pid;\toffset:36;\tsize:4;\tsigned:1;\n\tfield:int group;\toffset:40;\tsize:4;\tsigned:1;\n\tfield:int result;\toffset:44;\tsize:4;\tsigned:1;\n' \
+		'"comm=%s signo=%d errno=%d code=%d pid=%d group=%d result=%d", REC->comm, REC->signo, REC->errno, REC->code, REC->pid, REC->group, REC->result'
 	kt_format process_syscall_entry '\tfield:long nr;\toffset:24;\tsize:8;\tsigned:1;\n\tfield:unsigned long args[6];\toffset:32;\tsize:48;\tsigned:0;\n' \
 		'"comm=%s nr=%ld args=(0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx, 0x%lx)", REC->comm, REC->nr, REC->args[0], REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]'
 	kt_format process_syscall_exit '\tfield:long nr;\toffset:24;\tsize:8;\tsigned:1;\n\tfield:long ret;\toffset:32;\tsize:8;\tsigned:1;\n\tfield:int errno;\toffset:40;\tsize:4;\tsigned:1;\n' \
@@ -324,6 +402,9 @@ ktrace:process_exit common_pid=102 comm=ls exit_code=0x700
 ktrace:process_exit common_pid=101 comm=ls exit_code=0
 ktrace:process_exit common_pid=300 comm=x exit_code=0x8b
 ktrace:process_exit common_pid=301 comm=x exit_code=9
+ktrace:process_signal_generate common_pid=600 comm=sh signo=10 errno=0 code=0 pid=600 group=1 result=0
+ktrace:process_signal common_pid=600 comm=sh signo=9 errno=0 code=0
+ktrace:process_exit common_pid=600 comm=sh exit_code=0xa
 EOF
 	assert_success
 	assert_output "shown fork 101 flags 0x1200011
@@ -338,7 +419,10 @@ shown syscall getppid()
 shown exit 7
 shown exit 0
 shown exit ? killed by 11 SIGSEGV
-shown exit ? killed by 9 SIGKILL"
+shown exit ? killed by 9 SIGKILL
+shown signal 10 SIGUSR1 sent to process 600 errno 0 code 0x0 result delivered
+shown signal 9 SIGKILL errno 0 code 0x0 sent as 10 SIGUSR1
+shown exit ? killed by 10 SIGUSR1"
 	# Damaged: cut short, a filename with no end inside the record.
 	run "$UNIT/procview-feed" "$TRACEFS" "" kt <<'EOF'
 ktrace:process_exec common_pid=1 old_pid=1 filename=/usr/bin/ls size=40
@@ -346,6 +430,7 @@ ktrace:process_exec common_pid=1 old_pid=1 filename=/usr/bin/ls size=31
 ktrace:process_fork common_pid=1 child_pid=2 clone_flags=0x11 size=30
 ktrace:process_exit size=26
 ktrace:process_signal size=0
+ktrace:process_signal_generate size=0
 ktrace:process_syscall_entry common_pid=1 nr=257 args=1,2,3,4,5,6 size=60
 ktrace:process_syscall_exit common_pid=1 nr=257 ret=3 size=35
 EOF
@@ -355,6 +440,7 @@ shown exec ?
 shown fork 2 flags ?
 shown exit ?
 shown signal ? errno ? code ?
+shown signal ? sent to ? errno ? code ? result ?
 shown syscall openat(0x1, 0x2, 0x3, ?)
 shown syscall openat rc ? error ?"
 }

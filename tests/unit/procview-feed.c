@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 		{ "task", "task_newtask" }, { "sched", "sched_process_fork" },
 		{ "sched", "sched_process_exec" }, { "sched", "sched_process_exit" },
 		{ "syscalls", "sys_enter_exit_group" }, { "syscalls", "sys_enter_exit" },
-		{ "signal", "signal_deliver" }, { "raw_syscalls", "sys_enter" },
+		{ "signal", "signal_deliver" }, { "signal", "signal_generate" },
+		{ "raw_syscalls", "sys_enter" },
 		{ "raw_syscalls", "sys_exit" }, { "sched", "sched_switch" },
 	};
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
 		}
 	static const char *const kt_evs[] = {
 		"process_fork", "process_exec", "process_exit", "process_signal",
+		"process_signal_generate",
 		"process_syscall_entry", "process_syscall_exit",
 	};
 	for (size_t i = 0; argc > 3 && i < sizeof(kt_evs) / sizeof(kt_evs[0]); i++)

@@ -92,10 +92,12 @@ test_pc_comm() {
 	pc_rec comm 0 --comm xcomm -- sh -c '/tmp/xcomm exit 0; /ktvm exit 0'
 }
 
-# A failing command's status passes through; signals are recorded.
+# A failing command's status passes through; signals are recorded, a
+# fatal one as it was sent (kill -USR1 $$: 128 + 10).
 test_pc_signal() {
 	pc_rec signal 0 --no-syscalls -- /ktvm sigchild || return 1
-	pc_rec status 3 --no-syscalls -- /ktvm exit 3
+	pc_rec status 3 --no-syscalls -- /ktvm exit 3 || return 1
+	pc_rec fatal 138 -- sh -c 'echo $$; kill -USR1 $$'
 }
 
 # -p PID: the module follows that pid while recording (-b 2048: in

@@ -55,7 +55,7 @@ go() {
 # lifecycle_read: read the process_* records into /tmp/r, dumped.
 lifecycle_read() {
 	/ktvm read -f $D/events -d process_fork -d process_exec \
-		-d process_exit -d process_signal $D >/tmp/r
+		-d process_exit -d process_signal -d process_signal_generate $D >/tmp/r
 }
 
 # count EVENT [FIELD=VALUE...]: dumped records of EVENT matching all.
@@ -86,8 +86,8 @@ test_proc_load() {
 		process_trace_taskcomm_filter process_trace_lifecycle \
 		process_trace_syscalls process_trace_signals process_trace_README \
 		events/process_fork events/process_exec events/process_exit \
-		events/process_signal events/process_syscall_entry \
-		events/process_syscall_exit; do
+		events/process_signal events/process_signal_generate \
+		events/process_syscall_entry events/process_syscall_exit; do
 		[ -e "$D/$f" ] || fail "missing $D/$f" || return 1
 	done
 	expect lifecycle "$(cat $D/process_trace_lifecycle)" 1 &&
@@ -99,7 +99,7 @@ test_proc_load() {
 	expect set_pid "$(cat $D/set_pid)" "" &&
 	grep -q '^1\. ' $D/process_trace_README || fail "README has no steps" || return 1
 	for e in process_fork process_exec process_exit process_signal \
-		process_syscall_entry process_syscall_exit; do
+		process_signal_generate process_syscall_entry process_syscall_exit; do
 		grep -q 'field:char comm\[16\];' $D/events/$e/format ||
 			fail "$e has no comm" || return 1
 	done
@@ -325,7 +325,7 @@ test_proc_syscalls() {
 test_proc_signals() {
 	proc_reset
 	echo 1 >$D/process_trace_signals
-	proc_on process_signal || return 1
+	proc_on process_signal process_signal_generate || return 1
 	gated sigchild
 	echo "$gpid" >$D/process_follow_pid
 	go || fail "sigchild failed" || return 1
@@ -335,7 +335,25 @@ test_proc_signals() {
 	c=$(sed -n 's/^child //p' /tmp/gated.err)
 	expect "SIGUSR1 to the child" \
 		"$(count process_signal common_pid=$c signo=10 code=0 errno=0 comm=ktvm)" 1 &&
-	expect "signals in all" "$(count process_signal signo=10)" 1 || return 1
+	expect "signals in all" "$(count process_signal signo=10)" 1 &&
+	expect "SIGUSR1 sent by $gpid to $c, delivered" \
+		"$(count process_signal_generate common_pid=$gpid comm=ktvm signo=10 errno=0 code=0 pid=$c group=1 result=0)" 1 &&
+	expect "SIGCHLD sent by $c to $gpid" \
+		"$(count process_signal_generate common_pid=$c signo=17 pid=$gpid group=1)" 1 &&
+	expect "SIGUSR1 sent in all" "$(count process_signal_generate signo=10)" 1 || return 1
+	# Sent from outside the tree (this shell): kept for its target.
+	gated sleeper 100000
+	echo "$gpid" >$D/process_follow_pid
+	proc_on
+	kill -TERM "$gpid"
+	exec 5>&-
+	wait "$gpid"
+	proc_off
+	lifecycle_read
+	cat /tmp/r
+	expect "SIGTERM sent by $$ to $gpid" \
+		"$(count process_signal_generate common_pid=$$ signo=15 pid=$gpid group=1 result=0)" 1 &&
+	expect "delivered to $gpid as SIGKILL" "$(count process_signal common_pid=$gpid signo=9)" 1 || return 1
 
 	echo 0 >$D/process_trace_signals
 	proc_on
@@ -447,7 +465,7 @@ test_proc_unload() {
 	echo 1 >$D/process_trace_syscalls
 	echo 1 >$D/process_trace_signals
 	proc_on process_fork process_exec process_exit process_syscall_entry \
-		process_syscall_exit process_signal
+		process_syscall_exit process_signal process_signal_generate
 	/ktvm getppid 100000 >/dev/null &
 	b=$!
 	echo "$b" >$D/process_follow_pid
@@ -465,7 +483,7 @@ t "process_follow_pid: every fork, exec, exit of a 3-generation tree, nothing el
 t "set_pid follows forks only with pid_fork on" test_pid_fork
 t "process tracer: uid and comm filters" test_proc_filters
 t "process tracer: N getppid give N process_syscall_entry; none when off" test_proc_syscalls
-t "process tracer: SIGUSR1 to a child gives process_signal; none when off" test_proc_signals
+t "process tracer: SIGUSR1 to a child gives process_signal and _generate; none when off" test_proc_signals
 t "process tracer: small buffer, received + dropped = N, export = received" test_proc_small
 t "export sample counts what the reader got, events and bytes" test_export_counts
 t "an export without a write callback is refused with EINVAL" test_export_nowrite

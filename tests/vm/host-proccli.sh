@@ -163,18 +163,36 @@ pc_check_signals() {
 	pc_tc "$x/signal.dat"
 	pc_is "SIGUSR1 of $child" \
 		"$(pc_n "$x/signal.pv" "^$child ktvm signal 10 SIGUSR1 errno 0 code 0x0\$")" 1
+	pc_is "SIGUSR1 sent to $child" \
+		"$(pc_n "$x/signal.pv" "^[0-9]+ ktvm signal 10 SIGUSR1 sent to process $child errno 0 code 0x0 result delivered\$")" 1
+	pid=$(head -n 1 "$x/fatal.out")
+	pc_view "$x/fatal.dat" || bad=1
+	pc_tc "$x/fatal.dat"
+	pc_is "kill -USR1 \$\$: the signal sent" \
+		"$(pc_n "$x/fatal.pv" "^$pid [^ ]+ signal 10 SIGUSR1 sent to process $pid errno 0 code 0x0 result delivered\$")" 1
+	pc_is "kill -USR1 \$\$: delivered as SIGKILL" \
+		"$(pc_n "$x/fatal.pv" "^$pid [^ ]+ signal 9 SIGKILL errno 0 code 0x0 sent as 10 SIGUSR1\$")" 1
+	pc_is "kill -USR1 \$\$: its exit" \
+		"$(pc_n "$x/fatal.pv" "^$pid [^ ]+ exit \? killed by 10 SIGUSR1\$")" 1
+	pc_is "trace-cmd: process_signal_generate of SIGUSR1" \
+		"$(pc_n "$x/fatal.tc" " process_signal_generate: +comm=[^ ]+ signo=10 errno=0 code=0 pid=$pid group=1 result=0\$")" 1
 	pc_view "$x/status.dat" || bad=1
 	pc_is "exit 3" "$(pc_n "$x/status.pv" '^[0-9]+ ktvm exit 3$')" 1
 	pid=$(cat "$x/pid.pid")
 	pc_view "$x/pid.dat" || bad=1
 	pc_tc "$x/pid.dat"
 	# A fatal signal from another process is delivered as SIGKILL; the
-	# exit status keeps the signal sent.
+	# module records it as sent, in the sender, and the exit status
+	# keeps the signal sent.
+	pc_is "-p: the fatal signal sent to $pid" \
+		"$(pc_n "$x/pid.pv" "^[0-9]+ [^ ]+ signal 15 SIGTERM sent to process $pid errno 0 code 0x0 result delivered\$")" 1
 	pc_is "-p: the fatal signal to $pid" \
-		"$(pc_n "$x/pid.pv" "^$pid ktvm signal (9 SIGKILL|15 SIGTERM) errno 0 code 0x0\$")" 1
+		"$(pc_n "$x/pid.pv" "^$pid ktvm signal 9 SIGKILL errno 0 code 0x0 sent as 15 SIGTERM\$")" 1
 	pc_is "-p: its exit" "$(pc_n "$x/pid.pv" "^$pid ktvm exit \? killed by 15 SIGTERM\$")" 1
-	pc_is "-p: lines of other pids" "$(awk -v p="$pid" '$1 != p' "$x/pid.pv" | wc -l)" 0
-	pc_result "signals, killed-by exits, -p PID, an exit code"
+	pc_is "-p: lines of other pids than the sender's" \
+		"$(awk -v p="$pid" '$1 != p && !/ sent to process /' "$x/pid.pv" | wc -l)" 0
+	[ "$bad" = 0 ] || sed 's/^/# /' "$x/fatal.pv" "$x/pid.pv" | head -n 30
+	pc_result "signals as sent and delivered, killed-by exits, -p PID, an exit code"
 }
 
 # proccli_report SERIES DIR

@@ -16,9 +16,9 @@
 # load/unload cycles of tests/vm/guest-reliab.sh in every boot (default: 100 in the
 # first, 25 in the others: under TCG a cycle under load takes 0.7 to 1.5
 # s, so 100 everywhere would add minutes to every CI run), KT_VM_APPEND
-# more kernel parameters (kt_only=reliab or kt_only=cli: run
-# guest-reliab.sh or guest-cli.sh alone).  The
-# guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
+# more kernel parameters (kt_only=reliab, kt_only=cli or
+# kt_only=process: run guest-reliab.sh, guest-cli.sh, or guest-process.sh
+# and guest-proccli.sh alone).  The guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
 # (maxcpus=2): the third is a possible CPU that has never been online
 # until guest-reliab.sh starts it.
 set -u
