@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ struct kt_child {
 	bool released;
 	bool reaped;
 	int status;
+	kt_child_exit_fn on_exit;	/* traced: called at its exit stop */
+	void *exit_priv;
 };
 
 static void child_exec(char *const argv[], int go_rd, int err_wr)
@@ -127,38 +130,73 @@ int kt_child_release(struct kt_child *c)
 	return 0;
 }
 
-int kt_child_poll(struct kt_child *c, int *status)
+int kt_child_watch_exit(struct kt_child *c, kt_child_exit_fn fn, void *priv)
 {
+	if (c->released)
+		return -EALREADY;
+	/*
+	 * PTRACE_SEIZE: no stop now and no SIGTRAP at exec; only the exit
+	 * stop (and the signals it must pass on, below).
+	 */
+	if (ptrace(PTRACE_SEIZE, c->pid, 0, (void *)(long)PTRACE_O_TRACEEXIT) < 0)
+		return -errno;
+	c->on_exit = fn;
+	c->exit_priv = priv;
+	return 0;
+}
+
+/*
+ * waitpid() for the child, flags WNOHANG or 0: 1 once reaped, 0 while it
+ * runs (WNOHANG), -errno.  A traced child's stops are dealt with here:
+ * its exit stop calls on_exit, a signal is passed on as it came, a
+ * group stop stays stopped (PTRACE_LISTEN), so that tracing it changes
+ * nothing the command sees.
+ */
+static int reap(struct kt_child *c, int flags)
+{
+	int st, sig;
 	pid_t r;
 
-	if (c->reaped) {
-		*status = c->status;
-		return 1;
+	for (;;) {
+		r = waitpid(c->pid, &st, flags);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return 0;
+		if (!c->on_exit || !WIFSTOPPED(st))
+			break;
+		sig = WSTOPSIG(st);
+		if (sig == SIGTRAP && (st >> 16) == PTRACE_EVENT_EXIT) {
+			c->on_exit(c->pid, c->exit_priv);
+			ptrace(PTRACE_CONT, c->pid, 0, 0);
+		} else if ((st >> 16) == PTRACE_EVENT_STOP) {
+			ptrace(PTRACE_LISTEN, c->pid, 0, 0);
+		} else {
+			ptrace(PTRACE_CONT, c->pid, 0, (void *)(long)sig);
+		}
 	}
-	do {
-		r = waitpid(c->pid, &c->status, WNOHANG);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -errno;
-	if (r == 0)
-		return 0;
+	c->status = st;
 	c->reaped = true;
-	*status = c->status;
 	return 1;
+}
+
+int kt_child_poll(struct kt_child *c, int *status)
+{
+	int r = c->reaped ? 1 : reap(c, WNOHANG);
+
+	if (r == 1)
+		*status = c->status;
+	return r;
 }
 
 int kt_child_wait(struct kt_child *c, int *status)
 {
-	pid_t r;
+	int r = c->reaped ? 1 : reap(c, 0);
 
-	if (!c->reaped) {
-		do {
-			r = waitpid(c->pid, &c->status, 0);
-		} while (r < 0 && errno == EINTR);
-		if (r < 0)
-			return -errno;
-		c->reaped = true;
-	}
+	if (r < 0)
+		return r;
 	*status = c->status;
 	return 0;
 }

@@ -32,6 +32,7 @@
 #include "file/writer.h"
 #include "live/formats.h"
 #include "live/ksyms.h"
+#include "live/procmaps.h"
 #include "live/process.h"
 #include "live/recover.h"
 #include "live/run.h"
@@ -63,6 +64,7 @@ struct kt_session {
 	struct kt_writer *w;
 	char *tmpdir;
 	struct kt_run *run;		/* COMMAND and the signals that end it */
+	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
 	struct kt_source_env env;
 	struct source src[NSOURCES];
 	int ncpus;
@@ -319,6 +321,40 @@ static int start_sources(struct kt_session *s)
 	return 0;
 }
 
+static void child_exit_maps(pid_t pid, void *priv)
+{
+	struct kt_session *s = priv;
+
+	/* Its stacks stay unnamed when this fails; the recording goes on. */
+	if (kt_procmaps_read(s->maps, pid) == -ENOMEM)
+		kt_warn("cannot keep the memory maps of pid %d: %s", (int)pid,
+			strerror(ENOMEM));
+}
+
+/*
+ * --user-stack: the maps report names user frames by.  COMMAND's are
+ * read as it exits (traced for that one stop: its libraries are all
+ * mapped then, and a short command is gone before any poll would see
+ * it); the others' at the end, for those still alive.
+ */
+static int watch_maps(struct kt_session *s)
+{
+	int ret;
+
+	if (!s->cfg->t->ustacks)
+		return 0;
+	s->maps = kt_procmaps_new();
+	if (!s->maps)
+		return -ENOMEM;
+	if (!kt_run_child_pid(s->run))
+		return 0;
+	ret = kt_run_child_watch_exit(s->run, child_exit_maps, s);
+	if (ret)
+		kt_warn("cannot watch '%s' exit for its memory maps (%s): its user stacks will show addresses only",
+			s->cfg->t->cmd[0], strerror(-ret));
+	return 0;
+}
+
 int kt_session_start(struct kt_session *s)
 {
 	const struct kt_session_config *o = s->cfg;
@@ -354,6 +390,9 @@ int kt_session_start(struct kt_session *s)
 			return ret;
 		}
 	}
+	ret = watch_maps(s);
+	if (ret)
+		return ret;
 	if (o->max_mb)
 		s->env.limit = data_limit(s);
 	/*
@@ -472,6 +511,19 @@ enum kt_session_stop kt_session_run(struct kt_session *s)
 
 /* ---- the end ---- */
 
+/* The maps of COMMAND (read at its exit) and of those alive now. */
+static int add_maps(struct kt_session *s)
+{
+	const char *text;
+	size_t len;
+	int ret = kt_procmaps_read_alive(s->maps);
+
+	if (ret)
+		return ret;
+	text = kt_procmaps_text(s->maps, &len);
+	return len ? kt_writer_add_option(s->w, KT_OPT_KTRACE_MAPS, text, len + 1) : 0;
+}
+
 static int add_options(struct kt_session *s)
 {
 	struct utsname u;
@@ -493,6 +545,8 @@ static int add_options(struct kt_session *s)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION, s->cfg->version);
 	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
+	if (!ret && s->maps)
+		ret = add_maps(s);
 	for (i = 0; !ret && i < NSOURCES; i++)
 		if (s->src[i].state && s->src[i].ops->options)
 			ret = s->src[i].ops->options(s->src[i].state, s->w);
@@ -682,6 +736,7 @@ void kt_session_free(struct kt_session *s)
 	free(s->specs);
 	free(s->tmpdir);
 	kt_run_free(s->run);
+	kt_procmaps_free(s->maps);
 	free(s);
 }
 
