@@ -9,7 +9,8 @@ load helpers
 
 setup_file() {
 	export KT_STACK_BIN="$BATS_FILE_TMPDIR/bin"
-	kt_tool getppid_n "$KT_STACK_BIN"
+	# Frame pointers: the kernel walks a user stack by them.
+	kt_tool getppid_n "$KT_STACK_BIN" -fno-omit-frame-pointer
 }
 
 setup() {
@@ -88,15 +89,47 @@ stack_follows() {
 	top_ustack=$(cat "$TRACEFS/options/userstacktrace")
 	run rec -q --user-stack -F -e syscalls:sys_enter_getppid -o u.dat -- "$KT_STACK_BIN/getppid_n" 50
 	assert_success
-	"$KTRACE" report -i u.dat >kt.txt
-	trace-cmd report -i u.dat 2>/dev/null | tail -n +2 >tc.txt
+	# --format trace-cmd: trace-cmd's bytes, bare addresses.  trace-cmd
+	# reads the file, maps and all, with nothing to say.
+	"$KTRACE" report -i u.dat --format trace-cmd >kt.txt
+	trace-cmd report -i u.dat 2>tc.err | tail -n +2 >tc.txt
+	[ "${PIPESTATUS[0]}" = 0 ]
 	cmp kt.txt tc.txt
+	[ ! -s tc.err ] || fail "trace-cmd: $(cat tc.err)"
 	n_sc=$(events_by_cpu u.dat | grep -c ' sys_enter_getppid$')
 	n_us=$(events_by_cpu u.dat | grep -c ' user_stack$')
 	[ "$n_sc" = 50 ] && [ "$n_us" = 50 ] || fail "$n_us user stacks for $n_sc syscalls"
 	# The syscalls' stacks: return addresses in user space.
 	grep -q '=> 0x[0-9a-f]\{6,\}' kt.txt
 	[ "$(cat "$TRACEFS/options/userstacktrace")" = "$top_ustack" ]
+}
+
+@test "--user-stack: report names the frames: the program's functions and libc's" {
+	run rec -q --user-stack -F -e syscalls:sys_enter_getppid -o u.dat -- "$KT_STACK_BIN/getppid_n" 20 3
+	[ "$status" = 3 ]	# traced to its exit, its status still passes through
+	"$KTRACE" report -i u.dat >kt.txt
+	bin="$KT_STACK_BIN/getppid_n"
+	libc=$(ldd "$bin" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	libc=$(readlink -f "$libc")
+	# Every stack: libc's syscall() and, the frame above, main.
+	n_sys=$(grep -c "	=> syscall+0x[0-9a-f]* ($libc+0x[0-9a-f]*)$" kt.txt || true)
+	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($bin+0x[0-9a-f]*)$" kt.txt || true)
+	[ "$n_sys" = 20 ] && [ "$n_main" = 20 ] || fail "$n_sys syscall frames, $n_main main frames of 20 stacks"
+	# The offsets are the files': main's entry as nm gives it, and the
+	# file offset of its frame inside main.
+	grep -m1 "=> main+" kt.txt >frame.txt
+	read -r delta off < <(sed 's/.*main+0x\([0-9a-f]*\) (.*+0x\([0-9a-f]*\))$/\1 \2/' frame.txt)
+	main_at=$(nm "$bin" | awk '$3 == "main" { print $1 }')
+	[ $((16#$off)) = $((16#$main_at + 16#$delta)) ] || fail "main+0x$delta at 0x$off, main at 0x$main_at"
+	# Only user_stack lines change: the rest is trace-cmd's.
+	"$KTRACE" report -i u.dat --format trace-cmd >tc.txt
+	diff <(grep -v '^	=>' kt.txt | grep -v user_stack) <(grep -v '^	=>' tc.txt | grep -v user_stack)
+	# JSON: the frames by name beside the addresses.
+	"$KTRACE" report -i u.dat --format json |
+		jq -e -s '[.[] | select(.event == "user_stack")] | length == 20 and
+			all(.caller_names[0] == "syscall" and .caller_names[1] == "main" and
+			    (.caller_files[1] | startswith("'"$bin"'+0x")) and
+			    (.caller_names | length) == (.caller | length))' >/dev/null
 }
 
 @test "--stack refusals: one line, exit 1, nothing left set" {
