@@ -23,6 +23,7 @@ struct ufile {
 
 struct umap {
 	int pid;
+	uint64_t from;		/* records before it ran another program */
 	uint64_t start, end, pgoff;
 	struct ufile *file;
 };
@@ -68,15 +69,16 @@ static struct ufile *file_of(struct kt_ustack *u, const char *path)
 	return f;
 }
 
-/* One line "PID START END PGOFF PATH"; a malformed one is skipped. */
+/* One line "PID FROM START END PGOFF PATH"; a malformed one is skipped. */
 static int add_line(struct kt_ustack *u, char *line, size_t *cap)
 {
-	unsigned long long start, end, pgoff;
+	unsigned long long from, start, end, pgoff;
 	unsigned int pid;
 	struct umap *grown;
 	int n = 0;
 
-	if (sscanf(line, "%x %llx %llx %llx %n", &pid, &start, &end, &pgoff, &n) < 4 ||
+	if (sscanf(line, "%x %llx %llx %llx %llx %n", &pid, &from, &start, &end, &pgoff,
+		   &n) < 5 ||
 	    !n || !line[n] || end <= start)
 		return 0;
 	if (u->n == *cap) {
@@ -90,6 +92,7 @@ static int add_line(struct kt_ustack *u, char *line, size_t *cap)
 	if (!u->maps[u->n].file)
 		return -ENOMEM;
 	u->maps[u->n].pid = (int)pid;
+	u->maps[u->n].from = from;
 	u->maps[u->n].start = start;
 	u->maps[u->n].end = end;
 	u->maps[u->n].pgoff = pgoff;
@@ -146,7 +149,7 @@ void kt_ustack_free(struct kt_ustack *u)
 	free(u);
 }
 
-void kt_ustack_frame(struct kt_ustack *u, int tgid, uint64_t addr,
+void kt_ustack_frame(struct kt_ustack *u, int tgid, uint64_t ts, uint64_t addr,
 		     struct kt_uframe *f)
 {
 	struct umap key = { .pid = tgid, .start = addr }, *m;
@@ -165,7 +168,8 @@ void kt_ustack_frame(struct kt_ustack *u, int tgid, uint64_t addr,
 	if (!lo)
 		return;
 	m = &u->maps[lo - 1];
-	if (m->pid != tgid || addr >= m->end)
+	/* Before from, the process ran a program whose maps are not known. */
+	if (m->pid != tgid || addr >= m->end || ts < m->from)
 		return;
 	f->path = m->file->path;
 	f->off = addr - m->start + m->pgoff;
@@ -224,7 +228,7 @@ int kt_ustack_info(struct trace_seq *s, struct tep_event *event,
 		return -1;
 	for (i = 0; i < n; i++) {
 		a = tep_read_number(tep, (char *)record->data + off + i * ls, ls);
-		kt_ustack_frame(u, tgid, a, &f);
+		kt_ustack_frame(u, tgid, record->ts, a, &f);
 		if (f.sym)
 			trace_seq_printf(s, "\t=> %s+0x%" PRIx64 " (%s+0x%" PRIx64 ")\n",
 					 f.sym, f.delta, f.path, f.off);
@@ -248,7 +252,8 @@ int kt_ustack_frames(struct kt_ustack *u, struct tep_event *event,
 	if (n > max)
 		n = max;
 	for (i = 0; i < n; i++)
-		kt_ustack_frame(u, tgid, tep_read_number(tep, (char *)record->data + off + i * ls, ls),
+		kt_ustack_frame(u, tgid, record->ts,
+				tep_read_number(tep, (char *)record->data + off + i * ls, ls),
 				&f[i]);
 	return n;
 }

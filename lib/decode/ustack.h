@@ -30,14 +30,14 @@ void kt_ustack_free(struct kt_ustack *u);
 /* The kernel's user_stack holds caller[8]; room for more. */
 #define KT_USTACK_MAX	64
 
-/* One frame: where addr of process tgid lies. */
+/* One frame: where addr of process tgid lies, in a record of time ts. */
 struct kt_uframe {
 	const char *path;	/* NULL: in no mapping the file holds */
 	uint64_t off;		/* offset in path */
 	const char *sym;	/* NULL: no function found there */
 	uint64_t delta;		/* from sym's start */
 };
-void kt_ustack_frame(struct kt_ustack *u, int tgid, uint64_t addr,
+void kt_ustack_frame(struct kt_ustack *u, int tgid, uint64_t ts, uint64_t addr,
 		     struct kt_uframe *f);
 
 /* Whether e is ftrace's user_stack. */

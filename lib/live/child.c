@@ -26,8 +26,8 @@ struct kt_child {
 	bool released;
 	bool reaped;
 	int status;
-	kt_child_exit_fn on_exit;	/* traced: called at its exit stop */
-	void *exit_priv;
+	kt_child_stop_fn on_stop;	/* traced: called at exec and exit */
+	void *stop_priv;
 };
 
 static void child_exec(char *const argv[], int go_rd, int err_wr)
@@ -130,25 +130,26 @@ int kt_child_release(struct kt_child *c)
 	return 0;
 }
 
-int kt_child_watch_exit(struct kt_child *c, kt_child_exit_fn fn, void *priv)
+int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv)
 {
 	if (c->released)
 		return -EALREADY;
 	/*
-	 * PTRACE_SEIZE: no stop now and no SIGTRAP at exec; only the exit
-	 * stop (and the signals it must pass on, below).
+	 * PTRACE_SEIZE: no stop now and no bare SIGTRAP at exec; only the
+	 * exec and exit stops (and the signals it must pass on, below).
 	 */
-	if (ptrace(PTRACE_SEIZE, c->pid, 0, (void *)(long)PTRACE_O_TRACEEXIT) < 0)
+	if (ptrace(PTRACE_SEIZE, c->pid, 0,
+		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)) < 0)
 		return -errno;
-	c->on_exit = fn;
-	c->exit_priv = priv;
+	c->on_stop = fn;
+	c->stop_priv = priv;
 	return 0;
 }
 
 /*
  * waitpid() for the child, flags WNOHANG or 0: 1 once reaped, 0 while it
  * runs (WNOHANG), -errno.  A traced child's stops are dealt with here:
- * its exit stop calls on_exit, a signal is passed on as it came, a
+ * its exec and exit stops call on_stop, a signal is passed on as it came, a
  * group stop stays stopped (PTRACE_LISTEN), so that tracing it changes
  * nothing the command sees.
  */
@@ -165,11 +166,12 @@ static int reap(struct kt_child *c, int flags)
 			return -errno;
 		if (r == 0)
 			return 0;
-		if (!c->on_exit || !WIFSTOPPED(st))
+		if (!c->on_stop || !WIFSTOPPED(st))
 			break;
 		sig = WSTOPSIG(st);
-		if (sig == SIGTRAP && (st >> 16) == PTRACE_EVENT_EXIT) {
-			c->on_exit(c->pid, c->exit_priv);
+		if (sig == SIGTRAP && ((st >> 16) == PTRACE_EVENT_EXIT ||
+				       (st >> 16) == PTRACE_EVENT_EXEC)) {
+			c->on_stop(c->pid, (st >> 16) == PTRACE_EVENT_EXEC, c->stop_priv);
 			ptrace(PTRACE_CONT, c->pid, 0, 0);
 		} else if ((st >> 16) == PTRACE_EVENT_STOP) {
 			ptrace(PTRACE_LISTEN, c->pid, 0, 0);

@@ -7,6 +7,7 @@
 #ifndef KT_CHILD_H
 #define KT_CHILD_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct kt_child;
@@ -36,14 +37,16 @@ int kt_child_poll(struct kt_child *c, int *status);
 int kt_child_wait(struct kt_child *c, int *status);
 
 /*
- * Before kt_child_release(): trace the child (ptrace, its exit only), so
- * that fn(pid, priv) runs as it exits, while its memory is still there
- * to read (record --user-stack reads its maps).  fn runs from
- * kt_child_poll() or kt_child_wait().  Like any ptrace, it drops a
- * set-user-ID program's privileges at exec.  0 or -errno.
+ * Before kt_child_release(): trace the child (ptrace, its execs and its
+ * exit only), so that fn(pid, exec, priv) runs after each exec (exec
+ * true: the new program is loaded, not run yet) and as it exits (exec
+ * false), while its memory is still there to read (record --user-stack
+ * reads its maps).  fn runs from kt_child_poll() or kt_child_wait().
+ * Like any ptrace, it drops a set-user-ID program's privileges at exec.
+ * 0 or -errno.
  */
-typedef void (*kt_child_exit_fn)(pid_t pid, void *priv);
-int kt_child_watch_exit(struct kt_child *c, kt_child_exit_fn fn, void *priv);
+typedef void (*kt_child_stop_fn)(pid_t pid, bool exec, void *priv);
+int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv);
 
 /*
  * Whether argv0 names something exec could run, as a shell decides

@@ -92,7 +92,8 @@ static int remember(struct kt_procmaps *m, pid_t pid)
  * a file: "START-END PERMS PGOFF DEV INODE PATH".  A deleted file's
  * " (deleted)" stays in the path: report then finds no file, as it is.
  */
-static int line_of(pid_t pid, const char *l, char *out, size_t len)
+static int line_of(pid_t pid, unsigned long long from, const char *l,
+		   char *out, size_t len)
 {
 	unsigned long long start, end, pgoff;
 	char perms[8];
@@ -105,11 +106,11 @@ static int line_of(pid_t pid, const char *l, char *out, size_t len)
 	path = l + n;
 	if (perms[2] != 'x' || path[0] != '/')
 		return 0;
-	return snprintf(out, len, "%x %llx %llx %llx %s", (unsigned int)pid,
-			start, end, pgoff, path);
+	return snprintf(out, len, "%x %llx %llx %llx %llx %s", (unsigned int)pid,
+			from, start, end, pgoff, path);
 }
 
-int kt_procmaps_read(struct kt_procmaps *m, pid_t pid)
+int kt_procmaps_read(struct kt_procmaps *m, pid_t pid, unsigned long long from)
 {
 	char path[64], *line = NULL, out[4200];
 	size_t cap = 0;
@@ -126,7 +127,7 @@ int kt_procmaps_read(struct kt_procmaps *m, pid_t pid)
 	while (!ret && (n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[n - 1] = '\0';
-		k = line_of(pid, line, out, sizeof(out) - 1);
+		k = line_of(pid, from, line, out, sizeof(out) - 1);
 		if (k <= 0 || (size_t)k >= sizeof(out) - 1)
 			continue;
 		out[k++] = '\n';
@@ -149,7 +150,7 @@ int kt_procmaps_read_alive(struct kt_procmaps *m)
 	while (!ret && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		r = kt_procmaps_read(m, (pid_t)atoi(de->d_name));
+		r = kt_procmaps_read(m, (pid_t)atoi(de->d_name), 0);
 		/* Gone meanwhile, or not ours to read: skipped. */
 		if (r == -ENOMEM)
 			ret = r;

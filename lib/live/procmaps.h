@@ -18,10 +18,11 @@ void kt_procmaps_free(struct kt_procmaps *m);
 
 /*
  * Add pid's maps as they are now (a process about to exit, or alive at
- * the end), unless pid's were added already.  0, or -errno (-ENOENT: it
- * is gone).
+ * the end), unless pid's were added already, valid for records from
+ * trace time from on (its exec; 0: all).  0, or -errno (-ENOENT: it is
+ * gone).
  */
-int kt_procmaps_read(struct kt_procmaps *m, pid_t pid);
+int kt_procmaps_read(struct kt_procmaps *m, pid_t pid, unsigned long long from);
 /* Add the maps of every process alive now not added yet.  0 or -errno. */
 int kt_procmaps_read_alive(struct kt_procmaps *m);
 

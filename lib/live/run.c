@@ -82,9 +82,9 @@ int kt_run_child_new(struct kt_run *r, char *const argv[])
 	return r->child ? 0 : -errno;
 }
 
-int kt_run_child_watch_exit(struct kt_run *r, kt_child_exit_fn fn, void *priv)
+int kt_run_child_watch(struct kt_run *r, kt_child_stop_fn fn, void *priv)
 {
-	return kt_child_watch_exit(r->child, fn, priv);
+	return kt_child_watch(r->child, fn, priv);
 }
 
 pid_t kt_run_child_pid(const struct kt_run *r)

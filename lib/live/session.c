@@ -65,6 +65,7 @@ struct kt_session {
 	char *tmpdir;
 	struct kt_run *run;		/* COMMAND and the signals that end it */
 	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
+	unsigned long long maps_from;	/* trace time of COMMAND's last exec */
 	struct kt_source_env env;
 	struct source src[NSOURCES];
 	int ncpus;
@@ -321,21 +322,51 @@ static int start_sources(struct kt_session *s)
 	return 0;
 }
 
-static void child_exit_maps(pid_t pid, void *priv)
+/*
+ * The instance's clock now, as a record's timestamp: cpu0's "now ts"
+ * (seconds.microseconds for the clocks that keep nanoseconds, a count
+ * for the counting ones).  0 when it cannot be read: maps then hold
+ * from the start.
+ */
+static unsigned long long trace_now(struct kt_session *s)
+{
+	char *text = kt_tracefs_read(kt_tracing_inst(s->t), "per_cpu/cpu0/stats");
+	unsigned long long sec = 0, usec = 0, now = 0;
+	const char *at = text ? strstr(text, "now ts:") : NULL;
+
+	if (at && sscanf(at, "now ts: %llu.%llu", &sec, &usec) == 2)
+		now = sec * 1000000000ULL + usec * 1000ULL;
+	else if (at)
+		now = sec;	/* a count: "now ts: 123456" */
+	free(text);
+	return now;
+}
+
+static void child_stop_maps(pid_t pid, bool exec, void *priv)
 {
 	struct kt_session *s = priv;
 
+	/*
+	 * At an exec the new program is loaded but has not run: its records
+	 * come after now.  Its libraries are mapped later: the maps are
+	 * read at the exit.
+	 */
+	if (exec) {
+		s->maps_from = trace_now(s);
+		return;
+	}
 	/* Its stacks stay unnamed when this fails; the recording goes on. */
-	if (kt_procmaps_read(s->maps, pid) == -ENOMEM)
+	if (kt_procmaps_read(s->maps, pid, s->maps_from) == -ENOMEM)
 		kt_warn("cannot keep the memory maps of pid %d: %s", (int)pid,
 			strerror(ENOMEM));
 }
 
 /*
  * --user-stack: the maps report names user frames by.  COMMAND's are
- * read as it exits (traced for that one stop: its libraries are all
- * mapped then, and a short command is gone before any poll would see
- * it); the others' at the end, for those still alive.
+ * read as it exits (traced for its exec and exit stops: its libraries
+ * are all mapped then, and a short command is gone before any poll
+ * would see it), valid from its last exec on; the others' at the end,
+ * for those still alive.
  */
 static int watch_maps(struct kt_session *s)
 {
@@ -348,7 +379,7 @@ static int watch_maps(struct kt_session *s)
 		return -ENOMEM;
 	if (!kt_run_child_pid(s->run))
 		return 0;
-	ret = kt_run_child_watch_exit(s->run, child_exit_maps, s);
+	ret = kt_run_child_watch(s->run, child_stop_maps, s);
 	if (ret)
 		kt_warn("cannot watch '%s' exit for its memory maps (%s): its user stacks will show addresses only",
 			s->cfg->t->cmd[0], strerror(-ret));

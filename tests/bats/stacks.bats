@@ -132,6 +132,19 @@ stack_follows() {
 			    (.caller_names | length) == (.caller | length))' >/dev/null
 }
 
+@test "--user-stack: a command that execs another (env PROG) has PROG's frames named" {
+	run rec -q --user-stack -F -e syscalls:sys_enter_getppid -e syscalls:sys_enter_execve \
+		-o u.dat -- env "$KT_STACK_BIN/getppid_n" 10
+	assert_success
+	"$KTRACE" report -i u.dat >kt.txt
+	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($KT_STACK_BIN/getppid_n+0x[0-9a-f]*)$" kt.txt || true)
+	[ "$n_main" = 10 ] || fail "$n_main main frames of 10 stacks"
+	# env's own stacks, before the exec, are not named by getppid_n's maps.
+	awk '/sys_enter_execve:/ { getline; print; exit }' kt.txt | grep -v '(' | grep -q '=> 0x'
+	trace-cmd report -i u.dat >/dev/null 2>tc.err
+	[ ! -s tc.err ]
+}
+
 @test "--stack refusals: one line, exit 1, nothing left set" {
 	run rec -q --stack ftrace:function -o f.dat -- true
 	assert_failure 1
