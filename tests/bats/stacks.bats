@@ -130,6 +130,9 @@ stack_follows() {
 			all(.caller_names[0] == "syscall" and .caller_names[1] == "main" and
 			    (.caller_files[1] | startswith("'"$bin"'+0x")) and
 			    (.caller_names | length) == (.caller | length))' >/dev/null
+	# A file cut down by report -o keeps the maps, and the names.
+	"$KTRACE" report -i u.dat -e user_stack -o cut.dat
+	"$KTRACE" report -i cut.dat | grep -q "^	=> main+0x[0-9a-f]* ($bin+0x"
 }
 
 @test "--user-stack: a command that execs another (env PROG) has PROG's frames named" {
