@@ -325,6 +325,64 @@ static int keep_loads(struct kt_elf_syms *es, Elf *e)
 	return 0;
 }
 
+/*
+ * The separate debug file of a stripped file, found by its build ID as
+ * gdb finds it (/usr/lib/debug/.build-id/NN/REST.debug, what Debian's
+ * -dbg and -dbgsym packages install): path, or "" without one.
+ */
+static void debug_file_of(Elf *e, char *path, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	size_t off, noff, doff, i;
+	const unsigned char *id;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+	int n;
+
+	path[0] = '\0';
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (off = 0; (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0;) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) || nh.n_descsz < 2 ||
+			    nh.n_descsz > 64)
+				continue;
+			id = (const unsigned char *)d->d_buf + doff;
+			n = snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
+			for (i = 1; i < nh.n_descsz && n > 0 && (size_t)n + 3 < len; i++)
+				n += snprintf(path + n, len - (size_t)n, "%02x", id[i]);
+			if (n <= 0 || (size_t)n + 7 > len ||
+			    snprintf(path + n, len - (size_t)n, ".debug") != 6 ||
+			    access(path, R_OK))
+				path[0] = '\0';
+			return;
+		}
+	}
+}
+
+/*
+ * The functions of a stripped file: its debug file's .symtab when there
+ * is one (the statics: __libc_start_call_main), else its own .dynsym.
+ */
+static int keep_stripped(struct kt_elf_syms *es, struct elf_file *f)
+{
+	struct elf_file dbg;
+	char path[200];
+	int ret;
+
+	debug_file_of(f->e, path, sizeof(path));
+	if (*path && !elf_open(path, &dbg)) {
+		ret = dbg.symtab ? keep_funcs(es, dbg.e, dbg.symtab) : -ENOENT;
+		elf_close(&dbg);
+		if (ret != -ENOENT)
+			return ret;
+	}
+	return f->dynsym ? keep_funcs(es, f->e, f->dynsym) : 0;
+}
+
 struct kt_elf_syms *kt_elf_syms_load(const char *path)
 {
 	struct kt_elf_syms *es;
@@ -338,12 +396,10 @@ struct kt_elf_syms *kt_elf_syms_load(const char *path)
 	ret = elf_open(path, &f);
 	if (ret)
 		goto err_free;
+	/* Where the file's offsets lie: its own segments, not its debug file's. */
 	ret = keep_loads(es, f.e);
-	/* .symtab has the statics too; a stripped file keeps .dynsym only. */
-	if (!ret && f.symtab)
-		ret = keep_funcs(es, f.e, f.symtab);
-	if (!ret && !f.symtab && f.dynsym)
-		ret = keep_funcs(es, f.e, f.dynsym);
+	if (!ret)
+		ret = f.symtab ? keep_funcs(es, f.e, f.symtab) : keep_stripped(es, &f);
 	elf_close(&f);
 	if (ret)
 		goto err_free;

@@ -115,6 +115,13 @@ stack_follows() {
 	n_sys=$(grep -c "	=> syscall+0x[0-9a-f]* ($libc+0x[0-9a-f]*)$" kt.txt || true)
 	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($bin+0x[0-9a-f]*)$" kt.txt || true)
 	[ "$n_sys" = 20 ] && [ "$n_main" = 20 ] || fail "$n_sys syscall frames, $n_main main frames of 20 stacks"
+	# libc is stripped: its static functions come from its debug file
+	# when one is installed (libc6-dbg), found by build ID.
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	if [ -r "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]; then
+		n_start=$(grep -c "^	=> __libc_start_call_main+0x[0-9a-f]* ($libc+0x[0-9a-f]*)$" kt.txt || true)
+		[ "$n_start" = 20 ] || fail "$n_start __libc_start_call_main frames of 20 stacks"
+	fi
 	# The offsets are the files': main's entry as nm gives it, and the
 	# file offset of its frame inside main.
 	grep -m1 "=> main+" kt.txt >frame.txt
