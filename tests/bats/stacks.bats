@@ -155,6 +155,17 @@ stack_follows() {
 	[ ! -s tc.err ]
 }
 
+@test "--user-stack: the traced command's signals reach it and its end passes through" {
+	# A signal it handles, then one that kills it: ptrace passes both on.
+	run rec -q --user-stack -e sched_process_exit -o u.dat -- \
+		sh -c 'trap "echo caught" USR1; kill -USR1 $$; echo went on; kill -TERM $$'
+	[ "$status" = 143 ] || fail "status $status: $output"
+	assert_output --partial caught
+	assert_output --partial "went on"
+	trace-cmd report -i u.dat >/dev/null 2>tc.err
+	[ ! -s tc.err ]
+}
+
 @test "--stack refusals: one line, exit 1, nothing left set" {
 	run rec -q --stack ftrace:function -o f.dat -- true
 	assert_failure 1
