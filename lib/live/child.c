@@ -136,48 +136,68 @@ int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv)
 		return -EALREADY;
 	/*
 	 * PTRACE_SEIZE: no stop now and no bare SIGTRAP at exec; only the
-	 * exec and exit stops (and the signals it must pass on, below).
+	 * exec and exit stops (and the signals it must pass on, below), in
+	 * it and in every process it forks (its threads are not traced).
 	 */
 	if (ptrace(PTRACE_SEIZE, c->pid, 0,
-		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)) < 0)
+		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC |
+				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)) < 0)
 		return -errno;
 	c->on_stop = fn;
 	c->stop_priv = priv;
 	return 0;
 }
 
+/* A stop of a traced task: what it was, dealt with, and the task let go. */
+static void traced_stop(struct kt_child *c, pid_t pid, int st)
+{
+	int sig = WSTOPSIG(st), ev = st >> 16;
+
+	if (sig == SIGTRAP && (ev == PTRACE_EVENT_EXIT || ev == PTRACE_EVENT_EXEC)) {
+		c->on_stop(pid, ev == PTRACE_EVENT_EXEC, c->stop_priv);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	} else if (ev == PTRACE_EVENT_STOP &&
+		   (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)) {
+		/* A group stop (^Z): it stays stopped until SIGCONT. */
+		ptrace(PTRACE_LISTEN, pid, 0, 0);
+	} else if (ev) {
+		/* A fork's stops, in the parent and in the new child. */
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	} else {
+		/* A signal on its way: passed on as it came. */
+		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+	}
+}
+
 /*
  * waitpid() for the child, flags WNOHANG or 0: 1 once reaped, 0 while it
- * runs (WNOHANG), -errno.  A traced child's stops are dealt with here:
- * its exec and exit stops call on_stop, a signal is passed on as it came, a
- * group stop stays stopped (PTRACE_LISTEN), so that tracing it changes
- * nothing the command sees.
+ * runs (WNOHANG), -errno.  A traced child and the processes it forks
+ * (all traced) are waited for together; their stops are dealt with
+ * here: exec and exit stops call on_stop, a signal is passed on as it
+ * came, a group stop stays stopped (PTRACE_LISTEN), so that tracing
+ * them changes nothing they see.
  */
 static int reap(struct kt_child *c, int flags)
 {
-	int st, sig;
-	pid_t r;
+	pid_t r, want = c->on_stop ? -1 : c->pid;
+	int st;
 
 	for (;;) {
-		r = waitpid(c->pid, &st, flags);
+		r = waitpid(want, &st, flags | (c->on_stop ? __WALL : 0));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -errno;
 		if (r == 0)
 			return 0;
-		if (!c->on_stop || !WIFSTOPPED(st))
-			break;
-		sig = WSTOPSIG(st);
-		if (sig == SIGTRAP && ((st >> 16) == PTRACE_EVENT_EXIT ||
-				       (st >> 16) == PTRACE_EVENT_EXEC)) {
-			c->on_stop(c->pid, (st >> 16) == PTRACE_EVENT_EXEC, c->stop_priv);
-			ptrace(PTRACE_CONT, c->pid, 0, 0);
-		} else if ((st >> 16) == PTRACE_EVENT_STOP) {
-			ptrace(PTRACE_LISTEN, c->pid, 0, 0);
-		} else {
-			ptrace(PTRACE_CONT, c->pid, 0, (void *)(long)sig);
+		if (c->on_stop && WIFSTOPPED(st)) {
+			traced_stop(c, r, st);
+			continue;
 		}
+		/* A descendant's end, seen first by its tracer. */
+		if (r != c->pid)
+			continue;
+		break;
 	}
 	c->status = st;
 	c->reaped = true;

@@ -13,11 +13,18 @@
 
 #include "live/procmaps.h"
 
+/* A process seen: at its exec, or when its maps were read. */
+struct proc {
+	pid_t pid;
+	bool read;			/* its maps are in text */
+	unsigned long long exec_at;	/* its last exec's trace time, or 0 */
+};
+
 struct kt_procmaps {
 	char *text;
 	size_t len, cap;
-	pid_t *pids;		/* whose maps were added */
-	size_t npids, cappids;
+	struct proc *procs;
+	size_t nprocs, capprocs;
 };
 
 struct kt_procmaps *kt_procmaps_new(void)
@@ -38,18 +45,38 @@ void kt_procmaps_free(struct kt_procmaps *m)
 	if (!m)
 		return;
 	free(m->text);
-	free(m->pids);
+	free(m->procs);
 	free(m);
 }
 
-static bool seen(const struct kt_procmaps *m, pid_t pid)
+/* pid's entry, added when new; NULL when out of memory. */
+static struct proc *proc_of(struct kt_procmaps *m, pid_t pid)
 {
+	struct proc *grown;
 	size_t i;
 
-	for (i = 0; i < m->npids; i++)
-		if (m->pids[i] == pid)
-			return true;
-	return false;
+	for (i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	if (m->nprocs == m->capprocs) {
+		m->capprocs = m->capprocs ? m->capprocs * 2 : 64;
+		grown = realloc(m->procs, m->capprocs * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		m->procs = grown;
+	}
+	m->procs[m->nprocs] = (struct proc){ .pid = pid };
+	return &m->procs[m->nprocs++];
+}
+
+int kt_procmaps_exec(struct kt_procmaps *m, pid_t pid, unsigned long long when)
+{
+	struct proc *p = proc_of(m, pid);
+
+	if (!p)
+		return -ENOMEM;
+	p->exec_at = when;
+	return 0;
 }
 
 static int append(struct kt_procmaps *m, const char *s, size_t n)
@@ -69,21 +96,6 @@ static int append(struct kt_procmaps *m, const char *s, size_t n)
 	memcpy(m->text + m->len, s, n);
 	m->len += n;
 	m->text[m->len] = '\0';
-	return 0;
-}
-
-static int remember(struct kt_procmaps *m, pid_t pid)
-{
-	pid_t *grown;
-
-	if (m->npids == m->cappids) {
-		m->cappids = m->cappids ? m->cappids * 2 : 64;
-		grown = realloc(m->pids, m->cappids * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		m->pids = grown;
-	}
-	m->pids[m->npids++] = pid;
 	return 0;
 }
 
@@ -110,15 +122,18 @@ static int line_of(pid_t pid, unsigned long long from, const char *l,
 			from, start, end, pgoff, path);
 }
 
-int kt_procmaps_read(struct kt_procmaps *m, pid_t pid, unsigned long long from)
+int kt_procmaps_read(struct kt_procmaps *m, pid_t pid)
 {
+	struct proc *p = proc_of(m, pid);
 	char path[64], *line = NULL, out[4200];
 	size_t cap = 0;
 	ssize_t n;
 	int ret = 0, k;
 	FILE *f;
 
-	if (seen(m, pid))
+	if (!p)
+		return -ENOMEM;
+	if (p->read)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
@@ -127,7 +142,7 @@ int kt_procmaps_read(struct kt_procmaps *m, pid_t pid, unsigned long long from)
 	while (!ret && (n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] == '\n')
 			line[n - 1] = '\0';
-		k = line_of(pid, from, line, out, sizeof(out) - 1);
+		k = line_of(pid, p->exec_at, line, out, sizeof(out) - 1);
 		if (k <= 0 || (size_t)k >= sizeof(out) - 1)
 			continue;
 		out[k++] = '\n';
@@ -135,8 +150,10 @@ int kt_procmaps_read(struct kt_procmaps *m, pid_t pid, unsigned long long from)
 	}
 	free(line);
 	fclose(f);
-	/* A kernel thread's maps are empty: remembered all the same. */
-	return ret ? ret : remember(m, pid);
+	/* A kernel thread's maps are empty: read all the same. */
+	if (!ret)
+		p->read = true;
+	return ret;
 }
 
 int kt_procmaps_read_alive(struct kt_procmaps *m)
@@ -150,7 +167,7 @@ int kt_procmaps_read_alive(struct kt_procmaps *m)
 	while (!ret && (de = readdir(d))) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		r = kt_procmaps_read(m, (pid_t)atoi(de->d_name), 0);
+		r = kt_procmaps_read(m, (pid_t)atoi(de->d_name));
 		/* Gone meanwhile, or not ours to read: skipped. */
 		if (r == -ENOMEM)
 			ret = r;

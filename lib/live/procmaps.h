@@ -17,12 +17,17 @@ struct kt_procmaps *kt_procmaps_new(void);
 void kt_procmaps_free(struct kt_procmaps *m);
 
 /*
- * Add pid's maps as they are now (a process about to exit, or alive at
- * the end), unless pid's were added already, valid for records from
- * trace time from on (its exec; 0: all).  0, or -errno (-ENOENT: it is
- * gone).
+ * pid exec'd at trace time when (a record's timestamp): the maps read of
+ * it later hold from then on.  0 or -ENOMEM.
  */
-int kt_procmaps_read(struct kt_procmaps *m, pid_t pid, unsigned long long from);
+int kt_procmaps_exec(struct kt_procmaps *m, pid_t pid, unsigned long long when);
+/*
+ * Add pid's maps as they are now (a process about to exit, or alive at
+ * the end), unless pid's were added already, valid for records from its
+ * last exec on (from the start when none was seen).  0, or -errno
+ * (-ENOENT: it is gone).
+ */
+int kt_procmaps_read(struct kt_procmaps *m, pid_t pid);
 /* Add the maps of every process alive now not added yet.  0 or -errno. */
 int kt_procmaps_read_alive(struct kt_procmaps *m);
 

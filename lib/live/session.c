@@ -65,7 +65,6 @@ struct kt_session {
 	char *tmpdir;
 	struct kt_run *run;		/* COMMAND and the signals that end it */
 	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
-	unsigned long long maps_from;	/* trace time of COMMAND's last exec */
 	struct kt_source_env env;
 	struct source src[NSOURCES];
 	int ncpus;
@@ -349,24 +348,21 @@ static void child_stop_maps(pid_t pid, bool exec, void *priv)
 	/*
 	 * At an exec the new program is loaded but has not run: its records
 	 * come after now.  Its libraries are mapped later: the maps are
-	 * read at the exit.
+	 * read at the exit.  On failure its stacks stay unnamed; the
+	 * recording goes on.
 	 */
-	if (exec) {
-		s->maps_from = trace_now(s);
-		return;
-	}
-	/* Its stacks stay unnamed when this fails; the recording goes on. */
-	if (kt_procmaps_read(s->maps, pid, s->maps_from) == -ENOMEM)
+	if ((exec ? kt_procmaps_exec(s->maps, pid, trace_now(s)) :
+		    kt_procmaps_read(s->maps, pid)) == -ENOMEM)
 		kt_warn("cannot keep the memory maps of pid %d: %s", (int)pid,
 			strerror(ENOMEM));
 }
 
 /*
- * --user-stack: the maps report names user frames by.  COMMAND's are
- * read as it exits (traced for its exec and exit stops: its libraries
- * are all mapped then, and a short command is gone before any poll
- * would see it), valid from its last exec on; the others' at the end,
- * for those still alive.
+ * --user-stack: the maps report names user frames by.  COMMAND's and
+ * those of the processes it forks are read as each exits (traced for
+ * their exec and exit stops: the libraries are all mapped then, and a
+ * short process is gone before any poll would see it), valid from its
+ * last exec on; the others' at the end, for those still alive.
  */
 static int watch_maps(struct kt_session *s)
 {

@@ -155,6 +155,18 @@ stack_follows() {
 	[ ! -s tc.err ]
 }
 
+@test "--user-stack -c: the frames of the command's short-lived children are named too" {
+	bin="$KT_STACK_BIN/getppid_n"
+	run rec -q --user-stack -c -e syscalls:sys_enter_getppid -o u.dat -- \
+		sh -c "'$bin' 5 >/dev/null; ('$bin' 4 >/dev/null); '$bin' 3 >/dev/null & wait"
+	assert_success
+	"$KTRACE" report -i u.dat >kt.txt
+	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($bin+0x[0-9a-f]*)$" kt.txt || true)
+	[ "$n_main" = 12 ] || fail "$n_main main frames of 12 stacks"
+	trace-cmd report -i u.dat >/dev/null 2>tc.err
+	[ ! -s tc.err ]
+}
+
 @test "--user-stack: the traced command's signals reach it and its end passes through" {
 	# A signal it handles, then one that kills it: ptrace passes both on.
 	run rec -q --user-stack -e sched_process_exit -o u.dat -- \
