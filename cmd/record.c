@@ -83,7 +83,7 @@ static const struct argp_option options[] = {
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ "kernel-stacks", 'T', NULL, 0, "a kernel stack with every event (the instance's stacktrace option)", 0 },
 	{ "stack", OPT_STACK, "EVENT", 0, "record EVENT, with a kernel stack with each of its events only (a stacktrace trigger); repeatable", 0 },
-	{ "user-stack", OPT_USER_STACK, NULL, 0, "a user-space stack (return addresses) with every event (the instance's userstacktrace option)", 0 },
+	{ "user-stack", OPT_USER_STACK, NULL, 0, "a user-space stack with every event (the instance's userstacktrace option), and the processes' memory maps so that report names its frames (COMMAND's and its children's read as each exits, under ptrace)", 0 },
 	{ NULL, 0, NULL, 0, "Dynamic probes (removed when the recording ends):", 2 },
 	{ "uprobe", OPT_UPROBE, "BIN:SYM[+OFF] [ARGS]", 0, "a probe at the entry of function SYM of BIN (a path, a library such as libc, a program in PATH), e.g. 'libc:malloc size=%di:u64'; repeatable", 2 },
 	{ "uretprobe", OPT_URETPROBE, "BIN:SYM [ARGS]", 0, "a probe at SYM's return, e.g. 'libc:malloc ptr=$retval:x64'; repeatable", 2 },

@@ -22,6 +22,7 @@
 #include "decode/printer.h"
 #include "decode/select.h"
 #include "decode/threaded.h"
+#include "decode/ustack.h"
 #include "base/log.h"
 #include "views/flamegraph.h"
 #include "views/folded.h"
@@ -65,7 +66,7 @@ static const struct argp_option options[] = {
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines), process, trace-cmd, json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines with user stacks' frames named), process, trace-cmd (its exact bytes), json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "stacks", OPT_STACKS, "offcpu", OPTION_ARG_OPTIONAL, "print folded kernel stacks (flame graph input: 'comm;outer;...;inner count') instead, one count per event; --stacks=offcpu: sched_switch stacks weighted by the microseconds the task then stayed off the CPU", 0 },
 	{ "flamegraph", OPT_FLAMEGRAPH, NULL, 0, "draw those stacks as a flame graph SVG instead (with -o FILE.svg; with --stacks=offcpu, of the time off the CPU)", 0 },
@@ -419,12 +420,40 @@ static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
 	return 0;
 }
 
+/*
+ * The frames of user_stack records by name, from the memory maps record
+ * --user-stack stored: the text line's info (kt_ustack_info) or JSON's
+ * names.  NULL when the file has no user stacks or no maps: trace-cmd's
+ * bare addresses then.
+ */
+static struct kt_ustack *name_user_stacks(struct kt_printer *p, struct kt_reader *r,
+					  bool json)
+{
+	struct tep_event *e = tep_find_event_by_name(kt_reader_tep(r), "ftrace", "user_stack");
+	struct kt_ustack *u;
+
+	if (!e)
+		return NULL;
+	u = kt_ustack_new(r);
+	if (!u) {
+		if (errno != ENOENT)
+			kt_warn("cannot name the frames of user stacks: %s", strerror(errno));
+		return NULL;
+	}
+	if (json)
+		kt_printer_set_ustack(p, u);
+	else
+		kt_printer_set_info(p, e->id, kt_ustack_info, u);
+	return u;
+}
+
 static int report(const struct report_opts *o)
 {
 	struct kt_decoder *d = NULL;
 	struct kt_printer *p = NULL;
 	struct kt_reader *r;
 	struct run run = { 0 };
+	struct kt_ustack *ustack = NULL;
 	bool procview;
 	char *tmp = NULL;
 	FILE *out;
@@ -499,6 +528,9 @@ static int report(const struct report_opts *o)
 		trace_seq_init(&run.scratch);
 		kt_printer_set_info_default(p, procview_info, &run);
 	}
+	/* User stacks by name, unless trace-cmd's own bytes are asked. */
+	if (!procview && !o->raw && o->view != VIEW_TRACECMD)
+		ustack = name_user_stacks(p, r, o->json);
 	run.p = p;
 	run.left = o->head;
 	ret = decode_threaded(o, out, procview) ?
@@ -529,6 +561,7 @@ out_printer:
 		kt_procview_free(run.pv);
 	}
 	kt_printer_free(p);
+	kt_ustack_free(ustack);
 out_output:
 	status = close_output(out, o->output, tmp, status);
 out_decoder:

@@ -13,6 +13,7 @@
 #include "decode/printer.h"
 #include "decode/symbols.h"
 #include "decode/textline.h"
+#include "decode/ustack.h"
 #include "file/reader.h"
 
 /* Hooks by event id: the kernel's 16-bit common_type. */
@@ -51,6 +52,7 @@ struct kt_printer {
 	/* JSON: which names an event's numbers get, by event id. */
 	unsigned char *sym;
 	int nsym;
+	struct kt_ustack *ustack;	/* user stacks by name, or NULL */
 };
 
 /* Buffer-name columns up to this long are copied as a whole block. */
@@ -193,6 +195,11 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 	}
 	p->hooks[event_id].fn = fn;
 	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_ustack(struct kt_printer *p, struct kt_ustack *u)
+{
+	p->ustack = u;
 }
 
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
@@ -484,9 +491,11 @@ static void json_str(struct trace_seq *s, const char *str)
  *   irq:softirq_entry/exit/raise vec                        -> "vec_name"
  *   sched:sched_switch prev_state                           -> "prev_state_name"
  *   ftrace:kernel_stack caller[] (addresses)                -> "caller_names"
+ *   ftrace:user_stack caller[], with the file's maps         -> "caller_names",
+ *                                                              "caller_files"
  */
 enum sym_kind { SYM_UNSEEN, SYM_NONE, SYM_SYS_ENTER, SYM_SYS_EXIT, SYM_SOFTIRQ, SYM_SWITCH,
-		SYM_KSTACK };
+		SYM_KSTACK, SYM_USTACK };
 
 static enum sym_kind sym_kind_of(const struct tep_event *e)
 {
@@ -502,6 +511,8 @@ static enum sym_kind sym_kind_of(const struct tep_event *e)
 		return SYM_SWITCH;
 	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack"))
 		return SYM_KSTACK;
+	if (kt_ustack_is_event(e))
+		return SYM_USTACK;
 	return SYM_NONE;
 }
 
@@ -550,6 +561,45 @@ static void json_stack_names(struct kt_printer *p, struct tep_event *e,
 			json_str(s, name);
 		else
 			trace_seq_puts(s, "null");
+	}
+	trace_seq_putc(s, ']');
+}
+
+/*
+ * A user stack's frames by name (decode/ustack.h): the function or
+ * null, and "PATH+0xOFF" or null, one for each caller[] entry.
+ */
+static void json_ustack_names(struct kt_printer *p, struct tep_event *e,
+			      struct tep_record *rec)
+{
+	struct kt_uframe f[KT_USTACK_MAX];
+	struct trace_seq *s = &p->s;
+	char buf[4200];
+	int i, n;
+
+	n = kt_ustack_frames(p->ustack, e, rec, f, KT_USTACK_MAX);
+	if (n <= 0)
+		return;
+	trace_seq_puts(s, ",\"caller_names\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			trace_seq_putc(s, ',');
+		if (f[i].sym)
+			json_str(s, f[i].sym);
+		else
+			trace_seq_puts(s, "null");
+	}
+	trace_seq_puts(s, "],\"caller_files\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			trace_seq_putc(s, ',');
+		if (f[i].path) {
+			snprintf(buf, sizeof(buf), "%s+0x%llx", f[i].path,
+				 (unsigned long long)f[i].off);
+			json_str(s, buf);
+		} else {
+			trace_seq_puts(s, "null");
+		}
 	}
 	trace_seq_putc(s, ']');
 }
@@ -606,6 +656,10 @@ static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
 		break;
 	case SYM_KSTACK:
 		json_stack_names(p, e, rec);
+		break;
+	case SYM_USTACK:
+		if (p->ustack)
+			json_ustack_names(p, e, rec);
 		break;
 	default:
 		break;

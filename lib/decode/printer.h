@@ -73,6 +73,13 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
  * formatter that decides per event, answering < 0 where it cannot). */
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,
 				 void *priv);
+/*
+ * JSON: name user stacks' frames from u (decode/ustack.h), which the
+ * caller keeps until the printer is freed.  Text lines take u through
+ * kt_printer_set_info() with kt_ustack_info().
+ */
+struct kt_ustack;
+void kt_printer_set_ustack(struct kt_printer *p, struct kt_ustack *u);
 /* Print the lost-events mark, if any, and the event when selected. */
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
 /* Write out what KT_PRINT_BATCH gathered; 0 or -errno. */

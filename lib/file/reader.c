@@ -84,6 +84,8 @@ struct kt_reader {
 	uint32_t tsc_mult, tsc_shift;
 	char *uname;
 	char *tool_version;
+	char *user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
+	size_t user_maps_len;
 	char **cpustat;		/* "CPU: n\n..." texts */
 	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
 	int ncpustat;
@@ -803,6 +805,24 @@ static int parse_buffer_v7(struct cur *c, const unsigned char *p, uint32_t size)
  * only says "Buffer: NAME"; the ones before any such marker are the top
  * buffer's.
  */
+/* Append one KT_OPT_KTRACE_MAPS option's text (up to its NUL). */
+static int add_user_maps(struct kt_reader *r, const unsigned char *p, uint32_t size)
+{
+	size_t n = strnlen((const char *)p, size);
+	char *grown;
+
+	if (r->user_maps_len + n + 1 > KT_DAT_MAX_OPTION)
+		return 0;	/* no bound is reached by a real recording */
+	grown = realloc(r->user_maps, r->user_maps_len + n + 1);
+	if (!grown)
+		return -ENOMEM;
+	memcpy(grown + r->user_maps_len, p, n);
+	r->user_maps = grown;
+	r->user_maps_len += n;
+	grown[r->user_maps_len] = '\0';
+	return 0;
+}
+
 static int add_cpustat(struct kt_reader *r, const unsigned char *p, uint32_t size)
 {
 	char *text = strndup((const char *)p, size), *t, **v, **vb;
@@ -954,6 +974,10 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 					r->cpus = (int)n;
 				}
 			}
+			break;
+		case KT_OPT_KTRACE_MAPS:
+			if (top)
+				ret = add_user_maps(r, buf, size);
 			break;
 		case KT_OPT_TSC2NSEC:
 			if (size >= 16 && top) {
@@ -1666,6 +1690,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->clock);
 	free(r->uname);
 	free(r->tool_version);
+	free(r->user_maps);
 	free(r->path);
 	free(r);
 }
@@ -1707,6 +1732,7 @@ const char *kt_reader_machine(const struct kt_reader *r)
 	return sp ? sp + 1 : r->uname;
 }
 const char *kt_reader_tool_version(const struct kt_reader *r) { return r->tool_version; }
+const char *kt_reader_user_maps(const struct kt_reader *r) { return r->user_maps; }
 bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }
 void kt_reader_set_damaged(struct kt_reader *r) { r->damaged = true; }
 int kt_reader_buffers(const struct kt_reader *r) { return r->nbufs; }

@@ -86,6 +86,11 @@ const char *kt_reader_uname(const struct kt_reader *r);
 /* The traced machine, uname -m's word ("x86_64"), or NULL when unknown. */
 const char *kt_reader_machine(const struct kt_reader *r);
 const char *kt_reader_tool_version(const struct kt_reader *r);
+/*
+ * The traced processes' memory maps record --user-stack stored
+ * (KT_OPT_KTRACE_MAPS' lines, see file/tracedat.h), or NULL.
+ */
+const char *kt_reader_user_maps(const struct kt_reader *r);
 /* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */
 const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);
 /* Set once damage was found (and reported) in the data. */

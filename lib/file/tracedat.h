@@ -66,6 +66,20 @@ enum kt_dat_option {
 	KT_OPT_BUFFER_TEXT	= 22,
 };
 
+/*
+ * ktrace's own option, outside trace-cmd's numbers (trace-cmd skips an
+ * option it does not know, silently, and its report text is unchanged):
+ * the user-space memory maps of the traced processes, for report to
+ * name the frames of user stacks (record --user-stack).  NUL-terminated
+ * text, one executable file-backed mapping a line, numbers in hex:
+ *   "PID FROM START END PGOFF PATH\n"
+ * where START-END is the mapping and PGOFF its offset in PATH, as in
+ * /proc/PID/maps, and FROM the trace time (a record's timestamp) from
+ * which the process runs the program these maps are of (its exec; 0:
+ * from the start).  A file may hold several; their lines add up.
+ */
+#define KT_OPT_KTRACE_MAPS	0x6b74	/* "kt" */
+
 /* v7 section flags. */
 #define KT_DAT_SEC_COMPRESSED	1
 

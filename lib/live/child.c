@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ struct kt_child {
 	bool released;
 	bool reaped;
 	int status;
+	kt_child_stop_fn on_stop;	/* traced: called at exec and exit */
+	void *stop_priv;
 };
 
 static void child_exec(char *const argv[], int go_rd, int err_wr)
@@ -127,38 +130,95 @@ int kt_child_release(struct kt_child *c)
 	return 0;
 }
 
+int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv)
+{
+	if (c->released)
+		return -EALREADY;
+	/*
+	 * PTRACE_SEIZE: no stop now and no bare SIGTRAP at exec; only the
+	 * exec and exit stops (and the signals it must pass on, below), in
+	 * it and in every process it forks (its threads are not traced).
+	 */
+	if (ptrace(PTRACE_SEIZE, c->pid, 0,
+		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC |
+				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)) < 0)
+		return -errno;
+	c->on_stop = fn;
+	c->stop_priv = priv;
+	return 0;
+}
+
+/* A stop of a traced task: what it was, dealt with, and the task let go. */
+static void traced_stop(struct kt_child *c, pid_t pid, int st)
+{
+	int sig = WSTOPSIG(st), ev = st >> 16;
+
+	if (sig == SIGTRAP && (ev == PTRACE_EVENT_EXIT || ev == PTRACE_EVENT_EXEC)) {
+		c->on_stop(pid, ev == PTRACE_EVENT_EXEC, c->stop_priv);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	} else if (ev == PTRACE_EVENT_STOP &&
+		   (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)) {
+		/* A group stop (^Z): it stays stopped until SIGCONT. */
+		ptrace(PTRACE_LISTEN, pid, 0, 0);
+	} else if (ev) {
+		/* A fork's stops, in the parent and in the new child. */
+		ptrace(PTRACE_CONT, pid, 0, 0);
+	} else {
+		/* A signal on its way: passed on as it came. */
+		ptrace(PTRACE_CONT, pid, 0, (void *)(long)sig);
+	}
+}
+
+/*
+ * waitpid() for the child, flags WNOHANG or 0: 1 once reaped, 0 while it
+ * runs (WNOHANG), -errno.  A traced child and the processes it forks
+ * (all traced) are waited for together; their stops are dealt with
+ * here: exec and exit stops call on_stop, a signal is passed on as it
+ * came, a group stop stays stopped (PTRACE_LISTEN), so that tracing
+ * them changes nothing they see.
+ */
+static int reap(struct kt_child *c, int flags)
+{
+	pid_t r, want = c->on_stop ? -1 : c->pid;
+	int st;
+
+	for (;;) {
+		r = waitpid(want, &st, flags | (c->on_stop ? __WALL : 0));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return 0;
+		if (c->on_stop && WIFSTOPPED(st)) {
+			traced_stop(c, r, st);
+			continue;
+		}
+		/* A descendant's end, seen first by its tracer. */
+		if (r != c->pid)
+			continue;
+		break;
+	}
+	c->status = st;
+	c->reaped = true;
+	return 1;
+}
+
 int kt_child_poll(struct kt_child *c, int *status)
 {
-	pid_t r;
+	int r = c->reaped ? 1 : reap(c, WNOHANG);
 
-	if (c->reaped) {
+	if (r == 1)
 		*status = c->status;
-		return 1;
-	}
-	do {
-		r = waitpid(c->pid, &c->status, WNOHANG);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -errno;
-	if (r == 0)
-		return 0;
-	c->reaped = true;
-	*status = c->status;
-	return 1;
+	return r;
 }
 
 int kt_child_wait(struct kt_child *c, int *status)
 {
-	pid_t r;
+	int r = c->reaped ? 1 : reap(c, 0);
 
-	if (!c->reaped) {
-		do {
-			r = waitpid(c->pid, &c->status, 0);
-		} while (r < 0 && errno == EINTR);
-		if (r < 0)
-			return -errno;
-		c->reaped = true;
-	}
+	if (r < 0)
+		return r;
 	*status = c->status;
 	return 0;
 }

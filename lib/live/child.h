@@ -7,6 +7,7 @@
 #ifndef KT_CHILD_H
 #define KT_CHILD_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct kt_child;
@@ -34,6 +35,19 @@ int kt_child_release(struct kt_child *c);
 int kt_child_poll(struct kt_child *c, int *status);
 /* Wait for it to exit. */
 int kt_child_wait(struct kt_child *c, int *status);
+
+/*
+ * Before kt_child_release(): trace the child and the processes it forks
+ * (ptrace, their execs and exits only), so that fn(pid, exec, priv) runs
+ * after each exec (exec true: the new program is loaded, not run yet)
+ * and as each exits (exec false), while its memory is still there to
+ * read (record --user-stack reads their maps).  fn runs from
+ * kt_child_poll() or kt_child_wait(), which then wait for any child of
+ * the caller's.  Like any ptrace, it drops a set-user-ID program's
+ * privileges at exec.  0 or -errno.
+ */
+typedef void (*kt_child_stop_fn)(pid_t pid, bool exec, void *priv);
+int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv);
 
 /*
  * Whether argv0 names something exec could run, as a shell decides

@@ -15,7 +15,7 @@
 
 #include "base/log.h"
 #include "live/dynevents.h"
-#include "live/elfsym.h"
+#include "decode/elfsym.h"
 #include "live/kfunc.h"
 #include "live/probes.h"
 #include "live/tracefs.h"

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "live/child.h"
+
 struct kt_run;
 
 /*
@@ -24,6 +26,8 @@ void kt_run_free(struct kt_run *r);
 
 /* Fork COMMAND (argv), held until kt_run_child_release().  0 or -errno. */
 int kt_run_child_new(struct kt_run *r, char *const argv[]);
+/* kt_child_watch() for COMMAND, before kt_run_child_release(). */
+int kt_run_child_watch(struct kt_run *r, kt_child_stop_fn fn, void *priv);
 /* COMMAND's pid, or 0 without one. */
 pid_t kt_run_child_pid(const struct kt_run *r);
 /*

@@ -32,6 +32,7 @@
 #include "file/writer.h"
 #include "live/formats.h"
 #include "live/ksyms.h"
+#include "live/procmaps.h"
 #include "live/process.h"
 #include "live/recover.h"
 #include "live/run.h"
@@ -63,6 +64,7 @@ struct kt_session {
 	struct kt_writer *w;
 	char *tmpdir;
 	struct kt_run *run;		/* COMMAND and the signals that end it */
+	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
 	struct kt_source_env env;
 	struct source src[NSOURCES];
 	int ncpus;
@@ -319,6 +321,67 @@ static int start_sources(struct kt_session *s)
 	return 0;
 }
 
+/*
+ * The instance's clock now, as a record's timestamp: cpu0's "now ts"
+ * (seconds.microseconds for the clocks that keep nanoseconds, a count
+ * for the counting ones).  0 when it cannot be read: maps then hold
+ * from the start.
+ */
+static unsigned long long trace_now(struct kt_session *s)
+{
+	char *text = kt_tracefs_read(kt_tracing_inst(s->t), "per_cpu/cpu0/stats");
+	unsigned long long sec = 0, usec = 0, now = 0;
+	const char *at = text ? strstr(text, "now ts:") : NULL;
+
+	if (at && sscanf(at, "now ts: %llu.%llu", &sec, &usec) == 2)
+		now = sec * 1000000000ULL + usec * 1000ULL;
+	else if (at)
+		now = sec;	/* a count: "now ts: 123456" */
+	free(text);
+	return now;
+}
+
+static void child_stop_maps(pid_t pid, bool exec, void *priv)
+{
+	struct kt_session *s = priv;
+
+	/*
+	 * At an exec the new program is loaded but has not run: its records
+	 * come after now.  Its libraries are mapped later: the maps are
+	 * read at the exit.  On failure its stacks stay unnamed; the
+	 * recording goes on.
+	 */
+	if ((exec ? kt_procmaps_exec(s->maps, pid, trace_now(s)) :
+		    kt_procmaps_read(s->maps, pid)) == -ENOMEM)
+		kt_warn("cannot keep the memory maps of pid %d: %s", (int)pid,
+			strerror(ENOMEM));
+}
+
+/*
+ * --user-stack: the maps report names user frames by.  COMMAND's and
+ * those of the processes it forks are read as each exits (traced for
+ * their exec and exit stops: the libraries are all mapped then, and a
+ * short process is gone before any poll would see it), valid from its
+ * last exec on; the others' at the end, for those still alive.
+ */
+static int watch_maps(struct kt_session *s)
+{
+	int ret;
+
+	if (!s->cfg->t->ustacks)
+		return 0;
+	s->maps = kt_procmaps_new();
+	if (!s->maps)
+		return -ENOMEM;
+	if (!kt_run_child_pid(s->run))
+		return 0;
+	ret = kt_run_child_watch(s->run, child_stop_maps, s);
+	if (ret)
+		kt_warn("cannot watch '%s' exit for its memory maps (%s): its user stacks will show addresses only",
+			s->cfg->t->cmd[0], strerror(-ret));
+	return 0;
+}
+
 int kt_session_start(struct kt_session *s)
 {
 	const struct kt_session_config *o = s->cfg;
@@ -354,6 +417,9 @@ int kt_session_start(struct kt_session *s)
 			return ret;
 		}
 	}
+	ret = watch_maps(s);
+	if (ret)
+		return ret;
 	if (o->max_mb)
 		s->env.limit = data_limit(s);
 	/*
@@ -472,6 +538,19 @@ enum kt_session_stop kt_session_run(struct kt_session *s)
 
 /* ---- the end ---- */
 
+/* The maps of COMMAND (read at its exit) and of those alive now. */
+static int add_maps(struct kt_session *s)
+{
+	const char *text;
+	size_t len;
+	int ret = kt_procmaps_read_alive(s->maps);
+
+	if (ret)
+		return ret;
+	text = kt_procmaps_text(s->maps, &len);
+	return len ? kt_writer_add_option(s->w, KT_OPT_KTRACE_MAPS, text, len + 1) : 0;
+}
+
 static int add_options(struct kt_session *s)
 {
 	struct utsname u;
@@ -493,6 +572,8 @@ static int add_options(struct kt_session *s)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION, s->cfg->version);
 	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
+	if (!ret && s->maps)
+		ret = add_maps(s);
 	for (i = 0; !ret && i < NSOURCES; i++)
 		if (s->src[i].state && s->src[i].ops->options)
 			ret = s->src[i].ops->options(s->src[i].state, s->w);
@@ -682,6 +763,7 @@ void kt_session_free(struct kt_session *s)
 	free(s->specs);
 	free(s->tmpdir);
 	kt_run_free(s->run);
+	kt_procmaps_free(s->maps);
 	free(s);
 }
 

@@ -421,6 +421,10 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 	s = kt_reader_tool_version(o->r);
 	if (!ret && s && *s)
 		ret = kt_writer_add_option_str(w, KT_OPT_VERSION, s);
+	/* record --user-stack's maps: the cut-down file's stacks keep names. */
+	s = kt_reader_user_maps(o->r);
+	if (!ret && s && *s)
+		ret = kt_writer_add_option_str(w, KT_OPT_KTRACE_MAPS, s);
 	/*
 	 * Instances: a BUFFER option each (its offset patched once its part
 	 * is written), their CPU stats after a "Buffer: NAME" one, as

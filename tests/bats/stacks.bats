@@ -9,7 +9,8 @@ load helpers
 
 setup_file() {
 	export KT_STACK_BIN="$BATS_FILE_TMPDIR/bin"
-	kt_tool getppid_n "$KT_STACK_BIN"
+	# Frame pointers: the kernel walks a user stack by them.
+	kt_tool getppid_n "$KT_STACK_BIN" -fno-omit-frame-pointer
 }
 
 setup() {
@@ -88,15 +89,93 @@ stack_follows() {
 	top_ustack=$(cat "$TRACEFS/options/userstacktrace")
 	run rec -q --user-stack -F -e syscalls:sys_enter_getppid -o u.dat -- "$KT_STACK_BIN/getppid_n" 50
 	assert_success
-	"$KTRACE" report -i u.dat >kt.txt
-	trace-cmd report -i u.dat 2>/dev/null | tail -n +2 >tc.txt
+	# --format trace-cmd: trace-cmd's bytes, bare addresses.  trace-cmd
+	# reads the file, maps and all, with nothing to say.
+	"$KTRACE" report -i u.dat --format trace-cmd >kt.txt
+	trace-cmd report -i u.dat 2>tc.err | tail -n +2 >tc.txt
+	[ "${PIPESTATUS[0]}" = 0 ]
 	cmp kt.txt tc.txt
+	[ ! -s tc.err ] || fail "trace-cmd: $(cat tc.err)"
 	n_sc=$(events_by_cpu u.dat | grep -c ' sys_enter_getppid$')
 	n_us=$(events_by_cpu u.dat | grep -c ' user_stack$')
 	[ "$n_sc" = 50 ] && [ "$n_us" = 50 ] || fail "$n_us user stacks for $n_sc syscalls"
 	# The syscalls' stacks: return addresses in user space.
 	grep -q '=> 0x[0-9a-f]\{6,\}' kt.txt
 	[ "$(cat "$TRACEFS/options/userstacktrace")" = "$top_ustack" ]
+}
+
+@test "--user-stack: report names the frames: the program's functions and libc's" {
+	run rec -q --user-stack -F -e syscalls:sys_enter_getppid -o u.dat -- "$KT_STACK_BIN/getppid_n" 20 3
+	[ "$status" = 3 ]	# traced to its exit, its status still passes through
+	"$KTRACE" report -i u.dat >kt.txt
+	bin="$KT_STACK_BIN/getppid_n"
+	libc=$(ldd "$bin" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	libc=$(readlink -f "$libc")
+	# Every stack: libc's syscall() and, the frame above, main.
+	n_sys=$(grep -c "	=> syscall+0x[0-9a-f]* ($libc+0x[0-9a-f]*)$" kt.txt || true)
+	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($bin+0x[0-9a-f]*)$" kt.txt || true)
+	[ "$n_sys" = 20 ] && [ "$n_main" = 20 ] || fail "$n_sys syscall frames, $n_main main frames of 20 stacks"
+	# libc is stripped: its static functions come from its debug file
+	# when one is installed (libc6-dbg), found by build ID.
+	id=$(readelf -n "$libc" | awk '/Build ID/ { print $3 }')
+	if [ -r "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]; then
+		n_start=$(grep -c "^	=> __libc_start_call_main+0x[0-9a-f]* ($libc+0x[0-9a-f]*)$" kt.txt || true)
+		[ "$n_start" = 20 ] || fail "$n_start __libc_start_call_main frames of 20 stacks"
+	fi
+	# The offsets are the files': main's entry as nm gives it, and the
+	# file offset of its frame inside main.
+	grep -m1 "=> main+" kt.txt >frame.txt
+	read -r delta off < <(sed 's/.*main+0x\([0-9a-f]*\) (.*+0x\([0-9a-f]*\))$/\1 \2/' frame.txt)
+	main_at=$(nm "$bin" | awk '$3 == "main" { print $1 }')
+	[ $((16#$off)) = $((16#$main_at + 16#$delta)) ] || fail "main+0x$delta at 0x$off, main at 0x$main_at"
+	# Only user_stack lines change: the rest is trace-cmd's.
+	"$KTRACE" report -i u.dat --format trace-cmd >tc.txt
+	diff <(grep -v '^	=>' kt.txt | grep -v user_stack) <(grep -v '^	=>' tc.txt | grep -v user_stack)
+	# JSON: the frames by name beside the addresses.
+	"$KTRACE" report -i u.dat --format json |
+		jq -e -s '[.[] | select(.event == "user_stack")] | length == 20 and
+			all(.caller_names[0] == "syscall" and .caller_names[1] == "main" and
+			    (.caller_files[1] | startswith("'"$bin"'+0x")) and
+			    (.caller_names | length) == (.caller | length))' >/dev/null
+	# A file cut down by report -o keeps the maps, and the names.
+	"$KTRACE" report -i u.dat -e user_stack -o cut.dat
+	"$KTRACE" report -i cut.dat | grep -q "^	=> main+0x[0-9a-f]* ($bin+0x"
+}
+
+@test "--user-stack: a command that execs another (env PROG) has PROG's frames named" {
+	run rec -q --user-stack -F -e syscalls:sys_enter_getppid -e syscalls:sys_enter_execve \
+		-o u.dat -- env "$KT_STACK_BIN/getppid_n" 10
+	assert_success
+	"$KTRACE" report -i u.dat >kt.txt
+	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($KT_STACK_BIN/getppid_n+0x[0-9a-f]*)$" kt.txt || true)
+	[ "$n_main" = 10 ] || fail "$n_main main frames of 10 stacks"
+	# env's own stacks, before the exec, are not named by getppid_n's maps.
+	awk '/sys_enter_execve:/ { getline; print; exit }' kt.txt | grep -v '(' | grep -q '=> 0x'
+	trace-cmd report -i u.dat >/dev/null 2>tc.err
+	[ ! -s tc.err ]
+}
+
+@test "--user-stack -c: the frames of the command's short-lived children are named too" {
+	bin="$KT_STACK_BIN/getppid_n"
+	run rec -q --user-stack -c -e syscalls:sys_enter_getppid -o u.dat -- \
+		sh -c "'$bin' 5 >/dev/null; ('$bin' 4 >/dev/null); '$bin' 3 >/dev/null & wait"
+	assert_success
+	"$KTRACE" report -i u.dat >kt.txt
+	n_main=$(grep -c "^	=> main+0x[0-9a-f]* ($bin+0x[0-9a-f]*)$" kt.txt || true)
+	[ "$n_main" = 12 ] || fail "$n_main main frames of 12 stacks"
+	trace-cmd report -i u.dat >/dev/null 2>tc.err
+	[ ! -s tc.err ]
+}
+
+@test "--user-stack: the traced command's signals reach it and its end passes through" {
+	# A signal it handles, then one that kills it: ptrace passes both on.
+	run rec -q --user-stack -e sched_process_exit -o u.dat -- \
+		sh -c 'trap "echo caught" USR1; kill -USR1 $$; echo went on; kill -TERM $$'
+	[ "$status" = 143 ] || fail "status $status: $output"
+	assert_output --partial caught
+	assert_output --partial "went on"
+	trace-cmd report -i u.dat >/dev/null 2>tc.err
+	[ ! -s tc.err ]
 }
 
 @test "--stack refusals: one line, exit 1, nothing left set" {
