@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "util-select-opts.h"
+#include "analyze/cpu.h"
 #include "analyze/sched.h"
 #include "analyze/syscalls.h"
 #include "base/log.h"
@@ -56,11 +57,13 @@ static const char doc[] =
 	"or sched: per task its run, wait and sleep time, switches and wakeup "
 	"latency (mean, p50, p90, p99, max), from sched_switch and "
 	"sched_waking/sched_wakeup (record them with 'ktrace record -e "
-	"sched_switch -e sched_waking').  "
+	"sched_switch -e sched_waking'); or cpu: each task's CPU time and "
+	"share, each CPU's busy and idle time, and hard-irq time per handler "
+	"and softirq time per vector (record -e sched_switch -e irq).  "
 	"Exit status: 0 ok, 1 failure (or nothing to analyze), 2 damaged "
 	"input file, 64 usage.";
 
-static const char *const kinds[] = { "sched", "syscalls" };
+static const char *const kinds[] = { "cpu", "sched", "syscalls" };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -88,13 +91,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (o->kind)
 			argp_error(state, "unexpected argument '%s'; give one KIND and the file with -i", arg);
-		if (strcmp(arg, kinds[0]) && strcmp(arg, kinds[1]))
-			argp_error(state, "unknown KIND '%s'; use sched or syscalls", arg);
+		if (strcmp(arg, kinds[0]) && strcmp(arg, kinds[1]) && strcmp(arg, kinds[2]))
+			argp_error(state, "unknown KIND '%s'; use cpu, sched or syscalls", arg);
 		o->kind = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!o->kind)
-			argp_error(state, "give a KIND: sched or syscalls");
+			argp_error(state, "give a KIND: cpu, sched or syscalls");
+		if (!strcmp(o->kind, "cpu") && (o->by || o->sort))
+			argp_error(state, "analyze cpu takes no --by or --sort: its tables are by task, CPU and interrupt, the most time first");
 		if (o->by && !strcmp(o->kind, "syscalls") && strcmp(o->by, "call") &&
 		    strcmp(o->by, "task") && strcmp(o->by, "comm"))
 			argp_error(state, "bad --by '%s'; use call, task or comm", o->by);
@@ -411,6 +416,138 @@ out:
 	return status;
 }
 
+static void print_cpu_table(const struct analyze_opts *o, struct kt_cpu_task **tv,
+			    size_t nt, struct kt_cpu_cpu *cv, size_t nc,
+			    struct kt_cpu_irq **iv, size_t ni)
+{
+	unsigned long long all = 0;
+	size_t i;
+
+	for (i = 0; i < nc; i++)
+		all += cv[i].busy_ns + cv[i].idle_ns + cv[i].gap_ns;
+	printf("%7s %-16s %13s %7s %9s\n", "pid", "comm", "cpu ms", "share", "switches");
+	for (i = 0; i < nt && (!o->top || i < (size_t)o->top); i++) {
+		printf("%7d %-16s", tv[i]->pid, tv[i]->comm);
+		put_ms(tv[i]->ns);
+		printf(" %6.2f%% %9llu\n", all ? 100.0 * (double)tv[i]->ns / (double)all : 0.0,
+		       tv[i]->switches);
+	}
+	printf("\n%4s %13s %13s %13s %7s\n", "cpu", "busy ms", "idle ms", "unknown ms", "busy");
+	for (i = 0; i < nc; i++) {
+		unsigned long long t = cv[i].busy_ns + cv[i].idle_ns;
+
+		printf("%4d", cv[i].cpu);
+		put_ms(cv[i].busy_ns);
+		put_ms(cv[i].idle_ns);
+		put_ms(cv[i].gap_ns);
+		printf(" %6.2f%%\n", t ? 100.0 * (double)cv[i].busy_ns / (double)t : 0.0);
+	}
+	if (!ni)
+		return;
+	printf("\n%-8s %-24s %10s %12s %12s %12s\n", "irq", "handler", "count", "total us",
+	       "mean us", "max us");
+	for (i = 0; i < ni; i++) {
+		if (iv[i]->irq >= 0)
+			printf("%-8d", iv[i]->irq);
+		else
+			printf("%-8s", "softirq");
+		printf(" %-24s %10llu", iv[i]->name, iv[i]->count);
+		put_us(iv[i]->ns);
+		put_us(iv[i]->count ? iv[i]->ns / iv[i]->count : 0);
+		put_us(iv[i]->max_ns);
+		printf("\n");
+	}
+}
+
+static void print_cpu_json(const struct analyze_opts *o, struct kt_cpu_task **tv,
+			   size_t nt, struct kt_cpu_cpu *cv, size_t nc,
+			   struct kt_cpu_irq **iv, size_t ni, const struct kt_cpu_totals *t)
+{
+	size_t i;
+	bool first = true;
+
+	printf("{\"analysis\":\"cpu\",\"file\":");
+	kt_json_put_str(stdout, o->input);
+	printf(",\"gaps\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"tasks\":[",
+	       t->gaps, t->lost, t->lost_unknown ? "true" : "false");
+	for (i = 0; i < nt && (!o->top || i < (size_t)o->top); i++) {
+		printf("%s{\"pid\":%d,\"comm\":", i ? "," : "", tv[i]->pid);
+		kt_json_put_str(stdout, tv[i]->comm);
+		printf(",\"cpu_ns\":%llu,\"switches\":%llu}", tv[i]->ns, tv[i]->switches);
+	}
+	printf("],\"cpus\":[");
+	for (i = 0; i < nc; i++)
+		printf("%s{\"cpu\":%d,\"busy_ns\":%llu,\"idle_ns\":%llu,\"unknown_ns\":%llu}",
+		       i ? "," : "", cv[i].cpu, cv[i].busy_ns, cv[i].idle_ns, cv[i].gap_ns);
+	printf("],\"irqs\":[");
+	for (i = 0; i < ni; i++) {
+		if (iv[i]->irq < 0)
+			continue;
+		printf("%s{\"irq\":%d,\"name\":", first ? "" : ",", iv[i]->irq);
+		kt_json_put_str(stdout, iv[i]->name);
+		printf(",\"count\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}",
+		       iv[i]->count, iv[i]->ns, iv[i]->max_ns);
+		first = false;
+	}
+	printf("],\"softirqs\":[");
+	first = true;
+	for (i = 0; i < ni; i++) {
+		if (iv[i]->irq >= 0)
+			continue;
+		printf("%s{\"vec\":", first ? "" : ",");
+		kt_json_put_str(stdout, iv[i]->name);
+		printf(",\"count\":%llu,\"total_ns\":%llu,\"max_ns\":%llu}",
+		       iv[i]->count, iv[i]->ns, iv[i]->max_ns);
+		first = false;
+	}
+	printf("]}\n");
+}
+
+static int run_cpu(const struct analyze_opts *o, struct kt_reader *r,
+		   struct kt_decoder *d)
+{
+	struct kt_cpu *c;
+	struct kt_cpu_totals t;
+	struct kt_cpu_task **tv;
+	struct kt_cpu_cpu *cv;
+	struct kt_cpu_irq **iv;
+	size_t nt, nc, ni;
+	int status = KT_EXIT_FAIL;
+
+	c = kt_cpu_new(kt_reader_tep(r));
+	if (!c) {
+		kt_err("cannot start the analysis: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	if (!ran(o, kt_decoder_run(d, kt_cpu_add, c)))
+		goto out;
+	kt_cpu_totals(c, &t);
+	if (!t.has_switch) {
+		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e irq'",
+		       o->input);
+		goto out;
+	}
+	if (kt_cpu_tasks(c, &tv, &nt) || kt_cpu_cpus(c, &cv, &nc) ||
+	    kt_cpu_irqs(c, &iv, &ni)) {
+		kt_err("cannot make the tables: %s", strerror(ENOMEM));
+		goto out;
+	}
+	warn_loss(o, t.lost, t.lost_unknown);
+	if (t.gaps)
+		kt_warn("%llu switch%s missing from '%s' (dropped uncounted, see 'ktrace doctor'); the time around each is unknown, not given to a task",
+			t.gaps, t.gaps == 1 ? " is" : "es are", o->input);
+	if (!t.has_irq && !t.has_softirq)
+		kt_warn("'%s' holds no irq events: no interrupt times; record them with -e irq", o->input);
+	if (o->json)
+		print_cpu_json(o, tv, nt, cv, nc, iv, ni, &t);
+	else
+		print_cpu_table(o, tv, nt, cv, nc, iv, ni);
+	status = KT_EXIT_OK;
+out:
+	kt_cpu_free(c);
+	return status;
+}
+
 static int analyze(const struct analyze_opts *o)
 {
 	struct kt_decoder *d = NULL;
@@ -428,7 +565,8 @@ static int analyze(const struct analyze_opts *o)
 	d = kt_select_decoder(o->sel, r);
 	if (!d)
 		goto out_reader;
-	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) : run_syscalls(o, r, d);
+	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) :
+		 !strcmp(o->kind, "cpu") ? run_cpu(o, r, d) : run_syscalls(o, r, d);
 	if (status == KT_EXIT_OK && kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the figures above stop short where the warnings say", o->input);
 		status = KT_EXIT_DAMAGED;

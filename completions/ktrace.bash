@@ -99,7 +99,7 @@ _ktrace()
 	# Positional arguments.
 	case "$cmd" in
 	analyze)
-		COMPREPLY=($(compgen -W "sched syscalls" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "cpu sched syscalls" -- "$cur")) ;;
 	enable)
 		_ktrace_complete_events ;;
 	list)

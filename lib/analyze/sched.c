@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "analyze/evcache.h"
+#include "analyze/pidmap.h"
 #include "analyze/sched.h"
 
 enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
@@ -37,8 +38,7 @@ struct kt_sched {
 	struct tep_handle *tep;
 	enum kt_sched_by by;
 	struct kt_evcache evs;		/* struct evinfo by event id */
-	void *tasks;			/* tsearch: struct task by pid */
-	size_t ntasks;
+	struct kt_pidmap tasks;		/* struct task */
 	struct kt_sched_row **sorted;
 	struct kt_sched_row *merged;	/* KT_SCHED_BY_COMM's rows */
 	size_t nmerged;
@@ -47,13 +47,6 @@ struct kt_sched {
 
 const char *const kt_sched_sort_keys =
 	"run, wait, sleep, switches, wakeups, mean, p99, max or comm";
-
-static int cmp_task(const void *a, const void *b)
-{
-	const struct task *x = a, *y = b;
-
-	return (x->pid > y->pid) - (x->pid < y->pid);
-}
 
 /* What the event is to this analysis (the cache's fill). */
 static void fill_info(void *entry, struct tep_event *e)
@@ -91,27 +84,17 @@ struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by)
 		return NULL;
 	s->tep = tep;
 	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	s->tasks.size = sizeof(struct task);
 	s->by = by;
 	return s;
 }
 
 static struct task *task_of(struct kt_sched *s, int pid)
 {
-	struct task probe = { .pid = pid }, *t, **found;
+	struct task *t = kt_pidmap_get(&s->tasks, pid);
 
-	found = tfind(&probe, &s->tasks, cmp_task);
-	if (found)
-		return *found;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->pid = pid;
-	t->row.pid = pid;
-	if (!tsearch(t, &s->tasks, cmp_task)) {
-		free(t);
-		return NULL;
-	}
-	s->ntasks++;
+	if (t)
+		t->row.pid = pid;
 	return t;
 }
 
@@ -226,12 +209,10 @@ static int on_wake(struct kt_sched *s, struct evinfo *in, struct tep_record *rec
 /* An event of the task's own: it is on a CPU now. */
 static int on_evidence(struct kt_sched *s, int pid, unsigned long long ts)
 {
-	struct task probe = { .pid = pid }, **found, *t;
+	struct task *t = kt_pidmap_find(&s->tasks, pid);
 
-	found = tfind(&probe, &s->tasks, cmp_task);
-	if (!found)
+	if (!t)
 		return 0;
-	t = *found;
 	if (t->st == T_RUNNABLE || t->st == T_ASLEEP) {
 		s->t.missed_ins++;
 		t->st = T_RUNNING;
@@ -419,10 +400,10 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	free(s->sorted);
 	s->sorted = NULL;
 	free_merged(s);
-	w.v = malloc((s->ntasks ? s->ntasks : 1) * sizeof(*w.v));
+	w.v = malloc((s->tasks.n ? s->tasks.n : 1) * sizeof(*w.v));
 	if (!w.v)
 		return -ENOMEM;
-	twalk_r(s->tasks, collect, &w);
+	twalk_r(s->tasks.tree, collect, &w);
 	if (s->by == KT_SCHED_BY_COMM) {
 		ret = by_comm(s, &w);
 		if (ret) {
@@ -466,7 +447,7 @@ void kt_sched_free(struct kt_sched *s)
 	if (!s)
 		return;
 	kt_evcache_free(&s->evs);
-	tdestroy(s->tasks, free_task);
+	kt_pidmap_free(&s->tasks, free_task);
 	free(s->sorted);
 	free_merged(s);
 	free(s);

@@ -101,7 +101,7 @@ pairs() {
 @test "analyze: bad input names what is valid" {
 	run "$KTRACE" analyze bogus -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
-	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use sched or syscalls"
+	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use cpu, sched or syscalls"
 	run "$KTRACE" analyze -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
 	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --sort bogus
@@ -126,6 +126,8 @@ pairs() {
 	run complete_words ktrace analyze s
 	assert_output "sched
 syscalls"
+	run complete_words ktrace analyze c
+	assert_output cpu
 	run complete_words ktrace analyze syscalls --by t
 	assert_output task
 }
@@ -198,4 +200,54 @@ sched_oracle() {
 	run "$KTRACE" analyze sched -i w.dat --sort calls
 	[ "$status" = 64 ]
 	assert_output "ktrace analyze: unknown --sort 'calls'; use run, wait, sleep, switches, wakeups, mean, p99, max or comm"
+}
+
+# cpu_oracle FILE: per CPU "busy idle unknown" ns and per task ns, from
+# report's JSON by hand: on each CPU the time from one switch to the
+# next is its prev_pid's, when that is who the last switch put there.
+cpu_oracle() {
+	"$KTRACE" report -i "$1" --format json -e sched_switch |
+		jq -r '"\(.cpu) \(.ts) \(.prev_pid) \(.next_pid)"' |
+		awk '{ c = $1
+		       if (c in since) {
+			   d = $2 - since[c]
+			   if (who[c] != $3) gap[c] += d
+			   else if ($3 == 0) idle[c] += d
+			   else { busy[c] += d; task[$3] += d }
+		       }
+		       since[c] = $2; who[c] = $4; if ($4 != 0) task[$4] += 0 }
+		     END { for (c in since) print "cpu", c, busy[c] + 0, idle[c] + 0, gap[c] + 0
+			   for (p in task) print "task", p, task[p] }' | sort
+}
+
+@test "analyze cpu: each task's and CPU's time as report's JSON adds it up; interrupts counted" {
+	run rec -q -e sched_switch -e irq -o c.dat -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; sleep 0.1'
+	assert_success
+	output=$("$KTRACE" analyze cpu -i c.dat --format json 2>/dev/null)
+	got=$(jq -r '(.cpus[] | "cpu \(.cpu) \(.busy_ns) \(.idle_ns) \(.unknown_ns)"), (.tasks[] | "task \(.pid) \(.cpu_ns)")' <<<"$output" | sort)
+	want=$(cpu_oracle c.dat)
+	[ "$got" = "$want" ] || fail "$(diff <(echo "$want") <(echo "$got"))"
+	# The shell's loop ran on a CPU for a while.
+	jq -e '[.tasks[] | select(.comm == "sh") | .cpu_ns] | add > 10000000' <<<"$output"
+	# Every handled interrupt of the file, counted once.
+	n_irq=$("$KTRACE" report -i c.dat -e irq_handler_exit | wc -l)
+	n_soft=$("$KTRACE" report -i c.dat -e softirq_exit | wc -l)
+	jq -e --argjson a "$n_irq" --argjson b "$n_soft" \
+		'([.irqs[].count] | add // 0) <= $a and ([.softirqs[].count] | add // 0) <= $b and ([.softirqs[].count] | add // 0) >= $b - 2' <<<"$output"
+	run "$KTRACE" analyze cpu -i c.dat --top 3
+	assert_success
+	assert_line --regexp '^ +pid +comm +cpu ms +share +switches$'
+	assert_line --regexp '^ +cpu +busy ms +idle ms +unknown ms +busy$'
+	assert_line --regexp '^softirq +[A-Z_]+ +[0-9]+ '
+}
+
+@test "analyze cpu: no switches, no irqs, or --sort, each said" {
+	run "$KTRACE" analyze cpu -i "$BATS_FILE_TMPDIR/sc.dat"
+	assert_failure 1
+	assert_output "ktrace analyze: '$BATS_FILE_TMPDIR/sc.dat' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e irq'"
+	run "$KTRACE" analyze cpu -i "$TOP/tests/data/tc-sched.dat"
+	assert_success
+	assert_line --partial "holds no irq events: no interrupt times; record them with -e irq"
+	run "$KTRACE" analyze cpu -i "$TOP/tests/data/tc-sched.dat" --sort run
+	[ "$status" = 64 ]
 }

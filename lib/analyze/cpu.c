@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * analyze cpu.  See cpu.h.
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyze/cpu.h"
+#include "analyze/evcache.h"
+#include "analyze/pidmap.h"
+#include "decode/symbols.h"
+
+enum kind { K_OTHER, K_SWITCH, K_IRQ_IN, K_IRQ_OUT, K_SOFT_IN, K_SOFT_OUT };
+
+struct evinfo {
+	int id;
+	enum kind kind;
+	struct tep_format_field *prev_pid, *next_pid, *next_comm, *prev_comm;
+	struct tep_format_field *irq, *name, *vec;
+};
+
+/* One CPU's state: who runs since when, and the interrupt it is in. */
+struct percpu {
+	bool seen;			/* a switch was seen */
+	int pid;			/* who the last switch put here */
+	unsigned long long since;
+	struct kt_cpu_cpu out;
+	unsigned long long irq_since, soft_since;
+	struct kt_cpu_irq *irq_in, *soft_in;	/* NULL: not in one */
+};
+
+struct kt_cpu {
+	struct tep_handle *tep;
+	struct kt_evcache evs;
+	struct kt_pidmap tasks;		/* struct kt_cpu_task */
+	void *irqs;			/* tsearch: struct kt_cpu_irq */
+	size_t nirqs;
+	struct percpu *cpus;
+	int ncpus;
+	struct kt_cpu_task **tv;
+	struct kt_cpu_irq **iv;
+	struct kt_cpu_cpu *cv;
+	struct kt_cpu_totals t;
+};
+
+static void fill_info(void *entry, struct tep_event *e)
+{
+	struct evinfo *in = entry;
+
+	if (!e->system)
+		return;
+	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch")) {
+		in->prev_pid = tep_find_field(e, "prev_pid");
+		in->next_pid = tep_find_field(e, "next_pid");
+		in->prev_comm = tep_find_field(e, "prev_comm");
+		in->next_comm = tep_find_field(e, "next_comm");
+		if (in->prev_pid && in->next_pid)
+			in->kind = K_SWITCH;
+	} else if (!strcmp(e->system, "irq")) {
+		in->irq = tep_find_field(e, "irq");
+		in->name = tep_find_field(e, "name");
+		in->vec = tep_find_field(e, "vec");
+		if (!strcmp(e->name, "irq_handler_entry") && in->irq && in->name)
+			in->kind = K_IRQ_IN;
+		else if (!strcmp(e->name, "irq_handler_exit") && in->irq)
+			in->kind = K_IRQ_OUT;
+		else if (!strcmp(e->name, "softirq_entry") && in->vec)
+			in->kind = K_SOFT_IN;
+		else if (!strcmp(e->name, "softirq_exit") && in->vec)
+			in->kind = K_SOFT_OUT;
+	}
+}
+
+struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
+{
+	struct kt_cpu *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->tep = tep;
+	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	c->tasks.size = sizeof(struct kt_cpu_task);
+	return c;
+}
+
+static int cmp_irq(const void *a, const void *b)
+{
+	const struct kt_cpu_irq *x = a, *y = b;
+
+	if (x->irq != y->irq)
+		return (x->irq > y->irq) - (x->irq < y->irq);
+	return strcmp(x->name, y->name);
+}
+
+static struct percpu *cpu_of(struct kt_cpu *c, int cpu)
+{
+	struct percpu *v;
+
+	if (cpu < 0 || cpu > 65535)
+		return NULL;
+	if (cpu >= c->ncpus) {
+		v = realloc(c->cpus, (size_t)(cpu + 1) * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + c->ncpus, 0, (size_t)(cpu + 1 - c->ncpus) * sizeof(*v));
+		c->cpus = v;
+		c->ncpus = cpu + 1;
+	}
+	return &c->cpus[cpu];
+}
+
+static struct kt_cpu_task *task_of(struct kt_cpu *c, int pid)
+{
+	return kt_pidmap_get(&c->tasks, pid);
+}
+
+static void field_str(struct tep_format_field *f, struct tep_record *rec,
+		      char *out, size_t len)
+{
+	size_t n = 0;
+	const char *s;
+	int off, size;
+
+	if (!f)
+		return;
+	off = f->offset;
+	size = f->size;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned long long v;
+
+		if (tep_read_number_field(f, rec->data, &v))
+			return;
+		off = (int)(v & 0xffff);
+		size = (int)(v >> 16);
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	}
+	if (off < 0 || size <= 0 || off + size > rec->size)
+		return;
+	s = (const char *)rec->data + off;
+	while (n + 1 < len && n < (size_t)size && s[n])
+		n++;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+static struct kt_cpu_irq *irq_of(struct kt_cpu *c, int irq, const char *name)
+{
+	struct kt_cpu_irq probe = { .irq = irq, .name = name }, *q, **found;
+
+	found = tfind(&probe, &c->irqs, cmp_irq);
+	if (found)
+		return *found;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->irq = irq;
+	q->name = strdup(name);
+	if (!q->name || !tsearch(q, &c->irqs, cmp_irq)) {
+		free((char *)q->name);
+		free(q);
+		return NULL;
+	}
+	c->nirqs++;
+	return q;
+}
+
+static int on_switch(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
+		     struct percpu *p)
+{
+	unsigned long long prev, next, ts = rec->ts, d;
+	struct kt_cpu_task *t;
+
+	if (tep_read_number_field(in->prev_pid, rec->data, &prev) ||
+	    tep_read_number_field(in->next_pid, rec->data, &next))
+		return 0;
+	if (p->seen) {
+		d = ts > p->since ? ts - p->since : 0;
+		if ((unsigned long long)p->pid != prev) {
+			/* Who ran since the last switch is not known. */
+			c->t.gaps++;
+			p->out.gap_ns += d;
+		} else if (!prev) {
+			p->out.idle_ns += d;
+		} else {
+			p->out.busy_ns += d;
+			t = task_of(c, (int)prev);
+			if (!t)
+				return -ENOMEM;
+			t->ns += d;
+			field_str(in->prev_comm, rec, t->comm, sizeof(t->comm));
+		}
+	}
+	p->seen = true;
+	p->pid = (int)next;
+	p->since = ts;
+	if (next) {
+		t = task_of(c, (int)next);
+		if (!t)
+			return -ENOMEM;
+		t->switches++;
+		field_str(in->next_comm, rec, t->comm, sizeof(t->comm));
+	}
+	return 0;
+}
+
+static int on_irq(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
+		  struct percpu *p)
+{
+	unsigned long long v, d;
+	char name[64] = "";
+	struct kt_cpu_irq **slot, *q;
+	unsigned long long *since;
+	bool soft = in->kind == K_SOFT_IN || in->kind == K_SOFT_OUT;
+
+	slot = soft ? &p->soft_in : &p->irq_in;
+	since = soft ? &p->soft_since : &p->irq_since;
+	if (tep_read_number_field(soft ? in->vec : in->irq, rec->data, &v))
+		return 0;
+	if (in->kind == K_IRQ_IN || in->kind == K_SOFT_IN) {
+		if (soft) {
+			const char *n = kt_softirq_name(v);
+
+			snprintf(name, sizeof(name), "%s", n ? n : "?");
+		} else {
+			field_str(in->name, rec, name, sizeof(name));
+		}
+		q = irq_of(c, soft ? -1 : (int)v, name);
+		if (!q)
+			return -ENOMEM;
+		*slot = q;
+		*since = rec->ts;
+		return 0;
+	}
+	/* An exit: of the entry this CPU is in, when it is that one. */
+	q = *slot;
+	*slot = NULL;
+	if (!q || (!soft && q->irq != (int)v))
+		return 0;
+	d = rec->ts > *since ? rec->ts - *since : 0;
+	q->count++;
+	q->ns += d;
+	if (d > q->max_ns)
+		q->max_ns = d;
+	return 0;
+}
+
+int kt_cpu_add(const struct kt_event *ev, void *arg)
+{
+	struct kt_cpu *c = arg;
+	struct tep_record *rec = ev->record;
+	struct evinfo *in;
+	struct percpu *p;
+
+	if (rec->missed_events > 0)
+		c->t.lost += (unsigned long long)rec->missed_events;
+	else if (rec->missed_events < 0)
+		c->t.lost_unknown = true;
+	in = kt_evcache_get(&c->evs, ev->event);
+	if (!in)
+		return -ENOMEM;
+	if (in->kind == K_OTHER)
+		return 0;
+	p = cpu_of(c, ev->cpu);
+	if (!p)
+		return -ENOMEM;
+	if (rec->missed_events) {
+		/* What this CPU did in the loss is not known. */
+		p->seen = false;
+		p->irq_in = p->soft_in = NULL;
+	}
+	if (in->kind == K_SWITCH) {
+		c->t.has_switch = true;
+		return on_switch(c, in, rec, p);
+	}
+	if (in->kind == K_IRQ_IN || in->kind == K_IRQ_OUT)
+		c->t.has_irq = true;
+	else
+		c->t.has_softirq = true;
+	return on_irq(c, in, rec, p);
+}
+
+struct walk {
+	void **v;
+	size_t n;
+};
+
+static void collect(const void *node, VISIT which, void *arg)
+{
+	struct walk *w = arg;
+
+	if (which == postorder || which == leaf)
+		w->v[w->n++] = *(void *const *)node;
+}
+
+static int cmp_tasks(const void *a, const void *b)
+{
+	const struct kt_cpu_task *x = *(struct kt_cpu_task *const *)a;
+	const struct kt_cpu_task *y = *(struct kt_cpu_task *const *)b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_irqs(const void *a, const void *b)
+{
+	const struct kt_cpu_irq *x = *(struct kt_cpu_irq *const *)a;
+	const struct kt_cpu_irq *y = *(struct kt_cpu_irq *const *)b;
+
+	/* Hard irqs first. */
+	if ((x->irq < 0) != (y->irq < 0))
+		return x->irq < 0 ? 1 : -1;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return cmp_irq(x, y);
+}
+
+static void *walk_sorted(void *tree, size_t n, int (*cmp)(const void *, const void *))
+{
+	struct walk w = { .v = malloc((n ? n : 1) * sizeof(void *)) };
+
+	if (!w.v)
+		return NULL;
+	twalk_r(tree, collect, &w);
+	qsort(w.v, w.n, sizeof(*w.v), cmp);
+	return w.v;
+}
+
+int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n)
+{
+	free(c->tv);
+	c->tv = walk_sorted(c->tasks.tree, c->tasks.n, cmp_tasks);
+	if (!c->tv)
+		return -ENOMEM;
+	*v = c->tv;
+	*n = c->tasks.n;
+	return 0;
+}
+
+int kt_cpu_irqs(struct kt_cpu *c, struct kt_cpu_irq ***v, size_t *n)
+{
+	free(c->iv);
+	c->iv = walk_sorted(c->irqs, c->nirqs, cmp_irqs);
+	if (!c->iv)
+		return -ENOMEM;
+	*v = c->iv;
+	*n = c->nirqs;
+	return 0;
+}
+
+int kt_cpu_cpus(struct kt_cpu *c, struct kt_cpu_cpu **v, size_t *n)
+{
+	int i;
+	size_t k = 0;
+
+	free(c->cv);
+	c->cv = calloc(c->ncpus ? (size_t)c->ncpus : 1, sizeof(*c->cv));
+	if (!c->cv)
+		return -ENOMEM;
+	for (i = 0; i < c->ncpus; i++) {
+		if (!c->cpus[i].seen && !c->cpus[i].out.busy_ns &&
+		    !c->cpus[i].out.idle_ns && !c->cpus[i].out.gap_ns)
+			continue;
+		c->cv[k] = c->cpus[i].out;
+		c->cv[k].cpu = i;
+		k++;
+	}
+	*v = c->cv;
+	*n = k;
+	return 0;
+}
+
+void kt_cpu_totals(const struct kt_cpu *c, struct kt_cpu_totals *t)
+{
+	*t = c->t;
+}
+
+static void free_irq(void *p)
+{
+	struct kt_cpu_irq *q = p;
+
+	free((char *)q->name);
+	free(q);
+}
+
+void kt_cpu_free(struct kt_cpu *c)
+{
+	if (!c)
+		return;
+	kt_evcache_free(&c->evs);
+	kt_pidmap_free(&c->tasks, NULL);
+	tdestroy(c->irqs, free_irq);
+	free(c->cpus);
+	free(c->tv);
+	free(c->iv);
+	free(c->cv);
+	free(c);
+}
