@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "util-select-opts.h"
 #include "analyze/cpu.h"
+#include "analyze/offcpu.h"
 #include "analyze/sched.h"
 #include "analyze/syscalls.h"
 #include "base/log.h"
@@ -20,6 +21,7 @@
 #include "decode/select.h"
 #include "decode/symbols.h"
 #include "file/reader.h"
+#include "views/folded.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -33,6 +35,7 @@ struct analyze_opts {
 	const char *input;
 	struct kt_select *sel;
 	bool json;
+	bool folded;			/* offcpu's --format folded */
 	const char *sort;
 	long top;			/* rows shown; 0: all */
 	const char *by;			/* --by as given; checked per KIND */
@@ -41,10 +44,10 @@ struct analyze_opts {
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
 	KT_SELECT_OPTIONS,
-	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json", 0 },
-	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json; offcpu also folded (stacks weighted by the microseconds blocked, for flame graphs)", 0 },
+	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm; offcpu: blocked (default), S, D, times, comm", 0 },
 	{ "top", OPT_TOP, "N", 0, "show the first N rows only", 0 },
-	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task or comm; sched: task (default) or comm", 0 },
+	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task or comm; sched and offcpu: task (default) or comm", 0 },
 	{ 0 }
 };
 
@@ -59,11 +62,14 @@ static const char doc[] =
 	"sched_waking/sched_wakeup (record them with 'ktrace record -e "
 	"sched_switch -e sched_waking'); or cpu: each task's CPU time and "
 	"share, each CPU's busy and idle time, and hard-irq time per handler "
-	"and softirq time per vector (record -e sched_switch -e irq).  "
+	"and softirq time per vector (record -e sched_switch -e irq); or "
+	"offcpu: per task its time blocked (S, D, other) and why: the function "
+	"that called the scheduler (with --stack sched_switch) or the syscall "
+	"it was in (with -e raw_syscalls).  "
 	"Exit status: 0 ok, 1 failure (or nothing to analyze), 2 damaged "
 	"input file, 64 usage.";
 
-static const char *const kinds[] = { "cpu", "sched", "syscalls" };
+static const char *const kinds[] = { "cpu", "offcpu", "sched", "syscalls" };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -77,8 +83,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
 			o->json = true;
+		else if (!strcmp(arg, "folded"))
+			o->folded = true;
 		else if (strcmp(arg, "table"))
-			argp_error(state, "bad --format '%s'; use table or json", arg);
+			argp_error(state, "bad --format '%s'; use table, json or folded (offcpu)", arg);
 		break;
 	case OPT_SORT: o->sort = arg; break;
 	case OPT_TOP:
@@ -91,19 +99,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (o->kind)
 			argp_error(state, "unexpected argument '%s'; give one KIND and the file with -i", arg);
-		if (strcmp(arg, kinds[0]) && strcmp(arg, kinds[1]) && strcmp(arg, kinds[2]))
-			argp_error(state, "unknown KIND '%s'; use cpu, sched or syscalls", arg);
+		if (strcmp(arg, kinds[0]) && strcmp(arg, kinds[1]) && strcmp(arg, kinds[2]) &&
+		    strcmp(arg, kinds[3]))
+			argp_error(state, "unknown KIND '%s'; use cpu, offcpu, sched or syscalls", arg);
 		o->kind = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!o->kind)
-			argp_error(state, "give a KIND: cpu, sched or syscalls");
+			argp_error(state, "give a KIND: cpu, offcpu, sched or syscalls");
+		if (o->folded && strcmp(o->kind, "offcpu"))
+			argp_error(state, "--format folded is analyze offcpu's");
 		if (!strcmp(o->kind, "cpu") && (o->by || o->sort))
 			argp_error(state, "analyze cpu takes no --by or --sort: its tables are by task, CPU and interrupt, the most time first");
 		if (o->by && !strcmp(o->kind, "syscalls") && strcmp(o->by, "call") &&
 		    strcmp(o->by, "task") && strcmp(o->by, "comm"))
 			argp_error(state, "bad --by '%s'; use call, task or comm", o->by);
-		if (o->by && !strcmp(o->kind, "sched") && strcmp(o->by, "task") &&
+		if (o->by && (!strcmp(o->kind, "sched") || !strcmp(o->kind, "offcpu")) &&
+		    strcmp(o->by, "task") &&
 		    strcmp(o->by, "comm"))
 			argp_error(state, "bad --by '%s'; use task or comm", o->by);
 		break;
@@ -548,6 +560,139 @@ out:
 	return status;
 }
 
+static void print_off_table(const struct analyze_opts *o, struct kt_off_row **rows,
+			    size_t n)
+{
+	bool by_comm = o->by && !strcmp(o->by, "comm");
+	size_t i, k;
+
+	if (!by_comm)
+		printf("%7s ", "pid");
+	printf("%-16s %13s %13s %13s %13s %8s  %s\n", "comm", "blocked ms", "S ms",
+	       "D ms", "other ms", "times", "top reasons (ms)");
+	for (i = 0; i < n; i++) {
+		struct kt_off_row *r = rows[i];
+
+		if (!by_comm)
+			printf("%7d ", r->pid);
+		printf("%-16s", r->comm);
+		put_ms(r->s_ns + r->d_ns + r->other_ns);
+		put_ms(r->s_ns);
+		put_ms(r->d_ns);
+		put_ms(r->other_ns);
+		printf(" %8llu ", r->count);
+		for (k = 0; k < r->nreasons && k < 3; k++)
+			printf("%s %s %llu.%03llu", k ? "," : "", r->reasons[k].name,
+			       r->reasons[k].ns / 1000000, r->reasons[k].ns / 1000 % 1000);
+		printf("\n");
+	}
+}
+
+static void print_off_json(const struct analyze_opts *o, struct kt_off_row **rows,
+			   size_t n, const struct kt_off_totals *t)
+{
+	bool by_comm = o->by && !strcmp(o->by, "comm");
+	size_t i, k;
+
+	printf("{\"analysis\":\"offcpu\",\"file\":");
+	kt_json_put_str(stdout, o->input);
+	printf(",\"missed_switch_ins\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"rows\":[",
+	       t->missed_ins, t->lost, t->lost_unknown ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		struct kt_off_row *r = rows[i];
+
+		printf("%s{", i ? "," : "");
+		if (!by_comm)
+			printf("\"pid\":%d,", r->pid);
+		printf("\"comm\":");
+		kt_json_put_str(stdout, r->comm);
+		printf(",\"blocked_ns\":%llu,\"s_ns\":%llu,\"d_ns\":%llu,\"other_ns\":%llu,\"times\":%llu,\"reasons\":[",
+		       r->s_ns + r->d_ns + r->other_ns, r->s_ns, r->d_ns, r->other_ns, r->count);
+		for (k = 0; k < r->nreasons; k++) {
+			printf("%s{\"reason\":", k ? "," : "");
+			kt_json_put_str(stdout, r->reasons[k].name);
+			printf(",\"ns\":%llu,\"times\":%llu}", r->reasons[k].ns, r->reasons[k].count);
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+/* offcpu's run: the analysis, and the folded stacks beside it. */
+struct off_run {
+	struct kt_offcpu *an;
+	struct kt_folded *f;
+};
+
+static int off_add(const struct kt_event *ev, void *arg)
+{
+	struct off_run *run = arg;
+	int ret = kt_offcpu_add(ev, run->an);
+
+	if (!ret && run->f)
+		ret = kt_folded_add(ev, run->f);
+	return ret;
+}
+
+static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
+		      struct kt_decoder *d)
+{
+	struct off_run run = { 0 };
+	struct kt_off_totals t;
+	struct kt_off_row **rows;
+	size_t n;
+	int status = KT_EXIT_FAIL, ret;
+
+	run.an = kt_offcpu_new(kt_reader_tep(r), machine_of(r), o->by && !strcmp(o->by, "comm"));
+	if (run.an && o->folded)
+		run.f = kt_folded_new(kt_reader_tep(r), KT_FOLDED_OFFCPU);
+	if (!run.an || (o->folded && !run.f)) {
+		kt_err("cannot start the analysis: %s", strerror(errno));
+		goto out;
+	}
+	if (!ran(o, kt_decoder_run(d, off_add, &run)))
+		goto out;
+	kt_offcpu_totals(run.an, &t);
+	if (!t.has_switch) {
+		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record --stack sched_switch' (a stack says why each task blocked)",
+		       o->input);
+		goto out;
+	}
+	if (o->folded && !t.has_stacks) {
+		kt_err("'%s' holds no kernel stacks to fold; record them with 'ktrace record --stack sched_switch'",
+		       o->input);
+		goto out;
+	}
+	status = sorted(o, kt_offcpu_rows(run.an, o->sort, &rows, &n), kt_offcpu_sort_keys);
+	if (status)
+		goto out;
+	warn_loss(o, t.lost, t.lost_unknown);
+	if (t.missed_ins)
+		kt_warn("%llu switch%s onto a CPU %s missing from '%s' (dropped uncounted, see 'ktrace doctor'); each such time blocked ends at the task's next event",
+			t.missed_ins, t.missed_ins == 1 ? "" : "es",
+			t.missed_ins == 1 ? "is" : "are", o->input);
+	if (!t.has_stacks && !t.has_syscalls)
+		kt_warn("'%s' holds no kernel stacks or syscall events: no reasons; record with --stack sched_switch, or -e raw_syscalls",
+			o->input);
+	if (o->top && (size_t)o->top < n)
+		n = (size_t)o->top;
+	if (o->folded) {
+		ret = kt_folded_write(run.f, stdout);
+		if (ret) {
+			kt_err("cannot write the stacks: %s", strerror(-ret));
+			status = KT_EXIT_FAIL;
+		}
+	} else if (o->json) {
+		print_off_json(o, rows, n, &t);
+	} else {
+		print_off_table(o, rows, n);
+	}
+out:
+	kt_folded_free(run.f);
+	kt_offcpu_free(run.an);
+	return status;
+}
+
 static int analyze(const struct analyze_opts *o)
 {
 	struct kt_decoder *d = NULL;
@@ -566,7 +711,8 @@ static int analyze(const struct analyze_opts *o)
 	if (!d)
 		goto out_reader;
 	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) :
-		 !strcmp(o->kind, "cpu") ? run_cpu(o, r, d) : run_syscalls(o, r, d);
+		 !strcmp(o->kind, "cpu") ? run_cpu(o, r, d) :
+		 !strcmp(o->kind, "offcpu") ? run_offcpu(o, r, d) : run_syscalls(o, r, d);
 	if (status == KT_EXIT_OK && kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the figures above stop short where the warnings say", o->input);
 		status = KT_EXIT_DAMAGED;

@@ -76,7 +76,7 @@ _ktrace()
 		# Each command takes its own set.
 		case "$cmd" in
 		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
-		analyze) COMPREPLY=($(compgen -W "table json" -- "$cur")) ;;
+		analyze) COMPREPLY=($(compgen -W "table json folded" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto dat" -- "$cur")) ;;
 		esac
 		return 0 ;;
@@ -84,7 +84,7 @@ _ktrace()
 		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))
 		return 0 ;;
 	--sort)
-		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm" -- "$cur"))
+		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm blocked S D times" -- "$cur"))
 		return 0 ;;
 	--by)
 		COMPREPLY=($(compgen -W "call task comm" -- "$cur"))
@@ -99,7 +99,7 @@ _ktrace()
 	# Positional arguments.
 	case "$cmd" in
 	analyze)
-		COMPREPLY=($(compgen -W "cpu sched syscalls" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "cpu offcpu sched syscalls" -- "$cur")) ;;
 	enable)
 		_ktrace_complete_events ;;
 	list)

@@ -13,6 +13,7 @@
 #include "analyze/cpu.h"
 #include "analyze/evcache.h"
 #include "analyze/pidmap.h"
+#include "analyze/rows.h"
 #include "decode/symbols.h"
 
 enum kind { K_OTHER, K_SWITCH, K_IRQ_IN, K_IRQ_OUT, K_SOFT_IN, K_SOFT_OUT };
@@ -20,7 +21,7 @@ enum kind { K_OTHER, K_SWITCH, K_IRQ_IN, K_IRQ_OUT, K_SOFT_IN, K_SOFT_OUT };
 struct evinfo {
 	int id;
 	enum kind kind;
-	struct tep_format_field *prev_pid, *next_pid, *next_comm, *prev_comm;
+	struct kt_switch_fields sw;
 	struct tep_format_field *irq, *name, *vec;
 };
 
@@ -40,8 +41,7 @@ struct kt_cpu {
 	struct kt_pidmap tasks;		/* struct kt_cpu_task */
 	void *irqs;			/* tsearch: struct kt_cpu_irq */
 	size_t nirqs;
-	struct percpu *cpus;
-	int ncpus;
+	struct kt_percpu cpus;		/* struct percpu */
 	struct kt_cpu_task **tv;
 	struct kt_cpu_irq **iv;
 	struct kt_cpu_cpu *cv;
@@ -54,13 +54,8 @@ static void fill_info(void *entry, struct tep_event *e)
 
 	if (!e->system)
 		return;
-	if (!strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch")) {
-		in->prev_pid = tep_find_field(e, "prev_pid");
-		in->next_pid = tep_find_field(e, "next_pid");
-		in->prev_comm = tep_find_field(e, "prev_comm");
-		in->next_comm = tep_find_field(e, "next_comm");
-		if (in->prev_pid && in->next_pid)
-			in->kind = K_SWITCH;
+	if (kt_switch_fields_find(e, &in->sw)) {
+		in->kind = K_SWITCH;
 	} else if (!strcmp(e->system, "irq")) {
 		in->irq = tep_find_field(e, "irq");
 		in->name = tep_find_field(e, "name");
@@ -85,6 +80,7 @@ struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
 	c->tep = tep;
 	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	c->tasks.size = sizeof(struct kt_cpu_task);
+	c->cpus.size = sizeof(struct percpu);
 	return c;
 }
 
@@ -99,54 +95,12 @@ static int cmp_irq(const void *a, const void *b)
 
 static struct percpu *cpu_of(struct kt_cpu *c, int cpu)
 {
-	struct percpu *v;
-
-	if (cpu < 0 || cpu > 65535)
-		return NULL;
-	if (cpu >= c->ncpus) {
-		v = realloc(c->cpus, (size_t)(cpu + 1) * sizeof(*v));
-		if (!v)
-			return NULL;
-		memset(v + c->ncpus, 0, (size_t)(cpu + 1 - c->ncpus) * sizeof(*v));
-		c->cpus = v;
-		c->ncpus = cpu + 1;
-	}
-	return &c->cpus[cpu];
+	return kt_percpu_at(&c->cpus, cpu);
 }
 
 static struct kt_cpu_task *task_of(struct kt_cpu *c, int pid)
 {
 	return kt_pidmap_get(&c->tasks, pid);
-}
-
-static void field_str(struct tep_format_field *f, struct tep_record *rec,
-		      char *out, size_t len)
-{
-	size_t n = 0;
-	const char *s;
-	int off, size;
-
-	if (!f)
-		return;
-	off = f->offset;
-	size = f->size;
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		unsigned long long v;
-
-		if (tep_read_number_field(f, rec->data, &v))
-			return;
-		off = (int)(v & 0xffff);
-		size = (int)(v >> 16);
-		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			off += f->offset + f->size;
-	}
-	if (off < 0 || size <= 0 || off + size > rec->size)
-		return;
-	s = (const char *)rec->data + off;
-	while (n + 1 < len && n < (size_t)size && s[n])
-		n++;
-	memcpy(out, s, n);
-	out[n] = '\0';
 }
 
 static struct kt_cpu_irq *irq_of(struct kt_cpu *c, int irq, const char *name)
@@ -176,8 +130,8 @@ static int on_switch(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec
 	unsigned long long prev, next, ts = rec->ts, d;
 	struct kt_cpu_task *t;
 
-	if (tep_read_number_field(in->prev_pid, rec->data, &prev) ||
-	    tep_read_number_field(in->next_pid, rec->data, &next))
+	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
+	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
 		return 0;
 	if (p->seen) {
 		d = ts > p->since ? ts - p->since : 0;
@@ -193,7 +147,7 @@ static int on_switch(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec
 			if (!t)
 				return -ENOMEM;
 			t->ns += d;
-			field_str(in->prev_comm, rec, t->comm, sizeof(t->comm));
+			kt_field_str(in->sw.prev_comm, rec, t->comm, sizeof(t->comm));
 		}
 	}
 	p->seen = true;
@@ -204,7 +158,7 @@ static int on_switch(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec
 		if (!t)
 			return -ENOMEM;
 		t->switches++;
-		field_str(in->next_comm, rec, t->comm, sizeof(t->comm));
+		kt_field_str(in->sw.next_comm, rec, t->comm, sizeof(t->comm));
 	}
 	return 0;
 }
@@ -228,7 +182,7 @@ static int on_irq(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
 
 			snprintf(name, sizeof(name), "%s", n ? n : "?");
 		} else {
-			field_str(in->name, rec, name, sizeof(name));
+			kt_field_str(in->name, rec, name, sizeof(name));
 		}
 		q = irq_of(c, soft ? -1 : (int)v, name);
 		if (!q)
@@ -356,18 +310,19 @@ int kt_cpu_irqs(struct kt_cpu *c, struct kt_cpu_irq ***v, size_t *n)
 
 int kt_cpu_cpus(struct kt_cpu *c, struct kt_cpu_cpu **v, size_t *n)
 {
-	int i;
+	struct percpu *pc = c->cpus.v;
 	size_t k = 0;
+	int i;
 
 	free(c->cv);
-	c->cv = calloc(c->ncpus ? (size_t)c->ncpus : 1, sizeof(*c->cv));
+	c->cv = calloc(c->cpus.n ? (size_t)c->cpus.n : 1, sizeof(*c->cv));
 	if (!c->cv)
 		return -ENOMEM;
-	for (i = 0; i < c->ncpus; i++) {
-		if (!c->cpus[i].seen && !c->cpus[i].out.busy_ns &&
-		    !c->cpus[i].out.idle_ns && !c->cpus[i].out.gap_ns)
+	for (i = 0; i < c->cpus.n; i++) {
+		if (!pc[i].seen && !pc[i].out.busy_ns &&
+		    !pc[i].out.idle_ns && !pc[i].out.gap_ns)
 			continue;
-		c->cv[k] = c->cpus[i].out;
+		c->cv[k] = pc[i].out;
 		c->cv[k].cpu = i;
 		k++;
 	}
@@ -396,7 +351,7 @@ void kt_cpu_free(struct kt_cpu *c)
 	kt_evcache_free(&c->evs);
 	kt_pidmap_free(&c->tasks, NULL);
 	tdestroy(c->irqs, free_irq);
-	free(c->cpus);
+	free(c->cpus.v);
 	free(c->tv);
 	free(c->iv);
 	free(c->cv);

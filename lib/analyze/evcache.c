@@ -5,6 +5,7 @@
 #include <search.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <traceevent/event-parse.h>
 
@@ -64,4 +65,49 @@ void kt_evcache_free(struct kt_evcache *c)
 	c->direct = NULL;
 	tdestroy(c->tree, free);
 	c->tree = NULL;
+}
+
+bool kt_switch_fields_find(struct tep_event *e, struct kt_switch_fields *f)
+{
+	if (!e->system || strcmp(e->system, "sched") || strcmp(e->name, "sched_switch"))
+		return false;
+	f->prev_pid = tep_find_field(e, "prev_pid");
+	f->prev_state = tep_find_field(e, "prev_state");
+	f->next_pid = tep_find_field(e, "next_pid");
+	f->prev_comm = tep_find_field(e, "prev_comm");
+	f->next_comm = tep_find_field(e, "next_comm");
+	return f->prev_pid && f->prev_state && f->next_pid;
+}
+
+void kt_field_str(struct tep_format_field *f, struct tep_record *rec,
+		  char *out, size_t len)
+{
+	unsigned long long v;
+	const char *s;
+	int off, size;
+	size_t n = 0;
+
+	if (!len)
+		return;
+	out[0] = '\0';
+	if (!f)
+		return;
+	off = f->offset;
+	size = f->size;
+	/* A __string: its place and length are in the field. */
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (tep_read_number_field(f, rec->data, &v))
+			return;
+		off = (int)(v & 0xffff);
+		size = (int)(v >> 16);
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	}
+	if (off < 0 || size <= 0 || off + size > rec->size)
+		return;
+	s = (const char *)rec->data + off;
+	while (n + 1 < len && n < (size_t)size && s[n])
+		n++;
+	memcpy(out, s, n);
+	out[n] = '\0';
 }

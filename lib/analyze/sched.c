@@ -12,6 +12,7 @@
 
 #include "analyze/evcache.h"
 #include "analyze/pidmap.h"
+#include "analyze/rows.h"
 #include "analyze/sched.h"
 
 enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
@@ -20,8 +21,8 @@ enum tstate { T_UNKNOWN, T_RUNNING, T_RUNNABLE, T_ASLEEP };
 struct evinfo {
 	int id;
 	enum kind kind;
-	struct tep_format_field *prev_pid, *prev_state, *next_pid;
-	struct tep_format_field *prev_comm, *next_comm, *pid;
+	struct kt_switch_fields sw;
+	struct tep_format_field *pid;
 };
 
 struct task {
@@ -53,16 +54,10 @@ static void fill_info(void *entry, struct tep_event *e)
 {
 	struct evinfo *in = entry;
 
-	if (e->system && !strcmp(e->system, "sched")) {
-		if (!strcmp(e->name, "sched_switch")) {
-			in->prev_pid = tep_find_field(e, "prev_pid");
-			in->prev_state = tep_find_field(e, "prev_state");
-			in->next_pid = tep_find_field(e, "next_pid");
-			in->prev_comm = tep_find_field(e, "prev_comm");
-			in->next_comm = tep_find_field(e, "next_comm");
-			if (in->prev_pid && in->prev_state && in->next_pid)
-				in->kind = K_SWITCH;
-		} else if (!strcmp(e->name, "sched_waking") ||
+	if (kt_switch_fields_find(e, &in->sw)) {
+		in->kind = K_SWITCH;
+	} else if (e->system && !strcmp(e->system, "sched")) {
+		if (!strcmp(e->name, "sched_waking") ||
 			   !strcmp(e->name, "sched_wakeup") ||
 			   !strcmp(e->name, "sched_wakeup_new")) {
 			in->pid = tep_find_field(e, "pid");
@@ -98,21 +93,6 @@ static struct task *task_of(struct kt_sched *s, int pid)
 	return t;
 }
 
-static void set_comm(struct task *t, struct evinfo *in, struct tep_format_field *f,
-		     struct tep_record *rec)
-{
-	size_t n = 0;
-
-	(void)in;
-	if (!f || f->offset < 0 || f->size <= 0 || f->offset + f->size > rec->size)
-		return;
-	while (n + 1 < sizeof(t->row.comm) && n < (size_t)f->size &&
-	       ((const char *)rec->data)[f->offset + n])
-		n++;
-	memcpy(t->row.comm, (const char *)rec->data + f->offset, n);
-	t->row.comm[n] = '\0';
-}
-
 static char sleep_kind(unsigned long long state)
 {
 	if (state & 1)
@@ -140,16 +120,16 @@ static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *r
 	unsigned long long prev, state, next, ts = rec->ts;
 	struct task *p, *n;
 
-	if (tep_read_number_field(in->prev_pid, rec->data, &prev) ||
-	    tep_read_number_field(in->prev_state, rec->data, &state) ||
-	    tep_read_number_field(in->next_pid, rec->data, &next))
+	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
+	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
+	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
 		return 0;
 	s->t.switches++;
 	if (prev) {
 		p = task_of(s, (int)prev);
 		if (!p)
 			return -ENOMEM;
-		set_comm(p, in, in->prev_comm, rec);
+		kt_field_str(in->sw.prev_comm, rec, p->row.comm, sizeof(p->row.comm));
 		if (p->st == T_RUNNING)
 			p->row.run_ns += ts > p->since ? ts - p->since : 0;
 		else if (p->st != T_UNKNOWN)
@@ -169,7 +149,7 @@ static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *r
 		n = task_of(s, (int)next);
 		if (!n)
 			return -ENOMEM;
-		set_comm(n, in, in->next_comm, rec);
+		kt_field_str(in->sw.next_comm, rec, n->row.comm, sizeof(n->row.comm));
 		if (n->st == T_RUNNABLE) {
 			n->row.wait_ns += ts > n->since ? ts - n->since : 0;
 			if (n->woken && kt_dist_add(&n->row.lat, ts > n->since ? ts - n->since : 0, ts, cpu))
@@ -283,24 +263,19 @@ static unsigned long long key_of(const struct kt_sched_row *r, const char *key)
 	return r->run_ns;
 }
 
-static int cmp_sorted(const void *a, const void *b, void *arg)
+static unsigned long long row_value(const void *row, const char *key)
 {
-	const struct kt_sched_row *x = *(struct kt_sched_row *const *)a;
-	const struct kt_sched_row *y = *(struct kt_sched_row *const *)b;
-	const char *key = arg;
-	unsigned long long kx, ky;
-	int c;
+	return key_of(row, key);
+}
 
-	if (strcmp(key, "comm")) {
-		kx = key_of(x, key);
-		ky = key_of(y, key);
-		if (kx != ky)
-			return kx < ky ? 1 : -1;
-	}
-	c = strcmp(x->comm, y->comm);
-	if (c)
-		return c;
-	return (x->pid > y->pid) - (x->pid < y->pid);
+static const char *row_comm(const void *row)
+{
+	return ((const struct kt_sched_row *)row)->comm;
+}
+
+static int row_pid(const void *row)
+{
+	return ((const struct kt_sched_row *)row)->pid;
 }
 
 struct walk {
@@ -422,7 +397,7 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	for (i = 0; i < nv; i++)
 		v[i] = s->by == KT_SCHED_BY_COMM ? &s->merged[i] : &w.v[i]->row;
 	free(w.v);
-	qsort_r(v, nv, sizeof(*v), cmp_sorted, (void *)sort);
+	kt_rows_sort((void **)v, nv, &(struct kt_rowsort){ sort, row_value, row_comm, row_pid });
 	s->sorted = v;
 	*rows = v;
 	*n = nv;

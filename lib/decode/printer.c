@@ -10,6 +10,7 @@
 
 #include "decode/decoder.h"
 #include "decode/fastfmt.h"
+#include "decode/kstack.h"
 #include "decode/printer.h"
 #include "decode/symbols.h"
 #include "decode/textline.h"
@@ -543,18 +544,17 @@ static bool sym_num(struct kt_printer *p, struct tep_event *e,
 static void json_stack_names(struct kt_printer *p, struct tep_event *e,
 			     struct tep_record *rec)
 {
-	struct tep_format_field *f = tep_find_field(e, "caller");
+	unsigned long long v[KT_KSTACK_MAX];
 	struct trace_seq *s = &p->s;
-	int ls = tep_get_long_size(p->tep), i, n;
 	const char *name;
+	int i, n;
 
-	if (!f || f->offset < 0 || f->offset > rec->size || (ls != 4 && ls != 8))
+	n = kt_kstack_read(p->tep, e, rec, v, KT_KSTACK_MAX, false);
+	if (n < 0)
 		return;
-	n = (rec->size - f->offset) / ls;
 	trace_seq_puts(s, ",\"caller_names\":[");
 	for (i = 0; i < n; i++) {
-		name = tep_find_function(p->tep, tep_read_number(p->tep,
-				(char *)rec->data + f->offset + i * ls, ls));
+		name = tep_find_function(p->tep, v[i]);
 		if (i)
 			trace_seq_putc(s, ',');
 		if (name)

@@ -10,6 +10,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "decode/kstack.h"
 #include "views/folded.h"
 
 /* One distinct stack (its text, "comm;outer;...;inner") and its count. */
@@ -192,43 +193,29 @@ static int put(struct kt_folded *f, size_t *at, const char *s)
 static int stack_key(struct kt_folded *f, const struct kt_event *ev,
 		     const char *comm)
 {
-	struct tep_format_field *fld = tep_find_field(ev->event, "caller");
-	struct tep_record *rec = ev->record;
-	int ls = tep_get_long_size(f->tep), i, n = 0, first;
-	unsigned long long end = ls == 8 ? UINT64_MAX : UINT32_MAX;
-	unsigned long long addr;
+	unsigned long long v[KT_KSTACK_MAX];
+	int i, n, first;
 	size_t at = 0;
 	char hex[24];
 	int ret;
 
-	if (!fld || fld->offset < 0 || (ls != 4 && ls != 8))
-		return -EINVAL;
-	if (fld->offset <= rec->size)
-		n = (rec->size - fld->offset) / ls;
-	for (i = 0; i < n; i++) {
-		addr = tep_read_number(f->tep, (char *)rec->data + fld->offset + i * ls, ls);
-		if (addr == end)
-			break;
-	}
-	n = i;
+	n = kt_kstack_read(f->tep, ev->event, ev->record, v, KT_KSTACK_MAX, true);
+	if (n < 0)
+		return n;
 	/* Past the tracing machinery's frames, at the inner end. */
 	for (first = 0; first < n; first++) {
-		const char *name;
+		const char *name = tep_find_function(f->tep, v[first]);
 
-		addr = tep_read_number(f->tep, (char *)rec->data + fld->offset + first * ls, ls);
-		name = tep_find_function(f->tep, addr);
 		if (!name || !tracing_frame(name))
 			break;
 	}
 	ret = put(f, &at, *comm ? comm : "<...>");
 	/* Outermost first, as flame graph tools read them. */
 	for (i = n - 1; !ret && i >= first; i--) {
-		const char *name;
+		const char *name = tep_find_function(f->tep, v[i]);
 
-		addr = tep_read_number(f->tep, (char *)rec->data + fld->offset + i * ls, ls);
-		name = tep_find_function(f->tep, addr);
 		if (!name) {
-			snprintf(hex, sizeof(hex), "0x%llx", addr);
+			snprintf(hex, sizeof(hex), "0x%llx", v[i]);
 			name = hex;
 		}
 		ret = put(f, &at, ";");

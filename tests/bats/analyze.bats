@@ -101,7 +101,7 @@ pairs() {
 @test "analyze: bad input names what is valid" {
 	run "$KTRACE" analyze bogus -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
-	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use cpu, sched or syscalls"
+	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use cpu, offcpu, sched or syscalls"
 	run "$KTRACE" analyze -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
 	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --sort bogus
@@ -128,6 +128,10 @@ pairs() {
 syscalls"
 	run complete_words ktrace analyze c
 	assert_output cpu
+	run complete_words ktrace analyze o
+	assert_output offcpu
+	run complete_words ktrace analyze offcpu --format f
+	assert_output folded
 	run complete_words ktrace analyze syscalls --by t
 	assert_output task
 }
@@ -175,11 +179,13 @@ sched_oracle() {
 	[ "$g_sw" = "$w_sw" ] && [ "$g_ss" = "$w_ss" ] && [ "$g_n" = "$w_n" ] && [ "$g_m" = "$w_m" ] &&
 		[ $((w_s - g_s)) -ge 0 ] && [ $((w_s - g_s)) -lt "$w_n" ] ||
 		fail "analyze: $got; report's JSON: $want"
-	# The structure: 100 naps of 2 ms, each a switch-out in S; the
-	# kernel here may drop some switch-ins (doctor's switch_records).
-	[ "$g_sw" -ge 100 ] && [ "$g_sw" -le 110 ] || fail "$g_sw switches for 100 naps"
-	[ "$g_ss" -ge 190000000 ] || fail "$g_ss ns asleep in S for 100 naps of 2 ms"
-	[ "$g_n" -ge 50 ] && [ "$g_n" -le 101 ] || fail "$g_n wakeups for 100 naps"
+	# The structure: 100 naps of 2 ms, each a switch-out in S.  The
+	# kernel here drops switch records around idle, uncounted (doctor's
+	# switch_records: a fifth to four fifths of the switch-ins, more on a
+	# busy host), so only loose bounds hold; the figures above are exact.
+	[ "$g_sw" -ge 80 ] || fail "$g_sw switches for 100 naps"
+	[ "$g_ss" -ge 150000000 ] || fail "$g_ss ns asleep in S for 100 naps of 2 ms"
+	[ "$g_n" -ge 1 ] && [ "$g_n" -le 101 ] || fail "$g_n wakeups for 100 naps"
 	# The table and --by comm.
 	run "$KTRACE" analyze sched -i s.dat --by comm --sort wakeups
 	assert_success
@@ -250,4 +256,63 @@ cpu_oracle() {
 	assert_line --partial "holds no irq events: no interrupt times; record them with -e irq"
 	run "$KTRACE" analyze cpu -i "$TOP/tests/data/tc-sched.dat" --sort run
 	[ "$status" = 64 ]
+}
+
+# off_oracle FILE PID: the task's time off the CPU in S (ns) and how many
+# stretches, from report's JSON by hand: from a switch-out in a sleeping
+# state to the switch back, or to the task's own next event when that
+# comes first (the switch back was dropped).
+off_oracle() {
+	"$KTRACE" report -i "$1" --format json |
+		jq -r --argjson p "$2" '
+			if .event == "kernel_stack" or .event == "user_stack" then empty
+			elif .event == "sched_switch" then
+				if .prev_pid == $p then "out \(.ts) \(.prev_state)"
+				elif .next_pid == $p then "in \(.ts)"
+				else empty end
+			elif .pid == $p then "own \(.ts)"
+			else empty end' |
+		awk '
+		function back(ts) { if (off) { if (sl) s += ts - t; n++ } off = 0 }
+		$1 == "out" { back($2); if ($3 % 256 != 0) { off = 1; sl = ($3 % 2 == 1); t = $2 }; next }
+		$1 == "in" { back($2); next }
+		$1 == "own" { back($2) }
+		END { print s + 0, n + 0 }'
+}
+
+@test "analyze offcpu: 20 naps of 5 ms blocked in do_nanosleep, as report's JSON adds them up; --format folded is report --stacks=offcpu" {
+	kt_tool naps "$KT_AN_BIN"
+	run rec -q --stack sched_switch -o o.dat -- "$KT_AN_BIN/naps" 20 5000
+	assert_success
+	output=$("$KTRACE" analyze offcpu -i o.dat --comm naps --format json 2>/dev/null)
+	pid=$(jq '.rows[0].pid' <<<"$output")
+	want=$(off_oracle o.dat "$pid")
+	got=$(jq -r '.rows[0] | "\(.s_ns) \(.times)"' <<<"$output")
+	[ "$got" = "$want" ] || fail "analyze: $got; report's JSON: $want"
+	# The reason is the stack's caller of the scheduler.
+	jq -e '.rows[0].reasons[0].reason == "do_nanosleep" and .rows[0].reasons[0].ns >= 100000000 and .rows[0].reasons[0].ns < 1000000000' <<<"$output"
+	run "$KTRACE" analyze offcpu -i o.dat --comm naps
+	assert_success
+	assert_line --regexp '^ +pid +comm +blocked ms +S ms +D ms +other ms +times +top reasons \(ms\)$'
+	assert_line --regexp "^ +$pid naps .* do_nanosleep [0-9]+\\.[0-9]{3}"
+	cmp <("$KTRACE" analyze offcpu -i o.dat --format folded 2>/dev/null) \
+		<("$KTRACE" report -i o.dat --stacks=offcpu 2>/dev/null)
+}
+
+@test "analyze offcpu: without stacks the reason is the system call; refusals" {
+	kt_tool naps "$KT_AN_BIN"
+	run rec -q -e sched_switch -e raw_syscalls -o y.dat -- "$KT_AN_BIN/naps" 10 2000
+	assert_success
+	output=$("$KTRACE" analyze offcpu -i y.dat --comm naps --format json 2>/dev/null)
+	jq -e '.rows[0].reasons[0].reason == "clock_nanosleep" and .rows[0].reasons[0].times >= 5' <<<"$output"
+	run "$KTRACE" analyze offcpu -i y.dat --format folded
+	assert_failure 1
+	assert_output --partial "holds no kernel stacks to fold; record them with 'ktrace record --stack sched_switch'"
+	run "$KTRACE" analyze offcpu -i "$BATS_FILE_TMPDIR/sc.dat"
+	assert_failure 1
+	run "$KTRACE" analyze sched -i y.dat --format folded
+	[ "$status" = 64 ]
+	run "$KTRACE" analyze offcpu -i y.dat --sort bogus
+	[ "$status" = 64 ]
+	assert_output "ktrace analyze: unknown --sort 'bogus'; use blocked, S, D, times or comm"
 }
