@@ -2,7 +2,7 @@
 /*
  * The function tracers of `ktrace record -p function|function_graph`:
  * where the kernel lets one run (the private instance, or only the
- * top-level buffer: function_graph on kernels before 6.12), and setting
+ * top-level buffer: function_graph on older kernels, such as 6.1), and setting
  * it up with its filters (-l/-n/-g), depth and func_stack_trace, each
  * refusal said with the file and the reason.
  */

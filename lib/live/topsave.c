@@ -31,6 +31,16 @@ struct kt_topsave {
 	size_t nev;
 };
 
+/* A file's text; "" for an empty one (set_event_pid), NULL when absent. */
+static char *read_file(const char *file)
+{
+	char *text = kt_tracefs_read(NULL, file);
+
+	if (!text && tracefs_file_exists(NULL, file))
+		text = strdup("");
+	return text;
+}
+
 struct kt_topsave *kt_topsave_new(const struct kt_event_list *events)
 {
 	struct kt_topsave *ts = calloc(1, sizeof(*ts));
@@ -39,7 +49,7 @@ struct kt_topsave *kt_topsave_new(const struct kt_event_list *events)
 	if (!ts)
 		return NULL;
 	for (i = 0; i < NFILES; i++)
-		ts->text[i] = kt_tracefs_read(NULL, files[i]);
+		ts->text[i] = read_file(files[i]);
 	ts->ev = calloc(n ? n : 1, sizeof(*ts->ev));
 	if (!ts->ev)
 		goto err;
@@ -86,12 +96,15 @@ static char *value_of(const char *file, const char *text)
 	for (p = v; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
+	/* "1\n" is written back as "1": a number's file refuses "1 ". */
+	while (p > v && p[-1] == ' ')
+		*--p = '\0';
 	return v;
 }
 
 static int restore_file(size_t i, const char *saved)
 {
-	char *now = kt_tracefs_read(NULL, files[i]), *v;
+	char *now = read_file(files[i]), *v;
 	int ret = 0;
 
 	if (now && !strcmp(now, saved)) {
@@ -100,6 +113,7 @@ static int restore_file(size_t i, const char *saved)
 	}
 	free(now);
 	v = value_of(files[i], saved);
+	/* An empty list is written as O_TRUNC alone. */
 	if (v)
 		ret = kt_tracefs_write(NULL, files[i], v);
 	if (ret)

@@ -579,8 +579,9 @@ int kt_tracing_remove(struct kt_tracing *t)
 {
 	int ret;
 
+	/* The top level's errors are said there: it is no instance. */
 	if (t->top)
-		return put_back_top(t);
+		return put_back_top(t), 0;
 	if (!t->inst)
 		return 0;
 	/* The tracer and its filters stop before the instance goes. */
@@ -596,7 +597,7 @@ int kt_tracing_remove_again(struct kt_tracing *t)
 	int ret;
 
 	if (t->top)
-		return put_back_top(t);
+		return put_back_top(t), 0;
 	ret = kt_instance_lookup(t->inst_name, &inst);
 
 	return ret ? ret : kt_instance_remove(inst);

@@ -129,3 +129,24 @@ refused_here() {
 		[[ "$fg" =~ ^warn\ .*not\ in\ this\ kernel ]] || fail "$fg"
 	fi
 }
+
+# tests/data/vm-fgraph.dat: function_graph recorded in the 6.1 VM (its
+# text is trace-cmd's: corpus.bats).
+@test "report of function_graph: JSON has every record's depth and each exit's duration; a leaf takes its exit's line" {
+	local f=$TOP/tests/data/vm-fgraph.dat
+	run bash -c "'$KTRACE' report -i '$f' --format json | jq -s -c '
+		([.[] | select(.event == \"funcgraph_exit\") | .duration == .rettime - .calltime] | unique),
+		([.[] | select(.event | startswith(\"funcgraph_\")) | has(\"depth\")] | unique),
+		([.[] | select(.event == \"funcgraph_exit\")] | length)'"
+	assert_success
+	assert_line --index 0 '[true]'
+	assert_line --index 1 '[true]'
+	exits=${lines[2]}
+	[ "$exits" -gt 5 ]
+	# The text: every exit is a '}' line or a leaf's 'func();' line.
+	"$KTRACE" report -i "$f" >g.txt
+	closes=$(grep -c 'funcgraph_exit: .*|  *}$' g.txt)
+	leaves=$(grep -c 'funcgraph_entry: .* us .*|  *[0-9a-f_A-Za-z.]*();$' g.txt)
+	[ $((closes + leaves)) = "$exits" ] || fail "$closes closes + $leaves leaves for $exits exits"
+	[ "$leaves" -gt 0 ] && [ "$closes" -gt 0 ]
+}

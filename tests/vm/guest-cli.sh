@@ -161,6 +161,85 @@ test_cli_kprobe() {
 	return 0
 }
 
+# The top level's settings a function tracer may borrow, to compare
+# before and after a recording.
+ftrace_top() {
+	for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace \
+		set_graph_function max_graph_depth set_ftrace_pid set_event_pid \
+		buffer_size_kb trace_clock options/stacktrace options/func_stack_trace \
+		options/function-fork options/event-fork events/sched/sched_process_exec/enable; do
+		echo "$f: $(cat $T/$f 2>&1)"
+	done
+}
+
+# ftrace_clean NAME: nothing of the recording is left (top level as
+# before, no ktrace- instance).
+ftrace_clean() {
+	ftrace_top >/tmp/top.after
+	if ! cmp -s /tmp/top.before /tmp/top.after; then
+		diff /tmp/top.before /tmp/top.after
+		fail "$1: the top level changed"
+		return 1
+	fi
+	expect "$1: ktrace- instances left" "$(ls $T/instances | grep -c '^ktrace-')" 0
+}
+
+# -p function -l vfs_read -F, which the host refuses: every record is
+# vfs_read's (one ip; kallsyms is emptied, so no names), of the shell's
+# own reads (-F: set_ftrace_pid), in the private instance, nothing left;
+# the text goes to the host for trace-cmd's.
+test_cli_function() {
+	ftrace_top >/tmp/top.before
+	$K record -F -o $CLI/func.dat -p function -l vfs_read -- \
+		/bin/sh -c 'read x </proc/version; read x </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
+	cat /tmp/err
+	grep -q "runs in instance 'ktrace-" /tmp/err || fail "no 'runs in instance' line" || return 1
+	$K report -i $CLI/func.dat >$CLI/func.txt || return 1
+	$K report -i $CLI/func.dat --format json >/tmp/fj || return 1
+	n=$(grep -c '"event":"function"' /tmp/fj)
+	ips=$(grep -o '"ip":[0-9]*' /tmp/fj | sort -u | wc -l)
+	echo "function -l vfs_read: $n records of $ips functions"
+	head -n 3 $CLI/func.txt
+	[ "$n" -ge 2 ] && [ "$ips" = 1 ] || fail "-l vfs_read: $n records of $ips functions" || return 1
+	ftrace_clean "-p function"
+}
+
+# -p function_graph -g do_sys_openat2 --max-graph-depth 3: in the
+# instance on 6.12, at the top level (put back after) on 6.1, whose
+# instances have no function_graph; every call starts at one function,
+# none deeper than 3; JSON has each exit's duration.  Then -T with it.
+test_cli_fgraph() {
+	case $(uname -r) in
+	6.1.*) where='top-level buffer' ;;
+	*) where="in instance 'ktrace-" ;;
+	esac
+	ftrace_top >/tmp/top.before
+	$K record -F -o $CLI/fgraph.dat -p function_graph -g do_sys_openat2 --max-graph-depth 3 -- \
+		/bin/sh -c 'cat /proc/version >/dev/null; : </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
+	cat /tmp/err
+	grep -q "$where" /tmp/err || fail "not run where expected ($where)" || return 1
+	ftrace_clean "-p function_graph" || return 1
+	$K report -i $CLI/fgraph.dat >$CLI/fgraph.txt || return 1
+	head -n 12 $CLI/fgraph.txt
+	$K report -i $CLI/fgraph.dat --format json >/tmp/gj || return 1
+	roots=$(grep '"event":"funcgraph_entry"' /tmp/gj | grep '"depth":0[,}]' | grep -o '"func":[0-9]*' | sort -u | wc -l)
+	calls=$(grep -c '"event":"funcgraph_entry".*"depth":0[,}]' /tmp/gj)
+	deep=$(grep '"event":"funcgraph_' /tmp/gj | grep -o '"depth":[0-9]*' | cut -d: -f2 | sort -n | tail -1)
+	durs=$(grep '"event":"funcgraph_exit"' /tmp/gj | grep -c '"duration":[0-9]')
+	exits=$(grep -c '"event":"funcgraph_exit"' /tmp/gj)
+	echo "function_graph: $calls calls of $roots root functions, depth up to $deep, $durs of $exits exits with a duration"
+	[ "$calls" -ge 2 ] && [ "$roots" = 1 ] || fail "-g do_sys_openat2: $calls calls of $roots roots" || return 1
+	[ "$deep" -le 2 ] || fail "--max-graph-depth 3: depth $deep" || return 1
+	[ "$durs" = "$exits" ] || fail "JSON: $durs of $exits exits have a duration" || return 1
+	ftrace_top >/tmp/top.before
+	$K record -q -F -T -o $CLI/fgstack.dat -p function_graph -g do_sys_openat2 --max-graph-depth 2 \
+		-e sched:sched_process_exec -- /bin/sh -c ': </proc/version' || return 1
+	ftrace_clean "-p function_graph -T" || return 1
+	$K report -i $CLI/fgstack.dat >$CLI/fgstack.txt || return 1
+	grep -q '<stack trace' $CLI/fgstack.txt || fail "-T: no stack" || return 1
+	grep -q 'funcgraph_e' $CLI/fgstack.txt || fail "-T: no graph" || return 1
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -215,6 +294,8 @@ t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_r
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
 t "cli: record -f on a module event, stream -e ktrace:NAME: one line, nothing touched" test_cli_refusals
 t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe
+t "cli: record -p function -l vfs_read -F: only vfs_read, in the instance, nothing left" test_cli_function
+t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module
