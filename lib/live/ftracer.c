@@ -27,6 +27,19 @@ bool kt_ftracer_offered(struct tracefs_instance *inst, const char *tracer)
 	return found;
 }
 
+bool kt_ftracer_fits(struct tracefs_instance *inst,
+		     const struct kt_ftrace_opts *o)
+{
+	if (!kt_ftracer_offered(inst, o->tracer))
+		return false;
+	if ((o->nfilter && !tracefs_file_exists(inst, "set_ftrace_filter")) ||
+	    (o->nnotrace && !tracefs_file_exists(inst, "set_ftrace_notrace")) ||
+	    (o->ngraph_funcs && !tracefs_file_exists(inst, "set_graph_function")) ||
+	    (o->max_graph_depth && !tracefs_file_exists(inst, "max_graph_depth")))
+		return false;
+	return true;
+}
+
 /* Where the refusals come from, said once and alike for every file. */
 static void refused(const char *file, const char *what, int err)
 {
@@ -51,8 +64,17 @@ static int write_globs(struct tracefs_instance *inst, const char *file,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = i ? kt_tracefs_append(inst, file, globs[i]) :
-			  kt_tracefs_write(inst, file, globs[i]);
+		char *word;
+
+		/*
+		 * Ended by a newline: the kernel matches a word when it ends,
+		 * and one left for close() fails there unseen.
+		 */
+		if (asprintf(&word, "%s\n", globs[i]) < 0)
+			return -ENOMEM;
+		ret = i ? kt_tracefs_append(inst, file, word) :
+			  kt_tracefs_write(inst, file, word);
+		free(word);
 		if (ret == -EINVAL) {
 			kt_err("no kernel function matches '%s' (%s %s: %s); see 'ktrace list functions GLOB'",
 			       globs[i], opt, file, strerror(-ret));

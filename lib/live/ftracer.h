@@ -32,6 +32,14 @@ struct kt_ftrace_opts {
 bool kt_ftracer_offered(struct tracefs_instance *inst, const char *tracer);
 
 /*
+ * Does inst (NULL: the top level) run o's tracer with every file o's
+ * options need (an instance may lack max_graph_depth, say, that only
+ * the top level has)?
+ */
+bool kt_ftracer_fits(struct tracefs_instance *inst,
+		     const struct kt_ftrace_opts *o);
+
+/*
  * Write o's filters, options and then its tracer into inst (NULL: the
  * top level); pids (a space-separated list, or NULL) go to
  * set_ftrace_pid, with options/function-fork when children is set.

@@ -227,15 +227,16 @@ static bool is_ftrace_event(const struct kt_event_ref *r)
 }
 
 /*
- * -p TRACER: the instance where the kernel runs it there, else the top
- * level, saved first (kt_tracing_free() puts it back).  The instance
+ * -p TRACER: the instance where the kernel runs it there (with the files
+ * its options need), else the top level, saved first (kt_tracing_free()
+ * puts it back).  The instance
  * is open; 0 or -errno, said.
  */
 static int place_tracer(struct kt_tracing *t)
 {
 	const char *tr = t->o->ft.tracer;
 
-	if (kt_ftracer_offered(t->inst, tr)) {
+	if (kt_ftracer_fits(t->inst, &t->o->ft)) {
 		snprintf(t->place, sizeof(t->place),
 			 "the %s tracer runs in instance '%s'", tr, t->inst_name);
 		return 0;

@@ -201,18 +201,38 @@ test_cli_function() {
 	echo "function -l vfs_read: $n records of $ips functions"
 	head -n 3 $CLI/func.txt
 	[ "$n" -ge 2 ] && [ "$ips" = 1 ] || fail "-l vfs_read: $n records of $ips functions" || return 1
-	ftrace_clean "-p function"
+	ftrace_clean "-p function" || return 1
+	# -n takes vfs_read out of -l 'vfs_read*'.
+	ip=$(grep -o '"ip":[0-9]*' /tmp/fj | head -n 1)
+	$K record -q -F -o /tmp/notrace.dat -p function -l 'vfs_read*' -n vfs_read -- \
+		/bin/sh -c 'read x </proc/version' || return 1
+	$K report -i /tmp/notrace.dat --format json >/tmp/nj || return 1
+	echo "-n vfs_read: $(grep -c '"event":"function"' /tmp/nj) records, $(grep -c "$ip," /tmp/nj) of vfs_read"
+	grep -q "$ip," /tmp/nj && fail "-n vfs_read: vfs_read recorded" && return 1
+	ftrace_clean "-p function -n"
 }
 
-# -p function_graph -g do_sys_openat2 --max-graph-depth 3: in the
-# instance on 6.12, at the top level (put back after) on 6.1, whose
-# instances have no function_graph; every call starts at one function,
-# none deeper than 3; JSON has each exit's duration.  Then -T with it.
+# -p function_graph -g do_sys_openat2 --max-graph-depth 3: at the top
+# level (put back after) on 6.1, whose instances have no function_graph,
+# and on 6.12, whose instances lack set_graph_function and
+# max_graph_depth; every call starts at one function, none deeper than
+# 3; JSON has each exit's duration.  Then -T with -l (the instance on
+# 6.12), a function no kernel has, and SIGINT.
 test_cli_fgraph() {
+	# Where this kernel's instances offer function_graph, and its files.
+	mkdir $T/instances/kt-fg
+	ingraph=$(grep -cw function_graph $T/instances/kt-fg/available_tracers)
+	indepth=$(ls $T/instances/kt-fg | grep -c '^max_graph_depth$')
+	ingfunc=$(ls $T/instances/kt-fg | grep -c '^set_graph_function$')
+	echo "instances: function_graph $ingraph, max_graph_depth $indepth, set_graph_function $ingfunc"
+	rmdir $T/instances/kt-fg
 	case $(uname -r) in
-	6.1.*) where='top-level buffer' ;;
-	*) where="in instance 'ktrace-" ;;
+	6.1.*) [ "$ingraph" = 0 ] || fail "6.1 has function_graph in instances" || return 1 ;;
 	esac
+	# -g and --max-graph-depth need the instance's files (6.12's lack them).
+	where='top-level buffer'
+	[ "$ingraph" = 1 ] && [ "$indepth" = 1 ] && [ "$ingfunc" = 1 ] &&
+		where="in instance 'ktrace-"
 	ftrace_top >/tmp/top.before
 	$K record -F -o $CLI/fgraph.dat -p function_graph -g do_sys_openat2 --max-graph-depth 3 -- \
 		/bin/sh -c 'cat /proc/version >/dev/null; : </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
@@ -232,12 +252,38 @@ test_cli_fgraph() {
 	[ "$deep" -le 2 ] || fail "--max-graph-depth 3: depth $deep" || return 1
 	[ "$durs" = "$exits" ] || fail "JSON: $durs of $exits exits have a duration" || return 1
 	ftrace_top >/tmp/top.before
-	$K record -q -F -T -o $CLI/fgstack.dat -p function_graph -g do_sys_openat2 --max-graph-depth 2 \
-		-e sched:sched_process_exec -- /bin/sh -c ': </proc/version' || return 1
+	where='top-level buffer'
+	[ "$ingraph" = 1 ] && where="in instance 'ktrace-"
+	$K record -F -T -o $CLI/fgstack.dat -p function_graph -l do_sys_openat2 \
+		-e sched:sched_process_exec -- /bin/sh -c ': </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
+	grep "tracer runs" /tmp/err
+	grep -q "$where" /tmp/err || fail "-T: not run where expected ($where)" || return 1
 	ftrace_clean "-p function_graph -T" || return 1
 	$K report -i $CLI/fgstack.dat >$CLI/fgstack.txt || return 1
 	grep -q '<stack trace' $CLI/fgstack.txt || fail "-T: no stack" || return 1
 	grep -q 'funcgraph_e' $CLI/fgstack.txt || fail "-T: no graph" || return 1
+	# A function no kernel has: one line, exit 1, the top level put back.
+	if $K record -q -o /tmp/bad.dat -p function_graph -g no_such_function_kt -- true 2>/tmp/err; then
+		fail "-g no_such_function_kt was taken"
+		return 1
+	fi
+	cat /tmp/err
+	grep -q "no kernel function matches 'no_such_function_kt'" /tmp/err || fail "not said" || return 1
+	ftrace_clean "-g no_such_function_kt" || return 1
+	# SIGINT ends a system-wide recording: the top level put back too.
+	$K record -q -o /tmp/int.dat -p function_graph -g do_sys_openat2 &
+	rp=$!
+	i=0
+	while [ "$(cat $T/current_tracer)" != function_graph ] && [ -z "$(ls $T/instances | grep '^ktrace-')" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
+	: </proc/version
+	kill -INT $rp
+	wait $rp
+	expect "record's status after SIGINT" "$?" 0 || return 1
+	ftrace_clean "-p function_graph, SIGINT"
 }
 
 test_cli_export() {
