@@ -209,7 +209,20 @@ test_cli_function() {
 	$K report -i /tmp/notrace.dat --format json >/tmp/nj || return 1
 	echo "-n vfs_read: $(grep -c '"event":"function"' /tmp/nj) records, $(grep -c "$ip," /tmp/nj) of vfs_read"
 	grep -q "$ip," /tmp/nj && fail "-n vfs_read: vfs_read recorded" && return 1
-	ftrace_clean "-p function -n"
+	ftrace_clean "-p function -n" || return 1
+	# -c: the children's calls too (function-fork: the subshell's, a
+	# fork; busybox runs cat in the shell and it does not read with
+	# read()); --func-stack: a kernel stack after each function record.
+	$K record -q -c -o $CLI/funcstack.dat -p function -l vfs_read --func-stack -- \
+		/bin/sh -c '(read x </proc/version); read x </proc/version' || return 1
+	$K report -i $CLI/funcstack.dat >$CLI/funcstack.txt || return 1
+	f=$(grep -c ' function: ' $CLI/funcstack.txt)
+	k=$(grep -c ' kernel_stack: ' $CLI/funcstack.txt)
+	p=$(grep ' function: ' $CLI/funcstack.txt | sed 's/ *\[.*//; s/.*-//' | sort -u | wc -l)
+	echo "-c --func-stack: $f function records of $p pids, $k stacks"
+	[ "$p" -ge 2 ] || fail "-c: the calls of $p pid(s)" || return 1
+	[ "$k" = "$f" ] || fail "--func-stack: $k stacks for $f records" || return 1
+	ftrace_clean "-p function --func-stack -c"
 }
 
 # -p function_graph -g do_sys_openat2 --max-graph-depth 3: at the top
@@ -340,7 +353,7 @@ t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_r
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
 t "cli: record -f on a module event, stream -e ktrace:NAME: one line, nothing touched" test_cli_refusals
 t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe
-t "cli: record -p function -l vfs_read -F: only vfs_read, in the instance, nothing left" test_cli_function
+t "cli: record -p function -l vfs_read -F, -n, -c --func-stack: in the instance, nothing left" test_cli_function
 t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
