@@ -15,6 +15,7 @@
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/caps.h"
+#include "live/ftracer.h"
 #include "live/switchgaps.h"
 
 struct doctor_opts {
@@ -361,21 +362,6 @@ static void check_config(struct doctor *d)
 		    : "neither /proc/config.gz nor /boot/config-$(uname -r) is there");
 }
 
-/* Whether available_tracers names tracer, as a whole word. */
-static bool tracer_offered(const char *tracer)
-{
-	char *p, *text = kt_tracefs_read(NULL, "available_tracers");
-	bool found = false;
-	size_t len = strlen(tracer);
-
-	for (p = text; p && (p = strstr(p, tracer)); p += len)
-		if ((p == text || p[-1] == ' ') &&
-		    (p[len] == ' ' || p[len] == '\n' || !p[len]))
-			found = true;
-	free(text);
-	return found;
-}
-
 /* One kernel feature: found by probing tracefs, explained by the config. */
 static void feature(struct doctor *d, const char *id, const char *what,
 		    const char *sym, int present)
@@ -409,6 +395,48 @@ static void feature(struct doctor *d, const char *id, const char *what,
 		add(id, ST_WARN, fix, "%s: not in this kernel", what);
 }
 
+/*
+ * A function tracer (record -p TRACER): in instances (started in the
+ * scratch one, then stopped), only at the top level (which is not
+ * touched: record borrows it and puts it back), or refused.
+ */
+static void check_tracer(struct doctor *d, const char *id, const char *tracer,
+			 const char *sym)
+{
+	char what[64];
+	int ret;
+
+	snprintf(what, sizeof(what), "%s tracer (record -p %s)", tracer, tracer);
+	if (!d->dir || !kt_ftracer_offered(NULL, tracer)) {
+		feature(d, id, what, sym, d->dir ? 0 : -1);
+		return;
+	}
+	if (d->scratch && kt_ftracer_offered(d->scratch, tracer)) {
+		ret = kt_tracefs_write(d->scratch, "current_tracer", tracer);
+		kt_tracefs_write(d->scratch, "current_tracer", "nop");
+		if (ret == -EPERM || ret == -EACCES)
+			add(id, ST_WARN,
+			    "none for event tracing; see the function-tracer files line",
+			    "%s: built in, but refused: the kernel will not start it (current_tracer: %s)",
+			    what, strerror(-ret));
+		else if (ret)
+			add(id, ST_WARN, NULL, "%s: in instances, but it does not start (current_tracer: %s)",
+			    what, strerror(-ret));
+		else
+			add(id, ST_OK, NULL, "%s: available in instances (runs in record's private instance)",
+			    what);
+		return;
+	}
+	if (d->function_refused)
+		add(id, ST_WARN,
+		    "none for event tracing; see the function-tracer files line",
+		    "%s: only at the top level, and refused: the kernel refuses the function tracer's files",
+		    what);
+	else
+		add(id, ST_OK, NULL, "%s: available only at the top level (record borrows the top-level buffer and puts its settings back after)",
+		    what);
+}
+
 static void check_features(struct doctor *d)
 {
 	const char *dir = d->dir;
@@ -432,27 +460,9 @@ static void check_features(struct doctor *d)
 		dir ? exists_in(dir, "options/userstacktrace") : -1);
 	feature(d, "hist_triggers", "hist triggers", "CONFIG_HIST_TRIGGERS",
 		dir ? exists_in(dir, "events/sched/sched_switch/hist") : -1);
-	feature(d, "function_graph_tracer", "function_graph tracer",
-		"CONFIG_FUNCTION_GRAPH_TRACER",
-		dir ? tracer_offered("function_graph") : -1);
-
-	/* The function tracer: offered, and does the kernel let it start? */
-	if (dir && d->scratch && tracer_offered("function")) {
-		ret = kt_tracefs_write(d->scratch, "current_tracer", "function");
-		kt_tracefs_write(d->scratch, "current_tracer", "nop");
-		if (ret == -EPERM || ret == -EACCES)
-			add("function_tracer", ST_WARN,
-			    "none for event tracing; see the function-tracer files line",
-			    "function tracer: built in, but the kernel refuses to start it (%s)",
-			    strerror(-ret));
-		else
-			feature(d, "function_tracer", "function tracer",
-				"CONFIG_FUNCTION_TRACER", !ret);
-	} else {
-		feature(d, "function_tracer", "function tracer",
-			"CONFIG_FUNCTION_TRACER",
-			dir ? tracer_offered("function") : -1);
-	}
+	check_tracer(d, "function_tracer", "function", "CONFIG_FUNCTION_TRACER");
+	check_tracer(d, "function_graph_tracer", "function_graph",
+		     "CONFIG_FUNCTION_GRAPH_TRACER");
 
 	/* Mapping the ring buffer (6.10+) lets a reader skip the copies. */
 	if (!kt_kernel_at_least(6, 10)) {

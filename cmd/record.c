@@ -41,6 +41,8 @@ enum {
 	OPT_URETPROBE,
 	OPT_KPROBE,
 	OPT_KRETPROBE,
+	OPT_MAX_GRAPH_DEPTH,
+	OPT_FUNC_STACK,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -89,15 +91,38 @@ static const struct argp_option options[] = {
 	{ "uretprobe", OPT_URETPROBE, "BIN:SYM [ARGS]", 0, "a probe at SYM's return, e.g. 'libc:malloc ptr=$retval:x64'; repeatable", 2 },
 	{ "kprobe", OPT_KPROBE, "FUNC[+OFF] [ARGS]", 0, "a probe at kernel function FUNC, e.g. 'do_sys_openat2 dfd=%di:s32 filename=+0(%si):string' (kernels with kprobe_events); repeatable", 2 },
 	{ "kretprobe", OPT_KRETPROBE, "FUNC [ARGS]", 0, "a probe at FUNC's return, e.g. 'do_sys_openat2 ret=$retval:s64'; repeatable", 2 },
-	{ NULL, 0, NULL, 0, "Process events:", 3 },
-	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -p PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 3 },
-	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 3 },
-	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 3 },
-	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 3 },
-	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signals (sent or delivered)", 3 },
-	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 3 },
+	{ NULL, 0, NULL, 0, "Function tracers (trace-cmd's -p; all reset when the recording ends):", 3 },
+	{ "tracer", 'p', "TRACER", 0, "run ftrace's function or function_graph tracer (in the private instance, or in the top-level buffer, put back after, where the kernel runs it only there); a number is a pid, as -P", 3 },
+	{ "plugin", 0, NULL, OPTION_ALIAS, NULL, 3 },
+	{ "limit-func", 'l', "FUNC", 0, "trace only functions matching FUNC (a glob; set_ftrace_filter); repeatable", 3 },
+	{ "notrace-func", 'n', "FUNC", 0, "do not trace functions matching FUNC (set_ftrace_notrace); repeatable", 3 },
+	{ "graph-func", 'g', "FUNC", 0, "function_graph: only FUNC and what it calls (set_graph_function); repeatable", 3 },
+	{ "max-graph-depth", OPT_MAX_GRAPH_DEPTH, "N", 0, "function_graph: calls at most N deep (max_graph_depth)", 3 },
+	{ "func-stack", OPT_FUNC_STACK, NULL, 0, "function: a kernel stack with each function event (options/func_stack_trace)", 3 },
+	{ NULL, 0, NULL, 0, "Process events:", 4 },
+	{ "process", OPT_PROCESS, NULL, 0, "record process events (fork, exec, exit, signals, system calls) of COMMAND's or -P PID's whole tree, or of every process; on ktrace.ko's process tracer when it is loaded", 4 },
+	{ "comm", OPT_COMM, "NAME", 0, "with --process: only processes named NAME (the kernel keeps 15 characters; a glob on ftrace, an exact name on ktrace.ko)", 4 },
+	{ "uid", OPT_UID, "UID", 0, "with --process: only processes of user UID (needs the ktrace module)", 4 },
+	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 4 },
+	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signals (sent or delivered)", 4 },
+	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 4 },
 	{ 0 }
 };
+
+/* -l/-n/-g FUNC: one more glob of a list. */
+static void add_func(struct argp_state *state, const char ***list, size_t *n,
+		     const char *arg)
+{
+	const char **l;
+
+	if (!*arg || strpbrk(arg, " \t\n"))
+		argp_error(state, "bad function '%s'; give a name or a glob, e.g. 'vfs_*'", arg);
+	l = realloc(*list, (*n + 1) * sizeof(*l));
+	if (!l)
+		argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-l");
+	l[(*n)++] = arg;
+	*list = l;
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -190,6 +215,29 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->t.nprobes++;
 		break;
 	}
+	case 'p':
+		if (strcmp(arg, "function") && strcmp(arg, "function_graph"))
+			argp_error(state, "bad tracer '%s'; ktrace runs function or function_graph (or give a pid with -P)",
+				   arg);
+		o->t.ft.tracer = arg;
+		break;
+	case 'l':
+		add_func(state, &o->t.ft.filter, &o->t.ft.nfilter, arg);
+		break;
+	case 'n':
+		add_func(state, &o->t.ft.notrace, &o->t.ft.nnotrace, arg);
+		break;
+	case 'g':
+		add_func(state, &o->t.ft.graph_funcs, &o->t.ft.ngraph_funcs, arg);
+		break;
+	case OPT_MAX_GRAPH_DEPTH:
+		if (kt_parse_ulong(arg, 1000000, &v) || !v)
+			argp_error(state, "bad depth '%s' for --max-graph-depth; give calls, e.g. 3", arg);
+		o->t.ft.max_graph_depth = v;
+		break;
+	case OPT_FUNC_STACK:
+		o->t.ft.func_stack = true;
+		break;
 	case OPT_STACK:
 		/* -e EVENT, marked: its events get the trigger. */
 		ret = kt_trace_opt(&o->t, 'e', arg, state);
@@ -201,6 +249,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);
 		break;
 	case ARGP_KEY_END:
+		if (!o->t.ft.tracer && (o->t.ft.nfilter || o->t.ft.nnotrace ||
+				     o->t.ft.ngraph_funcs || o->t.ft.max_graph_depth ||
+				     o->t.ft.func_stack))
+			argp_error(state, "-l, -n, -g, --max-graph-depth and --func-stack go with -p function or -p function_graph");
+		if (o->t.ft.tracer && strcmp(o->t.ft.tracer, "function_graph") &&
+		    (o->t.ft.ngraph_funcs || o->t.ft.max_graph_depth))
+			argp_error(state, "-g and --max-graph-depth go with -p function_graph");
+		if (o->t.ft.tracer && strcmp(o->t.ft.tracer, "function") && o->t.ft.func_stack)
+			argp_error(state, "--func-stack goes with -p function");
+		if (o->t.ft.tracer && o->process)
+			argp_error(state, "-p %s and --process conflict; record them separately",
+				   o->t.ft.tracer);
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
 		if (!o->process && (*o->comm || o->uid || o->no_syscalls ||
@@ -210,6 +270,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		    o->no_lifecycle && !o->t.nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
+				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
 				   o->process || o->seconds > 0 || o->max_mb ||
 				   o->t.buffer_kb))

@@ -19,6 +19,7 @@
 #include "util-select-opts.h"
 #include "views/filestat.h"
 #include "decode/decoder.h"
+#include "decode/fgraph.h"
 #include "decode/printer.h"
 #include "decode/select.h"
 #include "decode/threaded.h"
@@ -169,6 +170,7 @@ struct run {
 	struct kt_procview *pv;	/* the process view, or NULL */
 	struct tep_handle *tep;
 	struct trace_seq scratch;
+	struct kt_fgraph *fg;	/* function_graph's text, or NULL */
 };
 
 /*
@@ -214,6 +216,14 @@ static int print_fn(const struct kt_event *ev, void *arg)
 	if (ev->selected && run->left > 0)
 		run->left--;
 	return 0;
+}
+
+/* function_graph's leaves need the next record: decode/fgraph.h. */
+static int fgraph_fn(const struct kt_event *ev, void *arg)
+{
+	struct run *run = arg;
+
+	return kt_fgraph_feed(run->fg, ev, print_fn, run);
 }
 
 /*
@@ -531,11 +541,24 @@ static int report(const struct report_opts *o)
 	/* User stacks by name, unless trace-cmd's own bytes are asked. */
 	if (!procview && !o->raw && o->view != VIEW_TRACECMD)
 		ustack = name_user_stacks(p, r, o->json);
+	/* trace-cmd's text of function_graph, with its leaves. */
+	if (!o->json && !o->raw && !procview) {
+		run.fg = kt_fgraph_new(kt_reader_tep(r));
+		if (!run.fg && errno) {
+			kt_err("cannot set up the function graph: %s", strerror(errno));
+			status = KT_EXIT_FAIL;
+			goto out_printer;
+		}
+		if (run.fg)
+			kt_fgraph_hook(run.fg, p);
+	}
 	run.p = p;
 	run.left = o->head;
 	ret = decode_threaded(o, out, procview) ?
-	      kt_decoder_run_threaded(d, print_fn, &run) :
-	      kt_decoder_run(d, print_fn, &run);
+	      kt_decoder_run_threaded(d, run.fg ? fgraph_fn : print_fn, &run) :
+	      kt_decoder_run(d, run.fg ? fgraph_fn : print_fn, &run);
+	if (run.fg && !ret)
+		ret = kt_fgraph_flush(run.fg, print_fn, &run);
 	if (!ret || ret == -ECANCELED) {
 		int fret = kt_printer_flush(p);
 
@@ -556,6 +579,7 @@ view_done:
 		status = KT_EXIT_DAMAGED;
 	}
 out_printer:
+	kt_fgraph_free(run.fg);
 	if (run.pv) {
 		trace_seq_destroy(&run.scratch);
 		kt_procview_free(run.pv);

@@ -60,6 +60,8 @@ static const char doc[] =
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
+	/* -p PID as before -P; a tracer name is record's. */
+	{ NULL, 'p', "PID", OPTION_HIDDEN, NULL, 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "text (default) or json (one object per line)", 0 },
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "clock", OPT_CLOCK, "CLOCK", 0, "trace clock of the instance (local, global, mono, boot, ...)", 0 },
@@ -92,6 +94,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
+		break;
+	case 'p':
+		argp_error(state, "stream runs no tracer ('-p %s'); record does (ktrace record -p %s), and -P PID gives a pid",
+			   arg, arg);
 		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected '%s'; put the command after the options", arg);

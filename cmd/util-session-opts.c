@@ -59,6 +59,11 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 		o->buffer_kb = v;
 		return 0;
 	case 'p':
+		if (!arg || arg[strspn(arg, "0123456789")])
+			return ARGP_ERR_UNKNOWN;
+		/* a number is a pid */
+		__attribute__((fallthrough));
+	case 'P':
 		if (kt_parse_ulong(arg, INT32_MAX, &v) || !v)
 			argp_error(state, "bad pid '%s'", arg);
 		pids = realloc(o->pids, (o->npids + 1) * sizeof(*pids));
@@ -77,9 +82,9 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 		if (o->only_cmd && !o->cmd)
 			argp_error(state, "-F needs a COMMAND");
 		if (o->children && !o->cmd && !o->npids)
-			argp_error(state, "-c needs a COMMAND or -p PID");
+			argp_error(state, "-c needs a COMMAND or -P PID");
 		if (o->only_cmd && o->npids)
-			argp_error(state, "-F and -p conflict; -F traces only COMMAND");
+			argp_error(state, "-F and -P conflict; -F traces only COMMAND");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -91,6 +96,10 @@ void kt_trace_opts_free(struct kt_trace_opts *o)
 	free(o->specs);
 	free(o->probes);
 	free(o->pids);
+	free(o->ft.filter);
+	free(o->ft.notrace);
+	free(o->ft.graph_funcs);
+	o->ft.filter = o->ft.notrace = o->ft.graph_funcs = NULL;
 	o->specs = NULL;
 	o->pids = NULL;
 	o->probes = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tracing options `ktrace record` and `ktrace stream` share
- * (-e/-f/-b/-p/-F/-c) and where COMMAND starts on the command line:
+ * (-e/-f/-b/-P/-F/-c) and where COMMAND starts on the command line:
  * argp's side of struct kt_trace_opts (live/tracing.h).
  */
 #ifndef KT_SESSION_OPTS_H
@@ -16,14 +16,16 @@
 	{ "event", 'e', "EVENT", 0, "trace EVENT (a name, glob, system:* or classic alias); repeatable", 0 }, \
 	{ "filter", 'f', "FILTER", 0, "ftrace filter for the preceding -e", 0 }, \
 	{ "buffer-size", 'b', "KB", 0, "per-CPU kernel buffer size in KB", 0 }, \
-	{ "pid", 'p', "PID", 0, "trace only this running process; repeatable", 0 }, \
+	{ "pid", 'P', "PID", 0, "trace only this running process; repeatable (-p PID, a number, too)", 0 }, \
 	{ "command-only", 'F', NULL, 0, "trace only COMMAND's process", 0 }, \
-	{ "children", 'c', NULL, 0, "trace COMMAND (or -p PID) and its descendants", 0 }
+	{ "children", 'c', NULL, 0, "trace COMMAND (or -P PID) and its descendants", 0 }
 
 /*
  * parse_opt() for the shared options: handles its keys (also the
  * ARGP_KEY_END checks, returning 0 so the caller does its own) and
- * returns ARGP_ERR_UNKNOWN for the rest.
+ * returns ARGP_ERR_UNKNOWN for the rest.  -p with a number is a pid, as
+ * -P (what -p was before record's -p TRACER); with a name it is the
+ * caller's.
  */
 error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 		     struct argp_state *state);

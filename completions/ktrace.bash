@@ -90,6 +90,18 @@ _ktrace()
 		COMPREPLY=($(compgen -W "call task comm" -- "$cur"))
 		return 0 ;;
 	esac
+	# record's function tracers (-p, -n and -g are other things elsewhere).
+	if [ "$cmd" = record ]; then
+		case "$prev" in
+		-p|--tracer|--plugin)
+			COMPREPLY=($(compgen -W "function function_graph" -- "$cur"))
+			return 0 ;;
+		-l|--limit-func|-n|--notrace-func|-g|--graph-func)
+			[ -n "$cur" ] &&
+				COMPREPLY=($(ktrace list functions "$cur*" 2>/dev/null))
+			return 0 ;;
+		esac
+	fi
 
 	if [[ "$cur" == -* ]]; then
 		COMPREPLY=($(compgen -W "$(ktrace "$cmd" --list-opts 2>/dev/null)" -- "$cur"))

@@ -494,9 +494,13 @@ static void json_str(struct trace_seq *s, const char *str)
  *   ftrace:kernel_stack caller[] (addresses)                -> "caller_names"
  *   ftrace:user_stack caller[], with the file's maps         -> "caller_names",
  *                                                              "caller_files"
+ *   ftrace:function ip, parent_ip                   -> "ip_name", "parent_ip_name"
+ *   ftrace:funcgraph_entry/exit func                        -> "func_name"
+ * and a function_graph call's time, rettime - calltime of its exit, as
+ * "duration" (ns), beside the depth both records have.
  */
 enum sym_kind { SYM_UNSEEN, SYM_NONE, SYM_SYS_ENTER, SYM_SYS_EXIT, SYM_SOFTIRQ, SYM_SWITCH,
-		SYM_KSTACK, SYM_USTACK };
+		SYM_KSTACK, SYM_USTACK, SYM_FUNCTION, SYM_FGRAPH_ENTRY, SYM_FGRAPH_EXIT };
 
 static enum sym_kind sym_kind_of(const struct tep_event *e)
 {
@@ -514,6 +518,12 @@ static enum sym_kind sym_kind_of(const struct tep_event *e)
 		return SYM_KSTACK;
 	if (kt_ustack_is_event(e))
 		return SYM_USTACK;
+	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "function"))
+		return SYM_FUNCTION;
+	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "funcgraph_entry"))
+		return SYM_FGRAPH_ENTRY;
+	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "funcgraph_exit"))
+		return SYM_FGRAPH_EXIT;
 	return SYM_NONE;
 }
 
@@ -604,6 +614,23 @@ static void json_ustack_names(struct kt_printer *p, struct tep_event *e,
 	trace_seq_putc(s, ']');
 }
 
+/* ",\"key\":name" for the kernel address in field, when kallsyms names it. */
+static void json_func_name(struct kt_printer *p, struct tep_event *e,
+			   struct tep_record *rec, const char *field,
+			   const char *key)
+{
+	const char *name;
+	long long v;
+
+	if (!sym_num(p, e, rec, field, &v))
+		return;
+	name = tep_find_function(p->tep, (unsigned long long)v);
+	if (!name)
+		return;
+	trace_seq_printf(&p->s, ",\"%s\":", key);
+	json_str(&p->s, name);
+}
+
 static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_event *e = ev->event;
@@ -660,6 +687,22 @@ static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
 	case SYM_USTACK:
 		if (p->ustack)
 			json_ustack_names(p, e, rec);
+		break;
+	case SYM_FUNCTION:
+		json_func_name(p, e, rec, "ip", "ip_name");
+		json_func_name(p, e, rec, "parent_ip", "parent_ip_name");
+		break;
+	case SYM_FGRAPH_EXIT: {
+		long long call, ret;
+
+		if (sym_num(p, e, rec, "calltime", &call) &&
+		    sym_num(p, e, rec, "rettime", &ret))
+			trace_seq_printf(s, ",\"duration\":%llu",
+					 (unsigned long long)(ret - call));
+	}
+		/* fall through */
+	case SYM_FGRAPH_ENTRY:
+		json_func_name(p, e, rec, "func", "func_name");
 		break;
 	default:
 		break;

@@ -156,8 +156,8 @@ int kt_event_spec_resolve(const struct kt_catalog *cat, const char *spec,
 		kt_err("no event matches '%s'; see 'ktrace list events'", spec);
 	} else if (ret == -ENOENT && !strchr(spec, ':') &&
 		   kt_kernel_function_exists(spec)) {
-		kt_err("'%s' is a kernel function, not an event; ktrace cannot trace functions yet ('trace-cmd record -p function -l %s' can, where 'ktrace doctor' says the function tracer runs)",
-		       spec, spec);
+		kt_err("'%s' is a kernel function, not an event: use --kprobe %s, or -p function -l %s (ktrace doctor says which this kernel allows)",
+		       spec, spec, spec);
 	} else if (ret == -ENOENT) {
 		if (!kt_events_suggest(cat, spec, hint, sizeof(hint)))
 			kt_err("unknown event '%s'; did you mean %s?", spec, hint);

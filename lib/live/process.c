@@ -27,11 +27,11 @@ int kt_process_backend(const struct kt_session_config *o, bool *module)
 	/* ftrace events carry no user id: only the module can filter on it. */
 	if (o->uid && !*module) {
 		if (kt_events_backend() == KT_BACKEND_FTRACE)
-			kt_err("--uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -p PID");
+			kt_err("--uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -P PID");
 		else if (!kt_module_present())
-			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID");
+			kt_err("--uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -P PID");
 		else
-			kt_err("--uid needs the ktrace module's process tracer, which this ktrace.ko lacks; load a newer one, or use --comm NAME or -p PID");
+			kt_err("--uid needs the ktrace module's process tracer, which this ktrace.ko lacks; load a newer one, or use --comm NAME or -P PID");
 		return -EINVAL;
 	}
 	/* The module compares whole names; ftrace's filters take globs. */

@@ -433,6 +433,8 @@ int kt_session_start(struct kt_session *s)
 		ret = prepare_sources(s);
 	if (ret)
 		return ret;
+	if (kt_tracing_place(s->t) && !o->quiet)
+		kt_info("%s", kt_tracing_place(s->t));
 	s->clock = kt_tracefs_read(kt_tracing_inst(s->t), "trace_clock");
 	ret = write_meta(s);
 	if (ret) {

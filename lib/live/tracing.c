@@ -15,6 +15,7 @@
 #include "live/evlookup.h"
 #include "live/module.h"
 #include "live/tracefs.h"
+#include "live/topsave.h"
 #include "live/tracing.h"
 
 struct kt_tracing {
@@ -27,6 +28,13 @@ struct kt_tracing {
 	struct tracefs_instance *inst;
 	const char *comm;		/* ANDed into every filter, or NULL */
 	bool follow_children;		/* follow forks as -c does */
+	/*
+	 * -p TRACER that the kernel runs only at the top level: the
+	 * recording borrows it (inst stays NULL) and saved puts it back.
+	 */
+	bool top;
+	struct kt_topsave *saved;
+	char place[160];		/* where the tracer runs, said */
 };
 
 /* What -f and --stack set on one event of the list. */
@@ -63,8 +71,8 @@ static int tracer_event(const struct kt_event_ref *r)
 	if (!strcmp(n, "kernel_stack"))
 		kt_err("'ftrace:kernel_stack' is written with -T (every event) or --stack EVENT; use those");
 	else if (!strcmp(n, "function") || !strncmp(n, "funcgraph_", 10))
-		kt_err("'ftrace:%s' is written by the function tracer, not switched on as an event; ktrace cannot run it yet (trace-cmd record -p function can, where 'ktrace doctor' says it runs)",
-		       n);
+		kt_err("'ftrace:%s' is written by the function tracer, not switched on as an event; use -p %s (where 'ktrace doctor' says it runs)",
+		       n, strcmp(n, "function") ? "function_graph" : "function");
 	else
 		kt_err("'ftrace:%s' is written by a tracer or option, not switched on as an event; see 'ktrace list tracers'",
 		       n);
@@ -169,8 +177,8 @@ struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
 	if (!specs) {
 		specs = o->nspecs ? o->specs : defaults;
 		nspecs = o->nspecs ? o->nspecs : 2;
-		/* Probes alone: their events, not the scheduler's too. */
-		if (!o->nspecs && o->nprobes)
+		/* Probes or a tracer alone: their events, not the scheduler's too. */
+		if (!o->nspecs && (o->nprobes || o->ft.tracer))
 			nspecs = 0;
 	}
 	t = calloc(1, sizeof(*t));
@@ -218,6 +226,47 @@ static bool is_ftrace_event(const struct kt_event_ref *r)
 	return !strcmp(r->system, "ftrace");
 }
 
+/*
+ * -p TRACER: the instance where the kernel runs it there (with the files
+ * its options need), else the top level, saved first (kt_tracing_free()
+ * puts it back).  The instance
+ * is open; 0 or -errno, said.
+ */
+static int place_tracer(struct kt_tracing *t)
+{
+	const char *tr = t->o->ft.tracer;
+
+	if (kt_ftracer_fits(t->inst, &t->o->ft)) {
+		snprintf(t->place, sizeof(t->place),
+			 "the %s tracer runs in instance '%s'", tr, t->inst_name);
+		return 0;
+	}
+	if (!kt_ftracer_offered(NULL, tr)) {
+		kt_err("this kernel has no '%s' tracer (not in available_tracers); see 'ktrace doctor'",
+		       tr);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < kt_event_list_count(t->events); i++)
+		if (t->per[i].stack) {
+			kt_err("--stack takes an event trigger, which the top-level buffer the %s tracer needs here would keep; use -T",
+			       tr);
+			return -EINVAL;
+		}
+	t->saved = kt_topsave_new(t->events);
+	if (!t->saved) {
+		kt_err("cannot save the top-level buffer's settings: %s",
+		       strerror(errno));
+		return -errno;
+	}
+	kt_instance_remove(t->inst);
+	t->inst = NULL;
+	t->top = true;
+	snprintf(t->place, sizeof(t->place),
+		 "the %s tracer runs only in the top-level buffer on this kernel: its settings are put back after, its old contents cleared",
+		 tr);
+	return 0;
+}
+
 int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
 {
 	bool created;
@@ -238,6 +287,11 @@ int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
 		       t->inst_name);
 		return -EEXIST;
 	}
+	if (t->o->ft.tracer) {
+		ret = place_tracer(t);
+		if (ret)
+			return ret;
+	}
 	/* Nothing reaches the buffer until everything is in place. */
 	ret = kt_tracefs_write(t->inst, "tracing_on", "0");
 	if (ret) {
@@ -257,6 +311,14 @@ int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
 		if (ret) {
 			kt_err("cannot set a %lu KB buffer: %s; try a smaller -b",
 			       t->o->buffer_kb, strerror(-ret));
+			return ret;
+		}
+	}
+	/* The top level's buffer holds others' events: not ours to record. */
+	if (t->top) {
+		ret = kt_tracefs_write(NULL, "trace", "");
+		if (ret) {
+			kt_err("cannot clear the top-level buffer: %s", strerror(-ret));
 			return ret;
 		}
 	}
@@ -414,6 +476,29 @@ static int set_pids(struct kt_tracing *t, pid_t child)
 	return ret;
 }
 
+/* -p TRACER, for the pids set_pids() gives the events. */
+static int set_tracer(struct kt_tracing *t, pid_t child)
+{
+	const struct kt_trace_opts *o = t->o;
+	bool children = o->children || t->follow_children;
+	char *list = NULL;
+	size_t len = 0, i;
+	int ret = 0;
+
+	if (!o->ft.tracer)
+		return 0;
+	if (o->only_cmd || children || o->npids) {
+		if (child > 0)
+			ret = append_pid(&list, &len, child);
+		for (i = 0; !ret && i < o->npids; i++)
+			ret = append_pid(&list, &len, o->pids[i]);
+	}
+	if (!ret)
+		ret = kt_ftracer_set(t->inst, &o->ft, list, children);
+	free(list);
+	return ret;
+}
+
 /*
  * Kernel stacks: -T is the instance's stacktrace option (a stack after
  * every event); --stack EVENT a stacktrace trigger on that event only,
@@ -476,6 +561,9 @@ int kt_tracing_arm(struct kt_tracing *t, pid_t child)
 		ret = set_stacks(t);
 	if (!ret)
 		ret = enable_events(t);
+	/* Last: the tracer writes from the moment it is set. */
+	if (!ret)
+		ret = set_tracer(t, child);
 	return ret;
 }
 
@@ -486,10 +574,32 @@ void kt_tracing_set_process(struct kt_tracing *t, const char *comm,
 	t->follow_children = follow_children;
 }
 
+/* The top level borrowed: tracing off, then everything as it was. */
+static int put_back_top(struct kt_tracing *t)
+{
+	int ret;
+
+	kt_tracefs_write(NULL, "tracing_on", "0");
+	kt_ftracer_clear(NULL, &t->o->ft);
+	ret = kt_topsave_restore(t->saved);
+	kt_topsave_free(t->saved);
+	t->saved = NULL;
+	t->top = false;
+	return ret;
+}
+
 int kt_tracing_remove(struct kt_tracing *t)
 {
-	int ret = kt_instance_remove(t->inst);
+	int ret;
 
+	/* The top level's errors are said there: it is no instance. */
+	if (t->top)
+		return put_back_top(t), 0;
+	if (!t->inst)
+		return 0;
+	/* The tracer and its filters stop before the instance goes. */
+	kt_ftracer_clear(t->inst, &t->o->ft);
+	ret = kt_instance_remove(t->inst);
 	t->inst = NULL;
 	return ret;
 }
@@ -497,7 +607,11 @@ int kt_tracing_remove(struct kt_tracing *t)
 int kt_tracing_remove_again(struct kt_tracing *t)
 {
 	struct tracefs_instance *inst;
-	int ret = kt_instance_lookup(t->inst_name, &inst);
+	int ret;
+
+	if (t->top)
+		return put_back_top(t), 0;
+	ret = kt_instance_lookup(t->inst_name, &inst);
 
 	return ret ? ret : kt_instance_remove(inst);
 }
@@ -517,6 +631,11 @@ const char *kt_tracing_name(const struct kt_tracing *t)
 	return t->inst_name;
 }
 
+const char *kt_tracing_place(const struct kt_tracing *t)
+{
+	return t->place[0] ? t->place : NULL;
+}
+
 const struct kt_trace_opts *kt_tracing_opts(const struct kt_tracing *t)
 {
 	return t->o;
@@ -526,9 +645,12 @@ void kt_tracing_free(struct kt_tracing *t)
 {
 	if (!t)
 		return;
-	if (t->inst) {
+	if (t->top) {
+		put_back_top(t);
+	} else if (t->inst) {
 		/* An error before the end: no events must stay enabled. */
 		kt_tracefs_write(t->inst, "tracing_on", "0");
+		kt_ftracer_clear(t->inst, &t->o->ft);
 		kt_instance_remove(t->inst);
 	}
 	/* After the instance: a probe enabled there is busy till then. */

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "live/events.h"
+#include "live/ftracer.h"
 #include "live/probes.h"
 
 struct tracefs_instance;
@@ -37,6 +38,7 @@ struct kt_trace_opts {
 	/* record --uprobe/--uretprobe/--kprobe/--kretprobe, in their order */
 	struct kt_probe_spec *probes;
 	size_t nprobes;
+	struct kt_ftrace_opts ft;	/* record -p TRACER and its options */
 	char **cmd;	/* COMMAND and its arguments, or NULL */
 };
 
@@ -81,6 +83,11 @@ const struct kt_event_list *kt_tracing_events(const struct kt_tracing *t);
 struct tracefs_instance *kt_tracing_inst(const struct kt_tracing *t);
 /* "ktrace-<pid>" once kt_tracing_instance() ran. */
 const char *kt_tracing_name(const struct kt_tracing *t);
+/*
+ * Where -p TRACER runs, as a sentence for the user ("... in instance
+ * 'ktrace-N'", or the top level), or NULL without a tracer.
+ */
+const char *kt_tracing_place(const struct kt_tracing *t);
 const struct kt_trace_opts *kt_tracing_opts(const struct kt_tracing *t);
 
 /*

@@ -78,6 +78,9 @@ same_as_trace_cmd() { # FILE
 @test "tc-v7-print.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-print.dat"; }
 @test "tc-v7-zlib.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zlib.dat"; }
 @test "tc-v7-zstd.dat" { same_as_trace_cmd "$TOP/tests/data/tc-v7-zstd.dat"; }
+@test "vm-fgraph.dat" { same_as_trace_cmd "$TOP/tests/data/vm-fgraph.dat"; }
+@test "vm-fgstack.dat" { same_as_trace_cmd "$TOP/tests/data/vm-fgstack.dat"; }
+@test "vm-func.dat" { same_as_trace_cmd "$TOP/tests/data/vm-func.dat"; }
 
 # A clock that counts (trace-cmd record -C counter) is named in v7's
 # options as in v6's: its raw count prints there too, and @T is a count.

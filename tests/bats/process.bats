@@ -189,11 +189,11 @@ line_pids() {
 	# (Another test run may have the module loaded on this shared kernel:
 	# then --uid works, and only --backend ftrace below refuses it.)
 	if [ ! -d /sys/module/ktrace ]; then
-		assert_output "ktrace record: --uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -p PID"
+		assert_output "ktrace record: --uid needs the ktrace module (kernel/ktrace.ko); load it with 'insmod kernel/ktrace.ko', or use --comm NAME or -P PID"
 	fi
 	run rec -o u.dat --process --backend ftrace --uid 0 -- true
 	assert_failure 1
-	assert_output "ktrace record: --uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -p PID"
+	assert_output "ktrace record: --uid needs the ktrace module, and --backend ftrace leaves it out; drop --backend ftrace, or use --comm NAME or -P PID"
 	[ ! -e u.dat ] || fail "file written"
 	run ls -A .
 	refute_output --partial ".tmp-"

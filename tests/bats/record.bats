@@ -141,11 +141,11 @@ EOF
 	report t.dat | grep -qE "sched_process_exec: +filename=/(usr/)?bin/sh pid=$first " ||
 		fail "no exec of the command ($first)"
 
-	# -p PID -c: a running shell that forks only once recording is on.
+	# -P PID -c: a running shell that forks only once recording is on.
 	mkfifo go
 	sh -c 'read x <go; sh -c "echo \$\$ >kid; exec true" & wait' &
 	victim=$!
-	rec_started -q -o pc.dat -p "$victim" -c -e raw_syscalls:sys_enter
+	rec_started -q -o pc.dat -P "$victim" -c -e raw_syscalls:sys_enter
 	echo go >go
 	wait "$victim"
 	kill -INT "$pid"
@@ -254,7 +254,7 @@ EOF
 @test "an event only a tracer writes is refused with what writes it; ftrace:print is taken" {
 	run rec -q -o t.dat -e ftrace:function -- true
 	assert_failure 1
-	assert_output "ktrace record: 'ftrace:function' is written by the function tracer, not switched on as an event; ktrace cannot run it yet (trace-cmd record -p function can, where 'ktrace doctor' says it runs)"
+	assert_output "ktrace record: 'ftrace:function' is written by the function tracer, not switched on as an event; use -p function (where 'ktrace doctor' says it runs)"
 	run rec -q -o t.dat -e ftrace:kernel_stack -- true
 	assert_failure 1
 	assert_output "ktrace record: 'ftrace:kernel_stack' is written with -T (every event) or --stack EVENT; use those"
@@ -270,7 +270,7 @@ EOF
 	grep -qw do_sys_openat2 /proc/kallsyms
 	run rec -o u.dat -e do_sys_openat2 -- true
 	assert_failure 1
-	assert_output "ktrace record: 'do_sys_openat2' is a kernel function, not an event; ktrace cannot trace functions yet ('trace-cmd record -p function -l do_sys_openat2' can, where 'ktrace doctor' says the function tracer runs)"
+	assert_output "ktrace record: 'do_sys_openat2' is a kernel function, not an event: use --kprobe do_sys_openat2, or -p function -l do_sys_openat2 (ktrace doctor says which this kernel allows)"
 	[ ! -e u.dat ] || fail "file written"
 	# Not for a name that is no function: the suggestion as before.
 	run rec -o u.dat -e do_sys_openat3 -- true

@@ -161,6 +161,144 @@ test_cli_kprobe() {
 	return 0
 }
 
+# The top level's settings a function tracer may borrow, to compare
+# before and after a recording.
+ftrace_top() {
+	for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace \
+		set_graph_function max_graph_depth set_ftrace_pid set_event_pid \
+		buffer_size_kb trace_clock options/stacktrace options/func_stack_trace \
+		options/function-fork options/event-fork events/sched/sched_process_exec/enable; do
+		echo "$f: $(cat $T/$f 2>&1)"
+	done
+}
+
+# ftrace_clean NAME: nothing of the recording is left (top level as
+# before, no ktrace- instance).
+ftrace_clean() {
+	ftrace_top >/tmp/top.after
+	if ! cmp -s /tmp/top.before /tmp/top.after; then
+		diff /tmp/top.before /tmp/top.after
+		fail "$1: the top level changed"
+		return 1
+	fi
+	expect "$1: ktrace- instances left" "$(ls $T/instances | grep -c '^ktrace-')" 0
+}
+
+# -p function -l vfs_read -F, which the host refuses: every record is
+# vfs_read's (one ip; kallsyms is emptied, so no names), of the shell's
+# own reads (-F: set_ftrace_pid), in the private instance, nothing left;
+# the text goes to the host for trace-cmd's.
+test_cli_function() {
+	ftrace_top >/tmp/top.before
+	$K record -F -o $CLI/func.dat -p function -l vfs_read -- \
+		/bin/sh -c 'read x </proc/version; read x </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
+	cat /tmp/err
+	grep -q "runs in instance 'ktrace-" /tmp/err || fail "no 'runs in instance' line" || return 1
+	$K report -i $CLI/func.dat >$CLI/func.txt || return 1
+	$K report -i $CLI/func.dat --format json >/tmp/fj || return 1
+	n=$(grep -c '"event":"function"' /tmp/fj)
+	ips=$(grep -o '"ip":[0-9]*' /tmp/fj | sort -u | wc -l)
+	echo "function -l vfs_read: $n records of $ips functions"
+	head -n 3 $CLI/func.txt
+	[ "$n" -ge 2 ] && [ "$ips" = 1 ] || fail "-l vfs_read: $n records of $ips functions" || return 1
+	ftrace_clean "-p function" || return 1
+	# -n takes vfs_read out of -l 'vfs_read*'.
+	ip=$(grep -o '"ip":[0-9]*' /tmp/fj | head -n 1)
+	$K record -q -F -o /tmp/notrace.dat -p function -l 'vfs_read*' -n vfs_read -- \
+		/bin/sh -c 'read x </proc/version' || return 1
+	$K report -i /tmp/notrace.dat --format json >/tmp/nj || return 1
+	echo "-n vfs_read: $(grep -c '"event":"function"' /tmp/nj) records, $(grep -c "$ip," /tmp/nj) of vfs_read"
+	grep -q "$ip," /tmp/nj && fail "-n vfs_read: vfs_read recorded" && return 1
+	ftrace_clean "-p function -n" || return 1
+	# -c: the children's calls too (function-fork: the subshell's, a
+	# fork; busybox runs cat in the shell and it does not read with
+	# read()); --func-stack: a kernel stack after each function record.
+	$K record -q -c -o $CLI/funcstack.dat -p function -l vfs_read --func-stack -- \
+		/bin/sh -c '(read x </proc/version); read x </proc/version' || return 1
+	$K report -i $CLI/funcstack.dat >$CLI/funcstack.txt || return 1
+	f=$(grep -c ' function: ' $CLI/funcstack.txt)
+	k=$(grep -c ' kernel_stack: ' $CLI/funcstack.txt)
+	p=$(grep ' function: ' $CLI/funcstack.txt | sed 's/ *\[.*//; s/.*-//' | sort -u | wc -l)
+	echo "-c --func-stack: $f function records of $p pids, $k stacks"
+	[ "$p" -ge 2 ] || fail "-c: the calls of $p pid(s)" || return 1
+	[ "$k" = "$f" ] || fail "--func-stack: $k stacks for $f records" || return 1
+	ftrace_clean "-p function --func-stack -c"
+}
+
+# -p function_graph -g do_sys_openat2 --max-graph-depth 3: at the top
+# level (put back after) on 6.1, whose instances have no function_graph,
+# and on 6.12, whose instances lack set_graph_function and
+# max_graph_depth; every call starts at one function, none deeper than
+# 3; JSON has each exit's duration.  Then -T with -l (the instance on
+# 6.12), a function no kernel has, and SIGINT.
+test_cli_fgraph() {
+	# Where this kernel's instances offer function_graph, and its files.
+	mkdir $T/instances/kt-fg
+	ingraph=$(grep -cw function_graph $T/instances/kt-fg/available_tracers)
+	indepth=$(ls $T/instances/kt-fg | grep -c '^max_graph_depth$')
+	ingfunc=$(ls $T/instances/kt-fg | grep -c '^set_graph_function$')
+	echo "instances: function_graph $ingraph, max_graph_depth $indepth, set_graph_function $ingfunc"
+	rmdir $T/instances/kt-fg
+	case $(uname -r) in
+	6.1.*) [ "$ingraph" = 0 ] || fail "6.1 has function_graph in instances" || return 1 ;;
+	esac
+	# -g and --max-graph-depth need the instance's files (6.12's lack them).
+	where='top-level buffer'
+	[ "$ingraph" = 1 ] && [ "$indepth" = 1 ] && [ "$ingfunc" = 1 ] &&
+		where="in instance 'ktrace-"
+	ftrace_top >/tmp/top.before
+	$K record -F -o $CLI/fgraph.dat -p function_graph -g do_sys_openat2 --max-graph-depth 3 -- \
+		/bin/sh -c 'cat /proc/version >/dev/null; : </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
+	cat /tmp/err
+	grep -q "$where" /tmp/err || fail "not run where expected ($where)" || return 1
+	ftrace_clean "-p function_graph" || return 1
+	$K report -i $CLI/fgraph.dat >$CLI/fgraph.txt || return 1
+	head -n 12 $CLI/fgraph.txt
+	$K report -i $CLI/fgraph.dat --format json >/tmp/gj || return 1
+	roots=$(grep '"event":"funcgraph_entry"' /tmp/gj | grep '"depth":0[,}]' | grep -o '"func":[0-9]*' | sort -u | wc -l)
+	calls=$(grep -c '"event":"funcgraph_entry".*"depth":0[,}]' /tmp/gj)
+	deep=$(grep '"event":"funcgraph_' /tmp/gj | grep -o '"depth":[0-9]*' | cut -d: -f2 | sort -n | tail -1)
+	durs=$(grep '"event":"funcgraph_exit"' /tmp/gj | grep -c '"duration":[0-9]')
+	exits=$(grep -c '"event":"funcgraph_exit"' /tmp/gj)
+	echo "function_graph: $calls calls of $roots root functions, depth up to $deep, $durs of $exits exits with a duration"
+	[ "$calls" -ge 2 ] && [ "$roots" = 1 ] || fail "-g do_sys_openat2: $calls calls of $roots roots" || return 1
+	[ "$deep" -le 2 ] || fail "--max-graph-depth 3: depth $deep" || return 1
+	[ "$durs" = "$exits" ] || fail "JSON: $durs of $exits exits have a duration" || return 1
+	ftrace_top >/tmp/top.before
+	where='top-level buffer'
+	[ "$ingraph" = 1 ] && where="in instance 'ktrace-"
+	$K record -F -T -o $CLI/fgstack.dat -p function_graph -l do_sys_openat2 \
+		-e sched:sched_process_exec -- /bin/sh -c ': </proc/version' 2>/tmp/err || { cat /tmp/err; return 1; }
+	grep "tracer runs" /tmp/err
+	grep -q "$where" /tmp/err || fail "-T: not run where expected ($where)" || return 1
+	ftrace_clean "-p function_graph -T" || return 1
+	$K report -i $CLI/fgstack.dat >$CLI/fgstack.txt || return 1
+	grep -q '<stack trace' $CLI/fgstack.txt || fail "-T: no stack" || return 1
+	grep -q 'funcgraph_e' $CLI/fgstack.txt || fail "-T: no graph" || return 1
+	# A function no kernel has: one line, exit 1, the top level put back.
+	if $K record -q -o /tmp/bad.dat -p function_graph -g no_such_function_kt -- true 2>/tmp/err; then
+		fail "-g no_such_function_kt was taken"
+		return 1
+	fi
+	cat /tmp/err
+	grep -q "no kernel function matches 'no_such_function_kt'" /tmp/err || fail "not said" || return 1
+	ftrace_clean "-g no_such_function_kt" || return 1
+	# SIGINT ends a system-wide recording: the top level put back too.
+	$K record -q -o /tmp/int.dat -p function_graph -g do_sys_openat2 &
+	rp=$!
+	i=0
+	while [ "$(cat $T/current_tracer)" != function_graph ] && [ -z "$(ls $T/instances | grep '^ktrace-')" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
+	: </proc/version
+	kill -INT $rp
+	wait $rp
+	expect "record's status after SIGINT" "$?" 0 || return 1
+	ftrace_clean "-p function_graph, SIGINT"
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -215,6 +353,8 @@ t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_r
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
 t "cli: record -f on a module event, stream -e ktrace:NAME: one line, nothing touched" test_cli_refusals
 t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe
+t "cli: record -p function -l vfs_read -F, -n, -c --func-stack: in the instance, nothing left" test_cli_function
+t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module

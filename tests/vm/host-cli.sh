@@ -65,6 +65,17 @@ cli_report() {
 	else
 		result "not ok" "$s: cli: trace-cmd report of the kprobe recording is ktrace's"
 	fi
+	# The function tracers: ktrace's text in the guest is trace-cmd's here.
+	for a in func funcstack fgraph fgstack; do
+		if [ -s "$x/$a.dat" ] && [ -s "$x/$a.txt" ] &&
+			trace-cmd report -i "$x/$a.dat" 2>/dev/null | tail -n +2 >"$x/$a.tc" &&
+			cmp -s "$x/$a.tc" "$x/$a.txt"; then
+			result ok "$s: cli: trace-cmd report of the $a recording is ktrace's ($(wc -l <"$x/$a.txt") lines)"
+		else
+			[ -s "$x/$a.tc" ] && diff "$x/$a.tc" "$x/$a.txt" | head -n 10 | sed 's/^/# /'
+			result "not ok" "$s: cli: trace-cmd report of the $a recording is ktrace's"
+		fi
+	done
 	# -F: only when this ktrace.ko has a pid filter (else the guest
 	# checked that record -F refuses to run).
 	[ -s "$x/pid.dat" ] || return 0

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * function_graph's records as `trace-cmd report` prints them: its
+ * funcgraph_entry/funcgraph_exit as the nested call graph with
+ * durations (ftrace:function is libtraceevent's function plugin's, as
+ * in trace-cmd).  trace-cmd looks one record ahead in the file's time
+ * order: an entry whose next record is its own exit (the same pid and
+ * function) prints as one leaf line, "func();" with the call's
+ * duration, and that exit is not printed.  A kt_fgraph sits between the
+ * decoder and the printer and does the same: it holds an entry back
+ * until the next record says which it is.
+ */
+#ifndef KT_FGRAPH_H
+#define KT_FGRAPH_H
+
+#include "decode/decoder.h"
+
+struct kt_printer;
+struct tep_handle;
+
+struct kt_fgraph;
+/*
+ * For a file whose formats are in tep: NULL with errno 0 when it lacks
+ * the graph's events (nothing to do), NULL with errno set on failure.
+ */
+struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep);
+void kt_fgraph_free(struct kt_fgraph *g);
+
+/* Have p's text lines of the graph's events formatted here. */
+void kt_fgraph_hook(struct kt_fgraph *g, struct kt_printer *p);
+
+/*
+ * Pass ev on to fn, now or, for an entry, with the next record (an exit
+ * that makes it a leaf is then swallowed).  fn's value, or -ENOMEM.
+ */
+int kt_fgraph_feed(struct kt_fgraph *g, const struct kt_event *ev,
+		   kt_event_fn fn, void *arg);
+/* Pass on the entry still held at the end of the stream. */
+int kt_fgraph_flush(struct kt_fgraph *g, kt_event_fn fn, void *arg);
+
+#endif
