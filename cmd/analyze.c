@@ -286,7 +286,7 @@ static int run_syscalls(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	kt_syscalls_totals(s, &t);
 	if (!t.has_input) {
-		kt_err("'%s' holds no system call events; record them with 'ktrace record -e raw_syscalls' (or -e 'syscalls:sys_*_NAME')",
+		kt_err("'%s' holds no system call events (raw_syscalls, or syscalls:sys_enter_NAME/sys_exit_NAME); record them with 'ktrace record --for syscalls'",
 		       o->input);
 		goto out;
 	}
@@ -401,7 +401,7 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	kt_sched_totals(s, &t);
 	if (!t.has_switch) {
-		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e sched_waking'",
+		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record --for sched' (sched_switch, sched_waking)",
 		       o->input);
 		goto out;
 	}
@@ -410,7 +410,7 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	warn_loss(o, t.lost, t.lost_unknown);
 	if (!t.has_wakeup)
-		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies, and sleep time runs to the switch-in; record them with -e sched_waking",
+		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies, and sleep time runs to the switch-in; record them with 'ktrace record --for sched'",
 			o->input);
 	if (t.missed_ins)
 		kt_warn("%llu switch%s onto a CPU %s missing from '%s' (dropped uncounted, see 'ktrace doctor'); those waits are not counted",
@@ -535,7 +535,7 @@ static int run_cpu(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	kt_cpu_totals(c, &t);
 	if (!t.has_switch) {
-		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e irq'",
+		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record --for cpu' (sched_switch, irq and softirq entry and exit)",
 		       o->input);
 		goto out;
 	}
@@ -549,7 +549,7 @@ static int run_cpu(const struct analyze_opts *o, struct kt_reader *r,
 		kt_warn("%llu switch%s missing from '%s' (dropped uncounted, see 'ktrace doctor'); the time around each is unknown, not given to a task",
 			t.gaps, t.gaps == 1 ? " is" : "es are", o->input);
 	if (!t.has_irq && !t.has_softirq)
-		kt_warn("'%s' holds no irq events: no interrupt times; record them with -e irq", o->input);
+		kt_warn("'%s' holds no irq events: no interrupt times; record them with 'ktrace record --for cpu'", o->input);
 	if (o->json)
 		print_cpu_json(o, tv, nt, cv, nc, iv, ni, &t);
 	else
@@ -654,12 +654,12 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	kt_offcpu_totals(run.an, &t);
 	if (!t.has_switch) {
-		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record --stack sched_switch' (a stack says why each task blocked)",
+		kt_err("'%s' holds no sched_switch events; record them with 'ktrace record --for offcpu' (sched_switch with a kernel stack, which says why each task blocked)",
 		       o->input);
 		goto out;
 	}
 	if (o->folded && !t.has_stacks) {
-		kt_err("'%s' holds no kernel stacks to fold; record them with 'ktrace record --stack sched_switch'",
+		kt_err("'%s' holds no kernel stacks to fold; record them with 'ktrace record --for offcpu' (a stack on each sched_switch)",
 		       o->input);
 		goto out;
 	}
@@ -672,7 +672,7 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 			t.missed_ins, t.missed_ins == 1 ? "" : "es",
 			t.missed_ins == 1 ? "is" : "are", o->input);
 	if (!t.has_stacks && !t.has_syscalls)
-		kt_warn("'%s' holds no kernel stacks or syscall events: no reasons; record with --stack sched_switch, or -e raw_syscalls",
+		kt_warn("'%s' holds no kernel stacks or syscall events: no reasons; record with 'ktrace record --for offcpu'",
 			o->input);
 	if (o->top && (size_t)o->top < n)
 		n = (size_t)o->top;

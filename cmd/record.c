@@ -36,6 +36,7 @@ enum {
 	OPT_RECOVER,
 	OPT_BACKEND,
 	OPT_STACK,
+	OPT_FOR,
 	OPT_USER_STACK,
 	OPT_UPROBE,
 	OPT_URETPROBE,
@@ -85,6 +86,7 @@ static const struct argp_option options[] = {
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ "kernel-stacks", 'T', NULL, 0, "a kernel stack with every event (the instance's stacktrace option)", 0 },
 	{ "stack", OPT_STACK, "EVENT", 0, "record EVENT, with a kernel stack with each of its events only (a stacktrace trigger); repeatable", 0 },
+	{ "for", OPT_FOR, "ANALYSIS", 0, "record the events 'ktrace analyze ANALYSIS' needs: sched, syscalls, cpu or offcpu; repeatable", 0 },
 	{ "user-stack", OPT_USER_STACK, NULL, 0, "a user-space stack with every event (the instance's userstacktrace option), and the processes' memory maps so that report names its frames (COMMAND's and its children's read as each exits, under ptrace)", 0 },
 	{ NULL, 0, NULL, 0, "Dynamic probes (removed when the recording ends):", 2 },
 	{ "uprobe", OPT_UPROBE, "BIN:SYM[+OFF] [ARGS]", 0, "a probe at the entry of function SYM of BIN (a path, a library such as libc, a program in PATH), e.g. 'libc:malloc size=%di:u64'; repeatable", 2 },
@@ -122,6 +124,56 @@ static void add_func(struct argp_state *state, const char ***list, size_t *n,
 		argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-l");
 	l[(*n)++] = arg;
 	*list = l;
+}
+
+/*
+ * --for ANALYSIS: the events of each analysis of 'ktrace analyze', as
+ * -e (or --stack) would add them, each once however many ask for it.
+ */
+static const struct {
+	const char *analysis;
+	const char *events[6];
+	const char *stack;		/* with a kernel stack on it */
+} presets[] = {
+	{ "sched", { "sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new" }, NULL },
+	{ "syscalls", { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" }, NULL },
+	{ "cpu", { "sched:sched_switch", "irq:irq_handler_entry", "irq:irq_handler_exit",
+		   "irq:softirq_entry", "irq:softirq_exit" }, NULL },
+	{ "offcpu", { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" }, "sched:sched_switch" },
+};
+
+/* The -e of spec, when one was given already. */
+static struct kt_evspec *spec_of(struct record_opts *o, const char *spec)
+{
+	size_t i;
+
+	for (i = 0; i < o->t.nspecs; i++)
+		if (!strcmp(o->t.specs[i].spec, spec))
+			return &o->t.specs[i];
+	return NULL;
+}
+
+static void add_preset(struct record_opts *o, const char *name, struct argp_state *state)
+{
+	struct kt_evspec *sp;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (!strcmp(presets[i].analysis, name))
+			break;
+	if (i == sizeof(presets) / sizeof(presets[0]))
+		argp_error(state, "unknown --for '%s'; use sched, syscalls, cpu or offcpu", name);
+	for (k = 0; k < 6 && presets[i].events[k]; k++)
+		if (!spec_of(o, presets[i].events[k]))
+			kt_trace_opt(&o->t, 'e', (char *)presets[i].events[k], state);
+	if (presets[i].stack) {
+		sp = spec_of(o, presets[i].stack);
+		if (!sp) {
+			kt_trace_opt(&o->t, 'e', (char *)presets[i].stack, state);
+			sp = &o->t.specs[o->t.nspecs - 1];
+		}
+		sp->stack = true;
+	}
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -237,6 +289,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FUNC_STACK:
 		o->t.ft.func_stack = true;
+		break;
+	case OPT_FOR:
+		add_preset(o, arg, state);
 		break;
 	case OPT_STACK:
 		/* -e EVENT, marked: its events get the trigger. */

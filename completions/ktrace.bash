@@ -89,6 +89,9 @@ _ktrace()
 	--by)
 		COMPREPLY=($(compgen -W "call task comm" -- "$cur"))
 		return 0 ;;
+	--for)
+		COMPREPLY=($(compgen -W "sched syscalls cpu offcpu" -- "$cur"))
+		return 0 ;;
 	esac
 	# record's function tracers (-p, -n and -g are other things elsewhere).
 	if [ "$cmd" = record ]; then

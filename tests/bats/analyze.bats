@@ -111,7 +111,7 @@ pairs() {
 	[ "$status" = 64 ]
 	run "$KTRACE" analyze syscalls -i "$TOP/tests/data/tc-sched.dat"
 	assert_failure 1
-	assert_output "ktrace analyze: '$TOP/tests/data/tc-sched.dat' holds no system call events; record them with 'ktrace record -e raw_syscalls' (or -e 'syscalls:sys_*_NAME')"
+	assert_output "ktrace analyze: '$TOP/tests/data/tc-sched.dat' holds no system call events (raw_syscalls, or syscalls:sys_enter_NAME/sys_exit_NAME); record them with 'ktrace record --for syscalls'"
 	run "$KTRACE" analyze syscalls -i nonexistent.dat
 	assert_failure 1
 	# A damaged file: exit 2 after what could be read, as report.
@@ -196,7 +196,7 @@ sched_oracle() {
 @test "analyze sched: no sched_switch, or no wakeups, each said" {
 	run "$KTRACE" analyze sched -i "$BATS_FILE_TMPDIR/sc.dat"
 	assert_failure 1
-	assert_output "ktrace analyze: '$BATS_FILE_TMPDIR/sc.dat' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e sched_waking'"
+	assert_output "ktrace analyze: '$BATS_FILE_TMPDIR/sc.dat' holds no sched_switch events; record them with 'ktrace record --for sched' (sched_switch, sched_waking)"
 	run rec -q -e sched_switch -o w.dat -- sleep 0.05
 	run "$KTRACE" analyze sched -i w.dat
 	assert_success
@@ -250,10 +250,10 @@ cpu_oracle() {
 @test "analyze cpu: no switches, no irqs, or --sort, each said" {
 	run "$KTRACE" analyze cpu -i "$BATS_FILE_TMPDIR/sc.dat"
 	assert_failure 1
-	assert_output "ktrace analyze: '$BATS_FILE_TMPDIR/sc.dat' holds no sched_switch events; record them with 'ktrace record -e sched_switch -e irq'"
+	assert_output "ktrace analyze: '$BATS_FILE_TMPDIR/sc.dat' holds no sched_switch events; record them with 'ktrace record --for cpu' (sched_switch, irq and softirq entry and exit)"
 	run "$KTRACE" analyze cpu -i "$TOP/tests/data/tc-sched.dat"
 	assert_success
-	assert_line --partial "holds no irq events: no interrupt times; record them with -e irq"
+	assert_line --partial "holds no irq events: no interrupt times; record them with 'ktrace record --for cpu'"
 	run "$KTRACE" analyze cpu -i "$TOP/tests/data/tc-sched.dat" --sort run
 	[ "$status" = 64 ]
 }
@@ -307,7 +307,7 @@ off_oracle() {
 	jq -e '.rows[0].reasons[0].reason == "clock_nanosleep" and .rows[0].reasons[0].times >= 5' <<<"$output"
 	run "$KTRACE" analyze offcpu -i y.dat --format folded
 	assert_failure 1
-	assert_output --partial "holds no kernel stacks to fold; record them with 'ktrace record --stack sched_switch'"
+	assert_output --partial "holds no kernel stacks to fold; record them with 'ktrace record --for offcpu'"
 	run "$KTRACE" analyze offcpu -i "$BATS_FILE_TMPDIR/sc.dat"
 	assert_failure 1
 	run "$KTRACE" analyze sched -i y.dat --format folded
@@ -315,4 +315,28 @@ off_oracle() {
 	run "$KTRACE" analyze offcpu -i y.dat --sort bogus
 	[ "$status" = 64 ]
 	assert_output "ktrace analyze: unknown --sort 'bogus'; use blocked, S, D, times or comm"
+}
+
+@test "record --for ANALYSIS records what each analysis needs, each event once; analyze reads it" {
+	kt_tool naps "$KT_AN_BIN"
+	run rec -q --for sched --for cpu --for offcpu --for syscalls -o f.dat -- "$KT_AN_BIN/naps" 5 1000
+	assert_success
+	events=$("$KTRACE" report -i f.dat --stat --format json | jq -r '[.events[].event] | sort | join(" ")')
+	for e in sched_switch sched_waking kernel_stack sys_enter sys_exit; do
+		[[ " $events " == *" $e "* ]] || fail "no $e in: $events"
+	done
+	# One stack per switch: the trigger, not -T.
+	n_sw=$("$KTRACE" report -i f.dat --format json -e sched_switch | wc -l)
+	n_st=$("$KTRACE" report -i f.dat --format json -e kernel_stack | wc -l)
+	[ "$n_st" -le "$n_sw" ] && [ "$n_st" -gt 0 ] || fail "$n_st stacks for $n_sw switches"
+	for a in sched cpu offcpu syscalls; do
+		run "$KTRACE" analyze "$a" -i f.dat
+		assert_success
+	done
+	output=$("$KTRACE" analyze offcpu -i f.dat --comm naps --format json 2>/dev/null)
+	jq -e '.rows[0].reasons[0].reason == "do_nanosleep"' <<<"$output"
+	run "$KTRACE" record --for bogus -o x.dat -- true
+	[ "$status" = 64 ]
+	assert_output --partial "unknown --for 'bogus'; use sched, syscalls, cpu or offcpu"
+	[ ! -e x.dat ]
 }
