@@ -69,7 +69,7 @@ _ktrace()
 	-B|--instance)
 		COMPREPLY=($(compgen -W "$(_ktrace_instances)" -- "$cur"))
 		return 0 ;;
-	-i|--input|-o|--output|--recover)
+	-i|--input|-o|--output|--recover|--save)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--format)
@@ -77,6 +77,7 @@ _ktrace()
 		case "$cmd" in
 		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		analyze) COMPREPLY=($(compgen -W "table json folded" -- "$cur")) ;;
+		sql) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto dat" -- "$cur")) ;;
 		esac
 		return 0 ;;

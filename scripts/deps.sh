@@ -4,9 +4,12 @@
 # test ktrace.  Usage: scripts/deps.sh build|check|bench|fuzz|valgrind
 set -eu
 
-# libelf-dev: elfutils' libelf, for uprobes by symbol (lib/live/elfsym.c).
+# libelf-dev: elfutils' libelf, for uprobes by symbol (lib/decode/elfsym.c).
+# libsqlite3-dev, libedit-dev: ktrace sql's SQLite and its prompt's line
+# editor (lib/sql/, cmd/sql.c).
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
-	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev man-db"
+	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev
+	libsqlite3-dev libedit-dev man-db"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
@@ -21,6 +24,8 @@ CHECK_PKGS="$CHECK_PKGS strace"
 # chromium: report-views.bats renders the --timeline SVG headless;
 # libxml2-utils: xmllint checks it is well-formed; python3 parses it.
 CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
+# sqlite3: sql.bats opens the database ktrace sql --save writes.
+CHECK_PKGS="$CHECK_PKGS sqlite3"
 BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
 
 case "${1:-build}" in

@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A recording as an SQLite database.  See db.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+#include <traceevent/event-parse.h>
+
+#include "analyze/evcache.h"
+#include "analyze/pidmap.h"
+#include "analyze/rows.h"
+#include "base/log.h"
+#include "decode/decoder.h"
+#include "decode/fastfmt.h"
+#include "decode/symbols.h"
+#include "file/reader.h"
+#include "sql/db.h"
+#include "views/summary.h"
+
+enum tkind { T_EVENT, T_EVENTS, T_TASKS, T_LOSSES, T_META };
+enum ckind { C_NUM, C_STR, C_ARRAY, C_SYSCALL, C_ERRNO, C_STATE, C_VEC };
+
+struct col {
+	char *name;
+	enum ckind kind;
+	struct tep_format_field *f;
+};
+
+struct table {
+	char *name;
+	enum tkind kind;
+	struct tep_event *ev;		/* T_EVENT's */
+	struct col *cols;
+	int ncols;
+	char *create;
+	bool want, loaded;
+	sqlite3_stmt *ins;
+};
+
+/* A task's row of the tasks table, by pid (analyze/pidmap.h). */
+struct task {
+	int pid;
+	unsigned long long events, first, last;
+};
+
+struct kt_sqldb {
+	struct kt_reader *r;
+	struct tep_handle *tep;
+	const char *machine;
+	sqlite3 *h;
+	struct table *t;
+	size_t nt;
+	struct table **by_id;		/* event id -> its table, ids < nid */
+	int nid;
+	struct kt_pidmap tasks;		/* struct task, while tasks loads */
+	bool loss_counted;		/* lost is known */
+	unsigned long long lost;
+	bool lost_unknown;
+	char buf[8192];			/* a text column being made */
+};
+
+sqlite3 *kt_sqldb_handle(struct kt_sqldb *db)
+{
+	return db->h;
+}
+
+size_t kt_sqldb_ntables(const struct kt_sqldb *db)
+{
+	return db->nt;
+}
+
+const char *kt_sqldb_table(const struct kt_sqldb *db, size_t i)
+{
+	return i < db->nt ? db->t[i].name : NULL;
+}
+
+static struct table *find(struct kt_sqldb *db, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < db->nt; i++)
+		if (!strcasecmp(db->t[i].name, name))
+			return &db->t[i];
+	return NULL;
+}
+
+static int add_col(struct table *t, const char *name, enum ckind kind,
+		   struct tep_format_field *f)
+{
+	struct col *c = realloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	t->cols = c;
+	c[t->ncols].name = strdup(name);
+	if (!c[t->ncols].name)
+		return -ENOMEM;
+	c[t->ncols].kind = kind;
+	c[t->ncols].f = f;
+	t->ncols++;
+	return 0;
+}
+
+static bool is_common(const char *name)
+{
+	return !strcmp(name, "ts") || !strcmp(name, "cpu") || !strcmp(name, "pid") ||
+	       !strcmp(name, "comm");
+}
+
+/* An event's columns: its fields, then the names report's JSON adds. */
+static int event_cols(struct table *t, struct tep_event *e)
+{
+	struct tep_format_field *f, *nr = NULL, *ret = NULL;
+	char name[160];
+	int err = 0;
+
+	for (f = e->format.fields; f && !err; f = f->next) {
+		snprintf(name, sizeof(name), "%s%s", is_common(f->name) ? "field_" : "", f->name);
+		if (f->flags & TEP_FIELD_IS_STRING)
+			err = add_col(t, name, C_STR, f);
+		else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+			err = add_col(t, name, C_ARRAY, f);
+		else
+			err = add_col(t, name, C_NUM, f);
+		if (!strcmp(f->name, "id") || !strcmp(f->name, "__syscall_nr"))
+			nr = f;
+		if (!strcmp(f->name, "ret"))
+			ret = f;
+	}
+	if (err || !e->system)
+		return err;
+	if (nr && (!strcmp(e->system, "raw_syscalls") || !strcmp(e->system, "syscalls")))
+		err = add_col(t, "syscall", C_SYSCALL, nr);
+	if (!err && ret && (!strcmp(e->system, "raw_syscalls") || !strcmp(e->system, "syscalls")))
+		err = add_col(t, "errno", C_ERRNO, ret);
+	if (!err && !strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch") &&
+	    (f = tep_find_field(e, "prev_state")))
+		err = add_col(t, "prev_state_name", C_STATE, f);
+	if (!err && !strcmp(e->system, "irq") && !strncmp(e->name, "softirq_", 8) &&
+	    (f = tep_find_field(e, "vec")))
+		err = add_col(t, "vec_name", C_VEC, f);
+	return err;
+}
+
+/* "CREATE TABLE name(ts INTEGER, ...)" for t. */
+static int make_create(struct table *t)
+{
+	static const char *const types[] = {
+		[C_NUM] = "INTEGER", [C_STR] = "TEXT", [C_ARRAY] = "TEXT",
+		[C_SYSCALL] = "TEXT", [C_ERRNO] = "TEXT", [C_STATE] = "TEXT", [C_VEC] = "TEXT",
+	};
+	size_t cap = 256, at;
+	char *s = malloc(cap), *n;
+	int i;
+
+	if (!s)
+		return -ENOMEM;
+	at = (size_t)snprintf(s, cap, "CREATE TABLE \"%s\" (", t->name);
+	for (i = 0; i < t->ncols; i++) {
+		size_t need = strlen(t->cols[i].name) + 32;
+
+		if (at + need >= cap) {
+			cap = (at + need) * 2;
+			n = realloc(s, cap);
+			if (!n) {
+				free(s);
+				return -ENOMEM;
+			}
+			s = n;
+		}
+		at += (size_t)snprintf(s + at, cap - at, "%s\"%s\" %s", i ? ", " : "",
+				       t->cols[i].name, types[t->cols[i].kind]);
+	}
+	snprintf(s + at, cap - at, ")");
+	t->create = s;
+	return 0;
+}
+
+static int add_table(struct kt_sqldb *db, const char *name, enum tkind kind,
+		     struct tep_event *ev, const char *const *fixed)
+{
+	struct table *v = realloc(db->t, (db->nt + 1) * sizeof(*v)), *t;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	db->t = v;
+	t = &v[db->nt];
+	memset(t, 0, sizeof(*t));
+	t->name = strdup(name);
+	t->kind = kind;
+	t->ev = ev;
+	db->nt++;
+	if (!t->name)
+		return -ENOMEM;
+	if (kind == T_EVENT) {
+		err = add_col(t, "ts", C_NUM, NULL);
+		err = err ?: add_col(t, "cpu", C_NUM, NULL);
+		err = err ?: add_col(t, "pid", C_NUM, NULL);
+		err = err ?: add_col(t, "comm", C_STR, NULL);
+		err = err ?: event_cols(t, ev);
+	} else {
+		/* "name:TYPE" pairs: the fixed tables' columns. */
+		for (; *fixed && !err; fixed++)
+			err = add_col(t, *fixed + 1, **fixed == 'i' ? C_NUM : C_STR, NULL);
+	}
+	return err ?: make_create(t);
+}
+
+static bool name_shared(struct tep_event **evs, int n, struct tep_event *e)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (evs[i] != e && !strcmp(evs[i]->name, e->name))
+			return true;
+	return false;
+}
+
+static int make_tables(struct kt_sqldb *db)
+{
+	static const char *const events[] = { "its", "icpu", "ipid", "tcomm", "tsystem", "tevent", NULL };
+	static const char *const tasks[] = { "ipid", "tcomm", "ievents", "ifirst_ts", "ilast_ts", NULL };
+	static const char *const losses[] = { "ibuffer", "icpu", "iafter_ts", "ibefore_ts", "ilost", NULL };
+	static const char *const meta[] = { "tkey", "tvalue", NULL };
+	struct tep_event **evs = tep_list_events(db->tep, TEP_EVENT_SORT_NAME);
+	int i, n = tep_get_events_count(db->tep), err = 0;
+	char name[300];
+
+	for (i = 0; evs && i < n && !err; i++) {
+		if (!evs[i]->name || !evs[i]->system)
+			continue;
+		if (name_shared(evs, n, evs[i]))
+			snprintf(name, sizeof(name), "%s_%s", evs[i]->system, evs[i]->name);
+		else
+			snprintf(name, sizeof(name), "%s", evs[i]->name);
+		if (find(db, name))
+			continue;
+		err = add_table(db, name, T_EVENT, evs[i], NULL);
+		if (!err && evs[i]->id >= 0 && evs[i]->id < 65536) {
+			if (evs[i]->id >= db->nid) {
+				int nid = evs[i]->id + 1;
+				struct table **b = realloc(db->by_id, (size_t)nid * sizeof(*b));
+
+				if (!b)
+					return -ENOMEM;
+				memset(b + db->nid, 0, (size_t)(nid - db->nid) * sizeof(*b));
+				db->by_id = b;
+				db->nid = nid;
+			}
+			/* Pointers into db->t move as it grows: an index for now. */
+			db->by_id[evs[i]->id] = (struct table *)(db->nt);
+		}
+	}
+	err = err ?: add_table(db, "events", T_EVENTS, NULL, events);
+	err = err ?: add_table(db, "tasks", T_TASKS, NULL, tasks);
+	err = err ?: add_table(db, "losses", T_LOSSES, NULL, losses);
+	err = err ?: add_table(db, "meta", T_META, NULL, meta);
+	for (i = 0; !err && i < db->nid; i++)
+		if (db->by_id[i])
+			db->by_id[i] = &db->t[(size_t)db->by_id[i] - 1];
+	return err;
+}
+
+struct kt_sqldb *kt_sqldb_open(struct kt_reader *r)
+{
+	struct kt_sqldb *db = calloc(1, sizeof(*db));
+	int err;
+
+	if (!db)
+		return NULL;
+	db->r = r;
+	db->tep = kt_reader_tep(r);
+	db->machine = kt_reader_machine(r);
+	db->tasks.size = sizeof(struct task);
+	/*
+	 * One thread uses the database: no SQLite mutexes, no memory
+	 * statistics (a mutex per allocation); they were a tenth of a load.
+	 */
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (sqlite3_open_v2(":memory:", &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		kt_err("cannot start SQLite: %s", db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		kt_sqldb_close(db);
+		errno = EIO;
+		return NULL;
+	}
+	sqlite3_exec(db->h, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; "
+		     "PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576", NULL, NULL, NULL);
+	err = make_tables(db);
+	if (err) {
+		kt_sqldb_close(db);
+		errno = -err;
+		return NULL;
+	}
+	return db;
+}
+
+const char *kt_sqldb_create(struct kt_sqldb *db, const char *table)
+{
+	struct table *t = find(db, table);
+
+	return t ? t->create : NULL;
+}
+
+unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
+{
+	struct kt_summary *s;
+	int i;
+
+	/* report --stat's total: the marks and the record-time counters. */
+	if (!db->loss_counted) {
+		s = kt_summary_new(db->r);
+		if (s) {
+			db->lost = kt_summary_total_lost(s);
+			for (i = 0; i < kt_summary_cpus(s); i++)
+				if (kt_summary_cpu_at(s, i)->unknown_marks)
+					db->lost_unknown = true;
+			kt_summary_free(s);
+		}
+		db->loss_counted = true;
+	}
+	*unknown = db->lost_unknown;
+	return db->lost;
+}
+
+/* ---- loading ---- */
+
+/* A number field of rec, bounds checked, sign-extended where signed. */
+static bool num(struct tep_format_field *f, struct tep_record *rec, long long *v)
+{
+	unsigned long long u;
+
+	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
+	    f->offset + f->size > rec->size || tep_read_number_field(f, rec->data, &u))
+		return false;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
+		u |= ~0ULL << (f->size * 8);
+	*v = (long long)u;
+	return true;
+}
+
+/* An array field as "[n,n,...]", bounds checked; NULL when unreadable. */
+static const char *array_text(struct kt_sqldb *db, struct tep_format_field *f,
+			      struct tep_record *rec)
+{
+	int off = f->offset, size = f->size, es = f->elementsize, i, n;
+	size_t at = 0;
+	unsigned long long v;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (f->offset < 0 || f->offset + f->size > rec->size ||
+		    tep_read_number_field(f, rec->data, &v))
+			return NULL;
+		off = (int)(v & 0xffff);
+		size = (int)(v >> 16);
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	}
+	if (es != 1 && es != 2 && es != 4 && es != 8)
+		es = 1;
+	/* A fixed array longer than its record (kernel_stack's caller[8]
+	 * holds the frames the kernel had): what the record holds. */
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && off >= 0 && off <= rec->size &&
+	    off + size > rec->size)
+		size = rec->size - off;
+	if (off < 0 || size < 0 || off + size > rec->size)
+		return NULL;
+	n = size / es;
+	db->buf[at++] = '[';
+	/* kt_fmt_udec, not snprintf: a fifth of a syscall table's load. */
+	for (i = 0; i < n && at + 24 < sizeof(db->buf); i++) {
+		v = tep_read_number(db->tep, (char *)rec->data + off + i * es, es);
+		if (i)
+			db->buf[at++] = ',';
+		at = (size_t)(kt_fmt_udec(db->buf + at, v, 0, ' ') - db->buf);
+	}
+	db->buf[at++] = ']';
+	db->buf[at] = '\0';
+	return db->buf;
+}
+
+/*
+ * s lives until the row is stepped (a name of libtraceevent's or of a
+ * table of ours): SQLite need not copy it.
+ */
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* s is a buffer the next column reuses: SQLite copies it. */
+static void bind_copy(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i, struct col *c,
+		     struct tep_record *rec)
+{
+	char state[32];
+	long long v;
+	int nargs;
+
+	switch (c->kind) {
+	case C_NUM:
+		if (num(c->f, rec, &v))
+			sqlite3_bind_int64(st, i, v);
+		else
+			sqlite3_bind_null(st, i);
+		return;
+	case C_STR:
+		kt_field_str(c->f, rec, db->buf, sizeof(db->buf));
+		sqlite3_bind_text(st, i, db->buf, -1, SQLITE_TRANSIENT);
+		return;
+	case C_ARRAY:
+		bind_copy(st, i, array_text(db, c->f, rec));
+		return;
+	case C_SYSCALL:
+		bind_text(st, i, num(c->f, rec, &v) ? kt_syscall_name(db->machine, (long)v, &nargs) : NULL);
+		return;
+	case C_ERRNO:
+		bind_text(st, i, num(c->f, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL);
+		return;
+	case C_STATE:
+		bind_copy(st, i, num(c->f, rec, &v) ?
+			  kt_task_state_name((unsigned long long)v, state, sizeof(state)) : NULL);
+		return;
+	case C_VEC:
+		bind_text(st, i, num(c->f, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL);
+		return;
+	}
+}
+
+static int step(struct kt_sqldb *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		kt_err("cannot load the database: %s", sqlite3_errmsg(db->h));
+		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	}
+	return 0;
+}
+
+/* What one pass over the file fills. */
+struct pass {
+	struct kt_sqldb *db;
+	struct table *events, *tasks, *losses;
+	struct kt_percpu last;		/* unsigned long long: a stream's last ts */
+};
+
+static int load_record(const struct kt_event *ev, void *arg)
+{
+	struct pass *p = arg;
+	struct kt_sqldb *db = p->db;
+	struct tep_record *rec = ev->record;
+	struct table *t = NULL;
+	int pid = tep_data_pid(db->tep, rec), i, ret;
+	const char *comm = tep_data_comm_from_pid(db->tep, pid);
+	struct task *tk;
+
+	if (p->losses) {
+		/* Each stream's last ts: where a gap after it begins. */
+		unsigned long long *last = kt_percpu_at(&p->last, ev->buffer * 1024 + ev->cpu);
+		sqlite3_stmt *st = p->losses->ins;
+
+		if (!last)
+			return -ENOMEM;
+		if (rec->missed_events) {
+			sqlite3_bind_int(st, 1, ev->buffer);
+			sqlite3_bind_int(st, 2, ev->cpu);
+			if (*last)
+				sqlite3_bind_int64(st, 3, (long long)*last);
+			else
+				sqlite3_bind_null(st, 3);
+			sqlite3_bind_int64(st, 4, (long long)rec->ts);
+			if (rec->missed_events > 0)
+				sqlite3_bind_int64(st, 5, (long long)rec->missed_events);
+			else
+				sqlite3_bind_null(st, 5);
+			ret = step(db, st);
+			if (ret)
+				return ret;
+		}
+		*last = rec->ts;
+	}
+	if (p->events) {
+		sqlite3_stmt *st = p->events->ins;
+
+		sqlite3_bind_int64(st, 1, (long long)rec->ts);
+		sqlite3_bind_int(st, 2, ev->cpu);
+		sqlite3_bind_int(st, 3, pid);
+		bind_text(st, 4, comm ? comm : "<...>");
+		bind_text(st, 5, ev->event->system);
+		bind_text(st, 6, ev->event->name);
+		ret = step(db, st);
+		if (ret)
+			return ret;
+	}
+	if (p->tasks) {
+		tk = kt_pidmap_get(&db->tasks, pid);
+		if (!tk)
+			return -ENOMEM;
+		if (!tk->events++)
+			tk->first = rec->ts;
+		tk->last = rec->ts;
+	}
+	if (ev->event->id >= 0 && ev->event->id < db->nid)
+		t = db->by_id[ev->event->id];
+	if (!t || !t->ins)
+		return 0;
+	sqlite3_bind_int64(t->ins, 1, (long long)rec->ts);
+	sqlite3_bind_int(t->ins, 2, ev->cpu);
+	sqlite3_bind_int(t->ins, 3, pid);
+	bind_text(t->ins, 4, comm ? comm : "<...>");
+	for (i = 4; i < t->ncols; i++)
+		bind_col(db, t->ins, i + 1, &t->cols[i], rec);
+	return step(db, t->ins);
+}
+
+struct task_ins {
+	struct kt_sqldb *db;
+	sqlite3_stmt *st;
+	int err;
+};
+
+static void insert_task(const void *node, VISIT which, void *arg)
+{
+	const struct task *tk = *(const struct task *const *)node;
+	struct task_ins *ti = arg;
+	const char *comm;
+
+	if ((which != postorder && which != leaf) || ti->err)
+		return;
+	comm = tep_data_comm_from_pid(ti->db->tep, tk->pid);
+	sqlite3_bind_int(ti->st, 1, tk->pid);
+	bind_text(ti->st, 2, comm ? comm : "<...>");
+	sqlite3_bind_int64(ti->st, 3, (long long)tk->events);
+	sqlite3_bind_int64(ti->st, 4, (long long)tk->first);
+	sqlite3_bind_int64(ti->st, 5, (long long)tk->last);
+	ti->err = step(ti->db, ti->st);
+}
+
+static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
+{
+	const char *kv[][2] = {
+		{ "file", kt_reader_path(db->r) },
+		{ "clock", kt_reader_clock(db->r) },
+		{ "uname", kt_reader_uname(db->r) },
+		{ "machine", kt_reader_machine(db->r) },
+		{ "compression", kt_reader_compression(db->r) },
+	};
+	char v[32], c[32];
+	size_t i;
+	int ret = 0;
+
+	snprintf(v, sizeof(v), "%d", kt_reader_version(db->r));
+	snprintf(c, sizeof(c), "%d", kt_reader_cpus(db->r));
+	for (i = 0; i < sizeof(kv) / sizeof(kv[0]) && !ret; i++) {
+		bind_text(st, 1, kv[i][0]);
+		bind_text(st, 2, kv[i][1]);
+		ret = step(db, st);
+	}
+	bind_text(st, 1, "version");
+	bind_text(st, 2, v);
+	ret = ret ?: step(db, st);
+	bind_text(st, 1, "cpus");
+	bind_text(st, 2, c);
+	return ret ?: step(db, st);
+}
+
+static int prepare_insert(struct kt_sqldb *db, struct table *t)
+{
+	size_t len = strlen(t->name) + 32 + (size_t)t->ncols * 3;
+	char *sql = malloc(len);
+	int i, rc;
+	size_t at;
+
+	if (!sql)
+		return -ENOMEM;
+	at = (size_t)snprintf(sql, len, "INSERT INTO \"%s\" VALUES (", t->name);
+	for (i = 0; i < t->ncols; i++)
+		at += (size_t)snprintf(sql + at, len - at, "%s?", i ? "," : "");
+	snprintf(sql + at, len - at, ")");
+	rc = sqlite3_prepare_v2(db->h, sql, -1, &t->ins, NULL);
+	free(sql);
+	if (rc != SQLITE_OK) {
+		kt_err("cannot load table '%s': %s", t->name, sqlite3_errmsg(db->h));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One pass over the file for every table wanted and not loaded. */
+static int load_wanted(struct kt_sqldb *db)
+{
+	struct pass p = { .db = db };
+	struct kt_decoder *d = NULL;
+	struct task_ins ti = { .db = db };
+	bool pass = false;
+	size_t i;
+	int ret = 0;
+
+	if (sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	for (i = 0; i < db->nt && !ret; i++) {
+		struct table *t = &db->t[i];
+
+		if (!t->want || t->loaded)
+			continue;
+		if (sqlite3_exec(db->h, t->create, NULL, NULL, NULL) != SQLITE_OK) {
+			kt_err("cannot make table '%s': %s", t->name, sqlite3_errmsg(db->h));
+			ret = -EIO;
+			break;
+		}
+		ret = prepare_insert(db, t);
+		if (ret)
+			break;
+		if (t->kind == T_META) {
+			ret = load_meta(db, t->ins);
+			continue;
+		}
+		pass = true;
+		if (t->kind == T_EVENTS)
+			p.events = t;
+		else if (t->kind == T_TASKS)
+			p.tasks = t;
+		else if (t->kind == T_LOSSES)
+			p.losses = t;
+	}
+	if (!ret && pass) {
+		p.last.size = sizeof(unsigned long long);
+		d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
+		if (!d)
+			ret = errno ? -errno : -ENOMEM;
+		else
+			ret = kt_decoder_run(d, load_record, &p);
+		kt_decoder_free(d);
+		free(p.last.v);
+		if (!ret && p.tasks) {
+			ti.st = p.tasks->ins;
+			twalk_r(db->tasks.tree, insert_task, &ti);
+			ret = ti.err;
+		}
+		kt_pidmap_free(&db->tasks, NULL);
+	}
+	for (i = 0; i < db->nt; i++) {
+		struct table *t = &db->t[i];
+
+		if (t->ins) {
+			sqlite3_finalize(t->ins);
+			t->ins = NULL;
+			if (!ret)
+				t->loaded = true;
+		}
+		t->want = false;
+	}
+	if (sqlite3_exec(db->h, ret ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+int kt_sqldb_load(struct kt_sqldb *db, const char *const *tables, size_t n)
+{
+	struct table *t;
+	size_t i;
+
+	for (i = 0; tables && i < n; i++) {
+		t = find(db, tables[i]);
+		if (!t)
+			return -ENOENT;
+		t->want = !t->loaded;
+	}
+	for (i = 0; !tables && i < db->nt; i++)
+		db->t[i].want = !db->t[i].loaded;
+	return load_wanted(db);
+}
+
+/* Mark each table whose name appears in sql as a word: loaded in one pass. */
+static void want_named(struct kt_sqldb *db, const char *sql)
+{
+	const char *p = sql, *w;
+	char word[300];
+	size_t n;
+	struct table *t;
+
+	while (*p) {
+		if (!isalnum((unsigned char)*p) && *p != '_') {
+			p++;
+			continue;
+		}
+		for (w = p; isalnum((unsigned char)*p) || *p == '_'; p++)
+			;
+		n = (size_t)(p - w);
+		if (n >= sizeof(word))
+			continue;
+		memcpy(word, w, n);
+		word[n] = '\0';
+		t = find(db, word);
+		if (t && !t->loaded)
+			t->want = true;
+	}
+}
+
+int kt_sqldb_prepare(struct kt_sqldb *db, const char *sql, sqlite3_stmt **st,
+		     const char **tail, char *msg, size_t len, int *at)
+{
+	const char *m;
+	struct table *t;
+	int ret;
+
+	*at = -1;
+	want_named(db, sql);
+	ret = load_wanted(db);
+	if (ret)
+		return ret;
+	for (;;) {
+		if (sqlite3_prepare_v2(db->h, sql, -1, st, tail) == SQLITE_OK)
+			return 0;
+		m = sqlite3_errmsg(db->h);
+		/* A table named in a way the scan missed ("sched_switch"). */
+		if (!strncmp(m, "no such table: ", 15) && (t = find(db, m + 15)) && !t->loaded) {
+			t->want = true;
+			ret = load_wanted(db);
+			if (ret)
+				return ret;
+			continue;
+		}
+		snprintf(msg, len, "%s", m);
+		*at = sqlite3_error_offset(db->h);
+		return -EINVAL;
+	}
+}
+
+int kt_sqldb_save(struct kt_sqldb *db, const char *path, char *msg, size_t len)
+{
+	char *tmp = NULL, *sql;
+	int fd, ret;
+
+	ret = kt_sqldb_load(db, NULL, 0);
+	if (ret)
+		return ret;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = -errno;
+		free(tmp);
+		return ret;
+	}
+	close(fd);
+	unlink(tmp);
+	sql = sqlite3_mprintf("VACUUM INTO %Q", tmp);
+	if (!sql) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(msg, len, "%s", sqlite3_errmsg(db->h));
+		ret = -EIO;
+	} else if (rename(tmp, path)) {
+		ret = -errno;
+		snprintf(msg, len, "%s", strerror(errno));
+	}
+	if (ret)
+		unlink(tmp);
+	sqlite3_free(sql);
+	free(tmp);
+	return ret;
+}
+
+void kt_sqldb_close(struct kt_sqldb *db)
+{
+	size_t i;
+	int k;
+
+	if (!db)
+		return;
+	for (i = 0; i < db->nt; i++) {
+		for (k = 0; k < db->t[i].ncols; k++)
+			free(db->t[i].cols[k].name);
+		free(db->t[i].cols);
+		free(db->t[i].create);
+		free(db->t[i].name);
+		if (db->t[i].ins)
+			sqlite3_finalize(db->t[i].ins);
+	}
+	free(db->t);
+	free(db->by_id);
+	kt_pidmap_free(&db->tasks, NULL);
+	if (db->h)
+		sqlite3_close(db->h);
+	free(db);
+}

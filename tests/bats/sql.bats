@@ -1,0 +1,148 @@
+#!/usr/bin/env bats
+# ktrace sql: every table against report's JSON of the same file (counts
+# and values), the fixed tables, the output formats, --schema, --save
+# (sqlite3 opens it), standard input, the prompt (through a pty), and bad
+# queries and files.  The stored corpus only: nothing touches tracefs.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	D=$TOP/tests/data
+}
+
+# jsonl FILE EVENT: report's JSON of one event kind.
+jsonl() {
+	"$KTRACE" report -i "$1" --format json -e "$2"
+}
+
+@test "sql: each event table holds every record of its kind, as report's JSON counts them" {
+	local f e n c
+	for f in tc-sched tc-syscalls tc-kinds tc-v7-zstd; do
+		for e in $("$KTRACE" report -i "$D/$f.dat" --stat --format json | jq -r '.events[] | "\(.system):\(.event)"'); do
+			n=$(jsonl "$D/$f.dat" "$e" | wc -l)
+			t=${e#*:}
+			c=$("$KTRACE" sql -i "$D/$f.dat" --format csv "select count(*) from \"$t\"" 2>/dev/null | tail -n 1)
+			if [ -z "$c" ]; then
+				# two systems share the name: system_event
+				c=$("$KTRACE" sql -i "$D/$f.dat" --format csv "select count(*) from \"${e/:/_}\"" | tail -n 1)
+			fi
+			[ "$c" = "$n" ] || fail "$f $e: sql $c, report $n"
+		done
+	done
+	# events: all of them.
+	n=$("$KTRACE" report -i "$D/tc-sched.dat" --format json | grep -vc '"lost"')
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select count(*) from events"
+	assert_output "count(*)
+$n"
+}
+
+@test "sql: the values are report's JSON values, names beside numbers" {
+	diff <("$KTRACE" sql -i "$D/tc-sched.dat" --format csv \
+		"select ts, cpu, pid, prev_comm, prev_pid, prev_state, prev_state_name, next_pid from sched_switch" | tail -n +2) \
+		<(jsonl "$D/tc-sched.dat" sched_switch | jq -r '[.ts, .cpu, .pid, .prev_comm, .prev_pid, .prev_state, .prev_state_name, .next_pid] | @csv' | tr -d '"')
+	diff <("$KTRACE" sql -i "$D/tc-syscalls.dat" --format json \
+		"select ts, pid, ret, syscall, errno from sys_exit_openat" | jq -c '[.ts, .pid, .ret, .syscall, .errno]') \
+		<(jsonl "$D/tc-syscalls.dat" sys_exit_openat | jq -c '[.ts, .pid, .ret, .syscall, .errno]')
+	# An array field: its numbers.
+	run "$KTRACE" sql -i "$D/tc-stack.dat" --format csv "select caller from kernel_stack limit 1"
+	assert_line --index 1 --regexp '^"\[[0-9]+(,[0-9]+)+\]"$'
+}
+
+@test "sql: tasks, losses (never silent) and meta" {
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format json "select pid, comm, events from tasks where pid > 0 order by events desc limit 1"
+	assert_success
+	pid=$(jq .pid <<<"$output")
+	n=$("$KTRACE" report -i "$D/tc-sched.dat" --format json --pid "$pid" | grep -vc '"lost"')
+	jq -e --argjson n "$n" '.events == $n' <<<"$output"
+	# The loss: each gap the data marks, as report --stat counts them,
+	# and the file's total (with the record-time counters) on stderr.
+	st=$("$KTRACE" report -i "$D/tc-v7-lost.dat" --stat --format json)
+	marked=$(jq '[.cpus[].lost] | add' <<<"$st")
+	unknown=$(jq '[.cpus[].unknown_marks] | add' <<<"$st")
+	total=$(jq .lost <<<"$st")
+	out=$("$KTRACE" sql -i "$D/tc-v7-lost.dat" --format csv "select sum(lost), count(*) - count(lost) from losses" 2>err)
+	[ "$(tail -n 1 <<<"$out")" = "$marked,$unknown" ] || fail "losses: $out; report: $marked marked, $unknown uncounted"
+	[ "$(cat err)" = "ktrace sql: warning: at least $total events were lost in '$D/tc-v7-lost.dat'; the tables lack them (the losses table says where)" ] ||
+		fail "$(cat err)"
+	# A gap's span: the last record before it and the first after.
+	"$KTRACE" sql -i "$D/tc-v7-lost.dat" --format csv "select count(*) from losses where after_ts >= before_ts" | tail -n 1 | grep -qx 0
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select value from meta where key in ('clock', 'cpus', 'version') order by key"
+	assert_output "value
+local
+2
+6"
+}
+
+@test "sql: --format table, csv and json; several statements; standard input" {
+	run "$KTRACE" sql -i "$D/tc-sched.dat" "select 1 as a, 'x,y' as b, null as c"
+	assert_output "a  b    c
+1  x,y  NULL"
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select 1 as a, 'x,y' as b, null as c"
+	assert_output 'a,b,c
+1,"x,y",NULL'
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format json "select 1 as a, 'x' as b, null as c, 1.5 as d"
+	assert_output '{"a":1,"b":"x","c":null,"d":1.5}'
+	run bash -c "printf 'select 1 as one;\nselect count(*) as n from sched_switch;\n' | '$KTRACE' sql -i '$D/tc-sched.dat' --format csv"
+	assert_success
+	assert_output "one
+1
+n
+$(jsonl "$D/tc-sched.dat" sched_switch | wc -l)"
+}
+
+@test "sql: --schema and --save: a database sqlite3 opens, written whole or not at all" {
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --schema
+	assert_success
+	assert_line 'CREATE TABLE "sched_switch" ("ts" INTEGER, "cpu" INTEGER, "pid" INTEGER, "comm" TEXT, "prev_comm" TEXT, "prev_pid" INTEGER, "prev_prio" INTEGER, "prev_state" INTEGER, "next_comm" TEXT, "next_pid" INTEGER, "next_prio" INTEGER, "prev_state_name" TEXT);'
+	assert_line 'CREATE TABLE "losses" ("buffer" INTEGER, "cpu" INTEGER, "after_ts" INTEGER, "before_ts" INTEGER, "lost" INTEGER);'
+	"$KTRACE" sql -i "$D/tc-sched.dat" --save t.db
+	[ "$(sqlite3 t.db 'select count(*) from sched_switch')" = "$(jsonl "$D/tc-sched.dat" sched_switch | wc -l)" ]
+	[ "$(sqlite3 t.db "select value from meta where key = 'clock'")" = local ]
+	# A directory that refuses it: one line, exit 1, nothing left.
+	mkdir ro
+	chmod 500 ro
+	run as_nobody "$KTRACE" sql -i "$D/tc-sched.dat" --save ro/t.db
+	assert_failure 1
+	assert_output --regexp "^ktrace sql: cannot save 'ro/t.db': "
+	[ -z "$(ls -A ro)" ]
+}
+
+@test "sql: the prompt edits lines, keeps history and runs each statement once complete" {
+	run script -qec "'$KTRACE' sql -i '$D/tc-sched.dat'" /dev/null <<'EOF2'
+select count(*)
+  as n from sched_switch;
+.tables
+.quit
+EOF2
+	assert_success
+	out=$(tr -d '\r' <<<"$output")
+	grep -q "ktrace> " <<<"$out"
+	grep -q "   \.\.\.> " <<<"$out"
+	grep -qx "$(jsonl "$D/tc-sched.dat" sched_switch | wc -l)" <<<"$out"
+	grep -q "sched_switch, sched_wakeup" <<<"$out"
+}
+
+@test "sql: bad queries and files say what is wrong, in one line" {
+	run "$KTRACE" sql -i "$D/tc-sched.dat" "selec 1"
+	assert_failure 1
+	assert_output "ktrace sql: near \"selec\": syntax error, at character 1 of the query: 'selec 1'"
+	run "$KTRACE" sql -i "$D/tc-sched.dat" "select * from nosuch"
+	assert_failure 1
+	assert_output --regexp "^ktrace sql: no such table: nosuch; the tables are: .*sched_switch.*, events, tasks, losses, meta \(--schema shows their columns\)$"
+	run "$KTRACE" sql -i "$D/tc-sched.dat" "select nocol from sched_switch"
+	assert_failure 1
+	assert_output "ktrace sql: no such column: nocol; --schema (or .schema TABLE) shows each table's columns"
+	run "$KTRACE" sql -i "$D/tc-latency.dat" "select 1"
+	assert_failure 1
+	assert_output --partial "is a latency trace"
+	run "$KTRACE" sql -i nonexistent.dat "select 1"
+	assert_failure 1
+	head -c 6000 "$D/tc-sched.dat" >cut.dat
+	run "$KTRACE" sql -i cut.dat "select count(*) from events"
+	[ "$status" = 2 ]
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format xml "select 1"
+	[ "$status" = 64 ]
+	run complete_words ktrace sql --format c
+	assert_output csv
+}
