@@ -145,13 +145,18 @@ test_cli_refusals() {
 # with fetch arguments, entry and return; gone after the recording.
 # The text goes to the host, which compares trace-cmd's with it.
 test_cli_kprobe() {
-	$K record -q -F -o $CLI/kprobe.dat --kprobe 'do_sys_openat2 dfd=%di:s32' \
+	$K record -q -F -o $CLI/kprobe.dat \
+		--kprobe 'do_sys_openat2 dfd=%di:s32 file=+0(%si):ustring kfile=+0(%si):string' \
 		--kretprobe 'do_sys_openat2 ret=$retval:s64' -- \
 		/bin/sh -c 'for i in 1 2 3 4 5; do : </proc/version; done' || return 1
 	$K report -i $CLI/kprobe.dat >$CLI/kprobe.txt || return 1
 	n=$(grep -c ' do_sys_openat2: .*dfd=' $CLI/kprobe.txt)
 	r=$(grep -c ' do_sys_openat2_ret: .*ret=' $CLI/kprobe.txt)
 	echo "kprobe: $n entries, $r returns"
+	grep -m 2 ' do_sys_openat2: ' $CLI/kprobe.txt
+	# A user string fetched by name: the file the shell opened.
+	u=$(grep -c ' do_sys_openat2: .*file="/proc/version"' $CLI/kprobe.txt)
+	[ "$u" -ge 5 ] || fail "kprobe: $u entries with file=\"/proc/version\"" || return 1
 	[ "$n" -ge 5 ] || fail "kprobe: $n entries" || return 1
 	[ "$r" -ge 5 ] || fail "kretprobe: $r returns" || return 1
 	if grep -q ':ktrace_' /sys/kernel/tracing/dynamic_events; then
