@@ -24,9 +24,10 @@ CHECK_PKGS="$CHECK_PKGS strace"
 # chromium: report-views.bats renders the --timeline SVG headless;
 # libxml2-utils: xmllint checks it is well-formed; python3 parses it.
 CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
-# sqlite3: sql.bats opens the database ktrace sql --save writes.
-CHECK_PKGS="$CHECK_PKGS sqlite3"
-BENCH_PKGS="$CHECK_PKGS linux-perf hyperfine"
+# sqlite3: sql.bats opens the database ktrace sql --save writes;
+# linux-perf: analyze.bats compares analyze syscalls with perf trace -s.
+CHECK_PKGS="$CHECK_PKGS sqlite3 linux-perf"
+BENCH_PKGS="$CHECK_PKGS hyperfine"
 
 case "${1:-build}" in
 build) want=$BUILD_PKGS ;;

@@ -340,3 +340,12 @@ off_oracle() {
 	assert_output --partial "unknown --for 'bogus'; use sched, syscalls, cpu or offcpu"
 	[ ! -e x.dat ]
 }
+
+@test "analyze syscalls agrees with perf trace -s where it must: getppid_n's 300 calls, no errors" {
+	run rec -q -F -e raw_syscalls -o p.dat -- "$KT_AN_BIN/getppid_n" 300
+	assert_success
+	k=$("$KTRACE" analyze syscalls -i p.dat --format json | jq -r '.rows[] | select(.syscall == "getppid") | "\(.calls) \(.errors)"')
+	# perf's own recording of the same program: its summary line.
+	p=$(perf trace -s -- "$KT_AN_BIN/getppid_n" 300 2>&1 >/dev/null | awk '$1 == "getppid" { print $2, $3 }')
+	[ "$k" = "300 0" ] && [ "$p" = "300 0" ] || fail "ktrace: '$k'; perf trace -s: '$p'"
+}
