@@ -9,7 +9,14 @@
  * one ftrace:print event.  With RATE, writes are paced to RATE per
  * second (busy-waiting on the clock, so the pace holds at high rates).
  * A failed write is reported with its number and ends it (status 3).
+ *
+ * EBADF is the kernel's "ring buffer disabled, as if not open for write":
+ * it wrote nothing.  This host's 6.18 answers it now and then to the first
+ * write after a recording starts (its ring buffer refuses a reserve, the
+ * refusal that drops records around idle uncounted elsewhere); that write
+ * is tried again, up to 2 s, so every mark is still written exactly once.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +55,12 @@ int main(int argc, char **argv)
 
 		while (rate > 0 && now() < t0 + (i - 1) / rate)
 			;
-		if (write(fd, buf, len) != len) {
+		ssize_t w;
+		int tries = 0;
+
+		while ((w = write(fd, buf, len)) < 0 && errno == EBADF && tries++ < 2000)
+			usleep(1000);
+		if (w != len) {
 			fprintf(stderr, "marks: write %ld of %ld to %s: ", i, n, argv[2]);
 			perror(NULL);
 			return 3;
