@@ -415,10 +415,7 @@ int kt_offcpu_rows(struct kt_offcpu *o, const char *sort,
 
 	if (!sort)
 		sort = "blocked";
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(sort, keys[i]))
-			break;
-	if (i == sizeof(keys) / sizeof(keys[0]))
+	if (!kt_rows_key_known(keys, sizeof(keys) / sizeof(keys[0]), sort))
 		return -EINVAL;
 	free(o->sorted);
 	o->sorted = NULL;

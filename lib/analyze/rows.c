@@ -34,6 +34,16 @@ void kt_rows_sort(void **rows, size_t n, const struct kt_rowsort *how)
 		qsort_r(rows, n, sizeof(*rows), cmp_rows, (void *)how);
 }
 
+bool kt_rows_key_known(const char *const *keys, size_t n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
 void *kt_percpu_at(struct kt_percpu *p, int cpu)
 {
 	char *v;

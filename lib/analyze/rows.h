@@ -7,6 +7,7 @@
 #ifndef KT_ANALYZE_ROWS_H
 #define KT_ANALYZE_ROWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct kt_rowsort {
@@ -17,6 +18,9 @@ struct kt_rowsort {
 };
 
 void kt_rows_sort(void **rows, size_t n, const struct kt_rowsort *how);
+
+/* Whether key is one of the n keys an analysis sorts by. */
+bool kt_rows_key_known(const char *const *keys, size_t n, const char *key);
 
 struct kt_percpu {
 	void *v;

@@ -367,10 +367,7 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 
 	if (!sort)
 		sort = "run";
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(sort, keys[i]))
-			break;
-	if (i == sizeof(keys) / sizeof(keys[0]))
+	if (!kt_rows_key_known(keys, sizeof(keys) / sizeof(keys[0]), sort))
 		return -EINVAL;
 	free(s->sorted);
 	s->sorted = NULL;

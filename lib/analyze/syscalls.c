@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "analyze/evcache.h"
+#include "analyze/rows.h"
 #include "analyze/syscalls.h"
 #include "decode/symbols.h"
 
@@ -380,10 +381,7 @@ int kt_syscalls_rows(struct kt_syscalls *s, const char *sort,
 
 	if (!sort)
 		sort = "total";
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(sort, keys[i]))
-			break;
-	if (i == sizeof(keys) / sizeof(keys[0]))
+	if (!kt_rows_key_known(keys, sizeof(keys) / sizeof(keys[0]), sort))
 		return -EINVAL;
 	free(s->sorted);
 	s->sorted = NULL;
