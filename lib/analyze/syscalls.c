@@ -13,6 +13,7 @@
 #include "analyze/evcache.h"
 #include "analyze/rows.h"
 #include "analyze/syscalls.h"
+#include "analyze/tgidmap.h"
 #include "decode/symbols.h"
 
 enum kind { K_OTHER, K_ENTER, K_EXIT };
@@ -36,6 +37,7 @@ struct kt_syscalls {
 	struct tep_handle *tep;
 	const char *machine;
 	enum kt_sys_by by;
+	const struct kt_tgidmap *tg;
 	struct kt_evcache evs;		/* struct evinfo by event id */
 	void *pends;			/* tsearch: struct pend by pid */
 	void *rows;			/* tsearch: struct kt_sys_row */
@@ -86,7 +88,7 @@ static void fill_info(void *entry, struct tep_event *e)
 }
 
 struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
-				    enum kt_sys_by by)
+				    enum kt_sys_by by, const struct kt_tgidmap *tg)
 {
 	struct kt_syscalls *s = calloc(1, sizeof(*s));
 
@@ -96,6 +98,7 @@ struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
 	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	s->machine = machine;
 	s->by = by;
+	s->tg = tg;
 	return s;
 }
 
@@ -125,10 +128,13 @@ static struct kt_sys_row *row_of(struct kt_syscalls *s, long nr, int pid)
 	if (!probe)
 		return NULL;
 	probe->nr = nr;
+	/* A process's row is named after its leader, whichever thread called. */
+	if (s->by == KT_SYS_BY_PROCESS && s->tg)
+		pid = kt_tgidmap_of(s->tg, pid);
 	if (s->by != KT_SYS_BY_CALL) {
 		comm = tep_data_comm_from_pid(s->tep, pid);
 		snprintf(probe->comm, sizeof(probe->comm), "%s", comm ? comm : "<...>");
-		if (s->by == KT_SYS_BY_TASK)
+		if (s->by != KT_SYS_BY_COMM)
 			probe->pid = pid;
 	}
 	found = tsearch(probe, &s->rows, cmp_row);

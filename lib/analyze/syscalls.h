@@ -23,6 +23,7 @@ enum kt_sys_by {
 	KT_SYS_BY_CALL,
 	KT_SYS_BY_TASK,
 	KT_SYS_BY_COMM,
+	KT_SYS_BY_PROCESS,		/* threads under their process */
 };
 
 struct kt_sys_errno {
@@ -33,8 +34,8 @@ struct kt_sys_errno {
 struct kt_sys_row {
 	long nr;
 	const char *name;		/* "getppid", or "syscall_N" */
-	int pid;			/* KT_SYS_BY_TASK */
-	char comm[32];			/* KT_SYS_BY_TASK, KT_SYS_BY_COMM */
+	int pid;			/* by task; by process the tgid */
+	char comm[32];			/* by task, comm, process (the tgid's) */
 	unsigned long long errors;
 	struct kt_sys_errno *errs;	/* by count, the most first */
 	int nerrs;
@@ -52,10 +53,14 @@ struct kt_sys_totals {
 
 struct tep_handle;
 struct kt_syscalls;
+struct kt_tgidmap;
 
-/* machine: the file's ("x86_64", from its uname), for call names. */
+/*
+ * machine: the file's ("x86_64", from its uname), for call names; tg:
+ * thread to process for KT_SYS_BY_PROCESS, kept, not copied.
+ */
 struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
-				    enum kt_sys_by by);
+				    enum kt_sys_by by, const struct kt_tgidmap *tg);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_syscalls_add(const struct kt_event *ev, void *arg);
 /*
