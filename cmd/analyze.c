@@ -292,7 +292,7 @@ static int run_syscalls(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	kt_syscalls_totals(s, &t);
 	if (!t.has_input) {
-		kt_err("'%s' holds no system call events (raw_syscalls, or syscalls:sys_enter_NAME/sys_exit_NAME); record them with 'ktrace record --for syscalls'",
+		kt_err("'%s' holds no system call events (raw_syscalls, syscalls:sys_enter_NAME/sys_exit_NAME, or ktrace.ko's); record them with 'ktrace record --for syscalls'",
 		       o->input);
 		goto out;
 	}

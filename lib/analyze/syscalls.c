@@ -81,6 +81,13 @@ static void fill_info(void *entry, struct tep_event *e)
 		in->kind = !strncmp(e->name, "sys_enter_", 10) ? K_ENTER :
 			   !strncmp(e->name, "sys_exit_", 9) ? K_EXIT : K_OTHER;
 		in->nr = tep_find_field(e, "__syscall_nr");
+	} else if (e->system && !strcmp(e->system, "ktrace")) {
+		/* ktrace.ko's: the engine's events and the process tracer's. */
+		in->kind = !strcmp(e->name, "syscall_entry") ||
+			   !strcmp(e->name, "process_syscall_entry") ? K_ENTER :
+			   !strcmp(e->name, "syscall_exit") ||
+			   !strcmp(e->name, "process_syscall_exit") ? K_EXIT : K_OTHER;
+		in->nr = tep_find_field(e, "nr");
 	}
 	in->ret = tep_find_field(e, "ret");
 	if (!in->nr || (in->kind == K_EXIT && !in->ret))

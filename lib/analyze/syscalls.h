@@ -3,9 +3,10 @@
  * analyze syscalls: each system call's count, errors (by errno name) and
  * the distribution of its duration, from entry to exit of the same task.
  * It reads whichever the file holds: raw_syscalls:sys_enter/sys_exit
- * (the id is the call), or syscalls:sys_enter_NAME/sys_exit_NAME (the
- * id is the __syscall_nr field).  Rows are per call, or per call and
- * task (KT_SYS_BY_TASK) or comm (KT_SYS_BY_COMM).
+ * (the id is the call), syscalls:sys_enter_NAME/sys_exit_NAME (the
+ * id is the __syscall_nr field), or ktrace.ko's syscall_entry/exit and
+ * process_syscall_entry/exit (nr).  Rows are per call, or per call and
+ * task, process or comm.
  *
  * A call whose entry is not in the window (it began before, or was lost)
  * is not counted; one still in progress at the end neither: both are
