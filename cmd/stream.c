@@ -29,6 +29,8 @@
 #include "live/tracefs.h"
 #include "live/livebuf.h"
 #include "live/livestream.h"
+#include "live/modlive.h"
+#include "live/module.h"
 #include "base/log.h"
 #include "live/run.h"
 #include "live/tracing.h"
@@ -125,6 +127,7 @@ struct stream {
 	struct kt_tracing *t;
 	struct tep_handle *tep;
 	struct kt_livestream *ls;
+	struct kt_modlive *mod;		/* ktrace.ko, when its events stream */
 	struct kt_printer *p;
 	struct kt_run *run;		/* COMMAND and the signals that end it */
 	int ncpus;
@@ -147,6 +150,9 @@ static struct tep_handle *load_formats(const struct kt_event_list *events)
 	for (i = 0; i < n; i++) {
 		const char *sys = kt_event_list_at(events, i)->system;
 
+		/* ktrace.ko's formats are in debugfs: kt_modlive_formats(). */
+		if (kt_is_module_event(kt_event_list_at(events, i)))
+			continue;
 		for (j = 0; j < k && strcmp(systems[j], sys); j++)
 			;
 		if (j == k)
@@ -302,7 +308,7 @@ static int run_woke(void *arg, const struct pollfd *fds)
 
 static void run_loop(struct stream *s)
 {
-	int n = s->ncpus + 1, i, why;
+	int n = kt_livestream_nfds(s->ls) + 1, i, why;
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
 	struct kt_run_hooks hooks = {
 		.fds = pfd, .nfds = n, .before = run_before, .woke = run_woke,
@@ -316,7 +322,7 @@ static void run_loop(struct stream *s)
 	}
 	pfd[0].fd = s->out_is_pipe ? STDOUT_FILENO : -1;
 	pfd[0].events = 0;
-	for (i = 0; i < s->ncpus; i++) {
+	for (i = 0; i + 1 < n; i++) {
 		pfd[i + 1].fd = kt_livestream_fd(s->ls, i);
 		pfd[i + 1].events = POLLIN;
 	}
@@ -330,6 +336,7 @@ static void run_loop(struct stream *s)
 	free(pfd);
 }
 
+/* The instance's counters, and ktrace.ko's (zero at the start) added. */
 static void read_stats(struct stream *s, struct kt_cpu_stats *st)
 {
 	int cpu;
@@ -337,6 +344,8 @@ static void read_stats(struct stream *s, struct kt_cpu_stats *st)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (kt_cpu_stats_read(kt_tracing_inst(s->t), cpu, &st[cpu]))
 			memset(&st[cpu], 0, sizeof(st[cpu]));
+	if (s->mod && st == s->st1)
+		kt_modlive_stats(s->mod, st);
 }
 
 /* The summary on stderr; loud about loss even with -q. */
@@ -383,22 +392,48 @@ static bool in_usecs(const char *clock)
 			  strcmp(clock, "x86-tsc") && strcmp(clock, "perf"));
 }
 
-/* ktrace.ko's buffers are read by record only, for now. */
-static int refuse_module_events(struct stream *s)
+/* ktrace.ko stamps with trace_clock_local: its records sort with those. */
+static int check_module_clock(struct stream *s)
 {
 	const struct kt_event_list *events = kt_tracing_events(s->t);
 	size_t i, n = kt_event_list_count(events);
 
+	if (!s->o->clock || !strcmp(s->o->clock, "local"))
+		return KT_EXIT_OK;
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(events, i);
 
 		if (!kt_is_module_event(r))
 			continue;
-		kt_err("'%s:%s' is ktrace.ko's event, which stream cannot show yet; record it with 'ktrace record' and read it with 'ktrace report', or name an ftrace event as SYSTEM:NAME",
-		       r->system, r->name);
-		return KT_EXIT_FAIL;
+		kt_err("'%s:%s' is ktrace.ko's event, stamped with the local clock: drop --clock %s, or stream ftrace events only",
+		       r->system, r->name, s->o->clock);
+		return KT_EXIT_USAGE;
 	}
 	return KT_EXIT_OK;
+}
+
+/*
+ * ktrace.ko's events: the module set up as record sets it, its formats
+ * learned, its traceN files merged with the instance's per-CPU buffers.
+ */
+static int setup_module(struct stream *s)
+{
+	char rel[32], path[4096];
+	int ret, cpu;
+
+	ret = kt_modlive_new(s->t, &s->o->t, kt_run_child_pid(s->run), s->ncpus, &s->mod);
+	if (ret || !s->mod)
+		return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+	ret = kt_modlive_formats(s->mod, s->tep);
+	for (cpu = 0; !ret && cpu < kt_modlive_cpus(s->mod); cpu++) {
+		snprintf(rel, sizeof(rel), "%s%d", KTRACE_FILE_TRACE_PREFIX, cpu);
+		ret = kt_module_path(rel, path, sizeof(path));
+		if (!ret)
+			ret = kt_livestream_add_pages(s->ls, path, cpu);
+		if (ret)
+			kt_err("cannot open ktrace.ko's %s: %s", rel, strerror(-ret));
+	}
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 static int setup(struct stream *s)
@@ -409,8 +444,11 @@ static int setup(struct stream *s)
 	int ret;
 
 	s->t = kt_tracing_new(&o->t, NULL, 0);
-	if (!s->t || refuse_module_events(s))
+	if (!s->t)
 		return KT_EXIT_FAIL;
+	ret = check_module_clock(s);
+	if (ret)
+		return ret;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
 		if (ret) {
@@ -453,12 +491,6 @@ static int setup(struct stream *s)
 		kt_err("cannot open the per-CPU buffers: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	s->p = kt_printer_new_tep(s->tep, in_usecs(o->clock),
-				  o->json ? KT_PRINT_JSON : KT_PRINT_TEXT,
-				  (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_COMPILED,
-				  stdout);
-	if (!s->p)
-		return KT_EXIT_FAIL;
 	if (o->t.cmd) {
 		ret = kt_run_child_new(s->run, o->t.cmd);
 		if (ret) {
@@ -468,7 +500,19 @@ static int setup(struct stream *s)
 	}
 	if (kt_tracing_arm(s->t, kt_run_child_pid(s->run)))
 		return KT_EXIT_FAIL;
+	ret = setup_module(s);
+	if (ret)
+		return ret;
+	/* After the module's formats: the printer compiles what tep holds. */
+	s->p = kt_printer_new_tep(s->tep, in_usecs(o->clock),
+				  o->json ? KT_PRINT_JSON : KT_PRINT_TEXT,
+				  (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_COMPILED,
+				  stdout);
+	if (!s->p)
+		return KT_EXIT_FAIL;
 	read_stats(s, s->st0);
+	if (s->mod && kt_modlive_start(s->mod))
+		return KT_EXIT_FAIL;
 	ret = kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "1");
 	if (ret) {
 		kt_err("cannot start tracing: %s", strerror(-ret));
@@ -513,6 +557,10 @@ static int stream(struct stream_opts *o)
 
 	/* Nothing new in the buffers, then print what is left in them. */
 	kt_tracefs_write(kt_tracing_inst(s.t), "tracing_on", "0");
+	if (s.mod && kt_modlive_stop(s.mod) && s.why != STOP_ERROR) {
+		s.why = STOP_ERROR;
+		s.err = -EIO;
+	}
 	if (s.why != STOP_OUTPUT && s.why != STOP_ERROR)
 		drain(&s, true);
 	read_stats(&s, s.st1);
@@ -536,6 +584,7 @@ static int stream(struct stream_opts *o)
 out:
 	kt_printer_free(s.p);
 	kt_livestream_free(s.ls);
+	kt_modlive_free(s.mod);
 	if (s.run)
 		kt_run_child_free(s.run);
 	kt_tracing_free(s.t);

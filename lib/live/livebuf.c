@@ -142,12 +142,15 @@ err_meta:
 	return -EPROTO;
 }
 
-struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
-				   unsigned int flags)
+/*
+ * Open path for reading, mapped unless flags or the kernel say no; inst
+ * (the ring buffer's instance, for its sub-buffer size) NULL with
+ * KT_LIVEBUF_NO_MMAP is a file of whole pages (ktrace.ko's traceN).
+ */
+static struct kt_livebuf *open_path(const char *path, struct tracefs_instance *inst,
+				    int cpu, unsigned int flags)
 {
 	struct kt_livebuf *lb;
-	char file[64];
-	char *path;
 	int err;
 
 	lb = calloc(1, sizeof(*lb));
@@ -155,15 +158,8 @@ struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 		return NULL;
 	lb->cpu = cpu;
 	lb->flags = flags;
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-	path = tracefs_instance_get_file(inst, file);
-	if (!path) {
-		err = ENOMEM;
-		goto err_free;
-	}
 	lb->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	err = errno;
-	tracefs_put_tracing_file(path);
 	if (lb->fd < 0)
 		goto err_free;
 	if (flags & KT_LIVEBUF_KBUFFER) {
@@ -181,7 +177,8 @@ struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 		kt_debug("cpu%d: cannot map the ring buffer (%s); reading it",
 			 cpu, strerror(err));
 	}
-	lb->subbuf_size = subbuf_size_of(inst);
+	lb->subbuf_size = flags & KT_LIVEBUF_PAGES ? (size_t)getpagesize() :
+			  subbuf_size_of(inst);
 	lb->page = malloc(lb->subbuf_size);
 	if (!lb->page) {
 		err = ENOMEM;
@@ -197,6 +194,30 @@ err_free:
 	free(lb);
 	errno = err;
 	return NULL;
+}
+
+struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
+				   unsigned int flags)
+{
+	struct kt_livebuf *lb;
+	char file[64];
+	char *path;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	path = tracefs_instance_get_file(inst, file);
+	if (!path) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	lb = open_path(path, inst, cpu, flags & ~KT_LIVEBUF_PAGES);
+	tracefs_put_tracing_file(path);
+	return lb;
+}
+
+struct kt_livebuf *kt_livebuf_open_pages(const char *path, int cpu,
+					 unsigned int flags)
+{
+	return open_path(path, NULL, cpu, flags | KT_LIVEBUF_NO_MMAP | KT_LIVEBUF_PAGES);
 }
 
 void kt_livebuf_close(struct kt_livebuf *lb)

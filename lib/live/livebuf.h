@@ -18,6 +18,7 @@
 enum {
 	KT_LIVEBUF_NO_MMAP = 1 << 0,	/* read() even where mmap works */
 	KT_LIVEBUF_KBUFFER = 1 << 1,	/* walk pages with libtraceevent */
+	KT_LIVEBUF_PAGES = 1 << 2,	/* a file of whole pages: read() */
 };
 
 struct kt_livebuf;
@@ -25,6 +26,12 @@ struct kt_livebuf;
 /* NULL + errno.  inst NULL is the top-level buffer. */
 struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 				   unsigned int flags);
+/*
+ * A file that hands out whole pages of ftrace's format by read() (ktrace.ko's
+ * traceN), as CPU cpu's.  NULL + errno.
+ */
+struct kt_livebuf *kt_livebuf_open_pages(const char *path, int cpu,
+					 unsigned int flags);
 void kt_livebuf_close(struct kt_livebuf *lb);
 bool kt_livebuf_mapped(const struct kt_livebuf *lb);
 /*

@@ -25,6 +25,9 @@ struct cpu_it {
 	size_t skip, end;	/* new records: data offsets [skip, end) */
 	bool loaded;
 	bool last;		/* the writer's page: the CPU's last this round */
+	bool whole_pages;	/* a file of whole pages: read until it is empty */
+	bool cut;		/* stopped by the page budget, more to read */
+	bool pending;		/* rec is read and not handed out yet */
 	int pages;		/* this round */
 	long long missed;	/* the loaded page's lost count, not yet shown */
 	uint64_t events;
@@ -34,7 +37,8 @@ struct cpu_it {
 struct kt_livestream {
 	struct tep_handle *tep;
 	struct cpu_it *its;
-	int ncpus;
+	int ncpus;		/* the instance's CPUs: its[0, ncpus) */
+	int nits;		/* and the files added after them */
 	struct cpu_it **heap;
 	int nheap;
 	int nmapped;		/* CPUs read through the mapped buffer */
@@ -65,6 +69,7 @@ struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
 			goto err;
 		}
 		ls->ncpus = cpu + 1;
+		ls->nits = ls->ncpus;
 		it->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
 				       KBUFFER_ENDIAN_SAME_AS_HOST);
 		if (!it->kb)
@@ -88,7 +93,7 @@ void kt_livestream_free(struct kt_livestream *ls)
 
 	if (!ls)
 		return;
-	for (cpu = 0; cpu < ls->ncpus; cpu++) {
+	for (cpu = 0; cpu < ls->nits; cpu++) {
 		kt_livebuf_close(ls->its[cpu].lb);
 		if (ls->its[cpu].kb)
 			kbuffer_free(ls->its[cpu].kb);
@@ -103,9 +108,48 @@ int kt_livestream_cpus(const struct kt_livestream *ls)
 	return ls->ncpus;
 }
 
-int kt_livestream_fd(const struct kt_livestream *ls, int cpu)
+int kt_livestream_add_pages(struct kt_livestream *ls, const char *path, int cpu)
 {
-	return kt_livebuf_fd(ls->its[cpu].lb);
+	struct cpu_it *its, **heap, *it;
+
+	its = realloc(ls->its, (ls->nits + 1) * sizeof(*its));
+	if (!its)
+		return -ENOMEM;
+	ls->its = its;
+	heap = realloc(ls->heap, (ls->nits + 1) * sizeof(*heap));
+	if (!heap)
+		return -ENOMEM;
+	ls->heap = heap;
+	it = &ls->its[ls->nits];
+	memset(it, 0, sizeof(*it));
+	it->cpu = cpu;
+	it->lb = kt_livebuf_open_pages(path, cpu, 0);
+	if (!it->lb)
+		return -errno;
+	it->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+	if (!it->kb) {
+		kt_livebuf_close(it->lb);
+		return -ENOMEM;
+	}
+	it->data_off = kbuffer_start_of_data(it->kb);
+	/*
+	 * Its pages carry no sign of the writer being on them (a full one
+	 * may end short of the page by more than a record): it is read until
+	 * it has nothing more, within the round's budget.
+	 */
+	it->whole_pages = true;
+	ls->nits++;
+	return 0;
+}
+
+int kt_livestream_nfds(const struct kt_livestream *ls)
+{
+	return ls->nits;
+}
+
+int kt_livestream_fd(const struct kt_livestream *ls, int i)
+{
+	return kt_livebuf_fd(ls->its[i].lb);
 }
 
 int kt_livestream_mapped(const struct kt_livestream *ls)
@@ -116,12 +160,29 @@ int kt_livestream_mapped(const struct kt_livestream *ls)
 uint64_t kt_livestream_missed(const struct kt_livestream *ls, int cpu,
 			      bool *unknown)
 {
-	return kt_livebuf_missed(ls->its[cpu].lb, unknown);
+	uint64_t n = 0;
+	bool u, any = false;
+	int i;
+
+	for (i = 0; i < ls->nits; i++)
+		if (ls->its[i].cpu == cpu) {
+			n += kt_livebuf_missed(ls->its[i].lb, &u);
+			any |= u;
+		}
+	if (unknown)
+		*unknown = any;
+	return n;
 }
 
 uint64_t kt_livestream_events(const struct kt_livestream *ls, int cpu)
 {
-	return ls->its[cpu].events;
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < ls->nits; i++)
+		if (ls->its[i].cpu == cpu)
+			n += ls->its[i].events;
+	return n;
 }
 
 /*
@@ -161,8 +222,12 @@ static int it_next(struct cpu_it *it)
 			return 1;
 		}
 		it->loaded = false;
-		if (it->last || it->pages >= ROUND_MAX_PAGES)
+		if (it->last)
 			return 0;
+		if (it->pages >= ROUND_MAX_PAGES) {
+			it->cut = true;
+			return 0;
+		}
 		ret = kt_livebuf_next(it->lb, &page, &it->skip, &it->end);
 		if (ret <= 0)
 			return ret;
@@ -173,8 +238,9 @@ static int it_next(struct cpu_it *it)
 		 * round, so a CPU that keeps getting events cannot run ahead
 		 * of the others, read once at the start of the round.
 		 */
-		it->last = it->skip > 0 ||
-			   it->end + it->data_off + 64 < kt_livebuf_subbuf_size(it->lb);
+		it->last = !it->whole_pages &&
+			   (it->skip > 0 ||
+			    it->end + it->data_off + 64 < kt_livebuf_subbuf_size(it->lb));
 		/* The page's own commit may be past end already: end rules. */
 		if (kbuffer_load_subbuffer(it->kb, page) < 0)
 			return -EBADMSG;
@@ -210,32 +276,46 @@ static void sift_down(struct kt_livestream *ls, int i)
 	}
 }
 
+/*
+ * A CPU the page budget stopped has older records than some that other
+ * CPUs would hand out next: nothing stamped after its last one handed out
+ * goes out in this round (the horizon).  The record that would have gone
+ * next stays pending for the next round.
+ */
 long kt_livestream_round(struct kt_livestream *ls, kt_event_fn fn, void *arg)
 {
+	unsigned long long horizon = ~0ULL;
 	struct kt_event ev = { 0 };
 	struct cpu_it *it;
 	long n = 0;
-	int cpu, ret, i;
+	int i, ret;
 
 	ls->nheap = 0;
-	for (cpu = 0; cpu < ls->ncpus; cpu++) {
-		it = &ls->its[cpu];
+	for (i = 0; i < ls->nits; i++) {
+		it = &ls->its[i];
 		it->pages = 0;
 		it->last = false;
-		ret = it_next(it);
-		if (ret < 0)
-			return ret;
-		if (ret)
+		it->cut = false;
+		if (!it->pending) {
+			ret = it_next(it);
+			if (ret < 0)
+				return ret;
+			it->pending = ret;
+		}
+		if (it->pending)
 			ls->heap[ls->nheap++] = it;
 	}
 	for (i = ls->nheap / 2 - 1; i >= 0; i--)
 		sift_down(ls, i);
 	while (ls->nheap) {
 		it = ls->heap[0];
+		if (it->rec.ts > horizon)
+			break;
 		ev.record = &it->rec;
 		ev.event = tep_find_event_by_record(ls->tep, &it->rec);
 		ev.cpu = it->cpu;
 		ev.selected = true;
+		it->pending = false;
 		if (ev.event) {
 			ret = fn(&ev, arg);
 			if (ret < 0)
@@ -246,8 +326,12 @@ long kt_livestream_round(struct kt_livestream *ls, kt_event_fn fn, void *arg)
 		ret = it_next(it);
 		if (ret < 0)
 			return ret;
-		if (!ret)
+		it->pending = ret;
+		if (!ret) {
+			if (it->cut && it->rec.ts < horizon)
+				horizon = it->rec.ts;
 			ls->heap[0] = ls->heap[--ls->nheap];
+		}
 		sift_down(ls, 0);
 	}
 	return n;

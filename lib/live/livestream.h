@@ -12,7 +12,11 @@
  * but stamped before the last event handed out from another CPU, comes
  * out in the next round: out of order by at most the time between the
  * reads of two CPUs at the start of a round (microseconds, unless the
- * reader is preempted right there).
+ * reader is preempted right there).  A CPU whose pages a round's budget
+ * cut short holds back every record stamped after its last one until
+ * the next round.  Files of whole pages added with
+ * kt_livestream_add_pages() (ktrace.ko's) are read until they have
+ * nothing more, their pages telling nothing of where the writer is.
  */
 #ifndef KT_LIVESTREAM_H
 #define KT_LIVESTREAM_H
@@ -32,18 +36,26 @@ struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
 void kt_livestream_free(struct kt_livestream *ls);
 
 int kt_livestream_cpus(const struct kt_livestream *ls);
-/* Poll it for POLLIN: the CPU's buffer has data (buffer_percent). */
-int kt_livestream_fd(const struct kt_livestream *ls, int cpu);
+/*
+ * Add a file of whole pages of CPU cpu's (ktrace.ko's traceN, same page
+ * format and clock): its records merge with the instance's.  Before the
+ * first round.  0 or -errno.
+ */
+int kt_livestream_add_pages(struct kt_livestream *ls, const char *path, int cpu);
+/* The files read: the instance's CPUs', then those added. */
+int kt_livestream_nfds(const struct kt_livestream *ls);
+/* Poll file i for POLLIN: the buffer has data (buffer_percent). */
+int kt_livestream_fd(const struct kt_livestream *ls, int i);
 /*
  * How many CPUs' buffers are read in place (mapped); the others, whose
  * buffer the kernel would not map (a CPU never online has none yet), by
  * read().
  */
 int kt_livestream_mapped(const struct kt_livestream *ls);
-/* Lost events the page headers reported on a CPU (livebuf.h). */
+/* Lost events the page headers reported on a CPU, all its files' (livebuf.h). */
 uint64_t kt_livestream_missed(const struct kt_livestream *ls, int cpu,
 			      bool *unknown);
-/* Events handed out on a CPU so far. */
+/* Events handed out on a CPU so far, from all its files. */
 uint64_t kt_livestream_events(const struct kt_livestream *ls, int cpu);
 
 /*

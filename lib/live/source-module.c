@@ -193,8 +193,9 @@ static int module_prepare(struct modsrc *s)
 	if (s->e->mod_process ? module_process_setup(s) :
 			     module_pids(s, s->e->cfg->t->children))
 		return -EINVAL;
-	s->mrec = kt_modrec_new(ncpus, s->e->tmpdir);
-	if (!s->mrec) {
+	/* A live reader (stream) reads traceN itself. */
+	s->mrec = s->e->mod_live ? NULL : kt_modrec_new(ncpus, s->e->tmpdir);
+	if (!s->mrec && !s->e->mod_live) {
 		kt_err("cannot open ktrace.ko's buffers: %s", strerror(errno));
 		return -EINVAL;
 	}
@@ -225,7 +226,7 @@ static int module_start(void *state)
 	if (!ret) {
 		s->started = true;
 		/* A reader started before "start" would find the engine stopped. */
-		ret = kt_modrec_start(s->mrec);
+		ret = s->mrec ? kt_modrec_start(s->mrec) : 0;
 	}
 	if (ret)
 		kt_err("cannot start tracing: %s", strerror(-ret));
@@ -243,7 +244,7 @@ static int module_stop(void *state)
 	ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
 	kt_module_write(KTRACE_FILE_ENABLED, "0");
 	s->started = false;
-	if (!ret)
+	if (!ret && s->mrec)
 		ret = kt_modrec_stop(s->mrec);
 	if (ret)
 		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
@@ -261,7 +262,7 @@ static int module_collect(void *state, struct kt_cpu_stats *st,
 	/* Reset in prepare: its counts are this recording's from zero. */
 	if (phase == KT_SOURCE_BEGIN)
 		return 0;
-	for (cpu = 0; s->mrec && cpu < s->e->ncpus; cpu++) {
+	for (cpu = 0; (s->mrec || s->e->mod_live) && cpu < s->e->ncpus; cpu++) {
 		if (kt_module_cpu_stats_read(cpu, &m))
 			continue;
 		st[cpu].entries += m.entries;

@@ -27,6 +27,7 @@ struct kt_source_env {
 	const char *tmpdir;		/* the output's directory */
 	unsigned long long limit;	/* -m: bytes of trace data, or 0 */
 	bool mod_process;		/* --process on ktrace.ko */
+	bool mod_live;			/* ktrace.ko's traceN read by the caller */
 };
 
 enum kt_source_phase {
