@@ -80,6 +80,21 @@ enum kt_dat_option {
  */
 #define KT_OPT_KTRACE_MAPS	0x6b74	/* "kt" */
 
+/*
+ * ktrace's own option: the trace clock against CLOCK_REALTIME, measured
+ * by record as tracing starts and as it stops, for `ktrace push`'s
+ * wall-clock timestamps.  Not trace-cmd's DATE option (1): trace-cmd
+ * report adds DATE's offset to every timestamp it prints, so the file's
+ * text would change; trace-cmd skips this one.  NUL-terminated text,
+ * lines of decimal numbers:
+ *   "boot_id UUID\n"                      /proc/sys/kernel/random/boot_id
+ *   "start TRACE REALTIME WINDOW\n"       trace clock ns, realtime ns, and
+ *   "end TRACE REALTIME WINDOW\n"         the realtime read window (ns)
+ * REALTIME is the middle of the tightest window of (realtime, trace
+ * clock, realtime) reads; the trace clock is read at microseconds.
+ */
+#define KT_OPT_KTRACE_CLOCK	0x6b63	/* "kc" */
+
 /* v7 section flags. */
 #define KT_DAT_SEC_COMPRESSED	1
 

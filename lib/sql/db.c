@@ -21,6 +21,7 @@
 #include "decode/fastfmt.h"
 #include "decode/symbols.h"
 #include "file/reader.h"
+#include "file/wallclock.h"
 #include "sql/db.h"
 #include "views/summary.h"
 
@@ -661,6 +662,36 @@ static void insert_task(const void *node, VISIT which, void *arg)
 	ti->err = step(ti->db, ti->st);
 }
 
+/*
+ * What record measured of its clock against realtime: realtime minus
+ * trace time in ns at the start and at the end, and the boot's id.
+ */
+static int load_wall(struct kt_sqldb *db, sqlite3_stmt *st)
+{
+	struct kt_wallclock w;
+	const struct kt_wallpoint *p[2] = { &w.start, &w.end };
+	static const char *const keys[2] = { "realtime_offset_start", "realtime_offset_end" };
+	char v[32];
+	int i, ret = 0;
+
+	if (kt_wallclock_parse(kt_reader_wall_clock(db->r), &w) || !kt_wallclock_known(&w))
+		return 0;
+	if (w.boot_id[0]) {
+		bind_text(st, 1, "boot_id");
+		bind_copy(st, 2, w.boot_id);
+		ret = step(db, st);
+	}
+	for (i = 0; i < 2 && !ret; i++) {
+		if (!p[i]->known)
+			continue;
+		snprintf(v, sizeof(v), "%lld", p[i]->real - (long long)p[i]->trace);
+		bind_text(st, 1, keys[i]);
+		bind_copy(st, 2, v);
+		ret = step(db, st);
+	}
+	return ret;
+}
+
 static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 {
 	const char *kv[][2] = {
@@ -686,7 +717,8 @@ static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 	ret = ret ?: step(db, st);
 	bind_text(st, 1, "cpus");
 	bind_text(st, 2, c);
-	return ret ?: step(db, st);
+	ret = ret ?: step(db, st);
+	return ret ?: load_wall(db, st);
 }
 
 /* One pass over the file for every table wanted and not loaded. */
