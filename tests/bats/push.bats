@@ -1,0 +1,120 @@
+#!/usr/bin/env bats
+# ktrace push: recordings made here, pushed into real ClickHouse servers
+# (tests/bats/clickhouse.bash: as nobody, on loopback ports, in temporary
+# directories removed on every path), checked against ktrace sql and
+# report --format json on the same files.
+
+load helpers
+load clickhouse
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export KT_PUSH_BIN="$BATS_FILE_TMPDIR/bin"
+	kt_tool getppid_n "$KT_PUSH_BIN"
+	cd "$BATS_FILE_TMPDIR"
+	: >"$BATS_FILE_TMPDIR/ktrace.pids"
+	# A small recording: system calls and the scheduler's events.
+	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR rec -q -e raw_syscalls -e sched_switch \
+		-e sched_waking -e sched_wakeup -o "$BATS_FILE_TMPDIR/a.dat" -- \
+		sh -c "$KT_PUSH_BIN/getppid_n 300; sleep 0.05; $KT_PUSH_BIN/getppid_n 300" >/dev/null
+	ch_start CH1 "$(ch_port)" "$(ch_port)"
+	export CH1
+}
+
+teardown_file() {
+	ch_stop "${CH1:-}"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+	URL=http://127.0.0.1:$(cat "$CH1/http_port")
+}
+
+teardown() {
+	cd /
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+# trace_of OUTPUT: the trace id push printed.
+trace_of() {
+	sed -n 's/.*trace \([0-9a-f]*\)[: ].*/\1/p' <<<"$1" | head -n 1
+}
+
+@test "push: every table's counts and values are ktrace sql's and report's JSON" {
+	local f=$BATS_FILE_TMPDIR/a.dat id t n c
+	# A database of this try's own (push makes it).
+	db=try${BATS_TEST_TRY_NUMBER:-1}
+	run "$KTRACE" push -i "$f" --to "$URL/$db"
+	assert_success
+	assert_output --regexp "pushed as host $(uname -n), trace [0-9a-f]+: [0-9]+ events, .*, [0-9]+ events/s, [0-9]+ tables"
+	id=$(trace_of "$output")
+	[ -n "$id" ]
+	# Every table with rows: the same count as ktrace sql's.
+	for t in events sys_enter sys_exit sched_switch sched_waking sched_wakeup tasks losses; do
+		n=$("$KTRACE" sql -i "$f" --format csv "select count(*) from $t" | tail -n 1)
+		c=$(chq "$CH1" "SELECT count() FROM $db.$t WHERE trace_id = '$id'" 2>/dev/null || echo 0)
+		[ "$n" = "$c" ] || fail "$t: sql $n, clickhouse $c"
+	done
+	# The values: report's JSON, names beside numbers.
+	diff <(chq "$CH1" "SELECT ts, cpu, pid, comm, id, ret, ifNull(syscall, ''), ifNull(errno, '-') FROM $db.sys_exit WHERE trace_id = '$id' ORDER BY ts, cpu") \
+		<("$KTRACE" report -i "$f" --format json -e sys_exit | jq -r '[.ts, .cpu, .pid, .comm, .id, .ret, .syscall, (.errno // "-")] | @tsv' | sort -n -k1,1 -k2,2)
+	diff <(chq "$CH1" "SELECT ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid FROM $db.sched_switch WHERE trace_id = '$id' ORDER BY ts, cpu") \
+		<("$KTRACE" sql -i "$f" --format json "select ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid from sched_switch order by ts, cpu" | jq -r '[.[]] | @tsv')
+	diff <(chq "$CH1" "SELECT pid, comm, events, first_ts, last_ts FROM $db.tasks WHERE trace_id = '$id' ORDER BY pid") \
+		<("$KTRACE" sql -i "$f" --format json "select pid, comm, events, first_ts, last_ts from tasks order by pid" | jq -r '[.[]] | @tsv')
+	# wall_ts is ts moved by the offsets record measured.
+	run chq "$CH1" "SELECT count() FROM $db.events WHERE trace_id = '$id' AND (wall_ts IS NULL OR abs(wall_ts - ts - $("$KTRACE" sql -i "$f" --format csv "select value from meta where key = 'realtime_offset_start'" | tail -n 1)) > 10000000)"
+	assert_output 0
+	# The traces row: the file's facts.
+	run chq "$CH1" "SELECT host, kernel, machine, cpus, clock, events FROM $db.traces WHERE trace_id = '$id'"
+	assert_output "$(uname -n)	$(uname -r)	$(uname -m)	$(nproc)	local	$("$KTRACE" sql -i "$f" --format csv "select count(*) from events" | tail -n 1)"
+}
+
+@test "push: the same file twice sends nothing the second time" {
+	local f=$BATS_FILE_TMPDIR/a.dat id before
+	run "$KTRACE" push -i "$f" --to "$URL" --host twice
+	assert_success
+	id=$(trace_of "$output")
+	before=$(chq "$CH1" "SELECT count() FROM events WHERE host = 'twice'")
+	run "$KTRACE" push -i "$f" --to "$URL" --host twice
+	assert_success
+	assert_output "$f: trace $id of host twice is there already: nothing sent"
+	run chq "$CH1" "SELECT count() FROM events WHERE host = 'twice'"
+	assert_output "$before"
+	run chq "$CH1" "SELECT count() FROM traces WHERE host = 'twice'"
+	assert_output 1
+}
+
+@test "push: one killed mid-way is completed by the next, one copy of each row" {
+	local id n pid i c
+	rec -q -e raw_syscalls -o big.dat -- "$KT_PUSH_BIN/getppid_n" 20000
+	n=$("$KTRACE" sql -i big.dat --format csv "select count(*) from events" | tail -n 1)
+	# Small batches, so that it is killed between two of them.
+	"$KTRACE" push -q -i big.dat --to "$URL" --host killed --batch 200 &
+	pid=$!
+	for i in $(seq 200); do
+		c=$(chq "$CH1" "SELECT count() FROM events WHERE host = 'killed'" 2>/dev/null || echo 0)
+		[ "${c:-0}" -gt 0 ] && break
+		sleep 0.05
+	done
+	kill -KILL "$pid"
+	wait "$pid" || true
+	c=$(chq "$CH1" "SELECT count() FROM events WHERE host = 'killed'")
+	[ "$c" -gt 0 ] && [ "$c" -lt "$n" ] || fail "not killed mid-way: $c of $n rows"
+	# No traces row: known incomplete.
+	run chq "$CH1" "SELECT count() FROM traces WHERE host = 'killed'"
+	assert_output 0
+	run "$KTRACE" push -i big.dat --to "$URL" --host killed
+	assert_success
+	assert_output --partial "big.dat: deleted the rows of an interrupted push first"
+	id=$(trace_of "$output")
+	for t in events sys_enter sys_exit; do
+		run chq "$CH1" "SELECT count(), uniqExact(ts, cpu) FROM $t WHERE host = 'killed'"
+		c=$("$KTRACE" sql -i big.dat --format csv "select count(*) from $t" | tail -n 1)
+		assert_output "$c	$c"
+	done
+	run chq "$CH1" "SELECT count() FROM traces WHERE host = 'killed' AND trace_id = '$id'"
+	assert_output 1
+}
