@@ -172,7 +172,10 @@ int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
 	rc = curl_easy_perform(ch->c);
 	free(url);
 	if (rc != CURLE_OK) {
-		snprintf(ch->err, sizeof(ch->err), "%s", curl_easy_strerror(rc));
+		snprintf(ch->err, sizeof(ch->err), "%s%s",
+			 rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+			 rc == CURLE_OPERATION_TIMEDOUT ? "unreachable: " : "",
+			 curl_easy_strerror(rc));
 		if (rc == CURLE_COULDNT_CONNECT)
 			return -ECONNREFUSED;
 		if (rc == CURLE_OPERATION_TIMEDOUT)
@@ -190,6 +193,12 @@ int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
 		ret = status == 401 || status == 403 ||
 		      strstr(ch->err, "code 192)") || strstr(ch->err, "code 193)") ||
 		      strstr(ch->err, "code 194)") ? -EACCES : -EIO;
+		if (ret == -EACCES) {
+			char m[sizeof(ch->err)];
+
+			snprintf(m, sizeof(m), "%s", ch->err);
+			snprintf(ch->err, sizeof(ch->err), "credentials refused: %.480s", m);
+		}
 		return ret;
 	}
 	if (reply)

@@ -313,11 +313,14 @@ static int read_columns(struct push *p)
 struct check {
 	struct push *p;
 	const struct ptable *pt;
-	int ret;
+	bool add;			/* the second pass: add what is missing */
 };
 
-/* A column the table lacks is added (a newer kernel's field); one of
- * another type means a table of another schema. */
+/*
+ * A table of another schema (a column of another type, or none of ours
+ * that every row has) is refused before anything is changed; then a
+ * column the table lacks (a newer kernel's field) is added.
+ */
 static int check_col(void *arg, const char *name, const char *type)
 {
 	struct check *c = arg;
@@ -326,12 +329,18 @@ static int check_col(void *arg, const char *name, const char *type)
 	int ret;
 
 	if (server_type(p, c->pt->name, name, have, sizeof(have))) {
-		if (strcmp(have, type)) {
+		if (!c->add && strcmp(have, type)) {
 			fail(p, "table '%s' is of another schema: its column '%s' is %s, not %s",
 			     c->pt->name, name, have, type);
 			return -EPROTO;
 		}
 		return 0;
+	}
+	if (!c->add) {
+		if (strcmp(name, "host") && strcmp(name, "trace_id") && strcmp(name, "ts"))
+			return 0;
+		fail(p, "table '%s' is of another schema: it has no column '%s'", c->pt->name, name);
+		return -EPROTO;
 	}
 	if (asprintf(&sql, "ALTER TABLE `%s` ADD COLUMN `%s` %s", c->pt->name, name, type) < 0)
 		return -ENOMEM;
@@ -356,6 +365,8 @@ static int table_ready(struct push *p, struct ptable *pt)
 			return ret;
 	}
 	ret = each_col(pt, check_col, &c);
+	c.add = true;
+	ret = ret ?: each_col(pt, check_col, &c);
 	if (!ret)
 		pt->ready = true;
 	return ret;

@@ -79,3 +79,8 @@ ch_stop() {
 chq() {
 	curl -sS --fail-with-body "http://127.0.0.1:$(cat "$1/http_port")/" --data-binary "$2 FORMAT TSV"
 }
+
+# chx DIR SQL: run a statement that returns nothing.
+chx() {
+	curl -sS --fail-with-body "http://127.0.0.1:$(cat "$1/http_port")/" --data-binary "$2"
+}

@@ -118,3 +118,56 @@ trace_of() {
 	run chq "$CH1" "SELECT count() FROM traces WHERE host = 'killed' AND trace_id = '$id'"
 	assert_output 1
 }
+
+@test "push: credentials from a file or the environment, never the command line" {
+	local f=$BATS_FILE_TMPDIR/a.dat
+	echo kt-secret >pw
+	run "$KTRACE" push -q -i "$f" --to "$URL/creds" --user kt --password-file pw
+	assert_success
+	run env KTRACE_PUSH_PASSWORD=kt-secret "$KTRACE" push -i "$f" --to "$URL/creds" --user kt
+	assert_success
+	assert_output --partial "is there already: nothing sent"
+	# --password is --password-file abbreviated (argp): a file name.
+	run "$KTRACE" push -i "$f" --to "$URL/creds" --password kt-secret
+	assert_failure 1
+	assert_output "ktrace push: cannot read 'kt-secret': No such file or directory"
+}
+
+@test "push: unreachable, wrong password, a table of another schema, a refused batch: one line each, what is complete" {
+	local f=$BATS_FILE_TMPDIR/a.dat port
+	port=$(ch_port)
+	run --separate-stderr "$KTRACE" push -i "$f" --to "http://127.0.0.1:$port/x"
+	assert_failure 1
+	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
+	[[ $stderr == "ktrace push: cannot push '$f' to 127.0.0.1:$port: unreachable: "*"; complete: none" ]] || fail "$stderr"
+
+	run --separate-stderr env KTRACE_PUSH_PASSWORD=wrong "$KTRACE" push -i "$f" --to "$URL/x" --user kt
+	assert_failure 1
+	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
+	[[ $stderr == "ktrace push: cannot push '$f' to 127.0.0.1:"*": credentials refused: Wrong password for user kt"*"; complete: none" ]] || fail "$stderr"
+
+	# A table of another schema: refused before anything is changed.
+	chx "$CH1" "CREATE DATABASE IF NOT EXISTS other"
+	chx "$CH1" "CREATE TABLE IF NOT EXISTS other.events (host String, trace_id String, ts String) ENGINE = MergeTree() ORDER BY host"
+	run --separate-stderr "$KTRACE" push -i "$f" --to "$URL/other"
+	assert_failure 1
+	[[ $stderr == "ktrace push: cannot push '$f' to 127.0.0.1:"*": table 'events' is of another schema: its column 'ts' is String, not Int64; complete: none" ]] || fail "$stderr"
+	run chq "$CH1" "SELECT name FROM system.columns WHERE database = 'other' AND table = 'events'"
+	assert_output "host
+trace_id
+ts"
+
+	# A batch the server refuses: ClickHouse's message, the traces
+	# complete before it named, the refused one without its traces row.
+	rej=rej${BATS_TEST_TRY_NUMBER:-1}
+	rec -q -e sched_process_exit -o exit.dat -- sh -c 'true; /bin/true; /bin/true'
+	run "$KTRACE" push -q -i exit.dat --to "$URL/$rej"
+	assert_success
+	chx "$CH1" "ALTER TABLE $rej.sched_process_exit ADD COLUMN refuse UInt8 DEFAULT throwIf(host = 'other')"
+	run --separate-stderr "$KTRACE" push -q -i "$f" -i exit.dat --to "$URL/$rej" --host other
+	assert_failure 1
+	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
+	[[ $stderr == "ktrace push: cannot push 'exit.dat' to 127.0.0.1:"*": batch of "*" rows into 'sched_process_exit' refused: Value passed to 'throwIf' function is non zero (ClickHouse code 395); complete: $f" ]] || fail "$stderr"
+	run chq "$CH1" "SELECT file FROM $rej.traces WHERE host = 'other'"
+	assert_output "$f"
+}
