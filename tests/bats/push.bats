@@ -34,6 +34,8 @@ setup() {
 
 teardown() {
 	cd /
+	ch_stop "${CHA:-}"
+	ch_stop "${CHB:-}"
 	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
 }
 
@@ -170,4 +172,59 @@ ts"
 	[[ $stderr == "ktrace push: cannot push 'exit.dat' to 127.0.0.1:"*": batch of "*" rows into 'sched_process_exit' refused: Value passed to 'throwIf' function is non zero (ClickHouse code 395); complete: $f" ]] || fail "$stderr"
 	run chq "$CH1" "SELECT file FROM $rej.traces WHERE host = 'other'"
 	assert_output "$f"
+}
+
+# The p99 wakeup latency per host: each task's sched_waking and its
+# switch-in, sorted together (ts * 2 + kind: a waking before a switch-in
+# of the same ts), a switch-in right after a waking being one latency.
+P99_SQL="SELECT host, quantileExact(0.99)(lat), count() FROM (
+  SELECT host, arrayJoin(arrayFilter(x -> x >= 0, arrayMap(i -> if(i > 1 AND e[i] % 2 = 1 AND e[i - 1] % 2 = 0,
+      intDiv(e[i], 2) - intDiv(e[i - 1], 2), -1), arrayEnumerate(e)))) AS lat
+  FROM (SELECT host, trace_id, tid, arraySort(groupArray(key)) AS e FROM (
+      SELECT host, trace_id, field_pid AS tid, ts * 2 AS key FROM WAKING
+      UNION ALL
+      SELECT host, trace_id, next_pid AS tid, ts * 2 + 1 AS key FROM SWITCH)
+    GROUP BY host, trace_id, tid))
+GROUP BY host ORDER BY host"
+
+@test "push: two shards, one cluster: a Distributed table sees both hosts, their latencies, losses and wall-clock order" {
+	local h1 t1 h2 t2 remote t0a t1a t1b t out
+	h1=$(ch_port) t1=$(ch_port) h2=$(ch_port) t2=$(ch_port)
+	remote="<kt_fleet><shard><replica><host>127.0.0.1</host><port>$t1</port></replica></shard><shard><replica><host>127.0.0.1</host><port>$t2</port></replica></shard></kt_fleet>"
+	ch_start CHA "$h1" "$t1" "$remote"
+	ch_start CHB "$h2" "$t2" "$remote"
+	# Two recordings one after the other, as two hosts, one per shard.
+	t0a=$(date +%s%N)
+	rec -q -e sched_switch -e sched_waking -o alpha.dat -- sh -c "$KT_PUSH_BIN/getppid_n 200; sleep 0.05; $KT_PUSH_BIN/getppid_n 200" >/dev/null
+	t1a=$(date +%s%N)
+	rec -q -e sched_switch -e sched_waking -o beta.dat -- sh -c "$KT_PUSH_BIN/getppid_n 200; sleep 0.05; $KT_PUSH_BIN/getppid_n 200" >/dev/null
+	t1b=$(date +%s%N)
+	run "$KTRACE" push -q -i alpha.dat --host alpha --to "http://127.0.0.1:$h1/fleet"
+	assert_success
+	run "$KTRACE" push -q -i beta.dat --host beta --to "http://127.0.0.1:$h2/fleet"
+	assert_success
+	for t in events sched_switch sched_waking traces losses; do
+		chx "$CHA" "CREATE TABLE fleet.all_$t AS fleet.$t ENGINE = Distributed(kt_fleet, fleet, $t)"
+	done
+	# Both hosts through the Distributed table, each as on its own shard.
+	out=$(chq "$CHA" "$(sed 's/WAKING/fleet.all_sched_waking/; s/SWITCH/fleet.all_sched_switch/' <<<"$P99_SQL")")
+	[ "$(cut -f1 <<<"$out" | tr '\n' ' ')" = "alpha beta " ] || fail "hosts: $out"
+	awk -F'\t' '$2 <= 0 || $3 <= 0 { exit 1 }' <<<"$out" || fail "no latencies: $out"
+	diff <(grep '^alpha' <<<"$out") <(chq "$CHA" "$(sed 's/WAKING/fleet.sched_waking/; s/SWITCH/fleet.sched_switch/' <<<"$P99_SQL")")
+	diff <(grep '^beta' <<<"$out") <(chq "$CHB" "$(sed 's/WAKING/fleet.sched_waking/; s/SWITCH/fleet.sched_switch/' <<<"$P99_SQL")")
+	# The events lost per host: report --stat's, from the traces rows.
+	run chq "$CHA" "SELECT host, lost FROM fleet.all_traces ORDER BY host"
+	assert_output "alpha	$("$KTRACE" report -i alpha.dat --stat --format json | jq .lost)
+beta	$("$KTRACE" report -i beta.dat --stat --format json | jq .lost)"
+	run chq "$CHA" "SELECT host, count() FROM fleet.all_events GROUP BY host ORDER BY host"
+	assert_output "alpha	$("$KTRACE" sql -i alpha.dat --format csv 'select count(*) from events' | tail -n 1)
+beta	$("$KTRACE" sql -i beta.dat --format csv 'select count(*) from events' | tail -n 1)"
+	# Wall-clock order: alpha's events within its recording, beta's
+	# within its own, all of alpha's before beta's.
+	run chq "$CHA" "SELECT host, min(wall_ts), max(wall_ts) FROM fleet.all_events GROUP BY host ORDER BY min(wall_ts)"
+	assert_success
+	read -r ha amin amax hb bmin bmax <<<"$(tr '\n' ' ' <<<"$output")"
+	[ "$ha $hb" = "alpha beta" ] || fail "order: $output"
+	[ $((amin >= t0a && amax <= t1a && bmin >= t1a && bmax <= t1b && amax < bmin)) = 1 ] ||
+		fail "alpha [$amin, $amax] in [$t0a, $t1a], beta [$bmin, $bmax] in [$t1a, $t1b]"
 }
