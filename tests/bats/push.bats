@@ -228,3 +228,12 @@ beta	$("$KTRACE" sql -i beta.dat --format csv 'select count(*) from events' | ta
 	[ $((amin >= t0a && amax <= t1a && bmin >= t1a && bmax <= t1b && amax < bmin)) = 1 ] ||
 		fail "alpha [$amin, $amax] in [$t0a, $t1a], beta [$bmin, $bmax] in [$t1a, $t1b]"
 }
+
+@test "push: a file without realtime offsets (trace-cmd's) goes in with wall_ts NULL, and push says so" {
+	run --separate-stderr "$KTRACE" push -i "$TOP/tests/data/tc-sched.dat" --to "$URL/foreign"
+	assert_success
+	assert_equal "$stderr" "ktrace push: warning: '$TOP/tests/data/tc-sched.dat' has no realtime offsets (an older or foreign file): its wall_ts is NULL"
+	run chq "$CH1" "SELECT count(), countIf(wall_ts IS NULL) FROM foreign.events"
+	n=$("$KTRACE" sql -i "$TOP/tests/data/tc-sched.dat" --format csv "select count(*) from events" | tail -n 1)
+	assert_output "$n	$n"
+}
