@@ -18,6 +18,7 @@ struct kt_ch {
 	char *base;			/* "http://HOST:PORT/" */
 	char *server;			/* "HOST:PORT" */
 	char *db;			/* NULL: the user's default */
+	char *url, *user, *password;	/* what it was made from, for kt_ch_clone */
 	struct kt_rowbuf reply;
 	char err[512];
 };
@@ -45,6 +46,11 @@ struct kt_ch *kt_ch_new(const char *url, const char *user, const char *password)
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		goto err_none;
+	ch->url = strdup(url);
+	ch->user = user ? strdup(user) : NULL;
+	ch->password = password ? strdup(password) : NULL;
+	if (!ch->url || (user && !ch->user) || (password && !ch->password))
+		goto err_ch;
 	ch->server = slash ? strndup(host, (size_t)(slash - host)) : strdup(host);
 	if (!ch->server || asprintf(&ch->base, "http://%s/", ch->server) < 0) {
 		ch->base = NULL;
@@ -96,7 +102,17 @@ void kt_ch_free(struct kt_ch *ch)
 	free(ch->base);
 	free(ch->server);
 	free(ch->db);
+	free(ch->url);
+	free(ch->user);
+	if (ch->password)
+		explicit_bzero(ch->password, strlen(ch->password));
+	free(ch->password);
 	free(ch);
+}
+
+struct kt_ch *kt_ch_clone(const struct kt_ch *ch)
+{
+	return kt_ch_new(ch->url, ch->user, ch->password);
 }
 
 const char *kt_ch_server(const struct kt_ch *ch)

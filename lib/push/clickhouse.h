@@ -19,6 +19,8 @@ struct kt_ch;
  */
 struct kt_ch *kt_ch_new(const char *url, const char *user, const char *password);
 void kt_ch_free(struct kt_ch *ch);
+/* Another connection to the same server as the same user. */
+struct kt_ch *kt_ch_clone(const struct kt_ch *ch);
 /* "HOST:PORT", for messages. */
 const char *kt_ch_server(const struct kt_ch *ch);
 /* The database named in the URL, or NULL. */

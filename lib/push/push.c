@@ -33,11 +33,12 @@
 #include "push/clickhouse.h"
 #include "push/push.h"
 #include "push/rowbuf.h"
+#include "push/sender.h"
 #include "sql/schema.h"
 #include "views/summary.h"
 
 #define DEFAULT_BATCH	(1u << 20)	/* rows per INSERT of a table */
-#define BATCH_BYTES	(32u << 20)	/* or this many bytes */
+#define BATCH_BYTES	(16u << 20)	/* or this many bytes: one in flight while the next is made */
 
 /* One table of the schema as ClickHouse has it, and its rows to send. */
 struct ptable {
@@ -58,6 +59,7 @@ struct task {
 
 struct push {
 	struct kt_ch *ch;
+	struct kt_sender *sender;	/* the rows' batches */
 	const struct kt_push_opts *o;
 	struct kt_push_stats *st;
 	char *msg;
@@ -384,7 +386,8 @@ static double since(const struct timespec *t0)
 
 static int flush(struct push *p, struct ptable *pt)
 {
-	char *sql;
+	char *sql, what[300];
+	size_t len;
 	int ret;
 
 	if (!pt->nrows)
@@ -396,18 +399,16 @@ static int flush(struct push *p, struct ptable *pt)
 		return ret;
 	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT RowBinary", pt->name, pt->columns) < 0)
 		return -ENOMEM;
-	ret = kt_ch_query(p->ch, sql, pt->rows.p, pt->rows.len, NULL);
+	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
+	len = pt->rows.len;
+	ret = kt_sender_send(p->sender, sql, &pt->rows, what, p->msg, p->len);
 	free(sql);
-	if (ret) {
-		fail(p, "batch of %zu rows into '%s' refused: %s", pt->nrows, pt->name,
-		     kt_ch_error(p->ch));
+	if (ret)
 		return ret;
-	}
 	if (!pt->sent)
 		p->st->tables++;
 	pt->sent += pt->nrows;
-	p->st->bytes += pt->rows.len;
-	pt->rows.len = 0;
+	p->st->bytes += len;
 	pt->nrows = 0;
 	return 0;
 }
@@ -741,7 +742,7 @@ static int traces_row(struct push *p)
 	kt_rowbuf_i64(b, (int64_t)p->lost);
 	kt_rowbuf_add(b, &(unsigned char){ p->lost_unknown }, 1);
 	p->traces->nrows = 1;
-	return flush(p, p->traces);
+	return flush(p, p->traces) ?: kt_sender_wait(p->sender, p->msg, p->len);
 }
 
 static int setup(struct push *p)
@@ -814,7 +815,8 @@ static int push_all(struct push *p)
 	for (i = 0; i < p->nt && !ret; i++)
 		if (&p->t[i] != p->traces)
 			ret = flush(p, &p->t[i]);
-	return ret;
+	/* Every row is in before the traces row says so. */
+	return ret ?: kt_sender_wait(p->sender, p->msg, p->len);
 }
 
 int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *o,
@@ -839,6 +841,10 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	p.machine = kt_reader_machine(p.r);
 	p.schema = kt_schema_new(p.tep);
 	ret = p.schema ? setup(&p) : -errno;
+	if (!ret) {
+		p.sender = kt_sender_new(ch);
+		ret = p.sender ? 0 : -errno;
+	}
 	ret = ret ?: read_columns(&p);
 	ret = ret ?: already_there(&p);
 	if (ret == 0)
@@ -853,6 +859,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		ret = -EBADMSG;
 	if (p.o->progress && ret == 0)
 		p.o->progress(p.o->arg, path, st);
+	kt_sender_free(p.sender);
 	for (i = 0; i < p.nt; i++) {
 		kt_rowbuf_free(&p.t[i].rows);
 		free(p.t[i].columns);

@@ -237,3 +237,13 @@ beta	$("$KTRACE" sql -i beta.dat --format csv 'select count(*) from events' | ta
 	n=$("$KTRACE" sql -i "$TOP/tests/data/tc-sched.dat" --format csv "select count(*) from events" | tail -n 1)
 	assert_output "$n	$n"
 }
+
+@test "push: a terminal gets a progress bar on stderr; a pipe gets none" {
+	run script -qec "$KTRACE push -i $BATS_FILE_TMPDIR/a.dat --to $URL/tty --host tty" /dev/null
+	assert_success
+	assert_output --regexp "a\.dat \[#+\.*\] [0-9]+ events, .* sent"
+	assert_output --regexp "pushed as host tty, trace [0-9a-f]+: [0-9]+ events"
+	run --separate-stderr "$KTRACE" push -i "$BATS_FILE_TMPDIR/a.dat" --to "$URL/tty" --host tty2
+	assert_success
+	assert_equal "$stderr" ""
+}
