@@ -208,7 +208,7 @@ static int push(const struct push_opts *o)
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (tty)
 			fputc('\n', stderr);
-		if (ret == -EBADMSG) {
+		if (ret == 2) {
 			kt_err("'%s' is damaged: pushed what could be read, as trace %s", o->inputs[i],
 			       st.trace_id);
 			status = KT_EXIT_DAMAGED;
@@ -217,12 +217,9 @@ static int push(const struct push_opts *o)
 		}
 		if (ret < 0) {
 			complete_list(o, done, list, sizeof(list));
-			if (*msg)
-				kt_err("cannot push '%s' to %s: %s; complete: %s", o->inputs[i],
-				       kt_ch_server(ch), msg, list);
-			else
-				kt_err("cannot push '%s' to %s: %s; complete: %s", o->inputs[i],
-				       kt_ch_server(ch), strerror(-ret), list);
+			kt_err("cannot push '%s' to %s: %s; complete: %s", o->inputs[i],
+			       kt_ch_server(ch), *msg ? msg : ret == -EBADMSG ?
+			       "the file is damaged (above)" : strerror(-ret), list);
 			status = ret == -EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
 			break;
 		}

@@ -95,6 +95,14 @@ enum kt_dat_option {
  */
 #define KT_OPT_KTRACE_CLOCK	0x6b63	/* "kc" */
 
+/*
+ * ktrace's own option: the command line of the `ktrace record` that made
+ * the file, its words joined by spaces (a word with a space or a quote in
+ * it in single quotes), NUL-terminated; `ktrace push` stores it in its
+ * traces table.
+ */
+#define KT_OPT_KTRACE_CMDLINE	0x6b72	/* "kr" */
+
 /* v7 section flags. */
 #define KT_DAT_SEC_COMPRESSED	1
 

@@ -631,6 +631,8 @@ static int add_options(struct kt_session *s)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION, s->cfg->version);
 	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
+	if (!ret && s->cfg->cmdline)
+		ret = kt_writer_add_option_str(s->w, KT_OPT_KTRACE_CMDLINE, s->cfg->cmdline);
 	if (!ret && kt_wallclock_known(&s->wall)) {
 		char text[256];
 		size_t len = kt_wallclock_format(&s->wall, text, sizeof(text));

@@ -733,7 +733,7 @@ static int traces_row(struct push *p)
 	kt_rowbuf_str(b, p->machine ? p->machine : "");
 	kt_rowbuf_i64(b, kt_reader_cpus(p->r));
 	kt_rowbuf_str(b, clock);
-	kt_rowbuf_str(b, "");		/* the command line: not in the file yet */
+	kt_rowbuf_str(b, kt_reader_record_cmdline(p->r) ?: "");
 	kt_rowbuf_i64(b, (int64_t)p->first_ts);
 	kt_rowbuf_i64(b, (int64_t)p->last_ts);
 	put_wall(p, b, p->first_ts);
@@ -837,6 +837,11 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	p.r = kt_reader_open(path);
 	if (!p.r)
 		return errno ? -errno : -EIO;
+	if (kt_reader_latency(p.r)) {
+		fail(&p, "'%s' is a latency trace (the tracer's text, no records): nothing to push", path);
+		kt_reader_close(p.r);
+		return -EINVAL;
+	}
 	p.tep = kt_reader_tep(p.r);
 	p.machine = kt_reader_machine(p.r);
 	p.schema = kt_schema_new(p.tep);
@@ -856,7 +861,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	if (ret == 0)
 		ret = traces_row(&p);
 	if (ret == 0 && kt_reader_damaged(p.r))
-		ret = -EBADMSG;
+		ret = 2;
 	if (p.o->progress && ret == 0)
 		p.o->progress(p.o->arg, path, st);
 	kt_sender_free(p.sender);

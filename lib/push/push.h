@@ -37,8 +37,10 @@ struct kt_push_opts {
 
 /*
  * Push the recording at path.  1 when that trace is there already (its
- * traces row: nothing sent), 0 when pushed, or -errno with the reason in
- * msg (len bytes; "" when it was logged, as a file that cannot be read).
+ * traces row: nothing sent), 0 when pushed, 2 when pushed as far as the
+ * damaged file could be read (reported), or -errno with the reason in
+ * msg (len bytes; "" when it was logged, as a file that cannot be read:
+ * -EBADMSG for a damaged one).
  */
 int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *o,
 		 struct kt_push_stats *st, char *msg, size_t len);

@@ -72,6 +72,9 @@ trace_of() {
 	# The traces row: the file's facts.
 	run chq "$CH1" "SELECT host, kernel, machine, cpus, clock, events FROM $db.traces WHERE trace_id = '$id'"
 	assert_output "$(uname -n)	$(uname -r)	$(uname -m)	$(nproc)	local	$("$KTRACE" sql -i "$f" --format csv "select count(*) from events" | tail -n 1)"
+	# And the command line that recorded it.
+	run chq "$CH1" "SELECT command LIKE 'ktrace record -q -e raw_syscalls -e sched_switch -e sched_waking -e sched_wakeup -o $f -- sh -c %getppid_n 300%' FROM $db.traces WHERE trace_id = '$id'"
+	assert_output 1
 }
 
 @test "push: the same file twice sends nothing the second time" {
@@ -246,4 +249,22 @@ beta	$("$KTRACE" sql -i beta.dat --format csv 'select count(*) from events' | ta
 	run --separate-stderr "$KTRACE" push -i "$BATS_FILE_TMPDIR/a.dat" --to "$URL/tty" --host tty2
 	assert_success
 	assert_equal "$stderr" ""
+}
+
+@test "push: a damaged file pushes what can be read and exits 2; a latency trace has nothing to push" {
+	local D=$TOP/tests/data s
+	s=$(stat -c %s "$D/tc-sched.dat")
+	head -c $((s - 2000)) "$D/tc-sched.dat" >end-cut.dat
+	run --separate-stderr "$KTRACE" push -q -i end-cut.dat --to "$URL/damaged"
+	assert_failure 2
+	[[ $stderr == *"'end-cut.dat' is damaged: pushed what could be read, as trace "* ]] || fail "$stderr"
+	run chq "$CH1" "SELECT count() > 0 FROM damaged.traces WHERE file = 'end-cut.dat'"
+	assert_output 1
+	head -c 6000 "$D/tc-sched.dat" >head-cut.dat
+	run --separate-stderr "$KTRACE" push -q -i head-cut.dat --to "$URL/damaged"
+	assert_failure 2
+	[[ ${stderr_lines[-1]} == "ktrace push: cannot push 'head-cut.dat' to 127.0.0.1:"*": the file is damaged (above); complete: none" ]] || fail "$stderr"
+	run "$KTRACE" push -q -i "$D/tc-latency.dat" --to "$URL/damaged"
+	assert_failure 1
+	assert_output --partial "is a latency trace (the tracer's text, no records): nothing to push; complete: none"
 }
