@@ -5,12 +5,13 @@
  * An interrupted push (killed, the server gone) leaves rows without the
  * trace's `traces` row.  The next push of that file finds them (one
  * query over the tables, each read by its (host, trace_id) key) and
- * deletes them with ALTER TABLE ... DELETE before sending anything, then
- * waits for those mutations to finish before it writes the traces row.
- * A mutation only touches the parts older than itself, so the rows sent
- * after it stay.  ClickHouse 18.16 (Debian 12's) has these mutations;
- * ReplacingMergeTree would drop duplicates only at some later merge, and
- * staging tables would double the writes.
+ * deletes them with ALTER TABLE ... DELETE, and waits for those
+ * mutations to finish before it sends a row, so the traces row it writes
+ * last stands for one copy of each row (a mutation only touches the
+ * parts older than itself: the rows sent after it stay).  ClickHouse
+ * 18.16 (Debian 12's) has these mutations; ReplacingMergeTree would drop
+ * duplicates only at some later merge, and staging tables would double
+ * the writes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -652,7 +653,7 @@ static int already_there(struct push *p)
 
 /*
  * Rows an interrupted push of this trace left: deleted, and their
- * tables' mutations waited for before the traces row goes in.
+ * tables' mutations waited for before this push sends a row.
  */
 static int delete_partial(struct push *p)
 {
@@ -688,11 +689,16 @@ static int delete_partial(struct push *p)
 		ret = query(p, p->q, NULL);
 	}
 	free(n);
-	for (k = 0; !ret && p->st->resumed && k < 600; k++) {
+	/* Up to a minute, before this push sends a row. */
+	for (k = 0; !ret && p->st->resumed; k++) {
 		ret = query(p, "SELECT count() FROM system.mutations WHERE database = currentDatabase() AND is_done = 0",
 			    &reply);
 		if (ret || !atoll(reply))
 			break;
+		if (k == 600) {
+			fail(p, "the deletion of an interrupted push's rows is not done after 60 s; push again later");
+			return -ETIMEDOUT;
+		}
 		usleep(100000);
 	}
 	return ret;
