@@ -85,7 +85,7 @@ struct push {
 	size_t batch;
 	struct timespec t0, shown;
 	char buf[8192];			/* a text column being made */
-	char q[1024];			/* a statement being made */
+	char q[2048];			/* a statement being made */
 };
 
 static void fail(struct push *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
