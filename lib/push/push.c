@@ -39,6 +39,12 @@
 #include "views/summary.h"
 
 #define DEFAULT_BATCH	(1u << 20)	/* rows per INSERT of a table */
+/*
+ * Senders, each a thread and a connection with one batch in flight: the
+ * server parses and writes that many tables' batches at once (a table's
+ * batches all go by one sender, in order).
+ */
+#define NSENDERS	3
 #define BATCH_BYTES	(16u << 20)	/* or this many bytes: one in flight while the next is made */
 
 /* One table of the schema as ClickHouse has it, and its rows to send. */
@@ -60,7 +66,7 @@ struct task {
 
 struct push {
 	struct kt_ch *ch;
-	struct kt_sender *sender;	/* the rows' batches */
+	struct kt_sender *sender[NSENDERS];	/* the rows' batches */
 	const struct kt_push_opts *o;
 	struct kt_push_stats *st;
 	char *msg;
@@ -402,7 +408,8 @@ static int flush(struct push *p, struct ptable *pt)
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
 	len = pt->rows.len;
-	ret = kt_sender_send(p->sender, sql, &pt->rows, what, p->msg, p->len);
+	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, &pt->rows, what,
+			     p->msg, p->len);
 	free(sql);
 	if (ret)
 		return ret;
@@ -412,6 +419,20 @@ static int flush(struct push *p, struct ptable *pt)
 	p->st->bytes += len;
 	pt->nrows = 0;
 	return 0;
+}
+
+/* Every batch sent: 0, or the first failure (its reason in msg). */
+static int wait_all(struct push *p)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < NSENDERS; i++)
+		if (p->sender[i] && !ret)
+			ret = kt_sender_wait(p->sender[i], p->msg, p->len);
+		else if (p->sender[i])
+			kt_sender_wait(p->sender[i], p->buf, sizeof(p->buf));
+	return ret;
 }
 
 static int row_done(struct push *p, struct ptable *pt)
@@ -748,7 +769,7 @@ static int traces_row(struct push *p)
 	kt_rowbuf_i64(b, (int64_t)p->lost);
 	kt_rowbuf_add(b, &(unsigned char){ p->lost_unknown }, 1);
 	p->traces->nrows = 1;
-	return flush(p, p->traces) ?: kt_sender_wait(p->sender, p->msg, p->len);
+	return flush(p, p->traces) ?: wait_all(p);
 }
 
 static int setup(struct push *p)
@@ -822,7 +843,7 @@ static int push_all(struct push *p)
 		if (&p->t[i] != p->traces)
 			ret = flush(p, &p->t[i]);
 	/* Every row is in before the traces row says so. */
-	return ret ?: kt_sender_wait(p->sender, p->msg, p->len);
+	return ret ?: wait_all(p);
 }
 
 int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *o,
@@ -852,9 +873,9 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	p.machine = kt_reader_machine(p.r);
 	p.schema = kt_schema_new(p.tep);
 	ret = p.schema ? setup(&p) : -errno;
-	if (!ret) {
-		p.sender = kt_sender_new(ch);
-		ret = p.sender ? 0 : -errno;
+	for (i = 0; !ret && i < NSENDERS; i++) {
+		p.sender[i] = kt_sender_new(ch);
+		ret = p.sender[i] ? 0 : -errno;
 	}
 	ret = ret ?: read_columns(&p);
 	ret = ret ?: already_there(&p);
@@ -870,7 +891,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		ret = 2;
 	if (p.o->progress && ret == 0)
 		p.o->progress(p.o->arg, path, st);
-	kt_sender_free(p.sender);
+	for (i = 0; i < NSENDERS; i++)
+		kt_sender_free(p.sender[i]);
 	for (i = 0; i < p.nt; i++) {
 		kt_rowbuf_free(&p.t[i].rows);
 		free(p.t[i].columns);
