@@ -16,6 +16,7 @@
 #include "analyze/offcpu.h"
 #include "analyze/sched.h"
 #include "analyze/syscalls.h"
+#include "analyze/tgidmap.h"
 #include "base/log.h"
 #include "decode/decoder.h"
 #include "decode/select.h"
@@ -39,6 +40,7 @@ struct analyze_opts {
 	const char *sort;
 	long top;			/* rows shown; 0: all */
 	const char *by;			/* --by as given; checked per KIND */
+	struct kt_tgidmap tg;		/* thread to process, for --by process */
 };
 
 static const struct argp_option options[] = {
@@ -47,7 +49,7 @@ static const struct argp_option options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json; offcpu also folded (stacks weighted by the microseconds blocked, for flame graphs)", 0 },
 	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm; offcpu: blocked (default), S, D, times, comm", 0 },
 	{ "top", OPT_TOP, "N", 0, "show the first N rows only", 0 },
-	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task or comm; sched and offcpu: task (default) or comm", 0 },
+	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task, process or comm; sched: task (default), process or comm; offcpu: task (default) or comm", 0 },
 	{ 0 }
 };
 
@@ -112,10 +114,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!strcmp(o->kind, "cpu") && (o->by || o->sort))
 			argp_error(state, "analyze cpu takes no --by or --sort: its tables are by task, CPU and interrupt, the most time first");
 		if (o->by && !strcmp(o->kind, "syscalls") && strcmp(o->by, "call") &&
-		    strcmp(o->by, "task") && strcmp(o->by, "comm"))
-			argp_error(state, "bad --by '%s'; use call, task or comm", o->by);
-		if (o->by && (!strcmp(o->kind, "sched") || !strcmp(o->kind, "offcpu")) &&
-		    strcmp(o->by, "task") &&
+		    strcmp(o->by, "task") && strcmp(o->by, "process") && strcmp(o->by, "comm"))
+			argp_error(state, "bad --by '%s'; use call, task, process or comm", o->by);
+		if (o->by && !strcmp(o->kind, "sched") && strcmp(o->by, "task") &&
+		    strcmp(o->by, "process") && strcmp(o->by, "comm"))
+			argp_error(state, "bad --by '%s'; use task, process or comm", o->by);
+		if (o->by && !strcmp(o->kind, "offcpu") && strcmp(o->by, "task") &&
 		    strcmp(o->by, "comm"))
 			argp_error(state, "bad --by '%s'; use task or comm", o->by);
 		break;
@@ -161,6 +165,8 @@ static enum kt_sys_by sys_by(const struct analyze_opts *o)
 		return KT_SYS_BY_TASK;
 	if (o->by && !strcmp(o->by, "comm"))
 		return KT_SYS_BY_COMM;
+	if (o->by && !strcmp(o->by, "process"))
+		return KT_SYS_BY_PROCESS;
 	return KT_SYS_BY_CALL;
 }
 
@@ -170,8 +176,8 @@ static void print_table(const struct analyze_opts *o, struct kt_sys_row **rows,
 	enum kt_sys_by by = sys_by(o);
 	size_t i;
 
-	if (by == KT_SYS_BY_TASK)
-		printf("%7s %-16s ", "pid", "comm");
+	if (by == KT_SYS_BY_TASK || by == KT_SYS_BY_PROCESS)
+		printf("%7s %-16s ", by == KT_SYS_BY_TASK ? "pid" : "tgid", "comm");
 	else if (by == KT_SYS_BY_COMM)
 		printf("%-16s ", "comm");
 	printf("%-20s %10s %8s %12s %12s %12s %12s %12s  %s\n", "syscall", "calls",
@@ -179,7 +185,7 @@ static void print_table(const struct analyze_opts *o, struct kt_sys_row **rows,
 	for (i = 0; i < n; i++) {
 		struct kt_sys_row *r = rows[i];
 
-		if (by == KT_SYS_BY_TASK)
+		if (by == KT_SYS_BY_TASK || by == KT_SYS_BY_PROCESS)
 			printf("%7d %-16s ", r->pid, r->comm);
 		else if (by == KT_SYS_BY_COMM)
 			printf("%-16s ", r->comm);
@@ -211,8 +217,8 @@ static void print_json(const struct analyze_opts *o, struct kt_sys_row **rows,
 		printf("%s{\"syscall\":", i ? "," : "");
 		kt_json_put_str(stdout, r->name);
 		printf(",\"nr\":%ld", r->nr);
-		if (by == KT_SYS_BY_TASK)
-			printf(",\"pid\":%d", r->pid);
+		if (by == KT_SYS_BY_TASK || by == KT_SYS_BY_PROCESS)
+			printf(",\"%s\":%d", by == KT_SYS_BY_TASK ? "pid" : "tgid", r->pid);
 		if (by != KT_SYS_BY_CALL) {
 			printf(",\"comm\":");
 			kt_json_put_str(stdout, r->comm);
@@ -277,7 +283,7 @@ static int run_syscalls(const struct analyze_opts *o, struct kt_reader *r,
 	size_t n;
 	int status = KT_EXIT_FAIL;
 
-	s = kt_syscalls_new(kt_reader_tep(r), machine_of(r), sys_by(o));
+	s = kt_syscalls_new(kt_reader_tep(r), machine_of(r), sys_by(o), &o->tg);
 	if (!s) {
 		kt_err("cannot start the analysis: %s", strerror(errno));
 		return KT_EXIT_FAIL;
@@ -286,7 +292,7 @@ static int run_syscalls(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	kt_syscalls_totals(s, &t);
 	if (!t.has_input) {
-		kt_err("'%s' holds no system call events (raw_syscalls, or syscalls:sys_enter_NAME/sys_exit_NAME); record them with 'ktrace record --for syscalls'",
+		kt_err("'%s' holds no system call events (raw_syscalls, syscalls:sys_enter_NAME/sys_exit_NAME, or ktrace.ko's); record them with 'ktrace record --for syscalls'",
 		       o->input);
 		goto out;
 	}
@@ -320,10 +326,13 @@ static void print_sched_table(const struct analyze_opts *o,
 			      struct kt_sched_row **rows, size_t n)
 {
 	bool by_comm = o->by && !strcmp(o->by, "comm");
+	bool by_proc = o->by && !strcmp(o->by, "process");
 	size_t i;
 
 	if (!by_comm)
-		printf("%7s ", "pid");
+		printf("%7s ", by_proc ? "tgid" : "pid");
+	if (by_proc)
+		printf("%7s ", "threads");
 	printf("%-16s %9s %13s %13s %13s %13s %13s %8s %12s %12s %12s %12s  %s\n",
 	       "comm", "switches", "run ms", "wait ms", "sleep S ms", "sleep D ms",
 	       "other ms", "wakeups", "lat mean us", "lat p50 us", "lat p99 us",
@@ -333,6 +342,8 @@ static void print_sched_table(const struct analyze_opts *o,
 
 		if (!by_comm)
 			printf("%7d ", r->pid);
+		if (by_proc)
+			printf("%7d ", r->threads);
 		printf("%-16s %9llu", r->comm, r->switches);
 		put_ms(r->run_ns);
 		put_ms(r->wait_ns);
@@ -355,6 +366,7 @@ static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row *
 			     size_t n, const struct kt_sched_totals *t)
 {
 	bool by_comm = o->by && !strcmp(o->by, "comm");
+	bool by_proc = o->by && !strcmp(o->by, "process");
 	size_t i;
 
 	printf("{\"analysis\":\"sched\",\"file\":");
@@ -365,7 +377,9 @@ static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row *
 		struct kt_sched_row *r = rows[i];
 
 		printf("%s{", i ? "," : "");
-		if (!by_comm)
+		if (by_proc)
+			printf("\"tgid\":%d,\"threads\":%d,", r->pid, r->threads);
+		else if (!by_comm)
 			printf("\"pid\":%d,", r->pid);
 		printf("\"comm\":");
 		kt_json_put_str(stdout, r->comm);
@@ -391,8 +405,8 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 	size_t n;
 	int status = KT_EXIT_FAIL;
 
-	s = kt_sched_new(kt_reader_tep(r), o->by && !strcmp(o->by, "comm") ?
-			 KT_SCHED_BY_COMM : KT_SCHED_BY_TASK);
+	s = kt_sched_new(kt_reader_tep(r), !o->by || !strcmp(o->by, "task") ? KT_SCHED_BY_TASK :
+			 !strcmp(o->by, "comm") ? KT_SCHED_BY_COMM : KT_SCHED_BY_PROCESS, &o->tg);
 	if (!s) {
 		kt_err("cannot start the analysis: %s", strerror(errno));
 		return KT_EXIT_FAIL;
@@ -693,7 +707,25 @@ out:
 	return status;
 }
 
-static int analyze(const struct analyze_opts *o)
+/*
+ * --by process: which process each thread is of, as record stored it.
+ * KT_EXIT_OK (0) or KT_EXIT_FAIL.
+ */
+static int tgids_of(struct analyze_opts *o, struct kt_reader *r)
+{
+	int ret = kt_tgidmap_load(&o->tg, kt_reader_tgids(r));
+
+	if (ret) {
+		kt_err("cannot read the processes of '%s': %s", o->input, strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (!o->tg.stored)
+		kt_warn("'%s' does not say which process each thread is of (it was not recorded by ktrace record): each thread is counted as a process of its own",
+			o->input);
+	return KT_EXIT_OK;
+}
+
+static int analyze(struct analyze_opts *o)
 {
 	struct kt_decoder *d = NULL;
 	struct kt_reader *r;
@@ -710,6 +742,10 @@ static int analyze(const struct analyze_opts *o)
 	d = kt_select_decoder(o->sel, r);
 	if (!d)
 		goto out_reader;
+	if (o->by && !strcmp(o->by, "process") && tgids_of(o, r)) {
+		kt_decoder_free(d);
+		goto out_reader;
+	}
 	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) :
 		 !strcmp(o->kind, "cpu") ? run_cpu(o, r, d) :
 		 !strcmp(o->kind, "offcpu") ? run_offcpu(o, r, d) : run_syscalls(o, r, d);
@@ -720,6 +756,7 @@ static int analyze(const struct analyze_opts *o)
 	kt_decoder_free(d);
 out_reader:
 	kt_reader_close(r);
+	kt_tgidmap_free(&o->tg);
 	return status;
 }
 

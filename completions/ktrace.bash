@@ -92,7 +92,7 @@ _ktrace()
 		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm blocked S D times" -- "$cur"))
 		return 0 ;;
 	--by)
-		COMPREPLY=($(compgen -W "call task comm" -- "$cur"))
+		COMPREPLY=($(compgen -W "call task process comm" -- "$cur"))
 		return 0 ;;
 	--for)
 		COMPREPLY=($(compgen -W "sched syscalls cpu offcpu" -- "$cur"))

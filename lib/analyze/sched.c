@@ -14,6 +14,7 @@
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
 #include "analyze/sched.h"
+#include "analyze/tgidmap.h"
 
 enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
 enum tstate { T_UNKNOWN, T_RUNNING, T_RUNNABLE, T_ASLEEP };
@@ -27,6 +28,7 @@ struct evinfo {
 
 struct task {
 	int pid;
+	int tgid;			/* set for merge() */
 	enum tstate st;
 	bool woken;			/* runnable since a wakeup */
 	bool selected;			/* an event of its own was selected */
@@ -38,10 +40,11 @@ struct task {
 struct kt_sched {
 	struct tep_handle *tep;
 	enum kt_sched_by by;
+	const struct kt_tgidmap *tg;
 	struct kt_evcache evs;		/* struct evinfo by event id */
 	struct kt_pidmap tasks;		/* struct task */
 	struct kt_sched_row **sorted;
-	struct kt_sched_row *merged;	/* KT_SCHED_BY_COMM's rows */
+	struct kt_sched_row *merged;	/* by comm's or process's rows */
 	size_t nmerged;
 	struct kt_sched_totals t;
 };
@@ -71,7 +74,8 @@ static void fill_info(void *entry, struct tep_event *e)
 	}
 }
 
-struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by)
+struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
+			      const struct kt_tgidmap *tg)
 {
 	struct kt_sched *s = calloc(1, sizeof(*s));
 
@@ -81,6 +85,7 @@ struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by)
 	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	s->tasks.size = sizeof(struct task);
 	s->by = by;
+	s->tg = tg;
 	return s;
 }
 
@@ -292,7 +297,7 @@ static void collect(const void *node, VISIT which, void *arg)
 		w->v[w->n++] = t;
 }
 
-/* Fold row b into a (KT_SCHED_BY_COMM).  0 or -ENOMEM. */
+/* Fold row b into a (by comm or process).  0 or -ENOMEM. */
 static int fold(struct kt_sched_row *a, const struct kt_sched_row *b)
 {
 	size_t i;
@@ -320,22 +325,48 @@ static int cmp_comm(const void *a, const void *b)
 		      (*(struct task *const *)b)->row.comm);
 }
 
-static int by_comm(struct kt_sched *s, struct walk *w)
+static int cmp_tgid(const void *a, const void *b)
+{
+	int x = (*(struct task *const *)a)->tgid;
+	int y = (*(struct task *const *)b)->tgid;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether task t belongs in row r (the last one made). */
+static bool same_group(struct kt_sched *s, const struct kt_sched_row *r,
+		       const struct task *t)
+{
+	if (s->by == KT_SCHED_BY_COMM)
+		return !strcmp(r->comm, t->row.comm);
+	return r->pid == t->tgid;
+}
+
+/*
+ * The rows by comm (pid -1) or by process (pid the tgid, comm the
+ * leader's where the leader has a row, else the first thread's).
+ */
+static int merge(struct kt_sched *s, struct walk *w)
 {
 	size_t i, n = 0;
 
-	qsort(w->v, w->n, sizeof(*w->v), cmp_comm);
+	for (i = 0; i < w->n; i++)
+		w->v[i]->tgid = s->tg ? kt_tgidmap_of(s->tg, w->v[i]->pid) : w->v[i]->pid;
+	qsort(w->v, w->n, sizeof(*w->v), s->by == KT_SCHED_BY_COMM ? cmp_comm : cmp_tgid);
 	s->merged = calloc(w->n ? w->n : 1, sizeof(*s->merged));
 	if (!s->merged)
 		return -ENOMEM;
 	for (i = 0; i < w->n; i++) {
 		struct kt_sched_row *r = &w->v[i]->row;
 
-		if (!n || strcmp(s->merged[n - 1].comm, r->comm)) {
+		if (!n || !same_group(s, &s->merged[n - 1], w->v[i])) {
 			memcpy(s->merged[n].comm, r->comm, sizeof(r->comm));
-			s->merged[n].pid = -1;
+			s->merged[n].pid = s->by == KT_SCHED_BY_COMM ? -1 : w->v[i]->tgid;
 			n++;
 		}
+		if (r->pid == s->merged[n - 1].pid)
+			memcpy(s->merged[n - 1].comm, r->comm, sizeof(r->comm));
+		s->merged[n - 1].threads++;
 		if (fold(&s->merged[n - 1], r))
 			return -ENOMEM;
 	}
@@ -376,8 +407,8 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	if (!w.v)
 		return -ENOMEM;
 	twalk_r(s->tasks.tree, collect, &w);
-	if (s->by == KT_SCHED_BY_COMM) {
-		ret = by_comm(s, &w);
+	if (s->by != KT_SCHED_BY_TASK) {
+		ret = merge(s, &w);
 		if (ret) {
 			free(w.v);
 			return ret;
@@ -392,7 +423,7 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 		return -ENOMEM;
 	}
 	for (i = 0; i < nv; i++)
-		v[i] = s->by == KT_SCHED_BY_COMM ? &s->merged[i] : &w.v[i]->row;
+		v[i] = s->by != KT_SCHED_BY_TASK ? &s->merged[i] : &w.v[i]->row;
 	free(w.v);
 	kt_rows_sort((void **)v, nv, &(struct kt_rowsort){ sort, row_value, row_comm, row_pid });
 	s->sorted = v;

@@ -29,10 +29,12 @@
 enum kt_sched_by {
 	KT_SCHED_BY_TASK,
 	KT_SCHED_BY_COMM,
+	KT_SCHED_BY_PROCESS,		/* threads under their process */
 };
 
 struct kt_sched_row {
-	int pid;			/* KT_SCHED_BY_TASK */
+	int pid;			/* the task's; by process the tgid */
+	int threads;			/* tasks in the row (by comm, process) */
 	char comm[32];
 	unsigned long long switches;	/* switch-outs */
 	unsigned long long run_ns;
@@ -54,8 +56,11 @@ struct kt_sched_totals {
 
 struct tep_handle;
 struct kt_sched;
+struct kt_tgidmap;
 
-struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by);
+/* tg: thread to process, for KT_SCHED_BY_PROCESS; kept, not copied. */
+struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
+			      const struct kt_tgidmap *tg);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_sched_add(const struct kt_event *ev, void *arg);
 /*

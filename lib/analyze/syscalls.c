@@ -13,6 +13,7 @@
 #include "analyze/evcache.h"
 #include "analyze/rows.h"
 #include "analyze/syscalls.h"
+#include "analyze/tgidmap.h"
 #include "decode/symbols.h"
 
 enum kind { K_OTHER, K_ENTER, K_EXIT };
@@ -36,6 +37,7 @@ struct kt_syscalls {
 	struct tep_handle *tep;
 	const char *machine;
 	enum kt_sys_by by;
+	const struct kt_tgidmap *tg;
 	struct kt_evcache evs;		/* struct evinfo by event id */
 	void *pends;			/* tsearch: struct pend by pid */
 	void *rows;			/* tsearch: struct kt_sys_row */
@@ -79,6 +81,13 @@ static void fill_info(void *entry, struct tep_event *e)
 		in->kind = !strncmp(e->name, "sys_enter_", 10) ? K_ENTER :
 			   !strncmp(e->name, "sys_exit_", 9) ? K_EXIT : K_OTHER;
 		in->nr = tep_find_field(e, "__syscall_nr");
+	} else if (e->system && !strcmp(e->system, "ktrace")) {
+		/* ktrace.ko's: the engine's events and the process tracer's. */
+		in->kind = !strcmp(e->name, "syscall_entry") ||
+			   !strcmp(e->name, "process_syscall_entry") ? K_ENTER :
+			   !strcmp(e->name, "syscall_exit") ||
+			   !strcmp(e->name, "process_syscall_exit") ? K_EXIT : K_OTHER;
+		in->nr = tep_find_field(e, "nr");
 	}
 	in->ret = tep_find_field(e, "ret");
 	if (!in->nr || (in->kind == K_EXIT && !in->ret))
@@ -86,7 +95,7 @@ static void fill_info(void *entry, struct tep_event *e)
 }
 
 struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
-				    enum kt_sys_by by)
+				    enum kt_sys_by by, const struct kt_tgidmap *tg)
 {
 	struct kt_syscalls *s = calloc(1, sizeof(*s));
 
@@ -96,6 +105,7 @@ struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
 	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	s->machine = machine;
 	s->by = by;
+	s->tg = tg;
 	return s;
 }
 
@@ -125,10 +135,13 @@ static struct kt_sys_row *row_of(struct kt_syscalls *s, long nr, int pid)
 	if (!probe)
 		return NULL;
 	probe->nr = nr;
+	/* A process's row is named after its leader, whichever thread called. */
+	if (s->by == KT_SYS_BY_PROCESS && s->tg)
+		pid = kt_tgidmap_of(s->tg, pid);
 	if (s->by != KT_SYS_BY_CALL) {
 		comm = tep_data_comm_from_pid(s->tep, pid);
 		snprintf(probe->comm, sizeof(probe->comm), "%s", comm ? comm : "<...>");
-		if (s->by == KT_SYS_BY_TASK)
+		if (s->by != KT_SYS_BY_COMM)
 			probe->pid = pid;
 	}
 	found = tsearch(probe, &s->rows, cmp_row);

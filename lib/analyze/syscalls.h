@@ -3,9 +3,10 @@
  * analyze syscalls: each system call's count, errors (by errno name) and
  * the distribution of its duration, from entry to exit of the same task.
  * It reads whichever the file holds: raw_syscalls:sys_enter/sys_exit
- * (the id is the call), or syscalls:sys_enter_NAME/sys_exit_NAME (the
- * id is the __syscall_nr field).  Rows are per call, or per call and
- * task (KT_SYS_BY_TASK) or comm (KT_SYS_BY_COMM).
+ * (the id is the call), syscalls:sys_enter_NAME/sys_exit_NAME (the
+ * id is the __syscall_nr field), or ktrace.ko's syscall_entry/exit and
+ * process_syscall_entry/exit (nr).  Rows are per call, or per call and
+ * task, process or comm.
  *
  * A call whose entry is not in the window (it began before, or was lost)
  * is not counted; one still in progress at the end neither: both are
@@ -23,6 +24,7 @@ enum kt_sys_by {
 	KT_SYS_BY_CALL,
 	KT_SYS_BY_TASK,
 	KT_SYS_BY_COMM,
+	KT_SYS_BY_PROCESS,		/* threads under their process */
 };
 
 struct kt_sys_errno {
@@ -33,8 +35,8 @@ struct kt_sys_errno {
 struct kt_sys_row {
 	long nr;
 	const char *name;		/* "getppid", or "syscall_N" */
-	int pid;			/* KT_SYS_BY_TASK */
-	char comm[32];			/* KT_SYS_BY_TASK, KT_SYS_BY_COMM */
+	int pid;			/* by task; by process the tgid */
+	char comm[32];			/* by task, comm, process (the tgid's) */
 	unsigned long long errors;
 	struct kt_sys_errno *errs;	/* by count, the most first */
 	int nerrs;
@@ -52,10 +54,14 @@ struct kt_sys_totals {
 
 struct tep_handle;
 struct kt_syscalls;
+struct kt_tgidmap;
 
-/* machine: the file's ("x86_64", from its uname), for call names. */
+/*
+ * machine: the file's ("x86_64", from its uname), for call names; tg:
+ * thread to process for KT_SYS_BY_PROCESS, kept, not copied.
+ */
 struct kt_syscalls *kt_syscalls_new(struct tep_handle *tep, const char *machine,
-				    enum kt_sys_by by);
+				    enum kt_sys_by by, const struct kt_tgidmap *tg);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_syscalls_add(const struct kt_event *ev, void *arg);
 /*

@@ -55,6 +55,12 @@ struct buffer {
 	struct cpu_data *streams;
 };
 
+/* A text of ktrace's that options add up to (maps, tgids). */
+struct kt_optext {
+	char *s;
+	size_t len;
+};
+
 struct kt_reader {
 	char *path;
 	int fd;
@@ -84,10 +90,10 @@ struct kt_reader {
 	uint32_t tsc_mult, tsc_shift;
 	char *uname;
 	char *tool_version;
-	char *user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
+	struct kt_optext user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
+	struct kt_optext tgids;		/* KT_OPT_KTRACE_TGIDS' lines */
 	char *wall_clock;	/* KT_OPT_KTRACE_CLOCK's text */
 	char *record_cmdline;	/* KT_OPT_KTRACE_CMDLINE's */
-	size_t user_maps_len;
 	char **cpustat;		/* "CPU: n\n..." texts */
 	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
 	int ncpustat;
@@ -807,21 +813,21 @@ static int parse_buffer_v7(struct cur *c, const unsigned char *p, uint32_t size)
  * only says "Buffer: NAME"; the ones before any such marker are the top
  * buffer's.
  */
-/* Append one KT_OPT_KTRACE_MAPS option's text (up to its NUL). */
-static int add_user_maps(struct kt_reader *r, const unsigned char *p, uint32_t size)
+/* Append one option's text (up to its NUL). */
+static int optext_add(struct kt_optext *t, const unsigned char *p, uint32_t size)
 {
 	size_t n = strnlen((const char *)p, size);
 	char *grown;
 
-	if (r->user_maps_len + n + 1 > KT_DAT_MAX_OPTION)
+	if (t->len + n + 1 > KT_DAT_MAX_OPTION)
 		return 0;	/* no bound is reached by a real recording */
-	grown = realloc(r->user_maps, r->user_maps_len + n + 1);
+	grown = realloc(t->s, t->len + n + 1);
 	if (!grown)
 		return -ENOMEM;
-	memcpy(grown + r->user_maps_len, p, n);
-	r->user_maps = grown;
-	r->user_maps_len += n;
-	grown[r->user_maps_len] = '\0';
+	memcpy(grown + t->len, p, n);
+	t->s = grown;
+	t->len += n;
+	grown[t->len] = '\0';
 	return 0;
 }
 
@@ -979,7 +985,11 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 			break;
 		case KT_OPT_KTRACE_MAPS:
 			if (top)
-				ret = add_user_maps(r, buf, size);
+				ret = optext_add(&r->user_maps, buf, size);
+			break;
+		case KT_OPT_KTRACE_TGIDS:
+			if (top)
+				ret = optext_add(&r->tgids, buf, size);
 			break;
 		case KT_OPT_KTRACE_CLOCK:
 			if (top)
@@ -1700,7 +1710,8 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->clock);
 	free(r->uname);
 	free(r->tool_version);
-	free(r->user_maps);
+	free(r->user_maps.s);
+	free(r->tgids.s);
 	free(r->wall_clock);
 	free(r->record_cmdline);
 	free(r->path);
@@ -1744,7 +1755,8 @@ const char *kt_reader_machine(const struct kt_reader *r)
 	return sp ? sp + 1 : r->uname;
 }
 const char *kt_reader_tool_version(const struct kt_reader *r) { return r->tool_version; }
-const char *kt_reader_user_maps(const struct kt_reader *r) { return r->user_maps; }
+const char *kt_reader_user_maps(const struct kt_reader *r) { return r->user_maps.s; }
+const char *kt_reader_tgids(const struct kt_reader *r) { return r->tgids.s; }
 const char *kt_reader_wall_clock(const struct kt_reader *r) { return r->wall_clock; }
 const char *kt_reader_record_cmdline(const struct kt_reader *r) { return r->record_cmdline; }
 bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }

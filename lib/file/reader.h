@@ -91,6 +91,8 @@ const char *kt_reader_tool_version(const struct kt_reader *r);
  * (KT_OPT_KTRACE_MAPS' lines, see file/tracedat.h), or NULL.
  */
 const char *kt_reader_user_maps(const struct kt_reader *r);
+/* Which process each thread is of (KT_OPT_KTRACE_TGIDS' lines), or NULL. */
+const char *kt_reader_tgids(const struct kt_reader *r);
 /* The trace clock against realtime record stored (KT_OPT_KTRACE_CLOCK's
  * text, file/wallclock.h reads it), or NULL. */
 const char *kt_reader_wall_clock(const struct kt_reader *r);

@@ -79,6 +79,13 @@ enum kt_dat_option {
  * from the start).  A file may hold several; their lines add up.
  */
 #define KT_OPT_KTRACE_MAPS	0x6b74	/* "kt" */
+/*
+ * ktrace's own too: which process each thread is of, for the analyses'
+ * --by process (trace events carry no tgid).  NUL-terminated text, one
+ * thread a line, in decimal: "PID TGID\n"; a pid with no line is its
+ * own process (leaders are left out).  A file may hold several.
+ */
+#define KT_OPT_KTRACE_TGIDS	0x6b75
 
 /*
  * ktrace's own option: the trace clock against CLOCK_REALTIME, measured

@@ -34,6 +34,7 @@
 #include "live/formats.h"
 #include "live/ksyms.h"
 #include "live/procmaps.h"
+#include "live/tgids.h"
 #include "live/process.h"
 #include "live/recover.h"
 #include "live/run.h"
@@ -66,6 +67,7 @@ struct kt_session {
 	char *tmpdir;
 	struct kt_run *run;		/* COMMAND and the signals that end it */
 	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
+	struct kt_tgids *tgids;		/* thread to process, for --by process */
 	struct kt_source_env env;
 	struct source src[NSOURCES];
 	int ncpus;
@@ -519,7 +521,9 @@ int kt_session_start(struct kt_session *s)
 			return ret;
 		}
 	}
-	return 0;
+	/* The threads alive now, some gone by the end (see add_tgids()). */
+	s->tgids = kt_tgids_new();
+	return s->tgids ? kt_tgids_scan(s->tgids) : -ENOMEM;
 }
 
 /* ---- running ---- */
@@ -610,6 +614,27 @@ static int add_maps(struct kt_session *s)
 	return len ? kt_writer_add_option(s->w, KT_OPT_KTRACE_MAPS, text, len + 1) : 0;
 }
 
+/*
+ * Which process each thread is of: the threads alive at the start and
+ * now, and those the kernel saw (saved_tgids; kt_tracing_instance() sets
+ * the instance's record-tgid where the kernel has it there).
+ */
+static int add_tgids(struct kt_session *s)
+{
+	const char *text;
+	size_t len;
+	int ret;
+
+	if (!s->tgids)
+		return 0;
+	ret = kt_tgids_scan(s->tgids);
+	if (ret)
+		return ret;
+	/* Stored even empty: "every task is its own process" is an answer. */
+	text = kt_tgids_text(s->tgids, &len);
+	return kt_writer_add_option(s->w, KT_OPT_KTRACE_TGIDS, text, len + 1);
+}
+
 static int add_options(struct kt_session *s)
 {
 	struct utsname u;
@@ -641,6 +666,8 @@ static int add_options(struct kt_session *s)
 	}
 	if (!ret && s->maps)
 		ret = add_maps(s);
+	if (!ret)
+		ret = add_tgids(s);
 	for (i = 0; !ret && i < NSOURCES; i++)
 		if (s->src[i].state && s->src[i].ops->options)
 			ret = s->src[i].ops->options(s->src[i].state, s->w);
@@ -832,6 +859,7 @@ void kt_session_free(struct kt_session *s)
 	free(s->tmpdir);
 	kt_run_free(s->run);
 	kt_procmaps_free(s->maps);
+	kt_tgids_free(s->tgids);
 	free(s);
 }
 

@@ -314,6 +314,13 @@ int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
 			return ret;
 		}
 	}
+	/*
+	 * Each task that runs into saved_tgids, for --by process (see
+	 * live/tgids.h).  The option is the instance's from 6.x kernels on;
+	 * before, the top level's alone, which is not ours to set.
+	 */
+	if (!t->top)
+		(void)kt_tracefs_write(t->inst, "options/record-tgid", "1");
 	/* The top level's buffer holds others' events: not ours to record. */
 	if (t->top) {
 		ret = kt_tracefs_write(NULL, "trace", "");

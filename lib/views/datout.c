@@ -425,6 +425,9 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 	s = kt_reader_user_maps(o->r);
 	if (!ret && s && *s)
 		ret = kt_writer_add_option_str(w, KT_OPT_KTRACE_MAPS, s);
+	s = kt_reader_tgids(o->r);
+	if (!ret && s && *s)
+		ret = kt_writer_add_option_str(w, KT_OPT_KTRACE_TGIDS, s);
 	/*
 	 * Instances: a BUFFER option each (its offset patched once its part
 	 * is written), their CPU stats after a "Buffer: NAME" one, as

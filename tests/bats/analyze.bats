@@ -134,6 +134,8 @@ syscalls"
 	assert_output folded
 	run complete_words ktrace analyze syscalls --by t
 	assert_output task
+	run complete_words ktrace analyze sched --by p
+	assert_output process
 }
 
 # sched_oracle FILE PID: the task's switches, sleep in S, and wakeup
@@ -348,4 +350,70 @@ off_oracle() {
 	# perf's own recording of the same program: its summary line.
 	p=$(perf trace -s -- "$KT_AN_BIN/getppid_n" 300 2>&1 >/dev/null | awk '$1 == "getppid" { print $2, $3 }')
 	[ "$k" = "300 0" ] && [ "$p" = "300 0" ] || fail "ktrace: '$k'; perf trace -s: '$p'"
+}
+
+@test "analyze sched agrees with perf sched where it must: one run recorded by both, naps' switches out of the CPU" {
+	kt_tool naps "$KT_AN_BIN"
+	# perf and ktrace record the same run of naps at once, each with its
+	# own buffers.  This host's kernel drops a switch record now and then
+	# without counting it (see RELIABILITY.md): a run where either lost
+	# one of naps' switches is made again, up to 5 times.
+	for try in 1 2 3 4 5; do
+		rm -f p.data s.dat
+		perf sched record -o p.data -- "$KTRACE" record -q --for sched -o s.dat -- \
+			"$KT_AN_BIN/naps" 50 2000 >/dev/null 2>&1 || fail "perf sched record failed"
+		pid=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].pid')
+		k=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].switches')
+		# From its exec on: perf's recording starts before ktrace's.
+		p=$(perf script -i p.data -F event,trace 2>/dev/null |
+			awk -v pid="$pid" '$1 == "sched:sched_switch:" && $0 ~ ("prev_comm=naps prev_pid=" pid " ") { n++ } END { print n + 0 }')
+		# perf sched timehist -s: the same run's switches onto a CPU.
+		ins=$(perf sched timehist -i p.data -s 2>/dev/null | awk -v t="naps[$pid]" '$1 == t { print $3 }')
+		[ "$k" = "$p" ] && [ "$k" -ge 51 ] && [ -n "$ins" ] && [ "$ins" -ge 51 ] && break
+		echo "# try $try: ktrace $k switches out of naps[$pid], perf $p (sched-in $ins)" >&3
+	done
+	[ "$k" = "$p" ] || fail "naps[$pid] switched out $k times in ktrace's recording, $p in perf's"
+	[ "$k" -ge 51 ] || fail "50 naps and an exit make at least 51 switches out, not $k"
+	[ "$ins" -ge "$k" ] || fail "perf sched timehist: naps[$pid] switched in $ins times, out $k"
+	# Its wakeups: one for each nap in both (perf counts sched_waking).
+	w=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].wakeups')
+	pw=$(perf script -i p.data -F event,trace 2>/dev/null |
+		awk -v pid="$pid" '$1 == "sched:sched_waking:" && $0 ~ ("pid=" pid " ") { n++ } END { print n + 0 }')
+	[ "$w" -ge 50 ] && [ "$pw" -ge 50 ] || fail "naps[$pid]: $w wakeups in ktrace, $pw sched_waking in perf, for 50 naps"
+}
+
+@test "analyze --by process: threads_n's 4 threads under one process, with their calls and naps added up" {
+	mkdir -p "$KT_AN_BIN"
+	cc -O2 -o "$KT_AN_BIN/threads_n" "$TOP/tests/threads_n.c" -lpthread
+	run rec -q --for sched --for syscalls -o t.dat -- "$KT_AN_BIN/threads_n" 3 100 1000
+	assert_success
+	# By task: 4 rows of 100 getppid each; by process: one of 400 under
+	# the main thread's pid, and the 300 naps of the 3 threads.
+	tasks=$("$KTRACE" analyze syscalls -i t.dat --by task --comm threads_n --format json |
+		jq -r '[.rows[] | select(.syscall == "getppid") | .calls] | sort | join(" ")')
+	[ "$tasks" = "100 100 100 100" ] || fail "getppid by task: $tasks"
+	main=$("$KTRACE" analyze syscalls -i t.dat --by task --comm threads_n --format json |
+		jq -r '[.rows[] | select(.syscall == "execve") | .pid][0]')
+	run "$KTRACE" analyze syscalls -i t.dat --by process --comm threads_n --format json
+	assert_success
+	got=$(jq -r '[.rows[] | select(.syscall == "getppid" or .syscall == "clock_nanosleep") | "\(.syscall) \(.tgid) \(.comm) \(.calls)"] | sort | join(",")' <<<"$output")
+	[ "$got" = "clock_nanosleep $main threads_n 300,getppid $main threads_n 400" ] || fail "by process: $got"
+	run "$KTRACE" analyze sched -i t.dat --by process --comm threads_n --format json
+	assert_success
+	jq -e --argjson m "$main" '(.rows | length) == 1 and .rows[0].tgid == $m and .rows[0].threads == 4 and .rows[0].comm == "threads_n"' <<<"$output" ||
+		fail "sched by process: $output"
+	# The table says the same, with its threads column.
+	run "$KTRACE" analyze sched -i t.dat --by process --comm threads_n
+	assert_success
+	assert_line --regexp "^ +tgid +threads +comm +switches"
+	assert_line --regexp "^ +$main +4 +threads_n "
+	# trace-cmd skips ktrace's option for processes: its text is whole.
+	trace-cmd report -i t.dat >/dev/null 2>tc.err || fail "trace-cmd: $(cat tc.err)"
+	# A file that does not say (trace-cmd's): each thread its own process.
+	run "$KTRACE" analyze syscalls -i "$TOP/tests/data/tc-syscalls.dat" --by process
+	assert_success
+	assert_output --partial "does not say which process each thread is of"
+	run "$KTRACE" analyze offcpu -i t.dat --by process
+	[ "$status" = 64 ]
+	assert_output --partial "bad --by 'process'; use task or comm"
 }

@@ -114,7 +114,10 @@ pc_check_getppid() {
 	pc_is "lifecycle lines" "$(pc_n "$v" '^[0-9]+ [^ ]+ (fork|exec|exit) ')" 0
 	pc_is "trace-cmd: getppid entries" \
 		"$(grep -E " process_syscall_entry: " "$x/getppid.tc" | pc_n - ' nr=110 ')" 1000
-	pc_result "N getppid calls: exactly N syscall entries and exits, named"
+	pc_is "analyze syscalls: getppid calls, errors" \
+		"$("$top/ktrace" analyze syscalls -i "$x/getppid.dat" --format json |
+			jq -r '.rows[] | select(.syscall == "getppid") | "\(.calls) \(.errors)"')" "1000 0"
+	pc_result "N getppid calls: exactly N syscall entries and exits, named; analyze syscalls counts N"
 	bad=0
 	pid=$(head -n 1 "$x/bufsize.out")
 	pc_view "$x/bufsize.dat" || bad=1
