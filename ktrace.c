@@ -35,6 +35,7 @@ static const struct cmd commands[] = {
 	{ "doctor", cmd_doctor, 0,            "check what tracing will and will not work here" },
 	{ "enable", cmd_enable, NEED_TRACEFS, "turn events on or off, with filters" },
 	{ "list",   cmd_list,   NEED_TRACEFS, "list events, systems, tracers, options and aliases" },
+	{ "push",   cmd_push,   0,            "load recordings into ClickHouse, on sql's schema" },
 	{ "record", cmd_record, NEED_TRACEFS, "trace a command or the system into a trace.dat file" },
 	{ "report", cmd_report, 0,            "decode a trace.dat file into text or JSON" },
 	{ "reset",  cmd_reset,  NEED_TRACEFS, "return tracing to a clean state" },

@@ -37,6 +37,7 @@ int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_stream(int argc, char **argv);

@@ -51,6 +51,7 @@ enum {
 
 struct record_opts {
 	struct kt_trace_opts t;
+	char *cmdline;			/* this command line, for the file */
 	const char *output;
 	bool flight;
 	bool quiet;
@@ -448,6 +449,7 @@ static int record(struct record_opts *o)
 		/* The process view's marker rides in the version (procview.h). */
 		.version = o->process ? "ktrace " KTRACE_VERSION " " KT_PROCVIEW_MARK :
 					"ktrace " KTRACE_VERSION,
+		.cmdline = o->cmdline,
 		.process = o->process,
 		.no_syscalls = o->no_syscalls,
 		.no_signals = o->no_signals,
@@ -563,18 +565,57 @@ static int recover(const struct record_opts *o)
 	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
+/* "ktrace record ARGS...", a word with a space or quote in single quotes. */
+static char *join_cmdline(int argc, char **argv)
+{
+	size_t len = 8, at;
+	char *s;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	s = malloc(len + 16);
+	if (!s)
+		return NULL;
+	/* argv[0] is argp's program name, "ktrace record". */
+	at = (size_t)sprintf(s, "ktrace record");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = !*a || strpbrk(a, " \t\n'\"\\$`");
+
+		s[at++] = ' ';
+		if (quote)
+			s[at++] = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(s + at, "'\\''", 4);
+				at += 4;
+				continue;
+			}
+			s[at++] = *a;
+		}
+		if (quote)
+			s[at++] = '\'';
+	}
+	s[at] = '\0';
+	return s;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .output = DEFAULT_OUTPUT, .max_lost = -1 };
 	int cmd_at, status;
 
+	o.cmdline = join_cmdline(argc, argv);
 	cmd_at = kt_trace_split_command(options, argc, argv, &o.t);
 	if (kt_argp_parse(&argp, cmd_at, argv, &o)) {
 		kt_trace_opts_free(&o.t);
+		free(o.cmdline);
 		return KT_EXIT_OK;
 	}
 	status = o.recover ? recover(&o) :
 		 kt_need_backend() ? KT_EXIT_FAIL : record(&o);
 	kt_trace_opts_free(&o.t);
+	free(o.cmdline);
 	return status;
 }

@@ -69,8 +69,12 @@ _ktrace()
 	-B|--instance)
 		COMPREPLY=($(compgen -W "$(_ktrace_instances)" -- "$cur"))
 		return 0 ;;
-	-i|--input|-o|--output|--recover|--save)
+	-i|--input|-o|--output|--recover|--save|--password-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	--to)
+		# push: ClickHouse's HTTP interface.
+		COMPREPLY=($(compgen -W "http://localhost:8123/" -- "$cur"))
 		return 0 ;;
 	--format)
 		# Each command takes its own set.

@@ -6,10 +6,11 @@ set -eu
 
 # libelf-dev: elfutils' libelf, for uprobes by symbol (lib/decode/elfsym.c).
 # libsqlite3-dev, libedit-dev: ktrace sql's SQLite and its prompt's line
-# editor (lib/sql/, cmd/sql.c).
+# editor (lib/sql/, cmd/sql.c).  libcurl4-openssl-dev: ktrace push's HTTP
+# client to ClickHouse (lib/push/).
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev
-	libsqlite3-dev libedit-dev man-db"
+	libsqlite3-dev libedit-dev man-db libcurl4-openssl-dev"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
@@ -27,6 +28,9 @@ CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
 # sqlite3: sql.bats opens the database ktrace sql --save writes;
 # linux-perf: analyze.bats compares analyze syscalls with perf trace -s.
 CHECK_PKGS="$CHECK_PKGS sqlite3 linux-perf"
+# clickhouse-server, clickhouse-client: push.bats starts real servers
+# (as nobody, on loopback ports, in a temporary directory) and queries them.
+CHECK_PKGS="$CHECK_PKGS clickhouse-server clickhouse-client"
 BENCH_PKGS="$CHECK_PKGS hyperfine"
 
 case "${1:-build}" in

@@ -92,6 +92,8 @@ struct kt_reader {
 	char *tool_version;
 	struct kt_optext user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
 	struct kt_optext tgids;		/* KT_OPT_KTRACE_TGIDS' lines */
+	char *wall_clock;	/* KT_OPT_KTRACE_CLOCK's text */
+	char *record_cmdline;	/* KT_OPT_KTRACE_CMDLINE's */
 	char **cpustat;		/* "CPU: n\n..." texts */
 	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
 	int ncpustat;
@@ -989,6 +991,14 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 			if (top)
 				ret = optext_add(&r->tgids, buf, size);
 			break;
+		case KT_OPT_KTRACE_CLOCK:
+			if (top)
+				ret = set_string(&r->wall_clock, buf, size);
+			break;
+		case KT_OPT_KTRACE_CMDLINE:
+			if (top)
+				ret = set_string(&r->record_cmdline, buf, size);
+			break;
 		case KT_OPT_TSC2NSEC:
 			if (size >= 16 && top) {
 				r->tsc_mult = get32(r, buf);
@@ -1702,6 +1712,8 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->tool_version);
 	free(r->user_maps.s);
 	free(r->tgids.s);
+	free(r->wall_clock);
+	free(r->record_cmdline);
 	free(r->path);
 	free(r);
 }
@@ -1745,6 +1757,8 @@ const char *kt_reader_machine(const struct kt_reader *r)
 const char *kt_reader_tool_version(const struct kt_reader *r) { return r->tool_version; }
 const char *kt_reader_user_maps(const struct kt_reader *r) { return r->user_maps.s; }
 const char *kt_reader_tgids(const struct kt_reader *r) { return r->tgids.s; }
+const char *kt_reader_wall_clock(const struct kt_reader *r) { return r->wall_clock; }
+const char *kt_reader_record_cmdline(const struct kt_reader *r) { return r->record_cmdline; }
 bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }
 void kt_reader_set_damaged(struct kt_reader *r) { r->damaged = true; }
 int kt_reader_buffers(const struct kt_reader *r) { return r->nbufs; }

@@ -93,6 +93,11 @@ const char *kt_reader_tool_version(const struct kt_reader *r);
 const char *kt_reader_user_maps(const struct kt_reader *r);
 /* Which process each thread is of (KT_OPT_KTRACE_TGIDS' lines), or NULL. */
 const char *kt_reader_tgids(const struct kt_reader *r);
+/* The trace clock against realtime record stored (KT_OPT_KTRACE_CLOCK's
+ * text, file/wallclock.h reads it), or NULL. */
+const char *kt_reader_wall_clock(const struct kt_reader *r);
+/* The `ktrace record ...` command line that made the file, or NULL. */
+const char *kt_reader_record_cmdline(const struct kt_reader *r);
 /* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */
 const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);
 /* Set once damage was found (and reported) in the data. */

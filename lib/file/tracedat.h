@@ -87,6 +87,29 @@ enum kt_dat_option {
  */
 #define KT_OPT_KTRACE_TGIDS	0x6b75
 
+/*
+ * ktrace's own option: the trace clock against CLOCK_REALTIME, measured
+ * by record as tracing starts and as it stops, for `ktrace push`'s
+ * wall-clock timestamps.  Not trace-cmd's DATE option (1): trace-cmd
+ * report adds DATE's offset to every timestamp it prints, so the file's
+ * text would change; trace-cmd skips this one.  NUL-terminated text,
+ * lines of decimal numbers:
+ *   "boot_id UUID\n"                      /proc/sys/kernel/random/boot_id
+ *   "start TRACE REALTIME WINDOW\n"       trace clock ns, realtime ns, and
+ *   "end TRACE REALTIME WINDOW\n"         the realtime read window (ns)
+ * REALTIME is the middle of the tightest window of (realtime, trace
+ * clock, realtime) reads; the trace clock is read at microseconds.
+ */
+#define KT_OPT_KTRACE_CLOCK	0x6b63	/* "kc" */
+
+/*
+ * ktrace's own option: the command line of the `ktrace record` that made
+ * the file, its words joined by spaces (a word with a space or a quote in
+ * it in single quotes), NUL-terminated; `ktrace push` stores it in its
+ * traces table.
+ */
+#define KT_OPT_KTRACE_CMDLINE	0x6b72	/* "kr" */
+
 /* v7 section flags. */
 #define KT_DAT_SEC_COMPRESSED	1
 

@@ -28,6 +28,7 @@ struct kt_session_config {
 	unsigned long long max_mb;	/* stop at this file size, or 0 */
 	bool quiet;
 	const char *version;		/* the file's version option */
+	const char *cmdline;		/* `ktrace record ...`, stored; NULL: none */
 	/* --process and its options */
 	bool process;
 	bool no_syscalls, no_signals, no_lifecycle;

@@ -29,6 +29,7 @@
 #include "base/human.h"
 #include "base/log.h"
 #include "file/tracedat.h"
+#include "file/wallclock.h"
 #include "file/writer.h"
 #include "live/formats.h"
 #include "live/ksyms.h"
@@ -73,6 +74,7 @@ struct kt_session {
 	struct kt_cpu_stats *st0, *st1;
 	unsigned long long *cut;	/* per CPU, events a full disk cut off */
 	char *clock;			/* trace_clock file text */
+	struct kt_wallclock wall;	/* the clock against realtime */
 	struct timespec t0;
 	double elapsed;
 	/* helper threads */
@@ -343,6 +345,59 @@ static unsigned long long trace_now(struct kt_session *s)
 	return now;
 }
 
+/*
+ * The trace clock against realtime now: of a few (realtime, trace clock,
+ * realtime) reads, the one of the tightest window.  Only for the clocks
+ * that keep ns; the counting ones (counter, x86-tsc, uptime's jiffies)
+ * have no wall-clock time.
+ */
+static void measure_wall(struct kt_session *s, struct kt_wallpoint *p)
+{
+	static const char *const ns_clocks[] = {
+		"local", "global", "perf", "mono", "mono_raw", "boot", "tai",
+	};
+	struct timespec a, b;
+	unsigned long long now, window;
+	char *clk = clock_name(s->clock);
+	size_t i;
+	int k;
+
+	for (i = 0; clk && i < sizeof(ns_clocks) / sizeof(ns_clocks[0]); i++)
+		if (!strcmp(clk, ns_clocks[i]))
+			break;
+	if (!clk || i == sizeof(ns_clocks) / sizeof(ns_clocks[0])) {
+		free(clk);
+		return;
+	}
+	free(clk);
+	for (k = 0; k < 5; k++) {
+		clock_gettime(CLOCK_REALTIME, &a);
+		now = trace_now(s);
+		clock_gettime(CLOCK_REALTIME, &b);
+		window = (unsigned long long)((b.tv_sec - a.tv_sec) * 1000000000LL +
+					      (b.tv_nsec - a.tv_nsec));
+		if (!now || (p->known && window >= p->window))
+			continue;
+		p->known = true;
+		p->trace = now;
+		p->window = window;
+		p->real = a.tv_sec * 1000000000LL + a.tv_nsec + (long long)(window / 2);
+	}
+}
+
+/* This boot's id, which tells a reboot between two recordings apart. */
+static void read_boot_id(struct kt_wallclock *w)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (!f)
+		return;
+	if (!fgets(w->boot_id, sizeof(w->boot_id), f))
+		w->boot_id[0] = '\0';
+	w->boot_id[strcspn(w->boot_id, "\n")] = '\0';
+	fclose(f);
+}
+
 static void child_stop_maps(pid_t pid, bool exec, void *priv)
 {
 	struct kt_session *s = priv;
@@ -457,6 +512,8 @@ int kt_session_start(struct kt_session *s)
 		return ret;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	read_boot_id(&s->wall);
+	measure_wall(s, &s->wall.start);
 	if (kt_run_child_pid(s->run)) {
 		ret = kt_run_child_release(s->run);
 		if (ret) {
@@ -599,6 +656,14 @@ static int add_options(struct kt_session *s)
 		ret = kt_writer_add_option_str(s->w, KT_OPT_VERSION, s->cfg->version);
 	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
 		ret = kt_writer_add_option(s->w, KT_OPT_TRACEID, &id, sizeof(id));
+	if (!ret && s->cfg->cmdline)
+		ret = kt_writer_add_option_str(s->w, KT_OPT_KTRACE_CMDLINE, s->cfg->cmdline);
+	if (!ret && kt_wallclock_known(&s->wall)) {
+		char text[256];
+		size_t len = kt_wallclock_format(&s->wall, text, sizeof(text));
+
+		ret = kt_writer_add_option(s->w, KT_OPT_KTRACE_CLOCK, text, len + 1);
+	}
 	if (!ret && s->maps)
 		ret = add_maps(s);
 	if (!ret)
@@ -721,6 +786,7 @@ int kt_session_finish(struct kt_session *s)
 	size_t i;
 	int ret;
 
+	measure_wall(s, &s->wall.end);
 	/* Stop: nothing new in the buffers, then take what is there. */
 	kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "0");
 	s->elapsed = now_since(&s->t0);

@@ -13,31 +13,22 @@
 #include <sqlite3.h>
 #include <traceevent/event-parse.h>
 
-#include "analyze/evcache.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
 #include "base/log.h"
 #include "decode/decoder.h"
-#include "decode/fastfmt.h"
-#include "decode/symbols.h"
 #include "file/reader.h"
+#include "file/wallclock.h"
 #include "sql/db.h"
+#include "sql/schema.h"
 #include "views/summary.h"
 
-enum tkind { T_EVENT, T_EVENTS, T_TASKS, T_LOSSES, T_META };
-enum ckind { C_NUM, C_STR, C_ARRAY, C_SYSCALL, C_ERRNO, C_STATE, C_VEC };
-
-struct col {
-	char *name;
-	enum ckind kind;
-	struct tep_format_field *f;
-};
-
+/* A table of the schema (name, kind, ev, cols: the schema's) and its SQLite state. */
 struct table {
-	char *name;
-	enum tkind kind;
-	struct tep_event *ev;		/* T_EVENT's */
-	struct col *cols;
+	const char *name;
+	enum kt_tab_kind kind;
+	struct tep_event *ev;		/* KT_TAB_EVENT's */
+	const struct kt_schema_col *cols;
 	int ncols;
 	char *create;
 	bool want, loaded;
@@ -57,6 +48,7 @@ struct kt_sqldb {
 	struct tep_handle *tep;
 	const char *machine;
 	sqlite3 *h;
+	struct kt_schema *schema;
 	struct table *t;
 	size_t nt;
 	struct table **by_id;		/* event id -> its table, ids < nid */
@@ -93,70 +85,13 @@ static struct table *find(struct kt_sqldb *db, const char *name)
 	return NULL;
 }
 
-static int add_col(struct table *t, const char *name, enum ckind kind,
-		   struct tep_format_field *f)
-{
-	struct col *c = realloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	t->cols = c;
-	c[t->ncols].name = strdup(name);
-	if (!c[t->ncols].name)
-		return -ENOMEM;
-	c[t->ncols].kind = kind;
-	c[t->ncols].f = f;
-	t->ncols++;
-	return 0;
-}
-
-static bool is_common(const char *name)
-{
-	return !strcmp(name, "ts") || !strcmp(name, "cpu") || !strcmp(name, "pid") ||
-	       !strcmp(name, "comm");
-}
-
-/* An event's columns: its fields, then the names report's JSON adds. */
-static int event_cols(struct table *t, struct tep_event *e)
-{
-	struct tep_format_field *f, *nr = NULL, *ret = NULL;
-	char name[160];
-	int err = 0;
-
-	for (f = e->format.fields; f && !err; f = f->next) {
-		snprintf(name, sizeof(name), "%s%s", is_common(f->name) ? "field_" : "", f->name);
-		if (f->flags & TEP_FIELD_IS_STRING)
-			err = add_col(t, name, C_STR, f);
-		else if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
-			err = add_col(t, name, C_ARRAY, f);
-		else
-			err = add_col(t, name, C_NUM, f);
-		if (!strcmp(f->name, "id") || !strcmp(f->name, "__syscall_nr"))
-			nr = f;
-		if (!strcmp(f->name, "ret"))
-			ret = f;
-	}
-	if (err || !e->system)
-		return err;
-	if (nr && (!strcmp(e->system, "raw_syscalls") || !strcmp(e->system, "syscalls")))
-		err = add_col(t, "syscall", C_SYSCALL, nr);
-	if (!err && ret && (!strcmp(e->system, "raw_syscalls") || !strcmp(e->system, "syscalls")))
-		err = add_col(t, "errno", C_ERRNO, ret);
-	if (!err && !strcmp(e->system, "sched") && !strcmp(e->name, "sched_switch") &&
-	    (f = tep_find_field(e, "prev_state")))
-		err = add_col(t, "prev_state_name", C_STATE, f);
-	if (!err && !strcmp(e->system, "irq") && !strncmp(e->name, "softirq_", 8) &&
-	    (f = tep_find_field(e, "vec")))
-		err = add_col(t, "vec_name", C_VEC, f);
-	return err;
-}
-
 /* "CREATE TABLE name(ts INTEGER, ...)" for t. */
 static int make_create(struct table *t)
 {
 	static const char *const types[] = {
-		[C_NUM] = "INTEGER", [C_STR] = "TEXT", [C_ARRAY] = "TEXT",
-		[C_SYSCALL] = "TEXT", [C_ERRNO] = "TEXT", [C_STATE] = "TEXT", [C_VEC] = "TEXT",
+		[KT_COL_NUM] = "INTEGER", [KT_COL_STR] = "TEXT", [KT_COL_ARRAY] = "TEXT",
+		[KT_COL_SYSCALL] = "TEXT", [KT_COL_ERRNO] = "TEXT", [KT_COL_STATE] = "TEXT",
+		[KT_COL_VEC] = "TEXT",
 	};
 	size_t cap = 256, at;
 	char *s = malloc(cap), *n;
@@ -185,90 +120,41 @@ static int make_create(struct table *t)
 	return 0;
 }
 
-static int add_table(struct kt_sqldb *db, const char *name, enum tkind kind,
-		     struct tep_event *ev, const char *const *fixed)
-{
-	struct table *v = realloc(db->t, (db->nt + 1) * sizeof(*v)), *t;
-	int err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	db->t = v;
-	t = &v[db->nt];
-	memset(t, 0, sizeof(*t));
-	t->name = strdup(name);
-	t->kind = kind;
-	t->ev = ev;
-	db->nt++;
-	if (!t->name)
-		return -ENOMEM;
-	if (kind == T_EVENT) {
-		err = add_col(t, "ts", C_NUM, NULL);
-		err = err ?: add_col(t, "cpu", C_NUM, NULL);
-		err = err ?: add_col(t, "pid", C_NUM, NULL);
-		err = err ?: add_col(t, "comm", C_STR, NULL);
-		err = err ?: event_cols(t, ev);
-	} else {
-		/* "name:TYPE" pairs: the fixed tables' columns. */
-		for (; *fixed && !err; fixed++)
-			err = add_col(t, *fixed + 1, **fixed == 'i' ? C_NUM : C_STR, NULL);
-	}
-	return err ?: make_create(t);
-}
-
-static bool name_shared(struct tep_event **evs, int n, struct tep_event *e)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (evs[i] != e && !strcmp(evs[i]->name, e->name))
-			return true;
-	return false;
-}
-
+/* The schema's tables (schema.h), each with its CREATE TABLE. */
 static int make_tables(struct kt_sqldb *db)
 {
-	static const char *const events[] = { "its", "icpu", "ipid", "tcomm", "tsystem", "tevent", NULL };
-	static const char *const tasks[] = { "ipid", "tcomm", "ievents", "ifirst_ts", "ilast_ts", NULL };
-	static const char *const losses[] = { "ibuffer", "icpu", "iafter_ts", "ibefore_ts", "ilost", NULL };
-	static const char *const meta[] = { "tkey", "tvalue", NULL };
-	struct tep_event **evs = tep_list_events(db->tep, TEP_EVENT_SORT_NAME);
-	int i, n = tep_get_events_count(db->tep), err = 0;
-	char name[300];
+	size_t i, n = kt_schema_ntables(db->schema);
+	long k;
+	int id, err = 0;
 
-	for (i = 0; evs && i < n && !err; i++) {
-		if (!evs[i]->name || !evs[i]->system)
-			continue;
-		if (name_shared(evs, n, evs[i]))
-			snprintf(name, sizeof(name), "%s_%s", evs[i]->system, evs[i]->name);
-		else
-			snprintf(name, sizeof(name), "%s", evs[i]->name);
-		if (find(db, name))
-			continue;
-		err = add_table(db, name, T_EVENT, evs[i], NULL);
-		if (!err && evs[i]->id >= 0 && evs[i]->id < 65536) {
-			if (evs[i]->id >= db->nid) {
-				int nid = evs[i]->id + 1;
-				struct table **b = realloc(db->by_id, (size_t)nid * sizeof(*b));
+	db->t = calloc(n ? n : 1, sizeof(*db->t));
+	if (!db->t)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const struct kt_schema_table *st = kt_schema_table(db->schema, i);
+		struct table *t = &db->t[i];
 
-				if (!b)
-					return -ENOMEM;
-				memset(b + db->nid, 0, (size_t)(nid - db->nid) * sizeof(*b));
-				db->by_id = b;
-				db->nid = nid;
-			}
-			/* Pointers into db->t move as it grows: an index for now. */
-			db->by_id[evs[i]->id] = (struct table *)(db->nt);
-		}
+		t->name = st->name;
+		t->kind = st->kind;
+		t->ev = st->ev;
+		t->cols = st->cols;
+		t->ncols = st->ncols;
+		db->nt++;
+		err = make_create(t);
+		if (t->ev && t->ev->id >= db->nid)
+			db->nid = t->ev->id + 1;
 	}
-	err = err ?: add_table(db, "events", T_EVENTS, NULL, events);
-	err = err ?: add_table(db, "tasks", T_TASKS, NULL, tasks);
-	err = err ?: add_table(db, "losses", T_LOSSES, NULL, losses);
-	err = err ?: add_table(db, "meta", T_META, NULL, meta);
-	for (i = 0; !err && i < db->nid; i++)
-		if (db->by_id[i])
-			db->by_id[i] = &db->t[(size_t)db->by_id[i] - 1];
-	return err;
+	if (err || !db->nid)
+		return err;
+	db->by_id = calloc((size_t)db->nid, sizeof(*db->by_id));
+	if (!db->by_id)
+		return -ENOMEM;
+	for (id = 0; id < db->nid; id++) {
+		k = kt_schema_event_table(db->schema, id);
+		if (k >= 0)
+			db->by_id[id] = &db->t[k];
+	}
+	return 0;
 }
 
 struct kt_sqldb *kt_sqldb_open(struct kt_reader *r)
@@ -297,7 +183,8 @@ struct kt_sqldb *kt_sqldb_open(struct kt_reader *r)
 	}
 	sqlite3_exec(db->h, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; "
 		     "PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576", NULL, NULL, NULL);
-	err = make_tables(db);
+	db->schema = kt_schema_new(db->tep);
+	err = db->schema ? make_tables(db) : -errno;
 	if (err) {
 		kt_sqldb_close(db);
 		errno = -err;
@@ -336,60 +223,6 @@ unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
 
 /* ---- loading ---- */
 
-/* A number field of rec, bounds checked, sign-extended where signed. */
-static bool num(struct tep_format_field *f, struct tep_record *rec, long long *v)
-{
-	unsigned long long u;
-
-	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
-	    f->offset + f->size > rec->size || tep_read_number_field(f, rec->data, &u))
-		return false;
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
-		u |= ~0ULL << (f->size * 8);
-	*v = (long long)u;
-	return true;
-}
-
-/* An array field as "[n,n,...]", bounds checked; NULL when unreadable. */
-static const char *array_text(struct kt_sqldb *db, struct tep_format_field *f,
-			      struct tep_record *rec)
-{
-	int off = f->offset, size = f->size, es = f->elementsize, i, n;
-	size_t at = 0;
-	unsigned long long v;
-
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		if (f->offset < 0 || f->offset + f->size > rec->size ||
-		    tep_read_number_field(f, rec->data, &v))
-			return NULL;
-		off = (int)(v & 0xffff);
-		size = (int)(v >> 16);
-		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			off += f->offset + f->size;
-	}
-	if (es != 1 && es != 2 && es != 4 && es != 8)
-		es = 1;
-	/* A fixed array longer than its record (kernel_stack's caller[8]
-	 * holds the frames the kernel had): what the record holds. */
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && off >= 0 && off <= rec->size &&
-	    off + size > rec->size)
-		size = rec->size - off;
-	if (off < 0 || size < 0 || off + size > rec->size)
-		return NULL;
-	n = size / es;
-	db->buf[at++] = '[';
-	/* kt_fmt_udec, not snprintf: a fifth of a syscall table's load. */
-	for (i = 0; i < n && at + 24 < sizeof(db->buf); i++) {
-		v = tep_read_number(db->tep, (char *)rec->data + off + i * es, es);
-		if (i)
-			db->buf[at++] = ',';
-		at = (size_t)(kt_fmt_udec(db->buf + at, v, 0, ' ') - db->buf);
-	}
-	db->buf[at++] = ']';
-	db->buf[at] = '\0';
-	return db->buf;
-}
-
 /*
  * s lives until the row is stepped (a name of libtraceevent's or of a
  * table of ours): SQLite need not copy it.
@@ -411,41 +244,25 @@ static void bind_copy(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i, struct col *c,
-		     struct tep_record *rec)
+static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i,
+		     const struct kt_schema_col *c, struct tep_record *rec)
 {
-	char state[32];
+	const char *text;
 	long long v;
-	int nargs;
 
-	switch (c->kind) {
-	case C_NUM:
-		if (num(c->f, rec, &v))
+	if (c->kind == KT_COL_NUM) {
+		if (kt_schema_num(c->f, rec, &v))
 			sqlite3_bind_int64(st, i, v);
 		else
 			sqlite3_bind_null(st, i);
 		return;
-	case C_STR:
-		kt_field_str(c->f, rec, db->buf, sizeof(db->buf));
-		sqlite3_bind_text(st, i, db->buf, -1, SQLITE_TRANSIENT);
-		return;
-	case C_ARRAY:
-		bind_copy(st, i, array_text(db, c->f, rec));
-		return;
-	case C_SYSCALL:
-		bind_text(st, i, num(c->f, rec, &v) ? kt_syscall_name(db->machine, (long)v, &nargs) : NULL);
-		return;
-	case C_ERRNO:
-		bind_text(st, i, num(c->f, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL);
-		return;
-	case C_STATE:
-		bind_copy(st, i, num(c->f, rec, &v) ?
-			  kt_task_state_name((unsigned long long)v, state, sizeof(state)) : NULL);
-		return;
-	case C_VEC:
-		bind_text(st, i, num(c->f, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL);
-		return;
 	}
+	text = kt_schema_text(db->tep, db->machine, c, rec, db->buf, sizeof(db->buf));
+	/* A name lives on; the buffer is the next column's: copied. */
+	if (text == db->buf)
+		bind_copy(st, i, text);
+	else
+		bind_text(st, i, text);
 }
 
 static int step(struct kt_sqldb *db, sqlite3_stmt *st)
@@ -502,7 +319,7 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 {
 	int ret = prepare_rows(db, t, 1, &t->ins);
 
-	if (ret || (t->kind != T_EVENT && t->kind != T_EVENTS))
+	if (ret || (t->kind != KT_TAB_EVENT && t->kind != KT_TAB_EVENTS))
 		return ret;
 	t->nbatch = 32000 / t->ncols < 64 ? 32000 / t->ncols : 64;
 	t->filled = 0;
@@ -661,6 +478,36 @@ static void insert_task(const void *node, VISIT which, void *arg)
 	ti->err = step(ti->db, ti->st);
 }
 
+/*
+ * What record measured of its clock against realtime: realtime minus
+ * trace time in ns at the start and at the end, and the boot's id.
+ */
+static int load_wall(struct kt_sqldb *db, sqlite3_stmt *st)
+{
+	struct kt_wallclock w;
+	const struct kt_wallpoint *p[2] = { &w.start, &w.end };
+	static const char *const keys[2] = { "realtime_offset_start", "realtime_offset_end" };
+	char v[32];
+	int i, ret = 0;
+
+	if (kt_wallclock_parse(kt_reader_wall_clock(db->r), &w) || !kt_wallclock_known(&w))
+		return 0;
+	if (w.boot_id[0]) {
+		bind_text(st, 1, "boot_id");
+		bind_copy(st, 2, w.boot_id);
+		ret = step(db, st);
+	}
+	for (i = 0; i < 2 && !ret; i++) {
+		if (!p[i]->known)
+			continue;
+		snprintf(v, sizeof(v), "%lld", p[i]->real - (long long)p[i]->trace);
+		bind_text(st, 1, keys[i]);
+		bind_copy(st, 2, v);
+		ret = step(db, st);
+	}
+	return ret;
+}
+
 static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 {
 	const char *kv[][2] = {
@@ -686,7 +533,8 @@ static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 	ret = ret ?: step(db, st);
 	bind_text(st, 1, "cpus");
 	bind_text(st, 2, c);
-	return ret ?: step(db, st);
+	ret = ret ?: step(db, st);
+	return ret ?: load_wall(db, st);
 }
 
 /* One pass over the file for every table wanted and not loaded. */
@@ -714,16 +562,16 @@ static int load_wanted(struct kt_sqldb *db)
 		ret = prepare_insert(db, t);
 		if (ret)
 			break;
-		if (t->kind == T_META) {
+		if (t->kind == KT_TAB_META) {
 			ret = load_meta(db, t->ins);
 			continue;
 		}
 		pass = true;
-		if (t->kind == T_EVENTS)
+		if (t->kind == KT_TAB_EVENTS)
 			p.events = t;
-		else if (t->kind == T_TASKS)
+		else if (t->kind == KT_TAB_TASKS)
 			p.tasks = t;
-		else if (t->kind == T_LOSSES)
+		else if (t->kind == KT_TAB_LOSSES)
 			p.losses = t;
 	}
 	if (!ret && pass) {
@@ -877,16 +725,11 @@ int kt_sqldb_save(struct kt_sqldb *db, const char *path, char *msg, size_t len)
 void kt_sqldb_close(struct kt_sqldb *db)
 {
 	size_t i;
-	int k;
 
 	if (!db)
 		return;
 	for (i = 0; i < db->nt; i++) {
-		for (k = 0; k < db->t[i].ncols; k++)
-			free(db->t[i].cols[k].name);
-		free(db->t[i].cols);
 		free(db->t[i].create);
-		free(db->t[i].name);
 		if (db->t[i].ins)
 			sqlite3_finalize(db->t[i].ins);
 		if (db->t[i].batch)
@@ -894,6 +737,7 @@ void kt_sqldb_close(struct kt_sqldb *db)
 	}
 	free(db->t);
 	free(db->by_id);
+	kt_schema_free(db->schema);
 	kt_pidmap_free(&db->tasks, NULL);
 	if (db->h)
 		sqlite3_close(db->h);

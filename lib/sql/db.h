@@ -24,7 +24,9 @@
  *                                     none), the first after, and how many
  *                                     (NULL: the kernel did not count)
  *   meta(key, value)                  file, version, clock, cpus, uname,
- *                                     machine, compression
+ *                                     machine, compression, and where
+ *                                     record measured them, boot_id and
+ *                                     realtime_offset_start/_end (ns)
  */
 #ifndef KT_SQL_DB_H
 #define KT_SQL_DB_H

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ClickHouse over HTTP with libcurl.  See clickhouse.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "push/clickhouse.h"
+#include "push/rowbuf.h"
+
+struct kt_ch {
+	CURL *c;
+	struct curl_slist *headers;
+	char *base;			/* "http://HOST:PORT/" */
+	char *server;			/* "HOST:PORT" */
+	char *db;			/* NULL: the user's default */
+	char *url, *user, *password;	/* what it was made from, for kt_ch_clone */
+	struct kt_rowbuf reply;
+	char err[512];
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct kt_rowbuf *b = arg;
+
+	kt_rowbuf_add(b, p, size * n);
+	return b->failed ? 0 : size * n;
+}
+
+struct kt_ch *kt_ch_new(const char *url, const char *user, const char *password)
+{
+	struct kt_ch *ch;
+	const char *host, *slash;
+	int err = ENOMEM;
+
+	if (strncmp(url, "http://", 7) || !url[7] || url[7] == '/') {
+		errno = EINVAL;
+		return NULL;
+	}
+	host = url + 7;
+	slash = strchr(host, '/');
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		goto err_none;
+	ch->url = strdup(url);
+	ch->user = user ? strdup(user) : NULL;
+	ch->password = password ? strdup(password) : NULL;
+	if (!ch->url || (user && !ch->user) || (password && !ch->password))
+		goto err_ch;
+	ch->server = slash ? strndup(host, (size_t)(slash - host)) : strdup(host);
+	if (!ch->server || asprintf(&ch->base, "http://%s/", ch->server) < 0) {
+		ch->base = NULL;
+		goto err_ch;
+	}
+	if (slash && slash[1]) {
+		ch->db = strdup(slash + 1);
+		if (!ch->db)
+			goto err_ch;
+		ch->db[strcspn(ch->db, "/?")] = '\0';
+	}
+	/* Once for the process; curl_global_cleanup is left to its exit. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT))
+		goto err_ch;
+	ch->c = curl_easy_init();
+	if (!ch->c)
+		goto err_ch;
+	/* ClickHouse needs no 100-continue round trip before a batch. */
+	ch->headers = curl_slist_append(NULL, "Expect:");
+	if (!ch->headers)
+		goto err_ch;
+	curl_easy_setopt(ch->c, CURLOPT_HTTPHEADER, ch->headers);
+	curl_easy_setopt(ch->c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(ch->c, CURLOPT_WRITEDATA, &ch->reply);
+	curl_easy_setopt(ch->c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(ch->c, CURLOPT_NOSIGNAL, 1L);
+	if (user || password) {
+		curl_easy_setopt(ch->c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(ch->c, CURLOPT_USERNAME, user ? user : "default");
+		curl_easy_setopt(ch->c, CURLOPT_PASSWORD, password ? password : "");
+	}
+	return ch;
+
+err_ch:
+	kt_ch_free(ch);
+err_none:
+	errno = err;
+	return NULL;
+}
+
+void kt_ch_free(struct kt_ch *ch)
+{
+	if (!ch)
+		return;
+	if (ch->c)
+		curl_easy_cleanup(ch->c);
+	curl_slist_free_all(ch->headers);
+	kt_rowbuf_free(&ch->reply);
+	free(ch->base);
+	free(ch->server);
+	free(ch->db);
+	free(ch->url);
+	free(ch->user);
+	if (ch->password)
+		explicit_bzero(ch->password, strlen(ch->password));
+	free(ch->password);
+	free(ch);
+}
+
+struct kt_ch *kt_ch_clone(const struct kt_ch *ch)
+{
+	return kt_ch_new(ch->url, ch->user, ch->password);
+}
+
+const char *kt_ch_server(const struct kt_ch *ch)
+{
+	return ch->server;
+}
+
+const char *kt_ch_database(const struct kt_ch *ch)
+{
+	return ch->db;
+}
+
+const char *kt_ch_error(const struct kt_ch *ch)
+{
+	return ch->err;
+}
+
+/*
+ * ClickHouse's message without its wrapping: "Code: 60, e.displayText()
+ * = DB::Exception: Table default.x doesn't exist., e.what() = ..." ->
+ * "Table default.x doesn't exist." (code 60).
+ */
+static void server_message(struct kt_ch *ch, long status)
+{
+	const char *text = kt_rowbuf_text(&ch->reply), *m = strstr(text, "DB::Exception: ");
+	const char *end;
+	int code = 0;
+
+	sscanf(text, "Code: %d", &code);
+	if (m) {
+		m += 15;
+		end = strstr(m, ", e.what()");
+		if (!end)
+			end = m + strcspn(m, "\n");
+	} else {
+		m = text;
+		end = m + strcspn(m, "\n");
+	}
+	if (end - m > 400)
+		end = m + 400;
+	if (code)
+		snprintf(ch->err, sizeof(ch->err), "%.*s (ClickHouse code %d)", (int)(end - m), m, code);
+	else
+		snprintf(ch->err, sizeof(ch->err), "HTTP %ld: %.*s", status, (int)(end - m), m);
+}
+
+int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
+		const char **reply)
+{
+	char *url = NULL, *q = NULL;
+	CURLcode rc;
+	long status = 0;
+	int ret = 0;
+
+	ch->reply.len = 0;
+	ch->reply.failed = false;
+	ch->err[0] = '\0';
+	if (body) {
+		q = curl_easy_escape(ch->c, sql, 0);
+		if (!q)
+			return -ENOMEM;
+	}
+	if (asprintf(&url, "%s?%s%s%s%s", ch->base, q ? "query=" : "", q ? q : "",
+		     ch->db ? (q ? "&database=" : "database=") : "", ch->db ? ch->db : "") < 0) {
+		curl_free(q);
+		return -ENOMEM;
+	}
+	curl_free(q);
+	curl_easy_setopt(ch->c, CURLOPT_URL, url);
+	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDS, body ? body : (const void *)sql);
+	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDSIZE_LARGE,
+			 (curl_off_t)(body ? len : strlen(sql)));
+	rc = curl_easy_perform(ch->c);
+	free(url);
+	if (rc != CURLE_OK) {
+		snprintf(ch->err, sizeof(ch->err), "%s%s",
+			 rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+			 rc == CURLE_OPERATION_TIMEDOUT ? "unreachable: " : "",
+			 curl_easy_strerror(rc));
+		if (rc == CURLE_COULDNT_CONNECT)
+			return -ECONNREFUSED;
+		if (rc == CURLE_OPERATION_TIMEDOUT)
+			return -ETIMEDOUT;
+		if (rc == CURLE_OUT_OF_MEMORY)
+			return -ENOMEM;
+		return rc == CURLE_COULDNT_RESOLVE_HOST ? -EHOSTUNREACH : -EIO;
+	}
+	curl_easy_getinfo(ch->c, CURLINFO_RESPONSE_CODE, &status);
+	if (ch->reply.failed)
+		return -ENOMEM;
+	if (status != 200) {
+		server_message(ch, status);
+		/* 192 unknown user, 193 wrong password, 194 password required. */
+		ret = status == 401 || status == 403 ||
+		      strstr(ch->err, "code 192)") || strstr(ch->err, "code 193)") ||
+		      strstr(ch->err, "code 194)") ? -EACCES : -EIO;
+		if (ret == -EACCES) {
+			char m[sizeof(ch->err)];
+
+			snprintf(m, sizeof(m), "%s", ch->err);
+			snprintf(ch->err, sizeof(ch->err), "credentials refused: %.480s", m);
+		}
+		return ret;
+	}
+	if (reply)
+		*reply = kt_rowbuf_text(&ch->reply);
+	return 0;
+}
+
+int kt_ch_create_database(struct kt_ch *ch)
+{
+	char *db = ch->db, *sql;
+	int ret;
+
+	if (!db)
+		return 0;
+	if (asprintf(&sql, "CREATE DATABASE IF NOT EXISTS `%s`", db) < 0)
+		return -ENOMEM;
+	/* Not "?database=": the server refuses a database that is not there yet. */
+	ch->db = NULL;
+	ret = kt_ch_query(ch, sql, NULL, 0, NULL);
+	ch->db = db;
+	free(sql);
+	return ret;
+}

@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A recording into ClickHouse.  See push.h.
+ *
+ * An interrupted push (killed, the server gone) leaves rows without the
+ * trace's `traces` row.  The next push of that file finds them (one
+ * query over the tables, each read by its (host, trace_id) key) and
+ * deletes them with ALTER TABLE ... DELETE, and waits for those
+ * mutations to finish before it sends a row, so the traces row it writes
+ * last stands for one copy of each row (a mutation only touches the
+ * parts older than itself: the rows sent after it stay).  ClickHouse
+ * 18.16 (Debian 12's) has these mutations; ReplacingMergeTree would drop
+ * duplicates only at some later merge, and staging tables would double
+ * the writes.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <search.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+#include <zlib.h>
+
+#include "analyze/pidmap.h"
+#include "base/log.h"
+#include "decode/decoder.h"
+#include "file/reader.h"
+#include "file/wallclock.h"
+#include "push/clickhouse.h"
+#include "push/push.h"
+#include "push/rowbuf.h"
+#include "push/sender.h"
+#include "sql/schema.h"
+#include "views/summary.h"
+
+#define DEFAULT_BATCH	(1u << 20)	/* rows per INSERT of a table */
+/*
+ * Senders, each a thread and a connection with one batch in flight: the
+ * server parses and writes that many tables' batches at once (a table's
+ * batches all go by one sender, in order).
+ */
+#define NSENDERS	3
+#define BATCH_BYTES	(16u << 20)	/* or this many bytes: one in flight while the next is made */
+
+/* One table of the schema as ClickHouse has it, and its rows to send. */
+struct ptable {
+	const struct kt_schema_table *st;	/* NULL: traces */
+	const char *name;
+	char *columns;			/* "(`host`, ...)" */
+	char *create;
+	struct kt_rowbuf rows;
+	size_t nrows;
+	unsigned long long sent;
+	bool ready;			/* made or checked on the server */
+};
+
+struct task {
+	int pid;
+	unsigned long long events, first, last;
+};
+
+struct push {
+	struct kt_ch *ch;
+	struct kt_sender *sender[NSENDERS];	/* the rows' batches */
+	const struct kt_push_opts *o;
+	struct kt_push_stats *st;
+	char *msg;
+	size_t len;
+	struct kt_reader *r;
+	struct tep_handle *tep;
+	const char *machine;
+	struct kt_schema *schema;
+	struct ptable *t;		/* the schema's, then traces */
+	size_t nt;
+	struct ptable *events, *tasks, *losses, *traces;
+	struct kt_rowbuf prefix;	/* host, trace_id, boot_id of every row */
+	struct kt_wallclock wall;
+	bool has_wall;
+	char *columns;			/* system.columns: "\ntable\tname\ttype" lines */
+	struct kt_pidmap taskmap;
+	unsigned long long *last;	/* per buffer*1024+cpu: its last ts */
+	size_t nlast;
+	unsigned long long first_ts, last_ts;
+	unsigned long long lost;	/* as report --stat counts it */
+	bool lost_unknown;
+	size_t batch;
+	struct timespec t0, shown;
+	char buf[8192];			/* a text column being made */
+	char q[2048];			/* a statement being made */
+};
+
+static void fail(struct push *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct push *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->msg, p->len, fmt, ap);
+	va_end(ap);
+}
+
+/* s as a ClickHouse string literal into out. */
+static void literal(char *out, size_t len, const char *s)
+{
+	size_t at = 0;
+
+	if (len < 3)
+		return;
+	out[at++] = '\'';
+	for (; *s && at + 3 < len; s++) {
+		if (*s == '\'' || *s == '\\')
+			out[at++] = '\\';
+		out[at++] = *s;
+	}
+	out[at++] = '\'';
+	out[at] = '\0';
+}
+
+/* Run a statement; on failure the server's reason in msg. */
+static int query(struct push *p, const char *sql, const char **reply)
+{
+	int ret = kt_ch_query(p->ch, sql, NULL, 0, reply);
+
+	if (ret)
+		fail(p, "%s", kt_ch_error(p->ch));
+	return ret;
+}
+
+/* ---- the tables ---- */
+
+static bool nullable_num(const struct ptable *pt, const char *col)
+{
+	return pt->st && pt->st->kind == KT_TAB_LOSSES &&
+	       (!strcmp(col, "after_ts") || !strcmp(col, "lost"));
+}
+
+static const char *col_type(const struct ptable *pt, const struct kt_schema_col *c)
+{
+	if (c->kind == KT_COL_NUM)
+		return nullable_num(pt, c->name) ? "Nullable(Int64)" : "Int64";
+	return c->kind == KT_COL_STR ? "String" : "Nullable(String)";
+}
+
+/* The column after which wall_ts goes: the row's time. */
+static const char *time_col(const struct ptable *pt)
+{
+	if (!pt->st)
+		return NULL;
+	if (pt->st->kind == KT_TAB_LOSSES)
+		return "before_ts";
+	return pt->st->kind == KT_TAB_TASKS ? NULL : "ts";
+}
+
+static const char *order_by(const struct ptable *pt)
+{
+	if (!pt->st)
+		return "host, trace_id";
+	if (pt->st->kind == KT_TAB_TASKS)
+		return "host, trace_id, pid";
+	return pt->st->kind == KT_TAB_LOSSES ? "host, trace_id, before_ts" : "host, trace_id, ts";
+}
+
+/* traces: one row per pushed file, written last. */
+static const char *const traces_cols[][2] = {
+	{ "host", "String" }, { "trace_id", "String" }, { "boot_id", "String" },
+	{ "file", "String" }, { "kernel", "String" }, { "machine", "String" },
+	{ "cpus", "Int64" }, { "clock", "String" }, { "command", "String" },
+	{ "first_ts", "Int64" }, { "last_ts", "Int64" },
+	{ "wall_first", "Nullable(Int64)" }, { "wall_last", "Nullable(Int64)" },
+	{ "events", "Int64" }, { "lost", "Int64" }, { "lost_unknown", "UInt8" },
+};
+#define NTRACES_COLS (sizeof(traces_cols) / sizeof(traces_cols[0]))
+
+/* Append "`name` TYPE" (types) or "`name`" to *s at *at. */
+static int append(char **s, size_t *cap, size_t *at, const char *name, const char *type)
+{
+	size_t need = strlen(name) + (type ? strlen(type) : 0) + 8;
+	char *n;
+
+	if (*at + need >= *cap) {
+		*cap = (*at + need) * 2;
+		n = realloc(*s, *cap);
+		if (!n)
+			return -ENOMEM;
+		*s = n;
+	}
+	*at += (size_t)snprintf(*s + *at, *cap - *at, "%s`%s`%s%s", *at > 1 ? ", " : "",
+				name, type ? " " : "", type ? type : "");
+	return 0;
+}
+
+/* Each column of pt in order, as fn(name, type). */
+static int each_col(const struct ptable *pt, int (*fn)(void *, const char *, const char *),
+		    void *arg)
+{
+	static const char *const prefix[] = { "host", "trace_id", "boot_id" };
+	const char *tc = time_col(pt);
+	size_t i;
+	int k, ret = 0;
+
+	if (!pt->st) {
+		for (i = 0; i < NTRACES_COLS && !ret; i++)
+			ret = fn(arg, traces_cols[i][0], traces_cols[i][1]);
+		return ret;
+	}
+	for (i = 0; i < 3 && !ret; i++)
+		ret = fn(arg, prefix[i], "String");
+	for (k = 0; k < pt->st->ncols && !ret; k++) {
+		ret = fn(arg, pt->st->cols[k].name, col_type(pt, &pt->st->cols[k]));
+		if (!ret && tc && !strcmp(pt->st->cols[k].name, tc))
+			ret = fn(arg, "wall_ts", "Nullable(Int64)");
+	}
+	return ret;
+}
+
+struct textacc {
+	char *s;
+	size_t cap, at;
+	bool types;
+};
+
+static int acc_col(void *arg, const char *name, const char *type)
+{
+	struct textacc *a = arg;
+
+	return append(&a->s, &a->cap, &a->at, name, a->types ? type : NULL);
+}
+
+/* "(`a`, `b`, ...)", or with types "(`a` T, `b` U, ...)", into *out. */
+static int col_text(const struct ptable *pt, bool types, char **out)
+{
+	struct textacc a = { .types = types };
+	int ret;
+
+	a.s = malloc(a.cap = 256);
+	if (!a.s)
+		return -ENOMEM;
+	a.s[a.at++] = '(';
+	a.s[a.at] = '\0';
+	ret = each_col(pt, acc_col, &a);
+	if (ret || asprintf(out, "%s)", a.s) < 0) {
+		*out = NULL;
+		free(a.s);
+		return -ENOMEM;
+	}
+	free(a.s);
+	return 0;
+}
+
+static int make_create(struct ptable *pt)
+{
+	char *cols;
+
+	if (col_text(pt, true, &cols))
+		return -ENOMEM;
+	if (asprintf(&pt->create, "CREATE TABLE IF NOT EXISTS `%s` %s ENGINE = MergeTree() ORDER BY (%s)",
+		     pt->name, cols, order_by(pt)) < 0) {
+		pt->create = NULL;
+		free(cols);
+		return -ENOMEM;
+	}
+	free(cols);
+	return 0;
+}
+
+/* The type of table.col on the server, from system.columns; NULL: none. */
+static const char *server_type(struct push *p, const char *table, const char *col, char *buf,
+			       size_t len)
+{
+	char key[600];
+	const char *at, *end;
+
+	snprintf(key, sizeof(key), "\n%s\t%s\t", table, col);
+	at = strstr(p->columns, key);
+	if (!at)
+		return NULL;
+	at += strlen(key);
+	end = at + strcspn(at, "\n");
+	snprintf(buf, len, "%.*s", (int)(end - at), at);
+	return buf;
+}
+
+static bool server_has(struct push *p, const char *table)
+{
+	char key[300];
+
+	snprintf(key, sizeof(key), "\n%s\t", table);
+	return strstr(p->columns, key) != NULL;
+}
+
+static int read_columns(struct push *p)
+{
+	const char *reply;
+	int ret;
+
+	/* The database the URL names, made when missing (the first time). */
+	if (!p->columns) {
+		ret = kt_ch_create_database(p->ch);
+		if (ret) {
+			fail(p, "%s", kt_ch_error(p->ch));
+			return ret;
+		}
+	}
+	ret = query(p, "SELECT table, name, type FROM system.columns "
+			"WHERE database = currentDatabase() FORMAT TabSeparated", &reply);
+
+	if (ret)
+		return ret;
+	free(p->columns);
+	if (asprintf(&p->columns, "\n%s", reply) < 0) {
+		p->columns = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct check {
+	struct push *p;
+	const struct ptable *pt;
+	bool add;			/* the second pass: add what is missing */
+};
+
+/*
+ * A table of another schema (a column of another type, or none of ours
+ * that every row has) is refused before anything is changed; then a
+ * column the table lacks (a newer kernel's field) is added.
+ */
+static int check_col(void *arg, const char *name, const char *type)
+{
+	struct check *c = arg;
+	struct push *p = c->p;
+	char have[128], *sql;
+	int ret;
+
+	if (server_type(p, c->pt->name, name, have, sizeof(have))) {
+		if (!c->add && strcmp(have, type)) {
+			fail(p, "table '%s' is of another schema: its column '%s' is %s, not %s",
+			     c->pt->name, name, have, type);
+			return -EPROTO;
+		}
+		return 0;
+	}
+	if (!c->add) {
+		if (strcmp(name, "host") && strcmp(name, "trace_id") && strcmp(name, "ts"))
+			return 0;
+		fail(p, "table '%s' is of another schema: it has no column '%s'", c->pt->name, name);
+		return -EPROTO;
+	}
+	if (asprintf(&sql, "ALTER TABLE `%s` ADD COLUMN `%s` %s", c->pt->name, name, type) < 0)
+		return -ENOMEM;
+	ret = query(p, sql, NULL);
+	free(sql);
+	return ret;
+}
+
+/* Make the table, or check the one there, before its first rows. */
+static int table_ready(struct push *p, struct ptable *pt)
+{
+	struct check c = { .p = p, .pt = pt };
+	int ret;
+
+	if (pt->ready)
+		return 0;
+	if (!server_has(p, pt->name)) {
+		ret = pt->create ? 0 : make_create(pt);
+		ret = ret ?: query(p, pt->create, NULL);
+		ret = ret ?: read_columns(p);
+		if (ret)
+			return ret;
+	}
+	ret = each_col(pt, check_col, &c);
+	c.add = true;
+	ret = ret ?: each_col(pt, check_col, &c);
+	if (!ret)
+		pt->ready = true;
+	return ret;
+}
+
+/* ---- sending rows ---- */
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static int flush(struct push *p, struct ptable *pt)
+{
+	char *sql, what[300];
+	size_t len;
+	int ret;
+
+	if (!pt->nrows)
+		return 0;
+	if (pt->rows.failed)
+		return -ENOMEM;
+	ret = table_ready(p, pt);
+	if (ret)
+		return ret;
+	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT RowBinary", pt->name, pt->columns) < 0)
+		return -ENOMEM;
+	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
+	len = pt->rows.len;
+	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, &pt->rows, what,
+			     p->msg, p->len);
+	free(sql);
+	if (ret)
+		return ret;
+	if (!pt->sent)
+		p->st->tables++;
+	pt->sent += pt->nrows;
+	p->st->bytes += len;
+	pt->nrows = 0;
+	return 0;
+}
+
+/* Every batch sent: 0, or the first failure (its reason in msg). */
+static int wait_all(struct push *p)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < NSENDERS; i++)
+		if (p->sender[i] && !ret)
+			ret = kt_sender_wait(p->sender[i], p->msg, p->len);
+		else if (p->sender[i])
+			kt_sender_wait(p->sender[i], p->buf, sizeof(p->buf));
+	return ret;
+}
+
+static int row_done(struct push *p, struct ptable *pt)
+{
+	if (++pt->nrows < p->batch && pt->rows.len < BATCH_BYTES)
+		return 0;
+	return flush(p, pt);
+}
+
+static void put_wall(struct push *p, struct kt_rowbuf *b, unsigned long long ts)
+{
+	kt_rowbuf_ni64(b, p->has_wall, p->has_wall ? kt_wallclock_at(&p->wall, ts) : 0);
+}
+
+static int loss_row(struct push *p, const struct kt_event *ev, unsigned long long *last)
+{
+	struct kt_rowbuf *b = &p->losses->rows;
+	struct tep_record *rec = ev->record;
+
+	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
+	kt_rowbuf_i64(b, ev->buffer);
+	kt_rowbuf_i64(b, ev->cpu);
+	kt_rowbuf_ni64(b, *last != 0, (int64_t)*last);
+	kt_rowbuf_i64(b, (int64_t)rec->ts);
+	put_wall(p, b, rec->ts);
+	kt_rowbuf_ni64(b, rec->missed_events > 0, rec->missed_events);
+	return row_done(p, p->losses);
+}
+
+static unsigned long long *last_of(struct push *p, int buffer, int cpu)
+{
+	size_t i = (size_t)buffer * 1024 + (size_t)cpu, n;
+	unsigned long long *v;
+
+	if (i >= p->nlast) {
+		n = i + 64;
+		v = realloc(p->last, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + p->nlast, 0, (n - p->nlast) * sizeof(*v));
+		p->last = v;
+		p->nlast = n;
+	}
+	return &p->last[i];
+}
+
+static void show_progress(struct push *p, const char *path)
+{
+	if (!p->o->progress || since(&p->shown) < 0.2)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &p->shown);
+	p->o->progress(p->o->arg, path, p->st);
+}
+
+/* What every record's row starts with: host, trace_id, boot_id, ts, wall_ts, cpu, pid, comm. */
+static void record_cols(struct push *p, struct kt_rowbuf *b, const struct kt_event *ev,
+			int pid, const char *comm)
+{
+	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
+	kt_rowbuf_i64(b, (int64_t)ev->record->ts);
+	put_wall(p, b, ev->record->ts);
+	kt_rowbuf_i64(b, ev->cpu);
+	kt_rowbuf_i64(b, pid);
+	kt_rowbuf_str(b, comm);
+}
+
+static int push_record(const struct kt_event *ev, void *arg)
+{
+	struct push *p = arg;
+	struct tep_record *rec = ev->record;
+	int pid = tep_data_pid(p->tep, rec), k, ret;
+	const char *comm = tep_data_comm_from_pid(p->tep, pid);
+	unsigned long long *last = last_of(p, ev->buffer, ev->cpu);
+	long idx = kt_schema_event_table(p->schema, ev->event->id);
+	struct ptable *pt = idx >= 0 ? &p->t[idx] : NULL;
+	struct kt_rowbuf *b;
+	struct task *tk;
+	long long v;
+
+	if (!last)
+		return -ENOMEM;
+	if (!comm)
+		comm = "<...>";
+	if (rec->missed_events) {
+		ret = loss_row(p, ev, last);
+		if (ret)
+			return ret;
+	}
+	*last = rec->ts;
+	if (!p->first_ts)
+		p->first_ts = rec->ts;
+	p->last_ts = rec->ts;
+
+	b = &p->events->rows;
+	record_cols(p, b, ev, pid, comm);
+	kt_rowbuf_str(b, ev->event->system ? ev->event->system : "");
+	kt_rowbuf_str(b, ev->event->name ? ev->event->name : "");
+	ret = row_done(p, p->events);
+	if (ret)
+		return ret;
+
+	tk = kt_pidmap_get(&p->taskmap, pid);
+	if (!tk)
+		return -ENOMEM;
+	if (!tk->events++)
+		tk->first = rec->ts;
+	tk->last = rec->ts;
+	p->st->events++;
+
+	if (pt) {
+		b = &pt->rows;
+		record_cols(p, b, ev, pid, comm);
+		/* The event's own columns, after ts, cpu, pid and comm. */
+		for (k = 4; k < pt->st->ncols; k++) {
+			const struct kt_schema_col *c = &pt->st->cols[k];
+
+			if (c->kind == KT_COL_NUM) {
+				kt_rowbuf_i64(b, kt_schema_num(c->f, rec, &v) ? v : 0);
+				continue;
+			}
+			if (c->kind == KT_COL_STR) {
+				kt_rowbuf_str(b, kt_schema_text(p->tep, p->machine, c, rec,
+								p->buf, sizeof(p->buf)));
+				continue;
+			}
+			kt_rowbuf_nstr(b, kt_schema_text(p->tep, p->machine, c, rec,
+							 p->buf, sizeof(p->buf)));
+		}
+		ret = row_done(p, pt);
+		if (ret)
+			return ret;
+	}
+	if (!(p->st->events & 0xfff))
+		show_progress(p, kt_reader_path(p->r));
+	return 0;
+}
+
+struct task_rows {
+	struct push *p;
+	int err;
+};
+
+static void task_row(const void *node, VISIT which, void *arg)
+{
+	const struct task *tk = *(const struct task *const *)node;
+	struct task_rows *tr = arg;
+	struct push *p = tr->p;
+	struct kt_rowbuf *b = &p->tasks->rows;
+	const char *comm;
+
+	if ((which != postorder && which != leaf) || tr->err)
+		return;
+	comm = tep_data_comm_from_pid(p->tep, tk->pid);
+	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
+	kt_rowbuf_i64(b, tk->pid);
+	kt_rowbuf_str(b, comm ? comm : "<...>");
+	kt_rowbuf_i64(b, (int64_t)tk->events);
+	kt_rowbuf_i64(b, (int64_t)tk->first);
+	kt_rowbuf_i64(b, (int64_t)tk->last);
+	tr->err = row_done(p, p->tasks);
+}
+
+/* ---- identity ---- */
+
+/*
+ * The trace's id, from the whole file: zlib's crc32 and adler32 of its
+ * bytes and its size.  The file holds a random TRACEID of its own
+ * (record's getrandom), so two recordings differ even when their data
+ * were alike, and a rewritten file is a new trace.
+ */
+static int trace_id(struct push *p, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	uLong crc = crc32(0L, Z_NULL, 0), ad = adler32(0L, Z_NULL, 0);
+	unsigned long long size = 0;
+	size_t n;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		fail(p, "cannot open '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	buf = malloc(1 << 20);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
+		crc = crc32(crc, buf, (uInt)n);
+		ad = adler32(ad, buf, (uInt)n);
+		size += n;
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		fail(p, "cannot read '%s'", path);
+	}
+	free(buf);
+	fclose(f);
+	snprintf(p->st->trace_id, sizeof(p->st->trace_id), "%08lx%08lx%016llx",
+		 crc & 0xffffffffUL, ad & 0xffffffffUL, size);
+	return ret;
+}
+
+/* The n-th word (0-based) of uname's "Linux HOST RELEASE MACHINE". */
+static void uname_word(const char *uname, int n, char *out, size_t len)
+{
+	const char *s = uname ? uname : "";
+	size_t w;
+
+	while (n-- > 0 && *s) {
+		s += strcspn(s, " ");
+		s += strspn(s, " ");
+	}
+	w = strcspn(s, " ");
+	snprintf(out, len, "%.*s", (int)w, s);
+}
+
+/* ---- the trace ---- */
+
+static int already_there(struct push *p)
+{
+	char h[600], id[64];
+	const char *reply;
+	int ret;
+
+	if (!server_has(p, "traces"))
+		return 0;
+	literal(h, sizeof(h), p->st->host);
+	literal(id, sizeof(id), p->st->trace_id);
+	snprintf(p->q, sizeof(p->q), "SELECT count() FROM traces WHERE host = %s AND trace_id = %s",
+		 h, id);
+	ret = query(p, p->q, &reply);
+	if (ret)
+		return ret;
+	return atoll(reply) > 0;
+}
+
+/*
+ * Rows an interrupted push of this trace left: deleted, and their
+ * tables' mutations waited for before this push sends a row.
+ */
+static int delete_partial(struct push *p)
+{
+	char h[600], id[64], *n;
+	const char *reply, *line;
+	struct kt_rowbuf sql = { 0 };
+	size_t i;
+	int ret = 0, k;
+
+	literal(h, sizeof(h), p->st->host);
+	literal(id, sizeof(id), p->st->trace_id);
+	for (i = 0; i < p->nt; i++) {
+		if (!p->t[i].st || !server_has(p, p->t[i].name))
+			continue;
+		snprintf(p->q, sizeof(p->q), "%sSELECT '%s' AS t FROM `%s` WHERE host = %s AND trace_id = %s LIMIT 1",
+			 sql.len ? " UNION ALL " : "", p->t[i].name, p->t[i].name, h, id);
+		kt_rowbuf_add(&sql, p->q, strlen(p->q));
+	}
+	if (!sql.len)
+		return 0;
+	ret = sql.failed ? -ENOMEM : query(p, kt_rowbuf_text(&sql), &reply);
+	kt_rowbuf_free(&sql);
+	if (ret)
+		return ret;
+	/* One table name a line. */
+	n = strdup(reply);
+	if (!n)
+		return -ENOMEM;
+	for (line = strtok(n, "\n"); line && !ret; line = strtok(NULL, "\n")) {
+		p->st->resumed = true;
+		snprintf(p->q, sizeof(p->q), "ALTER TABLE `%s` DELETE WHERE host = %s AND trace_id = %s",
+			 line, h, id);
+		ret = query(p, p->q, NULL);
+	}
+	free(n);
+	/* Up to a minute, before this push sends a row. */
+	for (k = 0; !ret && p->st->resumed; k++) {
+		ret = query(p, "SELECT count() FROM system.mutations WHERE database = currentDatabase() AND is_done = 0",
+			    &reply);
+		if (ret || !atoll(reply))
+			break;
+		if (k == 600) {
+			fail(p, "the deletion of an interrupted push's rows is not done after 60 s; push again later");
+			return -ETIMEDOUT;
+		}
+		usleep(100000);
+	}
+	return ret;
+}
+
+/*
+ * report --stat's loss (the marks and the record-time counters), and the
+ * records the file holds, for the progress bar.
+ */
+static void count(struct push *p)
+{
+	struct kt_summary *s = kt_summary_new(p->r);
+	int i;
+
+	if (!s)
+		return;
+	p->lost = kt_summary_total_lost(s);
+	for (i = 0; i < kt_summary_cpus(s); i++) {
+		if (kt_summary_cpu_at(s, i)->unknown_marks)
+			p->lost_unknown = true;
+		p->st->total += kt_summary_cpu_at(s, i)->events;
+	}
+	kt_summary_free(s);
+}
+
+static int traces_row(struct push *p)
+{
+	struct kt_rowbuf *b = &p->traces->rows;
+	char kernel[128], clock[64];
+
+	uname_word(kt_reader_uname(p->r), 2, kernel, sizeof(kernel));
+	snprintf(clock, sizeof(clock), "%s", kt_reader_clock(p->r));
+	kt_rowbuf_str(b, p->st->host);
+	kt_rowbuf_str(b, p->st->trace_id);
+	kt_rowbuf_str(b, p->wall.boot_id);
+	kt_rowbuf_str(b, kt_reader_path(p->r));
+	kt_rowbuf_str(b, kernel);
+	kt_rowbuf_str(b, p->machine ? p->machine : "");
+	kt_rowbuf_i64(b, kt_reader_cpus(p->r));
+	kt_rowbuf_str(b, clock);
+	kt_rowbuf_str(b, kt_reader_record_cmdline(p->r) ?: "");
+	kt_rowbuf_i64(b, (int64_t)p->first_ts);
+	kt_rowbuf_i64(b, (int64_t)p->last_ts);
+	put_wall(p, b, p->first_ts);
+	put_wall(p, b, p->last_ts);
+	kt_rowbuf_i64(b, (int64_t)p->st->events);
+	kt_rowbuf_i64(b, (int64_t)p->lost);
+	kt_rowbuf_add(b, &(unsigned char){ p->lost_unknown }, 1);
+	p->traces->nrows = 1;
+	return flush(p, p->traces) ?: wait_all(p);
+}
+
+static int setup(struct push *p)
+{
+	size_t i, n = kt_schema_ntables(p->schema);
+	const char *uname = kt_reader_uname(p->r);
+	int ret = 0;
+
+	p->t = calloc(n + 1, sizeof(*p->t));
+	if (!p->t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		p->t[i].st = kt_schema_table(p->schema, i);
+		p->t[i].name = p->t[i].st->name;
+		if (p->t[i].st->kind == KT_TAB_EVENTS)
+			p->events = &p->t[i];
+		else if (p->t[i].st->kind == KT_TAB_TASKS)
+			p->tasks = &p->t[i];
+		else if (p->t[i].st->kind == KT_TAB_LOSSES)
+			p->losses = &p->t[i];
+	}
+	p->t[n].name = "traces";
+	p->traces = &p->t[n];
+	p->nt = n + 1;
+	for (i = 0; i < p->nt && !ret; i++)
+		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META)
+			ret = col_text(&p->t[i], false, &p->t[i].columns);
+	if (ret || !p->events || !p->tasks || !p->losses)
+		return ret ?: -EINVAL;
+	if (p->o->host)
+		snprintf(p->st->host, sizeof(p->st->host), "%s", p->o->host);
+	else
+		uname_word(uname, 1, p->st->host, sizeof(p->st->host));
+	if (!p->st->host[0])
+		snprintf(p->st->host, sizeof(p->st->host), "unknown");
+	if (kt_wallclock_parse(kt_reader_wall_clock(p->r), &p->wall))
+		kt_warn("'%s': its realtime offsets are damaged; wall_ts is unknown",
+			kt_reader_path(p->r));
+	p->has_wall = kt_wallclock_known(&p->wall);
+	p->st->no_wall = !p->has_wall;
+	kt_rowbuf_str(&p->prefix, p->st->host);
+	kt_rowbuf_str(&p->prefix, p->st->trace_id);
+	kt_rowbuf_str(&p->prefix, p->wall.boot_id);
+	return p->prefix.failed ? -ENOMEM : 0;
+}
+
+static int push_all(struct push *p)
+{
+	struct kt_decoder *d;
+	struct task_rows tr = { .p = p };
+	size_t i;
+	int ret;
+
+	/* The fixed tables are there even when empty: fleet queries name them. */
+	ret = table_ready(p, p->events);
+	ret = ret ?: table_ready(p, p->tasks);
+	ret = ret ?: table_ready(p, p->losses);
+	ret = ret ?: table_ready(p, p->traces);
+	if (ret)
+		return ret;
+	d = kt_decoder_new(p->r, &(struct kt_decoder_opts){ 0 });
+	if (!d)
+		return errno ? -errno : -ENOMEM;
+	ret = kt_decoder_run(d, push_record, p);
+	kt_decoder_free(d);
+	if (!ret) {
+		twalk_r(p->taskmap.tree, task_row, &tr);
+		ret = tr.err;
+	}
+	for (i = 0; i < p->nt && !ret; i++)
+		if (&p->t[i] != p->traces)
+			ret = flush(p, &p->t[i]);
+	/* Every row is in before the traces row says so. */
+	return ret ?: wait_all(p);
+}
+
+int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *o,
+		 struct kt_push_stats *st, char *msg, size_t len)
+{
+	struct push p = { .ch = ch, .o = o, .st = st, .msg = msg, .len = len };
+	size_t i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	msg[0] = '\0';
+	p.batch = o->batch ? o->batch : DEFAULT_BATCH;
+	p.taskmap.size = sizeof(struct task);
+	clock_gettime(CLOCK_MONOTONIC, &p.t0);
+	ret = trace_id(&p, path);
+	if (ret)
+		return ret;
+	p.r = kt_reader_open(path);
+	if (!p.r)
+		return errno ? -errno : -EIO;
+	if (kt_reader_latency(p.r)) {
+		fail(&p, "'%s' is a latency trace (the tracer's text, no records): nothing to push", path);
+		kt_reader_close(p.r);
+		return -EINVAL;
+	}
+	p.tep = kt_reader_tep(p.r);
+	p.machine = kt_reader_machine(p.r);
+	p.schema = kt_schema_new(p.tep);
+	ret = p.schema ? setup(&p) : -errno;
+	for (i = 0; !ret && i < NSENDERS; i++) {
+		p.sender[i] = kt_sender_new(ch);
+		ret = p.sender[i] ? 0 : -errno;
+	}
+	ret = ret ?: read_columns(&p);
+	ret = ret ?: already_there(&p);
+	if (ret == 0)
+		ret = delete_partial(&p);
+	if (ret == 0)
+		count(&p);
+	if (ret == 0)
+		ret = push_all(&p);
+	if (ret == 0)
+		ret = traces_row(&p);
+	if (ret == 0 && kt_reader_damaged(p.r))
+		ret = 2;
+	if (p.o->progress && ret == 0)
+		p.o->progress(p.o->arg, path, st);
+	for (i = 0; i < NSENDERS; i++)
+		kt_sender_free(p.sender[i]);
+	for (i = 0; i < p.nt; i++) {
+		kt_rowbuf_free(&p.t[i].rows);
+		free(p.t[i].columns);
+		free(p.t[i].create);
+	}
+	free(p.t);
+	free(p.columns);
+	free(p.last);
+	kt_rowbuf_free(&p.prefix);
+	kt_pidmap_free(&p.taskmap, NULL);
+	kt_schema_free(p.schema);
+	kt_reader_close(p.r);
+	return ret;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Batches sent on a thread and a connection of their own, one in flight
+ * while the next is made: the server's time on a batch and ours on the
+ * next one overlap.  A batch's failure is returned by the next call.
+ */
+#ifndef KT_PUSH_SENDER_H
+#define KT_PUSH_SENDER_H
+
+#include <stddef.h>
+
+struct kt_ch;
+struct kt_rowbuf;
+struct kt_sender;
+
+/* A sender on a connection like ch's.  NULL and errno on failure. */
+struct kt_sender *kt_sender_new(const struct kt_ch *ch);
+/* Waits for the batch in flight, then stops the thread. */
+void kt_sender_free(struct kt_sender *s);
+/*
+ * Wait for the batch in flight; on its failure return its -errno with
+ * the reason in msg.  Else take sql (an INSERT ... FORMAT) and rows
+ * (*rows is left empty, its memory reused) and start sending them; 0.
+ */
+int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_rowbuf *rows,
+		   const char *what, char *msg, size_t len);
+/* Wait for the batch in flight: 0, or its -errno with the reason in msg. */
+int kt_sender_wait(struct kt_sender *s, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tables a recording offers and their columns: the schema of
+ * `ktrace sql` (db.h lists it, man/ktrace-sql.1 documents it), which
+ * `ktrace push` (lib/push/) gives its ClickHouse tables too.  The names,
+ * the kind of each column and how a column's value is read from a record
+ * are made here only; each engine picks its own types.
+ */
+#ifndef KT_SQL_SCHEMA_H
+#define KT_SQL_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+struct tep_record;
+
+enum kt_col_kind {
+	KT_COL_NUM,		/* a number field (i64; a u64 above 2^63 reads negative) */
+	KT_COL_STR,		/* a string field */
+	KT_COL_ARRAY,		/* an array field, as text "[n,n,...]" */
+	KT_COL_SYSCALL,		/* the names report's JSON adds beside numbers */
+	KT_COL_ERRNO,
+	KT_COL_STATE,
+	KT_COL_VEC,
+};
+
+enum kt_tab_kind { KT_TAB_EVENT, KT_TAB_EVENTS, KT_TAB_TASKS, KT_TAB_LOSSES, KT_TAB_META };
+
+/* A column; f is the field it reads (NULL for the fixed tables' and ts, cpu, pid, comm). */
+struct kt_schema_col {
+	char *name;
+	enum kt_col_kind kind;
+	struct tep_format_field *f;
+};
+
+/* A table; ev is KT_TAB_EVENT's event.  Event tables start ts, cpu, pid, comm. */
+struct kt_schema_table {
+	char *name;
+	enum kt_tab_kind kind;
+	struct tep_event *ev;
+	struct kt_schema_col *cols;
+	int ncols;
+};
+
+struct kt_schema;
+
+/* The tables of the events tep knows, then events, tasks, losses, meta.
+ * NULL and errno on failure. */
+struct kt_schema *kt_schema_new(struct tep_handle *tep);
+void kt_schema_free(struct kt_schema *s);
+size_t kt_schema_ntables(const struct kt_schema *s);
+const struct kt_schema_table *kt_schema_table(const struct kt_schema *s, size_t i);
+/* The index of the table of event id, or -1 when it has none. */
+long kt_schema_event_table(const struct kt_schema *s, int id);
+
+/* A number field of rec, bounds checked, sign-extended where signed. */
+bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *rec, long long *v);
+/*
+ * A text column's value (KT_COL_STR and after): either a name that lives
+ * as long as the process, or buf (len bytes, reused by the next call);
+ * NULL when the record has none (an unreadable field, no error).
+ * machine is the traced machine (syscall names), or NULL.
+ */
+const char *kt_schema_text(struct tep_handle *tep, const char *machine,
+			   const struct kt_schema_col *c, struct tep_record *rec,
+			   char *buf, size_t len);
+
+#endif
