@@ -442,19 +442,50 @@ static int kt_enable_set(void *data, u64 val)
 
 KT_DEFINE_ATTRIBUTE(kt_enable_fops, kt_enable_get, kt_enable_set);
 
+/*
+ * The length of the format string that opens a print fmt: a C string
+ * literal, up to its closing quote.
+ */
+static int kt_print_fmt_len(const char *print)
+{
+	const char *p = print + 1;
+
+	if (*print != '"')
+		return 0;
+	for (; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p ? p + 1 - print : p - print;
+}
+
+/*
+ * One line of the info file: name, format, id, enabled or disabled,
+ * then the columns only some events have, as "key value" pairs.
+ */
+static void kt_event_line(struct seq_file *m, const char *name,
+			  const char *print, int id, bool enabled)
+{
+	seq_printf(m, KTRACE_INFO_EVENT " %s %.*s %d %s", name,
+		   kt_print_fmt_len(print), print, id,
+		   enabled ? KTRACE_INFO_ENABLED : KTRACE_INFO_DISABLED);
+}
+
 void kt_events_show(struct seq_file *m)
 {
 	int i;
 
+	mutex_lock(&kt_events_lock);
 	for (i = 0; i < KT_NR_EVENTS; i++) {
 		struct kt_event *ev = &kt_events[i];
 
 		if (!ev->registered)
 			continue;
-		seq_printf(m, "event %s id %d tracepoint %s size %u %s\n",
-			   ev->name, ev->tev.type, ev->tp_name,
+		kt_event_line(m, ev->name, ev->print, ev->tev.type,
+			      ev->enabled);
+		seq_printf(m, " tracepoint %s size %u probe %s\n", ev->tp_name,
 			   ev->size, ev->attached ? "attached" : "detached");
 	}
+	mutex_unlock(&kt_events_lock);
 }
 
 static void kt_unregister_ids(void)
