@@ -358,6 +358,37 @@ test_cli_modevent() {
 	return 0
 }
 
+# 100 loads and unloads of ktrace_event_sample.ko while its event is
+# selected and recorded, with readers of its files and of info going
+# on: every tick of every load (10 at its load, 1 at its unload) is in
+# the file, each load's under its own label.
+test_cli_modevent_cycles() {
+	rmmod ktrace_event_sample 2>/dev/null
+	insmod /ktrace_event_sample.ko count=10 || return 1
+	rm -f /tmp/cyc.stop
+	(while [ ! -e /tmp/cyc.stop ]; do
+		cat $D/events/$EV/format $D/events/$EV/enable $D/info
+	done) >/dev/null 2>&1 &
+	rp=$!
+	rec cycles -e ktrace:$EV -- /bin/sh -c 'i=0; while [ $i -lt 100 ]; do
+		rmmod ktrace_event_sample && insmod /ktrace_event_sample.ko count=10 label=c$i || exit 1
+		i=$((i + 1))
+	done'
+	rc=$?
+	touch /tmp/cyc.stop
+	wait $rp
+	[ "$rc" = 0 ] || return 1
+	$K report -i $CLI/cycles.dat >$CLI/cycles.txt || return 1
+	expect "ticks by kind" "$(kinds $CLI/cycles.txt)" "load 1000 emit 0 unload 100" ||
+		return 1
+	expect "loads with their 10 ticks" "$(grep -oE " $EV: +seq=[0-9] label=c[0-9]+ kind=load\$" $CLI/cycles.txt |
+		sed 's/.*label=//' | sort | uniq -c | awk '$1 == 10' | wc -l)" 100 || return 1
+	$K report -i $CLI/cycles.dat --stat >/tmp/cyc.stat 2>&1 || return 1
+	grep -iE 'lost|dropped|overrun' /tmp/cyc.stat
+	rmmod ktrace_event_sample &&
+	expect "events/$EV after rmmod" "$(ls $D/events | grep -c "^$EV\$")" 0
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -416,6 +447,7 @@ t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed
 t "cli: record -p function -l vfs_read -F, -n, -c --func-stack: in the instance, nothing left" test_cli_function
 t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
 t "cli: another module's event (KTRACE_EVENT): files, info, list, recorded across a reload, gone after" test_cli_modevent
+t "cli: 100 loads and unloads of a module while its event is recorded and its files read: every tick" test_cli_modevent_cycles
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module
