@@ -531,7 +531,6 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
 	kt_chan = chan;
 	for_each_kernel_tracepoint(kt_find_tp, NULL);
 	events = debugfs_create_dir(KTRACE_DIR_EVENTS, dir);
-	kt_modev_init(chan, events);
 	for (i = 0; i < KT_NR_EVENTS; i++) {
 		struct kt_event *ev = &kt_events[i];
 
@@ -555,6 +554,9 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
 		debugfs_create_file(KTRACE_FILE_FORMAT, 0400, d, ev,
 				    &kt_format_fops);
 	}
+	/* Other modules' events go next to them. */
+	if (kt_modev_init(chan, events))
+		goto err;
 	return 0;
 err:
 	kt_unregister_ids();

@@ -14,6 +14,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -343,15 +344,56 @@ void kt_modev_set_enabled(bool on)
 	mutex_unlock(&kt_modev_lock);
 }
 
-void kt_modev_init(struct ktrace_channel *chan, struct dentry *events)
+/*
+ * A module going with events still registered (an exit that forgot,
+ * an init that failed after registering) would leave ktrace.ko with
+ * its freed descriptor and static key: unregister them now, before the
+ * jump label notifier forgets the module's keys (hence the priority).
+ */
+static int kt_modev_notify(struct notifier_block *nb, unsigned long state,
+			   void *data)
+{
+	struct module *mod = data;
+	struct kt_mod_event *me;
+	struct ktrace_event *ev;
+
+	if (state != MODULE_STATE_GOING)
+		return NOTIFY_OK;
+	do {
+		ev = NULL;
+		mutex_lock(&kt_modev_lock);
+		list_for_each_entry(me, &kt_mod_events, list) {
+			if (me->ev && me->ev->owner == mod) {
+				ev = me->ev;
+				break;
+			}
+		}
+		mutex_unlock(&kt_modev_lock);
+		if (ev) {
+			pr_warn("%s left its event %s registered: unregistered\n",
+				module_name(mod), ev->name);
+			ktrace_unregister_event(ev);
+		}
+	} while (ev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block kt_modev_nb = {
+	.notifier_call = kt_modev_notify,
+	.priority = 2,
+};
+
+int kt_modev_init(struct ktrace_channel *chan, struct dentry *events)
 {
 	kt_chan = chan;
 	kt_events_dir = events;
+	return register_module_notifier(&kt_modev_nb);
 }
 
 /* Their modules are gone: they used ktrace.ko's symbols. */
 void kt_modev_exit(void)
 {
+	unregister_module_notifier(&kt_modev_nb);
 	while (!list_empty(&kt_mod_events))
 		kt_mod_free(list_first_entry(&kt_mod_events,
 					     struct kt_mod_event, list));

@@ -13,7 +13,7 @@ struct dentry;
 struct seq_file;
 
 /* They write into chan and have their directories in events. */
-void kt_modev_init(struct ktrace_channel *chan, struct dentry *events);
+int kt_modev_init(struct ktrace_channel *chan, struct dentry *events);
 /* At ktrace.ko's exit, when no module with events is left. */
 void kt_modev_exit(void);
 /* The engine's "enabled" switch: every event's static key follows. */

@@ -5,7 +5,8 @@
  * init records "count" ticks (kind load), a write of N to debugfs
  * ktrace_event_sample/emit records N more (kind emit), its exit one
  * (kind unload), each numbered on from the last of this load.  The VM
- * tests load and unload it while the event is recorded and count.
+ * tests load and unload it while the event is recorded and count, and
+ * with leak=1 check that ktrace.ko unregisters an event left behind.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +39,10 @@ KTRACE_EVENT(ktsample_tick, "seq=%u label=%s kind=%s",
 	     KTRACE_SYMBOLIC(int, kind, { SAMPLE_LOAD, "load" },
 			     { SAMPLE_EMIT, "emit" },
 			     { SAMPLE_UNLOAD, "unload" }));
+
+static bool leak;
+module_param(leak, bool, 0444);
+MODULE_PARM_DESC(leak, "leave the event registered at exit (ktrace.ko must take it away)");
 
 static atomic_t seq;
 static struct dentry *dir;
@@ -94,7 +99,8 @@ static void __exit event_sample_exit(void)
 	/* No write of emit is running or starts after this. */
 	debugfs_remove_recursive(dir);
 	ticks(1, SAMPLE_UNLOAD);
-	ktrace_unregister_event(ktrace_event(ktsample_tick));
+	if (!leak)
+		ktrace_unregister_event(ktrace_event(ktsample_tick));
 }
 
 module_init(event_sample_init);

@@ -389,6 +389,27 @@ test_cli_modevent_cycles() {
 	expect "events/$EV after rmmod" "$(ls $D/events | grep -c "^$EV\$")" 0
 }
 
+# A module that goes with its event still registered (leak=1) has it
+# taken away by ktrace.ko as it goes, with a warning: no files left,
+# and switching the engine on and off touches nothing of the module.
+test_cli_modevent_leak() {
+	rmmod ktrace_event_sample 2>/dev/null
+	insmod /ktrace_event_sample.ko leak=1 || return 1
+	echo 1 >$D/events/$EV/enable
+	echo 1 >$D/enabled
+	rmmod ktrace_event_sample || return 1
+	dmesg | grep "left its event"
+	[ ! -e $D/events/$EV ] || fail "events/$EV left" || return 1
+	dmesg | grep -q "ktrace_event_sample left its event $EV registered" ||
+		fail "no warning" || return 1
+	echo 0 >$D/enabled
+	echo 1 >$D/enabled
+	echo 0 >$D/enabled
+	insmod /ktrace_event_sample.ko count=3 || return 1
+	expect "$EV's enable after it came back" "$(cat $D/events/$EV/enable)" 0 &&
+	rmmod ktrace_event_sample
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -448,6 +469,7 @@ t "cli: record -p function -l vfs_read -F, -n, -c --func-stack: in the instance,
 t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
 t "cli: another module's event (KTRACE_EVENT): files, info, list, recorded across a reload, gone after" test_cli_modevent
 t "cli: 100 loads and unloads of a module while its event is recorded and its files read: every tick" test_cli_modevent_cycles
+t "cli: an event its module left registered is taken away as it goes" test_cli_modevent_leak
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module
