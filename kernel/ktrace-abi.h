@@ -59,6 +59,16 @@
 #define KTRACE_FILE_PROCESS_SIGNALS	"process_trace_signals"
 #define KTRACE_FILE_PROCESS_README	"process_trace_README"
 
+/*
+ * The info file's line for each event: KTRACE_INFO_EVENT, the name, the
+ * format string (the C string literal that opens its format file's
+ * print fmt), the id, KTRACE_INFO_ENABLED or KTRACE_INFO_DISABLED (its
+ * events/<name>/enable), then further columns as "key value" pairs.
+ */
+#define KTRACE_INFO_EVENT		"event"
+#define KTRACE_INFO_ENABLED		"enabled"
+#define KTRACE_INFO_DISABLED		"disabled"
+
 /* The system name the engine's events carry in trace.dat files. */
 #define KTRACE_EVENT_SYSTEM		"ktrace"
 

@@ -40,6 +40,7 @@
 #include "ktrace.h"
 #include "ktrace-channel.h"
 #include "ktrace-events.h"
+#include "ktrace-modevents.h"
 #include "ktrace-pidset.h"
 #include "ktrace-process.h"
 
@@ -337,6 +338,7 @@ int kt_events_set_enabled(bool on)
 	mutex_lock(&kt_events_lock);
 	kt_enabled = on;
 	ret = kt_sync_probes();
+	kt_modev_set_enabled(on);
 	mutex_unlock(&kt_events_lock);
 	return ret;
 }
@@ -383,17 +385,20 @@ struct tracepoint *kt_find_tracepoint(const char *name)
 	return s.tp;
 }
 
+const char kt_common_fields[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+
 static int kt_format_show(struct seq_file *m, void *v)
 {
 	struct kt_event *ev = m->private;
 	struct kt_field fields[KT_MAX_FIELDS], *f;
 	int n = ev->fields(fields);
 
-	seq_printf(m, "name: %s\nID: %d\nformat:\n", ev->name, ev->tev.type);
-	seq_puts(m, "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-		    "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-		    "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-		    "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
+	seq_printf(m, "name: %s\nID: %d\nformat:\n%s", ev->name, ev->tev.type,
+		   kt_common_fields);
 	for (f = fields; f < fields + n; f++) {
 		seq_printf(m, "\tfield:%s %s", f->type, f->name);
 		if (f->count)
@@ -442,19 +447,66 @@ static int kt_enable_set(void *data, u64 val)
 
 KT_DEFINE_ATTRIBUTE(kt_enable_fops, kt_enable_get, kt_enable_set);
 
+/*
+ * The length of the format string that opens a print fmt: a C string
+ * literal, up to its closing quote.
+ */
+static int kt_print_fmt_len(const char *print)
+{
+	const char *p = print + 1;
+
+	if (*print != '"')
+		return 0;
+	for (; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p ? p + 1 - print : p - print;
+}
+
+/*
+ * One line of the info file: name, format, id, enabled or disabled,
+ * then the columns only some events have, as "key value" pairs.
+ */
+void kt_events_line(struct seq_file *m, const char *name, const char *print,
+		    int id, bool enabled)
+{
+	seq_printf(m, KTRACE_INFO_EVENT " %s %.*s %d %s", name,
+		   kt_print_fmt_len(print), print, id,
+		   enabled ? KTRACE_INFO_ENABLED : KTRACE_INFO_DISABLED);
+}
+
+bool kt_events_has(const char *name)
+{
+	int i;
+
+	for (i = 0; i < KT_NR_EVENTS; i++)
+		if (!strcmp(kt_events[i].name, name))
+			return true;
+	return false;
+}
+
+unsigned char kt_events_ctx_flags(void)
+{
+	return kt_ctx_flags();
+}
+
 void kt_events_show(struct seq_file *m)
 {
 	int i;
 
+	mutex_lock(&kt_events_lock);
 	for (i = 0; i < KT_NR_EVENTS; i++) {
 		struct kt_event *ev = &kt_events[i];
 
 		if (!ev->registered)
 			continue;
-		seq_printf(m, "event %s id %d tracepoint %s size %u %s\n",
-			   ev->name, ev->tev.type, ev->tp_name,
+		kt_events_line(m, ev->name, ev->print, ev->tev.type,
+			       ev->enabled);
+		seq_printf(m, " tracepoint %s size %u probe %s\n", ev->tp_name,
 			   ev->size, ev->attached ? "attached" : "detached");
 	}
+	mutex_unlock(&kt_events_lock);
+	kt_modev_show(m);
 }
 
 static void kt_unregister_ids(void)
@@ -502,6 +554,9 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
 		debugfs_create_file(KTRACE_FILE_FORMAT, 0400, d, ev,
 				    &kt_format_fops);
 	}
+	/* Other modules' events go next to them. */
+	if (kt_modev_init(chan, events))
+		goto err;
 	return 0;
 err:
 	kt_unregister_ids();
@@ -520,4 +575,5 @@ void kt_events_exit(void)
 	/* No probe may still be running when the channel goes away. */
 	tracepoint_synchronize_unregister();
 	kt_unregister_ids();
+	kt_modev_exit();
 }

@@ -32,5 +32,14 @@ bool kt_events_group(int group);
 struct tracepoint *kt_find_tracepoint(const char *name);
 /* Describe every event for the info file. */
 void kt_events_show(struct seq_file *m);
+/* An info line's first columns: name, format string, id, enabled. */
+void kt_events_line(struct seq_file *m, const char *name, const char *print,
+		    int id, bool enabled);
+/* Is name one of the engine's events? */
+bool kt_events_has(const char *name);
+/* common_flags for a record written now. */
+unsigned char kt_events_ctx_flags(void);
+/* ftrace's common fields in a format file, and the blank line after. */
+extern const char kt_common_fields[];
 
 #endif /* KTRACE_EVENTS_H */

@@ -316,7 +316,15 @@ static void module_restore(void *state)
 	kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
 	kt_module_write(KTRACE_FILE_ENABLED, "0");
 	for (i = 0; i < s->nmod; i++) {
-		if (s->mod_saved[i] && kt_event_state_restore(s->mod_saved[i]))
+		int ret = s->mod_saved[i] ?
+			  kt_event_state_restore(s->mod_saved[i]) : 0;
+
+		/*
+		 * An event of another module that was unloaded meanwhile
+		 * has no switch; ktrace.ko forgot its selection when
+		 * "enabled" went to 0 above.
+		 */
+		if (ret && ret != -ENOENT)
 			kt_warn("could not switch ktrace.ko's events back; check with 'ktrace stat'");
 		kt_event_state_free(s->mod_saved[i]);
 	}

@@ -272,6 +272,26 @@ test_garbage() {
 	return $rc
 }
 
+# Every event has one info line: name, format string, id (its format
+# file's), enabled/disabled (its enable file), then key-value columns.
+test_info_lines() {
+	grep '^event ' $D/info >/tmp/info
+	expect "info's event lines" "$(wc -l </tmp/info)" "$(ls $D/events | wc -l)" ||
+		return 1
+	grep -q '^event sched_schedule "prev_pid=%d next_pid=%d [^"]*" [0-9]* enabled tracepoint sched_switch size [0-9]* probe attached$' /tmp/info ||
+		fail "info's sched_schedule line: $(grep sched_schedule /tmp/info)" ||
+		return 1
+	for e in $(ls $D/events); do
+		id=$(sed -n 's/^ID: //p' $D/events/$e/format)
+		fmt=$(sed -n 's/^print fmt: \("[^"]*"\).*/\1/p' $D/events/$e/format)
+		on=disabled
+		[ "$(cat $D/events/$e/enable)" = 1 ] && on=enabled
+		grep -qF "event $e $fmt $id $on" /tmp/info ||
+			fail "info's $e line: $(grep "^event $e " /tmp/info), want '$e $fmt $id $on'" ||
+			return 1
+	done
+}
+
 test_files() {
 	events_off
 	echo 1 >$D/events/sched_schedule/enable
@@ -289,8 +309,7 @@ test_files() {
 		"now ts" "dropped events" "read events"; do
 		grep -q "^$k: " $D/stats/cpu0 || fail "stats lacks '$k'" || return 1
 	done
-	grep -q '^event sched_schedule id [0-9]* tracepoint sched_switch' $D/info ||
-		fail "info lacks sched_schedule" || return 1
+	test_info_lines || return 1
 	expect overflow "$(cat $D/overflow)" "$(cat $D/dropped)" || return 1
 	grep -q 'field: u64 timestamp' $D/header_page || return 1
 	grep -q 'type_len    :    5 bits' $D/header_event || return 1

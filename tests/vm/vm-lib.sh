@@ -67,7 +67,8 @@ vm_pack() {
 	vm_pack_ktrace "$r"
 	cp "$guest" "$r/guest.sh"
 	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
-	cp "$top/tests/vm/guest-process.sh" "$w/src/samples/ktrace_export_sample.ko" "$r/"
+	cp "$top/tests/vm/guest-process.sh" "$w/src/samples/ktrace_export_sample.ko" \
+		"$w/src/samples/ktrace_event_sample.ko" "$r/"
 	# Without their debug info (1.7 MB of ktrace.ko's 1.8) the modules
 	# load faster, which the 100 load/unload cycles feel.
 	strip --strip-debug "$r"/*.ko
