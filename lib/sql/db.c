@@ -44,7 +44,29 @@ struct table {
 	sqlite3_stmt *ins;		/* one row */
 	sqlite3_stmt *batch;		/* nbatch rows: the records' tables */
 	int nbatch, filled;
+	/*
+	 * The text columns made for the rows bound and not yet stepped,
+	 * which SQLite need not copy at the bind (malloc, copy and free
+	 * per column were a tenth of a syscall table's load).
+	 */
+	char *text;
+	size_t text_at, text_cap;
 };
+
+/* The longest text column made, with its NUL. */
+#define TEXT_MAX 8192
+
+/*
+ * A pid's comm, as libtraceevent gives it (a bsearch of the file's
+ * comms: a twentieth of a load when done for each record).
+ */
+struct comm {
+	int key;			/* pid + 1; 0: empty */
+	int len;
+	const char *s;
+};
+
+#define NCOMMS 1024
 
 /* A task's row of the tasks table, by pid (analyze/pidmap.h). */
 struct task {
@@ -62,10 +84,12 @@ struct kt_sqldb {
 	struct table **by_id;		/* event id -> its table, ids < nid */
 	int nid;
 	struct kt_pidmap tasks;		/* struct task, while tasks loads */
+	struct comm comms[NCOMMS];	/* by pid % NCOMMS */
+	struct kt_summary *sum;		/* the loss, counted by a load's pass */
 	bool loss_counted;		/* lost is known */
 	unsigned long long lost;
 	bool lost_unknown;
-	char buf[8192];			/* a text column being made */
+	char buf[TEXT_MAX];		/* a text column made, no room in text */
 };
 
 sqlite3 *kt_sqldb_handle(struct kt_sqldb *db)
@@ -313,21 +337,28 @@ const char *kt_sqldb_create(struct kt_sqldb *db, const char *table)
 	return t ? t->create : NULL;
 }
 
+/* report --stat's total: the marks and the record-time counters. */
+static void take_loss(struct kt_sqldb *db, struct kt_summary *s)
+{
+	int i;
+
+	db->lost = kt_summary_total_lost(s);
+	for (i = 0; i < kt_summary_cpus(s); i++)
+		if (kt_summary_cpu_at(s, i)->unknown_marks)
+			db->lost_unknown = true;
+	db->loss_counted = true;
+}
+
 unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
 {
 	struct kt_summary *s;
-	int i;
 
-	/* report --stat's total: the marks and the record-time counters. */
+	/* Counted by the first load's pass, or else by a pass of its own. */
 	if (!db->loss_counted) {
 		s = kt_summary_new(db->r);
-		if (s) {
-			db->lost = kt_summary_total_lost(s);
-			for (i = 0; i < kt_summary_cpus(s); i++)
-				if (kt_summary_cpu_at(s, i)->unknown_marks)
-					db->lost_unknown = true;
-			kt_summary_free(s);
-		}
+		if (s)
+			take_loss(db, s);
+		kt_summary_free(s);
 		db->loss_counted = true;
 	}
 	*unknown = db->lost_unknown;
@@ -350,9 +381,12 @@ static bool num(struct tep_format_field *f, struct tep_record *rec, long long *v
 	return true;
 }
 
-/* An array field as "[n,n,...]", bounds checked; NULL when unreadable. */
-static const char *array_text(struct kt_sqldb *db, struct tep_format_field *f,
-			      struct tep_record *rec)
+/*
+ * An array field as "[n,n,...]" into out (TEXT_MAX bytes), bounds
+ * checked; its length, or -1 when unreadable.
+ */
+static int array_text(struct kt_sqldb *db, struct tep_format_field *f,
+		      struct tep_record *rec, char *out)
 {
 	int off = f->offset, size = f->size, es = f->elementsize, i, n;
 	size_t at = 0;
@@ -361,7 +395,7 @@ static const char *array_text(struct kt_sqldb *db, struct tep_format_field *f,
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		if (f->offset < 0 || f->offset + f->size > rec->size ||
 		    tep_read_number_field(f, rec->data, &v))
-			return NULL;
+			return -1;
 		off = (int)(v & 0xffff);
 		size = (int)(v >> 16);
 		if (f->flags & TEP_FIELD_IS_RELATIVE)
@@ -375,19 +409,19 @@ static const char *array_text(struct kt_sqldb *db, struct tep_format_field *f,
 	    off + size > rec->size)
 		size = rec->size - off;
 	if (off < 0 || size < 0 || off + size > rec->size)
-		return NULL;
+		return -1;
 	n = size / es;
-	db->buf[at++] = '[';
+	out[at++] = '[';
 	/* kt_fmt_udec, not snprintf: a fifth of a syscall table's load. */
-	for (i = 0; i < n && at + 24 < sizeof(db->buf); i++) {
+	for (i = 0; i < n && at + 24 < TEXT_MAX; i++) {
 		v = tep_read_number(db->tep, (char *)rec->data + off + i * es, es);
 		if (i)
-			db->buf[at++] = ',';
-		at = (size_t)(kt_fmt_udec(db->buf + at, v, 0, ' ') - db->buf);
+			out[at++] = ',';
+		at = (size_t)(kt_fmt_udec(out + at, v, 0, ' ') - out);
 	}
-	db->buf[at++] = ']';
-	db->buf[at] = '\0';
-	return db->buf;
+	out[at++] = ']';
+	out[at] = '\0';
+	return (int)at;
 }
 
 /*
@@ -402,19 +436,39 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-/* s is a buffer the next column reuses: SQLite copies it. */
-static void bind_copy(sqlite3_stmt *st, int i, const char *s)
+/* A comm, n bytes long, that lives as bind_text's s. */
+static void bind_comm(sqlite3_stmt *st, int i, const char *s, int n)
 {
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
 }
 
-static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i, struct col *c,
-		     struct tep_record *rec)
+/* Where the next text column of t is made: its arena, or db->buf. */
+static char *text_room(struct kt_sqldb *db, struct table *t)
 {
-	char state[32];
+	return t->text && t->text_cap - t->text_at >= TEXT_MAX ? t->text + t->text_at : db->buf;
+}
+
+/*
+ * Bind the text made at s (text_room()), n bytes (< 0: NULL): in the
+ * arena it lives until the step; db->buf the next column reuses, so
+ * SQLite copies that.
+ */
+static void bind_made(struct table *t, sqlite3_stmt *st, int i, const char *s, int n)
+{
+	if (n < 0) {
+		sqlite3_bind_null(st, i);
+	} else if (t->text && s == t->text + t->text_at) {
+		t->text_at += (size_t)n + 1;
+		sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_text(st, i, s, n, SQLITE_TRANSIENT);
+	}
+}
+
+static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int i,
+		     struct col *c, struct tep_record *rec)
+{
+	char *out = text_room(db, t);
 	long long v;
 	int nargs;
 
@@ -426,11 +480,11 @@ static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i, struct col *c
 			sqlite3_bind_null(st, i);
 		return;
 	case C_STR:
-		kt_field_str(c->f, rec, db->buf, sizeof(db->buf));
-		sqlite3_bind_text(st, i, db->buf, -1, SQLITE_TRANSIENT);
+		kt_field_str(c->f, rec, out, TEXT_MAX);
+		bind_made(t, st, i, out, (int)strlen(out));
 		return;
 	case C_ARRAY:
-		bind_copy(st, i, array_text(db, c->f, rec));
+		bind_made(t, st, i, out, array_text(db, c->f, rec, out));
 		return;
 	case C_SYSCALL:
 		bind_text(st, i, num(c->f, rec, &v) ? kt_syscall_name(db->machine, (long)v, &nargs) : NULL);
@@ -439,8 +493,11 @@ static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i, struct col *c
 		bind_text(st, i, num(c->f, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL);
 		return;
 	case C_STATE:
-		bind_copy(st, i, num(c->f, rec, &v) ?
-			  kt_task_state_name((unsigned long long)v, state, sizeof(state)) : NULL);
+		if (num(c->f, rec, &v))
+			bind_made(t, st, i, out, (int)strlen(kt_task_state_name((unsigned long long)v,
+										 out, 32)));
+		else
+			sqlite3_bind_null(st, i);
 		return;
 	case C_VEC:
 		bind_text(st, i, num(c->f, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL);
@@ -506,6 +563,14 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 		return ret;
 	t->nbatch = 32000 / t->ncols < 64 ? 32000 / t->ncols : 64;
 	t->filled = 0;
+	if (t->kind == T_EVENT) {
+		/* 256 bytes a row: a syscall's six arguments take 120. */
+		t->text_cap = (size_t)t->nbatch * 256 + TEXT_MAX;
+		t->text_at = 0;
+		t->text = malloc(t->text_cap);
+		if (!t->text)
+			return -ENOMEM;
+	}
 	return t->nbatch > 1 ? prepare_rows(db, t, t->nbatch, &t->batch) : 0;
 }
 
@@ -518,16 +583,14 @@ static int row_begin(struct table *t)
 /* The row is bound: insert it, or the batch when that is full. */
 static int row_end(struct kt_sqldb *db, struct table *t)
 {
-	int ret;
-
-	if (!t->batch)
-		return step(db, t->ins);
-	if (++t->filled < t->nbatch)
+	if (t->batch && ++t->filled < t->nbatch)
 		return 0;
 	t->filled = 0;
-	ret = step(db, t->batch);
-	sqlite3_clear_bindings(t->batch);
-	return ret;
+	t->text_at = 0;
+	if (!t->batch)
+		return step(db, t->ins);
+	/* No sqlite3_clear_bindings(): each row binds all its columns. */
+	return step(db, t->batch);
 }
 
 /*
@@ -560,7 +623,24 @@ struct pass {
 	struct kt_sqldb *db;
 	struct table *events, *tasks, *losses;
 	struct kt_percpu last;		/* unsigned long long: a stream's last ts */
+	struct kt_summary *sum;		/* the loss, on the first pass */
 };
+
+/* pid's comm (libtraceevent's, which lives as long as db) and its length. */
+static const char *comm_of(struct kt_sqldb *db, int pid, int *len)
+{
+	struct comm *c = &db->comms[(unsigned int)pid % NCOMMS];
+
+	if (!c->key || c->key != pid + 1) {
+		c->s = tep_data_comm_from_pid(db->tep, pid);
+		if (!c->s)
+			c->s = "<...>";
+		c->len = (int)strlen(c->s);
+		c->key = pid + 1;
+	}
+	*len = c->len;
+	return c->s;
+}
 
 static int load_record(const struct kt_event *ev, void *arg)
 {
@@ -568,10 +648,16 @@ static int load_record(const struct kt_event *ev, void *arg)
 	struct kt_sqldb *db = p->db;
 	struct tep_record *rec = ev->record;
 	struct table *t = NULL;
-	int pid = tep_data_pid(db->tep, rec), i, ret;
-	const char *comm = tep_data_comm_from_pid(db->tep, pid);
+	const char *comm = NULL;
+	int pid, clen = 0, i, ret;
 	struct task *tk;
 
+	/* Only the loss is read of sum: the records that mark one. */
+	if (p->sum && rec->missed_events) {
+		ret = kt_summary_add(p->sum, ev);
+		if (ret)
+			return ret;
+	}
 	if (p->losses) {
 		/* Each stream's last ts: where a gap after it begins. */
 		unsigned long long *last = kt_percpu_at(&p->last, ev->buffer * 1024 + ev->cpu);
@@ -597,6 +683,16 @@ static int load_record(const struct kt_event *ev, void *arg)
 		}
 		*last = rec->ts;
 	}
+	if (ev->event->id >= 0 && ev->event->id < db->nid)
+		t = db->by_id[ev->event->id];
+	if (t && !t->ins)
+		t = NULL;
+	/* The pid and comm only for a table that has them. */
+	if (!t && !p->events && !p->tasks)
+		return 0;
+	pid = tep_data_pid(db->tep, rec);
+	if (t || p->events)
+		comm = comm_of(db, pid, &clen);
 	if (p->events) {
 		struct table *e = p->events;
 		sqlite3_stmt *st = e->batch ? e->batch : e->ins;
@@ -605,7 +701,7 @@ static int load_record(const struct kt_event *ev, void *arg)
 		sqlite3_bind_int64(st, b, (long long)rec->ts);
 		sqlite3_bind_int(st, b + 1, ev->cpu);
 		sqlite3_bind_int(st, b + 2, pid);
-		bind_text(st, b + 3, comm ? comm : "<...>");
+		bind_comm(st, b + 3, comm, clen);
 		bind_text(st, b + 4, ev->event->system);
 		bind_text(st, b + 5, ev->event->name);
 		ret = row_end(db, e);
@@ -620,9 +716,7 @@ static int load_record(const struct kt_event *ev, void *arg)
 			tk->first = rec->ts;
 		tk->last = rec->ts;
 	}
-	if (ev->event->id >= 0 && ev->event->id < db->nid)
-		t = db->by_id[ev->event->id];
-	if (!t || !t->ins)
+	if (!t)
 		return 0;
 	{
 		sqlite3_stmt *st = t->batch ? t->batch : t->ins;
@@ -631,9 +725,9 @@ static int load_record(const struct kt_event *ev, void *arg)
 		sqlite3_bind_int64(st, b, (long long)rec->ts);
 		sqlite3_bind_int(st, b + 1, ev->cpu);
 		sqlite3_bind_int(st, b + 2, pid);
-		bind_text(st, b + 3, comm ? comm : "<...>");
+		bind_comm(st, b + 3, comm, clen);
 		for (i = 4; i < t->ncols; i++)
-			bind_col(db, st, b + i, &t->cols[i], rec);
+			bind_col(db, t, st, b + i, &t->cols[i], rec);
 	}
 	return row_end(db, t);
 }
@@ -689,11 +783,38 @@ static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 	return ret ?: step(db, st);
 }
 
+/*
+ * The pass: every record to load_record().  The first pass also counts
+ * the loss, as it sees every record: kt_sqldb_lost() then needs no pass
+ * of its own (a seventh of loading the events table).
+ */
+static int run_pass(struct kt_sqldb *db, struct pass *p)
+{
+	struct kt_decoder *d;
+	int ret;
+
+	if (!db->loss_counted) {
+		p->sum = kt_summary_begin(db->r, NULL);
+		if (!p->sum)
+			return -ENOMEM;
+	}
+	p->last.size = sizeof(unsigned long long);
+	d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
+	ret = !d ? (errno ? -errno : -ENOMEM) : kt_decoder_run(d, load_record, p);
+	kt_decoder_free(d);
+	free(p->last.v);
+	if (!ret && p->sum) {
+		kt_summary_end(p->sum);
+		take_loss(db, p->sum);
+	}
+	kt_summary_free(p->sum);
+	return ret;
+}
+
 /* One pass over the file for every table wanted and not loaded. */
 static int load_wanted(struct kt_sqldb *db)
 {
 	struct pass p = { .db = db };
-	struct kt_decoder *d = NULL;
 	struct task_ins ti = { .db = db };
 	bool pass = false;
 	size_t i;
@@ -727,14 +848,7 @@ static int load_wanted(struct kt_sqldb *db)
 			p.losses = t;
 	}
 	if (!ret && pass) {
-		p.last.size = sizeof(unsigned long long);
-		d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
-		if (!d)
-			ret = errno ? -errno : -ENOMEM;
-		else
-			ret = kt_decoder_run(d, load_record, &p);
-		kt_decoder_free(d);
-		free(p.last.v);
+		ret = run_pass(db, &p);
 		for (i = 0; !ret && i < db->nt; i++)
 			if (db->t[i].batch)
 				ret = rows_flush(db, &db->t[i]);
@@ -757,6 +871,8 @@ static int load_wanted(struct kt_sqldb *db)
 			t->ins = NULL;
 			if (!ret)
 				t->loaded = true;
+			free(t->text);
+			t->text = NULL;
 		}
 		t->want = false;
 	}
@@ -891,6 +1007,7 @@ void kt_sqldb_close(struct kt_sqldb *db)
 			sqlite3_finalize(db->t[i].ins);
 		if (db->t[i].batch)
 			sqlite3_finalize(db->t[i].batch);
+		free(db->t[i].text);
 	}
 	free(db->t);
 	free(db->by_id);
