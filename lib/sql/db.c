@@ -365,7 +365,28 @@ unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
 	return db->lost;
 }
 
-/* ---- loading ---- */
+/*
+ * ---- loading ----
+ *
+ * Chosen by measurement on bench/analyze-speed's file (4.8 M records;
+ * BENCHMARKS.md, "analyze"): tables in SQLite's memory, loaded by one
+ * pass over the file in one transaction, 64 rows to a prepared INSERT
+ * (the pragmas above: no journal, no sync, 64 KB pages).  SQLite's
+ * inserts are about 60% of loading the events table.  What the pass
+ * did besides was cut: a second pass to count the loss (a seventh),
+ * libtraceevent's comm lookup per record (a twentieth), malloc, copy
+ * and free of each made text column (a tenth of sys_enter's load) and
+ * clearing the bindings: loading the events table went from 1.7 to 2.4
+ * M records a second of CPU (sys_enter's from 1.7 to 2.7 M), the least
+ * of 5 interleaved runs each on a host shared at load 6 to 10.  Within
+ * the noise, so left: 256 rows to a statement, 4 or 16 KB pages, INSERT
+ * ... SELECT from a virtual table over the rows.  Not taken: virtual
+ * tables reading the file as the tables themselves, a scan per query,
+ * so a join or a correlated subquery (README's worst wakeup) would
+ * decode the file again for each outer row.  (journal_mode=OFF and
+ * synchronous=OFF were set before; locking_mode=EXCLUSIVE changes
+ * nothing for a database in memory.)
+ */
 
 /* A number field of rec, bounds checked, sign-extended where signed. */
 static bool num(struct tep_format_field *f, struct tep_record *rec, long long *v)
