@@ -61,9 +61,9 @@ struct table {
  * comms: a twentieth of a load when done for each record).
  */
 struct comm {
-	int key;			/* pid + 1; 0: empty */
+	const char *s;			/* NULL: empty */
+	int pid;
 	int len;
-	const char *s;
 };
 
 #define NCOMMS 1024
@@ -647,17 +647,20 @@ struct pass {
 	struct kt_summary *sum;		/* the loss, on the first pass */
 };
 
-/* pid's comm (libtraceevent's, which lives as long as db) and its length. */
+/*
+ * pid's comm and its length: libtraceevent's, which stays put as long as
+ * no comm is registered (the reader registers them all at its open).
+ */
 static const char *comm_of(struct kt_sqldb *db, int pid, int *len)
 {
 	struct comm *c = &db->comms[(unsigned int)pid % NCOMMS];
 
-	if (!c->key || c->key != pid + 1) {
+	if (!c->s || c->pid != pid) {
 		c->s = tep_data_comm_from_pid(db->tep, pid);
 		if (!c->s)
 			c->s = "<...>";
 		c->len = (int)strlen(c->s);
-		c->key = pid + 1;
+		c->pid = pid;
 	}
 	*len = c->len;
 	return c->s;
