@@ -51,6 +51,19 @@ struct table {
 	 */
 	char *text;
 	size_t text_at, text_cap;
+	struct held *held;		/* the batch's parameters, by number - 1 */
+};
+
+/*
+ * What a parameter of a batch holds: SQLite keeps bindings across
+ * sqlite3_reset(), so an equal value need not be bound again (most of
+ * a row's cpu, pid, comm, system and name are the row's 64 before:
+ * binding was two fifths of SQLite's cost of a row).
+ */
+struct held {
+	enum { H_NONE, H_INT, H_NAME, H_NULL } kind;
+	long long v;			/* H_INT's value; H_NAME's length */
+	const char *s;			/* H_NAME's: a text that never changes */
 };
 
 /* The longest text column made, with its NUL. */
@@ -378,7 +391,9 @@ unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
  * and free of each made text column (a tenth of sys_enter's load) and
  * clearing the bindings: loading the events table went from 1.7 to 2.4
  * M records a second of CPU (sys_enter's from 1.7 to 2.7 M), the least
- * of 5 interleaved runs each on a host shared at load 6 to 10.  Within
+ * of 5 interleaved runs each on a host shared at load 6 to 10.  Then
+ * binding only what a parameter does not hold already (struct held):
+ * 2.4 to 2.8 M (sys_enter 2.4 to 2.7 M; at load 3 to 5).  Within
  * the noise, so left: 256 rows to a statement, 4 or 16 KB pages, INSERT
  * ... SELECT from a virtual table over the rows.  Not taken: virtual
  * tables reading the file as the tables themselves, a scan per query,
@@ -457,10 +472,40 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-/* A comm, n bytes long, that lives as bind_text's s. */
-static void bind_comm(sqlite3_stmt *st, int i, const char *s, int n)
+static struct held *held_at(struct table *t, int i)
 {
-	sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+	return t->held ? &t->held[i - 1] : NULL;
+}
+
+/* An integer of a record's row: bound unless parameter i holds it. */
+static void row_int(struct table *t, sqlite3_stmt *st, int i, long long v)
+{
+	struct held *h = held_at(t, i);
+
+	if (h && h->kind == H_INT && h->v == v)
+		return;
+	sqlite3_bind_int64(st, i, v);
+	if (h)
+		*h = (struct held){ .kind = H_INT, .v = v };
+}
+
+/*
+ * A text of a record's row that never changes (a comm of libtraceevent's,
+ * an event's name, a name of a table of ours), n bytes (-1: to its NUL),
+ * NULL for NULL: bound unless parameter i holds it.
+ */
+static void row_name(struct table *t, sqlite3_stmt *st, int i, const char *s, int n)
+{
+	struct held *h = held_at(t, i);
+
+	if (h && (s ? h->kind == H_NAME && h->s == s && h->v == n : h->kind == H_NULL))
+		return;
+	if (s)
+		sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+	if (h)
+		*h = (struct held){ .kind = s ? H_NAME : H_NULL, .v = n, .s = s };
 }
 
 /* Where the next text column of t is made: its arena, or db->buf. */
@@ -476,6 +521,11 @@ static char *text_room(struct kt_sqldb *db, struct table *t)
  */
 static void bind_made(struct table *t, sqlite3_stmt *st, int i, const char *s, int n)
 {
+	struct held *h = held_at(t, i);
+
+	/* Made anew for each row, perhaps where the last was: always bound. */
+	if (h)
+		h->kind = H_NONE;
 	if (n < 0) {
 		sqlite3_bind_null(st, i);
 	} else if (t->text && s == t->text + t->text_at) {
@@ -496,9 +546,9 @@ static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int
 	switch (c->kind) {
 	case C_NUM:
 		if (num(c->f, rec, &v))
-			sqlite3_bind_int64(st, i, v);
+			row_int(t, st, i, v);
 		else
-			sqlite3_bind_null(st, i);
+			row_name(t, st, i, NULL, 0);
 		return;
 	case C_STR:
 		kt_field_str(c->f, rec, out, TEXT_MAX);
@@ -508,20 +558,20 @@ static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int
 		bind_made(t, st, i, out, array_text(db, c->f, rec, out));
 		return;
 	case C_SYSCALL:
-		bind_text(st, i, num(c->f, rec, &v) ? kt_syscall_name(db->machine, (long)v, &nargs) : NULL);
+		row_name(t, st, i, num(c->f, rec, &v) ? kt_syscall_name(db->machine, (long)v, &nargs) : NULL, -1);
 		return;
 	case C_ERRNO:
-		bind_text(st, i, num(c->f, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL);
+		row_name(t, st, i, num(c->f, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL, -1);
 		return;
 	case C_STATE:
 		if (num(c->f, rec, &v))
 			bind_made(t, st, i, out, (int)strlen(kt_task_state_name((unsigned long long)v,
 										 out, 32)));
 		else
-			sqlite3_bind_null(st, i);
+			bind_made(t, st, i, NULL, -1);
 		return;
 	case C_VEC:
-		bind_text(st, i, num(c->f, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL);
+		row_name(t, st, i, num(c->f, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL, -1);
 		return;
 	}
 }
@@ -592,7 +642,12 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 		if (!t->text)
 			return -ENOMEM;
 	}
-	return t->nbatch > 1 ? prepare_rows(db, t, t->nbatch, &t->batch) : 0;
+	if (t->nbatch <= 1)
+		return 0;
+	t->held = calloc((size_t)t->nbatch * (size_t)t->ncols, sizeof(*t->held));
+	if (!t->held)
+		return -ENOMEM;
+	return prepare_rows(db, t, t->nbatch, &t->batch);
 }
 
 /* The first parameter of the next row of t's batch (1-based). */
@@ -722,12 +777,12 @@ static int load_record(const struct kt_event *ev, void *arg)
 		sqlite3_stmt *st = e->batch ? e->batch : e->ins;
 		int b = row_begin(e);
 
-		sqlite3_bind_int64(st, b, (long long)rec->ts);
-		sqlite3_bind_int(st, b + 1, ev->cpu);
-		sqlite3_bind_int(st, b + 2, pid);
-		bind_comm(st, b + 3, comm, clen);
-		bind_text(st, b + 4, ev->event->system);
-		bind_text(st, b + 5, ev->event->name);
+		row_int(e, st, b, (long long)rec->ts);
+		row_int(e, st, b + 1, ev->cpu);
+		row_int(e, st, b + 2, pid);
+		row_name(e, st, b + 3, comm, clen);
+		row_name(e, st, b + 4, ev->event->system, -1);
+		row_name(e, st, b + 5, ev->event->name, -1);
 		ret = row_end(db, e);
 		if (ret)
 			return ret;
@@ -746,10 +801,10 @@ static int load_record(const struct kt_event *ev, void *arg)
 		sqlite3_stmt *st = t->batch ? t->batch : t->ins;
 		int b = row_begin(t);
 
-		sqlite3_bind_int64(st, b, (long long)rec->ts);
-		sqlite3_bind_int(st, b + 1, ev->cpu);
-		sqlite3_bind_int(st, b + 2, pid);
-		bind_comm(st, b + 3, comm, clen);
+		row_int(t, st, b, (long long)rec->ts);
+		row_int(t, st, b + 1, ev->cpu);
+		row_int(t, st, b + 2, pid);
+		row_name(t, st, b + 3, comm, clen);
 		for (i = 4; i < t->ncols; i++)
 			bind_col(db, t, st, b + i, &t->cols[i], rec);
 	}
@@ -897,6 +952,8 @@ static int load_wanted(struct kt_sqldb *db)
 				t->loaded = true;
 			free(t->text);
 			t->text = NULL;
+			free(t->held);
+			t->held = NULL;
 		}
 		t->want = false;
 	}
@@ -1032,6 +1089,7 @@ void kt_sqldb_close(struct kt_sqldb *db)
 		if (db->t[i].batch)
 			sqlite3_finalize(db->t[i].batch);
 		free(db->t[i].text);
+		free(db->t[i].held);
 	}
 	free(db->t);
 	free(db->by_id);
