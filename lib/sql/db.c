@@ -98,7 +98,6 @@ struct kt_sqldb {
 	int nid;
 	struct kt_pidmap tasks;		/* struct task, while tasks loads */
 	struct comm comms[NCOMMS];	/* by pid % NCOMMS */
-	struct kt_summary *sum;		/* the loss, counted by a load's pass */
 	bool loss_counted;		/* lost is known */
 	unsigned long long lost;
 	bool lost_unknown;
@@ -665,7 +664,7 @@ static int row_end(struct kt_sqldb *db, struct table *t)
 	t->text_at = 0;
 	if (!t->batch)
 		return step(db, t->ins);
-	/* No sqlite3_clear_bindings(): each row binds all its columns. */
+	/* No sqlite3_clear_bindings(): each parameter holds its row's value. */
 	return step(db, t->batch);
 }
 
