@@ -35,7 +35,42 @@ struct table {
 	sqlite3_stmt *ins;		/* one row */
 	sqlite3_stmt *batch;		/* nbatch rows: the records' tables */
 	int nbatch, filled;
+	/*
+	 * The text columns made for the rows bound and not yet stepped,
+	 * which SQLite need not copy at the bind (malloc, copy and free
+	 * per column were a tenth of a syscall table's load).
+	 */
+	char *text;
+	size_t text_at, text_cap;
+	struct held *held;		/* the batch's parameters, by number - 1 */
 };
+
+/*
+ * What a parameter of a batch holds: SQLite keeps bindings across
+ * sqlite3_reset(), so an equal value need not be bound again (most of
+ * a row's cpu, pid, comm, system and name are the row's 64 before:
+ * binding was two fifths of SQLite's cost of a row).
+ */
+struct held {
+	enum { H_NONE, H_INT, H_NAME, H_NULL } kind;
+	long long v;			/* H_INT's value; H_NAME's length */
+	const char *s;			/* H_NAME's: a text that never changes */
+};
+
+/* The longest text column made, with its NUL. */
+#define TEXT_MAX 8192
+
+/*
+ * A pid's comm, as libtraceevent gives it (a bsearch of the file's
+ * comms: a twentieth of a load when done for each record).
+ */
+struct comm {
+	const char *s;			/* NULL: empty */
+	int pid;
+	int len;
+};
+
+#define NCOMMS 1024
 
 /* A task's row of the tasks table, by pid (analyze/pidmap.h). */
 struct task {
@@ -54,10 +89,11 @@ struct kt_sqldb {
 	struct table **by_id;		/* event id -> its table, ids < nid */
 	int nid;
 	struct kt_pidmap tasks;		/* struct task, while tasks loads */
+	struct comm comms[NCOMMS];	/* by pid % NCOMMS */
 	bool loss_counted;		/* lost is known */
 	unsigned long long lost;
 	bool lost_unknown;
-	char buf[8192];			/* a text column being made */
+	char buf[TEXT_MAX];		/* a text column made, no room in text */
 };
 
 sqlite3 *kt_sqldb_handle(struct kt_sqldb *db)
@@ -200,28 +236,58 @@ const char *kt_sqldb_create(struct kt_sqldb *db, const char *table)
 	return t ? t->create : NULL;
 }
 
+/* report --stat's total: the marks and the record-time counters. */
+static void take_loss(struct kt_sqldb *db, struct kt_summary *s)
+{
+	int i;
+
+	db->lost = kt_summary_total_lost(s);
+	for (i = 0; i < kt_summary_cpus(s); i++)
+		if (kt_summary_cpu_at(s, i)->unknown_marks)
+			db->lost_unknown = true;
+	db->loss_counted = true;
+}
+
 unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
 {
 	struct kt_summary *s;
-	int i;
 
-	/* report --stat's total: the marks and the record-time counters. */
+	/* Counted by the first load's pass, or else by a pass of its own. */
 	if (!db->loss_counted) {
 		s = kt_summary_new(db->r);
-		if (s) {
-			db->lost = kt_summary_total_lost(s);
-			for (i = 0; i < kt_summary_cpus(s); i++)
-				if (kt_summary_cpu_at(s, i)->unknown_marks)
-					db->lost_unknown = true;
-			kt_summary_free(s);
-		}
+		if (s)
+			take_loss(db, s);
+		kt_summary_free(s);
 		db->loss_counted = true;
 	}
 	*unknown = db->lost_unknown;
 	return db->lost;
 }
 
-/* ---- loading ---- */
+/*
+ * ---- loading ----
+ *
+ * Chosen by measurement on bench/analyze-speed's file (4.8 M records;
+ * BENCHMARKS.md, "analyze"): tables in SQLite's memory, loaded by one
+ * pass over the file in one transaction, 64 rows to a prepared INSERT
+ * (the pragmas above: no journal, no sync, 64 KB pages).  SQLite's
+ * inserts are about 60% of loading the events table.  What the pass
+ * did besides was cut: a second pass to count the loss (a seventh),
+ * libtraceevent's comm lookup per record (a twentieth), malloc, copy
+ * and free of each made text column (a tenth of sys_enter's load) and
+ * clearing the bindings: loading the events table went from 1.7 to 2.4
+ * M records a second of CPU (sys_enter's from 1.7 to 2.7 M), the least
+ * of 5 interleaved runs each on a host shared at load 6 to 10.  Then
+ * binding only what a parameter does not hold already (struct held):
+ * 2.4 to 2.8 M (sys_enter 2.4 to 2.7 M; at load 3 to 5).  Within
+ * the noise, so left: 256 rows to a statement, 4 or 16 KB pages, INSERT
+ * ... SELECT from a virtual table over the rows.  Not taken: virtual
+ * tables reading the file as the tables themselves, a scan per query,
+ * so a join or a correlated subquery (README's worst wakeup) would
+ * decode the file again for each outer row.  (journal_mode=OFF and
+ * synchronous=OFF were set before; locking_mode=EXCLUSIVE changes
+ * nothing for a database in memory.)
+ */
 
 /*
  * s lives until the row is stepped (a name of libtraceevent's or of a
@@ -235,7 +301,7 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-/* s is a buffer the next column reuses: SQLite copies it. */
+/* s is a buffer the next use reuses: SQLite copies it. */
 static void bind_copy(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
@@ -244,25 +310,90 @@ static void bind_copy(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static void bind_col(struct kt_sqldb *db, sqlite3_stmt *st, int i,
+static struct held *held_at(struct table *t, int i)
+{
+	return t->held ? &t->held[i - 1] : NULL;
+}
+
+/* An integer of a record's row: bound unless parameter i holds it. */
+static void row_int(struct table *t, sqlite3_stmt *st, int i, long long v)
+{
+	struct held *h = held_at(t, i);
+
+	if (h && h->kind == H_INT && h->v == v)
+		return;
+	sqlite3_bind_int64(st, i, v);
+	if (h)
+		*h = (struct held){ .kind = H_INT, .v = v };
+}
+
+/*
+ * A text of a record's row that never changes (a comm of libtraceevent's,
+ * an event's name, a name of a table of ours), n bytes (-1: to its NUL),
+ * NULL for NULL: bound unless parameter i holds it.
+ */
+static void row_name(struct table *t, sqlite3_stmt *st, int i, const char *s, int n)
+{
+	struct held *h = held_at(t, i);
+
+	if (h && (s ? h->kind == H_NAME && h->s == s && h->v == n : h->kind == H_NULL))
+		return;
+	if (s)
+		sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+	if (h)
+		*h = (struct held){ .kind = s ? H_NAME : H_NULL, .v = n, .s = s };
+}
+
+/* Where the next text column of t is made: its arena, or db->buf. */
+static char *text_room(struct kt_sqldb *db, struct table *t)
+{
+	return t->text && t->text_cap - t->text_at >= TEXT_MAX ? t->text + t->text_at : db->buf;
+}
+
+/*
+ * Bind the text made at s (text_room()), n bytes (< 0: NULL): in the
+ * arena it lives until the step; db->buf the next column reuses, so
+ * SQLite copies that.
+ */
+static void bind_made(struct table *t, sqlite3_stmt *st, int i, const char *s, int n)
+{
+	struct held *h = held_at(t, i);
+
+	/* Made anew for each row, perhaps where the last was: always bound. */
+	if (h)
+		h->kind = H_NONE;
+	if (n < 0) {
+		sqlite3_bind_null(st, i);
+	} else if (t->text && s == t->text + t->text_at) {
+		t->text_at += (size_t)n + 1;
+		sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+	} else {
+		sqlite3_bind_text(st, i, s, n, SQLITE_TRANSIENT);
+	}
+}
+
+static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int i,
 		     const struct kt_schema_col *c, struct tep_record *rec)
 {
+	char *out = text_room(db, t);
 	const char *text;
 	long long v;
 
 	if (c->kind == KT_COL_NUM) {
 		if (kt_schema_num(c->f, rec, &v))
-			sqlite3_bind_int64(st, i, v);
+			row_int(t, st, i, v);
 		else
-			sqlite3_bind_null(st, i);
+			row_name(t, st, i, NULL, 0);
 		return;
 	}
-	text = kt_schema_text(db->tep, db->machine, c, rec, db->buf, sizeof(db->buf));
-	/* A name lives on; the buffer is the next column's: copied. */
-	if (text == db->buf)
-		bind_copy(st, i, text);
+	/* Made into out, or a name that lives on (the schema's choice). */
+	text = kt_schema_text(db->tep, db->machine, c, rec, out, TEXT_MAX);
+	if (text == out)
+		bind_made(t, st, i, out, (int)strlen(out));
 	else
-		bind_text(st, i, text);
+		row_name(t, st, i, text, -1);
 }
 
 static int step(struct kt_sqldb *db, sqlite3_stmt *st)
@@ -323,7 +454,20 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 		return ret;
 	t->nbatch = 32000 / t->ncols < 64 ? 32000 / t->ncols : 64;
 	t->filled = 0;
-	return t->nbatch > 1 ? prepare_rows(db, t, t->nbatch, &t->batch) : 0;
+	if (t->kind == KT_TAB_EVENT) {
+		/* 256 bytes a row: a syscall's six arguments take 120. */
+		t->text_cap = (size_t)t->nbatch * 256 + TEXT_MAX;
+		t->text_at = 0;
+		t->text = malloc(t->text_cap);
+		if (!t->text)
+			return -ENOMEM;
+	}
+	if (t->nbatch <= 1)
+		return 0;
+	t->held = calloc((size_t)t->nbatch * (size_t)t->ncols, sizeof(*t->held));
+	if (!t->held)
+		return -ENOMEM;
+	return prepare_rows(db, t, t->nbatch, &t->batch);
 }
 
 /* The first parameter of the next row of t's batch (1-based). */
@@ -335,16 +479,14 @@ static int row_begin(struct table *t)
 /* The row is bound: insert it, or the batch when that is full. */
 static int row_end(struct kt_sqldb *db, struct table *t)
 {
-	int ret;
-
-	if (!t->batch)
-		return step(db, t->ins);
-	if (++t->filled < t->nbatch)
+	if (t->batch && ++t->filled < t->nbatch)
 		return 0;
 	t->filled = 0;
-	ret = step(db, t->batch);
-	sqlite3_clear_bindings(t->batch);
-	return ret;
+	t->text_at = 0;
+	if (!t->batch)
+		return step(db, t->ins);
+	/* No sqlite3_clear_bindings(): each parameter holds its row's value. */
+	return step(db, t->batch);
 }
 
 /*
@@ -377,7 +519,27 @@ struct pass {
 	struct kt_sqldb *db;
 	struct table *events, *tasks, *losses;
 	struct kt_percpu last;		/* unsigned long long: a stream's last ts */
+	struct kt_summary *sum;		/* the loss, on the first pass */
 };
+
+/*
+ * pid's comm and its length: libtraceevent's, which stays put as long as
+ * no comm is registered (the reader registers them all at its open).
+ */
+static const char *comm_of(struct kt_sqldb *db, int pid, int *len)
+{
+	struct comm *c = &db->comms[(unsigned int)pid % NCOMMS];
+
+	if (!c->s || c->pid != pid) {
+		c->s = tep_data_comm_from_pid(db->tep, pid);
+		if (!c->s)
+			c->s = "<...>";
+		c->len = (int)strlen(c->s);
+		c->pid = pid;
+	}
+	*len = c->len;
+	return c->s;
+}
 
 static int load_record(const struct kt_event *ev, void *arg)
 {
@@ -385,10 +547,16 @@ static int load_record(const struct kt_event *ev, void *arg)
 	struct kt_sqldb *db = p->db;
 	struct tep_record *rec = ev->record;
 	struct table *t = NULL;
-	int pid = tep_data_pid(db->tep, rec), i, ret;
-	const char *comm = tep_data_comm_from_pid(db->tep, pid);
+	const char *comm = NULL;
+	int pid, clen = 0, i, ret;
 	struct task *tk;
 
+	/* Only the loss is read of sum: the records that mark one. */
+	if (p->sum && rec->missed_events) {
+		ret = kt_summary_add(p->sum, ev);
+		if (ret)
+			return ret;
+	}
 	if (p->losses) {
 		/* Each stream's last ts: where a gap after it begins. */
 		unsigned long long *last = kt_percpu_at(&p->last, ev->buffer * 1024 + ev->cpu);
@@ -414,17 +582,27 @@ static int load_record(const struct kt_event *ev, void *arg)
 		}
 		*last = rec->ts;
 	}
+	if (ev->event->id >= 0 && ev->event->id < db->nid)
+		t = db->by_id[ev->event->id];
+	if (t && !t->ins)
+		t = NULL;
+	/* The pid and comm only for a table that has them. */
+	if (!t && !p->events && !p->tasks)
+		return 0;
+	pid = tep_data_pid(db->tep, rec);
+	if (t || p->events)
+		comm = comm_of(db, pid, &clen);
 	if (p->events) {
 		struct table *e = p->events;
 		sqlite3_stmt *st = e->batch ? e->batch : e->ins;
 		int b = row_begin(e);
 
-		sqlite3_bind_int64(st, b, (long long)rec->ts);
-		sqlite3_bind_int(st, b + 1, ev->cpu);
-		sqlite3_bind_int(st, b + 2, pid);
-		bind_text(st, b + 3, comm ? comm : "<...>");
-		bind_text(st, b + 4, ev->event->system);
-		bind_text(st, b + 5, ev->event->name);
+		row_int(e, st, b, (long long)rec->ts);
+		row_int(e, st, b + 1, ev->cpu);
+		row_int(e, st, b + 2, pid);
+		row_name(e, st, b + 3, comm, clen);
+		row_name(e, st, b + 4, ev->event->system, -1);
+		row_name(e, st, b + 5, ev->event->name, -1);
 		ret = row_end(db, e);
 		if (ret)
 			return ret;
@@ -437,20 +615,18 @@ static int load_record(const struct kt_event *ev, void *arg)
 			tk->first = rec->ts;
 		tk->last = rec->ts;
 	}
-	if (ev->event->id >= 0 && ev->event->id < db->nid)
-		t = db->by_id[ev->event->id];
-	if (!t || !t->ins)
+	if (!t)
 		return 0;
 	{
 		sqlite3_stmt *st = t->batch ? t->batch : t->ins;
 		int b = row_begin(t);
 
-		sqlite3_bind_int64(st, b, (long long)rec->ts);
-		sqlite3_bind_int(st, b + 1, ev->cpu);
-		sqlite3_bind_int(st, b + 2, pid);
-		bind_text(st, b + 3, comm ? comm : "<...>");
+		row_int(t, st, b, (long long)rec->ts);
+		row_int(t, st, b + 1, ev->cpu);
+		row_int(t, st, b + 2, pid);
+		row_name(t, st, b + 3, comm, clen);
 		for (i = 4; i < t->ncols; i++)
-			bind_col(db, st, b + i, &t->cols[i], rec);
+			bind_col(db, t, st, b + i, &t->cols[i], rec);
 	}
 	return row_end(db, t);
 }
@@ -537,11 +713,38 @@ static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 	return ret ?: load_wall(db, st);
 }
 
+/*
+ * The pass: every record to load_record().  The first pass also counts
+ * the loss, as it sees every record: kt_sqldb_lost() then needs no pass
+ * of its own (a seventh of loading the events table).
+ */
+static int run_pass(struct kt_sqldb *db, struct pass *p)
+{
+	struct kt_decoder *d;
+	int ret;
+
+	if (!db->loss_counted) {
+		p->sum = kt_summary_begin(db->r, NULL);
+		if (!p->sum)
+			return -ENOMEM;
+	}
+	p->last.size = sizeof(unsigned long long);
+	d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
+	ret = !d ? (errno ? -errno : -ENOMEM) : kt_decoder_run(d, load_record, p);
+	kt_decoder_free(d);
+	free(p->last.v);
+	if (!ret && p->sum) {
+		kt_summary_end(p->sum);
+		take_loss(db, p->sum);
+	}
+	kt_summary_free(p->sum);
+	return ret;
+}
+
 /* One pass over the file for every table wanted and not loaded. */
 static int load_wanted(struct kt_sqldb *db)
 {
 	struct pass p = { .db = db };
-	struct kt_decoder *d = NULL;
 	struct task_ins ti = { .db = db };
 	bool pass = false;
 	size_t i;
@@ -575,14 +778,7 @@ static int load_wanted(struct kt_sqldb *db)
 			p.losses = t;
 	}
 	if (!ret && pass) {
-		p.last.size = sizeof(unsigned long long);
-		d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
-		if (!d)
-			ret = errno ? -errno : -ENOMEM;
-		else
-			ret = kt_decoder_run(d, load_record, &p);
-		kt_decoder_free(d);
-		free(p.last.v);
+		ret = run_pass(db, &p);
 		for (i = 0; !ret && i < db->nt; i++)
 			if (db->t[i].batch)
 				ret = rows_flush(db, &db->t[i]);
@@ -605,6 +801,10 @@ static int load_wanted(struct kt_sqldb *db)
 			t->ins = NULL;
 			if (!ret)
 				t->loaded = true;
+			free(t->text);
+			t->text = NULL;
+			free(t->held);
+			t->held = NULL;
 		}
 		t->want = false;
 	}
@@ -734,6 +934,8 @@ void kt_sqldb_close(struct kt_sqldb *db)
 			sqlite3_finalize(db->t[i].ins);
 		if (db->t[i].batch)
 			sqlite3_finalize(db->t[i].batch);
+		free(db->t[i].text);
+		free(db->t[i].held);
 	}
 	free(db->t);
 	free(db->by_id);

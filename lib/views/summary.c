@@ -167,12 +167,11 @@ struct kt_summary *kt_summary_new(struct kt_reader *r)
 	return kt_summary_new_sel(r, NULL);
 }
 
-struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
-				      const struct kt_select *sel)
+struct kt_summary *kt_summary_begin(struct kt_reader *r,
+				    const struct kt_select *sel)
 {
-	struct kt_decoder *d = NULL;
 	struct kt_summary *s;
-	int b, i, n = 0, ret;
+	int b, i, n = 0;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -182,8 +181,11 @@ struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
 	for (b = 0; b < kt_reader_buffers(r); b++)
 		n += kt_reader_streams(r, b);
 	s->cpus = calloc(n ? n : 1, sizeof(*s->cpus));
-	if (!s->cpus)
-		goto err;
+	if (!s->cpus) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
 	for (b = 0; b < kt_reader_buffers(r); b++) {
 		for (i = 0; i < kt_reader_streams(r, b); i++) {
 			struct kt_summary_cpu *c = &s->cpus[s->ncpus];
@@ -199,24 +201,47 @@ struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
 				parse_cpustat(c, st);
 		}
 	}
-	d = sel ? kt_select_decoder(sel, r) : kt_decoder_new(r, NULL);
-	if (!d)
-		goto err_keep_errno;
-	ret = kt_decoder_run(d, count, s);
-	kt_decoder_free(d);
-	if (ret) {
-		errno = -ret;
-		goto err_keep_errno;
-	}
+	return s;
+}
+
+int kt_summary_add(struct kt_summary *s, const struct kt_event *ev)
+{
+	return count(ev, s);
+}
+
+void kt_summary_end(struct kt_summary *s)
+{
+	int i;
+
 	/* qsort(NULL, 0, ...) is undefined: a file with no events. */
 	if (s->nevs)
 		qsort(s->evs, (size_t)s->nevs, sizeof(*s->evs), cmp_ev);
 	for (i = 0; i < s->nevs; i++)
 		s->evs[i].pub.per_cpu = s->evs[i].counts;
+}
+
+struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
+				      const struct kt_select *sel)
+{
+	struct kt_decoder *d;
+	struct kt_summary *s;
+	int ret;
+
+	s = kt_summary_begin(r, sel);
+	if (!s)
+		return NULL;
+	d = sel ? kt_select_decoder(sel, r) : kt_decoder_new(r, NULL);
+	if (!d)
+		goto err;
+	ret = kt_decoder_run(d, count, s);
+	kt_decoder_free(d);
+	if (ret) {
+		errno = -ret;
+		goto err;
+	}
+	kt_summary_end(s);
 	return s;
 err:
-	errno = ENOMEM;
-err_keep_errno:
 	ret = errno;
 	kt_summary_free(s);
 	errno = ret;

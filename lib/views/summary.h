@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct kt_reader;
+struct kt_event;
 struct kt_select;
 struct tep_event;
 
@@ -63,6 +64,16 @@ struct kt_summary *kt_summary_new(struct kt_reader *r);
  */
 struct kt_summary *kt_summary_new_sel(struct kt_reader *r,
 				      const struct kt_select *sel);
+/*
+ * The same fed by a pass of the caller's (`ktrace sql` counts the loss
+ * in the pass that loads its tables, not in a pass of its own): begin
+ * (NULL + errno), add every record a decoder of the same selection
+ * gives (0 or -ENOMEM), end before reading the summary.
+ */
+struct kt_summary *kt_summary_begin(struct kt_reader *r,
+				    const struct kt_select *sel);
+int kt_summary_add(struct kt_summary *s, const struct kt_event *ev);
+void kt_summary_end(struct kt_summary *s);
 void kt_summary_free(struct kt_summary *s);
 
 int kt_summary_cpus(const struct kt_summary *s);

@@ -74,6 +74,28 @@ local
 6"
 }
 
+@test "sql: tables loaded by one pass or several join as report counts; the loss is the same whether a load or a pass of its own counts it" {
+	local f=$D/tc-v7-lost.dat
+	# events and tasks, loaded by one pass: each task's events are its rows.
+	out=$("$KTRACE" sql -i "$f" --format csv 2>/dev/null \
+		"select count(*) from tasks t where t.events != (select count(*) from events e where e.pid = t.pid)")
+	[ "$out" = "count(*)
+0" ] || fail "tasks against events: $out"
+	# A second statement loads sched_switch by a pass of its own: it
+	# joins the events the first loaded, one row to one.
+	n=$(jsonl "$f" sched_switch | grep -vc '"lost"')
+	[ "$n" -gt 0 ]
+	out=$("$KTRACE" sql -i "$f" --format csv 2>/dev/null "select count(*) from events;
+		select count(*) from sched_switch s join events e on e.ts = s.ts and e.cpu = s.cpu and e.event = 'sched_switch'")
+	[ "$(tail -n 1 <<<"$out")" = "$n" ] || fail "sched_switch joined with events: $out; report: $n"
+	# The loss: counted by the pass that loads (events, then again
+	# nothing for sched_switch's pass), or by one of its own (select 1).
+	"$KTRACE" sql -i "$f" "select 1" >/dev/null 2>own
+	"$KTRACE" sql -i "$f" "select count(*) from events; select count(*) from sched_switch" >/dev/null 2>load
+	grep -q 'events were lost' own
+	diff own load
+}
+
 @test "sql: --format table, csv and json; several statements; standard input" {
 	run "$KTRACE" sql -i "$D/tc-sched.dat" "select 1 as a, 'x,y' as b, null as c"
 	assert_output "a  b    c
