@@ -733,7 +733,7 @@ static void sample(struct top *t)
 static int run(struct top *t)
 {
 	double next = now_s() + t->o->interval, now;
-	int timeout, ch, cpu, err, ret = KT_EXIT_OK, ncpu = kt_counter_cpus(t->c);
+	int timeout, ch, i, err, ret = KT_EXIT_OK, nfds = kt_counter_nfds(t->c);
 	struct pollfd *pfd;
 	bool dirty;
 
@@ -748,16 +748,16 @@ static int run(struct top *t)
 	setpriority(PRIO_PROCESS, 0, TOP_NICE);
 
 	/* Keys, and each CPU's buffer waking us as it fills up. */
-	pfd = calloc((size_t)ncpu + 1, sizeof(*pfd));
+	pfd = calloc((size_t)nfds + 1, sizeof(*pfd));
 	if (!pfd) {
 		kt_err("cannot start: %s", strerror(ENOMEM));
 		return KT_EXIT_FAIL;
 	}
 	pfd[0].fd = t->curses ? STDIN_FILENO : -1;
 	pfd[0].events = POLLIN;
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		pfd[cpu + 1].fd = kt_counter_fd(t->c, cpu);
-		pfd[cpu + 1].events = POLLIN;
+	for (i = 0; i < nfds; i++) {
+		pfd[i + 1].fd = kt_counter_fd(t->c, i);
+		pfd[i + 1].events = POLLIN;
 	}
 
 	t->last_sample = now_s();
@@ -773,7 +773,7 @@ static int run(struct top *t)
 			timeout = TICK_MS;
 		if (timeout < 0)
 			timeout = 0;
-		if (poll(pfd, (nfds_t)ncpu + 1, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)nfds + 1, timeout) < 0 && errno != EINTR) {
 			kt_err("cannot wait for input: %s", strerror(errno));
 			ret = KT_EXIT_FAIL;
 			break;
@@ -865,8 +865,6 @@ int cmd_top(int argc, char **argv)
 
 	if (kt_argp_parse(&top_argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	/* top reads ftrace instances only: names are ftrace's. */
-	kt_events_set_backend(KT_BACKEND_FTRACE);
 	memset(&t, 0, sizeof(t));
 	t.o = &o;
 	install_signals();

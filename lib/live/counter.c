@@ -8,7 +8,9 @@
 
 #include "base/log.h"
 #include "live/counter.h"
+#include "live/evhome.h"
 #include "live/livebuf.h"
+#include "live/module.h"
 #include "live/tracefs.h"
 
 struct row {
@@ -16,7 +18,8 @@ struct row {
 	char *label;		/* pub.label */
 	char *system;
 	char *name;
-	int was;		/* -B: enable state found (0/1), -1 untouched */
+	bool module;		/* ktrace.ko's event (ktrace:NAME) */
+	int was;		/* -B or ktrace.ko: switch found (0/1), -1 untouched */
 };
 
 struct kt_counter {
@@ -26,6 +29,11 @@ struct kt_counter {
 	int ncpu;
 	struct kt_livebuf **lb;
 	int nmapped;		/* CPUs whose buffer is read in place */
+	/* ktrace.ko, when a row is its event: its traceN, and whether it runs. */
+	size_t nmod;
+	struct kt_livebuf **mlb;
+	int nmcpu;
+	bool mod_started;
 	uint16_t *slot;		/* event id -> row; row 0 is "other" */
 	struct row *rows;
 	size_t nrows;
@@ -64,6 +72,8 @@ static int add_row(struct kt_counter *c, const char *system, const char *name)
 	r->pub.label = r->label;
 	r->system = strndup(r->label, strlen(system));
 	r->name = strdup(name);
+	r->module = *system && kt_event_where(system) == KT_EVENT_MODULE;
+	c->nmod += r->module;
 	c->nrows++;
 	if (!r->system || !r->name)
 		return -ENOMEM;
@@ -153,6 +163,34 @@ static long long read_number(struct tracefs_instance *inst, const char *rel)
  * switched, and switch it on.  With -B remember what we found so it can
  * be put back.
  */
+/* A row of ktrace.ko's: its id from its format, its switch remembered. */
+static int setup_module_row(struct kt_counter *c, size_t i, bool enable)
+{
+	struct row *r = &c->rows[i];
+	int id, off, size, ret;
+
+	ret = kt_module_event_field(r->name, "common_type", &id, &off, &size);
+	if (ret || id < 0 || id >= KT_RAWPAGE_IDS) {
+		kt_err("cannot read the id of event '%s': %s", r->label,
+		       strerror(ret ? -ret : ERANGE));
+		return ret ? ret : -EINVAL;
+	}
+	c->slot[id] = (uint16_t)i;
+	r->pub.can_toggle = true;
+	if (!enable)
+		return 0;
+	ret = kt_module_event_enabled(r->name);
+	if (ret < 0) {
+		kt_err("cannot read the switch of '%s': %s", r->label, strerror(-ret));
+		return ret;
+	}
+	r->was = ret;
+	ret = kt_module_event_set_enable(r->name, true);
+	if (ret)
+		kt_err("cannot enable event '%s': %s", r->label, strerror(-ret));
+	return ret;
+}
+
 static int setup_row(struct kt_counter *c, size_t i, bool enable)
 {
 	struct row *r = &c->rows[i];
@@ -160,6 +198,8 @@ static int setup_row(struct kt_counter *c, size_t i, bool enable)
 	char *rel;
 	int ret;
 
+	if (r->module)
+		return setup_module_row(c, i, enable);
 	rel = event_path(r, "id");
 	if (!rel)
 		return -ENOMEM;
@@ -191,8 +231,11 @@ static int setup_row(struct kt_counter *c, size_t i, bool enable)
 	return 0;
 }
 
-/* Put every event we switched in a borrowed instance back as found. */
-static void restore_rows(struct kt_counter *c)
+/*
+ * Put every event we switched in a borrowed instance back as found, and
+ * ktrace.ko's (module true) in any.
+ */
+static void restore_rows(struct kt_counter *c, bool module)
 {
 	size_t i;
 	int ret;
@@ -200,10 +243,11 @@ static void restore_rows(struct kt_counter *c)
 	for (i = 1; i < c->nrows; i++) {
 		struct row *r = &c->rows[i];
 
-		if (r->was < 0 || r->pub.on == (r->was == 1))
+		if (r->module != module || r->was < 0 || r->pub.on == (r->was == 1))
 			continue;
-		ret = kt_event_set_enable(c->inst, r->system, r->name,
-					  r->was == 1);
+		ret = module ? kt_module_event_set_enable(r->name, r->was == 1) :
+			       kt_event_set_enable(c->inst, r->system, r->name,
+						   r->was == 1);
 		if (ret)
 			kt_warn("cannot restore event '%s' of instance '%s': %s",
 				r->label, c->inst_name, strerror(-ret));
@@ -218,7 +262,8 @@ int kt_counter_set_enable(struct kt_counter *c, size_t i, bool on)
 	if (!i || i >= c->nrows || !c->rows[i].pub.can_toggle)
 		return -EINVAL;
 	r = &c->rows[i];
-	ret = kt_event_set_enable(c->inst, r->system, r->name, on);
+	ret = r->module ? kt_module_event_set_enable(r->name, on) :
+			  kt_event_set_enable(c->inst, r->system, r->name, on);
 	if (ret)
 		return ret;
 	r->pub.on = on;
@@ -279,7 +324,7 @@ static void close_instance(struct kt_counter *c)
 	if (!c->inst)
 		return;
 	if (!c->own_instance) {
-		restore_rows(c);
+		restore_rows(c, false);
 		kt_instance_close(c->inst);
 	} else {
 		ret = kt_instance_remove(c->inst);
@@ -397,12 +442,80 @@ static void close_buffers(struct kt_counter *c)
 {
 	int cpu;
 
+	for (cpu = 0; c->mlb && cpu < c->nmcpu; cpu++) {
+		kt_livebuf_close(c->mlb[cpu]);
+		c->mlb[cpu] = NULL;
+	}
+	free(c->mlb);
+	c->mlb = NULL;
 	if (!c->lb)
 		return;
 	for (cpu = 0; cpu < c->ncpu; cpu++) {
 		kt_livebuf_close(c->lb[cpu]);
 		c->lb[cpu] = NULL;
 	}
+}
+
+/*
+ * ktrace.ko, when a row is its event: free (no recording using it),
+ * emptied, its traceN opened, started.  Its buffers are counted with the
+ * instance's; stop_module() puts it back.  Rows' switches are set by
+ * setup_row() before.
+ */
+static int start_module(struct kt_counter *c)
+{
+	char rel[32], path[4096];
+	int cpu, ret;
+
+	if (!c->nmod)
+		return 0;
+	ret = kt_module_running();
+	if (ret == 1) {
+		kt_err("ktrace.ko is already running (a recording?); wait for it or stop it with 'ktrace reset'");
+		return -EBUSY;
+	}
+	c->nmcpu = kt_module_cpu_count();
+	if (ret < 0 || c->nmcpu <= 0 || c->nmcpu > c->ncpu) {
+		ret = ret < 0 ? ret : c->nmcpu < 0 ? c->nmcpu : -EINVAL;
+		c->nmcpu = 0;
+		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(), strerror(-ret));
+		return ret;
+	}
+	c->mlb = calloc((size_t)c->nmcpu, sizeof(*c->mlb));
+	if (!c->mlb)
+		return -ENOMEM;
+	ret = kt_module_write(KTRACE_FILE_RESET, "1");
+	for (cpu = 0; !ret && cpu < c->nmcpu; cpu++) {
+		snprintf(rel, sizeof(rel), "%s%d", KTRACE_FILE_TRACE_PREFIX, cpu);
+		ret = kt_module_path(rel, path, sizeof(path));
+		if (!ret) {
+			c->mlb[cpu] = kt_livebuf_open_pages(path, cpu, 0);
+			ret = c->mlb[cpu] ? 0 : -errno;
+		}
+	}
+	if (!ret)
+		ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
+	if (!ret)
+		ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+	if (ret) {
+		kt_err("cannot start ktrace.ko: %s", strerror(-ret));
+		return ret;
+	}
+	c->mod_started = true;
+	return 0;
+}
+
+/* ktrace.ko stopped and its switches back as found. */
+static void stop_module(struct kt_counter *c)
+{
+	if (!c->nmod)
+		return;
+	if (c->mod_started) {
+		kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+		kt_module_write(KTRACE_FILE_ENABLED, "0");
+		c->mod_started = false;
+	}
+	restore_rows(c, true);
 }
 
 int kt_counter_resize(struct kt_counter *c, unsigned long kb)
@@ -433,6 +546,8 @@ int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags)
 			return ret;
 	}
 	ret = open_buffers(c, flags);
+	if (!ret)
+		ret = start_module(c);
 	if (ret)
 		return ret;
 	/*
@@ -456,6 +571,7 @@ void kt_counter_free(struct kt_counter *c)
 {
 	if (!c)
 		return;
+	stop_module(c);
 	close_buffers(c);
 	free_tables(c);
 	close_instance(c);
@@ -470,9 +586,14 @@ int kt_counter_cpus(const struct kt_counter *c)
 	return c->ncpu;
 }
 
-int kt_counter_fd(const struct kt_counter *c, int cpu)
+int kt_counter_nfds(const struct kt_counter *c)
 {
-	return kt_livebuf_fd(c->lb[cpu]);
+	return c->ncpu + c->nmcpu;
+}
+
+int kt_counter_fd(const struct kt_counter *c, int i)
+{
+	return kt_livebuf_fd(i < c->ncpu ? c->lb[i] : c->mlb[i - c->ncpu]);
 }
 
 int kt_counter_drain(struct kt_counter *c)
@@ -483,6 +604,9 @@ int kt_counter_drain(struct kt_counter *c)
 	for (cpu = 0; cpu < c->ncpu; cpu++) {
 		n = kt_livebuf_drain(c->lb[cpu], c->slot,
 				     c->counts + (size_t)cpu * c->nrows);
+		if (n >= 0 && cpu < c->nmcpu)
+			n = kt_livebuf_drain(c->mlb[cpu], c->slot,
+					     c->counts + (size_t)cpu * c->nrows);
 		if (n < 0) {
 			kt_err("cannot read the buffer of cpu%d: %s", cpu,
 			       strerror((int)-n));
@@ -490,6 +614,18 @@ int kt_counter_drain(struct kt_counter *c)
 		}
 	}
 	return 0;
+}
+
+/* ktrace.ko's losses (emptied at the start) count with the instance's. */
+static void add_module_stats(struct kt_counter *c, int cpu)
+{
+	struct kt_cpu_stats m;
+
+	if (cpu >= c->nmcpu || kt_module_cpu_stats_read(cpu, &m))
+		return;
+	c->st[cpu].overrun += m.overrun;
+	c->st[cpu].commit_overrun += m.commit_overrun;
+	c->st[cpu].dropped += m.dropped;
 }
 
 void kt_counter_sample(struct kt_counter *c, double dt)
@@ -510,6 +646,7 @@ void kt_counter_sample(struct kt_counter *c, double dt)
 			c->rows[i].pub.rate += c->cpu_rate[k];
 		}
 		kt_cpu_stats_read(c->inst, cpu, &c->st[cpu]);
+		add_module_stats(c, cpu);
 	}
 	/* A borrowed instance may be paused: zero rates would puzzle. */
 	c->tracing_off = read_number(c->inst, "tracing_on") == 0;
@@ -556,6 +693,12 @@ void kt_counter_cpu_loss(const struct kt_counter *c, int cpu,
 	l->dropped = kt_stat_delta(b->dropped, a->dropped) +
 		     kt_stat_delta(b->commit_overrun, a->commit_overrun);
 	l->missed = kt_livebuf_missed(c->lb[cpu], &l->unknown);
+	if (cpu < c->nmcpu) {
+		bool u;
+
+		l->missed += kt_livebuf_missed(c->mlb[cpu], &u);
+		l->unknown |= u;
+	}
 }
 
 void kt_counter_total_loss(const struct kt_counter *c,

@@ -3,7 +3,9 @@
  * Live event counts, what ktrace top shows: events are counted in a
  * private instance (or a borrowed existing one) by reading whole
  * ring-buffer pages of every CPU and looking at nothing but each
- * record's type id, so watching a busy system stays cheap.
+ * record's type id, so watching a busy system stays cheap.  ktrace.ko's
+ * events (ktrace:NAME rows) are counted from its traceN pages the same
+ * way, the module started for it and put back as found.
  *
  * One row per event; row 0, "(other)", counts what no row names.  Use:
  * kt_counter_new(), rows with kt_counter_add_event() or
@@ -67,8 +69,12 @@ int kt_counter_resize(struct kt_counter *c, unsigned long kb);
 int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags);
 
 int kt_counter_cpus(const struct kt_counter *c);
-/* What to poll() for POLLIN: the CPU's buffer is filling up. */
-int kt_counter_fd(const struct kt_counter *c, int cpu);
+/*
+ * What to poll() for POLLIN, file i of kt_counter_nfds(): a buffer is
+ * filling up (the CPUs' of the instance, then ktrace.ko's traceN).
+ */
+int kt_counter_nfds(const struct kt_counter *c);
+int kt_counter_fd(const struct kt_counter *c, int i);
 /* Count what the buffers hold so far; 0 or -errno, said. */
 int kt_counter_drain(struct kt_counter *c);
 /*

@@ -458,12 +458,15 @@ test_cli_no_module() {
 		sched:sched_switch
 }
 
-# ktrace top --batch on the guest's ring buffer: read() pages on 6.1,
-# which cannot map them, the mapped buffer on 6.12 (Linux 6.10+; the
-# possible cpu2 that was never online has no buffer to map and is read:
-# "mmap+read"); either way every getppid of a workload is counted.
-test_cli_top() {
-	$K top --batch -n 40 -d 0.25 -e raw_syscalls:sys_enter >/tmp/top.out 2>/tmp/top.err &
+# top_getppid EVENT...: ktrace top --batch counting EVENTs into
+# /tmp/top.out while /ktvm makes 1000 getppid calls; top's status.
+top_getppid() {
+	tev=
+	for e in "$@"; do
+		tev="$tev -e $e"
+	done
+	# shellcheck disable=SC2086
+	$K top --batch -n 40 -d 0.25 $tev >/tmp/top.out 2>/tmp/top.err &
 	tp=$!
 	i=0
 	while [ ! -s /tmp/top.out ] && [ $i -lt 400 ]; do
@@ -472,6 +475,21 @@ test_cli_top() {
 	done
 	/ktvm getppid 1000 >/dev/null
 	wait $tp
+}
+
+# top_total EVENT: its TOTAL in /tmp/top.out's last table.
+top_total() {
+	awk -v e="$1" '$1 == e { t = $3 } END { print t + 0 }' /tmp/top.out
+}
+
+# ktrace top --batch on the guest's ring buffer: read() pages on 6.1,
+# which cannot map them, the mapped buffer on 6.12 (Linux 6.10+; the
+# possible cpu2 that was never online has no buffer to map and is read:
+# "mmap+read"); either way every getppid of a workload is counted.
+# Then ktrace.ko's event beside ftrace's: counted from its traceN pages,
+# the module put back as found.
+test_cli_top() {
+	top_getppid raw_syscalls:sys_enter
 	expect "top's status" "$?" 0 || { cat /tmp/top.err; return 1; }
 	case $(uname -r) in
 	6.1.*) how='(read)' ;;
@@ -480,9 +498,19 @@ test_cli_top() {
 	head -1 /tmp/top.out
 	head -1 /tmp/top.out | grep -qF "$how" ||
 		fail "top did not use $how" || return 1
-	n=$(awk '$1 == "raw_syscalls:sys_enter" { t = $3 } END { print t + 0 }' /tmp/top.out)
+	n=$(top_total raw_syscalls:sys_enter)
 	[ "$n" -ge 1000 ] || fail "top counted $n sys_enter for 1000 getppid calls" || return 1
-	expect "ktrace- instances left by top" "$(ls $T/instances | grep -c '^ktrace-')" 0
+	expect "ktrace- instances left by top" "$(ls $T/instances | grep -c '^ktrace-')" 0 || return 1
+	top_getppid ktrace:syscall_entry raw_syscalls:sys_enter
+	expect "top's status with a module event" "$?" 0 || { cat /tmp/top.err; return 1; }
+	n=$(top_total ktrace:syscall_entry)
+	[ "$n" -ge 1000 ] || fail "top counted $n ktrace:syscall_entry for 1000 getppid calls" || return 1
+	m=$(top_total raw_syscalls:sys_enter)
+	[ "$m" -ge 1000 ] || fail "top counted $m sys_enter beside the module's" || return 1
+	expect "ktrace- instances left by top" "$(ls $T/instances | grep -c '^ktrace-')" 0 &&
+	expect "state after top" "$(cat $D/state)" stopped &&
+	expect "enabled after top" "$(cat $D/enabled)" 0 &&
+	expect "syscall_entry after top" "$(cat $D/events/syscall_entry/enable)" 0
 }
 
 echo "KT: # ktrace CLI on ktrace.ko"
@@ -501,5 +529,5 @@ t "cli: another module's event (KTRACE_EVENT): files, info, list, recorded acros
 t "cli: 100 loads and unloads of a module while its event is recorded and its files read: every tick" test_cli_modevent_cycles
 t "cli: an event its module left registered is taken away as it goes" test_cli_modevent_leak
 t "cli: recordings sent to the host" test_cli_export
-t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12" test_cli_top
+t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too" test_cli_top
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module
