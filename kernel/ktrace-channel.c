@@ -570,7 +570,14 @@ static bool kt_cbuf_read_page(struct kt_reader *r, struct kt_page *dst)
 	return true;
 }
 
-/* Bytes a reader of this CPU would find, about. */
+/* Whether half a page waits: a whole one, or a tail page half full. */
+static bool kt_cbuf_half(struct kt_cbuf *cb)
+{
+	return cb && (READ_ONCE(cb->head) != READ_ONCE(cb->tail) ||
+		      READ_ONCE(READ_ONCE(cb->page)->commit) >= PAGE_SIZE / 2);
+}
+
+/* Bytes a reader of this CPU would find, about (stats/cpuN). */
 static unsigned long kt_cbuf_bytes(struct kt_cbuf *cb)
 {
 	unsigned long h, t, n = 0;
@@ -1211,8 +1218,7 @@ static bool kt_trace_ready(struct kt_trace_file *tf)
 	if (!READ_ONCE(chan->running))
 		return true;
 	if (chan->cbuf) {
-		if (kt_cbuf_bytes(*per_cpu_ptr(chan->cbuf, cpu)) >=
-		    PAGE_SIZE / 2)
+		if (kt_cbuf_half(*per_cpu_ptr(chan->cbuf, cpu)))
 			return true;
 	} else if (READ_ONCE(chan->gbuf->head) != READ_ONCE(chan->gbuf->tail)) {
 		return true;	/* a whole page */
