@@ -84,8 +84,8 @@ END {
 	printf "| ktrace.ko syscall_entry+exit | %.1f | %.1f |\n", mod, em
 	printf "| ftrace raw_syscalls | %.1f | %.1f |\n", ft, ef
 	printf "| floor: raw_syscalls, tracing_on=0 | %.1f | %.1f |\n", fl, efl
-	printf "\nmodule/ftrace per event: %.2f (target <= 0.6)\n", em / ef
-	printf "module/floor per event: %.2f; module/floor per call: %.2f (target <= 1.3)\n", em / efl, mod / fl
+	printf "\nmodule/ftrace per event: %.2f (target <= 0.5)\n", em / ef
+	printf "module/floor per event: %.2f; module/floor per call: %.2f (target <= 1.2)\n", em / efl, mod / fl
 	printf "records dropped by the module: %s\n", dropped
 }' "$w/bench.txt" ;;
 esac
@@ -119,9 +119,9 @@ END {
 		printf "| %s | %.2f | %.4fx | %d | %s |\n", name[c], col(c, "thr"), sd[c], \
 			col(c, "ev"), c == "module-read" ? col(c, "calls") : "-"
 	}
-	printf "\nmodule/ftrace overhead, no reader: %.2f (target <= 0.6)\n", \
+	printf "\nmodule/ftrace overhead, no reader: %.2f (target <= 0.5)\n", \
 		(sd["module"] - 1) / (sd["ftrace"] - 1)
-	printf "module/ftrace overhead, with readers: %.2f (target <= 0.6)\n", \
+	printf "module/ftrace overhead, with readers: %.2f (target <= 0.5)\n", \
 		(sd["module-read"] - 1) / (sd["ftrace-read"] - 1)
 	printf "records dropped by the module: %s\n", dropped
 }' "$w/bench.txt" ;;

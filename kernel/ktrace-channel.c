@@ -1,29 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ktrace channels: per-CPU ones on the kernel's generic ring buffer, a
- * global one on a page array of our own that writes the same page format,
- * and the debugfs files that control and read them.
+ * ktrace channels: per-CPU ones on a page ring per CPU that only its CPU
+ * writes, global ones on a page ring all CPUs write under a lock, both in
+ * ftrace's page format, and the debugfs files that control and read them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/gfp.h>
 #include <linux/irq_work.h>
-#include <linux/kref.h>
 #include <linux/kernel.h>
+#include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
-#include <linux/ring_buffer.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/trace_clock.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <linux/wait.h>
 
 #include "compat.h"
@@ -38,15 +42,6 @@
  */
 #define KT_WAKE_PERCENT		10
 #define KT_WAKE_INTERVAL	(HZ / 20)
-
-/* The ring buffer's page header: time stamp then commit (a local_t). */
-struct kt_page {
-	u64 time_stamp;
-	long commit;
-	unsigned char data[];
-};
-
-#define KT_PAGE_DATA		(PAGE_SIZE - offsetof(struct kt_page, data))
 
 /* A global channel's buffer: a ring of pages all CPUs write under lock. */
 struct kt_gbuf {
@@ -151,6 +146,33 @@ ssize_t kt_attr_write(struct file *file, const char __user *buf, size_t len,
 	return ret == -ERANGE ? -EINVAL : ret;
 }
 
+/* ---- pages ---- */
+
+/* A time extend record of delta (2^27 ns or more) at the end of page. */
+static void kt_page_put_extend(struct kt_page *page, u64 delta)
+{
+	u32 *hdr = (u32 *)(page->data + page->commit);
+
+	hdr[0] = KT_RB_TYPE_TIME_EXTEND |
+		 (u32)(delta & ((1U << KT_RB_DELTA_BITS) - 1)) << 5;
+	hdr[1] = delta >> KT_RB_DELTA_BITS;
+	page->commit += 8;
+}
+
+/*
+ * Copy src to dst as a reader gets it: header, len bytes of records,
+ * zeroes to the end.  A len past the page (a page a flight writer is
+ * overwriting under a reader, who will throw the copy away) is cut.
+ */
+static void kt_page_copy(struct kt_page *dst, const struct kt_page *src,
+			 unsigned long len)
+{
+	len = min_t(unsigned long, len, KT_PAGE_DATA);
+	memcpy(dst, src, offsetof(struct kt_page, data) + len);
+	dst->commit = len;
+	memset(dst->data + len, 0, KT_PAGE_DATA - len);
+}
+
 /* ---- the global channel's page array ---- */
 
 static struct kt_gbuf *kt_gbuf_alloc(unsigned long size)
@@ -207,16 +229,6 @@ static void kt_gbuf_reset(struct kt_gbuf *g)
 	raw_spin_unlock_irqrestore(&g->lock, flags);
 }
 
-/* Bytes a record of len bytes takes in a page, header included. */
-static u32 kt_event_size(u32 len)
-{
-	if (!len)
-		len = 1;
-	if (len > KT_RB_MAX_SMALL)
-		len += sizeof(u32);
-	return ALIGN(len + KT_RB_HDR_SIZE, 4);
-}
-
 /*
  * Make the tail page able to take need bytes, moving to the next page
  * when it cannot; in a flight channel the oldest page gives way.  Called
@@ -252,7 +264,7 @@ static void *kt_gbuf_reserve(struct ktrace_channel *chan, u32 len,
 	struct kt_gbuf *g = chan->gbuf;
 	u32 size = kt_event_size(len);
 	struct kt_page *page;
-	u32 *hdr;
+	void *data;
 	u64 ts, delta;
 	bool extend;
 
@@ -278,29 +290,15 @@ static void *kt_gbuf_reserve(struct ktrace_channel *chan, u32 len,
 	if (!page->commit)
 		page->time_stamp = ts;
 	g->last_ts = ts;
-	hdr = (u32 *)(page->data + page->commit);
 	if (extend) {
-		hdr[0] = KT_RB_TYPE_TIME_EXTEND |
-			 (u32)(delta & ((1U << KT_RB_DELTA_BITS) - 1)) << 5;
-		hdr[1] = delta >> KT_RB_DELTA_BITS;
-		hdr += 2;
-		page->commit += 8;
+		kt_page_put_extend(page, delta);
 		delta = 0;
 	}
-	if (len > KT_RB_MAX_SMALL || !len) {
-		hdr[0] = (u32)delta << 5;
-		hdr[1] = size - KT_RB_HDR_SIZE;
-		hdr += 2;
-	} else {
-		hdr[0] = (size - KT_RB_HDR_SIZE) / 4 | (u32)delta << 5;
-		hdr += 1;
-	}
-	/* The padding of the last word is part of the record; keep it clean. */
-	((u32 *)(page->data + page->commit))[size / 4 - 1] = 0;
 	w->event = (struct ring_buffer_event *)(page->data + page->commit);
+	data = kt_page_put(page, len, size, delta);
 	page->commit += size;
 	g->entries[g->tail]++;
-	return hdr;
+	return data;
 
 err_unlock:
 	raw_spin_unlock_irqrestore(&g->lock, w->irqflags);
@@ -330,8 +328,7 @@ static bool kt_gbuf_read_page(struct kt_gbuf *g, struct kt_page *dst)
 		ok = false;
 		goto out;
 	}
-	memcpy(dst, src, offsetof(struct kt_page, data) + src->commit);
-	memset(dst->data + src->commit, 0, KT_PAGE_DATA - src->commit);
+	kt_page_copy(dst, src, src->commit);
 	if (g->missed)
 		dst->commit |= KT_RB_MISSED_EVENTS;
 	g->missed = false;
@@ -345,6 +342,372 @@ static bool kt_gbuf_read_page(struct kt_gbuf *g, struct kt_page *dst)
 out:
 	raw_spin_unlock_irqrestore(&g->lock, flags);
 	return ok;
+}
+
+/* ---- per-CPU buffers ---- */
+
+/*
+ * Each CPU's buffer of a per-CPU channel is a ring of pages that only
+ * its CPU writes, interrupts off from reserve to commit (kt_rb_reserve(),
+ * kt_rb_commit_rec()); the reasoning is in kernel/README.md, "Per-CPU
+ * buffers".  Pages in [head, tail) are complete and belong to the
+ * readers, the tail page to the writer.  A reader copies the head page
+ * out and then moves head on by cmpxchg; a flight writer that needs a
+ * page takes the head one by cmpxchg too, so a reader whose cmpxchg
+ * fails copied a page being overwritten and throws it away.  A reader
+ * that wants the tail page has its CPU close it (kt_cbuf_flip()).
+ */
+
+static unsigned int kt_cbuf_pages(unsigned long size)
+{
+	/* As the ring buffer: its pages, at least two, and the reader's. */
+	return max_t(unsigned long, DIV_ROUND_UP(size, KT_PAGE_DATA), 2) + 1;
+}
+
+static void kt_cbuf_free(struct kt_cbuf *cb)
+{
+	unsigned int i;
+
+	if (!cb)
+		return;
+	for (i = 0; i < cb->nr_pages; i++)
+		free_page((unsigned long)cb->pages[i]);
+	kfree(cb->entries);
+	kfree(cb);
+}
+
+static struct kt_cbuf *kt_cbuf_alloc(struct ktrace_channel *chan, int cpu)
+{
+	unsigned int i, nr = kt_cbuf_pages(chan->cbuf_size);
+	int node = cpu_to_node(cpu);
+	struct kt_cbuf *cb;
+	struct page *p;
+
+	cb = kzalloc_node(struct_size(cb, pages, nr), GFP_KERNEL, node);
+	if (!cb)
+		return NULL;
+	cb->cpu = cpu;
+	cb->entries = kcalloc_node(nr, sizeof(*cb->entries), GFP_KERNEL,
+				   node);
+	if (!cb->entries)
+		goto err;
+	for (i = 0; i < nr; i++) {
+		p = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO, 0);
+		if (!p)
+			goto err;
+		cb->pages[i] = page_address(p);
+		cb->nr_pages = i + 1;
+	}
+	cb->page = cb->pages[0];
+	cb->budget = READ_ONCE(chan->wake_bytes);
+	return cb;
+err:
+	kt_cbuf_free(cb);
+	return NULL;
+}
+
+/*
+ * Move the writer on to a fresh page, closing the tail one.  In a flight
+ * channel the oldest page gives way when there is no other; else false.
+ * On the buffer's CPU with interrupts off and busy set.
+ */
+static bool kt_cbuf_next(struct ktrace_channel *chan, struct kt_cbuf *cb)
+{
+	unsigned long t = cb->tail, h;
+	unsigned int e;
+
+	for (;;) {
+		/* Acquire: the reader is done with every page before head. */
+		h = smp_load_acquire(&cb->head);
+		if (t + 1 - h < cb->nr_pages)
+			break;
+		if (!(chan->flags & KTRACE_FLIGHT_CHANNEL))
+			return false;
+		e = cb->entries[h % cb->nr_pages];
+		if (cmpxchg(&cb->head, h, h + 1) == h) {
+			WRITE_ONCE(cb->overrun, cb->overrun + e);
+			break;
+		}
+	}
+	cb->entries[t % cb->nr_pages] = cb->nent;
+	WRITE_ONCE(cb->written, cb->written + cb->nent);
+	cb->nent = 0;
+	cb->page = cb->pages[(t + 1) % cb->nr_pages];
+	cb->page->commit = 0;
+	cb->limit = 0;
+	/* Release: page t is complete before a reader can see it is. */
+	smp_store_release(&cb->tail, t + 1);
+	return true;
+}
+
+/*
+ * The slow path of kt_rb_reserve(): a fresh page to stamp, a delta too
+ * large for the header, a full page, or a clock read behind the last.
+ * Returns the record's data, or NULL when it must be dropped.
+ */
+void *kt_cbuf_reserve_slow(struct ktrace_channel *chan, struct kt_cbuf *cb,
+			   u64 ts, u32 len, u32 size)
+{
+	struct kt_page *page = cb->page;
+	bool extend;
+	u64 delta;
+	void *data;
+
+	/* Never backwards: a clock read behind the last is no time passing. */
+	if (ts < cb->last_ts)
+		ts = cb->last_ts;
+	delta = ts - cb->last_ts;
+	if (!cb->limit || !page->commit)
+		delta = 0;	/* the page's first record: its time stamp */
+	extend = delta >= (1ULL << KT_RB_DELTA_BITS);
+	if (page->commit + size + (extend ? 8 : 0) > KT_PAGE_DATA) {
+		if (size > KT_PAGE_DATA || !kt_cbuf_next(chan, cb))
+			return NULL;
+		page = cb->page;
+		delta = 0;
+	} else if (extend) {
+		kt_page_put_extend(page, delta);
+		delta = 0;
+	}
+	if (!page->commit)
+		page->time_stamp = ts;
+	cb->limit = KT_PAGE_DATA;
+	data = kt_page_put(page, len, size, delta);
+	page->commit += size;
+	cb->last_ts = ts;
+	cb->nent++;
+	return data;
+}
+
+/* Close a CPU's tail page for a reader; on that CPU, interrupts off. */
+static void kt_cbuf_flip(void *arg)
+{
+	struct ktrace_channel *chan = ((struct kt_reader *)arg)->chan;
+	struct kt_cbuf *cb = *per_cpu_ptr(chan->cbuf,
+					  ((struct kt_reader *)arg)->cpu);
+
+	/* An NMI writing now finds busy set and drops its record. */
+	cb->busy = 1;
+	barrier();
+	if (READ_ONCE(cb->head) == cb->tail && cb->page->commit)
+		kt_cbuf_next(chan, cb);
+	barrier();
+	cb->busy = 0;
+}
+
+/*
+ * Have the tail page closed by its CPU, or here when the CPU is offline
+ * and so writes nothing.  Under the channel's lock.
+ */
+static void kt_cbuf_flip_on(struct ktrace_channel *chan, struct kt_reader *r)
+{
+	unsigned long flags;
+
+	cpus_read_lock();
+	if (cpu_online(r->cpu)) {
+		smp_call_function_single(r->cpu, kt_cbuf_flip, r, 1);
+	} else {
+		local_irq_save(flags);
+		kt_cbuf_flip(r);
+		local_irq_restore(flags);
+	}
+	cpus_read_unlock();
+}
+
+/* Nothing to read: a hint, as the writer may be adding to it meanwhile. */
+static bool kt_cbuf_empty(struct kt_cbuf *cb)
+{
+	/* Acquire: pairs with the writer's release of tail. */
+	return !cb || (READ_ONCE(cb->head) == smp_load_acquire(&cb->tail) &&
+		       !READ_ONCE(READ_ONCE(cb->page)->commit));
+}
+
+/*
+ * Copy the oldest page of r's CPU out to dst; false when there is none.
+ * A page lost to a flight writer flags the next one read, with the count
+ * stored after its records as ftrace does.  Under the channel's lock.
+ */
+static bool kt_cbuf_read_page(struct kt_reader *r, struct kt_page *dst)
+{
+	struct ktrace_channel *chan = r->chan;
+	struct kt_cbuf *cb = *per_cpu_ptr(chan->cbuf, r->cpu);
+	unsigned long h, t, missed;
+	struct kt_page *src;
+	bool flipped = false;
+	unsigned int e;
+
+	if (!cb)
+		return false;
+	for (;;) {
+		h = READ_ONCE(cb->head);
+		/* Acquire: pages before tail are complete. */
+		t = smp_load_acquire(&cb->tail);
+		if (h == t) {
+			if (flipped || kt_cbuf_empty(cb))
+				return false;
+			kt_cbuf_flip_on(chan, r);
+			flipped = true;
+			continue;
+		}
+		src = cb->pages[h % cb->nr_pages];
+		kt_page_copy(dst, src, READ_ONCE(src->commit));
+		e = READ_ONCE(cb->entries[h % cb->nr_pages]);
+		/* Full barrier: the copy is done before the page is given up. */
+		if (cmpxchg(&cb->head, h, h + 1) == h)
+			break;
+	}
+	cb->read += e;
+	missed = READ_ONCE(cb->overrun) - cb->read_overrun;
+	cb->read_overrun += missed;
+	if (missed) {
+		if (dst->commit + sizeof(missed) <= KT_PAGE_DATA) {
+			memcpy(dst->data + dst->commit, &missed,
+			       sizeof(missed));
+			dst->commit |= KT_RB_MISSED_STORED;
+		}
+		dst->commit |= KT_RB_MISSED_EVENTS;
+	}
+	return true;
+}
+
+/* Whether half a page waits: a whole one, or a tail page half full. */
+static bool kt_cbuf_half(struct kt_cbuf *cb)
+{
+	return cb && (READ_ONCE(cb->head) != READ_ONCE(cb->tail) ||
+		      READ_ONCE(READ_ONCE(cb->page)->commit) >= PAGE_SIZE / 2);
+}
+
+/* Bytes a reader of this CPU would find, about (stats/cpuN). */
+static unsigned long kt_cbuf_bytes(struct kt_cbuf *cb)
+{
+	unsigned long h, t, n = 0;
+
+	if (!cb)
+		return 0;
+	h = READ_ONCE(cb->head);
+	t = READ_ONCE(cb->tail);
+	if (t - h > cb->nr_pages)
+		return 0;	/* moved under us */
+	for (; h != t; h++)
+		n += READ_ONCE(cb->pages[h % cb->nr_pages]->commit);
+	return n + READ_ONCE(READ_ONCE(cb->page)->commit);
+}
+
+/* Empty a CPU's buffer; on that CPU, interrupts off. */
+static void kt_cbuf_reset(void *arg)
+{
+	struct kt_cbuf *cb = arg;
+
+	cb->busy = 1;
+	barrier();
+	cb->page->commit = 0;
+	cb->limit = 0;
+	cb->nent = 0;
+	cb->written = 0;
+	cb->overrun = 0;
+	cb->read = 0;
+	cb->read_overrun = 0;
+	WRITE_ONCE(cb->head, cb->tail);
+	barrier();
+	cb->busy = 0;
+}
+
+/* Run fn(cb) on each CPU's buffer, on its CPU or here if offline. */
+static void kt_cbuf_each(struct ktrace_channel *chan, smp_call_func_t fn)
+{
+	unsigned long flags;
+	struct kt_cbuf *cb;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		cb = *per_cpu_ptr(chan->cbuf, cpu);
+		if (!cb)
+			continue;
+		if (cpu_online(cpu)) {
+			smp_call_function_single(cpu, fn, cb, 1);
+		} else {
+			local_irq_save(flags);
+			fn(cb);
+			local_irq_restore(flags);
+		}
+	}
+	cpus_read_unlock();
+}
+
+/*
+ * CPU hotplug: a CPU gets its buffer before it first comes up, as with
+ * the ring buffer, and keeps it when it goes down, so what it recorded
+ * can still be read.  One multi-instance state for all channels.
+ */
+static DEFINE_MUTEX(kt_cpuhp_lock);
+static int kt_cpuhp_state;
+static unsigned int kt_cpuhp_users;
+
+static int kt_cbuf_cpu_prepare(unsigned int cpu, struct hlist_node *node)
+{
+	struct ktrace_channel *chan = hlist_entry(node, struct ktrace_channel,
+						  cpuhp);
+	struct kt_cbuf *cb;
+
+	if (*per_cpu_ptr(chan->cbuf, cpu))
+		return 0;
+	cb = kt_cbuf_alloc(chan, cpu);
+	if (!cb)
+		return -ENOMEM;
+	/* The CPU is not running yet: nothing reads this before it does. */
+	*per_cpu_ptr(chan->cbuf, cpu) = cb;
+	return 0;
+}
+
+static int kt_cbuf_setup(struct ktrace_channel *chan)
+{
+	int ret;
+
+	mutex_lock(&kt_cpuhp_lock);
+	if (!kt_cpuhp_users) {
+		ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN,
+					      "ktrace/channel:prepare",
+					      kt_cbuf_cpu_prepare, NULL);
+		if (ret < 0)
+			goto out;
+		kt_cpuhp_state = ret;
+	}
+	/* Buffers for the CPUs up now come from this call. */
+	ret = cpuhp_state_add_instance(kt_cpuhp_state, &chan->cpuhp);
+	if (!ret) {
+		kt_cpuhp_users++;
+		chan->cpuhp_added = true;
+	} else if (!kt_cpuhp_users) {
+		cpuhp_remove_multi_state(kt_cpuhp_state);
+	}
+out:
+	mutex_unlock(&kt_cpuhp_lock);
+	return ret < 0 ? ret : 0;
+}
+
+/* No CPU coming up after this gets a buffer for chan. */
+static void kt_cbuf_unhook(struct ktrace_channel *chan)
+{
+	if (!chan->cpuhp_added)
+		return;
+	mutex_lock(&kt_cpuhp_lock);
+	cpuhp_state_remove_instance_nocalls(kt_cpuhp_state, &chan->cpuhp);
+	chan->cpuhp_added = false;
+	if (!--kt_cpuhp_users)
+		cpuhp_remove_multi_state(kt_cpuhp_state);
+	mutex_unlock(&kt_cpuhp_lock);
+}
+
+static void kt_cbuf_free_all(struct ktrace_channel *chan)
+{
+	int cpu;
+
+	if (!chan->cbuf)
+		return;
+	for_each_possible_cpu(cpu)
+		kt_cbuf_free(*per_cpu_ptr(chan->cbuf, cpu));
+	free_percpu(chan->cbuf);
 }
 
 /* ---- exports ---- */
@@ -431,13 +794,14 @@ void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
 {
 	void *data;
 
-	if (!chan->gbuf)
+	if (!chan->gbuf) {
 		data = kt_rb_reserve(chan, len, &w->event);
-	else
+	} else {
 		data = kt_gbuf_reserve(chan, len, w);
-	/* Every record lost while running is counted, whatever the cause. */
-	if (!data && chan->gbuf)
-		this_cpu_inc(*chan->dropped);
+		/* Every record lost while running is counted. */
+		if (!data)
+			this_cpu_inc(*chan->dropped);
+	}
 	w->rec = data;
 	w->len = len;
 	return data;
@@ -446,12 +810,13 @@ EXPORT_SYMBOL_GPL(ktrace_channel_reserve);
 
 void ktrace_channel_commit(struct ktrace_channel *chan, struct ktrace_wctx *w)
 {
+	if (!chan->gbuf) {
+		kt_rb_commit_rec(chan, w->event, w->rec, w->len);
+		return;
+	}
 	if (static_branch_unlikely(&kt_export_key))
 		kt_export_call(w->rec, w->len);
-	if (chan->gbuf)
-		kt_gbuf_commit(chan, w);
-	else
-		kt_rb_commit(chan->rb, w->event);
+	kt_gbuf_commit(chan, w);
 	kt_wake_account(chan, w->len);
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_commit);
@@ -477,7 +842,7 @@ static bool kt_chan_cpu_empty(struct ktrace_channel *chan, int cpu)
 {
 	if (chan->gbuf)
 		return kt_gbuf_empty(chan->gbuf);
-	return ring_buffer_empty_cpu(chan->rb, cpu);
+	return kt_cbuf_empty(*per_cpu_ptr(chan->cbuf, cpu));
 }
 
 static bool kt_chan_has_data(struct ktrace_channel *chan)
@@ -509,6 +874,14 @@ void kt_wake_kick(struct ktrace_channel *chan)
 		irq_work_queue(&chan->wake_work);
 }
 
+/* kt_wake_kick() for a per-CPU channel's writer, whose budget is cb's. */
+void kt_cbuf_kick(struct ktrace_channel *chan, struct kt_cbuf *cb)
+{
+	cb->budget = READ_ONCE(chan->wake_bytes);
+	if (wq_has_sleeper(&chan->wait))
+		irq_work_queue(&chan->wake_work);
+}
+
 /* Hard interrupt context, or the irq_work thread on PREEMPT_RT. */
 static void kt_wake_work_fn(struct irq_work *work)
 {
@@ -521,15 +894,13 @@ static void kt_wake_work_fn(struct irq_work *work)
 /* KT_WAKE_PERCENT of a CPU's buffer, and at least what makes a reader ready. */
 static unsigned long kt_wake_bytes(struct ktrace_channel *chan)
 {
-	unsigned long size = 0;
-	int cpu;
+	unsigned long size;
 
 	if (chan->gbuf)
 		return max_t(unsigned long, PAGE_SIZE,
 			     chan->gbuf->nr_pages * KT_PAGE_DATA / 100 *
 			     KT_WAKE_PERCENT / num_possible_cpus());
-	for_each_online_cpu(cpu)
-		size = max(size, ring_buffer_size(chan->rb, cpu));
+	size = (kt_cbuf_pages(chan->cbuf_size) - 1) * PAGE_SIZE;
 	return max_t(unsigned long, PAGE_SIZE / 2,
 		     size / 100 * KT_WAKE_PERCENT);
 }
@@ -547,16 +918,21 @@ static void kt_wake_fn(struct timer_list *t)
 
 int ktrace_channel_start(struct ktrace_channel *chan)
 {
+	struct kt_cbuf *cb;
 	int cpu;
 
 	mutex_lock(&chan->lock);
 	if (!chan->running) {
 		/* The buffer may have been resized while stopped. */
 		WRITE_ONCE(chan->wake_bytes, kt_wake_bytes(chan));
-		for_each_possible_cpu(cpu)
+		cpus_read_lock();
+		for_each_possible_cpu(cpu) {
 			*per_cpu_ptr(chan->wake_budget, cpu) = chan->wake_bytes;
-		if (chan->rb)
-			ring_buffer_record_on(chan->rb);
+			cb = chan->cbuf ? *per_cpu_ptr(chan->cbuf, cpu) : NULL;
+			if (cb)
+				WRITE_ONCE(cb->budget, chan->wake_bytes);
+		}
+		cpus_read_unlock();
 		WRITE_ONCE(chan->running, true);
 		mod_timer(&chan->wake_timer, jiffies + KT_WAKE_INTERVAL);
 	}
@@ -570,8 +946,6 @@ int ktrace_channel_stop(struct ktrace_channel *chan)
 	mutex_lock(&chan->lock);
 	if (chan->running) {
 		WRITE_ONCE(chan->running, false);
-		if (chan->rb)
-			ring_buffer_record_off(chan->rb);
 		timer_delete_sync(&chan->wake_timer);
 		/* Writers still finishing may queue it again: see kt_chan_free. */
 		irq_work_sync(&chan->wake_work);
@@ -595,9 +969,10 @@ struct dentry *ktrace_channel_dir(struct ktrace_channel *chan)
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_dir);
 
+/* The kernel's ring buffer is no channel's any more. */
 struct trace_buffer *ktrace_channel_buffer(struct ktrace_channel *chan)
 {
-	return chan->rb;
+	return NULL;
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_buffer);
 
@@ -615,6 +990,7 @@ EXPORT_SYMBOL_GPL(ktrace_channel_dropped);
 u64 ktrace_channel_overrun(struct ktrace_channel *chan)
 {
 	unsigned long flags;
+	struct kt_cbuf *cb;
 	u64 sum = 0;
 	int cpu;
 
@@ -626,8 +1002,11 @@ u64 ktrace_channel_overrun(struct ktrace_channel *chan)
 		raw_spin_unlock_irqrestore(&chan->gbuf->lock, flags);
 		return sum;
 	}
-	for_each_possible_cpu(cpu)
-		sum += ring_buffer_overrun_cpu(chan->rb, cpu);
+	for_each_possible_cpu(cpu) {
+		cb = *per_cpu_ptr(chan->cbuf, cpu);
+		if (cb)
+			sum += READ_ONCE(cb->overrun);
+	}
 	return sum;
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_overrun);
@@ -640,12 +1019,105 @@ void ktrace_channel_reset(struct ktrace_channel *chan)
 	if (chan->gbuf)
 		kt_gbuf_reset(chan->gbuf);
 	else
-		ring_buffer_reset(chan->rb);
+		kt_cbuf_each(chan, kt_cbuf_reset);
 	for_each_possible_cpu(cpu)
 		*per_cpu_ptr(chan->dropped, cpu) = 0;
 	mutex_unlock(&chan->lock);
 }
 EXPORT_SYMBOL_GPL(ktrace_channel_reset);
+
+/*
+ * Give each CPU's buffer of a stopped per-CPU channel size bytes: what
+ * the buffers held is discarded, the counters are kept.  -EBUSY while
+ * running.
+ */
+int kt_chan_resize(struct ktrace_channel *chan, unsigned long size)
+{
+	struct kt_cbuf **old, *cb;
+	unsigned long old_size;
+	int cpu, ret = 0;
+
+	if (!chan->cbuf)
+		return -EINVAL;
+	old = kcalloc(nr_cpu_ids, sizeof(*old), GFP_KERNEL);
+	if (!old)
+		return -ENOMEM;
+	mutex_lock(&chan->lock);
+	if (chan->running) {
+		ret = -EBUSY;
+		goto out;
+	}
+	cpus_read_lock();
+	old_size = chan->cbuf_size;
+	chan->cbuf_size = size;
+	for_each_possible_cpu(cpu) {
+		if (!*per_cpu_ptr(chan->cbuf, cpu))
+			continue;
+		old[cpu] = kt_cbuf_alloc(chan, cpu);
+		if (!old[cpu]) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (ret)
+		chan->cbuf_size = old_size;
+	for_each_possible_cpu(cpu) {
+		if (!old[cpu])
+			continue;
+		cb = *per_cpu_ptr(chan->cbuf, cpu);
+		if (!ret) {
+			/*
+			 * The counters go on: what is discarded counts as
+			 * read, so the new buffer holds no entries.
+			 */
+			old[cpu]->written = cb->written + cb->nent;
+			old[cpu]->overrun = cb->overrun;
+			old[cpu]->read_overrun = cb->overrun;
+			old[cpu]->read = old[cpu]->written - cb->overrun;
+			*per_cpu_ptr(chan->cbuf, cpu) = old[cpu];
+			old[cpu] = cb;
+		}
+	}
+	cpus_read_unlock();
+	/* A writer that saw the channel running just before it stopped. */
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		kt_cbuf_free(old[cpu]);
+	WRITE_ONCE(chan->wake_bytes, kt_wake_bytes(chan));
+out:
+	mutex_unlock(&chan->lock);
+	kfree(old);
+	return ret;
+}
+
+/* stats/cpuN of a per-CPU channel, in ftrace's per_cpu stats format. */
+void kt_chan_stats(struct ktrace_channel *chan, int cpu, struct seq_file *m)
+{
+	struct kt_cbuf *cb = chan->cbuf ? *per_cpu_ptr(chan->cbuf, cpu) : NULL;
+	unsigned long written = 0, overrun = 0, read = 0, rem;
+	u64 t = 0;
+
+	if (cb) {
+		overrun = READ_ONCE(cb->overrun);
+		read = READ_ONCE(cb->read);
+		written = READ_ONCE(cb->written) + READ_ONCE(cb->nent);
+		if (!kt_cbuf_empty(cb))
+			t = READ_ONCE(cb->pages[READ_ONCE(cb->head) %
+						cb->nr_pages]->time_stamp);
+	}
+	seq_printf(m, "entries: %lu\n", written - read - overrun);
+	seq_printf(m, "overrun: %lu\n", overrun);
+	seq_puts(m, "commit overrun: 0\n");
+	seq_printf(m, "bytes: %lu\n", kt_cbuf_bytes(cb));
+	rem = do_div(t, NSEC_PER_SEC);
+	seq_printf(m, "oldest event ts: %5llu.%06lu\n", t, rem / 1000);
+	t = trace_clock_local();
+	rem = do_div(t, NSEC_PER_SEC);
+	seq_printf(m, "now ts: %5llu.%06lu\n", t, rem / 1000);
+	seq_printf(m, "dropped events: %lu\n",
+		   *per_cpu_ptr(chan->dropped, cpu));
+	seq_printf(m, "read events: %lu\n", read);
+}
 
 /* ---- debugfs files ---- */
 
@@ -710,8 +1182,7 @@ static void kt_chan_free(struct kref *ref)
 	irq_work_sync(&chan->wake_work);
 	if (chan->gbuf)
 		kt_gbuf_free(chan->gbuf);
-	if (chan->rb)
-		ring_buffer_free(chan->rb);
+	kt_cbuf_free_all(chan);
 	kfree(chan->readers);
 	free_percpu(chan->wake_budget);
 	free_percpu(chan->dropped);
@@ -723,33 +1194,12 @@ static void kt_chan_put(struct ktrace_channel *chan)
 	kref_put(&chan->ref, kt_chan_free);
 }
 
-/* A traceN reader: its spare page for the ring buffer's page swap. */
+/* A traceN reader: the page it copies the oldest one into. */
 struct kt_trace_file {
 	struct kt_reader *r;
-	kt_rpage_t *spare;	/* NULL until the CPU has a buffer */
-	struct kt_page *copy;	/* global channels copy into this */
+	struct kt_page *copy;
 	unsigned long tick;	/* chan->tick at this reader's last read */
 };
-
-/*
- * The ring buffer gives a CPU its buffer when the CPU first comes online,
- * so a possible CPU that has not been online yet has none and no spare
- * page can be had for it (-ENODEV).  Its reader is still valid: it reads
- * nothing until the CPU comes up, and everything after.  Returns 0, or
- * -ENODEV while the CPU has no buffer, or -ENOMEM.
- */
-static int kt_trace_get_spare(struct kt_trace_file *tf)
-{
-	kt_rpage_t *page;
-
-	if (tf->spare)
-		return 0;
-	page = kt_rb_alloc_read_page(tf->r->chan->rb, tf->r->cpu);
-	if (IS_ERR_OR_NULL(page))
-		return page ? PTR_ERR(page) : -ENOMEM;
-	tf->spare = page;
-	return 0;
-}
 
 /*
  * Whether a blocking read or poll() goes ahead: the channel stopped, or
@@ -767,8 +1217,8 @@ static bool kt_trace_ready(struct kt_trace_file *tf)
 
 	if (!READ_ONCE(chan->running))
 		return true;
-	if (chan->rb) {
-		if (ring_buffer_bytes_cpu(chan->rb, cpu) >= PAGE_SIZE / 2)
+	if (chan->cbuf) {
+		if (kt_cbuf_half(*per_cpu_ptr(chan->cbuf, cpu)))
 			return true;
 	} else if (READ_ONCE(chan->gbuf->head) != READ_ONCE(chan->gbuf->tail)) {
 		return true;	/* a whole page */
@@ -781,40 +1231,26 @@ static int kt_trace_open(struct inode *inode, struct file *file)
 {
 	struct kt_reader *r = inode->i_private;
 	struct kt_trace_file *tf;
-	int ret = -ENOMEM;
 
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL);
 	if (!tf)
 		return -ENOMEM;
+	tf->copy = (struct kt_page *)get_zeroed_page(GFP_KERNEL);
+	if (!tf->copy) {
+		kfree(tf);
+		return -ENOMEM;
+	}
 	tf->r = r;
 	kref_get(&r->chan->ref);
-	if (r->chan->gbuf) {
-		tf->copy = (struct kt_page *)get_zeroed_page(GFP_KERNEL);
-		if (!tf->copy)
-			goto err_free;
-	} else {
-		ret = kt_trace_get_spare(tf);
-		if (ret && ret != -ENODEV)
-			goto err_free;
-	}
 	file->private_data = tf;
 	return nonseekable_open(inode, file);
-
-err_free:
-	kt_chan_put(r->chan);
-	kfree(tf);
-	return ret;
 }
 
 static int kt_trace_release(struct inode *inode, struct file *file)
 {
 	struct kt_trace_file *tf = file->private_data;
 
-	if (tf->copy)
-		free_page((unsigned long)tf->copy);
-	else if (tf->spare)
-		ring_buffer_free_read_page(tf->r->chan->rb, tf->r->cpu,
-					   tf->spare);
+	free_page((unsigned long)tf->copy);
 	kt_chan_put(tf->r->chan);
 	kfree(tf);
 	return 0;
@@ -824,21 +1260,15 @@ static int kt_trace_release(struct inode *inode, struct file *file)
 static int kt_trace_fill(struct kt_trace_file *tf, void **page)
 {
 	struct ktrace_channel *chan = tf->r->chan;
-	int ret;
+	bool ok;
 
-	if (chan->gbuf) {
-		if (!kt_gbuf_read_page(chan->gbuf, tf->copy))
-			return -EAGAIN;
-		*page = tf->copy;
-		return 0;
-	}
-	/* A CPU without a buffer has nothing to read yet. */
-	if (kt_trace_get_spare(tf))
+	if (chan->gbuf)
+		ok = kt_gbuf_read_page(chan->gbuf, tf->copy);
+	else
+		ok = kt_cbuf_read_page(tf->r, tf->copy);
+	if (!ok)
 		return -EAGAIN;
-	ret = kt_rb_read_page(chan->rb, &tf->spare, PAGE_SIZE, tf->r->cpu);
-	if (ret < 0)
-		return -EAGAIN;
-	*page = kt_rb_page_data(tf->spare);
+	*page = tf->copy;
 	return 0;
 }
 
@@ -973,15 +1403,19 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 			chan->readers[i].chan = chan;
 			chan->readers[i++].cpu = cpu;
 		}
-		chan->rb = ring_buffer_alloc(size, flags & KTRACE_FLIGHT_CHANNEL ?
-					     RB_FL_OVERWRITE : 0);
-		if (!chan->rb)
+		chan->cbuf_size = size;
+		chan->cbuf = alloc_percpu(struct kt_cbuf *);
+		if (!chan->cbuf)
 			goto err_readers;
-		/* Nothing is recorded before the first start. */
-		ring_buffer_record_off(chan->rb);
 	}
 	/* A global channel takes writes before its first start too. */
 	chan->wake_bytes = kt_wake_bytes(chan);
+	if (chan->cbuf) {
+		err = kt_cbuf_setup(chan);
+		if (err)
+			goto err_buf;
+		err = -ENOMEM;
+	}
 
 	chan->root = kt_root_get(root);
 	if (!chan->root)
@@ -1003,10 +1437,10 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 err_root:
 	kt_root_put(chan->root);
 err_buf:
+	kt_cbuf_unhook(chan);
 	if (chan->gbuf)
 		kt_gbuf_free(chan->gbuf);
-	if (chan->rb)
-		ring_buffer_free(chan->rb);
+	kt_cbuf_free_all(chan);
 err_readers:
 	kfree(chan->readers);
 err_dropped:
@@ -1023,6 +1457,12 @@ void ktrace_channel_cleanup(struct ktrace_channel *chan)
 	if (IS_ERR_OR_NULL(chan))
 		return;
 	ktrace_channel_stop(chan);
+	kt_cbuf_unhook(chan);
+	/*
+	 * Writers check running with interrupts off: once every CPU has
+	 * had them on, none is left inside a buffer.
+	 */
+	synchronize_rcu();
 	/*
 	 * Removing the files waits for operations in progress and makes
 	 * later ones fail, so no reader can touch the buffer after this.

@@ -7,26 +7,69 @@
 #ifndef KTRACE_CHANNEL_H
 #define KTRACE_CHANNEL_H
 
+#include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/irq_work.h>
+#include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/ring_buffer.h>
 #include <linux/timer.h>
+#include <linux/trace_clock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
 #include "compat.h"
 #include "ktrace.h"
+#include "ktrace-page.h"
 
 struct kt_root;
 struct kt_gbuf;
 struct kt_reader;
+
+/* A buffer page, ftrace's: time stamp, then commit (a local_t there). */
+struct kt_page {
+	u64 time_stamp;
+	long commit;
+	unsigned char data[];
+};
+
+#define KT_PAGE_DATA	(PAGE_SIZE - offsetof(struct kt_page, data))
+
+/*
+ * One CPU's buffer of a per-CPU channel: a ring of pages only that CPU
+ * writes, with its interrupts off, and readers on any CPU consume whole
+ * pages of.  Page counters run on (page i is pages[i % nr_pages]): pages
+ * in [head, tail) are complete, tail is the one being written.  See
+ * "Per-CPU buffers" in ktrace-channel.c and kernel/README.md.
+ */
+struct kt_cbuf {
+	/* The writer's, on its CPU with interrupts off. */
+	struct kt_page *page;	/* pages[tail % nr_pages] */
+	u32 limit;		/* KT_PAGE_DATA, or 0 for a fresh page */
+	u32 busy;		/* a write is between reserve and commit */
+	unsigned long irqflags;	/* the writer's, for its commit */
+	u64 last_ts;
+	long budget;		/* bytes left before the next wake kick */
+	unsigned long nent;	/* records in the tail page */
+	unsigned long tail;	/* published with release: pages begun */
+	unsigned long written;	/* records in pages before tail */
+	unsigned long overrun;	/* records overwritten (flight) */
+	/* head moves on by cmpxchg: a reader's or a flight writer's. */
+	unsigned long head ____cacheline_aligned_in_smp;
+	/* The readers', under the channel's lock. */
+	unsigned long read;	/* records read */
+	unsigned long read_overrun;	/* overrun told in pages read */
+	unsigned int nr_pages;
+	int cpu;
+	unsigned int *entries;	/* records in each complete page */
+	struct kt_page *pages[];
+};
 
 /* A channel; see ktrace-channel.c. */
 struct ktrace_channel {
@@ -39,13 +82,16 @@ struct ktrace_channel {
 	struct kt_root *root;
 	struct dentry *dir;
 	bool own_dir;
-	struct trace_buffer *rb;
-	struct kt_gbuf *gbuf;
+	struct kt_cbuf * __percpu *cbuf;	/* per-CPU channels */
+	unsigned long cbuf_size;	/* bytes per CPU, for CPUs coming up */
+	struct hlist_node cpuhp;	/* allocates a CPU's buffer on bring-up */
+	bool cpuhp_added;
+	struct kt_gbuf *gbuf;		/* global channels */
 	unsigned long __percpu *dropped;
 	wait_queue_head_t wait;
 	struct timer_list wake_timer;
 	unsigned long tick;	/* wake_timer's runs: they pace blocked readers */
-	long __percpu *wake_budget;	/* bytes left before a CPU's next kick */
+	long __percpu *wake_budget;	/* a global channel's, per CPU */
 	unsigned long wake_bytes;	/* a kick every so many, set at start */
 	struct irq_work wake_work;	/* wakes the readers after a kick */
 	int nr_readers;
@@ -53,13 +99,12 @@ struct ktrace_channel {
 };
 
 void kt_wake_kick(struct ktrace_channel *chan);
+void kt_cbuf_kick(struct ktrace_channel *chan, struct kt_cbuf *cb);
 
 /*
- * After a commit of len bytes: when this CPU has committed wake_bytes
- * since its last kick, kick (see kt_wake_kick()).  The wake timer alone
- * let a flood fill the buffer between its ticks.  Counting down to zero
- * costs the probes 5 instructions a record (a per-CPU xadd and a sign
- * test), counting up to wake_bytes 7.
+ * After a commit of len bytes to a global channel: when this CPU has
+ * committed wake_bytes since its last kick, kick (see kt_wake_kick()).
+ * The wake timer alone let a flood fill the buffer between its ticks.
  */
 static __always_inline void kt_wake_account(struct ktrace_channel *chan,
 					    u32 len)
@@ -68,34 +113,94 @@ static __always_inline void kt_wake_account(struct ktrace_channel *chan,
 		kt_wake_kick(chan);
 }
 
+/* Bytes a record of len bytes takes in a page, header included. */
+static __always_inline u32 kt_event_size(u32 len)
+{
+	if (!len)
+		len = 1;
+	if (len > KT_RB_MAX_SMALL)
+		len += sizeof(u32);
+	return ALIGN(len + KT_RB_HDR_SIZE, 4);
+}
+
 /*
- * The per-CPU case of ktrace_channel_reserve(), inline so the event
- * engine's probes pay no calls of ours around the ring buffer's.
+ * Write the header of a record of len bytes (size from kt_event_size())
+ * at the end of page with time delta (less than 2^27) and return where
+ * its data goes.  The caller adds size to the page's commit.
+ */
+static __always_inline void *kt_page_put(struct kt_page *page, u32 len,
+					 u32 size, u32 delta)
+{
+	u32 *hdr = (u32 *)(page->data + page->commit);
+
+	/* The padding of the last word is part of the record: clean it. */
+	if (len & 3 || !len)
+		hdr[size / 4 - 1] = 0;
+	if (len > KT_RB_MAX_SMALL || !len) {
+		hdr[0] = delta << 5;
+		hdr[1] = size - KT_RB_HDR_SIZE;
+		return hdr + 2;
+	}
+	hdr[0] = (size - KT_RB_HDR_SIZE) / 4 | delta << 5;
+	return hdr + 1;
+}
+
+void *kt_cbuf_reserve_slow(struct ktrace_channel *chan, struct kt_cbuf *cb,
+			   u64 ts, u32 len, u32 size);
+
+/*
+ * Reserve len bytes in this CPU's buffer of a per-CPU channel, inline so
+ * the engine's probes pay no call of ours on the way.  Interrupts stay
+ * off until kt_rb_commit_rec(): nothing else writes this CPU's buffer
+ * meanwhile but an NMI, which finds busy set and drops its record.  The
+ * fast path: a record that fits the tail page within 2^27 ns of the
+ * last.  *evp gets the record's header (for ktrace_wctx.event).
  */
 static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 					   u32 len,
 					   struct ring_buffer_event **evp)
 {
-	struct ring_buffer_event *ev;
+	u32 size = kt_event_size(len);
+	struct kt_cbuf *cb;
+	unsigned long flags;
+	struct kt_page *page;
+	void *data;
+	u64 ts;
 
-	if (!READ_ONCE(chan->running))
-		return NULL;
-	ev = ring_buffer_lock_reserve(chan->rb, len);
-	if (unlikely(!ev)) {
-		/* Every record lost while running is counted. */
-		this_cpu_inc(*chan->dropped);
-		return NULL;
+	local_irq_save(flags);
+	cb = this_cpu_read(*chan->cbuf);
+	if (unlikely(!READ_ONCE(chan->running)))
+		goto out;
+	if (unlikely(!cb || cb->busy))
+		goto drop;
+	cb->busy = 1;
+	barrier();		/* busy before the rest, for an NMI */
+	cb->irqflags = flags;
+	ts = trace_clock_local();
+	page = cb->page;
+	if (unlikely(page->commit + size > cb->limit ||
+		     ts - cb->last_ts >= (1ULL << KT_RB_DELTA_BITS))) {
+		data = kt_cbuf_reserve_slow(chan, cb, ts, len, size);
+		if (unlikely(!data))
+			goto unbusy;
+	} else {
+		data = kt_page_put(page, len, size, ts - cb->last_ts);
+		page->commit += size;
+		cb->last_ts = ts;
+		cb->nent++;
 	}
-	*evp = ev;
-	/*
-	 * ring_buffer_event_data(), inline: the reserved event may begin
-	 * with an 8-byte time extend or absolute time stamp; a small
-	 * record's data follows its header word, a large one's the length
-	 * word after it.
-	 */
-	if (unlikely(ev->type_len >= RINGBUF_TYPE_TIME_EXTEND))
-		ev = (void *)ev + 8;
-	return ev->type_len ? (void *)&ev->array[0] : (void *)&ev->array[1];
+	*evp = data;
+	return data;
+
+unbusy:
+	barrier();
+	cb->busy = 0;
+drop:
+	/* Every record lost while running is counted. */
+	this_cpu_inc(*chan->dropped);
+out:
+	local_irq_restore(flags);
+	return NULL;
 }
 
 /* ---- exports ---- */
@@ -105,20 +210,37 @@ DECLARE_STATIC_KEY_FALSE(kt_export_key);
 void kt_export_call(const void *rec, u32 len);
 
 /*
- * Commit a per-CPU record of len bytes at rec, exporting it first.  The
- * probes keep only the event pointer on their stack, not a whole
- * ktrace_wctx: the kernel's stack auto-initialization zeroes every
- * local, and each word costs a store per event.
+ * Commit a per-CPU record of len bytes at rec, exporting it first, and
+ * give the writer's interrupts back.  The probes keep only the event
+ * pointer on their stack, not a whole ktrace_wctx: the kernel's stack
+ * auto-initialization zeroes every local, and each word costs a store
+ * per event.
  */
 static __always_inline void kt_rb_commit_rec(struct ktrace_channel *chan,
 					     struct ring_buffer_event *ev,
 					     const void *rec, u32 len)
 {
+	struct kt_cbuf *cb = this_cpu_read(*chan->cbuf);
+	unsigned long flags = cb->irqflags;
+
 	if (static_branch_unlikely(&kt_export_key))
 		kt_export_call(rec, len);
-	kt_rb_commit(chan->rb, ev);
-	kt_wake_account(chan, len);
+	cb->budget -= len;
+	if (unlikely(cb->budget < 0))
+		kt_cbuf_kick(chan, cb);
+	barrier();		/* the record and irqflags before busy */
+	cb->busy = 0;
+	local_irq_restore(flags);
 }
+
+/* ---- the engine's buffer files ---- */
+
+struct seq_file;
+
+/* buffer_size_kb: a stopped per-CPU channel's buffers, emptied. */
+int kt_chan_resize(struct ktrace_channel *chan, unsigned long size);
+/* stats/cpuN: ftrace's per_cpu stats of one CPU's buffer. */
+void kt_chan_stats(struct ktrace_channel *chan, int cpu, struct seq_file *m);
 
 /* ---- control files ---- */
 

@@ -166,13 +166,15 @@ static __always_inline unsigned char kt_ctx_flags(void)
 }
 
 /*
- * Reserve a record and fill the common header.  The ring buffer's own
- * recursion protection rejects a probe that fires inside another one on
- * the same context; such records are counted as dropped.
+ * Reserve a record and fill the common header.  The context's flags are
+ * read first: the reserve turns interrupts off.  A probe that fires
+ * inside another one's write on the same CPU (an NMI's) finds the buffer
+ * busy; such records are counted as dropped.
  */
 static __always_inline void *kt_rec_begin(struct ring_buffer_event **evp,
 					  int idx, u32 size)
 {
+	unsigned char flags = kt_ctx_flags();
 	struct kt_common *c;
 	unsigned int pc;
 
@@ -180,7 +182,7 @@ static __always_inline void *kt_rec_begin(struct ring_buffer_event **evp,
 	if (unlikely(!c))
 		return NULL;
 	c->type = kt_ids[idx];
-	c->flags = kt_ctx_flags();
+	c->flags = flags;
 	/* Leave out the level the tracepoint itself added, as ftrace does. */
 	pc = preempt_count() & 0xff;
 	c->preempt_count = pc ? pc - 1 : 0;
@@ -526,7 +528,7 @@ int kt_events_init(struct ktrace_channel *chan, struct dentry *dir)
 	int i;
 
 	/* The probes write with the per-CPU fast path. */
-	if (WARN_ON(!chan->rb))
+	if (WARN_ON(chan->gbuf))
 		return -EINVAL;
 	kt_chan = chan;
 	for_each_kernel_tracepoint(kt_find_tp, NULL);

@@ -11,7 +11,6 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/ring_buffer.h>
 #include <linux/seq_file.h>
 #include <linux/trace_clock.h>
 
@@ -75,8 +74,7 @@ static int kt_bufsize_set(void *data, u64 kb)
 		return -EINVAL;
 	if (ktrace_channel_running(kt_engine))
 		return -EBUSY;
-	ret = ring_buffer_resize(ktrace_channel_buffer(kt_engine), kb << 10,
-				 RING_BUFFER_ALL_CPUS);
+	ret = kt_chan_resize(kt_engine, kb << 10);
 	if (ret < 0)
 		return ret;
 	WRITE_ONCE(buf_kb, kb);
@@ -106,26 +104,7 @@ static int kt_info_show(struct seq_file *m, void *v)
 
 static int kt_stats_show(struct seq_file *m, void *v)
 {
-	struct trace_buffer *rb = ktrace_channel_buffer(kt_engine);
-	int cpu = (long)m->private;
-	u64 t;
-	unsigned long rem;
-
-	seq_printf(m, "entries: %lu\n", ring_buffer_entries_cpu(rb, cpu));
-	seq_printf(m, "overrun: %lu\n", ring_buffer_overrun_cpu(rb, cpu));
-	seq_printf(m, "commit overrun: %lu\n",
-		   ring_buffer_commit_overrun_cpu(rb, cpu));
-	seq_printf(m, "bytes: %lu\n", ring_buffer_bytes_cpu(rb, cpu));
-	t = ring_buffer_oldest_event_ts(rb, cpu);
-	rem = do_div(t, NSEC_PER_SEC);
-	seq_printf(m, "oldest event ts: %5llu.%06lu\n", t, rem / 1000);
-	t = trace_clock_local();
-	rem = do_div(t, NSEC_PER_SEC);
-	seq_printf(m, "now ts: %5llu.%06lu\n", t, rem / 1000);
-	seq_printf(m, "dropped events: %lu\n",
-		   ring_buffer_dropped_events_cpu(rb, cpu));
-	seq_printf(m, "read events: %lu\n",
-		   ring_buffer_read_events_cpu(rb, cpu));
+	kt_chan_stats(kt_engine, (long)m->private, m);
 	return 0;
 }
 

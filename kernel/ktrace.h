@@ -46,7 +46,8 @@ void ktrace_channel_cleanup(struct ktrace_channel *chan);
  * Reserve len bytes for one record; NULL when the channel is stopped or
  * the record cannot be stored (counted in "dropped" while running).
  * Every non-NULL reserve must be followed by ktrace_channel_commit() in
- * the same context.  Never sleeps; callable from any context.
+ * the same context; interrupts stay off in between.  Never sleeps;
+ * callable from any context.
  */
 void *ktrace_channel_reserve(struct ktrace_channel *chan, u32 len,
 			     struct ktrace_wctx *w);
@@ -63,7 +64,7 @@ u64 ktrace_channel_dropped(struct ktrace_channel *chan);
 u64 ktrace_channel_overrun(struct ktrace_channel *chan);
 /* Discard every stored record and zero the counters. */
 void ktrace_channel_reset(struct ktrace_channel *chan);
-/* The per-CPU channel's ring buffer (NULL for a global channel). */
+/* NULL: channels write buffers of their own, not the kernel's ring buffer. */
 struct trace_buffer *ktrace_channel_buffer(struct ktrace_channel *chan);
 
 /*

@@ -23,9 +23,12 @@
 #   pinned pid, numbered sample events), records + dropped or overrun
 #   must add up to them.  run.sh boots with one CPU more than it brings
 #   up (qemu -smp 3, kernel maxcpus=2), so cpu2 is possible but has never
-#   been online when ktrace.ko is loaded: the ring buffer has no buffer
-#   for it yet.  Its trace2 must open anyway, and a reader that opened
-#   it before the CPU's first start must get what it records after.
+#   been online when ktrace.ko is loaded: it has no buffer yet.  Its
+#   trace2 must open anyway, and a reader that opened it before the
+#   CPU's first start must get what it records after.
+# - Writers in every context (the stress module, tests/vm/stress):
+#   hard and soft interrupts and NMIs writing while tasks flood, the
+#   engine and channels of both modes; every count exact.
 HP=/sys/devices/system/cpu
 K=${K:-/ktrace}
 # run.sh passes KT_VM_CYCLES as the kernel parameter kt_cycles.
@@ -77,7 +80,9 @@ CYCLE_EVENTS="syscall_entry syscall_exit sched_schedule process_fork
 # lockup instead.
 KEYS="$T/instances/ktrace-vm-keys0 $T/instances/ktrace-vm-keys1"
 KEY_EVENTS="raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch
-	task/task_newtask sched/sched_process_exec sched/sched_process_exit"
+	task/task_newtask sched/sched_process_exec sched/sched_process_exit
+	timer/timer_start irq/softirq_entry irq/softirq_exit
+	irq/irq_handler_entry irq/irq_handler_exit"
 
 keys_on() {
 	for k in $KEYS; do
@@ -364,6 +369,134 @@ test_hotplug_stream() {
 	done
 }
 
+# ---- writers in every context ----
+
+# The stress module (tests/vm/stress): its hrtimer, irq_work and
+# timer_list write its channel from hard and soft interrupts, and the
+# hrtimer arms the timer_list, which the engine's timer_set records in
+# the hard interrupt, while tasks on every CPU write too; NMIs sent from
+# inside writes (an export) and outside them write as well.  An interrupt
+# that comes while a probe writes is held off until the commit; a record
+# from it must neither be lost uncounted nor break the page it lands on.
+X=/sys/kernel/debug/ktrace_stress/stress
+
+# online_cpus: the CPUs online now.
+online_cpus() {
+	for c in $(seq 0 $((NCPU - 1))); do
+		[ "$(cat $HP/cpu$c/online 2>/dev/null || echo 1)" = 1 ] && echo "$c"
+	done
+}
+
+# The engine records syscalls, timer_set, softirqs and irqs while the
+# stress timers fire, NMIs come in the middle of writes, and a getppid
+# flood runs on every CPU: every getppid and every arming of the stress
+# timer_list is there, nothing is dropped, every page is intact; the
+# stress channel's records and drops (NMIs that found it busy) add up to
+# what it wrote.
+test_stress_engine() {
+	rmmod ktrace_stress 2>/dev/null
+	rmmod ktrace 2>/dev/null
+	insmod /ktrace.ko || return 1
+	insmod /ktrace_stress.ko period_us=200 || return 1
+	for e in syscall_entry syscall_exit timer_set softirq_entry \
+		softirq_exit irq_entry irq_exit; do
+		echo 1 >$D/events/$e/enable || fail "enable $e" || return 1
+	done
+	# The stress channel runs first and stops last: every engine record
+	# may send an NMI that writes to it (see the module).
+	echo start >$X/state
+	echo 1 >$D/enabled
+	echo start >$D/state
+	echo 1 >$X/timers
+	for c in $(online_cpus); do
+		taskset -c "$c" /ktvm getppid 5000 >/tmp/sp$c &
+	done
+	wait
+	echo 0 >$X/timers
+	echo stop >$D/state
+	echo stop >$X/state
+	echo 0 >$D/enabled
+	fn=$(cat $X/timer_fn)
+	set -- -m "timer_set:function=$fn"
+	for c in $(online_cpus); do
+		set -- "$@" -m "syscall_entry:common_pid=$(cat /tmp/sp$c),nr=$GETPPID_NR"
+	done
+	/ktvm read -f $D/events "$@" $D >/tmp/r || return 1
+	cat /tmp/r
+	armed=$(cat $X/armed)
+	expect "bad pages" "$(val bad /tmp/r)" 0 &&
+	expect "timestamps going back" "$(val ts_back /tmp/r)" 0 &&
+	expect dropped "$(cat $D/dropped)" 0 || return 1
+	for c in $(online_cpus); do
+		expect "getppid entries on cpu$c" \
+			"$(matched "syscall_entry:common_pid=$(cat /tmp/sp$c),nr=$GETPPID_NR")" \
+			5000 || return 1
+	done
+	[ "$armed" -gt 0 ] || fail "the stress timer_list was never armed" || return 1
+	expect "timer_set of the stress timer_list" \
+		"$(matched "timer_set:function=$fn")" "$armed" || return 1
+	/ktvm read -s $X >/tmp/r || return 1
+	cat /tmp/r
+	intact || return 1
+	echo "KT: # stress engine: timer_set $armed; stress channel: fired" \
+		"$(cat $X/fired) nmis $(cat $X/nmis) dropped $(cat $X/dropped)" \
+		>/dev/console
+	[ "$(cat $X/nmis)" -gt 0 ] || fail "no NMI came" || return 1
+	expect "stress records + dropped" \
+		"$(($(val records /tmp/r) + $(cat $X/dropped)))" "$(cat $X/fired)" &&
+	rmmod ktrace_stress &&
+	rmmod ktrace
+}
+
+# stress_fill FLAGS: a stress channel of 4 pages per CPU, its timers and
+# 500000 records from a kthread on every CPU, drained by a reader all along
+# (a flight writer takes pages from under it); sets got, fired,
+# dropped, overrun.
+stress_fill() {
+	rmmod ktrace_stress 2>/dev/null
+	grep -q '^ktrace ' /proc/modules || insmod /ktrace.ko || return 1
+	insmod /ktrace_stress.ko flags="$1" buf_nr=4 period_us=200 || return 1
+	echo start >$X/state
+	echo 1 >$X/timers
+	echo 500000 >$X/flood &
+	flooder=$!
+	got=0
+	while kill -0 $flooder 2>/dev/null; do
+		/ktvm read -s $X >/tmp/r || return 1
+		intact || return 1
+		got=$((got + $(val records /tmp/r)))
+	done
+	wait
+	echo 0 >$X/timers
+	echo stop >$X/state
+	/ktvm read -s $X >/tmp/r || return 1
+	intact || return 1
+	got=$((got + $(val records /tmp/r)))
+	fired=$(cat $X/fired)
+	dropped=$(cat $X/dropped)
+	overrun=$(cat $X/overrun 2>/dev/null || echo 0)
+	nmis=$(cat $X/nmis)
+	# On the console too: what the stress came to, in every boot's log.
+	echo "got $got fired $fired dropped $dropped overrun $overrun nmis $nmis"
+	echo "KT: # stress flags=$1: got $got fired $fired dropped $dropped" \
+		"overrun $overrun nmis $nmis" >/dev/console
+	rmmod ktrace_stress
+}
+
+test_stress_drop() {
+	stress_fill 0 || return 1
+	[ "$dropped" -gt 0 ] || fail "4 pages took $fired records without a drop" || return 1
+	expect "records + dropped" "$((got + dropped))" "$fired"
+}
+
+test_stress_flight() {
+	stress_fill 2 || return 1
+	[ "$overrun" -gt 0 ] || fail "4 pages took $fired records without an overrun" || return 1
+	# Only NMIs that came inside a write of this channel are dropped.
+	[ "$dropped" -le "$nmis" ] || fail "more dropped than NMIs" || return 1
+	expect "records + overrun + dropped" "$((got + overrun + dropped))" "$fired"
+}
+
 echo "KT: # reliability (tests/vm/guest-reliab.sh), cpus online $(cat $HP/online)${NEWCPU:+, cpu$NEWCPU never yet}"
 t "hold the tracepoints of these tests in two ftrace instances" keys_on
 t "$CYCLES load/unload cycles with events firing under load; the last load records exactly" test_cycles
@@ -378,4 +511,10 @@ t "hotplug: ktrace record of ktrace.ko and ftrace across cpu1 offline/online: ev
 [ -z "$NEWCPU" ] ||
 	t "hotplug: ktrace stream while cpu$NEWCPU starts for the first time: every getppid" \
 		with_cpus test_hotplug_stream
+t "stress: the engine under interrupts and NMIs that write during a getppid flood on every CPU: every getppid and timer_set, none dropped" \
+	test_stress_engine
+t "stress: drop channel, writers in hard and soft interrupts and tasks, a reader all along: records + dropped = written" \
+	test_stress_drop
+t "stress: flight channel, the same: records + overrun + dropped (NMIs inside a write) = written" \
+	test_stress_flight
 keys_off

@@ -47,13 +47,18 @@ vm_build_helpers() {
 }
 
 # vm_build_modules DIR KDIR: build a private copy of kernel/ in DIR/src,
-# so builds for different kernels never share objects.  Log: DIR/build.log.
+# so builds for different kernels never share objects, and the stress
+# module (tests/vm/stress) in DIR/src/stress.  Log: DIR/build.log.
 vm_build_modules() {
 	local w=$1 kdir=$2
 	rm -rf "$w/src"
 	mkdir -p "$w/src"
 	cp -r "$top/kernel/." "$w/src/"
-	make -C "$kdir" M="$w/src" modules >"$w/build.log" 2>&1
+	cp -r "$top/tests/vm/stress" "$w/src/stress"
+	make -C "$kdir" M="$w/src" modules >"$w/build.log" 2>&1 &&
+	make -C "$kdir" M="$w/src/stress" \
+		KBUILD_EXTRA_SYMBOLS="$w/src/Module.symvers" modules \
+		>>"$w/build.log" 2>&1
 }
 
 # vm_pack DIR GUEST_SCRIPT: DIR/initramfs.cpio.gz with busybox, ktvm,
@@ -66,7 +71,8 @@ vm_pack() {
 	cp "$out/ktvm" "$r/"
 	vm_pack_ktrace "$r"
 	cp "$guest" "$r/guest.sh"
-	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" "$r/"
+	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" \
+		"$w/src/stress/ktrace_stress.ko" "$r/"
 	cp "$top/tests/vm/guest-process.sh" "$w/src/samples/ktrace_export_sample.ko" \
 		"$w/src/samples/ktrace_event_sample.ko" "$r/"
 	# Without their debug info (1.7 MB of ktrace.ko's 1.8) the modules
