@@ -541,6 +541,22 @@ static const char *comm_of(struct kt_sqldb *db, int pid, int *len)
 	return c->s;
 }
 
+/*
+ * Begin a row of t with the columns every record's table starts with:
+ * ts, cpu, pid, comm.  Returns the row's first parameter.
+ */
+static int row_common(struct table *t, sqlite3_stmt *st, const struct kt_event *ev,
+		      int pid, const char *comm, int clen)
+{
+	int b = row_begin(t);
+
+	row_int(t, st, b, (long long)ev->record->ts);
+	row_int(t, st, b + 1, ev->cpu);
+	row_int(t, st, b + 2, pid);
+	row_name(t, st, b + 3, comm, clen);
+	return b;
+}
+
 static int load_record(const struct kt_event *ev, void *arg)
 {
 	struct pass *p = arg;
@@ -595,12 +611,8 @@ static int load_record(const struct kt_event *ev, void *arg)
 	if (p->events) {
 		struct table *e = p->events;
 		sqlite3_stmt *st = e->batch ? e->batch : e->ins;
-		int b = row_begin(e);
+		int b = row_common(e, st, ev, pid, comm, clen);
 
-		row_int(e, st, b, (long long)rec->ts);
-		row_int(e, st, b + 1, ev->cpu);
-		row_int(e, st, b + 2, pid);
-		row_name(e, st, b + 3, comm, clen);
 		row_name(e, st, b + 4, ev->event->system, -1);
 		row_name(e, st, b + 5, ev->event->name, -1);
 		ret = row_end(db, e);
@@ -619,12 +631,8 @@ static int load_record(const struct kt_event *ev, void *arg)
 		return 0;
 	{
 		sqlite3_stmt *st = t->batch ? t->batch : t->ins;
-		int b = row_begin(t);
+		int b = row_common(t, st, ev, pid, comm, clen);
 
-		row_int(t, st, b, (long long)rec->ts);
-		row_int(t, st, b + 1, ev->cpu);
-		row_int(t, st, b + 2, pid);
-		row_name(t, st, b + 3, comm, clen);
 		for (i = 4; i < t->ncols; i++)
 			bind_col(db, t, st, b + i, &t->cols[i], rec);
 	}
