@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,8 +241,19 @@ bool kt_livebuf_mapped(const struct kt_livebuf *lb)
 	return lb->data != NULL;
 }
 
+/*
+ * A CPU that was never online has no ring buffer, and poll() on its file
+ * answers POLLERR at once, every time: a caller polling it would spin,
+ * and under syscall events count its own spinning (top on a VM with a
+ * possible CPU never brought up: 60k+ events/s of its own).  So such a
+ * buffer gives no fd to poll; callers still drain it every round.
+ */
 int kt_livebuf_fd(const struct kt_livebuf *lb)
 {
+	struct pollfd p = { .fd = lb->fd, .events = POLLIN };
+
+	if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLNVAL)))
+		return -1;
 	return lb->fd;
 }
 

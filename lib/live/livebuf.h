@@ -36,7 +36,8 @@ void kt_livebuf_close(struct kt_livebuf *lb);
 bool kt_livebuf_mapped(const struct kt_livebuf *lb);
 /*
  * The file to poll() for POLLIN: ready once the buffer is as full as the
- * instance's buffer_percent says.
+ * instance's buffer_percent says; -1 (poll() skips it) for a CPU with no
+ * ring buffer, which must be drained on a timeout instead.
  */
 int kt_livebuf_fd(const struct kt_livebuf *lb);
 
