@@ -513,6 +513,102 @@ test_cli_top() {
 	expect "syscall_entry after top" "$(cat $D/events/syscall_entry/enable)" 0
 }
 
+# A module that is already running (another recording's) is refused by
+# top, stream and record, in one line each, and left running as found.
+test_cli_module_busy() {
+	echo 1 >$D/events/syscall_entry/enable
+	echo 1 >$D/enabled
+	echo start >$D/state
+	rc=0
+	for cmd in "top --batch -n 2 -d 0.1 -e ktrace:syscall_entry" \
+		"stream -e ktrace:syscall_entry -- /ktvm getppid 1" \
+		"record -o $CLI/busy.dat -e ktrace:syscall_entry -- /ktvm getppid 1"; do
+		# shellcheck disable=SC2086
+		if $K $cmd >/tmp/bout 2>/tmp/err; then
+			fail "$cmd took a running module"
+			rc=1
+			continue
+		fi
+		cat /tmp/err
+		cmd=${cmd%% *}
+		expect "$cmd's error lines" "$(wc -l </tmp/err)" 1 || rc=1
+		grep -q 'already running' /tmp/err || fail "$cmd: $(cat /tmp/err)" || rc=1
+		expect "state after $cmd" "$(cat $D/state)" running || rc=1
+		expect "enabled after $cmd" "$(cat $D/enabled)" 1 || rc=1
+		expect "syscall_entry after $cmd" "$(cat $D/events/syscall_entry/enable)" 1 || rc=1
+	done
+	[ ! -e $CLI/busy.dat ] || fail "record left $CLI/busy.dat" || rc=1
+	echo stop >$D/state
+	echo 0 >$D/enabled
+	echo 0 >$D/events/syscall_entry/enable
+	return $rc
+}
+
+# A real loss: the reader stopped (SIGSTOP) while the command makes
+# 100000 getppid calls into a 64 KB buffer a CPU.  stream's summary and
+# top's loss line count what the module dropped, and what was shown
+# plus what was lost covers every call: nothing vanishes unsaid.
+test_cli_module_loss() {
+	buf0=$(cat $D/buffer_size_kb)
+	rm -f /tmp/go
+	$K stream -b 64 -e ktrace:syscall_entry -F -- \
+		/bin/sh -c ': >/tmp/go; sleep 1; exec /ktvm getppid 100000' >/tmp/sout 2>/tmp/err &
+	sp=$!
+	# Stopped once the command runs, which sleeps a second first.
+	i=0
+	while [ ! -e /tmp/go ] && [ $i -lt 400 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -STOP $sp
+	sleep 3
+	kill -CONT $sp
+	wait $sp
+	expect "stream's status" "$?" 0 || { cat /tmp/err; return 1; }
+	cat /tmp/err
+	n=$(grep -c ' syscall_entry: *nr=110 ' /tmp/sout)
+	lost=$(sed -n 's/.* \([0-9][0-9]*\)+* lost.*/\1/p' /tmp/err | tail -1)
+	echo "# stream: $n getppid lines, ${lost:-no} lost"
+	[ "${lost:-0}" -gt 0 ] || fail "stream's summary shows no loss: $(cat /tmp/err)" || return 1
+	[ "$n" -lt 100000 ] || fail "all 100000 lines with $lost lost" || return 1
+	[ $((n + lost)) -ge 100000 ] ||
+		fail "$n lines + $lost lost < 100000 calls: a silent loss" || return 1
+	expect "state after stream" "$(cat $D/state)" stopped || return 1
+	expect "buffer_size_kb after stream -b 64" "$(cat $D/buffer_size_kb)" "$buf0" || return 1
+
+	echo 64 >$D/buffer_size_kb
+	$K top --batch -n 30 -d 0.2 -e ktrace:syscall_entry >/tmp/top.out 2>/tmp/top.err &
+	tp=$!
+	# Stopped once it has started the module (its output is buffered).
+	i=0
+	while [ "$(cat $D/state)" != running ] && [ $i -lt 1000 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -STOP $tp
+	expect "state under top" "$(cat $D/state)" running || { kill -CONT $tp; wait $tp; return 1; }
+	/ktvm getppid 100000 >/dev/null
+	kill -CONT $tp
+	wait $tp
+	trc=$?
+	echo "$buf0" >$D/buffer_size_kb
+	expect "top's status" "$trc" 0 || { cat /tmp/top.err; return 1; }
+	n=$(top_total ktrace:syscall_entry)
+	dropped=$(awk '$1 == "rate" { for (i = 1; i < NF; i++) if ($i == "dropped") d = $(i + 1) } END { print d + 0 }' /tmp/top.out)
+	grep '^rate' /tmp/top.out | tail -1
+	echo "# top: $n syscall_entry counted, $dropped dropped"
+	[ "$dropped" -gt 0 ] || fail "top's loss line shows nothing dropped" || return 1
+	[ $((n + dropped)) -ge 100000 ] ||
+		fail "$n counted + $dropped dropped < 100000 calls: a silent loss" || return 1
+	# Its own syscalls are traced too, a few per wake-up: not 10^5 more
+	# (a poll() that answers at once, on a CPU with no buffer, spins).
+	[ $((n + dropped)) -lt 120000 ] ||
+		fail "$n counted + $dropped dropped for 100000 calls: top counts itself spinning" || return 1
+	expect "state after top" "$(cat $D/state)" stopped &&
+	expect "enabled after top" "$(cat $D/enabled)" 0 &&
+	expect "buffer_size_kb put back" "$(cat $D/buffer_size_kb)" "$buf0"
+}
+
 echo "KT: # ktrace CLI on ktrace.ko"
 t "cli: load for the CLI tests" cli_load
 t "cli: ktrace list 'ktrace:*', bare classic names, --backend, --fields, functions" test_cli_list
@@ -530,4 +626,6 @@ t "cli: 100 loads and unloads of a module while its event is recorded and its fi
 t "cli: an event its module left registered is taken away as it goes" test_cli_modevent_leak
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too" test_cli_top
+t "cli: top, stream and record refuse a module that is already running, and leave it running" test_cli_module_busy
+t "cli: a stopped reader's loss is counted by stream and top: shown + lost covers every call" test_cli_module_loss
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module
