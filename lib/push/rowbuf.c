@@ -40,12 +40,19 @@ void kt_rowbuf_add(struct kt_rowbuf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-/* x86 and arm64 are little-endian, as RowBinary: a copy. */
+/* RowBinary is little-endian: a copy on x86 and arm64. */
 void kt_rowbuf_u64(struct kt_rowbuf *b, uint64_t v)
 {
 	unsigned char le[8];
 	int i;
 
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		if (grow(b, 8)) {
+			memcpy(b->p + b->len, &v, 8);
+			b->len += 8;
+		}
+		return;
+	}
 	for (i = 0; i < 8; i++)
 		le[i] = (unsigned char)(v >> (8 * i));
 	kt_rowbuf_add(b, le, 8);
@@ -56,9 +63,9 @@ void kt_rowbuf_i64(struct kt_rowbuf *b, int64_t v)
 	kt_rowbuf_u64(b, (uint64_t)v);
 }
 
-void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
+/* RowBinary's length of a string or an array: LEB128, then n bytes of room. */
+static bool put_len(struct kt_rowbuf *b, size_t v, size_t n)
 {
-	size_t n = strlen(s), v = n;
 	unsigned char len[10];
 	int k = 0;
 
@@ -70,10 +77,30 @@ void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
 		k++;
 	} while (v);
 	if (!grow(b, (size_t)k + n))
-		return;
+		return false;
 	memcpy(b->p + b->len, len, (size_t)k);
-	memcpy(b->p + b->len + k, s, n);
-	b->len += (size_t)k + n;
+	b->len += (size_t)k;
+	return true;
+}
+
+void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!put_len(b, n, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+void kt_rowbuf_u64s(struct kt_rowbuf *b, const unsigned long long *v, size_t n)
+{
+	size_t i;
+
+	if (!put_len(b, n, n * 8))
+		return;
+	for (i = 0; i < n; i++)
+		kt_rowbuf_u64(b, v[i]);
 }
 
 void kt_rowbuf_nstr(struct kt_rowbuf *b, const char *s)

@@ -23,6 +23,8 @@ void kt_rowbuf_add(struct kt_rowbuf *b, const void *p, size_t n);
 void kt_rowbuf_i64(struct kt_rowbuf *b, int64_t v);
 void kt_rowbuf_u64(struct kt_rowbuf *b, uint64_t v);
 void kt_rowbuf_str(struct kt_rowbuf *b, const char *s);
+/* Array(UInt64). */
+void kt_rowbuf_u64s(struct kt_rowbuf *b, const unsigned long long *v, size_t n);
 /* Nullable(String): s NULL is NULL. */
 void kt_rowbuf_nstr(struct kt_rowbuf *b, const char *s);
 /* Nullable(Int64). */
