@@ -35,6 +35,7 @@
 #include <traceevent/event-parse.h>
 
 #include "analyze/pidmap.h"
+#include "analyze/tgidmap.h"
 #include "base/log.h"
 #include "decode/decoder.h"
 #include "file/reader.h"
@@ -698,6 +699,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 
 struct task_rows {
 	struct push *p;
+	struct kt_tgidmap tgids;	/* record's thread -> process map */
 	int err;
 };
 
@@ -714,6 +716,7 @@ static void task_row(const void *node, VISIT which, void *arg)
 	comm = tep_data_comm_from_pid(p->tep, tk->pid);
 	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
 	kt_rowbuf_i64(b, tk->pid);
+	kt_rowbuf_i64(b, kt_tgidmap_of(&tr->tgids, tk->pid));
 	kt_rowbuf_str(b, comm ? comm : "<...>");
 	kt_rowbuf_i64(b, (int64_t)tk->events);
 	kt_rowbuf_i64(b, (int64_t)tk->first);
@@ -954,8 +957,12 @@ static int push_all(struct push *p)
 	ret = kt_decoder_run(d, push_record, p);
 	kt_decoder_free(d);
 	if (!ret) {
-		twalk_r(p->taskmap.tree, task_row, &tr);
-		ret = tr.err;
+		/* A file without the map: each task its own process. */
+		ret = kt_tgidmap_load(&tr.tgids, kt_reader_tgids(p->r));
+		if (!ret)
+			twalk_r(p->taskmap.tree, task_row, &tr);
+		ret = ret ?: tr.err;
+		kt_tgidmap_free(&tr.tgids);
 	}
 	for (i = 0; i < p->nt && !ret; i++)
 		if (&p->t[i] != p->traces)

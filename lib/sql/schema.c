@@ -169,7 +169,7 @@ static int map_id(struct kt_schema *s, int id)
 static int make_tables(struct kt_schema *s)
 {
 	static const char *const events[] = { "its", "icpu", "ipid", "tcomm", "tsystem", "tevent", NULL };
-	static const char *const tasks[] = { "ipid", "tcomm", "ievents", "ifirst_ts", "ilast_ts", NULL };
+	static const char *const tasks[] = { "ipid", "itgid", "tcomm", "ievents", "ifirst_ts", "ilast_ts", NULL };
 	static const char *const losses[] = { "ibuffer", "icpu", "iafter_ts", "ibefore_ts", "ilost", NULL };
 	static const char *const meta[] = { "tkey", "tvalue", NULL };
 	struct tep_event **evs = tep_list_events(s->tep, TEP_EVENT_SORT_NAME);

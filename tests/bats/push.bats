@@ -12,12 +12,13 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	export KT_PUSH_BIN="$BATS_FILE_TMPDIR/bin"
 	kt_tool getppid_n "$KT_PUSH_BIN"
+	kt_tool threads_n "$KT_PUSH_BIN" -lpthread
 	cd "$BATS_FILE_TMPDIR"
 	: >"$BATS_FILE_TMPDIR/ktrace.pids"
 	# A small recording: system calls and the scheduler's events.
 	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR rec -q -e raw_syscalls -e sched_switch \
 		-e sched_waking -e sched_wakeup -o "$BATS_FILE_TMPDIR/a.dat" -- \
-		sh -c "$KT_PUSH_BIN/getppid_n 300; sleep 0.05; $KT_PUSH_BIN/getppid_n 300" >/dev/null
+		sh -c "$KT_PUSH_BIN/getppid_n 300; sleep 0.05; $KT_PUSH_BIN/getppid_n 300; $KT_PUSH_BIN/threads_n 2 10 100" >/dev/null
 	ch_start CH1 "$(ch_port)" "$(ch_port)"
 	export CH1
 }
@@ -64,8 +65,11 @@ trace_of() {
 		<("$KTRACE" report -i "$f" --format json -e sys_exit | jq -r '[.ts, .cpu, .pid, .comm, .id, .ret, .syscall, (.errno // "-")] | @tsv' | sort -n -k1,1 -k2,2)
 	diff <(chq "$CH1" "SELECT ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid FROM $db.sched_switch WHERE trace_id = $id ORDER BY ts, cpu") \
 		<("$KTRACE" sql -i "$f" --format json "select ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid from sched_switch order by ts, cpu" | jq -r '[.[]] | @tsv')
-	diff <(chq "$CH1" "SELECT pid, comm, events, first_ts, last_ts FROM $db.tasks WHERE trace_id = $id ORDER BY pid") \
-		<("$KTRACE" sql -i "$f" --format json "select pid, comm, events, first_ts, last_ts from tasks order by pid" | jq -r '[.[]] | @tsv')
+	diff <(chq "$CH1" "SELECT pid, tgid, comm, events, first_ts, last_ts FROM $db.tasks WHERE trace_id = $id ORDER BY pid") \
+		<("$KTRACE" sql -i "$f" --format json "select pid, tgid, comm, events, first_ts, last_ts from tasks order by pid" | jq -r '[.[]] | @tsv')
+	# threads_n's 3 threads: one process, its main thread's.
+	run chq "$CH1" "SELECT count(), uniqExact(tgid), countIf(tgid = pid) FROM $db.tasks WHERE trace_id = $id AND comm = 'threads_n'"
+	assert_output "3	1	1"
 	# wall_ts is ts moved by the offsets record measured.
 	run chq "$CH1" "SELECT count() FROM $db.events WHERE trace_id = $id AND (wall_ts IS NULL OR abs(wall_ts - ts - $("$KTRACE" sql -i "$f" --format csv "select value from meta where key = 'realtime_offset_start'" | tail -n 1)) > 10000000)"
 	assert_output 0
