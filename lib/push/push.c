@@ -430,7 +430,7 @@ static int events_view(struct push *p)
 	snprintf(tmp, sizeof(tmp), "events_new_%d", (int)getpid());
 	snprintf(p->q, sizeof(p->q), "DROP TABLE IF EXISTS `%s`", tmp);
 	ret = query(p, p->q, NULL);
-	snprintf(p->q, sizeof(p->q), "CREATE VIEW `%s` AS ", server_has(p, "events") ? tmp : "events");
+	snprintf(p->q, sizeof(p->q), "CREATE VIEW `%s` AS ", tmp);
 	kt_rowbuf_add(&sql, p->q, strlen(p->q));
 	for (line = names; *line; line = *end ? end + 1 : end) {
 		end = strchr(line, '\n') ?: (char *)line + strlen(line);
@@ -449,13 +449,18 @@ static int events_view(struct push *p)
 	free(names);
 	ret = ret ?: sql.failed ? -ENOMEM : query(p, kt_rowbuf_text(&sql), NULL);
 	kt_rowbuf_free(&sql);
-	if (!ret && server_has(p, "events")) {
-		snprintf(p->q, sizeof(p->q), "RENAME TABLE `events` TO `%s_old`, `%s` TO `events`", tmp, tmp);
-		ret = query(p, p->q, NULL);
-		snprintf(p->q, sizeof(p->q), "DROP TABLE IF EXISTS `%s_old`", tmp);
-		ret = ret ?: query(p, p->q, NULL);
+	if (ret)
+		return ret;
+	/* The first view; or another push made one meanwhile: over it. */
+	if (!server_has(p, "events")) {
+		snprintf(p->q, sizeof(p->q), "RENAME TABLE `%s` TO `events`", tmp);
+		if (!kt_ch_query(p->ch, p->q, NULL, 0, NULL))
+			return 0;
 	}
-	return ret ?: read_columns(p);
+	snprintf(p->q, sizeof(p->q), "RENAME TABLE `events` TO `%s_old`, `%s` TO `events`", tmp, tmp);
+	ret = query(p, p->q, NULL);
+	snprintf(p->q, sizeof(p->q), "DROP TABLE IF EXISTS `%s_old`", tmp);
+	return ret ?: query(p, p->q, NULL);
 }
 
 /* events is push's view, or of another schema (refused). */
@@ -495,14 +500,17 @@ static int table_ready(struct push *p, struct ptable *pt)
 		pt->ready = !ret;
 		return ret;
 	}
+	/*
+	 * Made here: its columns are ours (not read back: a statement less a
+	 * table, which is a round trip to a server that may be busy).
+	 */
 	if (!server_has(p, pt->name)) {
 		ret = pt->create ? 0 : make_create(pt);
 		ret = ret ?: query(p, pt->create, NULL);
-		ret = ret ?: read_columns(p);
-		if (ret)
-			return ret;
-		if (pt->st && pt->st->kind == KT_TAB_EVENT)
+		if (!ret && pt->st && pt->st->kind == KT_TAB_EVENT)
 			p->view_stale = true;
+		pt->ready = !ret;
+		return ret;
 	}
 	ret = each_col(pt, check_col, &c);
 	c.add = true;

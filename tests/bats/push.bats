@@ -129,7 +129,7 @@ trace_of() {
 }
 
 @test "push: events is a view over the event tables of every push; a table by that name is refused" {
-	local f=$BATS_FILE_TMPDIR/a.dat n m db=view${BATS_TEST_TRY_NUMBER:-1}
+	local f=$BATS_FILE_TMPDIR/a.dat n m p1 p2 db=view${BATS_TEST_TRY_NUMBER:-1}
 	rec -q -e sched_process_exit -o exit.dat -- sh -c 'true; /bin/true; /bin/true'
 	run "$KTRACE" push -q -i "$f" -i exit.dat --to "$URL/$db"
 	assert_success
@@ -142,6 +142,18 @@ trace_of() {
 		<("$KTRACE" sql -i "$f" --format csv "select system, event, count(*) from events group by system, event order by system, event" | tail -n +2 | tr ',' '\t')
 	run chq "$CH1" "SELECT count() FROM $db.events WHERE event = 'sched_process_exit' AND trace_id IN (SELECT trace_id FROM $db.traces WHERE file = 'exit.dat')"
 	assert_output "$m"
+	# Two first pushes at once into an empty database (small files: both
+	# make the view at about the same time): one view over both's tables.
+	"$KTRACE" push -q -i "$TOP/tests/data/kt-sched.dat" --to "$URL/${db}b" 2>/dev/null &
+	p1=$!
+	"$KTRACE" push -q -i "$TOP/tests/data/tc-sched.dat" --to "$URL/${db}b" 2>/dev/null &
+	p2=$!
+	wait "$p1" || fail "the first push failed"
+	wait "$p2" || fail "the second push failed"
+	n=$("$KTRACE" sql -i "$TOP/tests/data/kt-sched.dat" --format csv "select count(*) from events" | tail -n 1)
+	m=$("$KTRACE" sql -i "$TOP/tests/data/tc-sched.dat" --format csv "select count(*) from events" | tail -n 1)
+	run chq "$CH1" "SELECT count() FROM ${db}b.events"
+	assert_output "$((n + m))"
 	# An events table (not push's view) is another schema's.
 	chx "$CH1" "CREATE DATABASE IF NOT EXISTS evtab"
 	chx "$CH1" "CREATE TABLE IF NOT EXISTS evtab.events (host String, trace_id UInt64, ts Int64) ENGINE = MergeTree() ORDER BY host"
