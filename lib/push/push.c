@@ -40,6 +40,7 @@
 #include "decode/decoder.h"
 #include "file/reader.h"
 #include "file/wallclock.h"
+#include "push/block.h"
 #include "push/clickhouse.h"
 #include "push/push.h"
 #include "push/rowbuf.h"
@@ -69,7 +70,8 @@ struct ptable {
 	const char *name;
 	char *columns;			/* "(`host`, ...)" */
 	char *create;
-	struct kt_rowbuf rows;
+	struct kt_block blk;		/* its rows, by column */
+	struct kt_rowbuf rows;		/* a batch to send: blk as a Native block */
 	size_t nrows;
 	unsigned long long sent;
 	bool ready;			/* made or checked on the server */
@@ -95,8 +97,8 @@ struct push {
 	struct ptable *t;		/* the schema's, then traces */
 	size_t nt;
 	struct ptable *events, *tasks, *losses, *traces;
-	struct kt_rowbuf prefix;	/* host, trace_id, boot_id of every row */
 	unsigned long long id;		/* trace_id */
+	unsigned char boot[16];		/* boot_id as a UUID goes */
 	bool view_stale;		/* events is missing or misses a table made */
 	struct kt_wallclock wall;
 	bool has_wall;
@@ -264,6 +266,14 @@ struct textacc {
 	size_t cap, at;
 	bool types;
 };
+
+/* A column of pt's rows (not an ALIAS). */
+static int blk_col(void *arg, const char *name, const char *type)
+{
+	struct kt_block *b = arg;
+
+	return alias_of(type) ? 0 : kt_block_add_col(b, name, type);
+}
 
 static int acc_col(void *arg, const char *name, const char *type)
 {
@@ -538,12 +548,15 @@ static int flush(struct push *p, struct ptable *pt)
 
 	if (!pt->nrows)
 		return 0;
-	if (pt->rows.failed)
+	if (pt->blk.failed)
 		return -ENOMEM;
 	ret = table_ready(p, pt);
 	if (ret)
 		return ret;
-	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT RowBinary", pt->name, pt->columns) < 0)
+	kt_block_take(&pt->blk, &pt->rows);
+	if (pt->rows.failed)
+		return -ENOMEM;
+	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT Native", pt->name, pt->columns) < 0)
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
 	len = pt->rows.len;
@@ -576,28 +589,37 @@ static int wait_all(struct push *p)
 
 static int row_done(struct push *p, struct ptable *pt)
 {
-	if (++pt->nrows < p->batch && pt->rows.len < BATCH_BYTES)
+	kt_block_row_end(&pt->blk);
+	if (++pt->nrows < p->batch && pt->blk.bytes < BATCH_BYTES)
 		return 0;
 	return flush(p, pt);
 }
 
-static void put_wall(struct push *p, struct kt_rowbuf *b, unsigned long long ts)
+static void put_wall(struct push *p, struct kt_block *b, unsigned long long ts)
 {
-	kt_rowbuf_ni64(b, p->has_wall, p->has_wall ? kt_wallclock_at(&p->wall, ts) : 0);
+	kt_block_ni64(b, p->has_wall, p->has_wall ? kt_wallclock_at(&p->wall, ts) : 0);
+}
+
+/* host, trace_id, boot_id: what every row starts with. */
+static void put_prefix(struct push *p, struct kt_block *b)
+{
+	kt_block_str(b, p->st->host);
+	kt_block_u64(b, p->id);
+	kt_block_raw(b, p->boot, sizeof(p->boot));
 }
 
 static int loss_row(struct push *p, const struct kt_event *ev, unsigned long long *last)
 {
-	struct kt_rowbuf *b = &p->losses->rows;
+	struct kt_block *b = &p->losses->blk;
 	struct tep_record *rec = ev->record;
 
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_i64(b, ev->buffer);
-	kt_rowbuf_i64(b, ev->cpu);
-	kt_rowbuf_ni64(b, *last != 0, (int64_t)*last);
-	kt_rowbuf_i64(b, (int64_t)rec->ts);
+	put_prefix(p, b);
+	kt_block_i64(b, ev->buffer);
+	kt_block_i64(b, ev->cpu);
+	kt_block_ni64(b, *last != 0, (int64_t)*last);
+	kt_block_i64(b, (int64_t)rec->ts);
 	put_wall(p, b, rec->ts);
-	kt_rowbuf_ni64(b, rec->missed_events > 0, rec->missed_events);
+	kt_block_ni64(b, rec->missed_events > 0, rec->missed_events);
 	return row_done(p, p->losses);
 }
 
@@ -627,15 +649,15 @@ static void show_progress(struct push *p, const char *path)
 }
 
 /* What every record's row starts with: host, trace_id, boot_id, ts, wall_ts, cpu, pid, comm. */
-static void record_cols(struct push *p, struct kt_rowbuf *b, const struct kt_event *ev,
+static void record_cols(struct push *p, struct kt_block *b, const struct kt_event *ev,
 			int pid, const char *comm)
 {
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_i64(b, (int64_t)ev->record->ts);
+	put_prefix(p, b);
+	kt_block_i64(b, (int64_t)ev->record->ts);
 	put_wall(p, b, ev->record->ts);
-	kt_rowbuf_i64(b, ev->cpu);
-	kt_rowbuf_i64(b, pid);
-	kt_rowbuf_str(b, comm);
+	kt_block_i64(b, ev->cpu);
+	kt_block_i64(b, pid);
+	kt_block_str(b, comm);
 }
 
 static int push_record(const struct kt_event *ev, void *arg)
@@ -647,7 +669,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 	struct task *tk = kt_pidmap_get(&p->taskmap, pid);
 	long idx = kt_schema_event_table(p->schema, ev->event->id);
 	struct ptable *pt = idx >= 0 ? &p->t[idx] : NULL;
-	struct kt_rowbuf *b;
+	struct kt_block *b;
 	const char *comm;
 	long long v;
 
@@ -673,27 +695,27 @@ static int push_record(const struct kt_event *ev, void *arg)
 	p->st->events++;
 
 	if (pt) {
-		b = &pt->rows;
+		b = &pt->blk;
 		record_cols(p, b, ev, pid, comm);
 		/* The event's own columns, after ts, cpu, pid and comm. */
 		for (k = 4; k < pt->st->ncols; k++) {
 			const struct kt_schema_col *c = &pt->st->cols[k];
 
 			if (c->kind == KT_COL_NUM) {
-				kt_rowbuf_i64(b, kt_schema_num(c->f, rec, &v) ? v : 0);
+				kt_block_i64(b, kt_schema_num(c->f, rec, &v) ? v : 0);
 				continue;
 			}
 			if (c->kind == KT_COL_ARRAY) {
 				n = kt_schema_array(p->tep, c, rec, 0, p->arr, 4096);
-				kt_rowbuf_u64s(b, p->arr, n > 0 ? (size_t)n : 0);
+				kt_block_u64s(b, p->arr, n > 0 ? (size_t)n : 0);
 				continue;
 			}
 			if (c->kind == KT_COL_STR) {
-				kt_rowbuf_str(b, kt_schema_text(p->tep, p->machine, c, rec,
+				kt_block_str(b, kt_schema_text(p->tep, p->machine, c, rec,
 								p->buf, sizeof(p->buf)));
 				continue;
 			}
-			kt_rowbuf_nstr(b, kt_schema_text(p->tep, p->machine, c, rec,
+			kt_block_nstr(b, kt_schema_text(p->tep, p->machine, c, rec,
 							 p->buf, sizeof(p->buf)));
 		}
 		ret = row_done(p, pt);
@@ -716,19 +738,19 @@ static void task_row(const void *node, VISIT which, void *arg)
 	const struct task *tk = *(const struct task *const *)node;
 	struct task_rows *tr = arg;
 	struct push *p = tr->p;
-	struct kt_rowbuf *b = &p->tasks->rows;
+	struct kt_block *b = &p->tasks->blk;
 	const char *comm;
 
 	if ((which != postorder && which != leaf) || tr->err)
 		return;
 	comm = tep_data_comm_from_pid(p->tep, tk->pid);
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_i64(b, tk->pid);
-	kt_rowbuf_i64(b, kt_tgidmap_of(&tr->tgids, tk->pid));
-	kt_rowbuf_str(b, comm ? comm : "<...>");
-	kt_rowbuf_i64(b, (int64_t)tk->events);
-	kt_rowbuf_i64(b, (int64_t)tk->first);
-	kt_rowbuf_i64(b, (int64_t)tk->last);
+	put_prefix(p, b);
+	kt_block_i64(b, tk->pid);
+	kt_block_i64(b, kt_tgidmap_of(&tr->tgids, tk->pid));
+	kt_block_str(b, comm ? comm : "<...>");
+	kt_block_i64(b, (int64_t)tk->events);
+	kt_block_i64(b, (int64_t)tk->first);
+	kt_block_i64(b, (int64_t)tk->last);
 	tr->err = row_done(p, p->tasks);
 }
 
@@ -853,34 +875,35 @@ static void count(struct push *p)
 
 static int traces_row(struct push *p)
 {
-	struct kt_rowbuf *b = &p->traces->rows;
+	struct kt_block *b = &p->traces->blk;
 	char kernel[128], clock[64];
 
 	uname_word(kt_reader_uname(p->r), 2, kernel, sizeof(kernel));
 	snprintf(clock, sizeof(clock), "%s", kt_reader_clock(p->r));
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_str(b, kt_reader_path(p->r));
-	kt_rowbuf_str(b, kernel);
-	kt_rowbuf_str(b, p->machine ? p->machine : "");
-	kt_rowbuf_i64(b, kt_reader_cpus(p->r));
-	kt_rowbuf_str(b, clock);
-	kt_rowbuf_str(b, kt_reader_record_cmdline(p->r) ?: "");
-	kt_rowbuf_i64(b, (int64_t)p->first_ts);
-	kt_rowbuf_i64(b, (int64_t)p->last_ts);
+	put_prefix(p, b);
+	kt_block_str(b, kt_reader_path(p->r));
+	kt_block_str(b, kernel);
+	kt_block_str(b, p->machine ? p->machine : "");
+	kt_block_i64(b, kt_reader_cpus(p->r));
+	kt_block_str(b, clock);
+	kt_block_str(b, kt_reader_record_cmdline(p->r) ?: "");
+	kt_block_i64(b, (int64_t)p->first_ts);
+	kt_block_i64(b, (int64_t)p->last_ts);
 	put_wall(p, b, p->first_ts);
 	put_wall(p, b, p->last_ts);
-	kt_rowbuf_i64(b, (int64_t)p->st->events);
-	kt_rowbuf_i64(b, (int64_t)p->lost);
-	kt_rowbuf_add(b, &(unsigned char){ p->lost_unknown }, 1);
+	kt_block_i64(b, (int64_t)p->st->events);
+	kt_block_i64(b, (int64_t)p->lost);
+	kt_block_raw(b, &(unsigned char){ p->lost_unknown }, 1);
+	kt_block_row_end(b);
 	p->traces->nrows = 1;
 	return flush(p, p->traces) ?: wait_all(p);
 }
 
 /*
- * A UUID ("8-4-4-4-12" hex digits; "" unknown: all zeros) as RowBinary
- * has it: its first 8 bytes as a little-endian UInt64, then its last 8.
+ * A UUID ("8-4-4-4-12" hex digits; "" unknown: all zeros) as ClickHouse
+ * sends it: its first 8 bytes as a little-endian UInt64, then its last 8.
  */
-static void put_uuid(struct kt_rowbuf *b, const char *text)
+static void uuid_bytes(unsigned char *out, const char *text)
 {
 	unsigned long long half[2] = { 0, 0 };
 	int i, n = 0, d;
@@ -897,8 +920,8 @@ static void put_uuid(struct kt_rowbuf *b, const char *text)
 	}
 	if (n != 32)
 		half[0] = half[1] = 0;
-	kt_rowbuf_u64(b, half[0]);
-	kt_rowbuf_u64(b, half[1]);
+	for (i = 0; i < 16; i++)
+		out[i] = (unsigned char)(half[i / 8] >> (8 * (i % 8)));
 }
 
 static int setup(struct push *p)
@@ -924,8 +947,10 @@ static int setup(struct push *p)
 	p->traces = &p->t[n];
 	p->nt = n + 1;
 	for (i = 0; i < p->nt && !ret; i++)
-		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META)
+		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META) {
 			ret = col_text(&p->t[i], false, &p->t[i].columns);
+			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk);
+		}
 	if (ret || !p->events || !p->tasks || !p->losses)
 		return ret ?: -EINVAL;
 	if (p->o->host)
@@ -939,10 +964,8 @@ static int setup(struct push *p)
 			kt_reader_path(p->r));
 	p->has_wall = kt_wallclock_known(&p->wall);
 	p->st->no_wall = !p->has_wall;
-	kt_rowbuf_str(&p->prefix, p->st->host);
-	kt_rowbuf_u64(&p->prefix, p->id);
-	put_uuid(&p->prefix, p->wall.boot_id);
-	return p->prefix.failed ? -ENOMEM : 0;
+	uuid_bytes(p->boot, p->wall.boot_id);
+	return 0;
 }
 
 static int push_all(struct push *p)
@@ -1038,13 +1061,13 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		kt_sender_free(p.sender[i]);
 	for (i = 0; i < p.nt; i++) {
 		kt_rowbuf_free(&p.t[i].rows);
+		kt_block_free(&p.t[i].blk);
 		free(p.t[i].columns);
 		free(p.t[i].create);
 	}
 	free(p.t);
 	free(p.columns);
 	free(p.last);
-	kt_rowbuf_free(&p.prefix);
 	kt_pidmap_free(&p.taskmap, NULL);
 	kt_schema_free(p.schema);
 	kt_reader_close(p.r);
