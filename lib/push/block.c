@@ -5,11 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "push/block.h"
 
 struct kt_block_col {
-	char *name, *type;
+	struct kt_rowbuf nt;		/* its name and type, as the block has them */
 	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
 	struct kt_rowbuf data;
 	uint64_t end;			/* an Array's elements so far */
@@ -18,16 +19,21 @@ struct kt_block_col {
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
 {
 	struct kt_block_col *c = realloc(b->c, (size_t)(b->n + 1) * sizeof(*c));
+	struct iovec *iov;
 
 	if (!c)
 		return -ENOMEM;
 	b->c = c;
+	iov = realloc(b->iov, (size_t)(2 + 3 * (b->n + 1)) * sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	b->iov = iov;
 	c = &c[b->n];
 	memset(c, 0, sizeof(*c));
-	c->name = strdup(name);
-	c->type = strdup(type);
 	b->n++;
-	return c->name && c->type ? 0 : -ENOMEM;
+	kt_rowbuf_str(&c->nt, name);
+	kt_rowbuf_str(&c->nt, type);
+	return c->nt.failed ? -ENOMEM : 0;
 }
 
 void kt_block_free(struct kt_block *b)
@@ -35,12 +41,12 @@ void kt_block_free(struct kt_block *b)
 	int i;
 
 	for (i = 0; i < b->n; i++) {
-		free(b->c[i].name);
-		free(b->c[i].type);
+		kt_rowbuf_free(&b->c[i].nt);
 		kt_rowbuf_free(&b->c[i].head);
 		kt_rowbuf_free(&b->c[i].data);
 	}
 	free(b->c);
+	free(b->iov);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -145,42 +151,57 @@ void kt_block_row_end(struct kt_block *b)
 	b->rows++;
 }
 
-/* LEB128, as Native has the counts. */
-static void put_count(struct kt_rowbuf *out, uint64_t v)
+/* LEB128, as Native has the counts: the bytes written at p. */
+static size_t put_count(unsigned char *p, uint64_t v)
 {
-	unsigned char x;
+	size_t k = 0;
 
 	do {
-		x = (unsigned char)(v & 0x7f);
+		p[k] = (unsigned char)(v & 0x7f);
 		v >>= 7;
 		if (v)
-			x |= 0x80;
-		kt_rowbuf_add(out, &x, 1);
+			p[k] |= 0x80;
+		k++;
 	} while (v);
+	return k;
 }
 
-void kt_block_take(struct kt_block *b, struct kt_rowbuf *out)
+bool kt_block_failed(const struct kt_block *b)
 {
-	struct kt_block_col *c;
 	int i;
 
-	out->len = 0;
 	for (i = 0; i < b->n; i++)
 		if (b->c[i].head.failed || b->c[i].data.failed)
-			out->failed = true;
-	put_count(out, (uint64_t)b->n);
-	put_count(out, b->rows);
+			return true;
+	return b->failed;
+}
+
+int kt_block_iov(struct kt_block *b, const struct iovec **iov)
+{
+	struct kt_block_col *c;
+	size_t k = put_count(b->counts, (uint64_t)b->n);
+	int i, n = 0;
+
+	b->iov[n++] = (struct iovec){ b->counts, k };
+	b->iov[n++] = (struct iovec){ b->counts + k, put_count(b->counts + k, b->rows) };
 	for (i = 0; i < b->n; i++) {
 		c = &b->c[i];
-		kt_rowbuf_str(out, c->name);
-		kt_rowbuf_str(out, c->type);
-		if (c->head.len)
-			kt_rowbuf_add(out, c->head.p, c->head.len);
-		if (c->data.len)
-			kt_rowbuf_add(out, c->data.p, c->data.len);
-		c->head.len = 0;
-		c->data.len = 0;
-		c->end = 0;
+		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
+		b->iov[n++] = (struct iovec){ c->head.p, c->head.len };
+		b->iov[n++] = (struct iovec){ c->data.p, c->data.len };
+	}
+	*iov = b->iov;
+	return n;
+}
+
+void kt_block_clear(struct kt_block *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		b->c[i].head.len = 0;
+		b->c[i].data.len = 0;
+		b->c[i].end = 0;
 	}
 	b->rows = 0;
 	b->bytes = 0;

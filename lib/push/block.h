@@ -20,6 +20,7 @@
 
 #include "push/rowbuf.h"
 
+struct iovec;
 struct kt_block_col;
 
 struct kt_block {
@@ -27,7 +28,9 @@ struct kt_block {
 	int n;				/* columns */
 	int at;				/* the column the next value goes to */
 	size_t rows, bytes;
-	bool failed;			/* an allocation failed */
+	bool failed;			/* a row of the wrong width */
+	unsigned char counts[20];	/* the block's numbers of columns and rows */
+	struct iovec *iov;		/* its pieces, 2 + 3 a column */
 };
 
 /* Add a column (in the order of the rows' values): 0 or -ENOMEM. */
@@ -47,7 +50,15 @@ void kt_block_ni64(struct kt_block *b, bool known, int64_t v);
 void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n);
 void kt_block_row_end(struct kt_block *b);
 
-/* The rows so far as one Native block into out (emptied first); the block is emptied. */
-void kt_block_take(struct kt_block *b, struct kt_rowbuf *out);
+/* Whether a row was cut short or an allocation failed. */
+bool kt_block_failed(const struct kt_block *b);
+/*
+ * The rows so far as one Native block, in pieces that point into b (sent
+ * as they are: no copy): their number, *iov set.  b is not to be
+ * written until kt_block_clear().
+ */
+int kt_block_iov(struct kt_block *b, const struct iovec **iov);
+/* No rows: the block is written anew. */
+void kt_block_clear(struct kt_block *b);
 
 #endif

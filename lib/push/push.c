@@ -65,13 +65,20 @@
 #define BATCH_BYTES	(8u << 20)
 
 /* One table of the schema as ClickHouse has it, and its rows to send. */
+#define BLK(pt)	(&(pt)->blk[(pt)->cur])
 struct ptable {
 	const struct kt_schema_table *st;	/* NULL: traces */
 	const char *name;
 	char *columns;			/* "(`host`, ...)" */
 	char *create;
-	struct kt_block blk;		/* its rows, by column */
-	struct kt_rowbuf rows;		/* a batch to send: blk as a Native block */
+	/*
+	 * Its rows by column, two blocks: one filled while the other is
+	 * sent (its sender takes it as it is, then clears it: a table's
+	 * batches all go by one sender, which has sent the one before when
+	 * it takes the next).
+	 */
+	struct kt_block blk[2];
+	int cur;
 	size_t nrows;
 	unsigned long long sent;
 	bool ready;			/* made or checked on the server */
@@ -548,20 +555,18 @@ static int flush(struct push *p, struct ptable *pt)
 
 	if (!pt->nrows)
 		return 0;
-	if (pt->blk.failed)
+	if (kt_block_failed(BLK(pt)))
 		return -ENOMEM;
 	ret = table_ready(p, pt);
 	if (ret)
 		return ret;
-	kt_block_take(&pt->blk, &pt->rows);
-	if (pt->rows.failed)
-		return -ENOMEM;
 	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT Native", pt->name, pt->columns) < 0)
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
-	len = pt->rows.len;
-	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, &pt->rows, what,
+	len = BLK(pt)->bytes;
+	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, BLK(pt), what,
 			     p->msg, p->len);
+	pt->cur ^= 1;
 	free(sql);
 	if (ret)
 		return ret;
@@ -589,8 +594,8 @@ static int wait_all(struct push *p)
 
 static int row_done(struct push *p, struct ptable *pt)
 {
-	kt_block_row_end(&pt->blk);
-	if (++pt->nrows < p->batch && pt->blk.bytes < BATCH_BYTES)
+	kt_block_row_end(BLK(pt));
+	if (++pt->nrows < p->batch && BLK(pt)->bytes < BATCH_BYTES)
 		return 0;
 	return flush(p, pt);
 }
@@ -610,7 +615,7 @@ static void put_prefix(struct push *p, struct kt_block *b)
 
 static int loss_row(struct push *p, const struct kt_event *ev, unsigned long long *last)
 {
-	struct kt_block *b = &p->losses->blk;
+	struct kt_block *b = BLK(p->losses);
 	struct tep_record *rec = ev->record;
 
 	put_prefix(p, b);
@@ -695,7 +700,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 	p->st->events++;
 
 	if (pt) {
-		b = &pt->blk;
+		b = BLK(pt);
 		record_cols(p, b, ev, pid, comm);
 		/* The event's own columns, after ts, cpu, pid and comm. */
 		for (k = 4; k < pt->st->ncols; k++) {
@@ -738,7 +743,7 @@ static void task_row(const void *node, VISIT which, void *arg)
 	const struct task *tk = *(const struct task *const *)node;
 	struct task_rows *tr = arg;
 	struct push *p = tr->p;
-	struct kt_block *b = &p->tasks->blk;
+	struct kt_block *b = BLK(p->tasks);
 	const char *comm;
 
 	if ((which != postorder && which != leaf) || tr->err)
@@ -875,7 +880,7 @@ static void count(struct push *p)
 
 static int traces_row(struct push *p)
 {
-	struct kt_block *b = &p->traces->blk;
+	struct kt_block *b = BLK(p->traces);
 	char kernel[128], clock[64];
 
 	uname_word(kt_reader_uname(p->r), 2, kernel, sizeof(kernel));
@@ -949,7 +954,8 @@ static int setup(struct push *p)
 	for (i = 0; i < p->nt && !ret; i++)
 		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META) {
 			ret = col_text(&p->t[i], false, &p->t[i].columns);
-			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk);
+			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk[0]);
+			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk[1]);
 		}
 	if (ret || !p->events || !p->tasks || !p->losses)
 		return ret ?: -EINVAL;
@@ -1060,8 +1066,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	for (i = 0; i < NSENDERS; i++)
 		kt_sender_free(p.sender[i]);
 	for (i = 0; i < p.nt; i++) {
-		kt_rowbuf_free(&p.t[i].rows);
-		kt_block_free(&p.t[i].blk);
+		kt_block_free(&p.t[i].blk[0]);
+		kt_block_free(&p.t[i].blk[1]);
 		free(p.t[i].columns);
 		free(p.t[i].create);
 	}
