@@ -52,9 +52,10 @@ static const char args_doc[] = "--to URL";
 static const char doc[] =
 	"Load recordings into ClickHouse, on ktrace sql's schema.\v"
 	"The tables are made when missing (MergeTree, ordered by host, trace_id, "
-	"ts): one per event kind, events, tasks, losses, and traces, a row per "
-	"pushed file, written last.  Every row has host, trace_id (from the "
-	"file's contents) and boot_id, and wall_ts, the realtime of ts (NULL "
+	"ts): one per event kind, events (a view over those), tasks, losses, and "
+	"traces, a row per pushed file, written last.  Every row has host, "
+	"trace_id (a UInt64 from the file's contents) and boot_id (a UUID), and "
+	"wall_ts, the realtime of ts (NULL "
 	"when the file has no realtime offsets).  A file pushed already sends "
 	"nothing; an interrupted push is completed by running it again.  The "
 	"password comes from --password-file or $KTRACE_PUSH_PASSWORD.  Exit "

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/uio.h>
+
 #include <curl/curl.h>
 
 #include "push/clickhouse.h"
@@ -22,6 +24,34 @@ struct kt_ch {
 	struct kt_rowbuf reply;
 	char err[512];
 };
+
+/* A body in pieces, read by libcurl as it sends. */
+struct body {
+	const struct iovec *iov;
+	int n, at;
+	size_t off;
+};
+
+static size_t on_read(char *p, size_t size, size_t n, void *arg)
+{
+	struct body *b = arg;
+	size_t want = size * n, got = 0, k;
+
+	while (got < want && b->at < b->n) {
+		k = b->iov[b->at].iov_len - b->off;
+		if (k > want - got)
+			k = want - got;
+		if (k)		/* an empty piece may have no memory */
+			memcpy(p + got, (const char *)b->iov[b->at].iov_base + b->off, k);
+		got += k;
+		b->off += k;
+		if (b->off == b->iov[b->at].iov_len) {
+			b->at++;
+			b->off = 0;
+		}
+	}
+	return got;
+}
 
 static size_t on_data(char *p, size_t size, size_t n, void *arg)
 {
@@ -162,18 +192,33 @@ static void server_message(struct kt_ch *ch, long status)
 int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
 		const char **reply)
 {
+	struct iovec one = { (void *)body, len };
+
+	return kt_ch_insert(ch, sql, body ? &one : NULL, body ? 1 : 0, reply);
+}
+
+int kt_ch_insert(struct kt_ch *ch, const char *sql, const struct iovec *iov, int niov,
+		 const char **reply)
+{
+	struct body body = { .iov = iov, .n = niov };
+	const void *post = iov ? NULL : sql;
 	char *url = NULL, *q = NULL;
+	size_t len = 0;
 	CURLcode rc;
 	long status = 0;
-	int ret = 0;
+	int ret = 0, i;
 
 	ch->reply.len = 0;
 	ch->reply.failed = false;
 	ch->err[0] = '\0';
-	if (body) {
+	if (iov) {
 		q = curl_easy_escape(ch->c, sql, 0);
 		if (!q)
 			return -ENOMEM;
+		for (i = 0; i < niov; i++)
+			len += iov[i].iov_len;
+	} else {
+		len = strlen(sql);
 	}
 	if (asprintf(&url, "%s?%s%s%s%s", ch->base, q ? "query=" : "", q ? q : "",
 		     ch->db ? (q ? "&database=" : "database=") : "", ch->db ? ch->db : "") < 0) {
@@ -182,9 +227,12 @@ int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
 	}
 	curl_free(q);
 	curl_easy_setopt(ch->c, CURLOPT_URL, url);
-	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDS, body ? body : (const void *)sql);
-	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDSIZE_LARGE,
-			 (curl_off_t)(body ? len : strlen(sql)));
+	/* A statement as the body; or the rows, read from their pieces as sent. */
+	curl_easy_setopt(ch->c, CURLOPT_POST, 1L);
+	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDS, post);
+	curl_easy_setopt(ch->c, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(ch->c, CURLOPT_READDATA, &body);
+	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	rc = curl_easy_perform(ch->c);
 	free(url);
 	if (rc != CURLE_OK) {

@@ -35,6 +35,10 @@ const char *kt_ch_database(const struct kt_ch *ch);
  */
 int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
 		const char **reply);
+/* The same with the body in niov pieces, sent as they are (no copy). */
+struct iovec;
+int kt_ch_insert(struct kt_ch *ch, const char *sql, const struct iovec *iov, int niov,
+		 const char **reply);
 /* Make the database the URL names when it is missing (0 when it names none). */
 int kt_ch_create_database(struct kt_ch *ch);
 /* The last failure's reason, one line. */

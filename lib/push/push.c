@@ -12,6 +12,15 @@
  * 18.16 (Debian 12's) has these mutations; ReplacingMergeTree would drop
  * duplicates only at some later merge, and staging tables would double
  * the writes.
+ *
+ * `events` is a view: the UNION ALL of the event tables' common columns,
+ * each table naming its event in ALIAS columns (_system, _event) that
+ * cost nothing to store.  Storing every record twice (in events and in
+ * its event's table) was half of the server's work; the view is made
+ * again, over every event table the server holds, at the end of a push
+ * that made an event table.  trace_id (UInt64) and boot_id (UUID) are
+ * numbers, not text, for the same reason: a string a row is parsed,
+ * sorted and compressed row by row.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,17 +33,19 @@
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
-#include <zlib.h>
 
 #include "analyze/pidmap.h"
+#include "analyze/tgidmap.h"
 #include "base/log.h"
 #include "decode/decoder.h"
 #include "file/reader.h"
 #include "file/wallclock.h"
+#include "push/block.h"
 #include "push/clickhouse.h"
 #include "push/push.h"
 #include "push/rowbuf.h"
 #include "push/sender.h"
+#include "push/traceid.h"
 #include "sql/schema.h"
 #include "views/summary.h"
 
@@ -45,15 +56,29 @@
  * batches all go by one sender, in order).
  */
 #define NSENDERS	3
-#define BATCH_BYTES	(16u << 20)	/* or this many bytes: one in flight while the next is made */
+/*
+ * Or this many bytes: one in flight while the next is made.  Small
+ * enough that the server works while push reads (16 MB left it much of
+ * its work after the last record), big enough that its parts are few
+ * (4 MB cost it merges: no faster).
+ */
+#define BATCH_BYTES	(8u << 20)
 
 /* One table of the schema as ClickHouse has it, and its rows to send. */
+#define BLK(pt)	(&(pt)->blk[(pt)->cur])
 struct ptable {
 	const struct kt_schema_table *st;	/* NULL: traces */
 	const char *name;
 	char *columns;			/* "(`host`, ...)" */
 	char *create;
-	struct kt_rowbuf rows;
+	/*
+	 * Its rows by column, two blocks: one filled while the other is
+	 * sent (its sender takes it as it is, then clears it: a table's
+	 * batches all go by one sender, which has sent the one before when
+	 * it takes the next).
+	 */
+	struct kt_block blk[2];
+	int cur;
 	size_t nrows;
 	unsigned long long sent;
 	bool ready;			/* made or checked on the server */
@@ -61,6 +86,7 @@ struct ptable {
 
 struct task {
 	int pid;
+	const char *comm;		/* NULL: not looked up yet */
 	unsigned long long events, first, last;
 };
 
@@ -78,7 +104,9 @@ struct push {
 	struct ptable *t;		/* the schema's, then traces */
 	size_t nt;
 	struct ptable *events, *tasks, *losses, *traces;
-	struct kt_rowbuf prefix;	/* host, trace_id, boot_id of every row */
+	unsigned long long id;		/* trace_id */
+	unsigned char boot[16];		/* boot_id as a UUID goes */
+	bool view_stale;		/* events is missing or misses a table made */
 	struct kt_wallclock wall;
 	bool has_wall;
 	char *columns;			/* system.columns: "\ntable\tname\ttype" lines */
@@ -91,6 +119,7 @@ struct push {
 	size_t batch;
 	struct timespec t0, shown;
 	char buf[8192];			/* a text column being made */
+	unsigned long long arr[4096];	/* an array column being read (a record is a page at most) */
 	char q[2048];			/* a statement being made */
 };
 
@@ -143,6 +172,9 @@ static const char *col_type(const struct ptable *pt, const struct kt_schema_col 
 {
 	if (c->kind == KT_COL_NUM)
 		return nullable_num(pt, c->name) ? "Nullable(Int64)" : "Int64";
+	/* An array of numbers, not sql's text: [] when unreadable. */
+	if (c->kind == KT_COL_ARRAY)
+		return "Array(UInt64)";
 	return c->kind == KT_COL_STR ? "String" : "Nullable(String)";
 }
 
@@ -167,7 +199,7 @@ static const char *order_by(const struct ptable *pt)
 
 /* traces: one row per pushed file, written last. */
 static const char *const traces_cols[][2] = {
-	{ "host", "String" }, { "trace_id", "String" }, { "boot_id", "String" },
+	{ "host", "String" }, { "trace_id", "UInt64" }, { "boot_id", "UUID" },
 	{ "file", "String" }, { "kernel", "String" }, { "machine", "String" },
 	{ "cpus", "Int64" }, { "clock", "String" }, { "command", "String" },
 	{ "first_ts", "Int64" }, { "last_ts", "Int64" },
@@ -194,12 +226,21 @@ static int append(char **s, size_t *cap, size_t *at, const char *name, const cha
 	return 0;
 }
 
+/* An ALIAS column (computed when read, never sent): "TYPE ALIAS expr". */
+static const char *alias_of(const char *type)
+{
+	return strstr(type, " ALIAS ");
+}
+
 /* Each column of pt in order, as fn(name, type). */
 static int each_col(const struct ptable *pt, int (*fn)(void *, const char *, const char *),
 		    void *arg)
 {
-	static const char *const prefix[] = { "host", "trace_id", "boot_id" };
+	static const char *const prefix[][2] = {
+		{ "host", "String" }, { "trace_id", "UInt64" }, { "boot_id", "UUID" },
+	};
 	const char *tc = time_col(pt);
+	char type[300], lit[256];
 	size_t i;
 	int k, ret = 0;
 
@@ -209,11 +250,20 @@ static int each_col(const struct ptable *pt, int (*fn)(void *, const char *, con
 		return ret;
 	}
 	for (i = 0; i < 3 && !ret; i++)
-		ret = fn(arg, prefix[i], "String");
+		ret = fn(arg, prefix[i][0], prefix[i][1]);
 	for (k = 0; k < pt->st->ncols && !ret; k++) {
 		ret = fn(arg, pt->st->cols[k].name, col_type(pt, &pt->st->cols[k]));
 		if (!ret && tc && !strcmp(pt->st->cols[k].name, tc))
 			ret = fn(arg, "wall_ts", "Nullable(Int64)");
+	}
+	/* An event's table names its event, for the events view. */
+	if (!ret && pt->st->kind == KT_TAB_EVENT) {
+		literal(lit, sizeof(lit), pt->st->ev->system ? pt->st->ev->system : "");
+		snprintf(type, sizeof(type), "String ALIAS %s", lit);
+		ret = fn(arg, "_system", type);
+		literal(lit, sizeof(lit), pt->st->ev->name ? pt->st->ev->name : "");
+		snprintf(type, sizeof(type), "String ALIAS %s", lit);
+		ret = ret ?: fn(arg, "_event", type);
 	}
 	return ret;
 }
@@ -224,10 +274,20 @@ struct textacc {
 	bool types;
 };
 
+/* A column of pt's rows (not an ALIAS). */
+static int blk_col(void *arg, const char *name, const char *type)
+{
+	struct kt_block *b = arg;
+
+	return alias_of(type) ? 0 : kt_block_add_col(b, name, type);
+}
+
 static int acc_col(void *arg, const char *name, const char *type)
 {
 	struct textacc *a = arg;
 
+	if (!a->types && alias_of(type))
+		return 0;		/* not sent */
 	return append(&a->s, &a->cap, &a->at, name, a->types ? type : NULL);
 }
 
@@ -334,13 +394,15 @@ static int check_col(void *arg, const char *name, const char *type)
 {
 	struct check *c = arg;
 	struct push *p = c->p;
+	const char *alias = alias_of(type);
+	size_t tlen = alias ? (size_t)(alias - type) : strlen(type);
 	char have[128], *sql;
 	int ret;
 
 	if (server_type(p, c->pt->name, name, have, sizeof(have))) {
-		if (!c->add && strcmp(have, type)) {
-			fail(p, "table '%s' is of another schema: its column '%s' is %s, not %s",
-			     c->pt->name, name, have, type);
+		if (!c->add && (strlen(have) != tlen || strncmp(have, type, tlen))) {
+			fail(p, "table '%s' is of another schema: its column '%s' is %s, not %.*s",
+			     c->pt->name, name, have, (int)tlen, type);
 			return -EPROTO;
 		}
 		return 0;
@@ -358,6 +420,90 @@ static int check_col(void *arg, const char *name, const char *type)
 	return ret;
 }
 
+/* The events view's columns, as each event table gives them. */
+#define VIEW_COLS "host, trace_id, boot_id, ts, wall_ts, cpu, pid, comm, _system AS system, _event AS event"
+
+/*
+ * (Re)make the events view over every event table the server holds (its
+ * MergeTree tables with an _event column: not a Distributed one made AS
+ * it), those of other pushes and files too.  Made anew under another
+ * name and renamed over the old one, so a query sees one or the other.
+ */
+static int events_view(struct push *p)
+{
+	struct kt_rowbuf sql = { 0 };
+	const char *reply, *line;
+	char *names, *end, tmp[64];
+	int ret;
+
+	ret = query(p, "SELECT table FROM system.columns WHERE database = currentDatabase() AND name = '_event' "
+		       "AND table IN (SELECT name FROM system.tables WHERE database = currentDatabase() "
+		       "AND engine = 'MergeTree') ORDER BY table", &reply);
+	if (ret)
+		return ret;
+	names = strdup(reply);
+	if (!names)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "events_new_%d", (int)getpid());
+	snprintf(p->q, sizeof(p->q), "DROP TABLE IF EXISTS `%s`", tmp);
+	ret = query(p, p->q, NULL);
+	snprintf(p->q, sizeof(p->q), "CREATE VIEW `%s` AS ", tmp);
+	kt_rowbuf_add(&sql, p->q, strlen(p->q));
+	for (line = names; *line; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n') ?: (char *)line + strlen(line);
+		snprintf(p->q, sizeof(p->q), "%sSELECT " VIEW_COLS " FROM `%.*s`",
+			 line == names ? "" : " UNION ALL ", (int)(end - line), line);
+		kt_rowbuf_add(&sql, p->q, strlen(p->q));
+	}
+	/* No event table yet: the view's columns, no rows. */
+	if (!*names) {
+		snprintf(p->q, sizeof(p->q), "SELECT '' AS host, toUInt64(0) AS trace_id, "
+			 "toUUID('00000000-0000-0000-0000-000000000000') AS boot_id, toInt64(0) AS ts, "
+			 "CAST(NULL AS Nullable(Int64)) AS wall_ts, toInt64(0) AS cpu, toInt64(0) AS pid, "
+			 "'' AS comm, '' AS system, '' AS event FROM system.one WHERE 0");
+		kt_rowbuf_add(&sql, p->q, strlen(p->q));
+	}
+	free(names);
+	ret = ret ?: sql.failed ? -ENOMEM : query(p, kt_rowbuf_text(&sql), NULL);
+	kt_rowbuf_free(&sql);
+	if (ret)
+		return ret;
+	/* The first view; or another push made one meanwhile: over it. */
+	if (!server_has(p, "events")) {
+		snprintf(p->q, sizeof(p->q), "RENAME TABLE `%s` TO `events`", tmp);
+		if (!kt_ch_query(p->ch, p->q, NULL, 0, NULL))
+			return 0;
+	}
+	snprintf(p->q, sizeof(p->q), "RENAME TABLE `events` TO `%s_old`, `%s` TO `events`", tmp, tmp);
+	ret = query(p, p->q, NULL);
+	snprintf(p->q, sizeof(p->q), "DROP TABLE IF EXISTS `%s_old`", tmp);
+	return ret ?: query(p, p->q, NULL);
+}
+
+/* events is push's view, or of another schema (refused). */
+static int events_ready(struct push *p, struct ptable *pt)
+{
+	struct check c = { .p = p, .pt = pt };
+	const char *reply;
+	int ret;
+
+	if (!server_has(p, pt->name)) {
+		p->view_stale = true;
+		return 0;
+	}
+	ret = each_col(pt, check_col, &c);
+	ret = ret ?: query(p, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'events'",
+			   &reply);
+	if (ret)
+		return ret;
+	if (strcmp(reply, "View\n")) {
+		fail(p, "table 'events' is of another schema: a %.*s table, not push's view",
+		     (int)strcspn(reply, "\n"), reply);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* Make the table, or check the one there, before its first rows. */
 static int table_ready(struct push *p, struct ptable *pt)
 {
@@ -366,12 +512,22 @@ static int table_ready(struct push *p, struct ptable *pt)
 
 	if (pt->ready)
 		return 0;
+	if (pt == p->events) {
+		ret = events_ready(p, pt);
+		pt->ready = !ret;
+		return ret;
+	}
+	/*
+	 * Made here: its columns are ours (not read back: a statement less a
+	 * table, which is a round trip to a server that may be busy).
+	 */
 	if (!server_has(p, pt->name)) {
 		ret = pt->create ? 0 : make_create(pt);
 		ret = ret ?: query(p, pt->create, NULL);
-		ret = ret ?: read_columns(p);
-		if (ret)
-			return ret;
+		if (!ret && pt->st && pt->st->kind == KT_TAB_EVENT)
+			p->view_stale = true;
+		pt->ready = !ret;
+		return ret;
 	}
 	ret = each_col(pt, check_col, &c);
 	c.add = true;
@@ -399,17 +555,18 @@ static int flush(struct push *p, struct ptable *pt)
 
 	if (!pt->nrows)
 		return 0;
-	if (pt->rows.failed)
+	if (kt_block_failed(BLK(pt)))
 		return -ENOMEM;
 	ret = table_ready(p, pt);
 	if (ret)
 		return ret;
-	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT RowBinary", pt->name, pt->columns) < 0)
+	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT Native", pt->name, pt->columns) < 0)
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
-	len = pt->rows.len;
-	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, &pt->rows, what,
+	len = BLK(pt)->bytes;
+	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, BLK(pt), what,
 			     p->msg, p->len);
+	pt->cur ^= 1;
 	free(sql);
 	if (ret)
 		return ret;
@@ -437,28 +594,37 @@ static int wait_all(struct push *p)
 
 static int row_done(struct push *p, struct ptable *pt)
 {
-	if (++pt->nrows < p->batch && pt->rows.len < BATCH_BYTES)
+	kt_block_row_end(BLK(pt));
+	if (++pt->nrows < p->batch && BLK(pt)->bytes < BATCH_BYTES)
 		return 0;
 	return flush(p, pt);
 }
 
-static void put_wall(struct push *p, struct kt_rowbuf *b, unsigned long long ts)
+static void put_wall(struct push *p, struct kt_block *b, unsigned long long ts)
 {
-	kt_rowbuf_ni64(b, p->has_wall, p->has_wall ? kt_wallclock_at(&p->wall, ts) : 0);
+	kt_block_ni64(b, p->has_wall, p->has_wall ? kt_wallclock_at(&p->wall, ts) : 0);
+}
+
+/* host, trace_id, boot_id: what every row starts with. */
+static void put_prefix(struct push *p, struct kt_block *b)
+{
+	kt_block_str(b, p->st->host);
+	kt_block_u64(b, p->id);
+	kt_block_raw(b, p->boot, sizeof(p->boot));
 }
 
 static int loss_row(struct push *p, const struct kt_event *ev, unsigned long long *last)
 {
-	struct kt_rowbuf *b = &p->losses->rows;
+	struct kt_block *b = BLK(p->losses);
 	struct tep_record *rec = ev->record;
 
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_i64(b, ev->buffer);
-	kt_rowbuf_i64(b, ev->cpu);
-	kt_rowbuf_ni64(b, *last != 0, (int64_t)*last);
-	kt_rowbuf_i64(b, (int64_t)rec->ts);
+	put_prefix(p, b);
+	kt_block_i64(b, ev->buffer);
+	kt_block_i64(b, ev->cpu);
+	kt_block_ni64(b, *last != 0, (int64_t)*last);
+	kt_block_i64(b, (int64_t)rec->ts);
 	put_wall(p, b, rec->ts);
-	kt_rowbuf_ni64(b, rec->missed_events > 0, rec->missed_events);
+	kt_block_ni64(b, rec->missed_events > 0, rec->missed_events);
 	return row_done(p, p->losses);
 }
 
@@ -488,34 +654,36 @@ static void show_progress(struct push *p, const char *path)
 }
 
 /* What every record's row starts with: host, trace_id, boot_id, ts, wall_ts, cpu, pid, comm. */
-static void record_cols(struct push *p, struct kt_rowbuf *b, const struct kt_event *ev,
+static void record_cols(struct push *p, struct kt_block *b, const struct kt_event *ev,
 			int pid, const char *comm)
 {
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_i64(b, (int64_t)ev->record->ts);
+	put_prefix(p, b);
+	kt_block_i64(b, (int64_t)ev->record->ts);
 	put_wall(p, b, ev->record->ts);
-	kt_rowbuf_i64(b, ev->cpu);
-	kt_rowbuf_i64(b, pid);
-	kt_rowbuf_str(b, comm);
+	kt_block_i64(b, ev->cpu);
+	kt_block_i64(b, pid);
+	kt_block_str(b, comm);
 }
 
 static int push_record(const struct kt_event *ev, void *arg)
 {
 	struct push *p = arg;
 	struct tep_record *rec = ev->record;
-	int pid = tep_data_pid(p->tep, rec), k, ret;
-	const char *comm = tep_data_comm_from_pid(p->tep, pid);
+	int pid = tep_data_pid(p->tep, rec), k, n, ret;
 	unsigned long long *last = last_of(p, ev->buffer, ev->cpu);
+	struct task *tk = kt_pidmap_get(&p->taskmap, pid);
 	long idx = kt_schema_event_table(p->schema, ev->event->id);
 	struct ptable *pt = idx >= 0 ? &p->t[idx] : NULL;
-	struct kt_rowbuf *b;
-	struct task *tk;
+	struct kt_block *b;
+	const char *comm;
 	long long v;
 
-	if (!last)
+	if (!last || !tk)
 		return -ENOMEM;
-	if (!comm)
-		comm = "<...>";
+	/* The file's pid -> comm map, looked up once a task. */
+	if (!tk->comm)
+		tk->comm = tep_data_comm_from_pid(p->tep, pid) ?: "<...>";
+	comm = tk->comm;
 	if (rec->missed_events) {
 		ret = loss_row(p, ev, last);
 		if (ret)
@@ -526,39 +694,33 @@ static int push_record(const struct kt_event *ev, void *arg)
 		p->first_ts = rec->ts;
 	p->last_ts = rec->ts;
 
-	b = &p->events->rows;
-	record_cols(p, b, ev, pid, comm);
-	kt_rowbuf_str(b, ev->event->system ? ev->event->system : "");
-	kt_rowbuf_str(b, ev->event->name ? ev->event->name : "");
-	ret = row_done(p, p->events);
-	if (ret)
-		return ret;
-
-	tk = kt_pidmap_get(&p->taskmap, pid);
-	if (!tk)
-		return -ENOMEM;
 	if (!tk->events++)
 		tk->first = rec->ts;
 	tk->last = rec->ts;
 	p->st->events++;
 
 	if (pt) {
-		b = &pt->rows;
+		b = BLK(pt);
 		record_cols(p, b, ev, pid, comm);
 		/* The event's own columns, after ts, cpu, pid and comm. */
 		for (k = 4; k < pt->st->ncols; k++) {
 			const struct kt_schema_col *c = &pt->st->cols[k];
 
 			if (c->kind == KT_COL_NUM) {
-				kt_rowbuf_i64(b, kt_schema_num(c->f, rec, &v) ? v : 0);
+				kt_block_i64(b, kt_schema_num(c->f, rec, &v) ? v : 0);
+				continue;
+			}
+			if (c->kind == KT_COL_ARRAY) {
+				n = kt_schema_array(p->tep, c, rec, 0, p->arr, 4096);
+				kt_block_u64s(b, p->arr, n > 0 ? (size_t)n : 0);
 				continue;
 			}
 			if (c->kind == KT_COL_STR) {
-				kt_rowbuf_str(b, kt_schema_text(p->tep, p->machine, c, rec,
+				kt_block_str(b, kt_schema_text(p->tep, p->machine, c, rec,
 								p->buf, sizeof(p->buf)));
 				continue;
 			}
-			kt_rowbuf_nstr(b, kt_schema_text(p->tep, p->machine, c, rec,
+			kt_block_nstr(b, kt_schema_text(p->tep, p->machine, c, rec,
 							 p->buf, sizeof(p->buf)));
 		}
 		ret = row_done(p, pt);
@@ -572,6 +734,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 
 struct task_rows {
 	struct push *p;
+	struct kt_tgidmap tgids;	/* record's thread -> process map */
 	int err;
 };
 
@@ -580,61 +743,31 @@ static void task_row(const void *node, VISIT which, void *arg)
 	const struct task *tk = *(const struct task *const *)node;
 	struct task_rows *tr = arg;
 	struct push *p = tr->p;
-	struct kt_rowbuf *b = &p->tasks->rows;
+	struct kt_block *b = BLK(p->tasks);
 	const char *comm;
 
 	if ((which != postorder && which != leaf) || tr->err)
 		return;
 	comm = tep_data_comm_from_pid(p->tep, tk->pid);
-	kt_rowbuf_add(b, p->prefix.p, p->prefix.len);
-	kt_rowbuf_i64(b, tk->pid);
-	kt_rowbuf_str(b, comm ? comm : "<...>");
-	kt_rowbuf_i64(b, (int64_t)tk->events);
-	kt_rowbuf_i64(b, (int64_t)tk->first);
-	kt_rowbuf_i64(b, (int64_t)tk->last);
+	put_prefix(p, b);
+	kt_block_i64(b, tk->pid);
+	kt_block_i64(b, kt_tgidmap_of(&tr->tgids, tk->pid));
+	kt_block_str(b, comm ? comm : "<...>");
+	kt_block_i64(b, (int64_t)tk->events);
+	kt_block_i64(b, (int64_t)tk->first);
+	kt_block_i64(b, (int64_t)tk->last);
 	tr->err = row_done(p, p->tasks);
 }
 
 /* ---- identity ---- */
 
-/*
- * The trace's id, from the whole file: zlib's crc32 and adler32 of its
- * bytes and its size.  The file holds a random TRACEID of its own
- * (record's getrandom), so two recordings differ even when their data
- * were alike, and a rewritten file is a new trace.
- */
 static int trace_id(struct push *p, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf;
-	uLong crc = crc32(0L, Z_NULL, 0), ad = adler32(0L, Z_NULL, 0);
-	unsigned long long size = 0;
-	size_t n;
-	int ret = 0;
+	int ret = kt_traceid_file(path, &p->id);
 
-	if (!f) {
-		ret = -errno;
-		fail(p, "cannot open '%s': %s", path, strerror(errno));
-		return ret;
-	}
-	buf = malloc(1 << 20);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	while ((n = fread(buf, 1, 1 << 20, f)) > 0) {
-		crc = crc32(crc, buf, (uInt)n);
-		ad = adler32(ad, buf, (uInt)n);
-		size += n;
-	}
-	if (ferror(f)) {
-		ret = -EIO;
-		fail(p, "cannot read '%s'", path);
-	}
-	free(buf);
-	fclose(f);
-	snprintf(p->st->trace_id, sizeof(p->st->trace_id), "%08lx%08lx%016llx",
-		 crc & 0xffffffffUL, ad & 0xffffffffUL, size);
+	if (ret)
+		fail(p, "cannot read '%s': %s", path, strerror(-ret));
+	snprintf(p->st->trace_id, sizeof(p->st->trace_id), "%llu", p->id);
 	return ret;
 }
 
@@ -656,16 +789,15 @@ static void uname_word(const char *uname, int n, char *out, size_t len)
 
 static int already_there(struct push *p)
 {
-	char h[600], id[64];
+	char h[600];
 	const char *reply;
 	int ret;
 
 	if (!server_has(p, "traces"))
 		return 0;
 	literal(h, sizeof(h), p->st->host);
-	literal(id, sizeof(id), p->st->trace_id);
-	snprintf(p->q, sizeof(p->q), "SELECT count() FROM traces WHERE host = %s AND trace_id = %s",
-		 h, id);
+	snprintf(p->q, sizeof(p->q), "SELECT count() FROM traces WHERE host = %s AND trace_id = %llu",
+		 h, p->id);
 	ret = query(p, p->q, &reply);
 	if (ret)
 		return ret;
@@ -678,19 +810,20 @@ static int already_there(struct push *p)
  */
 static int delete_partial(struct push *p)
 {
-	char h[600], id[64], *n;
+	char h[600], *n;
 	const char *reply, *line;
 	struct kt_rowbuf sql = { 0 };
 	size_t i;
 	int ret = 0, k;
 
 	literal(h, sizeof(h), p->st->host);
-	literal(id, sizeof(id), p->st->trace_id);
 	for (i = 0; i < p->nt; i++) {
-		if (!p->t[i].st || !server_has(p, p->t[i].name))
+		/* Not the events view: its rows are the event tables'. */
+		if (!p->t[i].st || p->t[i].st->kind == KT_TAB_EVENTS ||
+		    !server_has(p, p->t[i].name))
 			continue;
-		snprintf(p->q, sizeof(p->q), "%sSELECT '%s' AS t FROM `%s` WHERE host = %s AND trace_id = %s LIMIT 1",
-			 sql.len ? " UNION ALL " : "", p->t[i].name, p->t[i].name, h, id);
+		snprintf(p->q, sizeof(p->q), "%sSELECT '%s' AS t FROM `%s` WHERE host = %s AND trace_id = %llu LIMIT 1",
+			 sql.len ? " UNION ALL " : "", p->t[i].name, p->t[i].name, h, p->id);
 		kt_rowbuf_add(&sql, p->q, strlen(p->q));
 	}
 	if (!sql.len)
@@ -705,8 +838,8 @@ static int delete_partial(struct push *p)
 		return -ENOMEM;
 	for (line = strtok(n, "\n"); line && !ret; line = strtok(NULL, "\n")) {
 		p->st->resumed = true;
-		snprintf(p->q, sizeof(p->q), "ALTER TABLE `%s` DELETE WHERE host = %s AND trace_id = %s",
-			 line, h, id);
+		snprintf(p->q, sizeof(p->q), "ALTER TABLE `%s` DELETE WHERE host = %s AND trace_id = %llu",
+			 line, h, p->id);
 		ret = query(p, p->q, NULL);
 	}
 	free(n);
@@ -747,29 +880,53 @@ static void count(struct push *p)
 
 static int traces_row(struct push *p)
 {
-	struct kt_rowbuf *b = &p->traces->rows;
+	struct kt_block *b = BLK(p->traces);
 	char kernel[128], clock[64];
 
 	uname_word(kt_reader_uname(p->r), 2, kernel, sizeof(kernel));
 	snprintf(clock, sizeof(clock), "%s", kt_reader_clock(p->r));
-	kt_rowbuf_str(b, p->st->host);
-	kt_rowbuf_str(b, p->st->trace_id);
-	kt_rowbuf_str(b, p->wall.boot_id);
-	kt_rowbuf_str(b, kt_reader_path(p->r));
-	kt_rowbuf_str(b, kernel);
-	kt_rowbuf_str(b, p->machine ? p->machine : "");
-	kt_rowbuf_i64(b, kt_reader_cpus(p->r));
-	kt_rowbuf_str(b, clock);
-	kt_rowbuf_str(b, kt_reader_record_cmdline(p->r) ?: "");
-	kt_rowbuf_i64(b, (int64_t)p->first_ts);
-	kt_rowbuf_i64(b, (int64_t)p->last_ts);
+	put_prefix(p, b);
+	kt_block_str(b, kt_reader_path(p->r));
+	kt_block_str(b, kernel);
+	kt_block_str(b, p->machine ? p->machine : "");
+	kt_block_i64(b, kt_reader_cpus(p->r));
+	kt_block_str(b, clock);
+	kt_block_str(b, kt_reader_record_cmdline(p->r) ?: "");
+	kt_block_i64(b, (int64_t)p->first_ts);
+	kt_block_i64(b, (int64_t)p->last_ts);
 	put_wall(p, b, p->first_ts);
 	put_wall(p, b, p->last_ts);
-	kt_rowbuf_i64(b, (int64_t)p->st->events);
-	kt_rowbuf_i64(b, (int64_t)p->lost);
-	kt_rowbuf_add(b, &(unsigned char){ p->lost_unknown }, 1);
+	kt_block_i64(b, (int64_t)p->st->events);
+	kt_block_i64(b, (int64_t)p->lost);
+	kt_block_raw(b, &(unsigned char){ p->lost_unknown }, 1);
+	kt_block_row_end(b);
 	p->traces->nrows = 1;
 	return flush(p, p->traces) ?: wait_all(p);
+}
+
+/*
+ * A UUID ("8-4-4-4-12" hex digits; "" unknown: all zeros) as ClickHouse
+ * sends it: its first 8 bytes as a little-endian UInt64, then its last 8.
+ */
+static void uuid_bytes(unsigned char *out, const char *text)
+{
+	unsigned long long half[2] = { 0, 0 };
+	int i, n = 0, d;
+
+	for (i = 0; text[i] && n < 32; i++) {
+		if (text[i] == '-')
+			continue;
+		d = text[i] >= 'a' ? text[i] - 'a' + 10 : text[i] >= 'A' ? text[i] - 'A' + 10 :
+		    text[i] - '0';
+		if (d < 0 || d > 15)
+			break;
+		half[n / 16] = half[n / 16] << 4 | (unsigned)d;
+		n++;
+	}
+	if (n != 32)
+		half[0] = half[1] = 0;
+	for (i = 0; i < 16; i++)
+		out[i] = (unsigned char)(half[i / 8] >> (8 * (i % 8)));
 }
 
 static int setup(struct push *p)
@@ -795,8 +952,11 @@ static int setup(struct push *p)
 	p->traces = &p->t[n];
 	p->nt = n + 1;
 	for (i = 0; i < p->nt && !ret; i++)
-		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META)
+		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META) {
 			ret = col_text(&p->t[i], false, &p->t[i].columns);
+			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk[0]);
+			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk[1]);
+		}
 	if (ret || !p->events || !p->tasks || !p->losses)
 		return ret ?: -EINVAL;
 	if (p->o->host)
@@ -810,10 +970,8 @@ static int setup(struct push *p)
 			kt_reader_path(p->r));
 	p->has_wall = kt_wallclock_known(&p->wall);
 	p->st->no_wall = !p->has_wall;
-	kt_rowbuf_str(&p->prefix, p->st->host);
-	kt_rowbuf_str(&p->prefix, p->st->trace_id);
-	kt_rowbuf_str(&p->prefix, p->wall.boot_id);
-	return p->prefix.failed ? -ENOMEM : 0;
+	uuid_bytes(p->boot, p->wall.boot_id);
+	return 0;
 }
 
 static int push_all(struct push *p)
@@ -836,12 +994,25 @@ static int push_all(struct push *p)
 	ret = kt_decoder_run(d, push_record, p);
 	kt_decoder_free(d);
 	if (!ret) {
-		twalk_r(p->taskmap.tree, task_row, &tr);
-		ret = tr.err;
+		/* A file without the map: each task its own process. */
+		ret = kt_tgidmap_load(&tr.tgids, kt_reader_tgids(p->r));
+		if (!ret)
+			twalk_r(p->taskmap.tree, task_row, &tr);
+		ret = ret ?: tr.err;
+		kt_tgidmap_free(&tr.tgids);
 	}
 	for (i = 0; i < p->nt && !ret; i++)
 		if (&p->t[i] != p->traces)
 			ret = flush(p, &p->t[i]);
+	/*
+	 * While the server takes the last batches: the events view over the
+	 * tables this push made (one cut short before this point leaves them
+	 * out of it until it is run again, to complete), and the losses.
+	 */
+	if (!ret && p->view_stale)
+		ret = events_view(p);
+	if (!ret && !p->o->progress)
+		count(p);
 	/* Every row is in before the traces row says so. */
 	return ret ?: wait_all(p);
 }
@@ -881,7 +1052,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	ret = ret ?: already_there(&p);
 	if (ret == 0)
 		ret = delete_partial(&p);
-	if (ret == 0)
+	/* The records the file holds, for the progress bar. */
+	if (ret == 0 && p.o->progress)
 		count(&p);
 	if (ret == 0)
 		ret = push_all(&p);
@@ -894,14 +1066,14 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	for (i = 0; i < NSENDERS; i++)
 		kt_sender_free(p.sender[i]);
 	for (i = 0; i < p.nt; i++) {
-		kt_rowbuf_free(&p.t[i].rows);
+		kt_block_free(&p.t[i].blk[0]);
+		kt_block_free(&p.t[i].blk[1]);
 		free(p.t[i].columns);
 		free(p.t[i].create);
 	}
 	free(p.t);
 	free(p.columns);
 	free(p.last);
-	kt_rowbuf_free(&p.prefix);
 	kt_pidmap_free(&p.taskmap, NULL);
 	kt_schema_free(p.schema);
 	kt_reader_close(p.r);

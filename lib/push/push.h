@@ -3,7 +3,7 @@
  * A recording into ClickHouse, on `ktrace sql`'s schema (sql/schema.h)
  * with host, trace_id, boot_id and wall_ts added: the tables made when
  * missing (MergeTree, ordered by host, trace_id, ts), the rows sent in
- * RowBinary batches, and a `traces` row last, which marks the trace
+ * batches (Native blocks), and a `traces` row last, which marks the trace
  * complete.  A file's trace_id comes from its contents: pushing it again
  * sends nothing, and a push cut short is completed by the next one,
  * which first deletes what the cut one left.
@@ -19,7 +19,7 @@ struct kt_ch;
 struct kt_push_stats {
 	unsigned long long events;	/* records sent */
 	unsigned long long total;	/* records in the file */
-	unsigned long long bytes;	/* RowBinary bytes sent */
+	unsigned long long bytes;	/* Native bytes sent */
 	unsigned int tables;		/* tables that got rows */
 	bool no_wall;			/* the file has no realtime offsets */
 	bool resumed;			/* an interrupted push's rows were deleted */

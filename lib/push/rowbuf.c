@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RowBinary rows in a growing buffer.  See rowbuf.h.
+ * A growing buffer.  See rowbuf.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,7 @@ void kt_rowbuf_free(struct kt_rowbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static bool grow(struct kt_rowbuf *b, size_t n)
+bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n)
 {
 	size_t cap = b->cap ? b->cap : 4096;
 	unsigned char *p;
@@ -32,33 +32,9 @@ static bool grow(struct kt_rowbuf *b, size_t n)
 	return true;
 }
 
-void kt_rowbuf_add(struct kt_rowbuf *b, const void *p, size_t n)
+/* A string's LEB128 length, with room for n bytes after it. */
+static bool put_len(struct kt_rowbuf *b, size_t v, size_t n)
 {
-	if (!grow(b, n))
-		return;
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-/* x86 and arm64 are little-endian, as RowBinary: a copy. */
-void kt_rowbuf_u64(struct kt_rowbuf *b, uint64_t v)
-{
-	unsigned char le[8];
-	int i;
-
-	for (i = 0; i < 8; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	kt_rowbuf_add(b, le, 8);
-}
-
-void kt_rowbuf_i64(struct kt_rowbuf *b, int64_t v)
-{
-	kt_rowbuf_u64(b, (uint64_t)v);
-}
-
-void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
-{
-	size_t n = strlen(s), v = n;
 	unsigned char len[10];
 	int k = 0;
 
@@ -69,34 +45,26 @@ void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
 			len[k] |= 0x80;
 		k++;
 	} while (v);
-	if (!grow(b, (size_t)k + n))
-		return;
+	if (!kt_rowbuf_grow(b, (size_t)k + n))
+		return false;
 	memcpy(b->p + b->len, len, (size_t)k);
-	memcpy(b->p + b->len + k, s, n);
-	b->len += (size_t)k + n;
+	b->len += (size_t)k;
+	return true;
 }
 
-void kt_rowbuf_nstr(struct kt_rowbuf *b, const char *s)
+void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
 {
-	unsigned char null = s ? 0 : 1;
+	size_t n = strlen(s);
 
-	kt_rowbuf_add(b, &null, 1);
-	if (s)
-		kt_rowbuf_str(b, s);
-}
-
-void kt_rowbuf_ni64(struct kt_rowbuf *b, bool known, int64_t v)
-{
-	unsigned char null = known ? 0 : 1;
-
-	kt_rowbuf_add(b, &null, 1);
-	if (known)
-		kt_rowbuf_i64(b, v);
+	if (!put_len(b, n, n))
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
 }
 
 const char *kt_rowbuf_text(struct kt_rowbuf *b)
 {
-	if (!grow(b, 1))
+	if (!kt_rowbuf_grow(b, 1))
 		return "";
 	b->p[b->len] = '\0';
 	return (const char *)b->p;

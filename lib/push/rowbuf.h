@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A growing byte buffer that rows are written into in ClickHouse's
- * RowBinary format (little-endian numbers, strings with a LEB128 length,
- * Nullable as a 1/0 byte before the value), and that an HTTP reply is
- * read into.
+ * A growing byte buffer: a column's values as ClickHouse takes them
+ * (little-endian numbers, strings with a LEB128 length; push/block.h
+ * makes Native blocks of them), a batch to send, an HTTP reply.
  */
 #ifndef KT_PUSH_ROWBUF_H
 #define KT_PUSH_ROWBUF_H
@@ -11,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct kt_rowbuf {
 	unsigned char *p;
@@ -19,15 +19,34 @@ struct kt_rowbuf {
 };
 
 void kt_rowbuf_free(struct kt_rowbuf *b);
-void kt_rowbuf_add(struct kt_rowbuf *b, const void *p, size_t n);
-void kt_rowbuf_i64(struct kt_rowbuf *b, int64_t v);
-void kt_rowbuf_u64(struct kt_rowbuf *b, uint64_t v);
+/* Room for n more bytes: false (and failed set) when there is none. */
+bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n);
 void kt_rowbuf_str(struct kt_rowbuf *b, const char *s);
-/* Nullable(String): s NULL is NULL. */
-void kt_rowbuf_nstr(struct kt_rowbuf *b, const char *s);
-/* Nullable(Int64). */
-void kt_rowbuf_ni64(struct kt_rowbuf *b, bool known, int64_t v);
 /* The text so far, NUL-terminated (for a reply). */
 const char *kt_rowbuf_text(struct kt_rowbuf *b);
+
+/* Inline: a value a column a row, the bulk of push's writes. */
+static inline void kt_rowbuf_add(struct kt_rowbuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap && !kt_rowbuf_grow(b, n))
+		return;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+/* Little-endian, as ClickHouse has numbers: a copy on x86 and arm64. */
+static inline void kt_rowbuf_u64(struct kt_rowbuf *b, uint64_t v)
+{
+	unsigned char le[8];
+	int i;
+
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		kt_rowbuf_add(b, &v, 8);
+		return;
+	}
+	for (i = 0; i < 8; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	kt_rowbuf_add(b, le, 8);
+}
 
 #endif

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "push/block.h"
 #include "push/clickhouse.h"
-#include "push/rowbuf.h"
 #include "push/sender.h"
 
 struct kt_sender {
@@ -21,7 +21,7 @@ struct kt_sender {
 	bool busy, quit;
 	char *sql;
 	char what[300];			/* "batch of N rows into 'T'" */
-	struct kt_rowbuf rows;
+	struct kt_block *block;
 	int err;
 	char msg[1024];
 };
@@ -29,7 +29,8 @@ struct kt_sender {
 static void *run(void *arg)
 {
 	struct kt_sender *s = arg;
-	int ret;
+	const struct iovec *iov;
+	int ret, n;
 
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
@@ -38,7 +39,9 @@ static void *run(void *arg)
 		if (!s->busy)
 			break;
 		pthread_mutex_unlock(&s->mu);
-		ret = kt_ch_query(s->ch, s->sql, s->rows.p, s->rows.len, NULL);
+		n = kt_block_iov(s->block, &iov);
+		ret = kt_ch_insert(s->ch, s->sql, iov, n, NULL);
+		kt_block_clear(s->block);
 		pthread_mutex_lock(&s->mu);
 		if (ret) {
 			s->err = ret;
@@ -47,7 +50,7 @@ static void *run(void *arg)
 		}
 		free(s->sql);
 		s->sql = NULL;
-		s->rows.len = 0;
+		s->block = NULL;
 		s->busy = false;
 		pthread_cond_broadcast(&s->cv);
 	}
@@ -99,10 +102,9 @@ int kt_sender_wait(struct kt_sender *s, char *msg, size_t len)
 	return ret;
 }
 
-int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_rowbuf *rows,
+int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_block *block,
 		   const char *what, char *msg, size_t len)
 {
-	struct kt_rowbuf mine;
 	char *copy = strdup(sql);
 	int ret;
 
@@ -114,11 +116,7 @@ int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_rowbuf *rows,
 		return ret;
 	}
 	pthread_mutex_lock(&s->mu);
-	/* Swap: the thread sends these rows, the caller fills the old buffer. */
-	mine = s->rows;
-	s->rows = *rows;
-	*rows = mine;
-	rows->len = 0;
+	s->block = block;
 	s->sql = copy;
 	snprintf(s->what, sizeof(s->what), "%s", what);
 	s->busy = true;
@@ -138,7 +136,6 @@ void kt_sender_free(struct kt_sender *s)
 	pthread_join(s->th, NULL);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
-	kt_rowbuf_free(&s->rows);
 	free(s->sql);
 	kt_ch_free(s->ch);
 	free(s);

@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
+struct kt_block;
 struct kt_ch;
-struct kt_rowbuf;
 struct kt_sender;
 
 /* A sender on a connection like ch's.  NULL and errno on failure. */
@@ -19,10 +19,11 @@ struct kt_sender *kt_sender_new(const struct kt_ch *ch);
 void kt_sender_free(struct kt_sender *s);
 /*
  * Wait for the batch in flight; on its failure return its -errno with
- * the reason in msg.  Else take sql (an INSERT ... FORMAT) and rows
- * (*rows is left empty, its memory reused) and start sending them; 0.
+ * the reason in msg.  Else take sql (an INSERT ... FORMAT Native) and
+ * start sending block's rows; 0.  block is the sender's until its next
+ * call returns (or kt_sender_wait): it sends it as it is, then clears it.
  */
-int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_rowbuf *rows,
+int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_block *block,
 		   const char *what, char *msg, size_t len);
 /* Wait for the batch in flight: 0, or its -errno with the reason in msg. */
 int kt_sender_wait(struct kt_sender *s, char *msg, size_t len);

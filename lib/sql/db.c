@@ -15,6 +15,7 @@
 
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "analyze/tgidmap.h"
 #include "base/log.h"
 #include "decode/decoder.h"
 #include "file/reader.h"
@@ -642,6 +643,7 @@ static int load_record(const struct kt_event *ev, void *arg)
 struct task_ins {
 	struct kt_sqldb *db;
 	sqlite3_stmt *st;
+	struct kt_tgidmap tgids;	/* record's thread -> process map */
 	int err;
 };
 
@@ -655,10 +657,11 @@ static void insert_task(const void *node, VISIT which, void *arg)
 		return;
 	comm = tep_data_comm_from_pid(ti->db->tep, tk->pid);
 	sqlite3_bind_int(ti->st, 1, tk->pid);
-	bind_text(ti->st, 2, comm ? comm : "<...>");
-	sqlite3_bind_int64(ti->st, 3, (long long)tk->events);
-	sqlite3_bind_int64(ti->st, 4, (long long)tk->first);
-	sqlite3_bind_int64(ti->st, 5, (long long)tk->last);
+	sqlite3_bind_int(ti->st, 2, kt_tgidmap_of(&ti->tgids, tk->pid));
+	bind_text(ti->st, 3, comm ? comm : "<...>");
+	sqlite3_bind_int64(ti->st, 4, (long long)tk->events);
+	sqlite3_bind_int64(ti->st, 5, (long long)tk->first);
+	sqlite3_bind_int64(ti->st, 6, (long long)tk->last);
 	ti->err = step(ti->db, ti->st);
 }
 
@@ -792,8 +795,12 @@ static int load_wanted(struct kt_sqldb *db)
 				ret = rows_flush(db, &db->t[i]);
 		if (!ret && p.tasks) {
 			ti.st = p.tasks->ins;
-			twalk_r(db->tasks.tree, insert_task, &ti);
-			ret = ti.err;
+			/* A file without the map: each task its own process. */
+			ret = kt_tgidmap_load(&ti.tgids, kt_reader_tgids(db->r));
+			if (!ret)
+				twalk_r(db->tasks.tree, insert_task, &ti);
+			ret = ret ?: ti.err;
+			kt_tgidmap_free(&ti.tgids);
 		}
 		kt_pidmap_free(&db->tasks, NULL);
 	}

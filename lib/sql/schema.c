@@ -169,7 +169,7 @@ static int map_id(struct kt_schema *s, int id)
 static int make_tables(struct kt_schema *s)
 {
 	static const char *const events[] = { "its", "icpu", "ipid", "tcomm", "tsystem", "tevent", NULL };
-	static const char *const tasks[] = { "ipid", "tcomm", "ievents", "ifirst_ts", "ilast_ts", NULL };
+	static const char *const tasks[] = { "ipid", "itgid", "tcomm", "ievents", "ifirst_ts", "ilast_ts", NULL };
 	static const char *const losses[] = { "ibuffer", "icpu", "iafter_ts", "ibefore_ts", "ilost", NULL };
 	static const char *const meta[] = { "tkey", "tvalue", NULL };
 	struct tep_event **evs = tep_list_events(s->tep, TEP_EVENT_SORT_NAME);
@@ -243,20 +243,19 @@ bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *re
 	return true;
 }
 
-/* An array field as "[n,n,...]", bounds checked; NULL when unreadable. */
-static const char *array_text(struct tep_handle *tep, struct tep_format_field *f,
-			      struct tep_record *rec, char *buf, size_t len)
+int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
+		    const struct tep_record *rec, int first, unsigned long long *v, int max)
 {
+	struct tep_format_field *f = c->f;
 	int off = f->offset, size = f->size, es = f->elementsize, i, n;
-	size_t at = 0;
-	unsigned long long v;
+	unsigned long long d;
 
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 		if (f->offset < 0 || f->offset + f->size > rec->size ||
-		    tep_read_number_field(f, rec->data, &v))
-			return NULL;
-		off = (int)(v & 0xffff);
-		size = (int)(v >> 16);
+		    tep_read_number_field(f, rec->data, &d))
+			return -1;
+		off = (int)(d & 0xffff);
+		size = (int)(d >> 16);
 		if (f->flags & TEP_FIELD_IS_RELATIVE)
 			off += f->offset + f->size;
 	}
@@ -267,16 +266,35 @@ static const char *array_text(struct tep_handle *tep, struct tep_format_field *f
 	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && off >= 0 && off <= rec->size &&
 	    off + size > rec->size)
 		size = rec->size - off;
-	if (off < 0 || size < 0 || off + size > rec->size || len < 32)
-		return NULL;
+	if (off < 0 || size < 0 || off + size > rec->size)
+		return -1;
 	n = size / es;
+	for (i = 0; first + i < n && i < max; i++)
+		v[i] = tep_read_number(tep, (char *)rec->data + off + (first + i) * es, es);
+	return i;
+}
+
+/* An array field as "[n,n,...]", bounds checked; NULL when unreadable. */
+static const char *array_text(struct tep_handle *tep, const struct kt_schema_col *c,
+			      struct tep_record *rec, char *buf, size_t len)
+{
+	unsigned long long v[64];
+	int i, k = 0, n = len < 32 ? -1 : kt_schema_array(tep, c, rec, 0, v, 64);
+	size_t at = 0;
+
+	if (n < 0)
+		return NULL;
 	buf[at++] = '[';
 	/* kt_fmt_udec, not snprintf: a fifth of a syscall table's load. */
 	for (i = 0; i < n && at + 24 < len; i++) {
-		v = tep_read_number(tep, (char *)rec->data + off + i * es, es);
-		if (i)
+		if (k + i)
 			buf[at++] = ',';
-		at = (size_t)(kt_fmt_udec(buf + at, v, 0, ' ') - buf);
+		at = (size_t)(kt_fmt_udec(buf + at, v[i], 0, ' ') - buf);
+		if (i == 63) {		/* the next 64 */
+			k += 64;
+			n = kt_schema_array(tep, c, rec, k, v, 64);
+			i = -1;
+		}
 	}
 	buf[at++] = ']';
 	buf[at] = '\0';
@@ -295,7 +313,7 @@ const char *kt_schema_text(struct tep_handle *tep, const char *machine,
 		kt_field_str(c->f, rec, buf, len);
 		return buf;
 	case KT_COL_ARRAY:
-		return array_text(tep, c->f, rec, buf, len);
+		return array_text(tep, c, rec, buf, len);
 	case KT_COL_SYSCALL:
 		return kt_schema_num(c->f, rec, &v) ? kt_syscall_name(machine, (long)v, &nargs) : NULL;
 	case KT_COL_ERRNO:

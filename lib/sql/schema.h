@@ -59,6 +59,13 @@ long kt_schema_event_table(const struct kt_schema *s, int id);
 /* A number field of rec, bounds checked, sign-extended where signed. */
 bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *rec, long long *v);
 /*
+ * A KT_COL_ARRAY column's elements from the first-th (each read as
+ * unsigned), up to max of them, into v: their number, or -1 when the
+ * record's field is unreadable.
+ */
+int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
+		    const struct tep_record *rec, int first, unsigned long long *v, int max);
+/*
  * A text column's value (KT_COL_STR and after): either a name that lives
  * as long as the process, or buf (len bytes, reused by the next call);
  * NULL when the record has none (an unreadable field, no error).

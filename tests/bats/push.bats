@@ -12,12 +12,13 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	export KT_PUSH_BIN="$BATS_FILE_TMPDIR/bin"
 	kt_tool getppid_n "$KT_PUSH_BIN"
+	kt_tool threads_n "$KT_PUSH_BIN" -lpthread
 	cd "$BATS_FILE_TMPDIR"
 	: >"$BATS_FILE_TMPDIR/ktrace.pids"
 	# A small recording: system calls and the scheduler's events.
 	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR rec -q -e raw_syscalls -e sched_switch \
 		-e sched_waking -e sched_wakeup -o "$BATS_FILE_TMPDIR/a.dat" -- \
-		sh -c "$KT_PUSH_BIN/getppid_n 300; sleep 0.05; $KT_PUSH_BIN/getppid_n 300" >/dev/null
+		sh -c "$KT_PUSH_BIN/getppid_n 300; sleep 0.05; $KT_PUSH_BIN/getppid_n 300; $KT_PUSH_BIN/threads_n 2 10 100" >/dev/null
 	ch_start CH1 "$(ch_port)" "$(ch_port)"
 	export CH1
 }
@@ -56,24 +57,28 @@ trace_of() {
 	# Every table with rows: the same count as ktrace sql's.
 	for t in events sys_enter sys_exit sched_switch sched_waking sched_wakeup tasks losses; do
 		n=$("$KTRACE" sql -i "$f" --format csv "select count(*) from $t" | tail -n 1)
-		c=$(chq "$CH1" "SELECT count() FROM $db.$t WHERE trace_id = '$id'" 2>/dev/null || echo 0)
+		c=$(chq "$CH1" "SELECT count() FROM $db.$t WHERE trace_id = $id" 2>/dev/null || echo 0)
 		[ "$n" = "$c" ] || fail "$t: sql $n, clickhouse $c"
 	done
 	# The values: report's JSON, names beside numbers.
-	diff <(chq "$CH1" "SELECT ts, cpu, pid, comm, id, ret, ifNull(syscall, ''), ifNull(errno, '-') FROM $db.sys_exit WHERE trace_id = '$id' ORDER BY ts, cpu") \
+	diff <(chq "$CH1" "SELECT ts, cpu, pid, comm, id, ret, ifNull(syscall, ''), ifNull(errno, '-') FROM $db.sys_exit WHERE trace_id = $id ORDER BY ts, cpu") \
 		<("$KTRACE" report -i "$f" --format json -e sys_exit | jq -r '[.ts, .cpu, .pid, .comm, .id, .ret, .syscall, (.errno // "-")] | @tsv' | sort -n -k1,1 -k2,2)
-	diff <(chq "$CH1" "SELECT ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid FROM $db.sched_switch WHERE trace_id = '$id' ORDER BY ts, cpu") \
+	diff <(chq "$CH1" "SELECT ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid FROM $db.sched_switch WHERE trace_id = $id ORDER BY ts, cpu") \
 		<("$KTRACE" sql -i "$f" --format json "select ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid from sched_switch order by ts, cpu" | jq -r '[.[]] | @tsv')
-	diff <(chq "$CH1" "SELECT pid, comm, events, first_ts, last_ts FROM $db.tasks WHERE trace_id = '$id' ORDER BY pid") \
-		<("$KTRACE" sql -i "$f" --format json "select pid, comm, events, first_ts, last_ts from tasks order by pid" | jq -r '[.[]] | @tsv')
+	diff <(chq "$CH1" "SELECT pid, tgid, comm, events, first_ts, last_ts FROM $db.tasks WHERE trace_id = $id ORDER BY pid") \
+		<("$KTRACE" sql -i "$f" --format json "select pid, tgid, comm, events, first_ts, last_ts from tasks order by pid" | jq -r '[.[]] | @tsv')
+	# record's thread -> process map got there: threads_n's threads have
+	# a tgid not their pid (sql.bats checks which).
+	run chq "$CH1" "SELECT countIf(tgid != pid) > 0 FROM $db.tasks WHERE trace_id = $id"
+	assert_output 1
 	# wall_ts is ts moved by the offsets record measured.
-	run chq "$CH1" "SELECT count() FROM $db.events WHERE trace_id = '$id' AND (wall_ts IS NULL OR abs(wall_ts - ts - $("$KTRACE" sql -i "$f" --format csv "select value from meta where key = 'realtime_offset_start'" | tail -n 1)) > 10000000)"
+	run chq "$CH1" "SELECT count() FROM $db.events WHERE trace_id = $id AND (wall_ts IS NULL OR abs(wall_ts - ts - $("$KTRACE" sql -i "$f" --format csv "select value from meta where key = 'realtime_offset_start'" | tail -n 1)) > 10000000)"
 	assert_output 0
 	# The traces row: the file's facts.
-	run chq "$CH1" "SELECT host, kernel, machine, cpus, clock, events FROM $db.traces WHERE trace_id = '$id'"
+	run chq "$CH1" "SELECT host, kernel, machine, cpus, clock, events FROM $db.traces WHERE trace_id = $id"
 	assert_output "$(uname -n)	$(uname -r)	$(uname -m)	$(nproc)	local	$("$KTRACE" sql -i "$f" --format csv "select count(*) from events" | tail -n 1)"
 	# And the command line that recorded it.
-	run chq "$CH1" "SELECT command LIKE 'ktrace record -q -e raw_syscalls -e sched_switch -e sched_waking -e sched_wakeup -o $f -- sh -c %getppid_n 300%' FROM $db.traces WHERE trace_id = '$id'"
+	run chq "$CH1" "SELECT command LIKE 'ktrace record -q -e raw_syscalls -e sched_switch -e sched_waking -e sched_wakeup -o $f -- sh -c %getppid_n 300%' FROM $db.traces WHERE trace_id = $id"
 	assert_output 1
 }
 
@@ -120,8 +125,42 @@ trace_of() {
 		c=$("$KTRACE" sql -i big.dat --format csv "select count(*) from $t" | tail -n 1)
 		assert_output "$c	$c"
 	done
-	run chq "$CH1" "SELECT count() FROM traces WHERE host = 'killed' AND trace_id = '$id'"
+	run chq "$CH1" "SELECT count() FROM traces WHERE host = 'killed' AND trace_id = $id"
 	assert_output 1
+}
+
+@test "push: events is a view over the event tables of every push; a table by that name is refused" {
+	local f=$BATS_FILE_TMPDIR/a.dat n m p1 p2 db=view${BATS_TEST_TRY_NUMBER:-1}
+	rec -q -e sched_process_exit -o exit.dat -- sh -c 'true; /bin/true; /bin/true'
+	run "$KTRACE" push -q -i "$f" -i exit.dat --to "$URL/$db"
+	assert_success
+	n=$("$KTRACE" sql -i "$f" --format csv "select count(*) from events" | tail -n 1)
+	m=$("$KTRACE" sql -i exit.dat --format csv "select count(*) from events" | tail -n 1)
+	run chq "$CH1" "SELECT count() FROM $db.events"
+	assert_output "$((n + m))"
+	# Each record once, named as sql names it.
+	diff <(chq "$CH1" "SELECT system, event, count() FROM $db.events WHERE trace_id IN (SELECT trace_id FROM $db.traces WHERE file = '$f') GROUP BY system, event ORDER BY system, event") \
+		<("$KTRACE" sql -i "$f" --format csv "select system, event, count(*) from events group by system, event order by system, event" | tail -n +2 | tr ',' '\t')
+	run chq "$CH1" "SELECT count() FROM $db.events WHERE event = 'sched_process_exit' AND trace_id IN (SELECT trace_id FROM $db.traces WHERE file = 'exit.dat')"
+	assert_output "$m"
+	# Two first pushes at once into an empty database (small files: both
+	# make the view at about the same time): one view over both's tables.
+	"$KTRACE" push -q -i "$TOP/tests/data/kt-sched.dat" --to "$URL/${db}b" 2>/dev/null &
+	p1=$!
+	"$KTRACE" push -q -i "$TOP/tests/data/tc-sched.dat" --to "$URL/${db}b" 2>/dev/null &
+	p2=$!
+	wait "$p1" || fail "the first push failed"
+	wait "$p2" || fail "the second push failed"
+	n=$("$KTRACE" sql -i "$TOP/tests/data/kt-sched.dat" --format csv "select count(*) from events" | tail -n 1)
+	m=$("$KTRACE" sql -i "$TOP/tests/data/tc-sched.dat" --format csv "select count(*) from events" | tail -n 1)
+	run chq "$CH1" "SELECT count() FROM ${db}b.events"
+	assert_output "$((n + m))"
+	# An events table (not push's view) is another schema's.
+	chx "$CH1" "CREATE DATABASE IF NOT EXISTS evtab"
+	chx "$CH1" "CREATE TABLE IF NOT EXISTS evtab.events (host String, trace_id UInt64, ts Int64) ENGINE = MergeTree() ORDER BY host"
+	run --separate-stderr "$KTRACE" push -q -i exit.dat --to "$URL/evtab"
+	assert_failure 1
+	[[ $stderr == *": table 'events' is of another schema: a MergeTree table, not push's view; complete: none" ]] || fail "$stderr"
 }
 
 @test "push: credentials from a file or the environment, never the command line" {
@@ -153,7 +192,7 @@ trace_of() {
 
 	# A table of another schema: refused before anything is changed.
 	chx "$CH1" "CREATE DATABASE IF NOT EXISTS other"
-	chx "$CH1" "CREATE TABLE IF NOT EXISTS other.events (host String, trace_id String, ts String) ENGINE = MergeTree() ORDER BY host"
+	chx "$CH1" "CREATE TABLE IF NOT EXISTS other.events (host String, trace_id UInt64, ts String) ENGINE = MergeTree() ORDER BY host"
 	run --separate-stderr "$KTRACE" push -i "$f" --to "$URL/other"
 	assert_failure 1
 	[[ $stderr == "ktrace push: cannot push '$f' to 127.0.0.1:"*": table 'events' is of another schema: its column 'ts' is String, not Int64; complete: none" ]] || fail "$stderr"

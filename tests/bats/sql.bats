@@ -2,7 +2,8 @@
 # ktrace sql: every table against report's JSON of the same file (counts
 # and values), the fixed tables, the output formats, --schema, --save
 # (sqlite3 opens it), standard input, the prompt (through a pty), and bad
-# queries and files.  The stored corpus only: nothing touches tracefs.
+# queries and files.  The stored corpus, and one recording (threads_n,
+# for tasks.tgid).
 
 load helpers
 
@@ -72,6 +73,24 @@ $n"
 local
 2
 6"
+}
+
+@test "sql: tasks.tgid: threads_n's threads under its main thread's pid; a file without record's map, each task its own process" {
+	kt_tool threads_n "$BATS_TEST_TMPDIR/bin" -lpthread
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+	run rec -q -e raw_syscalls -o t.dat -- "$BATS_TEST_TMPDIR/bin/threads_n" 3 20 100
+	assert_success
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
+	# The main thread: the one that returned from execve as threads_n.
+	main=$("$KTRACE" sql -i t.dat --format csv "select pid from sys_exit where syscall = 'execve' and comm = 'threads_n'" | tail -n 1)
+	[ -n "$main" ] || fail "no execve of threads_n"
+	run "$KTRACE" sql -i t.dat --format csv "select count(*), sum(tgid = $main), sum(pid = $main) from tasks where comm = 'threads_n'"
+	assert_output "count(*),sum(tgid = $main),sum(pid = $main)
+4,4,1"
+	# trace-cmd's file has no map: tgid is pid.
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select count(*) > 0, sum(tgid != pid) from tasks"
+	assert_output "count(*) > 0,sum(tgid != pid)
+1,0"
 }
 
 @test "sql: tables loaded by one pass or several join as report counts; the loss is the same whether a load or a pass of its own counts it" {

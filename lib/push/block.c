@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A Native block by column.  See block.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "push/block.h"
+
+struct kt_block_col {
+	struct kt_rowbuf nt;		/* its name and type, as the block has them */
+	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
+	struct kt_rowbuf data;
+	uint64_t end;			/* an Array's elements so far */
+};
+
+int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
+{
+	struct kt_block_col *c = realloc(b->c, (size_t)(b->n + 1) * sizeof(*c));
+	struct iovec *iov;
+
+	if (!c)
+		return -ENOMEM;
+	b->c = c;
+	iov = realloc(b->iov, (size_t)(2 + 3 * (b->n + 1)) * sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	b->iov = iov;
+	c = &c[b->n];
+	memset(c, 0, sizeof(*c));
+	b->n++;
+	kt_rowbuf_str(&c->nt, name);
+	kt_rowbuf_str(&c->nt, type);
+	return c->nt.failed ? -ENOMEM : 0;
+}
+
+void kt_block_free(struct kt_block *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		kt_rowbuf_free(&b->c[i].nt);
+		kt_rowbuf_free(&b->c[i].head);
+		kt_rowbuf_free(&b->c[i].data);
+	}
+	free(b->c);
+	free(b->iov);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The column the next value goes to, or NULL past the last. */
+static struct kt_block_col *next(struct kt_block *b)
+{
+	if (b->at >= b->n) {
+		b->failed = true;
+		return NULL;
+	}
+	return &b->c[b->at++];
+}
+
+void kt_block_i64(struct kt_block *b, int64_t v)
+{
+	kt_block_u64(b, (uint64_t)v);
+}
+
+void kt_block_u64(struct kt_block *b, uint64_t v)
+{
+	struct kt_block_col *c = next(b);
+
+	if (!c)
+		return;
+	kt_rowbuf_u64(&c->data, v);
+	b->bytes += 8;
+}
+
+void kt_block_raw(struct kt_block *b, const void *p, size_t n)
+{
+	struct kt_block_col *c = next(b);
+
+	if (!c)
+		return;
+	kt_rowbuf_add(&c->data, p, n);
+	b->bytes += n;
+}
+
+void kt_block_str(struct kt_block *b, const char *s)
+{
+	struct kt_block_col *c = next(b);
+	size_t at;
+
+	if (!c)
+		return;
+	at = c->data.len;
+	kt_rowbuf_str(&c->data, s);
+	b->bytes += c->data.len - at;
+}
+
+void kt_block_nstr(struct kt_block *b, const char *s)
+{
+	struct kt_block_col *c = next(b);
+	unsigned char null = s ? 0 : 1;
+	size_t at;
+
+	if (!c)
+		return;
+	kt_rowbuf_add(&c->head, &null, 1);
+	at = c->data.len;
+	kt_rowbuf_str(&c->data, s ? s : "");
+	b->bytes += 1 + c->data.len - at;
+}
+
+void kt_block_ni64(struct kt_block *b, bool known, int64_t v)
+{
+	struct kt_block_col *c = next(b);
+	unsigned char null = known ? 0 : 1;
+
+	if (!c)
+		return;
+	kt_rowbuf_add(&c->head, &null, 1);
+	kt_rowbuf_u64(&c->data, known ? (uint64_t)v : 0);
+	b->bytes += 9;
+}
+
+void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n)
+{
+	struct kt_block_col *c = next(b);
+	size_t i;
+
+	if (!c)
+		return;
+	c->end += n;
+	kt_rowbuf_u64(&c->head, c->end);
+	/* The elements as they are: Native's byte order is x86's and arm64's. */
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && sizeof(*v) == 8) {
+		if (n)
+			kt_rowbuf_add(&c->data, v, n * 8);
+	} else {
+		for (i = 0; i < n; i++)
+			kt_rowbuf_u64(&c->data, v[i]);
+	}
+	b->bytes += 8 + n * 8;
+}
+
+void kt_block_row_end(struct kt_block *b)
+{
+	if (b->at != b->n)
+		b->failed = true;
+	b->at = 0;
+	b->rows++;
+}
+
+/* LEB128, as Native has the counts: the bytes written at p. */
+static size_t put_count(unsigned char *p, uint64_t v)
+{
+	size_t k = 0;
+
+	do {
+		p[k] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			p[k] |= 0x80;
+		k++;
+	} while (v);
+	return k;
+}
+
+bool kt_block_failed(const struct kt_block *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->c[i].head.failed || b->c[i].data.failed)
+			return true;
+	return b->failed;
+}
+
+int kt_block_iov(struct kt_block *b, const struct iovec **iov)
+{
+	struct kt_block_col *c;
+	size_t k = put_count(b->counts, (uint64_t)b->n);
+	int i, n = 0;
+
+	b->iov[n++] = (struct iovec){ b->counts, k };
+	b->iov[n++] = (struct iovec){ b->counts + k, put_count(b->counts + k, b->rows) };
+	for (i = 0; i < b->n; i++) {
+		c = &b->c[i];
+		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
+		b->iov[n++] = (struct iovec){ c->head.p, c->head.len };
+		b->iov[n++] = (struct iovec){ c->data.p, c->data.len };
+	}
+	*iov = b->iov;
+	return n;
+}
+
+void kt_block_clear(struct kt_block *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		b->c[i].head.len = 0;
+		b->c[i].data.len = 0;
+		b->c[i].end = 0;
+	}
+	b->rows = 0;
+	b->bytes = 0;
+	b->at = 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rows of a table gathered by column, sent as one block of ClickHouse's
+ * Native format: the number of columns and of rows, then each column's
+ * name, type and values together (a Nullable's null map, then its
+ * values; an Array's end offsets, then its elements; numbers
+ * little-endian, strings with a LEB128 length).  The server reads a
+ * column at a time rather than a value at a time, as RowBinary makes
+ * it: a fifth to a third less of its CPU for a system call table's rows.
+ *
+ * A row is written as its columns' values in order, one call each, then
+ * kt_block_row_end().
+ */
+#ifndef KT_PUSH_BLOCK_H
+#define KT_PUSH_BLOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "push/rowbuf.h"
+
+struct iovec;
+struct kt_block_col;
+
+struct kt_block {
+	struct kt_block_col *c;
+	int n;				/* columns */
+	int at;				/* the column the next value goes to */
+	size_t rows, bytes;
+	bool failed;			/* a row of the wrong width */
+	unsigned char counts[20];	/* the block's numbers of columns and rows */
+	struct iovec *iov;		/* its pieces, 2 + 3 a column */
+};
+
+/* Add a column (in the order of the rows' values): 0 or -ENOMEM. */
+int kt_block_add_col(struct kt_block *b, const char *name, const char *type);
+void kt_block_free(struct kt_block *b);
+
+void kt_block_i64(struct kt_block *b, int64_t v);
+void kt_block_u64(struct kt_block *b, uint64_t v);
+/* n bytes as they are (a UUID's 16, a UInt8). */
+void kt_block_raw(struct kt_block *b, const void *p, size_t n);
+void kt_block_str(struct kt_block *b, const char *s);
+/* Nullable(String): NULL is NULL. */
+void kt_block_nstr(struct kt_block *b, const char *s);
+/* Nullable(Int64). */
+void kt_block_ni64(struct kt_block *b, bool known, int64_t v);
+/* Array(UInt64). */
+void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n);
+void kt_block_row_end(struct kt_block *b);
+
+/* Whether a row was cut short or an allocation failed. */
+bool kt_block_failed(const struct kt_block *b);
+/*
+ * The rows so far as one Native block, in pieces that point into b (sent
+ * as they are: no copy): their number, *iov set.  b is not to be
+ * written until kt_block_clear().
+ */
+int kt_block_iov(struct kt_block *b, const struct iovec **iov);
+/* No rows: the block is written anew. */
+void kt_block_clear(struct kt_block *b);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A recording's trace_id: a 64-bit hash of the whole file's bytes, so
+ * that pushing the same file again is known, and a rewritten file is a
+ * new trace (the file holds a random TRACEID of its own: two recordings
+ * differ even when their data are alike).
+ */
+#ifndef KT_PUSH_TRACEID_H
+#define KT_PUSH_TRACEID_H
+
+/* The id of the file at path into *id: 0, or -errno. */
+int kt_traceid_file(const char *path, unsigned long long *id);
+
+#endif
