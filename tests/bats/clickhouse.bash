@@ -1,7 +1,8 @@
 # Real ClickHouse servers for push.bats: each runs as nobody (setpriv),
 # listens on 127.0.0.1 on free ports, and keeps everything (data, tmp,
 # logs, user files, format schemas) in its own mktemp directory, which
-# ch_stop removes.  Debian 12's clickhouse-server 18.16.
+# ch_stop removes: under $KT_CH_TMPDIR, default /tmp.  Debian 12's
+# clickhouse-server 18.16.
 
 # ch_port: a free loopback TCP port (the kernel picks it).
 ch_port() {
@@ -13,7 +14,7 @@ ch_port() {
 # default (no password) and kt (password "kt-secret"), ro (read only).
 ch_start() {
 	local var=$1 http=$2 tcp=$3 remote=${4:-} d i
-	d=$(mktemp -d /tmp/kt-ch.XXXXXX)
+	d=$(mktemp -d "${KT_CH_TMPDIR:-/tmp}/kt-ch.XXXXXX")
 	chmod 755 "$d"
 	mkdir -p "$d/data" "$d/tmp" "$d/log" "$d/user_files" "$d/format_schemas"
 	cat >"$d/config.xml" <<XML
