@@ -3,7 +3,9 @@
  * The ktrace.ko backend.  The module's control files are small text
  * files in debugfs; its buffers are trace<N> files that give one whole
  * ring-buffer page per read() (trace_pipe_raw's format), block while
- * empty, and return 0 once the engine is stopped and drained.
+ * empty, and return 0 once the engine is stopped and drained; or, where
+ * the module can, map the CPU's ring of pages for reading in place
+ * (kernel/ktrace-abi.h, "Zero-copy reading" in kernel/README.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <poll.h>
 #include <unistd.h>
 #include <kbuffer.h>
 
@@ -297,6 +303,12 @@ struct modrec_cpu {
 	pthread_t thread;
 	bool started;
 	int err;
+	/* The mapped ring, or NULL when read() reads it. */
+	unsigned char *map;
+	size_t map_len;
+	unsigned int nr_pages;
+	bool ringless;			/* a CPU never up: no ring yet */
+	unsigned long long missed;	/* told, not yet put in a page */
 };
 
 struct kt_modrec {
@@ -305,6 +317,29 @@ struct kt_modrec {
 	char *tmpdir;
 	struct modrec_cpu *cpus;
 };
+
+/*
+ * Map c's ring when the module can: an older ktrace.ko answers the
+ * ioctl with ENOTTY, a global channel too; then read() it is.
+ */
+static void modrec_map(struct modrec_cpu *c)
+{
+	struct ktrace_buf_pos pos;
+	void *map;
+
+	if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
+		return;
+	/* read() it is: nothing until the CPU comes up, then its pages. */
+	c->ringless = !pos.nr_pages;
+	if (c->ringless)
+		return;
+	c->map_len = (size_t)pos.nr_pages * c->mr->page_size;
+	map = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, c->in_fd, 0);
+	if (map == MAP_FAILED)
+		return;
+	c->map = map;
+	c->nr_pages = pos.nr_pages;
+}
 
 static int temp_file(const char *dir)
 {
@@ -321,7 +356,7 @@ static int temp_file(const char *dir)
 	return fd;
 }
 
-struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir)
+struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap)
 {
 	struct kt_modrec *mr;
 	char rel[64], path[PATH_MAX];
@@ -360,6 +395,8 @@ struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir)
 			ret = c->out_fd;
 			goto err_mr;
 		}
+		if (!no_mmap)
+			modrec_map(c);
 	}
 	return mr;
 
@@ -373,6 +410,138 @@ err:
 /* A reader thread's nice value, lib/live/recorder.c's RECORDER_NICE. */
 #define MODREC_NICE	(-20)
 
+/* Pages a writev() of the mapped reader takes: two iovecs each. */
+#define MODREC_BATCH	64
+
+/*
+ * The mapped ring's pages [from, to) to the file: each page's header and
+ * records from the mapping, zeroes for the rest (the ring's pages keep
+ * what earlier laps wrote there), as read() gives them.
+ */
+static int modrec_write_pages(struct modrec_cpu *c, unsigned long long from,
+			      unsigned long long to)
+{
+	static const char zeroes[65536];
+	size_t page = c->mr->page_size, hdr = sizeof(uint64_t) + sizeof(long);
+	struct iovec iov[2 * MODREC_BATCH];
+	unsigned long long i;
+	int n = 0, ret;
+
+	if (page > sizeof(zeroes))
+		return -EINVAL;
+	for (i = from; i < to; i++) {
+		unsigned char *pg = c->map + (i % c->nr_pages) * page;
+		unsigned long commit;
+		size_t len;
+
+		memcpy(&commit, pg + sizeof(uint64_t), sizeof(commit));
+		len = hdr + (commit & KT_RB_COMMIT_MASK);
+		if (len > page)
+			len = page;	/* a page being overwritten: thrown away */
+		iov[n].iov_base = pg;
+		iov[n++].iov_len = len;
+		iov[n].iov_base = (void *)zeroes;
+		iov[n++].iov_len = page - len;
+		if (n == 2 * MODREC_BATCH || i + 1 == to) {
+			ret = kt_writev_all(c->out_fd, iov, n);
+			if (ret)
+				return ret;
+			n = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After PUT_CONSUMED: the pages of [from, valid) a flight writer took
+ * while we wrote them become empty pages, and the first page kept says
+ * how many records were lost before it, as the read() path's does.
+ */
+static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
+			    unsigned long long from, unsigned long long valid,
+			    unsigned long long to)
+{
+	static const char zeroes[65536];
+	size_t page = c->mr->page_size;
+	unsigned long commit;
+	off_t off;
+	int ret;
+
+	for (; from < valid; from++, base += page) {
+		ret = kt_pwrite_all(c->out_fd, zeroes, page, base);
+		if (ret)
+			return ret;
+	}
+	if (!c->missed || valid == to)
+		return 0;
+	off = base + sizeof(uint64_t);
+	if (pread(c->out_fd, &commit, sizeof(commit), off) != sizeof(commit))
+		return -EIO;
+	if ((commit & KT_RB_COMMIT_MASK) + sizeof(uint64_t) + 2 * sizeof(long) <=
+	    page) {
+		unsigned long n = c->missed;
+
+		ret = kt_pwrite_all(c->out_fd, &n, sizeof(n), off + sizeof(long) +
+				    (commit & KT_RB_COMMIT_MASK));
+		if (ret)
+			return ret;
+		commit |= KT_RB_MISSED_STORED;
+	}
+	commit |= KT_RB_MISSED_EVENTS;
+	c->missed = 0;
+	return kt_pwrite_all(c->out_fd, &commit, sizeof(commit), off);
+}
+
+/*
+ * The mapped reader: what is complete goes to the file straight from
+ * the mapping, then back to the writer.  The module closes the page
+ * being written on FLUSH; stopped and nothing left is the end.
+ */
+static int modrec_mapped(struct modrec_cpu *c)
+{
+	struct pollfd pfd = { .fd = c->in_fd, .events = POLLIN };
+	size_t page = c->mr->page_size;
+	struct ktrace_buf_pos pos;
+	unsigned long long from, to;
+	off_t base;
+	int ret;
+
+	for (;;) {
+		if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
+			return -errno;
+		if (pos.produced == pos.consumed) {
+			bool stopped = pos.flags & KTRACE_BUF_STOPPED;
+
+			if (ioctl(c->in_fd, KTRACE_BUF_FLUSH) ||
+			    ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
+				return -errno;
+			if (pos.produced == pos.consumed) {
+				if (stopped)
+					return 0;
+				if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+					return -errno;
+				continue;
+			}
+		}
+		from = pos.consumed;
+		to = pos.produced;
+		base = lseek(c->out_fd, 0, SEEK_CUR);
+		if (base < 0)
+			return -errno;
+		ret = modrec_write_pages(c, from, to);
+		if (ret)
+			return ret;
+		pos.consumed = to;
+		if (ioctl(c->in_fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+			return -errno;
+		c->missed += pos.missed;
+		ret = modrec_fix_pages(c, base, from, pos.valid, to);
+		if (ret)
+			return ret;
+		atomic_fetch_add(&c->bytes, (to - from) * page);
+	}
+}
+
 /*
  * A blocking read waits for a page; after "stop" the module hands out
  * what is left and then 0.  So the thread needs no stop signal of its own.
@@ -381,7 +550,7 @@ static void *modrec_main(void *arg)
 {
 	struct modrec_cpu *c = arg;
 	int page = c->mr->page_size;
-	char *buf = malloc(page);
+	char *buf = NULL;
 	sigset_t all;
 
 	sigfillset(&all);
@@ -392,6 +561,11 @@ static void *modrec_main(void *arg)
 	 * Best effort (needs privilege).
 	 */
 	setpriority(PRIO_PROCESS, 0, MODREC_NICE);
+	if (c->map) {
+		c->err = modrec_mapped(c);
+		return NULL;
+	}
+	buf = malloc(page);
 	if (!buf) {
 		c->err = -ENOMEM;
 		return NULL;
@@ -443,6 +617,10 @@ int kt_modrec_stop(struct kt_modrec *mr)
 			pthread_join(c->thread, NULL);
 			c->started = false;
 		}
+		if (c->map) {
+			munmap(c->map, c->map_len);
+			c->map = NULL;
+		}
 		if (c->in_fd >= 0) {
 			/* An open trace<N> keeps the module from unloading. */
 			close(c->in_fd);
@@ -478,6 +656,18 @@ void kt_modrec_free(struct kt_modrec *mr)
 	free(mr->tmpdir);
 	free(mr->cpus);
 	free(mr);
+}
+
+const char *kt_modrec_read_mode(const struct kt_modrec *mr)
+{
+	int i, mapped = 0, rings = 0;
+
+	/* A CPU without a ring (never up) is read by neither. */
+	for (i = 0; i < mr->ncpus; i++) {
+		mapped += mr->cpus[i].map != NULL;
+		rings += !mr->cpus[i].ringless;
+	}
+	return !mapped ? "read" : mapped == rings ? "mmap" : "mmap+read";
 }
 
 int kt_modrec_fd(const struct kt_modrec *mr, int cpu)
