@@ -494,8 +494,12 @@ static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
 
 /*
  * The mapped reader: what is complete goes to the file straight from
- * the mapping, then back to the writer.  The module closes the page
- * being written on FLUSH; stopped and nothing left is the end.
+ * the mapping, then back to the writer.  With nothing complete it waits
+ * in poll() as a blocking read() would (half a page, the wake timer's
+ * tick, or the stop), and only then has the module close the page being
+ * written (FLUSH): closing it whenever nothing was complete would have
+ * us write page after page of our own system calls' events.  Stopped
+ * and nothing left is the end.
  */
 static int modrec_mapped(struct modrec_cpu *c)
 {
@@ -503,26 +507,27 @@ static int modrec_mapped(struct modrec_cpu *c)
 	size_t page = c->mr->page_size;
 	struct ktrace_buf_pos pos;
 	unsigned long long from, to;
+	bool ready = false, stopped;
 	off_t base;
 	int ret;
 
 	for (;;) {
 		if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
 			return -errno;
+		stopped = pos.flags & KTRACE_BUF_STOPPED;
+		if (pos.produced == pos.consumed && (ready || stopped) &&
+		    (ioctl(c->in_fd, KTRACE_BUF_FLUSH) ||
+		     ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos)))
+			return -errno;
 		if (pos.produced == pos.consumed) {
-			bool stopped = pos.flags & KTRACE_BUF_STOPPED;
-
-			if (ioctl(c->in_fd, KTRACE_BUF_FLUSH) ||
-			    ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
+			if (stopped)
+				return 0;
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 				return -errno;
-			if (pos.produced == pos.consumed) {
-				if (stopped)
-					return 0;
-				if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-					return -errno;
-				continue;
-			}
+			ready = true;
+			continue;
 		}
+		ready = false;
 		from = pos.consumed;
 		to = pos.produced;
 		base = lseek(c->out_fd, 0, SEEK_CUR);

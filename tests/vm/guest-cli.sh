@@ -141,6 +141,17 @@ test_cli_record_mmap() {
 		expect "$m: getppid entries" "$e" 2000 &&
 		expect "$m: getppid exits" "$x" 2000 || return 1
 	done
+	# System-wide, the reader's own system calls are recorded too: it
+	# must wait for data as read() does, not close a page of its own
+	# calls whenever nothing else is there (a reader that did wrote
+	# 50000 pages of them in a second).
+	$K record -q -o /tmp/all.dat -e ktrace:syscall_entry -- /ktvm getppid 2000 \
+		>/dev/null 2>/tmp/err || { cat /tmp/err; return 1; }
+	n=$($K report -i /tmp/all.dat | grep -c ' syscall_entry: ')
+	rm -f /tmp/all.dat
+	echo "system-wide: $n syscall_entry records for 2000 getppid calls"
+	[ "$n" -ge 2000 ] && [ "$n" -lt 12000 ] ||
+		fail "system-wide: $n syscall_entry records for 2000 getppid calls" || return 1
 }
 
 # A filter on a module event, and stream of one with another clock, are
