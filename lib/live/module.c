@@ -555,7 +555,7 @@ static void *modrec_main(void *arg)
 {
 	struct modrec_cpu *c = arg;
 	int page = c->mr->page_size;
-	char *buf = NULL;
+	char *buf = NULL, name[16];
 	sigset_t all;
 
 	sigfillset(&all);
@@ -566,6 +566,9 @@ static void *modrec_main(void *arg)
 	 * Best effort (needs privilege).
 	 */
 	setpriority(PRIO_PROCESS, 0, MODREC_NICE);
+	/* Named, so its CPU time can be told apart (bench/module-read.sh). */
+	snprintf(name, sizeof(name), "ktrace-mod%d", c->cpu);
+	pthread_setname_np(pthread_self(), name);
 	if (c->map) {
 		c->err = modrec_mapped(c);
 		return NULL;
