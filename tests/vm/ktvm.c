@@ -42,10 +42,11 @@
  *   ktvm oncpu CPU            return once this process runs on CPU:
  *                             whatever CPU was running before has
  *                             then finished its context switch
- *   ktvm mapread [-s] [-f DIR] [-m M] [-L EMIT:N] DIR
+ *   ktvm mapread [-s] [-f DIR] [-m M] [-L EMIT:N] [-n] DIR
  *                             as read, by mmap and ktrace-abi.h's
  *                             ioctls until each CPU is stopped and
- *                             drained (waits in poll()); -L: after the
+ *                             drained (waits in poll()); -n: no copy,
+ *                             no decoding, only pages counted; -L: after the
  *                             first GET_PRODUCED and copy of trace0,
  *                             write N to EMIT on CPU 0 so the flight
  *                             writer laps us, then PUT_CONSUMED; also
@@ -794,9 +795,11 @@ struct mapped {
 	struct ktrace_buf_pos pos;
 	uint64_t last_ts;
 	int done;
+	int ready;	/* poll() said so: FLUSH when nothing is complete */
 };
 
 static long lost_pages, missed_total;
+static int nocopy;	/* mapread -n */
 
 /*
  * Read what is complete of m's ring: GET_PRODUCED, copy the pages out
@@ -815,6 +818,10 @@ static long map_batch(struct mapped *m, struct totals *t, int sample,
 		die("GET_PRODUCED");
 	c = m->pos.consumed;
 	p = m->pos.produced;
+	/* The page being written is closed only once poll() said so. */
+	if (p == c && !m->ready && !(m->pos.flags & KTRACE_BUF_STOPPED))
+		return 0;
+	m->ready = 0;
 	if (p == c) {
 		if (ioctl(m->fd, KTRACE_BUF_FLUSH))
 			die("FLUSH");
@@ -829,6 +836,18 @@ static long map_batch(struct mapped *m, struct totals *t, int sample,
 	}
 	if (p - c > 64)
 		p = c + 64;
+	if (nocopy) {
+		/* The transport alone: look at each page's commit, give back. */
+		for (i = c; i < p; i++)
+			t->bytes += *(volatile long *)(m->map + 8 +
+					(i % m->pos.nr_pages) * PAGE);
+		t->pages += p - c;
+		pos = m->pos;
+		pos.consumed = p;
+		if (ioctl(m->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+			die("PUT_CONSUMED");
+		return p - c;
+	}
 	for (i = c; i < p; i++)
 		memcpy(copy[i - c], m->map + (i % m->pos.nr_pages) * PAGE, PAGE);
 	if (emit) {
@@ -866,8 +885,11 @@ static int cmd_mapread(int argc, char **argv)
 	struct dirent *de;
 	DIR *d;
 
-	while ((opt = getopt(argc, argv, "f:m:sL:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:m:sL:n")) != -1) {
 		switch (opt) {
+		case 'n':
+			nocopy = 1;
+			break;
 		case 'f':
 			bad_formats = load_formats(optarg);
 			break;
@@ -936,6 +958,7 @@ static int cmd_mapread(int argc, char **argv)
 		if (sched_setaffinity(0, sizeof(set), &set))
 			die("sched_setaffinity");
 		/* Fill pages, read them, and be lapped before the PUT. */
+		maps[0].ready = 1;
 		if (map_batch(&maps[0], &t, sample, emit, lap) < 0)
 			return 1;
 		/* Then stop the channel (EMIT's sibling state) and drain. */
@@ -958,7 +981,9 @@ static int cmd_mapread(int argc, char **argv)
 		}
 		if (!left)
 			break;
-		poll(pfd, left, 50);
+		poll(pfd, left, -1);
+		for (i = 0; i < n; i++)
+			maps[i].ready = 1;
 	}
 	for (i = 0; i < n; i++) {
 		munmap(maps[i].map, (size_t)maps[i].pos.nr_pages * PAGE);
