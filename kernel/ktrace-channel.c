@@ -433,6 +433,13 @@ static bool kt_cbuf_next(struct ktrace_channel *chan, struct kt_cbuf *cb)
 			break;
 		}
 	}
+	/*
+	 * The rest of the page zeroed: a mapped reader then writes whole
+	 * pages as they lie, as read() gives them.  Mostly a few bytes: a
+	 * page is closed when the next record does not fit.
+	 */
+	memset(cb->page->data + cb->page->commit, 0,
+	       KT_PAGE_DATA - cb->page->commit);
 	cb->entries[t % cb->nr_pages] = cb->nent;
 	WRITE_ONCE(cb->written, cb->written + cb->nent);
 	cb->nent = 0;

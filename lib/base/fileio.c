@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -39,29 +38,6 @@ int kt_write_all(int fd, const void *buf, size_t len)
 int kt_pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
 	return off < 0 ? -EINVAL : put_all(fd, buf, len, off);
-}
-
-int kt_writev_all(int fd, struct iovec *iov, int n)
-{
-	while (n) {
-		ssize_t w = writev(fd, iov, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		/* A short write: skip what went, go on from there. */
-		while (n && (size_t)w >= iov->iov_len) {
-			w -= iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= w;
-		}
-	}
-	return 0;
 }
 
 /* tracefs and procfs files report size 0 to stat: grow as it goes. */

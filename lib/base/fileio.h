@@ -14,10 +14,6 @@ int kt_write_all(int fd, const void *buf, size_t len);
 /* The same at offset off; the file position does not move. */
 int kt_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 
-struct iovec;
-/* Write all of iov[0..n) at the file position; iov is used up.  0 or -errno. */
-int kt_writev_all(int fd, struct iovec *iov, int n);
-
 /*
  * Read a whole file, procfs and tracefs ones included (they report size
  * 0), into a malloc'ed buffer.  0 or -errno.

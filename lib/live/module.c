@@ -23,7 +23,6 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <poll.h>
 #include <unistd.h>
 #include <kbuffer.h>
@@ -410,44 +409,27 @@ err:
 /* A reader thread's nice value, lib/live/recorder.c's RECORDER_NICE. */
 #define MODREC_NICE	(-20)
 
-/* Pages a writev() of the mapped reader takes: two iovecs each. */
-#define MODREC_BATCH	64
-
 /*
- * The mapped ring's pages [from, to) to the file: each page's header and
- * records from the mapping, zeroes for the rest (the ring's pages keep
- * what earlier laps wrote there), as read() gives them.
+ * The mapped ring's pages [from, to) to the file as they lie: the module
+ * zeroes a page's rest when it closes it, so they are what read() gives;
+ * one write() a run, two when the run wraps round the ring.
  */
 static int modrec_write_pages(struct modrec_cpu *c, unsigned long long from,
 			      unsigned long long to)
 {
-	static const char zeroes[65536];
-	size_t page = c->mr->page_size, hdr = sizeof(uint64_t) + sizeof(long);
-	struct iovec iov[2 * MODREC_BATCH];
-	unsigned long long i;
-	int n = 0, ret;
+	size_t page = c->mr->page_size;
+	unsigned long long slot, n;
+	int ret;
 
-	if (page > sizeof(zeroes))
-		return -EINVAL;
-	for (i = from; i < to; i++) {
-		unsigned char *pg = c->map + (i % c->nr_pages) * page;
-		unsigned long commit;
-		size_t len;
-
-		memcpy(&commit, pg + sizeof(uint64_t), sizeof(commit));
-		len = hdr + (commit & KT_RB_COMMIT_MASK);
-		if (len > page)
-			len = page;	/* a page being overwritten: thrown away */
-		iov[n].iov_base = pg;
-		iov[n++].iov_len = len;
-		iov[n].iov_base = (void *)zeroes;
-		iov[n++].iov_len = page - len;
-		if (n == 2 * MODREC_BATCH || i + 1 == to) {
-			ret = kt_writev_all(c->out_fd, iov, n);
-			if (ret)
-				return ret;
-			n = 0;
-		}
+	while (from < to) {
+		slot = from % c->nr_pages;
+		n = to - from;
+		if (n > c->nr_pages - slot)
+			n = c->nr_pages - slot;
+		ret = kt_write_all(c->out_fd, c->map + slot * page, n * page);
+		if (ret)
+			return ret;
+		from += n;
 	}
 	return 0;
 }
