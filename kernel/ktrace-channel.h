@@ -175,6 +175,14 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 	void *data;
 	u64 ts;
 
+	/*
+	 * A stopped channel costs its probes this load and branch only.
+	 * The check with interrupts off below is the one that makes stop
+	 * race-free (see ktrace_channel_cleanup()); this one only skips
+	 * the rest early.
+	 */
+	if (unlikely(!READ_ONCE(chan->running)))
+		return NULL;
 	local_irq_save(flags);
 	cb = this_cpu_read(*chan->cbuf);
 	if (unlikely(!READ_ONCE(chan->running)))
