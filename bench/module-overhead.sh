@@ -53,17 +53,8 @@ if grep -q 'BENCH error' "$w/console.log" || ! grep -q '^BENCH done' "$w/bench.t
 	exit 1
 fi
 
-# median: awk functions shared by both tables; v[c, i] holds sample i
-# of configuration c, n[c] their number.
-median='
-function median(c,   i, j, t, k) {
-	k = n[c]
-	for (i = 1; i <= k; i++) a[i] = v[c, i]
-	for (i = 1; i <= k; i++)
-		for (j = i + 1; j <= k; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}'
+# median (bench/vm-bench.sh): shared by both tables.
+median=$bench_median
 
 printf 'Kernel %s, qemu -accel %s %s, one boot.\n' "$rel" "$accel" "${KT_VM_QEMU_ARGS:-}"
 

@@ -29,17 +29,9 @@ if grep -q 'BENCH error' "$w/bench.txt" || ! grep -q '^BENCH end' "$w/bench.txt"
 	exit 1
 fi
 
-awk -v rel="$rel" -v accel="$accel" -v qargs="${KT_VM_QEMU_ARGS:-}" '
+awk -v rel="$rel" -v accel="$accel" -v qargs="${KT_VM_QEMU_ARGS:-}" "$bench_median"'
 $1 == "BENCH-lost" { lost[$2]++; nlost[$2] += $3; next }
 $1 == "BENCH" && $2 != "end" { v[$2, ++n[$2]] = $3 }
-function median(c,   i, j, t, k) {
-	k = n[c]
-	for (i = 1; i <= k; i++) a[i] = v[c, i]
-	for (i = 1; i <= k; i++)
-		for (j = i + 1; j <= k; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
-}
 END {
 	none = median("none"); mod = median("module"); ft = median("ftrace")
 	printf "Kernel %s, qemu -accel %s %s, %d rounds, medians.\n\n", rel, accel, qargs, n["none"]

@@ -17,3 +17,16 @@ out=$top/build/bench-vm
 mkdir -p "$out"
 # shellcheck source=tests/vm/vm-lib.sh
 . tests/vm/vm-lib.sh
+
+# awk functions for a bench's tables: median(c) of the samples v[c, i],
+# i from 1 to n[c].
+# shellcheck disable=SC2034
+bench_median='
+function median(c,   i, j, t, k) {
+	k = n[c]
+	for (i = 1; i <= k; i++) a[i] = v[c, i]
+	for (i = 1; i <= k; i++)
+		for (j = i + 1; j <= k; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}'

@@ -437,6 +437,14 @@ static unsigned long long report_loss(const struct record_opts *o,
 
 /* ---- the recording ---- */
 
+/* KTRACE_NO_MMAP (not 0): read ktrace.ko's buffers with read(2). */
+static bool no_mmap(void)
+{
+	const char *env = getenv("KTRACE_NO_MMAP");
+
+	return env && *env && strcmp(env, "0");
+}
+
 static int record(struct record_opts *o)
 {
 	struct kt_session_config cfg = {
@@ -458,6 +466,7 @@ static int record(struct record_opts *o)
 		.uid = o->uid,
 		.progress = !o->quiet && isatty(STDERR_FILENO) ? status_line : NULL,
 		.arg = o,
+		.no_mmap = no_mmap(),
 	};
 	enum kt_session_stop why;
 	unsigned long long lost;

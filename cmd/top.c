@@ -178,6 +178,12 @@ static struct argp top_argp = { options, parse_opt, "", doc, 0, 0, 0 };
 /* ---- events ----------------------------------------------------------- */
 
 /* Rows for -e (or the defaults), resolved against the live catalog. */
+/* How ktrace.ko's buffers are read, when a row is its event; else NULL. */
+static const char *module_mode(const struct top *t)
+{
+	return kt_counter_module_read_mode(t->c);
+}
+
 static int rows_from_specs(struct top *t)
 {
 	struct kt_catalog *cat;
@@ -342,8 +348,9 @@ static int print_text(struct top *t)
 	line = malloc(len);
 	if (!line)
 		return -ENOMEM;
-	printf("ktrace top: instance %s (%s), %zu events, every %.2fs, sample %ld, sort %s%s\n",
+	printf("ktrace top: instance %s (%s%s%s), %zu events, every %.2fs, sample %ld, sort %s%s\n",
 	       kt_counter_instance(t->c), kt_counter_read_mode(t->c),
+	       module_mode(t) ? "; ktrace.ko " : "", module_mode(t) ? module_mode(t) : "",
 	       kt_counter_rows(t->c) - 1, t->o->interval,
 	       kt_counter_samples(t->c), sort_names[t->sort],
 	       kt_counter_tracing_off(t->c) ? ", tracing off" : "");
@@ -525,8 +532,9 @@ static void draw(struct top *t)
 	summarize(t, &sum);
 	erase();
 
-	snprintf(line, sizeof(line), " ktrace top  %s (%s)  %zu events  every %.1fs  sort: %s%s",
+	snprintf(line, sizeof(line), " ktrace top  %s (%s%s%s)  %zu events  every %.1fs  sort: %s%s",
 		 kt_counter_instance(t->c), kt_counter_read_mode(t->c),
+		 module_mode(t) ? "; ktrace.ko " : "", module_mode(t) ? module_mode(t) : "",
 		 kt_counter_rows(t->c) - 1, t->o->interval, sort_names[t->sort],
 		 kt_counter_tracing_off(t->c) ? "  TRACING OFF" : "");
 	attron(A_REVERSE);

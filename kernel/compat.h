@@ -9,6 +9,7 @@
 #define KTRACE_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/mm.h>
 #include <linux/timer.h>
 
 /* timer_start lost its flags argument in 6.2 (bucket_expiry since). */
@@ -25,6 +26,15 @@
 #define kt_from_timer(var, t, field)	timer_container_of(var, t, field)
 #else
 #define kt_from_timer(var, t, field)	from_timer(var, t, field)
+#endif
+
+/* vm_flags became read-only behind vm_flags_set/clear() in 6.3. */
+#ifdef KT_HAVE_VM_FLAGS_SET
+#define kt_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#define kt_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
+#else
+#define kt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define kt_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #endif
 
 #endif /* KTRACE_COMPAT_H */

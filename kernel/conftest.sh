@@ -12,4 +12,6 @@ have() {
 sed -n '/TRACE_EVENT(timer_start/,/TP_ARGS/p' \
 	"$src/include/trace/events/timer.h" 2>/dev/null |
 	grep -q 'unsigned int flags' && printf ' -D%s' KT_HAVE_TIMER_START_FLAGS
+have "$src/include/linux/mm.h" 'static inline void vm_flags_set\(' \
+	KT_HAVE_VM_FLAGS_SET
 echo

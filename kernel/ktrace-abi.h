@@ -8,6 +8,10 @@
 #ifndef KTRACE_ABI_H
 #define KTRACE_ABI_H
 
+/* Both exist in the kernel and, as uapi headers, in user space. */
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
 /* Bumped whenever a file's name, syntax or record layout changes. */
 #define KTRACE_ABI_VERSION		1
 
@@ -76,5 +80,40 @@
 #define KTRACE_GLOBAL_CHANNEL		0x1	/* one buffer for all CPUs */
 #define KTRACE_FLIGHT_CHANNEL		0x2	/* overwrite the oldest */
 #define KTRACE_DISABLE_STATE		0x4	/* no state file */
+
+/*
+ * Zero-copy reading of a per-CPU channel's traceN (kernel/README.md,
+ * "Zero-copy reading").  mmap() of the file, read-only, offset 0, maps
+ * the CPU's ring of nr_pages pages in ring order.  Pages are counted by
+ * positions that run on: page i lies at (i % nr_pages) * page size and
+ * holds ftrace's page format (its commit has no flags).  The reader:
+ *
+ *	GET_PRODUCED, read pages [consumed, produced), PUT_CONSUMED(pos)
+ *
+ * and then throws away the pages below the valid PUT_CONSUMED gives
+ * back: a flight channel's writer took them while they were being read.
+ * Pages from PUT_CONSUMED's pos on belong to the writer again.  When
+ * GET_PRODUCED finds no complete page, FLUSH closes the page being
+ * written.  poll() says when to look again.  One reader per file at a
+ * time: another file's read(), mmap() or ioctl() of the same CPU fails
+ * with EBUSY while one holds it.  Global channels answer ENOTTY.
+ */
+struct ktrace_buf_pos {
+	__u64 consumed;	/* GET: the reader's oldest page; PUT: release to */
+	__u64 produced;	/* pages before it are complete */
+	__u64 valid;	/* PUT: the reader's pages before it were overwritten */
+	__u64 missed;	/* PUT: records overwritten since the last PUT told */
+	__u32 nr_pages;	/* the ring's pages: the most the mapping holds */
+	__u32 flags;	/* KTRACE_BUF_* */
+};
+
+#define KTRACE_BUF_STOPPED	0x1	/* the channel is not running */
+
+#define KTRACE_IOC_MAGIC	0xb7
+#define KTRACE_BUF_GET_PRODUCED	\
+	_IOR(KTRACE_IOC_MAGIC, 1, struct ktrace_buf_pos)
+#define KTRACE_BUF_PUT_CONSUMED	\
+	_IOWR(KTRACE_IOC_MAGIC, 2, struct ktrace_buf_pos)
+#define KTRACE_BUF_FLUSH	_IO(KTRACE_IOC_MAGIC, 3)
 
 #endif /* KTRACE_ABI_H */

@@ -56,9 +56,13 @@ struct kt_gbuf {
 	bool missed;		/* pages lost since the last read */
 };
 
+struct kt_trace_file;
+
 struct kt_reader {
 	struct ktrace_channel *chan;
 	int cpu;
+	/* The file that maps this CPU's ring, under the channel's lock. */
+	struct kt_trace_file *owner;
 };
 
 
@@ -429,6 +433,13 @@ static bool kt_cbuf_next(struct ktrace_channel *chan, struct kt_cbuf *cb)
 			break;
 		}
 	}
+	/*
+	 * The rest of the page zeroed: a mapped reader then writes whole
+	 * pages as they lie, as read() gives them.  Mostly a few bytes: a
+	 * page is closed when the next record does not fit.
+	 */
+	memset(cb->page->data + cb->page->commit, 0,
+	       KT_PAGE_DATA - cb->page->commit);
 	cb->entries[t % cb->nr_pages] = cb->nent;
 	WRITE_ONCE(cb->written, cb->written + cb->nent);
 	cb->nent = 0;
@@ -1043,7 +1054,9 @@ int kt_chan_resize(struct ktrace_channel *chan, unsigned long size)
 	if (!old)
 		return -ENOMEM;
 	mutex_lock(&chan->lock);
-	if (chan->running) {
+	mutex_lock(&chan->map_lock);
+	/* A mapping holds the pages: readers would see the old ring. */
+	if (chan->running || atomic_read(&chan->nr_maps)) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -1085,6 +1098,7 @@ int kt_chan_resize(struct ktrace_channel *chan, unsigned long size)
 		kt_cbuf_free(old[cpu]);
 	WRITE_ONCE(chan->wake_bytes, kt_wake_bytes(chan));
 out:
+	mutex_unlock(&chan->map_lock);
 	mutex_unlock(&chan->lock);
 	kfree(old);
 	return ret;
@@ -1194,11 +1208,17 @@ static void kt_chan_put(struct ktrace_channel *chan)
 	kref_put(&chan->ref, kt_chan_free);
 }
 
-/* A traceN reader: the page it copies the oldest one into. */
+/*
+ * A traceN reader: the page it copies the oldest one into, and for a
+ * mapped reader (kernel/README.md, "Zero-copy reading") the ring its
+ * positions are of and where it stands in it.
+ */
 struct kt_trace_file {
 	struct kt_reader *r;
 	struct kt_page *copy;
 	unsigned long tick;	/* chan->tick at this reader's last read */
+	struct kt_cbuf *cb;	/* the ring start counts in */
+	unsigned long start;	/* the page after its last PUT_CONSUMED */
 };
 
 /*
@@ -1249,11 +1269,38 @@ static int kt_trace_open(struct inode *inode, struct file *file)
 static int kt_trace_release(struct inode *inode, struct file *file)
 {
 	struct kt_trace_file *tf = file->private_data;
+	struct ktrace_channel *chan = tf->r->chan;
 
+	/* After the last munmap(): a mapping holds its file. */
+	cmpxchg(&tf->r->owner, tf, NULL);
 	free_page((unsigned long)tf->copy);
-	kt_chan_put(tf->r->chan);
+	kt_chan_put(chan);
 	kfree(tf);
 	return 0;
+}
+
+/*
+ * Whether tf may read its CPU's ring: not while another file maps it or
+ * reads it by ioctl, nor once the channel is gone.
+ */
+static int kt_trace_usable(struct kt_trace_file *tf)
+{
+	struct kt_trace_file *owner = READ_ONCE(tf->r->owner);
+
+	if (READ_ONCE(tf->r->chan->dead))
+		return -EIO;
+	return owner && owner != tf ? -EBUSY : 0;
+}
+
+/* Make tf the mapped reader of its CPU's ring, until it is released. */
+static int kt_trace_claim(struct kt_trace_file *tf)
+{
+	struct kt_trace_file *owner;
+
+	if (READ_ONCE(tf->r->chan->dead))
+		return -EIO;
+	owner = cmpxchg(&tf->r->owner, NULL, tf);
+	return owner && owner != tf ? -EBUSY : 0;
 }
 
 /* Fill the reader's page with the oldest data; -EAGAIN when none. */
@@ -1291,6 +1338,11 @@ static ssize_t kt_trace_read(struct file *file, char __user *ubuf,
 	for (;;) {
 		if ((file->f_flags & O_NONBLOCK) || kt_trace_ready(tf)) {
 			mutex_lock(&chan->lock);
+			ret = kt_trace_usable(tf);
+			if (ret) {
+				mutex_unlock(&chan->lock);
+				return ret;
+			}
 			/* Before the fill: a tick during it allows another. */
 			tf->tick = READ_ONCE(chan->tick);
 			ret = kt_trace_fill(tf, &page);
@@ -1318,17 +1370,204 @@ static __poll_t kt_trace_poll(struct file *file, poll_table *wait)
 	struct ktrace_channel *chan = tf->r->chan;
 
 	poll_wait(file, &chan->wait, wait);
+	if (READ_ONCE(chan->dead))
+		return EPOLLERR | EPOLLHUP;
 	if (kt_trace_ready(tf))
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
 
+/* ---- zero-copy reading: kernel/README.md, "Zero-copy reading" ---- */
+
+/*
+ * GET_PRODUCED: where the reader stands and how far the pages are
+ * complete.  The reader's position is head, its own since its last
+ * PUT_CONSUMED unless a flight writer took pages since.
+ */
+static void kt_cbuf_get(struct kt_trace_file *tf, struct kt_cbuf *cb,
+			struct ktrace_buf_pos *pos)
+{
+	unsigned long h = READ_ONCE(cb->head);
+
+	/* A new reader, or a ring resized while unmapped. */
+	if (tf->cb != cb) {
+		tf->cb = cb;
+		tf->start = h;
+	}
+	pos->consumed = h;
+	/* Acquire: pages before tail are complete. */
+	pos->produced = smp_load_acquire(&cb->tail);
+}
+
+/*
+ * PUT_CONSUMED: give pages [start, pos->consumed) back to the writer,
+ * accounting their records as read as kt_cbuf_read_page() does.  A
+ * flight writer may have taken some meanwhile (head moved past start):
+ * their records are its overrun, and valid tells the reader to throw
+ * away what it read of them.  The cmpxchg succeeds only if head was
+ * still at h, so no page from h on was written while the reader read
+ * it, and entries[] of those pages were read stable before it.
+ */
+static int kt_cbuf_put(struct kt_trace_file *tf, struct kt_cbuf *cb,
+		       struct ktrace_buf_pos *pos)
+{
+	unsigned long p = pos->consumed, h, t, i, e, missed;
+
+	if (tf->cb != cb)
+		return -ESTALE;
+	/* Acquire: entries[] of pages before tail are written. */
+	t = smp_load_acquire(&cb->tail);
+	if (p - tf->start > t - tf->start)
+		return -EINVAL;
+	for (;;) {
+		h = READ_ONCE(cb->head);
+		e = 0;
+		if (h - tf->start >= p - tf->start) {
+			h = p;	/* the writer took them all */
+			break;
+		}
+		for (i = h; i != p; i++)
+			e += READ_ONCE(cb->entries[i % cb->nr_pages]);
+		/* Full barrier: the reader's reads are done before. */
+		if (cmpxchg(&cb->head, h, p) == h)
+			break;
+	}
+	cb->read += e;
+	missed = READ_ONCE(cb->overrun) - cb->read_overrun;
+	cb->read_overrun += missed;
+	tf->start = p;
+	pos->valid = h;
+	pos->missed = missed;
+	pos->produced = t;
+	return 0;
+}
+
+static long kt_trace_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct kt_trace_file *tf = file->private_data;
+	struct ktrace_channel *chan = tf->r->chan;
+	void __user *up = (void __user *)arg;
+	struct ktrace_buf_pos pos = {};
+	struct kt_cbuf *cb;
+	int ret;
+
+	if (!chan->cbuf || (cmd != KTRACE_BUF_GET_PRODUCED &&
+			    cmd != KTRACE_BUF_PUT_CONSUMED &&
+			    cmd != KTRACE_BUF_FLUSH))
+		return -ENOTTY;
+	if (cmd == KTRACE_BUF_PUT_CONSUMED &&
+	    copy_from_user(&pos, up, sizeof(pos)))
+		return -EFAULT;
+	mutex_lock(&chan->lock);
+	ret = kt_trace_claim(tf);
+	if (ret)
+		goto out;
+	/* Stopped before the positions: what they show is then all. */
+	if (!READ_ONCE(chan->running))
+		pos.flags |= KTRACE_BUF_STOPPED;
+	tf->tick = READ_ONCE(chan->tick);
+	cb = *per_cpu_ptr(chan->cbuf, tf->r->cpu);
+	if (!cb) {
+		/* A CPU never up: nothing to map, nothing to read. */
+		pos.consumed = pos.produced = pos.valid = 0;
+		goto out;
+	}
+	pos.nr_pages = cb->nr_pages;
+	if (cmd == KTRACE_BUF_GET_PRODUCED)
+		kt_cbuf_get(tf, cb, &pos);
+	else if (cmd == KTRACE_BUF_PUT_CONSUMED)
+		ret = kt_cbuf_put(tf, cb, &pos);
+	else if (!kt_cbuf_empty(cb))
+		kt_cbuf_flip_on(chan, tf->r);	/* closes only a lone tail */
+out:
+	mutex_unlock(&chan->lock);
+	if (!ret && cmd != KTRACE_BUF_FLUSH &&
+	    copy_to_user(up, &pos, sizeof(pos)))
+		ret = -EFAULT;
+	return ret;
+}
+
+/*
+ * A mapping holds its file, and so the channel and (through the file's
+ * fops) ktrace.ko; vm_insert_page() holds each page.  The count only
+ * keeps a resize from swapping the ring under a reader.
+ */
+static void kt_trace_vm_open(struct vm_area_struct *vma)
+{
+	struct ktrace_channel *chan = vma->vm_private_data;
+
+	atomic_inc(&chan->nr_maps);
+}
+
+static void kt_trace_vm_close(struct vm_area_struct *vma)
+{
+	struct ktrace_channel *chan = vma->vm_private_data;
+
+	atomic_dec(&chan->nr_maps);
+}
+
+static const struct vm_operations_struct kt_trace_vm_ops = {
+	.open = kt_trace_vm_open,
+	.close = kt_trace_vm_close,
+};
+
+/* CPU N's ring, read-only, in ring order from offset 0. */
+static int kt_trace_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kt_trace_file *tf = file->private_data;
+	struct ktrace_channel *chan = tf->r->chan;
+	unsigned long i, n = vma_pages(vma);
+	struct kt_cbuf *cb;
+	int ret;
+
+	if (!chan->cbuf)
+		return -ENODEV;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff)
+		return -EINVAL;
+	mutex_lock(&chan->map_lock);
+	ret = kt_trace_claim(tf);
+	if (ret)
+		goto out;
+	cb = *per_cpu_ptr(chan->cbuf, tf->r->cpu);
+	ret = -ENODEV;
+	if (!cb)
+		goto out;
+	ret = -EINVAL;
+	if (n > cb->nr_pages)
+		goto out;
+	kt_vm_flags_clear(vma, VM_MAYWRITE);
+	kt_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	for (i = 0; i < n; i++) {
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     virt_to_page(cb->pages[i]));
+		if (ret)
+			goto out;
+	}
+	vma->vm_private_data = chan;
+	vma->vm_ops = &kt_trace_vm_ops;
+	atomic_inc(&chan->nr_maps);
+out:
+	mutex_unlock(&chan->map_lock);
+	return ret;
+}
+
+/*
+ * Created unsafe (debugfs_create_file_unsafe()): debugfs's full proxy
+ * has no mmap.  Nothing here needs the proxy: an open file holds the
+ * channel (kref) and ktrace.ko (fops owner), and chan->dead makes the
+ * operations fail once the channel is cleaned up, as the proxy did.
+ */
 static const struct file_operations kt_trace_fops = {
 	.owner = THIS_MODULE,
 	.open = kt_trace_open,
 	.release = kt_trace_release,
 	.read = kt_trace_read,
 	.poll = kt_trace_poll,
+	.unlocked_ioctl = kt_trace_ioctl,
+	.mmap = kt_trace_mmap,
 };
 
 static int kt_chan_create_files(struct ktrace_channel *chan)
@@ -1347,8 +1586,8 @@ static int kt_chan_create_files(struct ktrace_channel *chan)
 	for (i = 0; i < chan->nr_readers; i++) {
 		snprintf(name, sizeof(name), KTRACE_FILE_TRACE_PREFIX "%d",
 			 chan->readers[i].cpu);
-		debugfs_create_file(name, 0400, chan->dir, &chan->readers[i],
-				    &kt_trace_fops);
+		debugfs_create_file_unsafe(name, 0400, chan->dir,
+					   &chan->readers[i], &kt_trace_fops);
 	}
 	return 0;
 }
@@ -1376,6 +1615,7 @@ struct ktrace_channel *ktrace_channel_setup(const char *root,
 	chan->buf_size = buf_size;
 	chan->buf_nr = buf_nr;
 	mutex_init(&chan->lock);
+	mutex_init(&chan->map_lock);
 	init_waitqueue_head(&chan->wait);
 	timer_setup(&chan->wake_timer, kt_wake_fn, 0);
 	init_irq_work(&chan->wake_work, kt_wake_work_fn);
@@ -1464,12 +1704,19 @@ void ktrace_channel_cleanup(struct ktrace_channel *chan)
 	 */
 	synchronize_rcu();
 	/*
-	 * Removing the files waits for operations in progress and makes
-	 * later ones fail, so no reader can touch the buffer after this.
+	 * Removing the files waits for operations in progress on the
+	 * control files and makes later ones fail.  The traceN files are
+	 * not proxied (mmap): a reader may still be inside one, on a
+	 * buffer its open file keeps; chan->dead fails it from then on.
 	 */
 	if (chan->own_dir)
 		debugfs_remove_recursive(chan->dir);
 	kt_root_put(chan->root);
+	/* traceN files still open fail from now on (kt_trace_usable()). */
+	mutex_lock(&chan->lock);
+	WRITE_ONCE(chan->dead, true);
+	mutex_unlock(&chan->lock);
+	wake_up_interruptible_all(&chan->wait);
 	/* Readers still open keep the buffer until they close. */
 	kt_chan_put(chan);
 }

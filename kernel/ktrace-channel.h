@@ -7,6 +7,7 @@
 #ifndef KTRACE_CHANNEL_H
 #define KTRACE_CHANNEL_H
 
+#include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/debugfs.h>
@@ -78,7 +79,14 @@ struct ktrace_channel {
 	u32 buf_size;
 	u32 buf_nr;
 	bool running;
+	bool dead;		/* cleaned up: its files answer EIO */
+	atomic_t nr_maps;	/* mappings of its pages: no resize */
 	struct mutex lock;	/* serializes state changes and readers */
+	/*
+	 * Serializes mmap() with resize: mmap() holds the mm's lock, which
+	 * a read() under lock may take in copy_to_user().
+	 */
+	struct mutex map_lock;
 	struct kt_root *root;
 	struct dentry *dir;
 	bool own_dir;
@@ -167,6 +175,14 @@ static __always_inline void *kt_rb_reserve(struct ktrace_channel *chan,
 	void *data;
 	u64 ts;
 
+	/*
+	 * A stopped channel costs its probes this load and branch only.
+	 * The check with interrupts off below is the one that makes stop
+	 * race-free (see ktrace_channel_cleanup()); this one only skips
+	 * the rest early.
+	 */
+	if (unlikely(!READ_ONCE(chan->running)))
+		return NULL;
 	local_irq_save(flags);
 	cb = this_cpu_read(*chan->cbuf);
 	if (unlikely(!READ_ONCE(chan->running)))

@@ -33,6 +33,8 @@ struct kt_counter {
 	size_t nmod;
 	struct kt_livebuf **mlb;
 	int nmcpu;
+	int nmmapped;		/* of them, read in place */
+	int nmringless;		/* of them, no ring yet (a CPU never up) */
 	bool mod_started;
 	uint16_t *slot;		/* event id -> row; row 0 is "other" */
 	struct row *rows;
@@ -462,7 +464,7 @@ static void close_buffers(struct kt_counter *c)
  * instance's; stop_module() puts it back.  Rows' switches are set by
  * setup_row() before.
  */
-static int start_module(struct kt_counter *c)
+static int start_module(struct kt_counter *c, unsigned int flags)
 {
 	char rel[32], path[4096];
 	int cpu, ret;
@@ -489,8 +491,12 @@ static int start_module(struct kt_counter *c)
 		snprintf(rel, sizeof(rel), "%s%d", KTRACE_FILE_TRACE_PREFIX, cpu);
 		ret = kt_module_path(rel, path, sizeof(path));
 		if (!ret) {
-			c->mlb[cpu] = kt_livebuf_open_pages(path, cpu, 0);
+			c->mlb[cpu] = kt_livebuf_open_pages(path, cpu, flags);
 			ret = c->mlb[cpu] ? 0 : -errno;
+			if (!ret && kt_livebuf_mapped(c->mlb[cpu]))
+				c->nmmapped++;
+			if (!ret && kt_livebuf_ringless(c->mlb[cpu]))
+				c->nmringless++;
 		}
 	}
 	if (!ret)
@@ -547,7 +553,7 @@ int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags)
 	}
 	ret = open_buffers(c, flags);
 	if (!ret)
-		ret = start_module(c);
+		ret = start_module(c, flags & KT_LIVEBUF_NO_MMAP);
 	if (ret)
 		return ret;
 	/*
@@ -796,6 +802,15 @@ const char *kt_counter_read_mode(const struct kt_counter *c)
 	if (c->nmapped == c->ncpu)
 		return "mmap";
 	return c->nmapped ? "mmap+read" : "read";
+}
+
+const char *kt_counter_module_read_mode(const struct kt_counter *c)
+{
+	if (!c->mlb)
+		return NULL;
+	if (c->nmmapped && c->nmmapped == c->nmcpu - c->nmringless)
+		return "mmap";
+	return c->nmmapped ? "mmap+read" : "read";
 }
 
 long kt_counter_samples(const struct kt_counter *c)

@@ -114,6 +114,8 @@ const char *kt_counter_instance(const struct kt_counter *c);
 bool kt_counter_own_instance(const struct kt_counter *c);
 /* "mmap", "read" or "mmap+read": how the buffers are read. */
 const char *kt_counter_read_mode(const struct kt_counter *c);
+/* The same of ktrace.ko's buffers; NULL when no row is its event. */
+const char *kt_counter_module_read_mode(const struct kt_counter *c);
 long kt_counter_samples(const struct kt_counter *c);
 /* The instance's tracing_on read 0 at the last sample. */
 bool kt_counter_tracing_off(const struct kt_counter *c);

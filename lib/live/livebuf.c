@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Counting events live from per_cpu/cpuN/trace_pipe_raw, mapped where the
- * kernel allows it (no copy at all), read() page by page elsewhere.
+ * kernel allows it (no copy at all), read() page by page elsewhere; and
+ * from ktrace.ko's traceN the same way (kernel/ktrace-abi.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 
 #include "live/livebuf.h"
 #include "base/log.h"
+#include "ktrace-abi.h"
 
 /*
  * include/uapi/linux/trace_mmap.h of Linux 6.10+, which Debian 12's
@@ -59,6 +61,13 @@ struct kt_livebuf {
 	size_t data_len;
 	uint32_t cur_id;	/* reader sub-buffer being read */
 	size_t cur_off;		/* how far into its data we counted */
+	/* ktrace.ko's mapped ring: pages [mnext, mend) of a batch left */
+	unsigned char *ring;
+	size_t ring_len;
+	unsigned int ring_pages;
+	uint64_t mstart, mnext, mend;
+	bool mbatch;
+	bool ringless;		/* the module has no ring for this CPU yet */
 	/* read() */
 	unsigned char *page;
 };
@@ -143,6 +152,26 @@ err_meta:
 	return -EPROTO;
 }
 
+/* ktrace.ko's traceN mapped, when the module can (ENOTTY: it cannot). */
+static int map_module(struct kt_livebuf *lb)
+{
+	struct ktrace_buf_pos pos;
+	void *ring;
+
+	if (ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos))
+		return -errno;
+	lb->ringless = !pos.nr_pages;
+	if (lb->ringless)
+		return -ENODEV;	/* a CPU never up: nothing to map */
+	lb->ring_len = (size_t)pos.nr_pages * lb->subbuf_size;
+	ring = mmap(NULL, lb->ring_len, PROT_READ, MAP_SHARED, lb->fd, 0);
+	if (ring == MAP_FAILED)
+		return -errno;
+	lb->ring = ring;
+	lb->ring_pages = pos.nr_pages;
+	return 0;
+}
+
 /*
  * Open path for reading, mapped unless flags or the kernel say no; inst
  * (the ring buffer's instance, for its sub-buffer size) NULL with
@@ -172,7 +201,12 @@ static struct kt_livebuf *open_path(const char *path, struct tracefs_instance *i
 		}
 	}
 	if (!(flags & KT_LIVEBUF_NO_MMAP)) {
-		err = -map_buffer(lb);
+		if (flags & KT_LIVEBUF_PAGES) {
+			lb->subbuf_size = (size_t)getpagesize();
+			err = -map_module(lb);
+		} else {
+			err = -map_buffer(lb);
+		}
 		if (!err)
 			return lb;
 		kt_debug("cpu%d: cannot map the ring buffer (%s); reading it",
@@ -218,7 +252,7 @@ struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 struct kt_livebuf *kt_livebuf_open_pages(const char *path, int cpu,
 					 unsigned int flags)
 {
-	return open_path(path, NULL, cpu, flags | KT_LIVEBUF_NO_MMAP | KT_LIVEBUF_PAGES);
+	return open_path(path, NULL, cpu, flags | KT_LIVEBUF_PAGES);
 }
 
 void kt_livebuf_close(struct kt_livebuf *lb)
@@ -229,6 +263,8 @@ void kt_livebuf_close(struct kt_livebuf *lb)
 		munmap(lb->data, lb->data_len);
 	if (lb->meta)
 		munmap(lb->meta, lb->meta_len);
+	if (lb->ring)
+		munmap(lb->ring, lb->ring_len);
 	free(lb->page);
 	if (lb->kb)
 		kbuffer_free(lb->kb);
@@ -238,7 +274,12 @@ void kt_livebuf_close(struct kt_livebuf *lb)
 
 bool kt_livebuf_mapped(const struct kt_livebuf *lb)
 {
-	return lb->data != NULL;
+	return lb->data || lb->ring;
+}
+
+bool kt_livebuf_ringless(const struct kt_livebuf *lb)
+{
+	return lb->ringless;
 }
 
 /*
@@ -367,9 +408,96 @@ static long drain_read(struct kt_livebuf *lb, const uint16_t *slot,
 	return total;
 }
 
+/*
+ * ktrace.ko's ring: the pages a GET_PRODUCED says are complete are
+ * handed out in place, one per call, and given back together on the
+ * call after the last.  A flight writer that took some while they were
+ * looked at (PUT_CONSUMED's valid) makes the missed count unknown: what
+ * was counted of them may be torn.  No complete page: FLUSH closes the
+ * one being written, as a read() would.
+ */
+static int module_batch(struct kt_livebuf *lb)
+{
+	struct ktrace_buf_pos pos;
+
+	if (lb->mbatch) {
+		pos.consumed = lb->mend;
+		if (ioctl(lb->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+			return -errno;
+		lb->mbatch = false;
+		add_missed(lb, (long long)pos.missed);
+		if (pos.valid > lb->mstart)
+			lb->missed_unknown = true;
+	}
+	if (ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos))
+		return -errno;
+	if (pos.produced == pos.consumed &&
+	    (ioctl(lb->fd, KTRACE_BUF_FLUSH) ||
+	     ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos)))
+		return -errno;
+	if (pos.produced == pos.consumed)
+		return 0;
+	lb->mstart = lb->mnext = pos.consumed;
+	lb->mend = pos.produced;
+	lb->mbatch = true;
+	return 1;
+}
+
+static int next_module(struct kt_livebuf *lb, void **page, size_t *skip,
+		       size_t *end)
+{
+	struct kt_rawpage_hdr hdr;
+	unsigned char *p;
+	int ret;
+
+	if (!lb->mbatch || lb->mnext == lb->mend) {
+		ret = module_batch(lb);
+		if (ret <= 0)
+			return ret;
+	}
+	p = lb->ring + (lb->mnext++ % lb->ring_pages) * lb->subbuf_size;
+	if (kt_rawpage_header(p, lb->subbuf_size, &hdr) < 0)
+		return -EBADMSG;
+	*page = p;
+	*skip = 0;
+	*end = hdr.len;
+	return 1;
+}
+
+static long drain_module(struct kt_livebuf *lb, const uint16_t *slot,
+			 uint64_t *counts)
+{
+	struct kt_rawpage_hdr hdr;
+	long total = 0;
+	size_t off, end;
+	void *page;
+	int i, n;
+
+	for (i = 0; i < DRAIN_MAX_PAGES; i++) {
+		n = next_module(lb, &page, &off, &end);
+		if (n < 0)
+			return total ? total : n;
+		if (!n)
+			break;
+		if (kt_rawpage_header(page, lb->subbuf_size, &hdr) < 0)
+			return -EBADMSG;
+		n = count_page(lb, page, &hdr, &off, slot, counts);
+		if (n < 0)
+			return n;
+		total += n;
+		/* The page being written, closed for us: see drain_read(). */
+		if (lb->mnext == lb->mend &&
+		    hdr.len < (lb->subbuf_size - hdr.data_off) / 2)
+			break;
+	}
+	return total;
+}
+
 long kt_livebuf_drain(struct kt_livebuf *lb, const uint16_t *slot,
 		      uint64_t *counts)
 {
+	if (lb->ring)
+		return drain_module(lb, slot, counts);
 	return lb->data ? drain_mapped(lb, slot, counts)
 			: drain_read(lb, slot, counts);
 }
@@ -435,6 +563,8 @@ static int next_read(struct kt_livebuf *lb, void **page, size_t *skip,
 int kt_livebuf_next(struct kt_livebuf *lb, void **page, size_t *skip,
 		    size_t *end)
 {
+	if (lb->ring)
+		return next_module(lb, page, skip, end);
 	return lb->data ? next_mapped(lb, page, skip, end)
 			: next_read(lb, page, skip, end);
 }

@@ -28,12 +28,18 @@ struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 				   unsigned int flags);
 /*
  * A file that hands out whole pages of ftrace's format by read() (ktrace.ko's
- * traceN), as CPU cpu's.  NULL + errno.
+ * traceN), as CPU cpu's: its ring mapped where the module can map it,
+ * unless flags has KT_LIVEBUF_NO_MMAP.  NULL + errno.
  */
 struct kt_livebuf *kt_livebuf_open_pages(const char *path, int cpu,
 					 unsigned int flags);
 void kt_livebuf_close(struct kt_livebuf *lb);
 bool kt_livebuf_mapped(const struct kt_livebuf *lb);
+/*
+ * A ktrace.ko traceN of a CPU never up: no ring to map yet, read() finds
+ * nothing until it comes up.  Neither mapped nor read, for a read mode.
+ */
+bool kt_livebuf_ringless(const struct kt_livebuf *lb);
 /*
  * The file to poll() for POLLIN: ready once the buffer is as full as the
  * instance's buffer_percent says; -1 (poll() skips it) for a CPU with no

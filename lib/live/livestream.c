@@ -42,6 +42,7 @@ struct kt_livestream {
 	struct cpu_it **heap;
 	int nheap;
 	int nmapped;		/* CPUs read through the mapped buffer */
+	unsigned int flags;	/* kt_livestream_new()'s, for files added */
 };
 
 struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
@@ -55,6 +56,7 @@ struct kt_livestream *kt_livestream_new(struct tracefs_instance *inst,
 	if (!ls)
 		return NULL;
 	ls->tep = tep;
+	ls->flags = flags;
 	ls->its = calloc(ncpus, sizeof(*ls->its));
 	ls->heap = calloc(ncpus, sizeof(*ls->heap));
 	if (!ls->its || !ls->heap)
@@ -123,7 +125,7 @@ int kt_livestream_add_pages(struct kt_livestream *ls, const char *path, int cpu)
 	it = &ls->its[ls->nits];
 	memset(it, 0, sizeof(*it));
 	it->cpu = cpu;
-	it->lb = kt_livebuf_open_pages(path, cpu, 0);
+	it->lb = kt_livebuf_open_pages(path, cpu, ls->flags & KT_LIVEBUF_NO_MMAP);
 	if (!it->lb)
 		return -errno;
 	it->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);

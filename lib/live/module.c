@@ -3,7 +3,9 @@
  * The ktrace.ko backend.  The module's control files are small text
  * files in debugfs; its buffers are trace<N> files that give one whole
  * ring-buffer page per read() (trace_pipe_raw's format), block while
- * empty, and return 0 once the engine is stopped and drained.
+ * empty, and return 0 once the engine is stopped and drained; or, where
+ * the module can, map the CPU's ring of pages for reading in place
+ * (kernel/ktrace-abi.h, "Zero-copy reading" in kernel/README.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <unistd.h>
 #include <kbuffer.h>
 
@@ -297,6 +302,12 @@ struct modrec_cpu {
 	pthread_t thread;
 	bool started;
 	int err;
+	/* The mapped ring, or NULL when read() reads it. */
+	unsigned char *map;
+	size_t map_len;
+	unsigned int nr_pages;
+	bool ringless;			/* a CPU never up: no ring yet */
+	unsigned long long missed;	/* told, not yet put in a page */
 };
 
 struct kt_modrec {
@@ -305,6 +316,29 @@ struct kt_modrec {
 	char *tmpdir;
 	struct modrec_cpu *cpus;
 };
+
+/*
+ * Map c's ring when the module can: an older ktrace.ko answers the
+ * ioctl with ENOTTY, a global channel too; then read() it is.
+ */
+static void modrec_map(struct modrec_cpu *c)
+{
+	struct ktrace_buf_pos pos;
+	void *map;
+
+	if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
+		return;
+	/* read() it is: nothing until the CPU comes up, then its pages. */
+	c->ringless = !pos.nr_pages;
+	if (c->ringless)
+		return;
+	c->map_len = (size_t)pos.nr_pages * c->mr->page_size;
+	map = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, c->in_fd, 0);
+	if (map == MAP_FAILED)
+		return;
+	c->map = map;
+	c->nr_pages = pos.nr_pages;
+}
 
 static int temp_file(const char *dir)
 {
@@ -321,7 +355,7 @@ static int temp_file(const char *dir)
 	return fd;
 }
 
-struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir)
+struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap)
 {
 	struct kt_modrec *mr;
 	char rel[64], path[PATH_MAX];
@@ -360,6 +394,8 @@ struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir)
 			ret = c->out_fd;
 			goto err_mr;
 		}
+		if (!no_mmap)
+			modrec_map(c);
 	}
 	return mr;
 
@@ -374,6 +410,126 @@ err:
 #define MODREC_NICE	(-20)
 
 /*
+ * The mapped ring's pages [from, to) to the file as they lie: the module
+ * zeroes a page's rest when it closes it, so they are what read() gives;
+ * one write() a run, two when the run wraps round the ring.
+ */
+static int modrec_write_pages(struct modrec_cpu *c, unsigned long long from,
+			      unsigned long long to)
+{
+	size_t page = c->mr->page_size;
+	unsigned long long slot, n;
+	int ret;
+
+	while (from < to) {
+		slot = from % c->nr_pages;
+		n = to - from;
+		if (n > c->nr_pages - slot)
+			n = c->nr_pages - slot;
+		ret = kt_write_all(c->out_fd, c->map + slot * page, n * page);
+		if (ret)
+			return ret;
+		from += n;
+	}
+	return 0;
+}
+
+/*
+ * After PUT_CONSUMED: the pages of [from, valid) a flight writer took
+ * while we wrote them become empty pages, and the first page kept says
+ * how many records were lost before it, as the read() path's does.
+ */
+static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
+			    unsigned long long from, unsigned long long valid,
+			    unsigned long long to)
+{
+	static const char zeroes[65536];
+	size_t page = c->mr->page_size;
+	unsigned long commit;
+	off_t off;
+	int ret;
+
+	for (; from < valid; from++, base += page) {
+		ret = kt_pwrite_all(c->out_fd, zeroes, page, base);
+		if (ret)
+			return ret;
+	}
+	if (!c->missed || valid == to)
+		return 0;
+	off = base + sizeof(uint64_t);
+	if (pread(c->out_fd, &commit, sizeof(commit), off) != sizeof(commit))
+		return -EIO;
+	if ((commit & KT_RB_COMMIT_MASK) + sizeof(uint64_t) + 2 * sizeof(long) <=
+	    page) {
+		unsigned long n = c->missed;
+
+		ret = kt_pwrite_all(c->out_fd, &n, sizeof(n), off + sizeof(long) +
+				    (commit & KT_RB_COMMIT_MASK));
+		if (ret)
+			return ret;
+		commit |= KT_RB_MISSED_STORED;
+	}
+	commit |= KT_RB_MISSED_EVENTS;
+	c->missed = 0;
+	return kt_pwrite_all(c->out_fd, &commit, sizeof(commit), off);
+}
+
+/*
+ * The mapped reader: what is complete goes to the file straight from
+ * the mapping, then back to the writer.  With nothing complete it waits
+ * in poll() as a blocking read() would (half a page, the wake timer's
+ * tick, or the stop), and only then has the module close the page being
+ * written (FLUSH): closing it whenever nothing was complete would have
+ * us write page after page of our own system calls' events.  Stopped
+ * and nothing left is the end.
+ */
+static int modrec_mapped(struct modrec_cpu *c)
+{
+	struct pollfd pfd = { .fd = c->in_fd, .events = POLLIN };
+	size_t page = c->mr->page_size;
+	struct ktrace_buf_pos pos;
+	unsigned long long from, to;
+	bool ready = false, stopped;
+	off_t base;
+	int ret;
+
+	for (;;) {
+		if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
+			return -errno;
+		stopped = pos.flags & KTRACE_BUF_STOPPED;
+		if (pos.produced == pos.consumed && (ready || stopped) &&
+		    (ioctl(c->in_fd, KTRACE_BUF_FLUSH) ||
+		     ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos)))
+			return -errno;
+		if (pos.produced == pos.consumed) {
+			if (stopped)
+				return 0;
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+				return -errno;
+			ready = true;
+			continue;
+		}
+		ready = false;
+		from = pos.consumed;
+		to = pos.produced;
+		base = lseek(c->out_fd, 0, SEEK_CUR);
+		if (base < 0)
+			return -errno;
+		ret = modrec_write_pages(c, from, to);
+		if (ret)
+			return ret;
+		pos.consumed = to;
+		if (ioctl(c->in_fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+			return -errno;
+		c->missed += pos.missed;
+		ret = modrec_fix_pages(c, base, from, pos.valid, to);
+		if (ret)
+			return ret;
+		atomic_fetch_add(&c->bytes, (to - from) * page);
+	}
+}
+
+/*
  * A blocking read waits for a page; after "stop" the module hands out
  * what is left and then 0.  So the thread needs no stop signal of its own.
  */
@@ -381,7 +537,7 @@ static void *modrec_main(void *arg)
 {
 	struct modrec_cpu *c = arg;
 	int page = c->mr->page_size;
-	char *buf = malloc(page);
+	char *buf = NULL, name[16];
 	sigset_t all;
 
 	sigfillset(&all);
@@ -392,6 +548,14 @@ static void *modrec_main(void *arg)
 	 * Best effort (needs privilege).
 	 */
 	setpriority(PRIO_PROCESS, 0, MODREC_NICE);
+	/* Named, so its CPU time can be told apart (bench/module-read.sh). */
+	snprintf(name, sizeof(name), "ktrace-mod%d", c->cpu);
+	pthread_setname_np(pthread_self(), name);
+	if (c->map) {
+		c->err = modrec_mapped(c);
+		return NULL;
+	}
+	buf = malloc(page);
 	if (!buf) {
 		c->err = -ENOMEM;
 		return NULL;
@@ -443,6 +607,10 @@ int kt_modrec_stop(struct kt_modrec *mr)
 			pthread_join(c->thread, NULL);
 			c->started = false;
 		}
+		if (c->map) {
+			munmap(c->map, c->map_len);
+			c->map = NULL;
+		}
 		if (c->in_fd >= 0) {
 			/* An open trace<N> keeps the module from unloading. */
 			close(c->in_fd);
@@ -478,6 +646,18 @@ void kt_modrec_free(struct kt_modrec *mr)
 	free(mr->tmpdir);
 	free(mr->cpus);
 	free(mr);
+}
+
+const char *kt_modrec_read_mode(const struct kt_modrec *mr)
+{
+	int i, mapped = 0, rings = 0;
+
+	/* A CPU without a ring (never up) is read by neither. */
+	for (i = 0; i < mr->ncpus; i++) {
+		mapped += mr->cpus[i].map != NULL;
+		rings += !mr->cpus[i].ringless;
+	}
+	return !mapped ? "read" : mapped == rings ? "mmap" : "mmap+read";
 }
 
 int kt_modrec_fd(const struct kt_modrec *mr, int cpu)

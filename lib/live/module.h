@@ -64,12 +64,19 @@ int kt_module_set_pids(const pid_t *pids, size_t n, bool fork);
 int kt_module_reset(void);
 
 /*
- * Per-CPU readers of trace<N>: one thread per CPU copies whole pages
+ * Per-CPU readers of trace<N>: one thread per CPU writes whole pages
  * into an unnamed temporary file in tmpdir until the engine is stopped
- * and drained.
+ * and drained, from the mapped ring where the module can map it.
  */
 struct kt_modrec;
-struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir);
+/* no_mmap: read() even where the module maps its rings. */
+struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap);
+/*
+ * How the buffers are read: "mmap" (every CPU's ring mapped, read in
+ * place), "read" (read() of whole pages: an older module, or no_mmap),
+ * "mmap+read" (some of each).
+ */
+const char *kt_modrec_read_mode(const struct kt_modrec *mr);
 int kt_modrec_start(struct kt_modrec *mr);
 /* Call after writing "stop" to state: waits for every page. 0/-errno. */
 int kt_modrec_stop(struct kt_modrec *mr);

@@ -27,6 +27,7 @@ struct kt_session_config {
 	double seconds;			/* stop after this, or 0 */
 	unsigned long long max_mb;	/* stop at this file size, or 0 */
 	bool quiet;
+	bool no_mmap;			/* read() ktrace.ko's buffers, never map */
 	const char *version;		/* the file's version option */
 	const char *cmdline;		/* `ktrace record ...`, stored; NULL: none */
 	/* --process and its options */

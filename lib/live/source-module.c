@@ -194,11 +194,15 @@ static int module_prepare(struct modsrc *s)
 			     module_pids(s, s->e->cfg->t->children))
 		return -EINVAL;
 	/* A live reader (stream) reads traceN itself. */
-	s->mrec = s->e->mod_live ? NULL : kt_modrec_new(ncpus, s->e->tmpdir);
+	s->mrec = s->e->mod_live ? NULL : kt_modrec_new(ncpus, s->e->tmpdir,
+							 s->e->cfg->no_mmap);
 	if (!s->mrec && !s->e->mod_live) {
 		kt_err("cannot open ktrace.ko's buffers: %s", strerror(errno));
 		return -EINVAL;
 	}
+	if (s->mrec && !s->e->cfg->quiet)
+		kt_info("ktrace.ko's buffers are read by %s",
+			kt_modrec_read_mode(s->mrec));
 	for (i = 0; i < n; i++) {
 		const struct kt_event_ref *r = kt_event_list_at(events, i);
 

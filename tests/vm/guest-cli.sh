@@ -115,6 +115,45 @@ test_cli_record_pid() {
 	! grep -q '[0-9]' $D/set_pid || fail "set_pid not cleared: $(cat $D/set_pid)"
 }
 
+# record reads the module's buffers mapped, or by read() with
+# KTRACE_NO_MMAP=1, and both files hold every getppid of the
+# workload; the host has trace-cmd report both (host-cli.sh).
+test_cli_record_mmap() {
+	for m in mmap read; do
+		if [ $m = read ]; then
+			KTRACE_NO_MMAP=1 $K record -o $CLI/${m}r.dat -e ktrace:syscall_entry \
+				-e ktrace:syscall_exit -F -- /ktvm getppid 2000 \
+				>$CLI/${m}r.pid 2>/tmp/err
+		else
+			$K record -o $CLI/${m}r.dat -e ktrace:syscall_entry \
+				-e ktrace:syscall_exit -F -- /ktvm getppid 2000 \
+				>$CLI/${m}r.pid 2>/tmp/err
+		fi
+		rc=$?
+		cat /tmp/err
+		expect "record's status" "$rc" 0 || return 1
+		grep -q "buffers are read by $m\$" /tmp/err ||
+			fail "record does not say it read by $m" || return 1
+		$K report -i $CLI/${m}r.dat >$CLI/${m}r.txt || return 1
+		e=$(grep -c ' syscall_entry: *nr=110 ' $CLI/${m}r.txt)
+		x=$(grep -c ' syscall_exit: *nr=110 ' $CLI/${m}r.txt)
+		echo "$m: $e entries, $x exits of getppid"
+		expect "$m: getppid entries" "$e" 2000 &&
+		expect "$m: getppid exits" "$x" 2000 || return 1
+	done
+	# System-wide, the reader's own system calls are recorded too: it
+	# must wait for data as read() does, not close a page of its own
+	# calls whenever nothing else is there (a reader that did wrote
+	# 50000 pages of them in a second).
+	$K record -q -o /tmp/all.dat -e ktrace:syscall_entry -- /ktvm getppid 2000 \
+		>/dev/null 2>/tmp/err || { cat /tmp/err; return 1; }
+	n=$($K report -i /tmp/all.dat | grep -c ' syscall_entry: ')
+	rm -f /tmp/all.dat
+	echo "system-wide: $n syscall_entry records for 2000 getppid calls"
+	[ "$n" -ge 2000 ] && [ "$n" -lt 12000 ] ||
+		fail "system-wide: $n syscall_entry records for 2000 getppid calls" || return 1
+}
+
 # A filter on a module event, and stream of one with another clock, are
 # one clear line each, before anything is touched: no instance, the
 # module stopped, switches off.
@@ -505,6 +544,8 @@ test_cli_top() {
 	expect "top's status with a module event" "$?" 0 || { cat /tmp/top.err; return 1; }
 	n=$(top_total ktrace:syscall_entry)
 	[ "$n" -ge 1000 ] || fail "top counted $n ktrace:syscall_entry for 1000 getppid calls" || return 1
+	head -1 /tmp/top.out | grep -qF "; ktrace.ko mmap)" ||
+		fail "top did not read ktrace.ko mapped: $(head -1 /tmp/top.out)" || return 1
 	m=$(top_total raw_syscalls:sys_enter)
 	[ "$m" -ge 1000 ] || fail "top counted $m sys_enter beside the module's" || return 1
 	expect "ktrace- instances left by top" "$(ls $T/instances | grep -c '^ktrace-')" 0 &&
@@ -616,6 +657,7 @@ t "cli: ktrace enable flips a module event's enable file, refuses a filter" test
 t "cli: ktrace stat shows the module's entries; ktrace reset empties it" test_cli_stat
 t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_record_both
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
+t "cli: ktrace record reads the module mapped, by read() with KTRACE_NO_MMAP=1: 2000 getppid in both" test_cli_record_mmap
 t "cli: record -f on a module event, stream --clock global -e ktrace:NAME: one line, nothing touched" test_cli_refusals
 t "cli: stream -e ktrace:syscall_entry -F: every getppid, merged with ftrace's, the module put back" test_cli_stream
 t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe

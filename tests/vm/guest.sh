@@ -564,6 +564,14 @@ if [ "${kt_only:-}" = reliab ]; then
 	echo "KT: end"
 	exit 0
 fi
+# kt_only=mmap: tests/vm/guest-mmap.sh, then guest-cli.sh.
+if [ "${kt_only:-}" = mmap ]; then
+	. /guest-mmap.sh
+	. /guest-cli.sh
+	t "no kernel warnings" test_dmesg
+	echo "KT: end"
+	exit 0
+fi
 # kt_only=cli: tests/vm/guest-cli.sh alone (host-proccli's checks fail).
 if [ "${kt_only:-}" = cli ]; then
 	. /guest-cli.sh
@@ -601,6 +609,8 @@ t "a blocked reader is woken at a tenth of the buffer and keeps up with a flood"
 t "rmmod fails while trace0 is open, works after close" test_busy
 t "unload while events are enabled and firing" test_unload_busy
 t "sample module unloads under an open reader" test_sample_gone
+# Reading by mmap (tests/vm/guest-mmap.sh).
+. /guest-mmap.sh
 . /guest-cli.sh
 t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
 # The process tracer, pid set and exports (tests/vm/guest-process.sh).

@@ -68,7 +68,8 @@ cli_report() {
 	# The function tracers and another module's event (KTRACE_EVENT,
 	# across a reload and 100 of them):
 	# ktrace's text in the guest is trace-cmd's here.
-	for a in func funcstack fgraph fgstack modev cycles; do
+	# ... and the module read mapped and by read() (record_mmap).
+	for a in func funcstack fgraph fgstack modev cycles mmapr readr; do
 		if [ -s "$x/$a.dat" ] && [ -s "$x/$a.txt" ] &&
 			trace-cmd report -i "$x/$a.dat" 2>/dev/null | tail -n +2 >"$x/$a.tc" &&
 			cmp -s "$x/$a.tc" "$x/$a.txt"; then

@@ -42,6 +42,22 @@
  *   ktvm oncpu CPU            return once this process runs on CPU:
  *                             whatever CPU was running before has
  *                             then finished its context switch
+ *   ktvm mapread [-s] [-f DIR] [-m M] [-L EMIT:N] [-n] DIR
+ *                             as read, by mmap and ktrace-abi.h's
+ *                             ioctls until each CPU is stopped and
+ *                             drained (waits in poll()); -n: no copy,
+ *                             no decoding, only pages counted; -L: after the
+ *                             first GET_PRODUCED and copy of trace0,
+ *                             write N to EMIT on CPU 0 so the flight
+ *                             writer laps us, then PUT_CONSUMED; also
+ *                             prints lost_pages and missed
+ *   ktvm maphold TRACE [SIZEFILE] [close]
+ *                             map TRACE, check it is read-only and
+ *                             exclusive (and that SIZEFILE refuses a
+ *                             resize), print "held", wait for a byte
+ *                             on stdin (with "close": no fd left, only
+ *                             the mapping), then try GET_PRODUCED,
+ *                             read every page, munmap
  *   ktvm drain FILE           read FILE's pages into nothing until EOF
  *                             or a signal, the way each tracer is
  *                             read best: splice for ftrace's
@@ -62,10 +78,13 @@
 #include <string.h>
 #include <linux/rtc.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../kernel/ktrace-abi.h"
 
 #define PAGE		4096
 #define MAX_EVENTS	64
@@ -420,13 +439,32 @@ static void decode_page(struct totals *t, int sample, const unsigned char *pg,
 	}
 }
 
+/* What read and mapread found, one "key value" line each. */
+static void print_totals(const struct totals *t, int sample, int bad_formats)
+{
+	int i;
+
+	printf("pages %ld\nrecords %ld\nbytes %ld\nbad %ld\nmissed_pages %ld\n"
+	       "ts_back %ld\nunknown %ld\nbad_formats %d\n", t->pages,
+	       t->records, t->bytes, t->bad, t->missed_pages, t->ts_back,
+	       t->unknown, bad_formats);
+	if (sample)
+		printf("first_seq %lld\nlast_seq %lld\nseq_gaps %ld\n"
+		       "bad_magic %ld\n", t->first_seq, t->last_seq, t->seq_gaps,
+		       t->bad_magic);
+	for (i = 0; i < nevents; i++)
+		printf("event %s %ld\n", events[i].name, events[i].count);
+	for (i = 0; i < nmatches; i++)
+		printf("match %s %ld\n", matches[i].text, matches[i].count);
+}
+
 static int cmd_read(int argc, char **argv)
 {
 	const char *dir, *save = NULL;
 	struct totals t = { .first_seq = -1, .last_seq = -1 };
 	unsigned char pg[PAGE];
 	struct dirent *de;
-	int opt, sample = 0, bad_formats = 0, i;
+	int opt, sample = 0, bad_formats = 0;
 	DIR *d;
 
 	while ((opt = getopt(argc, argv, "f:m:so:d:")) != -1) {
@@ -495,18 +533,7 @@ static int cmd_read(int argc, char **argv)
 			close(out);
 	}
 	closedir(d);
-	printf("pages %ld\nrecords %ld\nbytes %ld\nbad %ld\nmissed_pages %ld\n"
-	       "ts_back %ld\nunknown %ld\nbad_formats %d\n", t.pages,
-	       t.records, t.bytes, t.bad, t.missed_pages, t.ts_back, t.unknown,
-	       bad_formats);
-	if (sample)
-		printf("first_seq %lld\nlast_seq %lld\nseq_gaps %ld\n"
-		       "bad_magic %ld\n", t.first_seq, t.last_seq, t.seq_gaps,
-		       t.bad_magic);
-	for (i = 0; i < nevents; i++)
-		printf("event %s %ld\n", events[i].name, events[i].count);
-	for (i = 0; i < nmatches; i++)
-		printf("match %s %ld\n", matches[i].text, matches[i].count);
+	print_totals(&t, sample, bad_formats);
 	return 0;
 }
 
@@ -761,6 +788,285 @@ static int cmd_sigchild(void)
 	return status != 0;
 }
 
+/* One CPU's mapped ring, for mapread. */
+struct mapped {
+	int fd;
+	unsigned char *map;
+	struct ktrace_buf_pos pos;
+	uint64_t last_ts;
+	int done;
+	int ready;	/* poll() said so: FLUSH when nothing is complete */
+};
+
+static long lost_pages, missed_total;
+static int nocopy;	/* mapread -n */
+
+/*
+ * Read what is complete of m's ring: GET_PRODUCED, copy the pages out
+ * (a flight writer may take them meanwhile), PUT_CONSUMED, decode those
+ * PUT_CONSUMED says were intact.  Returns pages decoded.
+ */
+static long map_batch(struct mapped *m, struct totals *t, int sample,
+		      const char *emit, long lap)
+{
+	static unsigned char copy[64][PAGE];
+	struct ktrace_buf_pos pos;
+	uint64_t i, c, p;
+	long n = 0;
+
+	if (ioctl(m->fd, KTRACE_BUF_GET_PRODUCED, &m->pos))
+		die("GET_PRODUCED");
+	c = m->pos.consumed;
+	p = m->pos.produced;
+	/* The page being written is closed only once poll() said so. */
+	if (p == c && !m->ready && !(m->pos.flags & KTRACE_BUF_STOPPED))
+		return 0;
+	m->ready = 0;
+	if (p == c) {
+		if (ioctl(m->fd, KTRACE_BUF_FLUSH))
+			die("FLUSH");
+		if (ioctl(m->fd, KTRACE_BUF_GET_PRODUCED, &m->pos))
+			die("GET_PRODUCED");
+		c = m->pos.consumed;
+		p = m->pos.produced;
+		if (p == c) {
+			m->done = !!(m->pos.flags & KTRACE_BUF_STOPPED);
+			return 0;
+		}
+	}
+	if (p - c > 64)
+		p = c + 64;
+	if (nocopy) {
+		/* The transport alone: look at each page's commit, give back. */
+		for (i = c; i < p; i++)
+			t->bytes += *(volatile long *)(m->map + 8 +
+					(i % m->pos.nr_pages) * PAGE);
+		t->pages += p - c;
+		pos = m->pos;
+		pos.consumed = p;
+		if (ioctl(m->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+			die("PUT_CONSUMED");
+		return p - c;
+	}
+	for (i = c; i < p; i++)
+		memcpy(copy[i - c], m->map + (i % m->pos.nr_pages) * PAGE, PAGE);
+	if (emit) {
+		int fd = open(emit, O_WRONLY);
+		char num[32];
+		int len = snprintf(num, sizeof(num), "%ld", lap);
+
+		if (fd < 0 || write(fd, num, len) != len)
+			die(emit);
+		close(fd);
+	}
+	pos = m->pos;
+	pos.consumed = p;
+	if (ioctl(m->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+		die("PUT_CONSUMED");
+	if (pos.valid < c || pos.valid > p) {
+		t->bad++;
+		return 0;
+	}
+	lost_pages += pos.valid - c;
+	missed_total += pos.missed;
+	for (i = pos.valid; i < p; i++, n++)
+		decode_page(t, sample, copy[i - c], &m->last_ts);
+	return n;
+}
+
+static int cmd_mapread(int argc, char **argv)
+{
+	struct totals t = { .first_seq = -1, .last_seq = -1 };
+	struct mapped maps[64];
+	struct pollfd pfd[64];
+	char *emit = NULL;
+	long lap = 0;
+	int opt, sample = 0, bad_formats = 0, n = 0, i, left;
+	struct dirent *de;
+	DIR *d;
+
+	while ((opt = getopt(argc, argv, "f:m:sL:n")) != -1) {
+		switch (opt) {
+		case 'n':
+			nocopy = 1;
+			break;
+		case 'f':
+			bad_formats = load_formats(optarg);
+			break;
+		case 'm':
+			if (nmatches >= MAX_MATCH ||
+			    parse_match(optarg, &matches[nmatches++]))
+				return 64;
+			break;
+		case 's':
+			sample = 1;
+			break;
+		case 'L':
+			emit = optarg;
+			if (!strchr(emit, ':'))
+				return 64;
+			lap = atol(strrchr(emit, ':') + 1);
+			*strrchr(emit, ':') = '\0';
+			break;
+		default:
+			return 64;
+		}
+	}
+	if (optind >= argc)
+		return 64;
+	d = opendir(argv[optind]);
+	if (!d)
+		die(argv[optind]);
+	while ((de = readdir(d)) && n < 64) {
+		char path[512];
+		struct mapped *m = &maps[n];
+
+		if (strncmp(de->d_name, "trace", 5))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", argv[optind], de->d_name);
+		memset(m, 0, sizeof(*m));
+		m->fd = open(path, O_RDONLY);
+		if (m->fd < 0)
+			die(path);
+		if (ioctl(m->fd, KTRACE_BUF_GET_PRODUCED, &m->pos)) {
+			printf("mode read (%s)\n", strerror(errno));
+			return 3;
+		}
+		if (!m->pos.nr_pages) {
+			close(m->fd);
+			continue;
+		}
+		m->map = mmap(NULL, (size_t)m->pos.nr_pages * PAGE, PROT_READ,
+			      MAP_SHARED, m->fd, 0);
+		if (m->map == MAP_FAILED)
+			die("mmap");
+		/* The lapping test works on trace0: keep it first. */
+		if (!strcmp(de->d_name, "trace0") && n) {
+			struct mapped tmp = maps[0];
+
+			maps[0] = *m;
+			*m = tmp;
+		}
+		n++;
+	}
+	closedir(d);
+	if (emit) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+		/* Fill pages, read them, and be lapped before the PUT. */
+		maps[0].ready = 1;
+		if (map_batch(&maps[0], &t, sample, emit, lap) < 0)
+			return 1;
+		/* Then stop the channel (EMIT's sibling state) and drain. */
+		strcpy(strrchr(emit, '/') + 1, "state");
+		i = open(emit, O_WRONLY);
+		if (i < 0 || write(i, "stop", 4) != 4)
+			die(emit);
+		close(i);
+	}
+	for (;;) {
+		left = 0;
+		for (i = 0; i < n; i++) {
+			while (!maps[i].done &&
+			       map_batch(&maps[i], &t, sample, NULL, 0) > 0)
+				;
+			if (!maps[i].done) {
+				pfd[left].fd = maps[i].fd;
+				pfd[left++].events = POLLIN;
+			}
+		}
+		if (!left)
+			break;
+		poll(pfd, left, -1);
+		for (i = 0; i < n; i++)
+			maps[i].ready = 1;
+	}
+	for (i = 0; i < n; i++) {
+		munmap(maps[i].map, (size_t)maps[i].pos.nr_pages * PAGE);
+		close(maps[i].fd);
+	}
+	printf("mode mmap\nlost_pages %ld\nmissed %ld\n", lost_pages,
+	       missed_total);
+	print_totals(&t, sample, bad_formats);
+	return 0;
+}
+
+/* "NAME ok" or "NAME errno-text", and whether it went as wanted. */
+static int check(const char *name, int ret, int want_errno)
+{
+	int e = ret ? errno : 0;
+
+	printf("%s %s\n", name, e ? strerror(e) : "ok");
+	return e == want_errno;
+}
+
+static int cmd_maphold(const char *trace, const char *sizefile, int closefd)
+{
+	struct ktrace_buf_pos pos;
+	unsigned char *map, *priv;
+	unsigned long sum = 0;
+	size_t len, i;
+	int fd, fd2, bad = 0;
+	static char rbuf[PAGE];
+	char go;
+
+	fd = open(trace, O_RDONLY);
+	if (fd < 0)
+		die(trace);
+	if (ioctl(fd, KTRACE_BUF_GET_PRODUCED, &pos))
+		die("GET_PRODUCED");
+	len = (size_t)pos.nr_pages * PAGE;
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap");
+	/* A private mapping could be made writable (copy on write): not ours. */
+	priv = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (priv == MAP_FAILED)
+		die("mmap private");
+	bad |= !check("mprotect_write",
+		      mprotect(priv, len, PROT_READ | PROT_WRITE), EACCES);
+	munmap(priv, len);
+	bad |= !check("map_too_big",
+		      mmap(NULL, len + PAGE, PROT_READ, MAP_SHARED, fd, 0) ==
+		      MAP_FAILED ? -1 : 0, EINVAL);
+	fd2 = open(trace, O_RDONLY | O_NONBLOCK);
+	if (fd2 < 0)
+		die(trace);
+	bad |= !check("other_read", read(fd2, rbuf, PAGE) < 0 ? -1 : 0, EBUSY);
+	bad |= !check("other_get", ioctl(fd2, KTRACE_BUF_GET_PRODUCED, &pos), EBUSY);
+	close(fd2);
+	if (sizefile) {
+		int sf = open(sizefile, O_WRONLY);
+
+		if (sf < 0)
+			die(sizefile);
+		bad |= !check("resize", write(sf, "64", 2) < 0 ? -1 : 0, EBUSY);
+		close(sf);
+	}
+	if (closefd) {
+		close(fd);
+		fd = -1;
+	}
+	printf("held\n");
+	fflush(stdout);
+	if (read(0, &go, 1) != 1)
+		return 1;
+	if (fd >= 0)
+		check("get_after", ioctl(fd, KTRACE_BUF_GET_PRODUCED, &pos), 0);
+	for (i = 0; i < len; i += sizeof(long))
+		sum += *(unsigned long *)(map + i);
+	if (munmap(map, len))
+		die("munmap");
+	if (fd >= 0)
+		close(fd);
+	printf("unmapped %lu\n", sum ? 1UL : 0UL);
+	return bad;
+}
+
 static int cmd_drain(const char *path)
 {
 	static char buf[PAGE];
@@ -880,6 +1186,12 @@ int main(int argc, char **argv)
 		return cmd_rtc();
 	if (!strcmp(argv[1], "read"))
 		return cmd_read(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mapread"))
+		return cmd_mapread(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "maphold") && argc >= 3)
+		return cmd_maphold(argv[2], argc >= 4 && strcmp(argv[3], "close") ?
+				   argv[3] : NULL,
+				   !strcmp(argv[argc - 1], "close"));
 	if (!strcmp(argv[1], "formats") && argc == 3)
 		return cmd_formats(argv[2]);
 	if (!strcmp(argv[1], "pollwake") && argc == 4)

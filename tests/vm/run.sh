@@ -18,7 +18,8 @@
 # s, so 100 everywhere would add minutes to every CI run), KT_VM_APPEND
 # more kernel parameters (kt_only=reliab, kt_only=cli or
 # kt_only=process: run guest-reliab.sh, guest-cli.sh, or guest-process.sh
-# and guest-proccli.sh alone).  The guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
+# and guest-proccli.sh alone; kt_only=mmap: guest-mmap.sh, then
+# guest-cli.sh).  The guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
 # (maxcpus=2): the third is a possible CPU that has never been online
 # until guest-reliab.sh starts it.
 set -u
