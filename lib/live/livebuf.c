@@ -416,19 +416,30 @@ static long drain_read(struct kt_livebuf *lb, const uint16_t *slot,
  * was counted of them may be torn.  No complete page: FLUSH closes the
  * one being written, as a read() would.
  */
-static int module_batch(struct kt_livebuf *lb)
+static int module_put(struct kt_livebuf *lb)
 {
 	struct ktrace_buf_pos pos;
 
-	if (lb->mbatch) {
-		pos.consumed = lb->mend;
-		if (ioctl(lb->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
-			return -errno;
-		lb->mbatch = false;
-		add_missed(lb, (long long)pos.missed);
-		if (pos.valid > lb->mstart)
-			lb->missed_unknown = true;
-	}
+	if (!lb->mbatch)
+		return 0;
+	pos.consumed = lb->mend;
+	if (ioctl(lb->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
+		return -errno;
+	lb->mbatch = false;
+	add_missed(lb, (long long)pos.missed);
+	if (pos.valid > lb->mstart)
+		lb->missed_unknown = true;
+	return 0;
+}
+
+static int module_batch(struct kt_livebuf *lb)
+{
+	struct ktrace_buf_pos pos;
+	int ret;
+
+	ret = module_put(lb);
+	if (ret)
+		return ret;
 	if (ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos))
 		return -errno;
 	if (pos.produced == pos.consumed &&
@@ -489,6 +500,15 @@ static long drain_module(struct kt_livebuf *lb, const uint16_t *slot,
 		if (lb->mnext == lb->mend &&
 		    hdr.len < (lb->subbuf_size - hdr.data_off) / 2)
 			break;
+	}
+	/*
+	 * Counted, so given back now: a complete page left in the ring
+	 * makes poll() answer at once, and top spun on its own syscalls.
+	 */
+	if (lb->mbatch && lb->mnext == lb->mend) {
+		n = module_put(lb);
+		if (n < 0)
+			return total ? total : n;
 	}
 	return total;
 }
