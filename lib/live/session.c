@@ -297,6 +297,7 @@ static int prepare_sources(struct kt_session *s)
 	s->env.child = kt_run_child_pid(s->run);
 	s->env.prefix = kt_writer_tmp_name(s->w);
 	s->env.tmpdir = s->tmpdir;
+	s->env.st_end = s->st1;
 	for (i = 0; i < NSOURCES; i++) {
 		s->src[i].ops = sources[i];
 		if (!sources[i]->prepare)

@@ -6,6 +6,7 @@
  * statistics are what the file stores as its CPUSTAT options.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,13 +193,65 @@ static unsigned long long ftrace_unwritten(void *state, int cpu)
 	return kt_recorder_unwritten(f->rec, cpu);
 }
 
+/*
+ * The instance's stats text of a CPU with its counters replaced by every
+ * source's (ktrace.ko's records and losses join the instance's): the
+ * file says what the recording lost, not what ftrace alone lost.  The
+ * other lines stay as the kernel wrote them.
+ */
+static char *stat_text_merged(const char *raw, const struct kt_cpu_stats *st)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "entries: ", offsetof(struct kt_cpu_stats, entries) },
+		{ "overrun: ", offsetof(struct kt_cpu_stats, overrun) },
+		{ "commit overrun: ", offsetof(struct kt_cpu_stats, commit_overrun) },
+		{ "dropped events: ", offsetof(struct kt_cpu_stats, dropped) },
+		{ "read events: ", offsetof(struct kt_cpu_stats, read) },
+	};
+	const char *line = raw, *nl;
+	char *out = NULL;
+	size_t len = 0, k;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	for (; *line; line = nl) {
+		nl = strchr(line, '\n');
+		nl = nl ? nl + 1 : line + strlen(line);
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strncmp(line, keys[k].key, strlen(keys[k].key)))
+				break;
+		if (k < sizeof(keys) / sizeof(keys[0]))
+			fprintf(f, "%s%llu\n", keys[k].key,
+				*(const unsigned long long *)((const char *)st + keys[k].off));
+		else
+			fwrite(line, 1, (size_t)(nl - line), f);
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int ftrace_options(void *state, struct kt_writer *w)
 {
 	struct ftrace_src *f = state;
 	int cpu, ret = 0;
+	char *text;
 
-	for (cpu = 0; !ret && cpu < f->e->ncpus; cpu++)
-		ret = kt_writer_add_option_str(w, KT_OPT_CPUSTAT, f->stat_text[cpu]);
+	for (cpu = 0; !ret && cpu < f->e->ncpus; cpu++) {
+		text = f->e->st_end ? stat_text_merged(f->stat_text[cpu],
+							&f->e->st_end[cpu]) : NULL;
+		if (f->e->st_end && !text)
+			return -ENOMEM;
+		ret = kt_writer_add_option_str(w, KT_OPT_CPUSTAT,
+					       text ? text : f->stat_text[cpu]);
+		free(text);
+	}
 	return ret;
 }
 

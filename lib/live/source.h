@@ -28,6 +28,8 @@ struct kt_source_env {
 	unsigned long long limit;	/* -m: bytes of trace data, or 0 */
 	bool mod_process;		/* --process on ktrace.ko */
 	bool mod_live;			/* ktrace.ko's traceN read by the caller */
+	/* Every source's counters once stopped: what the file stores. */
+	const struct kt_cpu_stats *st_end;
 };
 
 enum kt_source_phase {
