@@ -369,17 +369,20 @@ off_oracle() {
 			awk -v pid="$pid" '$1 == "sched:sched_switch:" && $0 ~ ("prev_comm=naps prev_pid=" pid " ") { n++ } END { print n + 0 }')
 		# perf sched timehist -s: the same run's switches onto a CPU.
 		ins=$(perf sched timehist -i p.data -s 2>/dev/null | awk -v t="naps[$pid]" '$1 == t { print $3 }')
-		[ "$k" = "$p" ] && [ "$k" -ge 51 ] && [ -n "$ins" ] && [ "$ins" -ge 51 ] && break
-		echo "# try $try: ktrace $k switches out of naps[$pid], perf $p (sched-in $ins)" >&3
+		# Its wakeups (perf counts sched_waking): not one a nap, as a
+		# nap whose timer fires before naps reaches schedule() under a
+		# loaded host needs none (37 of 50 seen), but the same in both.
+		w=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].wakeups')
+		pw=$(perf script -i p.data -F event,trace 2>/dev/null |
+			awk -v pid="$pid" '$1 == "sched:sched_waking:" && $0 ~ ("pid=" pid " ") { n++ } END { print n + 0 }')
+		[ "$k" = "$p" ] && [ "$k" -ge 51 ] && [ -n "$ins" ] && [ "$ins" -ge 51 ] &&
+			[ "$w" = "$pw" ] && break
+		echo "# try $try: ktrace $k switches out of naps[$pid], perf $p (sched-in $ins); wakeups $w, perf $pw" >&3
 	done
 	[ "$k" = "$p" ] || fail "naps[$pid] switched out $k times in ktrace's recording, $p in perf's"
 	[ "$k" -ge 51 ] || fail "50 naps and an exit make at least 51 switches out, not $k"
 	[ "$ins" -ge "$k" ] || fail "perf sched timehist: naps[$pid] switched in $ins times, out $k"
-	# Its wakeups: one for each nap in both (perf counts sched_waking).
-	w=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].wakeups')
-	pw=$(perf script -i p.data -F event,trace 2>/dev/null |
-		awk -v pid="$pid" '$1 == "sched:sched_waking:" && $0 ~ ("pid=" pid " ") { n++ } END { print n + 0 }')
-	[ "$w" -ge 50 ] && [ "$pw" -ge 50 ] || fail "naps[$pid]: $w wakeups in ktrace, $pw sched_waking in perf, for 50 naps"
+	[ "$w" = "$pw" ] && [ "$w" -gt 0 ] || fail "naps[$pid]: $w wakeups in ktrace, $pw sched_waking in perf"
 }
 
 @test "analyze --by process: threads_n's 4 threads under one process, with their calls and naps added up" {
