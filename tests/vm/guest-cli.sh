@@ -554,6 +554,15 @@ test_cli_top() {
 	expect "syscall_entry after top" "$(cat $D/events/syscall_entry/enable)" 0
 }
 
+# wait_go: until the command under test made /tmp/go (4 s at most).
+wait_go() {
+	i=0
+	while [ ! -e /tmp/go ] && [ $i -lt 400 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+}
+
 # A module that is already running (another recording's) is refused by
 # top, stream and record, in one line each, and left running as found.
 test_cli_module_busy() {
@@ -596,11 +605,7 @@ test_cli_module_loss() {
 		/bin/sh -c ': >/tmp/go; sleep 1; exec /ktvm getppid 100000' >/tmp/sout 2>/tmp/err &
 	sp=$!
 	# Stopped once the command runs, which sleeps a second first.
-	i=0
-	while [ ! -e /tmp/go ] && [ $i -lt 400 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
+	wait_go
 	kill -STOP $sp
 	sleep 3
 	kill -CONT $sp
@@ -650,6 +655,62 @@ test_cli_module_loss() {
 	expect "buffer_size_kb put back" "$(cat $D/buffer_size_kb)" "$buf0"
 }
 
+# ktrace.ko loaded in flight mode (flight=1: the oldest overwritten), a
+# record whose mapped readers are stopped (SIGSTOP) while the command
+# makes 100000 getppid calls into 64 KB a CPU: the flight writer laps
+# them.  The file keeps the newest calls; what was overwritten is
+# counted, in record's warning and in report's drop marks, and the file
+# plus the count cover every call.  The host has trace-cmd read it too.
+test_cli_record_flight() {
+	record_flight
+	rc=$?
+	# Back to the drop mode the other tests expect, whatever happened.
+	umount /proc/kallsyms 2>/dev/null
+	rmmod ktrace
+	cli_load || return 1
+	return $rc
+}
+
+record_flight() {
+	rmmod ktrace_event_sample 2>/dev/null
+	umount /proc/kallsyms 2>/dev/null
+	rmmod ktrace || return 1
+	insmod /ktrace.ko flight=1 || return 1
+	mount --bind /tmp/no-kallsyms /proc/kallsyms
+	grep -qx 'mode flight' $D/info || fail "not in flight mode: $(cat $D/info)" || return 1
+	rm -f /tmp/go
+	$K record -b 64 -o $CLI/flight.dat -e ktrace:syscall_entry -F -- \
+		/bin/sh -c ': >/tmp/go; sleep 1; exec /ktvm getppid 100000' \
+		>$CLI/flight.pid 2>/tmp/err &
+	rp=$!
+	wait_go
+	kill -STOP $rp
+	sleep 3
+	kill -CONT $rp
+	wait $rp
+	rc=$?
+	cat /tmp/err
+	expect "record's status" "$rc" 0 || return 1
+	lost=$(sed -n 's/.*LOST \([0-9][0-9]*\) events.*/\1/p' /tmp/err)
+	pid=$(cat $CLI/flight.pid)
+	$K report -i $CLI/flight.dat >$CLI/flight.txt 2>/tmp/rerr || { cat /tmp/rerr; return 1; }
+	n=$(grep -c " syscall_entry: *nr=110 " $CLI/flight.txt)
+	# A mark has no count where the page had no room left to store one.
+	marks=$(grep -c 'EVENTS DROPPED\]' $CLI/flight.txt)
+	$K stat -i $CLI/flight.dat >/tmp/fstat || return 1
+	# Its overrun and dropped columns: the record-time counts it stores.
+	stored=$(awk '$1 == "top" && $2 ~ /^[0-9]+$/ { s += $6 + $7 } END { print s + 0 }' /tmp/fstat)
+	echo "# flight.dat: pid $pid: $n getppid records, record says ${lost:-no} lost, stored $stored, report's marks $marks, overrun $(cat $D/overrun)"
+	[ "${lost:-0}" -gt 0 ] || fail "record reports no loss" || return 1
+	[ "$n" -lt 100000 ] || fail "all 100000 kept with $lost lost" || return 1
+	[ $((n + lost)) -ge 100000 ] ||
+		fail "$n kept + $lost lost < 100000 calls: a silent loss" || return 1
+	[ "$marks" -gt 0 ] || fail "no drop mark in report's text" || return 1
+	expect "the loss stat -i finds stored in the file" "$stored" "$lost" || { cat /tmp/fstat; return 1; }
+	expect "state after record" "$(cat $D/state)" stopped &&
+	expect "enabled after record" "$(cat $D/enabled)" 0
+}
+
 echo "KT: # ktrace CLI on ktrace.ko"
 t "cli: load for the CLI tests" cli_load
 t "cli: ktrace list 'ktrace:*', bare classic names, --backend, --fields, functions" test_cli_list
@@ -666,6 +727,7 @@ t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or 
 t "cli: another module's event (KTRACE_EVENT): files, info, list, recorded across a reload, gone after" test_cli_modevent
 t "cli: 100 loads and unloads of a module while its event is recorded and its files read: every tick" test_cli_modevent_cycles
 t "cli: an event its module left registered is taken away as it goes" test_cli_modevent_leak
+t "cli: record with ktrace.ko in flight mode, its readers stopped: the newest kept, the overwritten counted and marked" test_cli_record_flight
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too" test_cli_top
 t "cli: top, stream and record refuse a module that is already running, and leave it running" test_cli_module_busy

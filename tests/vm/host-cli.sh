@@ -68,8 +68,9 @@ cli_report() {
 	# The function tracers and another module's event (KTRACE_EVENT,
 	# across a reload and 100 of them):
 	# ktrace's text in the guest is trace-cmd's here.
-	# ... and the module read mapped and by read() (record_mmap).
-	for a in func funcstack fgraph fgstack modev cycles mmapr readr; do
+	# ... and the module read mapped and by read() (record_mmap), and
+	# in flight mode with its drop marks (record_flight).
+	for a in func funcstack fgraph fgstack modev cycles mmapr readr flight; do
 		if [ -s "$x/$a.dat" ] && [ -s "$x/$a.txt" ] &&
 			trace-cmd report -i "$x/$a.dat" 2>/dev/null | tail -n +2 >"$x/$a.tc" &&
 			cmp -s "$x/$a.tc" "$x/$a.txt"; then
