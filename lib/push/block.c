@@ -12,9 +12,33 @@
 struct kt_block_col {
 	struct kt_rowbuf nt;		/* its name and type, as the block has them */
 	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
+	/* Its values; a constant column's, repeated for the most rows yet. */
 	struct kt_rowbuf data;
 	uint64_t end;			/* an Array's elements so far */
+	unsigned char *value;		/* a constant column's value, */
+	size_t width;			/* of this many bytes; 0: not constant */
 };
+
+int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
+		       const void *value, size_t width)
+{
+	struct kt_block_col *c;
+	int ret;
+
+	if (!width)
+		return -EINVAL;
+	ret = kt_block_add_col(b, name, type);
+	if (ret)
+		return ret;
+	c = &b->c[b->n - 1];
+	c->value = malloc(width);
+	if (!c->value)
+		return -ENOMEM;
+	memcpy(c->value, value, width);
+	c->width = width;
+	b->const_width += width;
+	return 0;
+}
 
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
 {
@@ -44,15 +68,24 @@ void kt_block_free(struct kt_block *b)
 		kt_rowbuf_free(&b->c[i].nt);
 		kt_rowbuf_free(&b->c[i].head);
 		kt_rowbuf_free(&b->c[i].data);
+		free(b->c[i].value);
 	}
 	free(b->c);
 	free(b->iov);
 	memset(b, 0, sizeof(*b));
 }
 
+/* Past the constant columns from at on. */
+static void skip_const(struct kt_block *b)
+{
+	while (b->at < b->n && b->c[b->at].width)
+		b->at++;
+}
+
 /* The column the next value goes to, or NULL past the last. */
 static struct kt_block_col *next(struct kt_block *b)
 {
+	skip_const(b);
 	if (b->at >= b->n) {
 		b->failed = true;
 		return NULL;
@@ -145,10 +178,33 @@ void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n)
 
 void kt_block_row_end(struct kt_block *b)
 {
+	skip_const(b);
 	if (b->at != b->n)
 		b->failed = true;
 	b->at = 0;
 	b->rows++;
+	b->bytes += b->const_width;
+}
+
+/* A constant column's values for the block's rows: made once, kept. */
+static void fill_const(struct kt_block_col *c, size_t rows)
+{
+	size_t need = rows * c->width, n;
+
+	if (c->data.len >= need)
+		return;
+	if (!kt_rowbuf_grow(&c->data, need - c->data.len))
+		return;
+	if (!c->data.len) {
+		memcpy(c->data.p, c->value, c->width);
+		c->data.len = c->width;
+	}
+	/* Doubling copies of what is there: a few memcpy, not one a row. */
+	while (c->data.len < need) {
+		n = c->data.len < need - c->data.len ? c->data.len : need - c->data.len;
+		memcpy(c->data.p + c->data.len, c->data.p, n);
+		c->data.len += n;
+	}
 }
 
 /* LEB128, as Native has the counts: the bytes written at p. */
@@ -176,6 +232,16 @@ bool kt_block_failed(const struct kt_block *b)
 	return b->failed;
 }
 
+int kt_block_seal(struct kt_block *b)
+{
+	int i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->c[i].width)
+			fill_const(&b->c[i], b->rows);
+	return kt_block_failed(b) ? -ENOMEM : 0;
+}
+
 int kt_block_iov(struct kt_block *b, const struct iovec **iov)
 {
 	struct kt_block_col *c;
@@ -188,7 +254,8 @@ int kt_block_iov(struct kt_block *b, const struct iovec **iov)
 		c = &b->c[i];
 		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
 		b->iov[n++] = (struct iovec){ c->head.p, c->head.len };
-		b->iov[n++] = (struct iovec){ c->data.p, c->data.len };
+		b->iov[n++] = (struct iovec){ c->data.p,
+					      c->width ? b->rows * c->width : c->data.len };
 	}
 	*iov = b->iov;
 	return n;
@@ -200,7 +267,8 @@ void kt_block_clear(struct kt_block *b)
 
 	for (i = 0; i < b->n; i++) {
 		b->c[i].head.len = 0;
-		b->c[i].data.len = 0;
+		if (!b->c[i].width)
+			b->c[i].data.len = 0;
 		b->c[i].end = 0;
 	}
 	b->rows = 0;

@@ -9,7 +9,9 @@
  * it: a fifth to a third less of its CPU for a system call table's rows.
  *
  * A row is written as its columns' values in order, one call each, then
- * kt_block_row_end().
+ * kt_block_row_end().  A constant column (every row of the push the same:
+ * host, trace_id, boot_id) takes no call: its values are made when the
+ * block is sent, once for as many rows as the block ever held.
  */
 #ifndef KT_PUSH_BLOCK_H
 #define KT_PUSH_BLOCK_H
@@ -28,6 +30,7 @@ struct kt_block {
 	int n;				/* columns */
 	int at;				/* the column the next value goes to */
 	size_t rows, bytes;
+	size_t const_width;		/* the constant columns' bytes a row */
 	bool failed;			/* a row of the wrong width */
 	unsigned char counts[20];	/* the block's numbers of columns and rows */
 	struct iovec *iov;		/* its pieces, 2 + 3 a column */
@@ -35,6 +38,9 @@ struct kt_block {
 
 /* Add a column (in the order of the rows' values): 0 or -ENOMEM. */
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type);
+/* Add a constant column: each row's value the width bytes at value. */
+int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
+		       const void *value, size_t width);
 void kt_block_free(struct kt_block *b);
 
 void kt_block_i64(struct kt_block *b, int64_t v);
@@ -52,6 +58,11 @@ void kt_block_row_end(struct kt_block *b);
 
 /* Whether a row was cut short or an allocation failed. */
 bool kt_block_failed(const struct kt_block *b);
+/*
+ * Ready to send: the constant columns' values made for its rows.  0, or
+ * -ENOMEM when a row or an allocation failed.
+ */
+int kt_block_seal(struct kt_block *b);
 /*
  * The rows so far as one Native block, in pieces that point into b (sent
  * as they are: no copy): their number, *iov set.  b is not to be

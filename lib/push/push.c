@@ -111,6 +111,7 @@ struct push {
 	bool has_wall;
 	char *columns;			/* system.columns: "\ntable\tname\ttype" lines */
 	struct kt_pidmap taskmap;
+	struct kt_summary *sum;		/* the loss, counted in the pass */
 	unsigned long long *last;	/* per buffer*1024+cpu: its last ts */
 	size_t nlast;
 	unsigned long long first_ts, last_ts;
@@ -274,12 +275,40 @@ struct textacc {
 	bool types;
 };
 
-/* A column of pt's rows (not an ALIAS). */
+struct blk_arg {
+	struct push *p;
+	struct kt_block *b;
+};
+
+/*
+ * A column of pt's rows (not an ALIAS); host, trace_id and boot_id are
+ * the push's, the same in every row.
+ */
 static int blk_col(void *arg, const char *name, const char *type)
 {
-	struct kt_block *b = arg;
+	struct blk_arg *a = arg;
+	struct push *p = a->p;
+	unsigned char host[sizeof(p->st->host) + 2];
+	size_t n = strlen(p->st->host);
 
-	return alias_of(type) ? 0 : kt_block_add_col(b, name, type);
+	if (alias_of(type))
+		return 0;
+	if (!strcmp(name, "host")) {
+		/* A String: its LEB128 length (under 2^14), then its bytes. */
+		host[0] = (unsigned char)(n < 0x80 ? n : (n & 0x7f) | 0x80);
+		if (n >= 0x80)
+			host[1] = (unsigned char)(n >> 7);
+		memcpy(host + 1 + (n >= 0x80), p->st->host, n);
+		return kt_block_add_const(a->b, name, type, host, n + 1 + (n >= 0x80));
+	}
+	if (!strcmp(name, "trace_id")) {
+		for (n = 0; n < 8; n++)	/* little-endian, as Native has numbers */
+			host[n] = (unsigned char)(p->id >> (8 * n));
+		return kt_block_add_const(a->b, name, type, host, 8);
+	}
+	if (!strcmp(name, "boot_id"))
+		return kt_block_add_const(a->b, name, type, p->boot, sizeof(p->boot));
+	return kt_block_add_col(a->b, name, type);
 }
 
 static int acc_col(void *arg, const char *name, const char *type)
@@ -555,7 +584,7 @@ static int flush(struct push *p, struct ptable *pt)
 
 	if (!pt->nrows)
 		return 0;
-	if (kt_block_failed(BLK(pt)))
+	if (kt_block_seal(BLK(pt)))
 		return -ENOMEM;
 	ret = table_ready(p, pt);
 	if (ret)
@@ -605,20 +634,11 @@ static void put_wall(struct push *p, struct kt_block *b, unsigned long long ts)
 	kt_block_ni64(b, p->has_wall, p->has_wall ? kt_wallclock_at(&p->wall, ts) : 0);
 }
 
-/* host, trace_id, boot_id: what every row starts with. */
-static void put_prefix(struct push *p, struct kt_block *b)
-{
-	kt_block_str(b, p->st->host);
-	kt_block_u64(b, p->id);
-	kt_block_raw(b, p->boot, sizeof(p->boot));
-}
-
 static int loss_row(struct push *p, const struct kt_event *ev, unsigned long long *last)
 {
 	struct kt_block *b = BLK(p->losses);
 	struct tep_record *rec = ev->record;
 
-	put_prefix(p, b);
 	kt_block_i64(b, ev->buffer);
 	kt_block_i64(b, ev->cpu);
 	kt_block_ni64(b, *last != 0, (int64_t)*last);
@@ -653,11 +673,10 @@ static void show_progress(struct push *p, const char *path)
 	p->o->progress(p->o->arg, path, p->st);
 }
 
-/* What every record's row starts with: host, trace_id, boot_id, ts, wall_ts, cpu, pid, comm. */
+/* What every record's row starts with (after the constant host, trace_id, boot_id): ts, wall_ts, cpu, pid, comm. */
 static void record_cols(struct push *p, struct kt_block *b, const struct kt_event *ev,
 			int pid, const char *comm)
 {
-	put_prefix(p, b);
 	kt_block_i64(b, (int64_t)ev->record->ts);
 	put_wall(p, b, ev->record->ts);
 	kt_block_i64(b, ev->cpu);
@@ -679,6 +698,8 @@ static int push_record(const struct kt_event *ev, void *arg)
 	long long v;
 
 	if (!last || !tk)
+		return -ENOMEM;
+	if (p->sum && kt_summary_add(p->sum, ev))
 		return -ENOMEM;
 	/* The file's pid -> comm map, looked up once a task. */
 	if (!tk->comm)
@@ -749,7 +770,6 @@ static void task_row(const void *node, VISIT which, void *arg)
 	if ((which != postorder && which != leaf) || tr->err)
 		return;
 	comm = tep_data_comm_from_pid(p->tep, tk->pid);
-	put_prefix(p, b);
 	kt_block_i64(b, tk->pid);
 	kt_block_i64(b, kt_tgidmap_of(&tr->tgids, tk->pid));
 	kt_block_str(b, comm ? comm : "<...>");
@@ -860,22 +880,27 @@ static int delete_partial(struct push *p)
 
 /*
  * report --stat's loss (the marks and the record-time counters), and the
- * records the file holds, for the progress bar.
+ * records the file holds, for the progress bar: from a summary fed by
+ * the push's own pass (sum), or by one of its own before the push (a
+ * progress bar needs the total first).
  */
-static void count(struct push *p)
+static void count(struct push *p, struct kt_summary *sum)
 {
-	struct kt_summary *s = kt_summary_new(p->r);
+	struct kt_summary *s = sum ? sum : kt_summary_new(p->r);
 	int i;
 
 	if (!s)
 		return;
 	p->lost = kt_summary_total_lost(s);
+	p->lost_unknown = false;
+	p->st->total = 0;
 	for (i = 0; i < kt_summary_cpus(s); i++) {
 		if (kt_summary_cpu_at(s, i)->unknown_marks)
 			p->lost_unknown = true;
 		p->st->total += kt_summary_cpu_at(s, i)->events;
 	}
-	kt_summary_free(s);
+	if (!sum)
+		kt_summary_free(s);
 }
 
 static int traces_row(struct push *p)
@@ -885,7 +910,6 @@ static int traces_row(struct push *p)
 
 	uname_word(kt_reader_uname(p->r), 2, kernel, sizeof(kernel));
 	snprintf(clock, sizeof(clock), "%s", kt_reader_clock(p->r));
-	put_prefix(p, b);
 	kt_block_str(b, kt_reader_path(p->r));
 	kt_block_str(b, kernel);
 	kt_block_str(b, p->machine ? p->machine : "");
@@ -951,14 +975,8 @@ static int setup(struct push *p)
 	p->t[n].name = "traces";
 	p->traces = &p->t[n];
 	p->nt = n + 1;
-	for (i = 0; i < p->nt && !ret; i++)
-		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META) {
-			ret = col_text(&p->t[i], false, &p->t[i].columns);
-			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk[0]);
-			ret = ret ?: each_col(&p->t[i], blk_col, &p->t[i].blk[1]);
-		}
-	if (ret || !p->events || !p->tasks || !p->losses)
-		return ret ?: -EINVAL;
+	if (!p->events || !p->tasks || !p->losses)
+		return -EINVAL;
 	if (p->o->host)
 		snprintf(p->st->host, sizeof(p->st->host), "%s", p->o->host);
 	else
@@ -971,7 +989,16 @@ static int setup(struct push *p)
 	p->has_wall = kt_wallclock_known(&p->wall);
 	p->st->no_wall = !p->has_wall;
 	uuid_bytes(p->boot, p->wall.boot_id);
-	return 0;
+	/* The blocks' columns, host and boot_id known. */
+	for (i = 0; i < p->nt && !ret; i++)
+		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META) {
+			ret = col_text(&p->t[i], false, &p->t[i].columns);
+			ret = ret ?: each_col(&p->t[i], blk_col,
+					      &(struct blk_arg){ p, &p->t[i].blk[0] });
+			ret = ret ?: each_col(&p->t[i], blk_col,
+					      &(struct blk_arg){ p, &p->t[i].blk[1] });
+		}
+	return ret;
 }
 
 static int push_all(struct push *p)
@@ -988,11 +1015,21 @@ static int push_all(struct push *p)
 	ret = ret ?: table_ready(p, p->traces);
 	if (ret)
 		return ret;
+	/* With a progress bar the loss was counted before. */
+	if (!p->o->progress) {
+		p->sum = kt_summary_begin(p->r, NULL);
+		if (!p->sum)
+			return errno ? -errno : -ENOMEM;
+	}
 	d = kt_decoder_new(p->r, &(struct kt_decoder_opts){ 0 });
 	if (!d)
 		return errno ? -errno : -ENOMEM;
 	ret = kt_decoder_run(d, push_record, p);
 	kt_decoder_free(d);
+	if (!ret && p->sum) {
+		kt_summary_end(p->sum);
+		count(p, p->sum);
+	}
 	if (!ret) {
 		/* A file without the map: each task its own process. */
 		ret = kt_tgidmap_load(&tr.tgids, kt_reader_tgids(p->r));
@@ -1007,12 +1044,10 @@ static int push_all(struct push *p)
 	/*
 	 * While the server takes the last batches: the events view over the
 	 * tables this push made (one cut short before this point leaves them
-	 * out of it until it is run again, to complete), and the losses.
+	 * out of it until it is run again, to complete).
 	 */
 	if (!ret && p->view_stale)
 		ret = events_view(p);
-	if (!ret && !p->o->progress)
-		count(p);
 	/* Every row is in before the traces row says so. */
 	return ret ?: wait_all(p);
 }
@@ -1054,7 +1089,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		ret = delete_partial(&p);
 	/* The records the file holds, for the progress bar. */
 	if (ret == 0 && p.o->progress)
-		count(&p);
+		count(&p, NULL);
 	if (ret == 0)
 		ret = push_all(&p);
 	if (ret == 0)
@@ -1075,6 +1110,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	free(p.columns);
 	free(p.last);
 	kt_pidmap_free(&p.taskmap, NULL);
+	kt_summary_free(p.sum);
 	kt_schema_free(p.schema);
 	kt_reader_close(p.r);
 	return ret;
