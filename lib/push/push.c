@@ -81,7 +81,9 @@ struct ptable {
 	int cur;
 	size_t nrows;
 	unsigned long long sent;
+	struct push *push;
 	bool ready;			/* made or checked on the server */
+	bool made;			/* an event's table this push made */
 };
 
 struct task {
@@ -158,6 +160,35 @@ static int query(struct push *p, const char *sql, const char **reply)
 
 	if (ret)
 		fail(p, "%s", kt_ch_error(p->ch));
+	return ret;
+}
+
+/*
+ * A connection and where its failure's reason goes: the push's own, or a
+ * sender's (which makes or checks its tables before their first rows).
+ */
+struct conn {
+	struct kt_ch *ch;
+	char *msg;
+	size_t len;
+};
+
+static void conn_fail(struct conn *cn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void conn_fail(struct conn *cn, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cn->msg, cn->len, fmt, ap);
+	va_end(ap);
+}
+
+static int conn_query(struct conn *cn, const char *sql)
+{
+	int ret = kt_ch_query(cn->ch, sql, NULL, 0, NULL);
+
+	if (ret)
+		conn_fail(cn, "%s", kt_ch_error(cn->ch));
 	return ret;
 }
 
@@ -410,6 +441,7 @@ static int read_columns(struct push *p)
 
 struct check {
 	struct push *p;
+	struct conn *cn;
 	const struct ptable *pt;
 	bool add;			/* the second pass: add what is missing */
 };
@@ -430,8 +462,8 @@ static int check_col(void *arg, const char *name, const char *type)
 
 	if (server_type(p, c->pt->name, name, have, sizeof(have))) {
 		if (!c->add && (strlen(have) != tlen || strncmp(have, type, tlen))) {
-			fail(p, "table '%s' is of another schema: its column '%s' is %s, not %.*s",
-			     c->pt->name, name, have, (int)tlen, type);
+			conn_fail(c->cn, "table '%s' is of another schema: its column '%s' is %s, not %.*s",
+				  c->pt->name, name, have, (int)tlen, type);
 			return -EPROTO;
 		}
 		return 0;
@@ -439,12 +471,13 @@ static int check_col(void *arg, const char *name, const char *type)
 	if (!c->add) {
 		if (strcmp(name, "host") && strcmp(name, "trace_id") && strcmp(name, "ts"))
 			return 0;
-		fail(p, "table '%s' is of another schema: it has no column '%s'", c->pt->name, name);
+		conn_fail(c->cn, "table '%s' is of another schema: it has no column '%s'",
+			  c->pt->name, name);
 		return -EPROTO;
 	}
 	if (asprintf(&sql, "ALTER TABLE `%s` ADD COLUMN `%s` %s", c->pt->name, name, type) < 0)
 		return -ENOMEM;
-	ret = query(p, sql, NULL);
+	ret = conn_query(c->cn, sql);
 	free(sql);
 	return ret;
 }
@@ -512,7 +545,8 @@ static int events_view(struct push *p)
 /* events is push's view, or of another schema (refused). */
 static int events_ready(struct push *p, struct ptable *pt)
 {
-	struct check c = { .p = p, .pt = pt };
+	struct conn cn = { p->ch, p->msg, p->len };
+	struct check c = { .p = p, .cn = &cn, .pt = pt };
 	const char *reply;
 	int ret;
 
@@ -533,10 +567,16 @@ static int events_ready(struct push *p, struct ptable *pt)
 	return 0;
 }
 
-/* Make the table, or check the one there, before its first rows. */
-static int table_ready(struct push *p, struct ptable *pt)
+/*
+ * Make the table, or check the one there, before its first rows, on cn:
+ * the push's connection for the tables every push has, at its start; a
+ * sender's for an event's table, before its first batch, so that the
+ * decoding never waits on a server that is busy with the rows before.
+ * A table's batches all go by one sender: it alone touches pt here.
+ */
+static int table_ready(struct push *p, struct conn *cn, struct ptable *pt)
 {
-	struct check c = { .p = p, .pt = pt };
+	struct check c = { .p = p, .cn = cn, .pt = pt };
 	int ret;
 
 	if (pt->ready)
@@ -552,9 +592,8 @@ static int table_ready(struct push *p, struct ptable *pt)
 	 */
 	if (!server_has(p, pt->name)) {
 		ret = pt->create ? 0 : make_create(pt);
-		ret = ret ?: query(p, pt->create, NULL);
-		if (!ret && pt->st && pt->st->kind == KT_TAB_EVENT)
-			p->view_stale = true;
+		ret = ret ?: conn_query(cn, pt->create);
+		pt->made = !ret && pt->st && pt->st->kind == KT_TAB_EVENT;
 		pt->ready = !ret;
 		return ret;
 	}
@@ -564,6 +603,15 @@ static int table_ready(struct push *p, struct ptable *pt)
 	if (!ret)
 		pt->ready = true;
 	return ret;
+}
+
+/* On the sender's thread: pt's table before its batch. */
+static int sender_prep(void *arg, struct kt_ch *ch, char *msg, size_t len)
+{
+	struct ptable *pt = arg;
+	struct conn cn = { ch, msg, len };
+
+	return table_ready(pt->push, &cn, pt);
 }
 
 /* ---- sending rows ---- */
@@ -586,15 +634,12 @@ static int flush(struct push *p, struct ptable *pt)
 		return 0;
 	if (kt_block_seal(BLK(pt)))
 		return -ENOMEM;
-	ret = table_ready(p, pt);
-	if (ret)
-		return ret;
 	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT Native", pt->name, pt->columns) < 0)
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
 	len = BLK(pt)->bytes;
-	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, BLK(pt), what,
-			     p->msg, p->len);
+	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, BLK(pt),
+			     sender_prep, pt, what, p->msg, p->len);
 	pt->cur ^= 1;
 	free(sql);
 	if (ret)
@@ -975,6 +1020,8 @@ static int setup(struct push *p)
 	p->t[n].name = "traces";
 	p->traces = &p->t[n];
 	p->nt = n + 1;
+	for (i = 0; i < p->nt; i++)
+		p->t[i].push = p;
 	if (!p->events || !p->tasks || !p->losses)
 		return -EINVAL;
 	if (p->o->host)
@@ -1005,14 +1052,15 @@ static int push_all(struct push *p)
 {
 	struct kt_decoder *d;
 	struct task_rows tr = { .p = p };
+	struct conn cn = { p->ch, p->msg, p->len };
 	size_t i;
 	int ret;
 
 	/* The fixed tables are there even when empty: fleet queries name them. */
-	ret = table_ready(p, p->events);
-	ret = ret ?: table_ready(p, p->tasks);
-	ret = ret ?: table_ready(p, p->losses);
-	ret = ret ?: table_ready(p, p->traces);
+	ret = table_ready(p, &cn, p->events);
+	ret = ret ?: table_ready(p, &cn, p->tasks);
+	ret = ret ?: table_ready(p, &cn, p->losses);
+	ret = ret ?: table_ready(p, &cn, p->traces);
 	if (ret)
 		return ret;
 	/* With a progress bar the loss was counted before. */
@@ -1041,15 +1089,18 @@ static int push_all(struct push *p)
 	for (i = 0; i < p->nt && !ret; i++)
 		if (&p->t[i] != p->traces)
 			ret = flush(p, &p->t[i]);
+	/* Every row is in before the traces row says so. */
+	ret = ret ?: wait_all(p);
 	/*
-	 * While the server takes the last batches: the events view over the
-	 * tables this push made (one cut short before this point leaves them
-	 * out of it until it is run again, to complete).
+	 * The events view over the tables this push made, which the senders
+	 * made before their first batches (one cut short before this point
+	 * leaves them out of it until it is run again, to complete).
 	 */
+	for (i = 0; i < p->nt; i++)
+		p->view_stale |= p->t[i].made;
 	if (!ret && p->view_stale)
 		ret = events_view(p);
-	/* Every row is in before the traces row says so. */
-	return ret ?: wait_all(p);
+	return ret;
 }
 
 int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *o,

@@ -22,6 +22,8 @@ struct kt_sender {
 	char *sql;
 	char what[300];			/* "batch of N rows into 'T'" */
 	struct kt_block *block;
+	kt_sender_prep_fn prep;
+	void *prep_arg;
 	int err;
 	char msg[1024];
 };
@@ -39,15 +41,18 @@ static void *run(void *arg)
 		if (!s->busy)
 			break;
 		pthread_mutex_unlock(&s->mu);
-		n = kt_block_iov(s->block, &iov);
-		ret = kt_ch_insert(s->ch, s->sql, iov, n, NULL);
+		ret = s->prep ? s->prep(s->prep_arg, s->ch, s->msg, sizeof(s->msg)) : 0;
+		if (!ret) {
+			n = kt_block_iov(s->block, &iov);
+			ret = kt_ch_insert(s->ch, s->sql, iov, n, NULL);
+			if (ret)
+				snprintf(s->msg, sizeof(s->msg), "%s refused: %s", s->what,
+					 kt_ch_error(s->ch));
+		}
 		kt_block_clear(s->block);
 		pthread_mutex_lock(&s->mu);
-		if (ret) {
+		if (ret)
 			s->err = ret;
-			snprintf(s->msg, sizeof(s->msg), "%s refused: %s", s->what,
-				 kt_ch_error(s->ch));
-		}
 		free(s->sql);
 		s->sql = NULL;
 		s->block = NULL;
@@ -103,6 +108,7 @@ int kt_sender_wait(struct kt_sender *s, char *msg, size_t len)
 }
 
 int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_block *block,
+		   kt_sender_prep_fn prep, void *prep_arg,
 		   const char *what, char *msg, size_t len)
 {
 	char *copy = strdup(sql);
@@ -117,6 +123,8 @@ int kt_sender_send(struct kt_sender *s, const char *sql, struct kt_block *block,
 	}
 	pthread_mutex_lock(&s->mu);
 	s->block = block;
+	s->prep = prep;
+	s->prep_arg = prep_arg;
 	s->sql = copy;
 	snprintf(s->what, sizeof(s->what), "%s", what);
 	s->busy = true;

@@ -178,7 +178,7 @@ trace_of() {
 }
 
 @test "push: unreachable, wrong password, a table of another schema, a refused batch: one line each, what is complete" {
-	local f=$BATS_FILE_TMPDIR/a.dat port
+	local f=$BATS_FILE_TMPDIR/a.dat port ev
 	port=$(ch_port)
 	run --separate-stderr "$KTRACE" push -i "$f" --to "http://127.0.0.1:$port/x"
 	assert_failure 1
@@ -214,6 +214,19 @@ ts"
 	[[ $stderr == "ktrace push: cannot push 'exit.dat' to 127.0.0.1:"*": batch of "*" rows into 'sched_process_exit' refused: Value passed to 'throwIf' function is non zero (ClickHouse code 395); complete: $f" ]] || fail "$stderr"
 	run chq "$CH1" "SELECT file FROM $rej.traces WHERE host = 'other'"
 	assert_output "$f"
+
+	# An event's table of another schema: found by the sender that
+	# would send its first batch (it makes or checks the table there),
+	# the same one line; the trace not marked complete.
+	ev=evs${BATS_TEST_TRY_NUMBER:-1}
+	chx "$CH1" "CREATE DATABASE IF NOT EXISTS $ev"
+	chx "$CH1" "CREATE TABLE IF NOT EXISTS $ev.sched_process_exit (host String, trace_id UInt64, ts String) ENGINE = MergeTree() ORDER BY host"
+	run --separate-stderr "$KTRACE" push -q -i exit.dat --to "$URL/$ev"
+	assert_failure 1
+	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
+	[[ $stderr == "ktrace push: cannot push 'exit.dat' to 127.0.0.1:"*": table 'sched_process_exit' is of another schema: its column 'ts' is String, not Int64; complete: none" ]] || fail "$stderr"
+	run chq "$CH1" "SELECT count() FROM $ev.traces"
+	assert_output 0
 }
 
 # The p99 wakeup latency per host: each task's sched_waking and its
