@@ -173,22 +173,12 @@ struct conn {
 	size_t len;
 };
 
-static void conn_fail(struct conn *cn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void conn_fail(struct conn *cn, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cn->msg, cn->len, fmt, ap);
-	va_end(ap);
-}
-
 static int conn_query(struct conn *cn, const char *sql)
 {
 	int ret = kt_ch_query(cn->ch, sql, NULL, 0, NULL);
 
 	if (ret)
-		conn_fail(cn, "%s", kt_ch_error(cn->ch));
+		snprintf(cn->msg, cn->len, "%s", kt_ch_error(cn->ch));
 	return ret;
 }
 
@@ -462,8 +452,9 @@ static int check_col(void *arg, const char *name, const char *type)
 
 	if (server_type(p, c->pt->name, name, have, sizeof(have))) {
 		if (!c->add && (strlen(have) != tlen || strncmp(have, type, tlen))) {
-			conn_fail(c->cn, "table '%s' is of another schema: its column '%s' is %s, not %.*s",
-				  c->pt->name, name, have, (int)tlen, type);
+			snprintf(c->cn->msg, c->cn->len,
+				 "table '%s' is of another schema: its column '%s' is %s, not %.*s",
+				 c->pt->name, name, have, (int)tlen, type);
 			return -EPROTO;
 		}
 		return 0;
@@ -471,8 +462,8 @@ static int check_col(void *arg, const char *name, const char *type)
 	if (!c->add) {
 		if (strcmp(name, "host") && strcmp(name, "trace_id") && strcmp(name, "ts"))
 			return 0;
-		conn_fail(c->cn, "table '%s' is of another schema: it has no column '%s'",
-			  c->pt->name, name);
+		snprintf(c->cn->msg, c->cn->len, "table '%s' is of another schema: it has no column '%s'",
+			 c->pt->name, name);
 		return -EPROTO;
 	}
 	if (asprintf(&sql, "ALTER TABLE `%s` ADD COLUMN `%s` %s", c->pt->name, name, type) < 0)
