@@ -144,6 +144,42 @@ void kt_block_nstr(struct kt_block *b, const char *s)
 	b->bytes += 1 + c->data.len - at;
 }
 
+void kt_block_str_enc(struct kt_block *b, const void *enc, size_t n)
+{
+	kt_block_raw(b, enc, n);
+}
+
+void kt_block_nstr_enc(struct kt_block *b, const void *enc, size_t n)
+{
+	struct kt_block_col *c = next(b);
+	unsigned char null = enc ? 0 : 1;
+
+	if (!c)
+		return;
+	kt_rowbuf_add(&c->head, &null, 1);
+	kt_rowbuf_add(&c->data, enc ? enc : "", enc ? n : 1);
+	b->bytes += 1 + (enc ? n : 1);
+}
+
+size_t kt_block_enc(unsigned char *out, size_t len, const char *s)
+{
+	size_t n = strlen(s), k = 0, v = n;
+
+	do {
+		if (k == len)
+			return 0;
+		out[k] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			out[k] |= 0x80;
+		k++;
+	} while (v);
+	if (n > len - k)
+		return 0;
+	memcpy(out + k, s, n);
+	return k + n;
+}
+
 void kt_block_ni64(struct kt_block *b, bool known, int64_t v)
 {
 	struct kt_block_col *c = next(b);

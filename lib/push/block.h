@@ -50,6 +50,14 @@ void kt_block_raw(struct kt_block *b, const void *p, size_t n);
 void kt_block_str(struct kt_block *b, const char *s);
 /* Nullable(String): NULL is NULL. */
 void kt_block_nstr(struct kt_block *b, const char *s);
+/*
+ * A String, or a Nullable(String) (NULL: NULL), already as the block has
+ * it: its LEB128 length, then its bytes, n in all (see kt_block_enc).
+ */
+void kt_block_str_enc(struct kt_block *b, const void *enc, size_t n);
+void kt_block_nstr_enc(struct kt_block *b, const void *enc, size_t n);
+/* s as a String's bytes in a block into out (len >= 2): their number, 0 too long. */
+size_t kt_block_enc(unsigned char *out, size_t len, const char *s);
 /* Nullable(Int64). */
 void kt_block_ni64(struct kt_block *b, bool known, int64_t v);
 /* Array(UInt64). */

@@ -64,6 +64,19 @@
  */
 #define BATCH_BYTES	(8u << 20)
 
+/*
+ * The names a number column stands for (syscall, errno, state, vector),
+ * as a block's Nullable(String), by the number, direct-mapped: a system
+ * call table's rows name a few calls, made once each, not a row each.
+ */
+#define NAMES	64
+struct name {
+	long long v;
+	bool valid, null;
+	unsigned char n;
+	unsigned char enc[62];
+};
+
 /* One table of the schema as ClickHouse has it, and its rows to send. */
 #define BLK(pt)	(&(pt)->blk[(pt)->cur])
 struct ptable {
@@ -81,6 +94,7 @@ struct ptable {
 	int cur;
 	size_t nrows;
 	unsigned long long sent;
+	struct name (*names)[NAMES];	/* a column's names, by its index */
 	struct push *push;
 	bool ready;			/* made or checked on the server */
 	bool made;			/* an event's table this push made */
@@ -89,8 +103,11 @@ struct ptable {
 struct task {
 	int pid;
 	const char *comm;		/* NULL: not looked up yet */
+	unsigned char comm_enc[40];	/* comm as a block's String; */
+	size_t comm_n;			/* its bytes, 0: too long */
 	unsigned long long events, first, last;
 };
+
 
 struct push {
 	struct kt_ch *ch;
@@ -711,13 +728,51 @@ static void show_progress(struct push *p, const char *path)
 
 /* What every record's row starts with (after the constant host, trace_id, boot_id): ts, wall_ts, cpu, pid, comm. */
 static void record_cols(struct push *p, struct kt_block *b, const struct kt_event *ev,
-			int pid, const char *comm)
+			const struct task *tk)
 {
 	kt_block_i64(b, (int64_t)ev->record->ts);
 	put_wall(p, b, ev->record->ts);
 	kt_block_i64(b, ev->cpu);
-	kt_block_i64(b, pid);
-	kt_block_str(b, comm);
+	kt_block_i64(b, tk->pid);
+	if (tk->comm_n)
+		kt_block_str_enc(b, tk->comm_enc, tk->comm_n);
+	else
+		kt_block_str(b, tk->comm);
+}
+
+/* Column k of pt, a name for a number: from its cache, or made there. */
+static int name_col(struct push *p, struct ptable *pt, int k, struct tep_record *rec)
+{
+	const struct kt_schema_col *c = &pt->st->cols[k];
+	const char *text;
+	struct name *nm;
+	long long v;
+
+	if (!kt_schema_num(c->f, rec, &v)) {
+		kt_block_nstr_enc(BLK(pt), NULL, 0);
+		return 0;
+	}
+	if (!pt->names) {
+		pt->names = calloc((size_t)pt->st->ncols, sizeof(*pt->names));
+		if (!pt->names)
+			return -ENOMEM;
+	}
+	nm = &pt->names[k][(unsigned long long)v % NAMES];
+	if (!nm->valid || nm->v != v) {
+		text = kt_schema_text(p->tep, p->machine, c, rec, p->buf, sizeof(p->buf));
+		nm->n = text ? (unsigned char)kt_block_enc(nm->enc, sizeof(nm->enc), text) : 0;
+		/* Too long for the cache: as it is. */
+		if (text && !nm->n) {
+			nm->valid = false;
+			kt_block_nstr(BLK(pt), text);
+			return 0;
+		}
+		nm->null = !text;
+		nm->v = v;
+		nm->valid = true;
+	}
+	kt_block_nstr_enc(BLK(pt), nm->null ? NULL : nm->enc, nm->n);
+	return 0;
 }
 
 static int push_record(const struct kt_event *ev, void *arg)
@@ -730,7 +785,6 @@ static int push_record(const struct kt_event *ev, void *arg)
 	long idx = kt_schema_event_table(p->schema, ev->event->id);
 	struct ptable *pt = idx >= 0 ? &p->t[idx] : NULL;
 	struct kt_block *b;
-	const char *comm;
 	long long v;
 
 	if (!last || !tk)
@@ -738,9 +792,10 @@ static int push_record(const struct kt_event *ev, void *arg)
 	if (p->sum && kt_summary_add(p->sum, ev))
 		return -ENOMEM;
 	/* The file's pid -> comm map, looked up once a task. */
-	if (!tk->comm)
+	if (!tk->comm) {
 		tk->comm = tep_data_comm_from_pid(p->tep, pid) ?: "<...>";
-	comm = tk->comm;
+		tk->comm_n = kt_block_enc(tk->comm_enc, sizeof(tk->comm_enc), tk->comm);
+	}
 	if (rec->missed_events) {
 		ret = loss_row(p, ev, last);
 		if (ret)
@@ -758,7 +813,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 
 	if (pt) {
 		b = BLK(pt);
-		record_cols(p, b, ev, pid, comm);
+		record_cols(p, b, ev, tk);
 		/* The event's own columns, after ts, cpu, pid and comm. */
 		for (k = 4; k < pt->st->ncols; k++) {
 			const struct kt_schema_col *c = &pt->st->cols[k];
@@ -777,8 +832,9 @@ static int push_record(const struct kt_event *ev, void *arg)
 								p->buf, sizeof(p->buf)));
 				continue;
 			}
-			kt_block_nstr(b, kt_schema_text(p->tep, p->machine, c, rec,
-							 p->buf, sizeof(p->buf)));
+			ret = name_col(p, pt, k, rec);
+			if (ret)
+				return ret;
 		}
 		ret = row_done(p, pt);
 		if (ret)
@@ -1145,6 +1201,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	for (i = 0; i < p.nt; i++) {
 		kt_block_free(&p.t[i].blk[0]);
 		kt_block_free(&p.t[i].blk[1]);
+		free(p.t[i].names);
 		free(p.t[i].columns);
 		free(p.t[i].create);
 	}
