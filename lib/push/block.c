@@ -163,19 +163,12 @@ void kt_block_nstr_enc(struct kt_block *b, const void *enc, size_t n)
 
 size_t kt_block_enc(unsigned char *out, size_t len, const char *s)
 {
-	size_t n = strlen(s), k = 0, v = n;
+	unsigned char leb[10];
+	size_t n = strlen(s), k = kt_leb128(leb, n);
 
-	do {
-		if (k == len)
-			return 0;
-		out[k] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			out[k] |= 0x80;
-		k++;
-	} while (v);
-	if (n > len - k)
+	if (k + n > len)
 		return 0;
+	memcpy(out, leb, k);
 	memcpy(out + k, s, n);
 	return k + n;
 }
@@ -243,21 +236,6 @@ static void fill_const(struct kt_block_col *c, size_t rows)
 	}
 }
 
-/* LEB128, as Native has the counts: the bytes written at p. */
-static size_t put_count(unsigned char *p, uint64_t v)
-{
-	size_t k = 0;
-
-	do {
-		p[k] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			p[k] |= 0x80;
-		k++;
-	} while (v);
-	return k;
-}
-
 bool kt_block_failed(const struct kt_block *b)
 {
 	int i;
@@ -281,11 +259,11 @@ int kt_block_seal(struct kt_block *b)
 int kt_block_iov(struct kt_block *b, const struct iovec **iov)
 {
 	struct kt_block_col *c;
-	size_t k = put_count(b->counts, (uint64_t)b->n);
+	size_t k = kt_leb128(b->counts, (uint64_t)b->n);
 	int i, n = 0;
 
 	b->iov[n++] = (struct iovec){ b->counts, k };
-	b->iov[n++] = (struct iovec){ b->counts + k, put_count(b->counts + k, b->rows) };
+	b->iov[n++] = (struct iovec){ b->counts + k, kt_leb128(b->counts + k, b->rows) };
 	for (i = 0; i < b->n; i++) {
 		c = &b->c[i];
 		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };

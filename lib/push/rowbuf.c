@@ -36,19 +36,12 @@ bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n)
 static bool put_len(struct kt_rowbuf *b, size_t v, size_t n)
 {
 	unsigned char len[10];
-	int k = 0;
+	size_t k = kt_leb128(len, v);
 
-	do {
-		len[k] = (unsigned char)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			len[k] |= 0x80;
-		k++;
-	} while (v);
-	if (!kt_rowbuf_grow(b, (size_t)k + n))
+	if (!kt_rowbuf_grow(b, k + n))
 		return false;
-	memcpy(b->p + b->len, len, (size_t)k);
-	b->len += (size_t)k;
+	memcpy(b->p + b->len, len, k);
+	b->len += k;
 	return true;
 }
 

@@ -25,6 +25,24 @@ void kt_rowbuf_str(struct kt_rowbuf *b, const char *s);
 /* The text so far, NUL-terminated (for a reply). */
 const char *kt_rowbuf_text(struct kt_rowbuf *b);
 
+/*
+ * v as LEB128 (a Native count, a String's length) at out, which has room
+ * for 10 bytes: the bytes written.
+ */
+static inline size_t kt_leb128(unsigned char *out, uint64_t v)
+{
+	size_t k = 0;
+
+	do {
+		out[k] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			out[k] |= 0x80;
+		k++;
+	} while (v);
+	return k;
+}
+
 /* Inline: a value a column a row, the bulk of push's writes. */
 static inline void kt_rowbuf_add(struct kt_rowbuf *b, const void *p, size_t n)
 {
