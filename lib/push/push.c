@@ -748,7 +748,7 @@ static int name_col(struct push *p, struct ptable *pt, int k, struct tep_record 
 	struct name *nm;
 	long long v;
 
-	if (!kt_schema_num(c->f, rec, &v)) {
+	if (!kt_schema_col_num(c, rec, &v)) {
 		kt_block_nstr_enc(BLK(pt), NULL, 0);
 		return 0;
 	}
@@ -819,7 +819,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 			const struct kt_schema_col *c = &pt->st->cols[k];
 
 			if (c->kind == KT_COL_NUM) {
-				kt_block_i64(b, kt_schema_num(c->f, rec, &v) ? v : 0);
+				kt_block_i64(b, kt_schema_col_num(c, rec, &v) ? v : 0);
 				continue;
 			}
 			if (c->kind == KT_COL_ARRAY) {

@@ -383,7 +383,7 @@ static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int
 	long long v;
 
 	if (c->kind == KT_COL_NUM) {
-		if (kt_schema_num(c->f, rec, &v))
+		if (kt_schema_col_num(c, rec, &v))
 			row_int(t, st, i, v);
 		else
 			row_name(t, st, i, NULL, 0);

@@ -13,6 +13,7 @@
 #include "analyze/evcache.h"
 #include "decode/fastfmt.h"
 #include "decode/symbols.h"
+#include "base/byteorder.h"
 #include "sql/schema.h"
 
 struct kt_schema {
@@ -61,6 +62,8 @@ static int add_col(struct kt_schema_table *t, const char *name, enum kt_col_kind
 		return -ENOMEM;
 	c[t->ncols].kind = kind;
 	c[t->ncols].f = f;
+	c[t->ncols].swap = f && f->event && f->event->tep &&
+			   tep_is_file_bigendian(f->event->tep) != tep_is_local_bigendian(f->event->tep);
 	t->ncols++;
 	return 0;
 }
@@ -243,6 +246,37 @@ bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *re
 	return true;
 }
 
+/* An unsigned number of size bytes at p, in the file's byte order. */
+static unsigned long long read_num(const unsigned char *p, int size, bool swap)
+{
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		return kt_get16(swap, p);
+	case 4:
+		return kt_get32(swap, p);
+	default:
+		return kt_get64(swap, p);
+	}
+}
+
+bool kt_schema_col_num(const struct kt_schema_col *c, const struct tep_record *rec, long long *v)
+{
+	const struct tep_format_field *f = c->f;
+	unsigned long long u;
+
+	if (!f || f->offset < 0 || f->offset + f->size > rec->size)
+		return false;
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return kt_schema_num(f, rec, v);
+	u = read_num((const unsigned char *)rec->data + f->offset, f->size, c->swap);
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
+		u |= ~0ULL << (f->size * 8);
+	*v = (long long)u;
+	return true;
+}
+
 int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
 		    const struct tep_record *rec, int first, unsigned long long *v, int max)
 {
@@ -269,8 +303,9 @@ int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
 	if (off < 0 || size < 0 || off + size > rec->size)
 		return -1;
 	n = size / es;
+	(void)tep;
 	for (i = 0; first + i < n && i < max; i++)
-		v[i] = tep_read_number(tep, (char *)rec->data + off + (first + i) * es, es);
+		v[i] = read_num((const unsigned char *)rec->data + off + (first + i) * es, es, c->swap);
 	return i;
 }
 
@@ -315,14 +350,14 @@ const char *kt_schema_text(struct tep_handle *tep, const char *machine,
 	case KT_COL_ARRAY:
 		return array_text(tep, c, rec, buf, len);
 	case KT_COL_SYSCALL:
-		return kt_schema_num(c->f, rec, &v) ? kt_syscall_name(machine, (long)v, &nargs) : NULL;
+		return kt_schema_col_num(c, rec, &v) ? kt_syscall_name(machine, (long)v, &nargs) : NULL;
 	case KT_COL_ERRNO:
-		return kt_schema_num(c->f, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL;
+		return kt_schema_col_num(c, rec, &v) && v < 0 ? kt_errno_name(-v) : NULL;
 	case KT_COL_STATE:
-		return kt_schema_num(c->f, rec, &v) ?
+		return kt_schema_col_num(c, rec, &v) ?
 		       kt_task_state_name((unsigned long long)v, buf, len) : NULL;
 	case KT_COL_VEC:
-		return kt_schema_num(c->f, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL;
+		return kt_schema_col_num(c, rec, &v) ? kt_softirq_name((unsigned long long)v) : NULL;
 	case KT_COL_NUM:
 		break;
 	}

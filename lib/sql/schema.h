@@ -34,6 +34,7 @@ struct kt_schema_col {
 	char *name;
 	enum kt_col_kind kind;
 	struct tep_format_field *f;
+	bool swap;			/* f's file is of the other byte order */
 };
 
 /* A table; ev is KT_TAB_EVENT's event.  Event tables start ts, cpu, pid, comm. */
@@ -58,6 +59,11 @@ long kt_schema_event_table(const struct kt_schema *s, int id);
 
 /* A number field of rec, bounds checked, sign-extended where signed. */
 bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *rec, long long *v);
+/*
+ * The same for column c (its f), read in place rather than through
+ * libtraceevent's calls: a loading pass reads a few a record.
+ */
+bool kt_schema_col_num(const struct kt_schema_col *c, const struct tep_record *rec, long long *v);
 /*
  * A KT_COL_ARRAY column's elements from the first-th (each read as
  * unsigned), up to max of them, into v: their number, or -1 when the
