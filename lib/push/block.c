@@ -9,16 +9,6 @@
 
 #include "push/block.h"
 
-struct kt_block_col {
-	struct kt_rowbuf nt;		/* its name and type, as the block has them */
-	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
-	/* Its values; a constant column's, repeated for the most rows yet. */
-	struct kt_rowbuf data;
-	uint64_t end;			/* an Array's elements so far */
-	unsigned char *value;		/* a constant column's value, */
-	size_t width;			/* of this many bytes; 0: not constant */
-};
-
 int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
 		       const void *value, size_t width)
 {
@@ -75,42 +65,9 @@ void kt_block_free(struct kt_block *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* Past the constant columns from at on. */
-static void skip_const(struct kt_block *b)
-{
-	while (b->at < b->n && b->c[b->at].width)
-		b->at++;
-}
-
-/* The column the next value goes to, or NULL past the last. */
-static struct kt_block_col *next(struct kt_block *b)
-{
-	skip_const(b);
-	if (b->at >= b->n) {
-		b->failed = true;
-		return NULL;
-	}
-	return &b->c[b->at++];
-}
-
-void kt_block_i64(struct kt_block *b, int64_t v)
-{
-	kt_block_u64(b, (uint64_t)v);
-}
-
-void kt_block_u64(struct kt_block *b, uint64_t v)
-{
-	struct kt_block_col *c = next(b);
-
-	if (!c)
-		return;
-	kt_rowbuf_u64(&c->data, v);
-	b->bytes += 8;
-}
-
 void kt_block_raw(struct kt_block *b, const void *p, size_t n)
 {
-	struct kt_block_col *c = next(b);
+	struct kt_block_col *c = kt_block_next(b);
 
 	if (!c)
 		return;
@@ -120,7 +77,7 @@ void kt_block_raw(struct kt_block *b, const void *p, size_t n)
 
 void kt_block_str(struct kt_block *b, const char *s)
 {
-	struct kt_block_col *c = next(b);
+	struct kt_block_col *c = kt_block_next(b);
 	size_t at;
 
 	if (!c)
@@ -132,7 +89,7 @@ void kt_block_str(struct kt_block *b, const char *s)
 
 void kt_block_nstr(struct kt_block *b, const char *s)
 {
-	struct kt_block_col *c = next(b);
+	struct kt_block_col *c = kt_block_next(b);
 	unsigned char null = s ? 0 : 1;
 	size_t at;
 
@@ -151,7 +108,7 @@ void kt_block_str_enc(struct kt_block *b, const void *enc, size_t n)
 
 void kt_block_nstr_enc(struct kt_block *b, const void *enc, size_t n)
 {
-	struct kt_block_col *c = next(b);
+	struct kt_block_col *c = kt_block_next(b);
 	unsigned char null = enc ? 0 : 1;
 
 	if (!c)
@@ -173,21 +130,9 @@ size_t kt_block_enc(unsigned char *out, size_t len, const char *s)
 	return k + n;
 }
 
-void kt_block_ni64(struct kt_block *b, bool known, int64_t v)
-{
-	struct kt_block_col *c = next(b);
-	unsigned char null = known ? 0 : 1;
-
-	if (!c)
-		return;
-	kt_rowbuf_add(&c->head, &null, 1);
-	kt_rowbuf_u64(&c->data, known ? (uint64_t)v : 0);
-	b->bytes += 9;
-}
-
 void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n)
 {
-	struct kt_block_col *c = next(b);
+	struct kt_block_col *c = kt_block_next(b);
 	size_t i;
 
 	if (!c)
@@ -207,7 +152,9 @@ void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n)
 
 void kt_block_row_end(struct kt_block *b)
 {
-	skip_const(b);
+	/* Past the constant columns after the last value. */
+	while (b->at < b->n && b->c[b->at].width)
+		b->at++;
 	if (b->at != b->n)
 		b->failed = true;
 	b->at = 0;

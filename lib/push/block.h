@@ -23,7 +23,17 @@
 #include "push/rowbuf.h"
 
 struct iovec;
-struct kt_block_col;
+
+/* A column of a block: the hot appenders below are inline, a value a column a row. */
+struct kt_block_col {
+	struct kt_rowbuf nt;		/* its name and type, as the block has them */
+	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
+	/* Its values; a constant column's, repeated for the most rows yet. */
+	struct kt_rowbuf data;
+	uint64_t end;			/* an Array's elements so far */
+	unsigned char *value;		/* a constant column's value, */
+	size_t width;			/* of this many bytes; 0: not constant */
+};
 
 struct kt_block {
 	struct kt_block_col *c;
@@ -43,8 +53,32 @@ int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
 		       const void *value, size_t width);
 void kt_block_free(struct kt_block *b);
 
-void kt_block_i64(struct kt_block *b, int64_t v);
-void kt_block_u64(struct kt_block *b, uint64_t v);
+/* The column the next value goes to (past constant ones), or NULL past the last. */
+static inline struct kt_block_col *kt_block_next(struct kt_block *b)
+{
+	while (b->at < b->n && b->c[b->at].width)
+		b->at++;
+	if (b->at >= b->n) {
+		b->failed = true;
+		return NULL;
+	}
+	return &b->c[b->at++];
+}
+
+static inline void kt_block_u64(struct kt_block *b, uint64_t v)
+{
+	struct kt_block_col *c = kt_block_next(b);
+
+	if (!c)
+		return;
+	kt_rowbuf_u64(&c->data, v);
+	b->bytes += 8;
+}
+
+static inline void kt_block_i64(struct kt_block *b, int64_t v)
+{
+	kt_block_u64(b, (uint64_t)v);
+}
 /* n bytes as they are (a UUID's 16, a UInt8). */
 void kt_block_raw(struct kt_block *b, const void *p, size_t n);
 void kt_block_str(struct kt_block *b, const char *s);
@@ -59,7 +93,17 @@ void kt_block_nstr_enc(struct kt_block *b, const void *enc, size_t n);
 /* s as a String's bytes in a block into out (len >= 2): their number, 0 too long. */
 size_t kt_block_enc(unsigned char *out, size_t len, const char *s);
 /* Nullable(Int64). */
-void kt_block_ni64(struct kt_block *b, bool known, int64_t v);
+static inline void kt_block_ni64(struct kt_block *b, bool known, int64_t v)
+{
+	struct kt_block_col *c = kt_block_next(b);
+	unsigned char null = known ? 0 : 1;
+
+	if (!c)
+		return;
+	kt_rowbuf_add(&c->head, &null, 1);
+	kt_rowbuf_u64(&c->data, known ? (uint64_t)v : 0);
+	b->bytes += 9;
+}
 /* Array(UInt64). */
 void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n);
 void kt_block_row_end(struct kt_block *b);
