@@ -30,9 +30,10 @@ CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
 # linux-perf: analyze.bats compares analyze syscalls with perf trace -s.
 CHECK_PKGS="$CHECK_PKGS sqlite3 linux-perf"
 # clickhouse-server, clickhouse-client: push.bats starts real servers
-# (as nobody, on loopback ports, in a temporary directory) and queries them;
-# xxhash: its xxhsum is the oracle for push's trace_id.
-CHECK_PKGS="$CHECK_PKGS clickhouse-server clickhouse-client xxhash"
+# (as nobody, on loopback ports, in a temporary directory) and queries them
+# over HTTP with curl (tests/bats/clickhouse.bash); xxhash: its xxhsum is
+# the oracle for push's trace_id.
+CHECK_PKGS="$CHECK_PKGS clickhouse-server clickhouse-client curl xxhash"
 BENCH_PKGS="$CHECK_PKGS hyperfine"
 
 case "${1:-build}" in
