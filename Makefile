@@ -12,7 +12,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 
 BUILD      ?= build
 CC         ?= cc
-PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl
+PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)

@@ -7,10 +7,11 @@ set -eu
 # libelf-dev: elfutils' libelf, for uprobes by symbol (lib/decode/elfsym.c).
 # libsqlite3-dev, libedit-dev: ktrace sql's SQLite and its prompt's line
 # editor (lib/sql/, cmd/sql.c).  libcurl4-openssl-dev: ktrace push's HTTP
-# client to ClickHouse (lib/push/).
+# client to ClickHouse (lib/push/); libxxhash-dev: push's trace_id, the
+# file's XXH3 (lib/push/traceid.c).
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev
-	libsqlite3-dev libedit-dev man-db libcurl4-openssl-dev"
+	libsqlite3-dev libedit-dev man-db libcurl4-openssl-dev libxxhash-dev"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
@@ -29,8 +30,10 @@ CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
 # linux-perf: analyze.bats compares analyze syscalls with perf trace -s.
 CHECK_PKGS="$CHECK_PKGS sqlite3 linux-perf"
 # clickhouse-server, clickhouse-client: push.bats starts real servers
-# (as nobody, on loopback ports, in a temporary directory) and queries them.
-CHECK_PKGS="$CHECK_PKGS clickhouse-server clickhouse-client"
+# (as nobody, on loopback ports, in a temporary directory) and queries them
+# over HTTP with curl (tests/bats/clickhouse.bash); xxhash: its xxhsum is
+# the oracle for push's trace_id.
+CHECK_PKGS="$CHECK_PKGS clickhouse-server clickhouse-client curl xxhash"
 BENCH_PKGS="$CHECK_PKGS hyperfine"
 
 case "${1:-build}" in

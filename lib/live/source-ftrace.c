@@ -201,19 +201,10 @@ static unsigned long long ftrace_unwritten(void *state, int cpu)
  */
 static char *stat_text_merged(const char *raw, const struct kt_cpu_stats *st)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-		{ "entries: ", offsetof(struct kt_cpu_stats, entries) },
-		{ "overrun: ", offsetof(struct kt_cpu_stats, overrun) },
-		{ "commit overrun: ", offsetof(struct kt_cpu_stats, commit_overrun) },
-		{ "dropped events: ", offsetof(struct kt_cpu_stats, dropped) },
-		{ "read events: ", offsetof(struct kt_cpu_stats, read) },
-	};
-	const char *line = raw, *nl;
+	const char *line = raw, *nl, *key;
 	char *out = NULL;
-	size_t len = 0, k;
+	size_t len = 0;
+	unsigned long long val;
 	FILE *f = open_memstream(&out, &len);
 
 	if (!f)
@@ -221,12 +212,9 @@ static char *stat_text_merged(const char *raw, const struct kt_cpu_stats *st)
 	for (; *line; line = nl) {
 		nl = strchr(line, '\n');
 		nl = nl ? nl + 1 : line + strlen(line);
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!strncmp(line, keys[k].key, strlen(keys[k].key)))
-				break;
-		if (k < sizeof(keys) / sizeof(keys[0]))
-			fprintf(f, "%s%llu\n", keys[k].key,
-				*(const unsigned long long *)((const char *)st + keys[k].off));
+		key = kt_cpu_stats_summed(line, st, &val);
+		if (key)
+			fprintf(f, "%s: %llu\n", key, val);
 		else
 			fwrite(line, 1, (size_t)(nl - line), f);
 	}

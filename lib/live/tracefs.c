@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,38 +107,79 @@ int kt_cpu_count(void)
 	return n ? n : -ENODEV;
 }
 
+/*
+ * The lines of per_cpu/cpuN/stats ktrace reads ("KEY: VALUE", as the
+ * kernel's ring buffer writes them) and the field of struct kt_cpu_stats
+ * each fills: one table for the parse and for a recording's CPUSTAT
+ * text, so that a key is spelled once.  summed: a count every source of
+ * a recording adds to (ktrace.ko's records and losses join the
+ * instance's); bytes and the timestamps are the instance's alone.
+ */
+static const struct stat_key {
+	const char *key;		/* without its ": " */
+	size_t off;			/* of the field */
+	bool ts;			/* a double, else an unsigned long long */
+	bool summed;
+} stat_keys[] = {
+#define OFF(field) offsetof(struct kt_cpu_stats, field)
+	/* key, field, ts, summed */
+	{ "entries", OFF(entries), false, true },
+	{ "overrun", OFF(overrun), false, true },
+	{ "commit overrun", OFF(commit_overrun), false, true },
+	{ "bytes", OFF(bytes), false, false },
+	{ "oldest event ts", OFF(oldest_ts), true, false },
+	{ "now ts", OFF(now_ts), true, false },
+	{ "dropped events", OFF(dropped), false, true },
+	{ "read events", OFF(read), false, true },
+#undef OFF
+};
+
+/* The table's entry of the line at line (up to its '\n'), *value after its colon. */
+static const struct stat_key *stat_key_of(const char *line, const char **value)
+{
+	size_t klen = strcspn(line, ":\n"), i;
+
+	if (line[klen] != ':')
+		return NULL;
+	for (i = 0; i < sizeof(stat_keys) / sizeof(stat_keys[0]); i++)
+		if (strlen(stat_keys[i].key) == klen && !strncmp(line, stat_keys[i].key, klen)) {
+			*value = line + klen + 1;
+			return &stat_keys[i];
+		}
+	return NULL;
+}
+
 int kt_cpu_stats_parse(const char *text, struct kt_cpu_stats *st)
 {
-	const char *line = text;
+	const struct stat_key *k;
+	const char *line, *nl, *value;
+	char *field;
 
 	memset(st, 0, sizeof(*st));
-	while (line && *line) {
-		const char *colon = strchr(line, ':');
-		const char *nl = strchr(line, '\n');
-		size_t klen;
-
-		if (!colon || (nl && colon > nl))
-			goto next;
-		klen = colon - line;
-#define FIELD(key, dst) \
-	if (klen == strlen(key) && !strncmp(line, key, klen)) \
-		dst = strtoull(colon + 1, NULL, 10)
-		FIELD("entries", st->entries);
-		FIELD("overrun", st->overrun);
-		FIELD("commit overrun", st->commit_overrun);
-		FIELD("bytes", st->bytes);
-		FIELD("dropped events", st->dropped);
-		FIELD("read events", st->read);
-#undef FIELD
-		if (klen == strlen("oldest event ts") &&
-		    !strncmp(line, "oldest event ts", klen))
-			st->oldest_ts = strtod(colon + 1, NULL);
-		if (klen == strlen("now ts") && !strncmp(line, "now ts", klen))
-			st->now_ts = strtod(colon + 1, NULL);
-next:
-		line = nl ? nl + 1 : NULL;
+	for (line = text; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		k = stat_key_of(line, &value);
+		if (!k)
+			continue;
+		field = (char *)st + k->off;
+		if (k->ts)
+			*(double *)field = strtod(value, NULL);
+		else
+			*(unsigned long long *)field = strtoull(value, NULL, 10);
 	}
 	return 0;
+}
+
+const char *kt_cpu_stats_summed(const char *line, const struct kt_cpu_stats *st,
+				unsigned long long *val)
+{
+	const char *value;
+	const struct stat_key *k = stat_key_of(line, &value);
+
+	if (!k || !k->summed || *value != ' ')
+		return NULL;
+	*val = *(const unsigned long long *)((const char *)st + k->off);
+	return k->key;
 }
 
 int kt_cpu_stats_read(struct tracefs_instance *inst, int cpu,

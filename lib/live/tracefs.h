@@ -64,6 +64,15 @@ int kt_cpu_stats_read(struct tracefs_instance *inst, int cpu,
 		      struct kt_cpu_stats *st);
 /* Parse the text of a stats file; exposed for the file writer and tests. */
 int kt_cpu_stats_parse(const char *text, struct kt_cpu_stats *st);
+/*
+ * For a recording's CPUSTAT text, where every source's counts replace
+ * the instance's: when the stats line at line ("KEY: VALUE\n") is a
+ * count every source adds to (records and losses: tracefs.c's table of
+ * the keys says which), its key without ": ", and st's value of it in
+ * *val; else NULL (the line stays as the kernel wrote it).
+ */
+const char *kt_cpu_stats_summed(const char *line, const struct kt_cpu_stats *st,
+				unsigned long long *val);
 
 /*
  * Write val to a file of the instance.  Returns 0 or -errno; -EPERM

@@ -97,6 +97,19 @@ trace_of() {
 	assert_output 1
 }
 
+@test "push: the trace id is the file's XXH3, as xxhsum -H3 prints it (in hex)" {
+	local f=$BATS_FILE_TMPDIR/a.dat id hex
+	run "$KTRACE" push -i "$f" --to "$URL" --host xxh3
+	assert_success
+	id=$(trace_of "$output")
+	[ -n "$id" ]
+	hex=$(xxhsum -H3 <"$f" | awk '{ print $NF }')
+	[[ $hex =~ ^[0-9a-f]{16}$ ]]
+	[ "$id" = "$(printf '%u' "0x$hex")" ]
+	run chq "$CH1" "SELECT trace_id FROM traces WHERE host = 'xxh3'"
+	assert_output "$id"
+}
+
 @test "push: one killed mid-way is completed by the next, one copy of each row" {
 	local id n pid i c
 	rec -q -e raw_syscalls -o big.dat -- "$KT_PUSH_BIN/getppid_n" 20000

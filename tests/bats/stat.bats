@@ -235,3 +235,33 @@ ncpus() {
 	assert_output --partial "Permission denied; run as root"
 	[ "$(printf '%s\n' "$output" | wc -l)" = 1 ]
 }
+
+@test "a recording's CPUSTAT text: the kernel's lines as they are, its counters every source's" {
+	kt_build_units
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' 'entries: 3' 'overrun: 1' 'commit overrun: 0' 'bytes: 4096' \
+		'oldest event ts:  1234.000001' 'now ts:  1250.500000' 'odd line' \
+		'dropped events: 0' >in
+	# The last line without its newline.
+	printf 'read events: 7' >>in
+	# entries overrun commit_overrun bytes dropped read
+	"$UNIT/cpustat-merge" 30 10 2 99 5 70 <in >out 2>parse
+	run cat parse
+	assert_output 'entries=3 overrun=1 commit_overrun=0 bytes=4096 oldest_ts=1234.000001 now_ts=1250.500000 dropped=0 read=7'
+	# bytes is the instance's own: the module's records are not in it.
+	printf '%s\n' 'entries: 30' 'overrun: 10' 'commit overrun: 2' 'bytes: 4096' \
+		'oldest event ts:  1234.000001' 'now ts:  1250.500000' 'odd line' \
+		'dropped events: 5' 'read events: 70' >want
+	cmp out want
+}
+
+@test "a recording's CPUSTAT text with the kernel's own counters is the kernel's text, byte for byte" {
+	kt_build_units
+	mkdir "$D"
+	overrun "$D"
+	for cpu in $(seq 0 $(($(ncpus) - 1))); do
+		cat "$D/per_cpu/cpu$cpu/stats" >"$BATS_TEST_TMPDIR/cpu$cpu"
+		"$UNIT/cpustat-merge" <"$BATS_TEST_TMPDIR/cpu$cpu" >"$BATS_TEST_TMPDIR/out$cpu" 2>/dev/null
+		cmp "$BATS_TEST_TMPDIR/cpu$cpu" "$BATS_TEST_TMPDIR/out$cpu"
+	done
+}
