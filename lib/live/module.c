@@ -25,6 +25,7 @@
 #include <kbuffer.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "live/modring.h"
 #include "live/module.h"
 #include "ktrace-page.h"
@@ -206,6 +207,39 @@ int kt_module_running(void)
 		return -errno;
 	ret = !strncmp(text, KTRACE_STATE_RUNNING, strlen(KTRACE_STATE_RUNNING));
 	free(text);
+	return ret;
+}
+
+int kt_module_claim(int max_cpus)
+{
+	int ret = kt_module_running(), ncpus;
+
+	if (ret == 1) {
+		kt_err("ktrace.ko is already running (another recording?); wait for it or stop it with 'ktrace reset'");
+		return -EBUSY;
+	}
+	ncpus = kt_module_cpu_count();
+	if (ret < 0 || ncpus <= 0 || ncpus > max_cpus) {
+		ret = ret < 0 ? ret : ncpus < 0 ? ncpus : -EINVAL;
+		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(),
+		       strerror(-ret));
+		return ret;
+	}
+	return ncpus;
+}
+
+int kt_module_start(void)
+{
+	int ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
+
+	return ret ? ret : kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+}
+
+int kt_module_stop(void)
+{
+	int ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+
+	kt_module_write(KTRACE_FILE_ENABLED, "0");
 	return ret;
 }
 
