@@ -471,18 +471,10 @@ static int start_module(struct kt_counter *c, unsigned int flags)
 
 	if (!c->nmod)
 		return 0;
-	ret = kt_module_running();
-	if (ret == 1) {
-		kt_err("ktrace.ko is already running (a recording?); wait for it or stop it with 'ktrace reset'");
-		return -EBUSY;
-	}
-	c->nmcpu = kt_module_cpu_count();
-	if (ret < 0 || c->nmcpu <= 0 || c->nmcpu > c->ncpu) {
-		ret = ret < 0 ? ret : c->nmcpu < 0 ? c->nmcpu : -EINVAL;
-		c->nmcpu = 0;
-		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(), strerror(-ret));
+	ret = kt_module_claim(c->ncpu);
+	if (ret < 0)
 		return ret;
-	}
+	c->nmcpu = ret;
 	c->mlb = calloc((size_t)c->nmcpu, sizeof(*c->mlb));
 	if (!c->mlb)
 		return -ENOMEM;
@@ -500,9 +492,7 @@ static int start_module(struct kt_counter *c, unsigned int flags)
 		}
 	}
 	if (!ret)
-		ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
-	if (!ret)
-		ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+		ret = kt_module_start();
 	if (ret) {
 		kt_err("cannot start ktrace.ko: %s", strerror(-ret));
 		return ret;
@@ -517,8 +507,7 @@ static void stop_module(struct kt_counter *c)
 	if (!c->nmod)
 		return;
 	if (c->mod_started) {
-		kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
-		kt_module_write(KTRACE_FILE_ENABLED, "0");
+		kt_module_stop();
 		c->mod_started = false;
 	}
 	restore_rows(c, true);

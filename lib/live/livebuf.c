@@ -2,7 +2,8 @@
 /*
  * Counting events live from per_cpu/cpuN/trace_pipe_raw, mapped where the
  * kernel allows it (no copy at all), read() page by page elsewhere; and
- * from ktrace.ko's traceN the same way (kernel/ktrace-abi.h).
+ * from ktrace.ko's traceN through its cursor (live/modring.h), which
+ * maps or read()s it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,8 @@
 #include <kbuffer.h>
 
 #include "live/livebuf.h"
+#include "live/modring.h"
 #include "base/log.h"
-#include "ktrace-abi.h"
 
 /*
  * include/uapi/linux/trace_mmap.h of Linux 6.10+, which Debian 12's
@@ -61,13 +62,8 @@ struct kt_livebuf {
 	size_t data_len;
 	uint32_t cur_id;	/* reader sub-buffer being read */
 	size_t cur_off;		/* how far into its data we counted */
-	/* ktrace.ko's mapped ring: pages [mnext, mend) of a batch left */
-	unsigned char *ring;
-	size_t ring_len;
-	unsigned int ring_pages;
-	uint64_t mstart, mnext, mend;
-	bool mbatch;
-	bool ringless;		/* the module has no ring for this CPU yet */
+	/* ktrace.ko's traceN, mapped or read() */
+	struct kt_modring *ring;
 	/* read() */
 	unsigned char *page;
 };
@@ -152,26 +148,6 @@ err_meta:
 	return -EPROTO;
 }
 
-/* ktrace.ko's traceN mapped, when the module can (ENOTTY: it cannot). */
-static int map_module(struct kt_livebuf *lb)
-{
-	struct ktrace_buf_pos pos;
-	void *ring;
-
-	if (ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos))
-		return -errno;
-	lb->ringless = !pos.nr_pages;
-	if (lb->ringless)
-		return -ENODEV;	/* a CPU never up: nothing to map */
-	lb->ring_len = (size_t)pos.nr_pages * lb->subbuf_size;
-	ring = mmap(NULL, lb->ring_len, PROT_READ, MAP_SHARED, lb->fd, 0);
-	if (ring == MAP_FAILED)
-		return -errno;
-	lb->ring = ring;
-	lb->ring_pages = pos.nr_pages;
-	return 0;
-}
-
 /*
  * Open path for reading, mapped unless flags or the kernel say no; inst
  * (the ring buffer's instance, for its sub-buffer size) NULL with
@@ -200,20 +176,23 @@ static struct kt_livebuf *open_path(const char *path, struct tracefs_instance *i
 			goto err_close;
 		}
 	}
-	if (!(flags & KT_LIVEBUF_NO_MMAP)) {
-		if (flags & KT_LIVEBUF_PAGES) {
-			lb->subbuf_size = (size_t)getpagesize();
-			err = -map_module(lb);
-		} else {
-			err = -map_buffer(lb);
+	if (flags & KT_LIVEBUF_PAGES) {
+		lb->ring = kt_modring_new(lb->fd, cpu, flags & KT_LIVEBUF_NO_MMAP);
+		if (!lb->ring) {
+			err = errno;
+			goto err_kb;
 		}
+		lb->subbuf_size = kt_modring_page_size(lb->ring);
+		return lb;
+	}
+	if (!(flags & KT_LIVEBUF_NO_MMAP)) {
+		err = -map_buffer(lb);
 		if (!err)
 			return lb;
 		kt_debug("cpu%d: cannot map the ring buffer (%s); reading it",
 			 cpu, strerror(err));
 	}
-	lb->subbuf_size = flags & KT_LIVEBUF_PAGES ? (size_t)getpagesize() :
-			  subbuf_size_of(inst);
+	lb->subbuf_size = subbuf_size_of(inst);
 	lb->page = malloc(lb->subbuf_size);
 	if (!lb->page) {
 		err = ENOMEM;
@@ -263,8 +242,7 @@ void kt_livebuf_close(struct kt_livebuf *lb)
 		munmap(lb->data, lb->data_len);
 	if (lb->meta)
 		munmap(lb->meta, lb->meta_len);
-	if (lb->ring)
-		munmap(lb->ring, lb->ring_len);
+	kt_modring_free(lb->ring);
 	free(lb->page);
 	if (lb->kb)
 		kbuffer_free(lb->kb);
@@ -274,12 +252,12 @@ void kt_livebuf_close(struct kt_livebuf *lb)
 
 bool kt_livebuf_mapped(const struct kt_livebuf *lb)
 {
-	return lb->data || lb->ring;
+	return lb->data || (lb->ring && kt_modring_mapped(lb->ring));
 }
 
 bool kt_livebuf_ringless(const struct kt_livebuf *lb)
 {
-	return lb->ringless;
+	return lb->ring && kt_modring_ringless(lb->ring);
 }
 
 /*
@@ -409,67 +387,48 @@ static long drain_read(struct kt_livebuf *lb, const uint16_t *slot,
 }
 
 /*
- * ktrace.ko's ring: the pages a GET_PRODUCED says are complete are
- * handed out in place, one per call, and given back together on the
- * call after the last.  A flight writer that took some while they were
- * looked at (PUT_CONSUMED's valid) makes the missed count unknown: what
- * was counted of them may be torn.  No complete page: FLUSH closes the
- * one being written, as a read() would.
+ * ktrace.ko's traceN: the cursor's pages handed out one per call, each
+ * batch given back on the call after its last.  A flight writer that
+ * took some while they were looked at makes the missed count unknown:
+ * what was counted of them may be torn.  Pages read() say themselves
+ * what was lost before them.
  */
 static int module_put(struct kt_livebuf *lb)
 {
-	struct ktrace_buf_pos pos;
-
-	if (!lb->mbatch)
-		return 0;
-	pos.consumed = lb->mend;
-	if (ioctl(lb->fd, KTRACE_BUF_PUT_CONSUMED, &pos))
-		return -errno;
-	lb->mbatch = false;
-	add_missed(lb, (long long)pos.missed);
-	if (pos.valid > lb->mstart)
-		lb->missed_unknown = true;
-	return 0;
-}
-
-static int module_batch(struct kt_livebuf *lb)
-{
-	struct ktrace_buf_pos pos;
+	struct kt_modring_gone gone;
 	int ret;
 
-	ret = module_put(lb);
+	ret = kt_modring_put(lb->ring, &gone);
 	if (ret)
 		return ret;
-	if (ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos))
-		return -errno;
-	if (pos.produced == pos.consumed &&
-	    (ioctl(lb->fd, KTRACE_BUF_FLUSH) ||
-	     ioctl(lb->fd, KTRACE_BUF_GET_PRODUCED, &pos)))
-		return -errno;
-	if (pos.produced == pos.consumed)
-		return 0;
-	lb->mstart = lb->mnext = pos.consumed;
-	lb->mend = pos.produced;
-	lb->mbatch = true;
-	return 1;
+	add_missed(lb, (long long)gone.missed);
+	if (gone.taken)
+		lb->missed_unknown = true;
+	return 0;
 }
 
 static int next_module(struct kt_livebuf *lb, void **page, size_t *skip,
 		       size_t *end)
 {
 	struct kt_rawpage_hdr hdr;
-	unsigned char *p;
+	const void *p;
 	int ret;
 
-	if (!lb->mbatch || lb->mnext == lb->mend) {
-		ret = module_batch(lb);
+	if (!kt_modring_walk(lb->ring, 1, &p)) {
+		ret = module_put(lb);
+		if (ret)
+			return ret;
+		ret = kt_modring_get(lb->ring, false);
 		if (ret <= 0)
 			return ret;
+		if (!kt_modring_walk(lb->ring, 1, &p))
+			return 0;
 	}
-	p = lb->ring + (lb->mnext++ % lb->ring_pages) * lb->subbuf_size;
 	if (kt_rawpage_header(p, lb->subbuf_size, &hdr) < 0)
 		return -EBADMSG;
-	*page = p;
+	if (!kt_modring_mapped(lb->ring))
+		add_missed(lb, hdr.missed);
+	*page = (void *)p;
 	*skip = 0;
 	*end = hdr.len;
 	return 1;
@@ -497,7 +456,7 @@ static long drain_module(struct kt_livebuf *lb, const uint16_t *slot,
 			return n;
 		total += n;
 		/* The page being written, closed for us: see drain_read(). */
-		if (lb->mnext == lb->mend &&
+		if (!kt_modring_left(lb->ring) &&
 		    hdr.len < (lb->subbuf_size - hdr.data_off) / 2)
 			break;
 	}
@@ -505,7 +464,7 @@ static long drain_module(struct kt_livebuf *lb, const uint16_t *slot,
 	 * Counted, so given back now: a complete page left in the ring
 	 * makes poll() answer at once, and top spun on its own syscalls.
 	 */
-	if (lb->mbatch && lb->mnext == lb->mend) {
+	if (!kt_modring_left(lb->ring)) {
 		n = module_put(lb);
 		if (n < 0)
 			return total ? total : n;

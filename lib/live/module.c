@@ -5,7 +5,7 @@
  * ring-buffer page per read() (trace_pipe_raw's format), block while
  * empty, and return 0 once the engine is stopped and drained; or, where
  * the module can, map the CPU's ring of pages for reading in place
- * (kernel/ktrace-abi.h, "Zero-copy reading" in kernel/README.md).
+ * (through live/modring.h, the one cursor over a ring).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,16 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <poll.h>
 #include <unistd.h>
 #include <kbuffer.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
+#include "live/modring.h"
 #include "live/module.h"
 #include "ktrace-page.h"
 
@@ -211,6 +210,39 @@ int kt_module_running(void)
 	return ret;
 }
 
+int kt_module_claim(int max_cpus)
+{
+	int ret = kt_module_running(), ncpus;
+
+	if (ret == 1) {
+		kt_err("ktrace.ko is already running (another recording?); wait for it or stop it with 'ktrace reset'");
+		return -EBUSY;
+	}
+	ncpus = kt_module_cpu_count();
+	if (ret < 0 || ncpus <= 0 || ncpus > max_cpus) {
+		ret = ret < 0 ? ret : ncpus < 0 ? ncpus : -EINVAL;
+		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(),
+		       strerror(-ret));
+		return ret;
+	}
+	return ncpus;
+}
+
+int kt_module_start(void)
+{
+	int ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
+
+	return ret ? ret : kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+}
+
+int kt_module_stop(void)
+{
+	int ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+
+	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	return ret;
+}
+
 int kt_module_set_pids(const pid_t *pids, size_t n, bool fork)
 {
 	char path[PATH_MAX], *list = NULL, *grown;
@@ -302,11 +334,7 @@ struct modrec_cpu {
 	pthread_t thread;
 	bool started;
 	int err;
-	/* The mapped ring, or NULL when read() reads it. */
-	unsigned char *map;
-	size_t map_len;
-	unsigned int nr_pages;
-	bool ringless;			/* a CPU never up: no ring yet */
+	struct kt_modring *ring;
 	unsigned long long missed;	/* told, not yet put in a page */
 };
 
@@ -316,29 +344,6 @@ struct kt_modrec {
 	char *tmpdir;
 	struct modrec_cpu *cpus;
 };
-
-/*
- * Map c's ring when the module can: an older ktrace.ko answers the
- * ioctl with ENOTTY, a global channel too; then read() it is.
- */
-static void modrec_map(struct modrec_cpu *c)
-{
-	struct ktrace_buf_pos pos;
-	void *map;
-
-	if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
-		return;
-	/* read() it is: nothing until the CPU comes up, then its pages. */
-	c->ringless = !pos.nr_pages;
-	if (c->ringless)
-		return;
-	c->map_len = (size_t)pos.nr_pages * c->mr->page_size;
-	map = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, c->in_fd, 0);
-	if (map == MAP_FAILED)
-		return;
-	c->map = map;
-	c->nr_pages = pos.nr_pages;
-}
 
 static int temp_file(const char *dir)
 {
@@ -394,8 +399,11 @@ struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap)
 			ret = c->out_fd;
 			goto err_mr;
 		}
-		if (!no_mmap)
-			modrec_map(c);
+		c->ring = kt_modring_new(c->in_fd, i, no_mmap);
+		if (!c->ring) {
+			ret = -errno;
+			goto err_mr;
+		}
 	}
 	return mr;
 
@@ -410,51 +418,27 @@ err:
 #define MODREC_NICE	(-20)
 
 /*
- * The mapped ring's pages [from, to) to the file as they lie: the module
- * zeroes a page's rest when it closes it, so they are what read() gives;
- * one write() a run, two when the run wraps round the ring.
- */
-static int modrec_write_pages(struct modrec_cpu *c, unsigned long long from,
-			      unsigned long long to)
-{
-	size_t page = c->mr->page_size;
-	unsigned long long slot, n;
-	int ret;
-
-	while (from < to) {
-		slot = from % c->nr_pages;
-		n = to - from;
-		if (n > c->nr_pages - slot)
-			n = c->nr_pages - slot;
-		ret = kt_write_all(c->out_fd, c->map + slot * page, n * page);
-		if (ret)
-			return ret;
-		from += n;
-	}
-	return 0;
-}
-
-/*
- * After PUT_CONSUMED: the pages of [from, valid) a flight writer took
- * while we wrote them become empty pages, and the first page kept says
- * how many records were lost before it, as the read() path's does.
+ * After the batch went back: the pages a flight writer took while we
+ * wrote them (its first gone->taken, written from base on) become empty
+ * pages, and the first page kept says how many records were lost before
+ * it, as the read() path's does.
  */
 static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
-			    unsigned long long from, unsigned long long valid,
-			    unsigned long long to)
+			    const struct kt_modring_gone *gone)
 {
 	static const char zeroes[65536];
 	size_t page = c->mr->page_size;
+	unsigned long long i;
 	unsigned long commit;
 	off_t off;
 	int ret;
 
-	for (; from < valid; from++, base += page) {
+	for (i = 0; i < gone->taken; i++, base += page) {
 		ret = kt_pwrite_all(c->out_fd, zeroes, page, base);
 		if (ret)
 			return ret;
 	}
-	if (!c->missed || valid == to)
+	if (!c->missed || gone->taken == gone->pages)
 		return 0;
 	off = base + sizeof(uint64_t);
 	if (pread(c->out_fd, &commit, sizeof(commit), off) != sizeof(commit))
@@ -475,69 +459,51 @@ static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
 }
 
 /*
- * The mapped reader: what is complete goes to the file straight from
- * the mapping, then back to the writer.  With nothing complete it waits
- * in poll() as a blocking read() would (half a page, the wake timer's
- * tick, or the stop), and only then has the module close the page being
- * written (FLUSH): closing it whenever nothing was complete would have
- * us write page after page of our own system calls' events.  Stopped
- * and nothing left is the end.
+ * What is complete goes to the file straight from the mapping (or the
+ * page read()), then back to the writer; the cursor waits as a blocking
+ * read() would, and after "stop" hands out what is left and then the
+ * end.  So the thread needs no stop signal of its own.
  */
-static int modrec_mapped(struct modrec_cpu *c)
+static int modrec_copy(struct modrec_cpu *c)
 {
-	struct pollfd pfd = { .fd = c->in_fd, .events = POLLIN };
 	size_t page = c->mr->page_size;
-	struct ktrace_buf_pos pos;
-	unsigned long long from, to;
-	bool ready = false, stopped;
+	struct kt_modring_gone gone;
+	const void *pages;
+	unsigned int n;
 	off_t base;
 	int ret;
 
 	for (;;) {
-		if (ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos))
-			return -errno;
-		stopped = pos.flags & KTRACE_BUF_STOPPED;
-		if (pos.produced == pos.consumed && (ready || stopped) &&
-		    (ioctl(c->in_fd, KTRACE_BUF_FLUSH) ||
-		     ioctl(c->in_fd, KTRACE_BUF_GET_PRODUCED, &pos)))
-			return -errno;
-		if (pos.produced == pos.consumed) {
-			if (stopped)
-				return 0;
-			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-				return -errno;
-			ready = true;
-			continue;
+		ret = kt_modring_get(c->ring, true);
+		if (ret <= 0)
+			return ret;
+		/* One write() a run, two when the batch wraps round the ring. */
+		while ((n = kt_modring_walk(c->ring, UINT_MAX, &pages))) {
+			ret = kt_write_all(c->out_fd, pages, (size_t)n * page);
+			if (ret)
+				return ret;
 		}
-		ready = false;
-		from = pos.consumed;
-		to = pos.produced;
-		base = lseek(c->out_fd, 0, SEEK_CUR);
-		if (base < 0)
-			return -errno;
-		ret = modrec_write_pages(c, from, to);
+		ret = kt_modring_put(c->ring, &gone);
 		if (ret)
 			return ret;
-		pos.consumed = to;
-		if (ioctl(c->in_fd, KTRACE_BUF_PUT_CONSUMED, &pos))
-			return -errno;
-		c->missed += pos.missed;
-		ret = modrec_fix_pages(c, base, from, pos.valid, to);
-		if (ret)
-			return ret;
-		atomic_fetch_add(&c->bytes, (to - from) * page);
+		c->missed += gone.missed;
+		if (gone.taken || c->missed) {
+			base = lseek(c->out_fd, 0, SEEK_CUR);
+			if (base < 0)
+				return -errno;
+			base -= (off_t)(gone.pages * page);
+			ret = modrec_fix_pages(c, base, &gone);
+			if (ret)
+				return ret;
+		}
+		atomic_fetch_add(&c->bytes, gone.pages * page);
 	}
 }
 
-/*
- * A blocking read waits for a page; after "stop" the module hands out
- * what is left and then 0.  So the thread needs no stop signal of its own.
- */
 static void *modrec_main(void *arg)
 {
 	struct modrec_cpu *c = arg;
-	int page = c->mr->page_size;
-	char *buf = NULL, name[16];
+	char name[16];
 	sigset_t all;
 
 	sigfillset(&all);
@@ -551,34 +517,7 @@ static void *modrec_main(void *arg)
 	/* Named, so its CPU time can be told apart (bench/module-read.sh). */
 	snprintf(name, sizeof(name), "ktrace-mod%d", c->cpu);
 	pthread_setname_np(pthread_self(), name);
-	if (c->map) {
-		c->err = modrec_mapped(c);
-		return NULL;
-	}
-	buf = malloc(page);
-	if (!buf) {
-		c->err = -ENOMEM;
-		return NULL;
-	}
-	for (;;) {
-		ssize_t n = read(c->in_fd, buf, page);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			c->err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (n < page)
-			memset(buf + n, 0, page - n);
-		c->err = kt_write_all(c->out_fd, buf, page);
-		if (c->err)
-			break;
-		atomic_fetch_add(&c->bytes, page);
-	}
-	free(buf);
+	c->err = modrec_copy(c);
 	return NULL;
 }
 
@@ -607,10 +546,8 @@ int kt_modrec_stop(struct kt_modrec *mr)
 			pthread_join(c->thread, NULL);
 			c->started = false;
 		}
-		if (c->map) {
-			munmap(c->map, c->map_len);
-			c->map = NULL;
-		}
+		kt_modring_free(c->ring);
+		c->ring = NULL;
 		if (c->in_fd >= 0) {
 			/* An open trace<N> keeps the module from unloading. */
 			close(c->in_fd);
@@ -654,8 +591,10 @@ const char *kt_modrec_read_mode(const struct kt_modrec *mr)
 
 	/* A CPU without a ring (never up) is read by neither. */
 	for (i = 0; i < mr->ncpus; i++) {
-		mapped += mr->cpus[i].map != NULL;
-		rings += !mr->cpus[i].ringless;
+		if (!mr->cpus[i].ring)
+			continue;
+		mapped += kt_modring_mapped(mr->cpus[i].ring);
+		rings += !kt_modring_ringless(mr->cpus[i].ring);
 	}
 	return !mapped ? "read" : mapped == rings ? "mmap" : "mmap+read";
 }

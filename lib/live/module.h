@@ -47,6 +47,16 @@ int kt_module_cpu_count(void);
 int kt_module_cpu_stats_read(int cpu, struct kt_cpu_stats *st);
 /* Whether the engine runs (state "running"); -errno when unreadable. */
 int kt_module_running(void);
+/*
+ * ktrace.ko free for a new user (record, stream, top): its engine not
+ * running (another recording's), between 1 and max_cpus CPUs.  Its
+ * CPU count, or -EBUSY or -errno having said why.
+ */
+int kt_module_claim(int max_cpus);
+/* Probes on, then the engine started.  0 or the first -errno. */
+int kt_module_start(void);
+/* The engine stopped, then its probes off.  The stop's 0 or -errno. */
+int kt_module_stop(void);
 
 /*
  * Limit the module's events to pids (n == 0: every pid, written as an

@@ -155,17 +155,9 @@ static int module_prepare(struct modsrc *s)
 	size_t i, j, n = kt_event_list_count(events);
 	int ret, ncpus;
 
-	ret = kt_module_running();
-	if (ret == 1) {
-		kt_err("ktrace.ko is already running (another recording?); wait for it or stop it with 'ktrace reset'");
+	ncpus = kt_module_claim(s->e->ncpus);
+	if (ncpus < 0)
 		return -EINVAL;
-	}
-	ncpus = kt_module_cpu_count();
-	if (ret < 0 || ncpus <= 0 || ncpus > s->e->ncpus) {
-		kt_err("cannot use ktrace.ko in %s: %s", kt_module_dir(),
-		       strerror(ret < 0 ? -ret : ncpus < 0 ? -ncpus : EINVAL));
-		return -EINVAL;
-	}
 	s->mod_saved = calloc(s->nmod, sizeof(*s->mod_saved));
 	if (!s->mod_saved)
 		return -EINVAL;
@@ -224,9 +216,7 @@ static int module_start(void *state)
 	struct modsrc *s = state;
 	int ret;
 
-	ret = kt_module_write(KTRACE_FILE_ENABLED, "1");
-	if (!ret)
-		ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_START);
+	ret = kt_module_start();
 	if (!ret) {
 		s->started = true;
 		/* A reader started before "start" would find the engine stopped. */
@@ -245,8 +235,7 @@ static int module_stop(void *state)
 
 	if (!s->started)
 		return 0;
-	ret = kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
-	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	ret = kt_module_stop();
 	s->started = false;
 	if (!ret && s->mrec)
 		ret = kt_modrec_stop(s->mrec);
@@ -317,8 +306,7 @@ static void module_restore(void *state)
 		free(s);
 		return;
 	}
-	kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
-	kt_module_write(KTRACE_FILE_ENABLED, "0");
+	kt_module_stop();
 	for (i = 0; i < s->nmod; i++) {
 		int ret = s->mod_saved[i] ?
 			  kt_event_state_restore(s->mod_saved[i]) : 0;

@@ -136,3 +136,11 @@ teardown() {
 		[[ "$output" =~ ^a\ [1-9][0-9]*\ b\ [1-9][0-9]*\ merged ]] || fail "an empty input: $output"
 	done
 }
+
+@test "ktrace.ko's ring cursor read()s whole pages where its ioctls answer ENOTTY (modring-fallback check)" {
+	kt_build_units
+	run "$UNIT/modring-fallback"
+	echo "$output"
+	assert_success
+	assert_output "ok 6 pages"
+}

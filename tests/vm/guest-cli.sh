@@ -201,6 +201,13 @@ test_cli_stream() {
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (t < last) { n++; if (last - t > m) m = last - t } last = t; break } }
 	     END { printf "# %d steps back in time, the largest %.6f s\n", n, m }' /tmp/sout
 	grep -q ' 0 lost' /tmp/err || fail "stream's summary: $(cat /tmp/err)" || return 1
+	# The module's rings read() through the same cursor: every call too.
+	KTRACE_NO_MMAP=1 $K stream -e ktrace:syscall_entry -F -- /ktvm getppid 500 \
+		>/tmp/sout 2>/tmp/err
+	expect "stream's status, read()" "$?" 0 || { cat /tmp/err; return 1; }
+	cat /tmp/err
+	expect "getppid lines, read()" "$(grep -c ' syscall_entry: *nr=110 ' /tmp/sout)" 500 || return 1
+	grep -q '(read), 0 lost' /tmp/err || fail "stream's summary, read(): $(cat /tmp/err)" || return 1
 	expect "ktrace- instances left" "$(ls $T/instances | grep -c '^ktrace-')" 0 &&
 	expect "state after stream" "$(cat $D/state)" stopped &&
 	expect "enabled after stream" "$(cat $D/enabled)" 0 &&
@@ -548,6 +555,16 @@ test_cli_top() {
 		fail "top did not read ktrace.ko mapped: $(head -1 /tmp/top.out)" || return 1
 	m=$(top_total raw_syscalls:sys_enter)
 	[ "$m" -ge 1000 ] || fail "top counted $m sys_enter beside the module's" || return 1
+	# The module's rings read() through the same cursor.
+	export KTRACE_NO_MMAP=1
+	top_getppid ktrace:syscall_entry
+	trc=$?
+	unset KTRACE_NO_MMAP
+	expect "top's status, read()" "$trc" 0 || { cat /tmp/top.err; return 1; }
+	n=$(top_total ktrace:syscall_entry)
+	[ "$n" -ge 1000 ] || fail "top counted $n ktrace:syscall_entry by read() for 1000 getppid calls" || return 1
+	head -1 /tmp/top.out | grep -qF "; ktrace.ko read)" ||
+		fail "top did not read() ktrace.ko: $(head -1 /tmp/top.out)" || return 1
 	expect "ktrace- instances left by top" "$(ls $T/instances | grep -c '^ktrace-')" 0 &&
 	expect "state after top" "$(cat $D/state)" stopped &&
 	expect "enabled after top" "$(cat $D/enabled)" 0 &&
@@ -599,6 +616,33 @@ test_cli_module_busy() {
 # top's loss line count what the module dropped, and what was shown
 # plus what was lost covers every call: nothing vanishes unsaid.
 test_cli_module_loss() {
+	module_loss
+}
+
+# The same with ktrace.ko in flight mode (flight=1): the writer laps the
+# stopped readers' mapped rings, overwriting pages they may hold between
+# GET_PRODUCED and PUT_CONSUMED; what it overwrote is counted (overrun),
+# and shown + lost still covers every call without top counting itself.
+test_cli_module_flight_loss() {
+	rmmod ktrace_event_sample 2>/dev/null
+	umount /proc/kallsyms 2>/dev/null
+	rmmod ktrace || return 1
+	if insmod /ktrace.ko flight=1; then
+		if grep -qx 'mode flight' $D/info; then
+			module_loss
+		else
+			fail "not in flight mode: $(cat $D/info)"
+		fi
+	else
+		false
+	fi
+	rc=$?
+	# Back to the drop mode the other tests expect, whatever happened.
+	cli_load || return 1
+	return $rc
+}
+
+module_loss() {
 	buf0=$(cat $D/buffer_size_kb)
 	rm -f /tmp/go
 	$K stream -b 64 -e ktrace:syscall_entry -F -- \
@@ -640,7 +684,8 @@ test_cli_module_loss() {
 	echo "$buf0" >$D/buffer_size_kb
 	expect "top's status" "$trc" 0 || { cat /tmp/top.err; return 1; }
 	n=$(top_total ktrace:syscall_entry)
-	dropped=$(awk '$1 == "rate" { for (i = 1; i < NF; i++) if ($i == "dropped") d = $(i + 1) } END { print d + 0 }' /tmp/top.out)
+	# Dropped (drop mode) or overwritten (flight), from the last line.
+	dropped=$(awk '$1 == "rate" { d = 0; for (i = 1; i < NF; i++) if ($i == "dropped" || $i == "overrun") d += $(i + 1) } END { print d + 0 }' /tmp/top.out)
 	grep '^rate' /tmp/top.out | tail -1
 	echo "# top: $n syscall_entry counted, $dropped dropped"
 	[ "$dropped" -gt 0 ] || fail "top's loss line shows nothing dropped" || return 1
@@ -720,7 +765,7 @@ t "cli: ktrace record -e ktrace:sched_schedule -e sched:sched_switch" test_cli_r
 t "cli: ktrace record -F limits module events to the command" test_cli_record_pid
 t "cli: ktrace record reads the module mapped, by read() with KTRACE_NO_MMAP=1: 2000 getppid in both" test_cli_record_mmap
 t "cli: record -f on a module event, stream --clock global -e ktrace:NAME: one line, nothing touched" test_cli_refusals
-t "cli: stream -e ktrace:syscall_entry -F: every getppid, merged with ftrace's, the module put back" test_cli_stream
+t "cli: stream -e ktrace:syscall_entry -F: every getppid, merged with ftrace's, mapped and read(), the module put back" test_cli_stream
 t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe
 t "cli: record -p function -l vfs_read -F, -n, -c --func-stack: in the instance, nothing left" test_cli_function
 t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
@@ -729,7 +774,8 @@ t "cli: 100 loads and unloads of a module while its event is recorded and its fi
 t "cli: an event its module left registered is taken away as it goes" test_cli_modevent_leak
 t "cli: record with ktrace.ko in flight mode, its readers stopped: the newest kept, the overwritten counted and marked" test_cli_record_flight
 t "cli: recordings sent to the host" test_cli_export
-t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too" test_cli_top
+t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too, mapped and read()" test_cli_top
 t "cli: top, stream and record refuse a module that is already running, and leave it running" test_cli_module_busy
 t "cli: a stopped reader's loss is counted by stream and top: shown + lost covers every call" test_cli_module_loss
+t "cli: the same in flight mode, the writer lapping the stopped readers' rings: shown + lost covers every call" test_cli_module_flight_loss
 t "cli: without the module ktrace:* is a clear error, classic names are ftrace's" test_cli_no_module
