@@ -21,13 +21,24 @@
  * that made an event table.  trace_id (UInt64) and boot_id (UUID) are
  * numbers, not text, for the same reason: a string a row is parsed,
  * sorted and compressed row by row.
+ *
+ * The thread that decodes the file is push's critical path, so nothing
+ * that waits on the server runs on it: the file is hashed on a thread
+ * while it is opened; the server's side of the start (the database, its
+ * columns, the trace there already or left incomplete, the fixed tables)
+ * runs on a thread of its own while the first batch is decoded, waited
+ * for before that batch goes; an event's table is made or checked by the
+ * sender of its first batch; the events view is made once every batch
+ * is in.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <search.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,6 +142,15 @@ struct push {
 	char *columns;			/* system.columns: "\ntable\tname\ttype" lines */
 	struct kt_pidmap taskmap;
 	struct kt_summary *sum;		/* the loss, counted in the pass */
+	/*
+	 * The server's side of the start (the database, its columns, whether
+	 * the trace is there, an interrupted push's rows deleted, the fixed
+	 * tables) on a thread of its own while the file is decoded: waited
+	 * for before the first batch goes.  1 from it: there already.
+	 */
+	pthread_t pro;
+	bool pro_running;
+	int pro_ret;
 	unsigned long long *last;	/* per buffer*1024+cpu: its last ts */
 	size_t nlast;
 	unsigned long long first_ts, last_ts;
@@ -632,6 +652,16 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* The prologue's outcome (see struct push), waited for: 0, 1 or -errno. */
+static int prologue_wait(struct push *p)
+{
+	if (p->pro_running) {
+		pthread_join(p->pro, NULL);
+		p->pro_running = false;
+	}
+	return p->pro_ret;
+}
+
 static int flush(struct push *p, struct ptable *pt)
 {
 	char *sql, what[300];
@@ -640,6 +670,9 @@ static int flush(struct push *p, struct ptable *pt)
 
 	if (!pt->nrows)
 		return 0;
+	ret = prologue_wait(p);
+	if (ret)
+		return ret == 1 ? -ECANCELED : ret;
 	if (kt_block_seal(BLK(pt)))
 		return -ENOMEM;
 	if (asprintf(&sql, "INSERT INTO `%s` %s FORMAT Native", pt->name, pt->columns) < 0)
@@ -873,14 +906,46 @@ static void task_row(const void *node, VISIT which, void *arg)
 
 /* ---- identity ---- */
 
-static int trace_id(struct push *p, const char *path)
-{
-	int ret = kt_traceid_file(path, &p->id);
+/* The file's id, hashed on a thread of its own while the file is opened. */
+struct hashing {
+	pthread_t th;
+	const char *path;
+	unsigned long long id;
+	int ret;
+};
 
-	if (ret)
-		fail(p, "cannot read '%s': %s", path, strerror(-ret));
+static void *hash_file(void *arg)
+{
+	struct hashing *h = arg;
+
+	h->ret = kt_traceid_file(h->path, &h->id);
+	return NULL;
+}
+
+/* A file that cannot be read is said so here, before the reader tries. */
+static int trace_id_start(struct push *p, struct hashing *h, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = errno;
+		fail(p, "cannot read '%s': %s", path, strerror(err));
+		return -err;
+	}
+	close(fd);
+	h->path = path;
+	err = pthread_create(&h->th, NULL, hash_file, h);
+	return -err;
+}
+
+static int trace_id_wait(struct push *p, struct hashing *h, const char *path)
+{
+	pthread_join(h->th, NULL);
+	p->id = h->id;
+	if (h->ret)
+		fail(p, "cannot read '%s': %s", path, strerror(-h->ret));
 	snprintf(p->st->trace_id, sizeof(p->st->trace_id), "%llu", p->id);
-	return ret;
+	return h->ret;
 }
 
 /* The n-th word (0-based) of uname's "Linux HOST RELEASE MACHINE". */
@@ -1095,21 +1160,43 @@ static int setup(struct push *p)
 	return ret;
 }
 
+/* The prologue (see struct push), on its thread. */
+static void *prologue(void *arg)
+{
+	struct push *p = arg;
+	struct conn cn = { p->ch, p->msg, p->len };
+	int ret;
+
+	ret = read_columns(p);
+	ret = ret ?: already_there(p);
+	if (ret == 0)
+		ret = delete_partial(p);
+	/* The fixed tables are there even when empty: fleet queries name them. */
+	ret = ret ?: table_ready(p, &cn, p->events);
+	ret = ret ?: table_ready(p, &cn, p->tasks);
+	ret = ret ?: table_ready(p, &cn, p->losses);
+	ret = ret ?: table_ready(p, &cn, p->traces);
+	p->pro_ret = ret;
+	return NULL;
+}
+
+static int prologue_start(struct push *p)
+{
+	int err = pthread_create(&p->pro, NULL, prologue, p);
+
+	if (err)
+		return -err;
+	p->pro_running = true;
+	return 0;
+}
+
 static int push_all(struct push *p)
 {
 	struct kt_decoder *d;
 	struct task_rows tr = { .p = p };
-	struct conn cn = { p->ch, p->msg, p->len };
 	size_t i;
-	int ret;
+	int ret, pro;
 
-	/* The fixed tables are there even when empty: fleet queries name them. */
-	ret = table_ready(p, &cn, p->events);
-	ret = ret ?: table_ready(p, &cn, p->tasks);
-	ret = ret ?: table_ready(p, &cn, p->losses);
-	ret = ret ?: table_ready(p, &cn, p->traces);
-	if (ret)
-		return ret;
 	/* With a progress bar the loss was counted before. */
 	if (!p->o->progress) {
 		p->sum = kt_summary_begin(p->r, NULL);
@@ -1136,6 +1223,14 @@ static int push_all(struct push *p)
 	for (i = 0; i < p->nt && !ret; i++)
 		if (&p->t[i] != p->traces)
 			ret = flush(p, &p->t[i]);
+	/*
+	 * The prologue's outcome, a batch sent or not (a file of no
+	 * records sends none): there already (a batch found it so and
+	 * stopped the decoding: -ECANCELED), or its failure.
+	 */
+	pro = prologue_wait(p);
+	if (pro && (!ret || ret == -ECANCELED))
+		return pro;
 	/* Every row is in before the traces row says so. */
 	ret = ret ?: wait_all(p);
 	/*
@@ -1154,20 +1249,26 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		 struct kt_push_stats *st, char *msg, size_t len)
 {
 	struct push p = { .ch = ch, .o = o, .st = st, .msg = msg, .len = len };
+	struct hashing id;
 	size_t i;
-	int ret;
+	int ret, err;
 
 	memset(st, 0, sizeof(*st));
 	msg[0] = '\0';
 	p.batch = o->batch ? o->batch : DEFAULT_BATCH;
 	p.taskmap.size = sizeof(struct task);
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
-	ret = trace_id(&p, path);
+	/* The file hashed while it is opened. */
+	ret = trace_id_start(&p, &id, path);
 	if (ret)
 		return ret;
 	p.r = kt_reader_open(path);
-	if (!p.r)
-		return errno ? -errno : -EIO;
+	err = p.r ? 0 : errno ? errno : EIO;
+	ret = trace_id_wait(&p, &id, path);
+	if (ret || err) {
+		kt_reader_close(p.r);
+		return ret ?: -err;
+	}
 	if (kt_reader_latency(p.r)) {
 		fail(&p, "'%s' is a latency trace (the tracer's text, no records): nothing to push", path);
 		kt_reader_close(p.r);
@@ -1181,10 +1282,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		p.sender[i] = kt_sender_new(ch);
 		ret = p.sender[i] ? 0 : -errno;
 	}
-	ret = ret ?: read_columns(&p);
-	ret = ret ?: already_there(&p);
-	if (ret == 0)
-		ret = delete_partial(&p);
+	ret = ret ?: prologue_start(&p);
 	/* The records the file holds, for the progress bar. */
 	if (ret == 0 && p.o->progress)
 		count(&p, NULL);
@@ -1196,6 +1294,7 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		ret = 2;
 	if (p.o->progress && ret == 0)
 		p.o->progress(p.o->arg, path, st);
+	prologue_wait(&p);
 	for (i = 0; i < NSENDERS; i++)
 		kt_sender_free(p.sender[i]);
 	for (i = 0; i < p.nt; i++) {
