@@ -792,7 +792,7 @@ static int name_col(struct push *p, struct ptable *pt, int k, struct tep_record 
 	}
 	nm = &pt->names[k][(unsigned long long)v % NAMES];
 	if (!nm->valid || nm->v != v) {
-		text = kt_schema_text(p->tep, p->machine, c, rec, p->buf, sizeof(p->buf));
+		text = kt_schema_text(p->machine, c, rec, p->buf, sizeof(p->buf));
 		nm->n = text ? (unsigned char)kt_block_enc(nm->enc, sizeof(nm->enc), text) : 0;
 		/* Too long for the cache: as it is. */
 		if (text && !nm->n) {
@@ -856,12 +856,12 @@ static int push_record(const struct kt_event *ev, void *arg)
 				continue;
 			}
 			if (c->kind == KT_COL_ARRAY) {
-				n = kt_schema_array(p->tep, c, rec, 0, p->arr, 4096);
+				n = kt_schema_array(c, rec, 0, p->arr, 4096);
 				kt_block_u64s(b, p->arr, n > 0 ? (size_t)n : 0);
 				continue;
 			}
 			if (c->kind == KT_COL_STR) {
-				kt_block_str(b, kt_schema_text(p->tep, p->machine, c, rec,
+				kt_block_str(b, kt_schema_text(p->machine, c, rec,
 								p->buf, sizeof(p->buf)));
 				continue;
 			}
@@ -909,7 +909,7 @@ static void task_row(const void *node, VISIT which, void *arg)
 /* The file's id, hashed on a thread of its own while the file is opened. */
 struct hashing {
 	pthread_t th;
-	const char *path;
+	int fd;
 	unsigned long long id;
 	int ret;
 };
@@ -918,29 +918,31 @@ static void *hash_file(void *arg)
 {
 	struct hashing *h = arg;
 
-	h->ret = kt_traceid_file(h->path, &h->id);
+	h->ret = kt_traceid_fd(h->fd, &h->id);
 	return NULL;
 }
 
 /* A file that cannot be read is said so here, before the reader tries. */
 static int trace_id_start(struct push *p, struct hashing *h, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	int err;
 
-	if (fd < 0) {
+	h->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (h->fd < 0) {
 		err = errno;
 		fail(p, "cannot read '%s': %s", path, strerror(err));
 		return -err;
 	}
-	close(fd);
-	h->path = path;
 	err = pthread_create(&h->th, NULL, hash_file, h);
+	if (err)
+		close(h->fd);
 	return -err;
 }
 
 static int trace_id_wait(struct push *p, struct hashing *h, const char *path)
 {
 	pthread_join(h->th, NULL);
+	close(h->fd);
 	p->id = h->id;
 	if (h->ret)
 		fail(p, "cannot read '%s': %s", path, strerror(-h->ret));

@@ -11,7 +11,6 @@
  * read(), which ids were made with before, were a fifth of a push's CPU.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,31 +18,22 @@
 
 #include "push/traceid.h"
 
-int kt_traceid_file(const char *path, unsigned long long *id)
+int kt_traceid_fd(int fd, unsigned long long *id)
 {
 	struct stat st;
 	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
 
-	if (fd < 0)
+	if (fstat(fd, &st))
 		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		goto out;
-	}
 	/* An empty file cannot be mapped; its id is the hash of nothing. */
 	if (!st.st_size) {
 		*id = XXH3_64bits(NULL, 0);
-		goto out;
+		return 0;
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
+	if (map == MAP_FAILED)
+		return -errno;
 	*id = XXH3_64bits(map, (size_t)st.st_size);
 	munmap(map, (size_t)st.st_size);
-out:
-	close(fd);
-	return ret;
+	return 0;
 }

@@ -8,7 +8,7 @@
 #ifndef KT_PUSH_TRACEID_H
 #define KT_PUSH_TRACEID_H
 
-/* The id of the file at path into *id: 0, or -errno. */
-int kt_traceid_file(const char *path, unsigned long long *id);
+/* The id of the open file fd (the caller's, left open) into *id: 0, or -errno. */
+int kt_traceid_fd(int fd, unsigned long long *id);
 
 #endif

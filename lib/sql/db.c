@@ -390,7 +390,7 @@ static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int
 		return;
 	}
 	/* Made into out, or a name that lives on (the schema's choice). */
-	text = kt_schema_text(db->tep, db->machine, c, rec, out, TEXT_MAX);
+	text = kt_schema_text(db->machine, c, rec, out, TEXT_MAX);
 	if (text == out)
 		bind_made(t, st, i, out, (int)strlen(out));
 	else

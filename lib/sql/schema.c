@@ -232,20 +232,6 @@ void kt_schema_free(struct kt_schema *s)
 	free(s);
 }
 
-bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *rec, long long *v)
-{
-	unsigned long long u;
-
-	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
-	    f->offset + f->size > rec->size ||
-	    tep_read_number_field((struct tep_format_field *)f, rec->data, &u))
-		return false;
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
-		u |= ~0ULL << (f->size * 8);
-	*v = (long long)u;
-	return true;
-}
-
 /* An unsigned number of size bytes at p, in the file's byte order. */
 static unsigned long long read_num(const unsigned char *p, int size, bool swap)
 {
@@ -266,10 +252,10 @@ bool kt_schema_col_num(const struct kt_schema_col *c, const struct tep_record *r
 	const struct tep_format_field *f = c->f;
 	unsigned long long u;
 
-	if (!f || f->offset < 0 || f->offset + f->size > rec->size)
+	/* Numbers are 1, 2, 4 or 8 bytes; libtraceevent reads no others. */
+	if (!f || f->offset < 0 || f->offset + f->size > rec->size ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
 		return false;
-	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
-		return kt_schema_num(f, rec, v);
 	u = read_num((const unsigned char *)rec->data + f->offset, f->size, c->swap);
 	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (u >> (f->size * 8 - 1)) & 1)
 		u |= ~0ULL << (f->size * 8);
@@ -277,8 +263,7 @@ bool kt_schema_col_num(const struct kt_schema_col *c, const struct tep_record *r
 	return true;
 }
 
-int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
-		    const struct tep_record *rec, int first, unsigned long long *v, int max)
+int kt_schema_array(const struct kt_schema_col *c, const struct tep_record *rec, int first, unsigned long long *v, int max)
 {
 	struct tep_format_field *f = c->f;
 	int off = f->offset, size = f->size, es = f->elementsize, i, n;
@@ -303,18 +288,17 @@ int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
 	if (off < 0 || size < 0 || off + size > rec->size)
 		return -1;
 	n = size / es;
-	(void)tep;
 	for (i = 0; first + i < n && i < max; i++)
 		v[i] = read_num((const unsigned char *)rec->data + off + (first + i) * es, es, c->swap);
 	return i;
 }
 
 /* An array field as "[n,n,...]", bounds checked; NULL when unreadable. */
-static const char *array_text(struct tep_handle *tep, const struct kt_schema_col *c,
-			      struct tep_record *rec, char *buf, size_t len)
+static const char *array_text(const struct kt_schema_col *c, struct tep_record *rec,
+			      char *buf, size_t len)
 {
 	unsigned long long v[64];
-	int i, k = 0, n = len < 32 ? -1 : kt_schema_array(tep, c, rec, 0, v, 64);
+	int i, k = 0, n = len < 32 ? -1 : kt_schema_array(c, rec, 0, v, 64);
 	size_t at = 0;
 
 	if (n < 0)
@@ -327,7 +311,7 @@ static const char *array_text(struct tep_handle *tep, const struct kt_schema_col
 		at = (size_t)(kt_fmt_udec(buf + at, v[i], 0, ' ') - buf);
 		if (i == 63) {		/* the next 64 */
 			k += 64;
-			n = kt_schema_array(tep, c, rec, k, v, 64);
+			n = kt_schema_array(c, rec, k, v, 64);
 			i = -1;
 		}
 	}
@@ -336,9 +320,8 @@ static const char *array_text(struct tep_handle *tep, const struct kt_schema_col
 	return buf;
 }
 
-const char *kt_schema_text(struct tep_handle *tep, const char *machine,
-			   const struct kt_schema_col *c, struct tep_record *rec,
-			   char *buf, size_t len)
+const char *kt_schema_text(const char *machine, const struct kt_schema_col *c,
+			   struct tep_record *rec, char *buf, size_t len)
 {
 	long long v;
 	int nargs;
@@ -348,7 +331,7 @@ const char *kt_schema_text(struct tep_handle *tep, const char *machine,
 		kt_field_str(c->f, rec, buf, len);
 		return buf;
 	case KT_COL_ARRAY:
-		return array_text(tep, c, rec, buf, len);
+		return array_text(c, rec, buf, len);
 	case KT_COL_SYSCALL:
 		return kt_schema_col_num(c, rec, &v) ? kt_syscall_name(machine, (long)v, &nargs) : NULL;
 	case KT_COL_ERRNO:

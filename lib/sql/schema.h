@@ -57,10 +57,9 @@ const struct kt_schema_table *kt_schema_table(const struct kt_schema *s, size_t 
 /* The index of the table of event id, or -1 when it has none. */
 long kt_schema_event_table(const struct kt_schema *s, int id);
 
-/* A number field of rec, bounds checked, sign-extended where signed. */
-bool kt_schema_num(const struct tep_format_field *f, const struct tep_record *rec, long long *v);
 /*
- * The same for column c (its f), read in place rather than through
+ * Column c's number field of rec, bounds checked, sign-extended where
+ * signed; read in place in the file's byte order, not through
  * libtraceevent's calls: a loading pass reads a few a record.
  */
 bool kt_schema_col_num(const struct kt_schema_col *c, const struct tep_record *rec, long long *v);
@@ -69,16 +68,15 @@ bool kt_schema_col_num(const struct kt_schema_col *c, const struct tep_record *r
  * unsigned), up to max of them, into v: their number, or -1 when the
  * record's field is unreadable.
  */
-int kt_schema_array(struct tep_handle *tep, const struct kt_schema_col *c,
-		    const struct tep_record *rec, int first, unsigned long long *v, int max);
+int kt_schema_array(const struct kt_schema_col *c, const struct tep_record *rec,
+		    int first, unsigned long long *v, int max);
 /*
  * A text column's value (KT_COL_STR and after): either a name that lives
  * as long as the process, or buf (len bytes, reused by the next call);
  * NULL when the record has none (an unreadable field, no error).
  * machine is the traced machine (syscall names), or NULL.
  */
-const char *kt_schema_text(struct tep_handle *tep, const char *machine,
-			   const struct kt_schema_col *c, struct tep_record *rec,
-			   char *buf, size_t len);
+const char *kt_schema_text(const char *machine, const struct kt_schema_col *c,
+			   struct tep_record *rec, char *buf, size_t len);
 
 #endif
