@@ -198,6 +198,12 @@ trace_of() {
 	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
 	[[ $stderr == "ktrace push: cannot push '$f' to 127.0.0.1:$port: unreachable: "*"; complete: none" ]] || fail "$stderr"
 
+	# A file that cannot be read: said before the reader tries, one line.
+	run --separate-stderr "$KTRACE" push -i "$BATS_FILE_TMPDIR/none.dat" --to "$URL/x"
+	assert_failure 1
+	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
+	[[ $stderr == "ktrace push: cannot push '$BATS_FILE_TMPDIR/none.dat' to 127.0.0.1:"*": cannot read '$BATS_FILE_TMPDIR/none.dat': No such file or directory; complete: none" ]] || fail "$stderr"
+
 	run --separate-stderr env KTRACE_PUSH_PASSWORD=wrong "$KTRACE" push -i "$f" --to "$URL/x" --user kt
 	assert_failure 1
 	[ "${#stderr_lines[@]}" = 1 ] || fail "not one line: $stderr"
