@@ -15,7 +15,8 @@ CC         ?= cc
 PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libcurl is not linked: push loads it when it needs it (lib/push/curlfns.h).
+PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null)
 
 CFLAGS     ?= -O2 -g
 KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \

@@ -9,12 +9,12 @@
 
 #include <sys/uio.h>
 
-#include <curl/curl.h>
-
 #include "push/clickhouse.h"
+#include "push/curlfns.h"
 #include "push/rowbuf.h"
 
 struct kt_ch {
+	const struct kt_curl *cu;	/* libcurl, once the first request needs it */
 	CURL *c;
 	struct curl_slist *headers;
 	char *base;			/* "http://HOST:PORT/" */
@@ -92,26 +92,8 @@ struct kt_ch *kt_ch_new(const char *url, const char *user, const char *password)
 			goto err_ch;
 		ch->db[strcspn(ch->db, "/?")] = '\0';
 	}
-	/* Once for the process; curl_global_cleanup is left to its exit. */
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
-		goto err_ch;
-	ch->c = curl_easy_init();
-	if (!ch->c)
-		goto err_ch;
-	/* ClickHouse needs no 100-continue round trip before a batch. */
-	ch->headers = curl_slist_append(NULL, "Expect:");
-	if (!ch->headers)
-		goto err_ch;
-	curl_easy_setopt(ch->c, CURLOPT_HTTPHEADER, ch->headers);
-	curl_easy_setopt(ch->c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(ch->c, CURLOPT_WRITEDATA, &ch->reply);
-	curl_easy_setopt(ch->c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(ch->c, CURLOPT_NOSIGNAL, 1L);
-	if (user || password) {
-		curl_easy_setopt(ch->c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(ch->c, CURLOPT_USERNAME, user ? user : "default");
-		curl_easy_setopt(ch->c, CURLOPT_PASSWORD, password ? password : "");
-	}
+	/* libcurl on its way while the caller opens its file (see curlfns.h). */
+	kt_curl_preload();
 	return ch;
 
 err_ch:
@@ -126,8 +108,9 @@ void kt_ch_free(struct kt_ch *ch)
 	if (!ch)
 		return;
 	if (ch->c)
-		curl_easy_cleanup(ch->c);
-	curl_slist_free_all(ch->headers);
+		ch->cu->easy_cleanup(ch->c);
+	if (ch->headers)
+		ch->cu->slist_free_all(ch->headers);
 	kt_rowbuf_free(&ch->reply);
 	free(ch->base);
 	free(ch->server);
@@ -189,6 +172,40 @@ static void server_message(struct kt_ch *ch, long status)
 		snprintf(ch->err, sizeof(ch->err), "HTTP %ld: %.*s", status, (int)(end - m), m);
 }
 
+/* The connection's handle, made on its first request: 0, or -ELIBACC / -ENOMEM (why in ch->err). */
+static int handle(struct kt_ch *ch)
+{
+	const struct kt_curl *cu;
+
+	if (ch->c)
+		return 0;
+	cu = ch->cu ? ch->cu : kt_curl_get();
+	if (!cu) {
+		snprintf(ch->err, sizeof(ch->err), "cannot load libcurl: %s", kt_curl_error());
+		return -ELIBACC;
+	}
+	ch->cu = cu;
+	/* ClickHouse needs no 100-continue round trip before a batch. */
+	if (!ch->headers)
+		ch->headers = cu->slist_append(NULL, "Expect:");
+	ch->c = ch->headers ? cu->easy_init() : NULL;
+	if (!ch->c) {
+		snprintf(ch->err, sizeof(ch->err), "libcurl: out of memory");
+		return -ENOMEM;
+	}
+	cu->easy_setopt(ch->c, CURLOPT_HTTPHEADER, ch->headers);
+	cu->easy_setopt(ch->c, CURLOPT_WRITEFUNCTION, on_data);
+	cu->easy_setopt(ch->c, CURLOPT_WRITEDATA, &ch->reply);
+	cu->easy_setopt(ch->c, CURLOPT_CONNECTTIMEOUT, 10L);
+	cu->easy_setopt(ch->c, CURLOPT_NOSIGNAL, 1L);
+	if (ch->user || ch->password) {
+		cu->easy_setopt(ch->c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		cu->easy_setopt(ch->c, CURLOPT_USERNAME, ch->user ? ch->user : "default");
+		cu->easy_setopt(ch->c, CURLOPT_PASSWORD, ch->password ? ch->password : "");
+	}
+	return 0;
+}
+
 int kt_ch_query(struct kt_ch *ch, const char *sql, const void *body, size_t len,
 		const char **reply)
 {
@@ -211,8 +228,11 @@ int kt_ch_insert(struct kt_ch *ch, const char *sql, const struct iovec *iov, int
 	ch->reply.len = 0;
 	ch->reply.failed = false;
 	ch->err[0] = '\0';
+	ret = handle(ch);
+	if (ret)
+		return ret;
 	if (iov) {
-		q = curl_easy_escape(ch->c, sql, 0);
+		q = ch->cu->easy_escape(ch->c, sql, 0);
 		if (!q)
 			return -ENOMEM;
 		for (i = 0; i < niov; i++)
@@ -222,24 +242,24 @@ int kt_ch_insert(struct kt_ch *ch, const char *sql, const struct iovec *iov, int
 	}
 	if (asprintf(&url, "%s?%s%s%s%s", ch->base, q ? "query=" : "", q ? q : "",
 		     ch->db ? (q ? "&database=" : "database=") : "", ch->db ? ch->db : "") < 0) {
-		curl_free(q);
+		ch->cu->free(q);
 		return -ENOMEM;
 	}
-	curl_free(q);
-	curl_easy_setopt(ch->c, CURLOPT_URL, url);
+	ch->cu->free(q);
+	ch->cu->easy_setopt(ch->c, CURLOPT_URL, url);
 	/* A statement as the body; or the rows, read from their pieces as sent. */
-	curl_easy_setopt(ch->c, CURLOPT_POST, 1L);
-	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDS, post);
-	curl_easy_setopt(ch->c, CURLOPT_READFUNCTION, on_read);
-	curl_easy_setopt(ch->c, CURLOPT_READDATA, &body);
-	curl_easy_setopt(ch->c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	rc = curl_easy_perform(ch->c);
+	ch->cu->easy_setopt(ch->c, CURLOPT_POST, 1L);
+	ch->cu->easy_setopt(ch->c, CURLOPT_POSTFIELDS, post);
+	ch->cu->easy_setopt(ch->c, CURLOPT_READFUNCTION, on_read);
+	ch->cu->easy_setopt(ch->c, CURLOPT_READDATA, &body);
+	ch->cu->easy_setopt(ch->c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	rc = ch->cu->easy_perform(ch->c);
 	free(url);
 	if (rc != CURLE_OK) {
 		snprintf(ch->err, sizeof(ch->err), "%s%s",
 			 rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
 			 rc == CURLE_OPERATION_TIMEDOUT ? "unreachable: " : "",
-			 curl_easy_strerror(rc));
+			 ch->cu->easy_strerror(rc));
 		if (rc == CURLE_COULDNT_CONNECT)
 			return -ECONNREFUSED;
 		if (rc == CURLE_OPERATION_TIMEDOUT)
@@ -248,7 +268,7 @@ int kt_ch_insert(struct kt_ch *ch, const char *sql, const struct iovec *iov, int
 			return -ENOMEM;
 		return rc == CURLE_COULDNT_RESOLVE_HOST ? -EHOSTUNREACH : -EIO;
 	}
-	curl_easy_getinfo(ch->c, CURLINFO_RESPONSE_CODE, &status);
+	ch->cu->easy_getinfo(ch->c, CURLINFO_RESPONSE_CODE, &status);
 	if (ch->reply.failed)
 		return -ENOMEM;
 	if (status != 200) {

@@ -339,3 +339,15 @@ beta	$("$KTRACE" sql -i beta.dat --format csv 'select count(*) from events' | ta
 	assert_failure 1
 	assert_output --partial "is a latency trace (the tracer's text, no records): nothing to push; complete: none"
 }
+
+@test "push: libcurl is loaded by push alone; every other command starts without it" {
+	# Linked, it and its 30 libraries cost each command 6.5 ms of its start.
+	run ldd "$KTRACE"
+	assert_success
+	refute_output --partial libcurl
+	run env LD_DEBUG=files "$KTRACE" --version
+	refute_output --partial libcurl
+	run env LD_DEBUG=files "$KTRACE" push -q -i "$BATS_FILE_TMPDIR/a.dat" --to "$URL/lazy"
+	assert_success
+	assert_output --partial "file=libcurl.so.4"
+}

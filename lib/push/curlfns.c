@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libcurl loaded on first use.  See curlfns.h.
+ *
+ * The library is opened once and never closed: curl_global_cleanup is
+ * left to the process's exit, as it was when linked.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "push/curlfns.h"
+
+/* The soname of Debian's libcurl4 (and of libcurl everywhere since 7.16). */
+#define SONAME	"libcurl.so.4"
+
+static struct kt_curl fns;
+static bool loaded;
+static char why[256];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t pre_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool pre_started;
+
+/* sym of h into *slot: false (why set) when it is missing. */
+static bool take(void *h, const char *sym, void *slot)
+{
+	void *p = dlsym(h, sym);
+
+	if (!p) {
+		snprintf(why, sizeof(why), "%s has no %s", SONAME, sym);
+		return false;
+	}
+	*(void **)slot = p;
+	return true;
+}
+
+static void load(void)
+{
+	__typeof__(curl_global_init) *global_init;
+	void *h = dlopen(SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		snprintf(why, sizeof(why), "%s", dlerror());
+		return;
+	}
+	if (!take(h, "curl_global_init", &global_init) ||
+	    !take(h, "curl_easy_init", &fns.easy_init) ||
+	    !take(h, "curl_easy_setopt", &fns.easy_setopt) ||
+	    !take(h, "curl_easy_perform", &fns.easy_perform) ||
+	    !take(h, "curl_easy_getinfo", &fns.easy_getinfo) ||
+	    !take(h, "curl_easy_cleanup", &fns.easy_cleanup) ||
+	    !take(h, "curl_easy_escape", &fns.easy_escape) ||
+	    !take(h, "curl_easy_strerror", &fns.easy_strerror) ||
+	    !take(h, "curl_free", &fns.free) ||
+	    !take(h, "curl_slist_append", &fns.slist_append) ||
+	    !take(h, "curl_slist_free_all", &fns.slist_free_all))
+		return;
+	/* Once for the process, before any thread makes a handle. */
+	if (global_init(CURL_GLOBAL_DEFAULT)) {
+		snprintf(why, sizeof(why), "curl_global_init failed");
+		return;
+	}
+	loaded = true;
+}
+
+const struct kt_curl *kt_curl_get(void)
+{
+	pthread_once(&once, load);
+	return loaded ? &fns : NULL;
+}
+
+const char *kt_curl_error(void)
+{
+	return why;
+}
+
+static void *preload(void *arg)
+{
+	(void)arg;
+	kt_curl_get();
+	return NULL;
+}
+
+void kt_curl_preload(void)
+{
+	pthread_attr_t a;
+	pthread_t th;
+
+	pthread_mutex_lock(&pre_mu);
+	if (!pre_started && !pthread_attr_init(&a)) {
+		/* Nobody joins it: the next kt_curl_get() waits on the once. */
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		pre_started = !pthread_create(&th, &a, preload, NULL);
+		pthread_attr_destroy(&a);
+	}
+	pthread_mutex_unlock(&pre_mu);
+}
