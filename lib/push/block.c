@@ -236,3 +236,11 @@ void kt_block_clear(struct kt_block *b)
 	b->bytes = 0;
 	b->at = 0;
 }
+
+void kt_block_sent(struct kt_block *b)
+{
+	if (b->last)
+		kt_block_free(b);
+	else
+		kt_block_clear(b);
+}

@@ -42,6 +42,7 @@ struct kt_block {
 	size_t rows, bytes;
 	size_t const_width;		/* the constant columns' bytes a row */
 	bool failed;			/* a row of the wrong width */
+	bool last;			/* its table's last: freed once sent, not kept */
 	unsigned char counts[20];	/* the block's numbers of columns and rows */
 	struct iovec *iov;		/* its pieces, 2 + 3 a column */
 };
@@ -123,5 +124,7 @@ int kt_block_seal(struct kt_block *b);
 int kt_block_iov(struct kt_block *b, const struct iovec **iov);
 /* No rows: the block is written anew. */
 void kt_block_clear(struct kt_block *b);
+/* Sent: cleared, or freed when it was its table's last (see kt_block.last). */
+void kt_block_sent(struct kt_block *b);
 
 #endif

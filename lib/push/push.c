@@ -62,9 +62,8 @@
 
 #define DEFAULT_BATCH	(1u << 20)	/* rows per INSERT of a table */
 /*
- * Senders, each a thread and a connection with one batch in flight: the
- * server parses and writes that many tables' batches at once (a table's
- * batches all go by one sender, in order).
+ * Sending threads, each a connection with one batch in flight: the
+ * server parses and writes that many batches at once.
  */
 #define NSENDERS	3
 /*
@@ -97,9 +96,8 @@ struct ptable {
 	char *create;
 	/*
 	 * Its rows by column, two blocks: one filled while the other is
-	 * sent (its sender takes it as it is, then clears it: a table's
-	 * batches all go by one sender, which has sent the one before when
-	 * it takes the next).
+	 * sent (a sender takes it as it is, then clears it; flush() waits
+	 * for it before the rows after the next batch go in).
 	 */
 	struct kt_block blk[2];
 	int cur;
@@ -107,6 +105,7 @@ struct ptable {
 	unsigned long long sent;
 	struct name (*names)[NAMES];	/* a column's names, by its index */
 	struct push *push;
+	pthread_mutex_t mu;		/* ready and made, for the senders */
 	bool ready;			/* made or checked on the server */
 	bool made;			/* an event's table this push made */
 };
@@ -122,7 +121,7 @@ struct task {
 
 struct push {
 	struct kt_ch *ch;
-	struct kt_sender *sender[NSENDERS];	/* the rows' batches */
+	struct kt_sender *senders;	/* the rows' batches */
 	const struct kt_push_opts *o;
 	struct kt_push_stats *st;
 	char *msg;
@@ -600,7 +599,7 @@ static int events_ready(struct push *p, struct ptable *pt)
  * the push's connection for the tables every push has, at its start; a
  * sender's for an event's table, before its first batch, so that the
  * decoding never waits on a server that is busy with the rows before.
- * A table's batches all go by one sender: it alone touches pt here.
+ * Two senders may hold batches of one table: they call it under pt->mu.
  */
 static int table_ready(struct push *p, struct conn *cn, struct ptable *pt)
 {
@@ -638,8 +637,12 @@ static int sender_prep(void *arg, struct kt_ch *ch, char *msg, size_t len)
 {
 	struct ptable *pt = arg;
 	struct conn cn = { ch, msg, len };
+	int ret;
 
-	return table_ready(pt->push, &cn, pt);
+	pthread_mutex_lock(&pt->mu);
+	ret = table_ready(pt->push, &cn, pt);
+	pthread_mutex_unlock(&pt->mu);
+	return ret;
 }
 
 /* ---- sending rows ---- */
@@ -662,7 +665,7 @@ static int prologue_wait(struct push *p)
 	return p->pro_ret;
 }
 
-static int flush(struct push *p, struct ptable *pt)
+static int flush(struct push *p, struct ptable *pt, bool last)
 {
 	char *sql, what[300];
 	size_t len;
@@ -679,32 +682,27 @@ static int flush(struct push *p, struct ptable *pt)
 		return -ENOMEM;
 	snprintf(what, sizeof(what), "batch of %zu rows into '%s'", pt->nrows, pt->name);
 	len = BLK(pt)->bytes;
-	ret = kt_sender_send(p->sender[(size_t)(pt - p->t) % NSENDERS], sql, BLK(pt),
-			     sender_prep, pt, what, p->msg, p->len);
-	pt->cur ^= 1;
+	BLK(pt)->last = last;
+	ret = kt_sender_send(p->senders, sql, BLK(pt), sender_prep, pt, what, p->msg, p->len);
 	free(sql);
 	if (ret)
 		return ret;
+	pt->cur ^= 1;
+	/* The next rows go to the other block, once its batch is in. */
+	if (!last)
+		ret = kt_sender_wait_block(p->senders, BLK(pt), p->msg, p->len);
 	if (!pt->sent)
 		p->st->tables++;
 	pt->sent += pt->nrows;
 	p->st->bytes += len;
 	pt->nrows = 0;
-	return 0;
+	return ret;
 }
 
 /* Every batch sent: 0, or the first failure (its reason in msg). */
 static int wait_all(struct push *p)
 {
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < NSENDERS; i++)
-		if (p->sender[i] && !ret)
-			ret = kt_sender_wait(p->sender[i], p->msg, p->len);
-		else if (p->sender[i])
-			kt_sender_wait(p->sender[i], p->buf, sizeof(p->buf));
-	return ret;
+	return p->senders ? kt_sender_wait(p->senders, p->msg, p->len) : 0;
 }
 
 static int row_done(struct push *p, struct ptable *pt)
@@ -712,7 +710,7 @@ static int row_done(struct push *p, struct ptable *pt)
 	kt_block_row_end(BLK(pt));
 	if (++pt->nrows < p->batch && BLK(pt)->bytes < BATCH_BYTES)
 		return 0;
-	return flush(p, pt);
+	return flush(p, pt, false);
 }
 
 static void put_wall(struct push *p, struct kt_block *b, unsigned long long ts)
@@ -1084,7 +1082,7 @@ static int traces_row(struct push *p)
 	kt_block_raw(b, &(unsigned char){ p->lost_unknown }, 1);
 	kt_block_row_end(b);
 	p->traces->nrows = 1;
-	return flush(p, p->traces) ?: wait_all(p);
+	return flush(p, p->traces, true) ?: wait_all(p);
 }
 
 /*
@@ -1134,8 +1132,10 @@ static int setup(struct push *p)
 	p->t[n].name = "traces";
 	p->traces = &p->t[n];
 	p->nt = n + 1;
-	for (i = 0; i < p->nt; i++)
+	for (i = 0; i < p->nt; i++) {
 		p->t[i].push = p;
+		pthread_mutex_init(&p->t[i].mu, NULL);
+	}
 	if (!p->events || !p->tasks || !p->losses)
 		return -EINVAL;
 	if (p->o->host)
@@ -1222,9 +1222,20 @@ static int push_all(struct push *p)
 		ret = ret ?: tr.err;
 		kt_tgidmap_free(&tr.tgids);
 	}
+	/*
+	 * The last batches, each to the first idle sender.  Then the blocks'
+	 * memory goes as soon as each is idle (a last batch's, by its sender
+	 * once sent): freeing 40 MB of pages took 5% of push's CPU, spent
+	 * while the server writes its last parts, not after them.
+	 */
 	for (i = 0; i < p->nt && !ret; i++)
 		if (&p->t[i] != p->traces)
-			ret = flush(p, &p->t[i]);
+			ret = flush(p, &p->t[i], true);
+	for (i = 0; i < p->nt && !ret; i++)
+		if (&p->t[i] != p->traces) {
+			ret = kt_sender_wait_block(p->senders, BLK(&p->t[i]), p->msg, p->len);
+			kt_block_free(BLK(&p->t[i]));
+		}
 	/*
 	 * The prologue's outcome, a batch sent or not (a file of no
 	 * records sends none): there already (a batch found it so and
@@ -1280,9 +1291,9 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	p.machine = kt_reader_machine(p.r);
 	p.schema = kt_schema_new(p.tep);
 	ret = p.schema ? setup(&p) : -errno;
-	for (i = 0; !ret && i < NSENDERS; i++) {
-		p.sender[i] = kt_sender_new(ch);
-		ret = p.sender[i] ? 0 : -errno;
+	if (!ret) {
+		p.senders = kt_sender_new(ch, NSENDERS);
+		ret = p.senders ? 0 : -errno;
 	}
 	ret = ret ?: prologue_start(&p);
 	/* The records the file holds, for the progress bar. */
@@ -1297,9 +1308,9 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	if (p.o->progress && ret == 0)
 		p.o->progress(p.o->arg, path, st);
 	prologue_wait(&p);
-	for (i = 0; i < NSENDERS; i++)
-		kt_sender_free(p.sender[i]);
+	kt_sender_free(p.senders);
 	for (i = 0; i < p.nt; i++) {
+		pthread_mutex_destroy(&p.t[i].mu);
 		kt_block_free(&p.t[i].blk[0]);
 		kt_block_free(&p.t[i].blk[1]);
 		free(p.t[i].names);

@@ -82,6 +82,22 @@ trace_of() {
 	assert_output 1
 }
 
+@test "push: batches of 50 rows, several of a table at once on the senders, new tables made once: each row once" {
+	local f=$BATS_FILE_TMPDIR/a.dat id t n c
+	db=small${BATS_TEST_TRY_NUMBER:-1}
+	run "$KTRACE" push -i "$f" --to "$URL/$db" --batch 50
+	assert_success
+	id=$(trace_of "$output")
+	[ -n "$id" ]
+	for t in events sys_enter sys_exit sched_switch sched_waking sched_wakeup tasks; do
+		n=$("$KTRACE" sql -i "$f" --format csv "select count(*) from $t" | tail -n 1)
+		c=$(chq "$CH1" "SELECT count() FROM $db.$t WHERE trace_id = $id" 2>/dev/null || echo 0)
+		[ "$n" = "$c" ] || fail "$t: sql $n, clickhouse $c"
+	done
+	diff <(chq "$CH1" "SELECT ts, cpu, pid, id, ret FROM $db.sys_exit WHERE trace_id = $id ORDER BY ts, cpu") \
+		<("$KTRACE" sql -i "$f" --format json "select ts, cpu, pid, id, ret from sys_exit order by ts, cpu" | jq -r '[.[]] | @tsv')
+}
+
 @test "push: the same file twice sends nothing the second time" {
 	local f=$BATS_FILE_TMPDIR/a.dat id before
 	run "$KTRACE" push -i "$f" --to "$URL" --host twice
