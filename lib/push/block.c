@@ -30,6 +30,24 @@ int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
 	return 0;
 }
 
+/* An integer type's bytes, 0 for any other type. */
+static unsigned char int_width(const char *type)
+{
+	static const struct {
+		const char *type;
+		unsigned char bytes;
+	} ints[] = {
+		{ "Int8", 1 }, { "UInt8", 1 }, { "Int16", 2 }, { "UInt16", 2 },
+		{ "Int32", 4 }, { "UInt32", 4 }, { "Int64", 8 }, { "UInt64", 8 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(type, ints[i].type))
+			return ints[i].bytes;
+	return 0;
+}
+
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
 {
 	struct kt_block_col *c = realloc(b->c, (size_t)(b->n + 1) * sizeof(*c));
@@ -44,6 +62,7 @@ int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
 	b->iov = iov;
 	c = &c[b->n];
 	memset(c, 0, sizeof(*c));
+	c->num = int_width(type);
 	b->n++;
 	kt_rowbuf_str(&c->nt, name);
 	kt_rowbuf_str(&c->nt, type);

@@ -33,6 +33,7 @@ struct kt_block_col {
 	uint64_t end;			/* an Array's elements so far */
 	unsigned char *value;		/* a constant column's value, */
 	size_t width;			/* of this many bytes; 0: not constant */
+	unsigned char num;		/* an integer's bytes (Int32: 4); 0: not one */
 };
 
 struct kt_block {
@@ -66,19 +67,31 @@ static inline struct kt_block_col *kt_block_next(struct kt_block *b)
 	return &b->c[b->at++];
 }
 
-static inline void kt_block_u64(struct kt_block *b, uint64_t v)
+/* An integer column (Int8 to Int64, UInt8 to UInt64): v in its type's bytes. */
+static inline void kt_block_int(struct kt_block *b, int64_t v)
 {
 	struct kt_block_col *c = kt_block_next(b);
 
 	if (!c)
 		return;
-	kt_rowbuf_u64(&c->data, v);
-	b->bytes += 8;
-}
-
-static inline void kt_block_i64(struct kt_block *b, int64_t v)
-{
-	kt_block_u64(b, (uint64_t)v);
+	switch (c->num) {
+	case 8:
+		kt_rowbuf_u64(&c->data, (uint64_t)v);
+		break;
+	case 4:
+		kt_rowbuf_u32(&c->data, (uint32_t)v);
+		break;
+	case 2:
+		kt_rowbuf_add(&c->data, (unsigned char[]){ (unsigned char)v, (unsigned char)(v >> 8) }, 2);
+		break;
+	case 1:
+		kt_rowbuf_add(&c->data, (unsigned char[]){ (unsigned char)v }, 1);
+		break;
+	default:
+		b->failed = true;
+		return;
+	}
+	b->bytes += c->num;
 }
 /* n bytes as they are (a UUID's 16, a UInt8). */
 void kt_block_raw(struct kt_block *b, const void *p, size_t n);

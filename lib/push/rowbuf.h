@@ -67,4 +67,19 @@ static inline void kt_rowbuf_u64(struct kt_rowbuf *b, uint64_t v)
 	kt_rowbuf_add(b, le, 8);
 }
 
+
+static inline void kt_rowbuf_u32(struct kt_rowbuf *b, uint32_t v)
+{
+	unsigned char le[4];
+	int i;
+
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		kt_rowbuf_add(b, &v, 4);
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	kt_rowbuf_add(b, le, 4);
+}
+
 #endif

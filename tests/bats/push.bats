@@ -67,6 +67,16 @@ trace_of() {
 		<("$KTRACE" sql -i "$f" --format json "select ts, prev_comm, prev_pid, prev_state, prev_state_name, next_comm, next_pid from sched_switch order by ts, cpu" | jq -r '[.[]] | @tsv')
 	diff <(chq "$CH1" "SELECT pid, tgid, comm, events, first_ts, last_ts FROM $db.tasks WHERE trace_id = $id ORDER BY pid") \
 		<("$KTRACE" sql -i "$f" --format json "select pid, tgid, comm, events, first_ts, last_ts from tasks order by pid" | jq -r '[.[]] | @tsv')
+	# The types: the kernel's for cpu and pid, Int64 for every field.
+	run chq "$CH1" "SELECT table, name, type FROM system.columns WHERE database = '$db' AND ((table IN ('sys_exit', 'events', 'losses') AND name = 'cpu') OR (table IN ('sys_exit', 'tasks') AND name IN ('pid', 'tgid', 'id')) OR (table = 'sched_switch' AND name = 'prev_pid')) ORDER BY table, name"
+	assert_output "events	cpu	UInt32
+losses	cpu	UInt32
+sched_switch	prev_pid	Int64
+sys_exit	cpu	UInt32
+sys_exit	id	Int64
+sys_exit	pid	Int32
+tasks	pid	Int32
+tasks	tgid	Int32"
 	# record's thread -> process map got there: threads_n's threads have
 	# a tgid not their pid (sql.bats checks which).
 	run chq "$CH1" "SELECT countIf(tgid != pid) > 0 FROM $db.tasks WHERE trace_id = $id"
