@@ -74,18 +74,19 @@ static inline void kt_block_int(struct kt_block *b, int64_t v)
 
 	if (!c)
 		return;
+	/* A case a width: each copy of a constant size, one store. */
 	switch (c->num) {
 	case 8:
-		kt_rowbuf_u64(&c->data, (uint64_t)v);
+		kt_rowbuf_le(&c->data, (uint64_t)v, 8);
 		break;
 	case 4:
-		kt_rowbuf_u32(&c->data, (uint32_t)v);
+		kt_rowbuf_le(&c->data, (uint64_t)v, 4);
 		break;
 	case 2:
-		kt_rowbuf_add(&c->data, (unsigned char[]){ (unsigned char)v, (unsigned char)(v >> 8) }, 2);
+		kt_rowbuf_le(&c->data, (uint64_t)v, 2);
 		break;
 	case 1:
-		kt_rowbuf_add(&c->data, (unsigned char[]){ (unsigned char)v }, 1);
+		kt_rowbuf_le(&c->data, (uint64_t)v, 1);
 		break;
 	default:
 		b->failed = true;
