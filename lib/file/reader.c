@@ -78,6 +78,12 @@ struct kt_reader {
 	/* kallsyms, parsed at the first address to name (lazy_symbols()). */
 	char *ksyms;
 	unsigned char *ksyms_mem;	/* the unpacked section ksyms is in */
+	/*
+	 * Or, in a file's own bytes (not a packed section), where it is: read
+	 * at the first address to name, not at the open (5 MB a machine, read
+	 * and paged in for the many commands that name no address).
+	 */
+	uint64_t ksyms_off, ksyms_size;
 	struct tep_handle *ksyms_tep;
 	bool ksyms_tried;
 	int cpus;
@@ -504,6 +510,22 @@ static int parse_text(struct cur *c, int size_len, uint64_t max,
 	return 0;
 }
 
+/* The kallsyms text where parse_kallsyms() left it in the file; a warning when it cannot be. */
+static void read_kallsyms(struct kt_reader *r)
+{
+	char *buf = malloc(r->ksyms_size + 1);
+	int ret = buf ? pread_all(r->fd, buf, r->ksyms_size, r->ksyms_off) : -ENOMEM;
+
+	if (ret) {
+		kt_warn("cannot read the kallsyms of '%s': %s; kernel addresses are not named",
+			r->path, ret == -EBADMSG ? "the file is cut short" : strerror(-ret));
+		free(buf);
+		return;
+	}
+	buf[r->ksyms_size] = '\0';
+	r->ksyms = buf;
+}
+
 /*
  * The function table is built at the first address libtraceevent (or
  * fastfmt) asks to name, through its resolver hook: most reports name
@@ -521,10 +543,12 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 	(void)modp;
 	if (!r->ksyms_tried) {
 		r->ksyms_tried = true;
-		r->ksyms_tep = tep_alloc();
+		if (!r->ksyms && r->ksyms_size)
+			read_kallsyms(r);
+		r->ksyms_tep = r->ksyms ? tep_alloc() : NULL;
 		if (r->ksyms_tep)
 			kt_kallsyms_parse(r->ksyms_tep, r->ksyms);
-		else
+		else if (r->ksyms)
 			kt_warn("out of memory for the kallsyms of '%s': kernel addresses are not named",
 				r->path);
 		free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
@@ -563,10 +587,19 @@ static int parse_kallsyms(struct cur *c)
 		c->pos = c->end;
 		return 0;
 	}
+	/* In the file, whole: where it is, read when needed. */
+	if (!c->mem && size && size <= KT_DAT_MAX_KALLSYMS && size <= cur_left(c) &&
+	    c->pos + size <= r->fsize && !r->ksyms && !r->ksyms_size && !r->ksyms_tep &&
+	    !tep_set_function_resolver(r->tep, lazy_symbols, r)) {
+		r->ksyms_off = c->pos;
+		r->ksyms_size = size;
+		c->pos += size;
+		return 0;
+	}
 	ret = cur_blob(c, size, KT_DAT_MAX_KALLSYMS, "kallsyms", &buf);
 	if (ret)
 		return ret;
-	if (!size || r->ksyms || r->ksyms_tep ||
+	if (!size || r->ksyms || r->ksyms_size || r->ksyms_tep ||
 	    tep_set_function_resolver(r->tep, lazy_symbols, r)) {
 		/* Only one kallsyms is lazy; any other goes in now. */
 		if (size)

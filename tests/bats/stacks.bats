@@ -64,6 +64,24 @@ stack_follows() {
 		jq -e '.caller | type == "array" and length > 2' >/dev/null
 }
 
+@test "kallsyms is read from the file at the first address to name, not at the open" {
+	local big
+	run rec -q -T -e syscalls:sys_enter_getppid -o t.dat -- "$KT_STACK_BIN/getppid_n" 20
+	assert_success
+	# One read of the section's text, which is /proc/kallsyms' (MBs):
+	# none for a count, one for the stacks' names.
+	big=$(($(wc -c </proc/kallsyms) / 2))
+	# LeakSanitizer cannot run under ptrace: the ASan build checks leaks elsewhere.
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+	strace -f -e trace=pread64 -o pread.txt "$KTRACE" report -i t.dat --stat >/dev/null
+	run awk -v big="$big" -F', ' '/pread64/ { split($3, a, ")"); if (a[1] + 0 > big) n++ } END { print n + 0 }' pread.txt
+	assert_output 0
+	strace -f -e trace=pread64 -o pread.txt "$KTRACE" report -i t.dat >kt.txt
+	run awk -v big="$big" -F', ' '/pread64/ { split($3, a, ")"); if (a[1] + 0 > big) n++ } END { print n + 0 }' pread.txt
+	assert_output 1
+	grep -q '^=> do_syscall_64 (' kt.txt
+}
+
 @test "--stack EVENT: stacks with that event only, and EVENT is recorded" {
 	run rec -q -F -e syscalls:sys_exit_getppid --stack syscalls:sys_enter_getppid -o s.dat -- "$KT_STACK_BIN/getppid_n" 100
 	assert_success
