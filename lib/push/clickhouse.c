@@ -107,6 +107,8 @@ void kt_ch_free(struct kt_ch *ch)
 {
 	if (!ch)
 		return;
+	/* No exit while another thread is inside dlopen(). */
+	kt_curl_settle();
 	if (ch->c)
 		ch->cu->easy_cleanup(ch->c);
 	if (ch->headers)

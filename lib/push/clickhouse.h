@@ -15,7 +15,9 @@ struct kt_ch;
 
 /*
  * url is http://HOST:PORT[/DATABASE]; user NULL is ClickHouse's default.
- * NULL and errno (EINVAL: not such a URL, ENOMEM) on failure.
+ * NULL and errno (EINVAL: not such a URL, ENOMEM) on failure.  libcurl
+ * starts loading on a thread (push/curlfns.h): kt_ch_free() it before
+ * the process exits.
  */
 struct kt_ch *kt_ch_new(const char *url, const char *user, const char *password);
 void kt_ch_free(struct kt_ch *ch);

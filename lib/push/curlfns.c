@@ -19,8 +19,15 @@ static struct kt_curl fns;
 static bool loaded;
 static char why[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+/*
+ * The preloading thread, joined before the process may exit: a process
+ * that exits while another thread is inside dlopen() or a library's
+ * initialisation corrupts its heap (a push of a latency trace, refused
+ * at once, did).
+ */
 static pthread_mutex_t pre_mu = PTHREAD_MUTEX_INITIALIZER;
-static bool pre_started;
+static pthread_t pre_th;
+static bool pre_running;
 
 /* sym of h into *slot: false (why set) when it is missing. */
 static bool take(void *h, const char *sym, void *slot)
@@ -84,15 +91,22 @@ static void *preload(void *arg)
 
 void kt_curl_preload(void)
 {
-	pthread_attr_t a;
-	pthread_t th;
+	static bool started;
 
 	pthread_mutex_lock(&pre_mu);
-	if (!pre_started && !pthread_attr_init(&a)) {
-		/* Nobody joins it: the next kt_curl_get() waits on the once. */
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pre_started = !pthread_create(&th, &a, preload, NULL);
-		pthread_attr_destroy(&a);
+	if (!started) {
+		started = true;
+		pre_running = !pthread_create(&pre_th, NULL, preload, NULL);
+	}
+	pthread_mutex_unlock(&pre_mu);
+}
+
+void kt_curl_settle(void)
+{
+	pthread_mutex_lock(&pre_mu);
+	if (pre_running) {
+		pthread_join(pre_th, NULL);
+		pre_running = false;
 	}
 	pthread_mutex_unlock(&pre_mu);
 }

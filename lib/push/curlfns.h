@@ -25,8 +25,13 @@ struct kt_curl {
 	__typeof__(curl_slist_free_all) *slist_free_all;
 };
 
-/* Start loading libcurl on a thread of its own; nothing when it is loaded or loading. */
+/*
+ * Start loading libcurl on a thread of its own; nothing when it is loaded
+ * or loading.  kt_curl_settle() must follow before the process exits.
+ */
 void kt_curl_preload(void);
+/* Wait for a load kt_curl_preload() started (kt_ch_free() does). */
+void kt_curl_settle(void);
 /*
  * libcurl's functions, loaded and initialised once for the process (the
  * caller waits for a load under way): NULL on failure, the reason in

@@ -1006,7 +1006,7 @@ static int already_there(struct push *p)
  */
 static int delete_partial(struct push *p)
 {
-	char h[600], *n;
+	char h[600], *n, *save;
 	const char *reply, *line;
 	struct kt_rowbuf sql = { 0 };
 	size_t i;
@@ -1032,7 +1032,7 @@ static int delete_partial(struct push *p)
 	n = strdup(reply);
 	if (!n)
 		return -ENOMEM;
-	for (line = strtok(n, "\n"); line && !ret; line = strtok(NULL, "\n")) {
+	for (line = strtok_r(n, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
 		p->st->resumed = true;
 		snprintf(p->q, sizeof(p->q), "ALTER TABLE `%s` DELETE WHERE host = %s AND trace_id = %llu",
 			 line, h, p->id);
