@@ -5,28 +5,74 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 
 #include "push/block.h"
 
-int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
-		       const void *value, size_t width)
+struct kt_block_const *kt_block_const_new(const void *value, size_t width, size_t cap)
 {
-	struct kt_block_col *c;
-	int ret;
+	struct kt_block_const *k = calloc(1, sizeof(*k));
+	int err;
 
-	if (!width)
-		return -EINVAL;
-	ret = kt_block_add_col(b, name, type);
+	if (!k)
+		return NULL;
+	if (!width || !cap || cap > SIZE_MAX / width) {
+		errno = EINVAL;
+		goto err_k;
+	}
+	/* Room for the most rows a block holds, paged in as they are filled. */
+	k->p = mmap(NULL, cap * width, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (k->p == MAP_FAILED)
+		goto err_k;
+	memcpy(k->p, value, width);
+	k->width = width;
+	k->rows = 1;
+	k->cap = cap;
+	return k;
+
+err_k:
+	err = errno;
+	free(k);
+	errno = err;
+	return NULL;
+}
+
+void kt_block_const_free(struct kt_block_const *k)
+{
+	if (!k)
+		return;
+	munmap(k->p, k->cap * k->width);
+	free(k);
+}
+
+/* k's values for rows rows, made once: doubling copies of what is there, a few memcpy. */
+static bool const_fill(struct kt_block_const *k, size_t rows)
+{
+	size_t n;
+
+	if (rows > k->cap)
+		return false;
+	while (k->rows < rows) {
+		n = k->rows < rows - k->rows ? k->rows : rows - k->rows;
+		memcpy(k->p + k->rows * k->width, k->p, n * k->width);
+		k->rows += n;
+	}
+	return true;
+}
+
+int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
+		       struct kt_block_const *k)
+{
+	int ret = kt_block_add_col(b, name, type);
+
 	if (ret)
 		return ret;
-	c = &b->c[b->n - 1];
-	c->value = malloc(width);
-	if (!c->value)
-		return -ENOMEM;
-	memcpy(c->value, value, width);
-	c->width = width;
-	b->const_width += width;
+	b->c[b->n - 1].k = k;
+	b->const_width += k->width;
 	return 0;
 }
 
@@ -77,7 +123,6 @@ void kt_block_free(struct kt_block *b)
 		kt_rowbuf_free(&b->c[i].nt);
 		kt_rowbuf_free(&b->c[i].head);
 		kt_rowbuf_free(&b->c[i].data);
-		free(b->c[i].value);
 	}
 	free(b->c);
 	free(b->iov);
@@ -172,34 +217,13 @@ void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n)
 void kt_block_row_end(struct kt_block *b)
 {
 	/* Past the constant columns after the last value. */
-	while (b->at < b->n && b->c[b->at].width)
+	while (b->at < b->n && b->c[b->at].k)
 		b->at++;
 	if (b->at != b->n)
 		b->failed = true;
 	b->at = 0;
 	b->rows++;
 	b->bytes += b->const_width;
-}
-
-/* A constant column's values for the block's rows: made once, kept. */
-static void fill_const(struct kt_block_col *c, size_t rows)
-{
-	size_t need = rows * c->width, n;
-
-	if (c->data.len >= need)
-		return;
-	if (!kt_rowbuf_grow(&c->data, need - c->data.len))
-		return;
-	if (!c->data.len) {
-		memcpy(c->data.p, c->value, c->width);
-		c->data.len = c->width;
-	}
-	/* Doubling copies of what is there: a few memcpy, not one a row. */
-	while (c->data.len < need) {
-		n = c->data.len < need - c->data.len ? c->data.len : need - c->data.len;
-		memcpy(c->data.p + c->data.len, c->data.p, n);
-		c->data.len += n;
-	}
 }
 
 bool kt_block_failed(const struct kt_block *b)
@@ -217,8 +241,8 @@ int kt_block_seal(struct kt_block *b)
 	int i;
 
 	for (i = 0; i < b->n; i++)
-		if (b->c[i].width)
-			fill_const(&b->c[i], b->rows);
+		if (b->c[i].k && !const_fill(b->c[i].k, b->rows))
+			return -ENOMEM;
 	return kt_block_failed(b) ? -ENOMEM : 0;
 }
 
@@ -234,8 +258,8 @@ int kt_block_iov(struct kt_block *b, const struct iovec **iov)
 		c = &b->c[i];
 		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
 		b->iov[n++] = (struct iovec){ c->head.p, c->head.len };
-		b->iov[n++] = (struct iovec){ c->data.p,
-					      c->width ? b->rows * c->width : c->data.len };
+		b->iov[n++] = c->k ? (struct iovec){ c->k->p, b->rows * c->k->width } :
+				     (struct iovec){ c->data.p, c->data.len };
 	}
 	*iov = b->iov;
 	return n;
@@ -247,8 +271,7 @@ void kt_block_clear(struct kt_block *b)
 
 	for (i = 0; i < b->n; i++) {
 		b->c[i].head.len = 0;
-		if (!b->c[i].width)
-			b->c[i].data.len = 0;
+		b->c[i].data.len = 0;
 		b->c[i].end = 0;
 	}
 	b->rows = 0;

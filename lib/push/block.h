@@ -10,8 +10,10 @@
  *
  * A row is written as its columns' values in order, one call each, then
  * kt_block_row_end().  A constant column (every row of the push the same:
- * host, trace_id, boot_id) takes no call: its values are made when the
- * block is sent, once for as many rows as the block ever held.
+ * host, trace_id, boot_id) takes no call: its values are one store's
+ * (struct kt_block_const), made once for as many rows as any block of
+ * the push has held, and shared by every block of every table: 27 bytes
+ * or more a row that are not made, nor paged in, block by block.
  */
 #ifndef KT_PUSH_BLOCK_H
 #define KT_PUSH_BLOCK_H
@@ -24,15 +26,28 @@
 
 struct iovec;
 
+/*
+ * A constant column's values, row after row, in a mapping that never
+ * moves: filled further (by the thread that seals blocks) while senders
+ * read the rows filled before, never written twice.
+ */
+struct kt_block_const {
+	unsigned char *p;
+	size_t width;			/* a value's bytes */
+	size_t rows, cap;		/* rows filled, and room */
+};
+
+/* A store for up to cap rows of the width bytes at value: NULL and errno on failure. */
+struct kt_block_const *kt_block_const_new(const void *value, size_t width, size_t cap);
+void kt_block_const_free(struct kt_block_const *k);
+
 /* A column of a block: the hot appenders below are inline, a value a column a row. */
 struct kt_block_col {
 	struct kt_rowbuf nt;		/* its name and type, as the block has them */
 	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
-	/* Its values; a constant column's, repeated for the most rows yet. */
-	struct kt_rowbuf data;
+	struct kt_rowbuf data;		/* its values */
 	uint64_t end;			/* an Array's elements so far */
-	unsigned char *value;		/* a constant column's value, */
-	size_t width;			/* of this many bytes; 0: not constant */
+	struct kt_block_const *k;	/* a constant column's store; NULL: not one */
 	unsigned char num;		/* an integer's bytes (Int32: 4); 0: not one */
 };
 
@@ -50,15 +65,15 @@ struct kt_block {
 
 /* Add a column (in the order of the rows' values): 0 or -ENOMEM. */
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type);
-/* Add a constant column: each row's value the width bytes at value. */
+/* Add a constant column, its values k's (which outlives b). */
 int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
-		       const void *value, size_t width);
+		       struct kt_block_const *k);
 void kt_block_free(struct kt_block *b);
 
 /* The column the next value goes to (past constant ones), or NULL past the last. */
 static inline struct kt_block_col *kt_block_next(struct kt_block *b)
 {
-	while (b->at < b->n && b->c[b->at].width)
+	while (b->at < b->n && b->c[b->at].k)
 		b->at++;
 	if (b->at >= b->n) {
 		b->failed = true;
@@ -126,8 +141,8 @@ void kt_block_row_end(struct kt_block *b);
 /* Whether a row was cut short or an allocation failed. */
 bool kt_block_failed(const struct kt_block *b);
 /*
- * Ready to send: the constant columns' values made for its rows.  0, or
- * -ENOMEM when a row or an allocation failed.
+ * Ready to send: the constant columns' stores filled for its rows.  0,
+ * or -ENOMEM when a row or an allocation failed or a store is too small.
  */
 int kt_block_seal(struct kt_block *b);
 /*

@@ -140,6 +140,7 @@ struct push {
 	bool has_wall;
 	char *columns;			/* system.columns: "\ntable\tname\ttype" lines */
 	struct kt_pidmap taskmap;
+	struct kt_block_const *kc[3];	/* host, trace_id, boot_id: every block's */
 	struct kt_summary *sum;		/* the loss, counted in the pass */
 	/*
 	 * The server's side of the start (the database, its columns, whether
@@ -364,27 +365,44 @@ static int blk_col(void *arg, const char *name, const char *type)
 {
 	struct blk_arg *a = arg;
 	struct push *p = a->p;
-	unsigned char host[sizeof(p->st->host) + 2];
-	size_t n = strlen(p->st->host);
 
 	if (alias_of(type))
 		return 0;
-	if (!strcmp(name, "host")) {
-		/* A String: its LEB128 length (under 2^14), then its bytes. */
-		host[0] = (unsigned char)(n < 0x80 ? n : (n & 0x7f) | 0x80);
-		if (n >= 0x80)
-			host[1] = (unsigned char)(n >> 7);
-		memcpy(host + 1 + (n >= 0x80), p->st->host, n);
-		return kt_block_add_const(a->b, name, type, host, n + 1 + (n >= 0x80));
-	}
-	if (!strcmp(name, "trace_id")) {
-		for (n = 0; n < 8; n++)	/* little-endian, as Native has numbers */
-			host[n] = (unsigned char)(p->id >> (8 * n));
-		return kt_block_add_const(a->b, name, type, host, 8);
-	}
+	if (!strcmp(name, "host"))
+		return kt_block_add_const(a->b, name, type, p->kc[0]);
+	if (!strcmp(name, "trace_id"))
+		return kt_block_add_const(a->b, name, type, p->kc[1]);
 	if (!strcmp(name, "boot_id"))
-		return kt_block_add_const(a->b, name, type, p->boot, sizeof(p->boot));
+		return kt_block_add_const(a->b, name, type, p->kc[2]);
 	return kt_block_add_col(a->b, name, type);
+}
+
+/*
+ * The constant columns' stores, shared by every block: host (a String:
+ * its LEB128 length, under 2^14, then its bytes), trace_id (UInt64,
+ * little-endian as Native has numbers) and boot_id (a UUID's 16 bytes).
+ * A block flushes at BATCH_BYTES, of which each row has their bytes, or
+ * at p->batch rows: no block holds more rows than that.
+ */
+static int const_stores(struct push *p)
+{
+	unsigned char host[sizeof(p->st->host) + 2], id[8];
+	size_t n = strlen(p->st->host), hn = n + 1 + (n >= 0x80), cap;
+	int i;
+
+	host[0] = (unsigned char)(n < 0x80 ? n : (n & 0x7f) | 0x80);
+	if (n >= 0x80)
+		host[1] = (unsigned char)(n >> 7);
+	memcpy(host + 1 + (n >= 0x80), p->st->host, n);
+	for (i = 0; i < 8; i++)
+		id[i] = (unsigned char)(p->id >> (8 * i));
+	cap = BATCH_BYTES / (hn + sizeof(id) + sizeof(p->boot)) + 2;
+	if (cap > p->batch)
+		cap = p->batch;
+	p->kc[0] = kt_block_const_new(host, hn, cap);
+	p->kc[1] = kt_block_const_new(id, sizeof(id), cap);
+	p->kc[2] = kt_block_const_new(p->boot, sizeof(p->boot), cap);
+	return p->kc[0] && p->kc[1] && p->kc[2] ? 0 : -ENOMEM;
 }
 
 static int acc_col(void *arg, const char *name, const char *type)
@@ -1170,6 +1188,7 @@ static int setup(struct push *p)
 	p->st->no_wall = !p->has_wall;
 	uuid_bytes(p->boot, p->wall.boot_id);
 	/* The blocks' columns, host and boot_id known. */
+	ret = const_stores(p);
 	for (i = 0; i < p->nt && !ret; i++)
 		if (!p->t[i].st || p->t[i].st->kind != KT_TAB_META) {
 			ret = col_text(&p->t[i], false, &p->t[i].columns);
@@ -1340,6 +1359,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	free(p.columns);
 	free(p.last);
 	kt_pidmap_free(&p.taskmap, NULL);
+	for (i = 0; i < 3; i++)
+		kt_block_const_free(p.kc[i]);
 	kt_summary_free(p.sum);
 	kt_schema_free(p.schema);
 	kt_reader_close(p.r);
