@@ -140,6 +140,7 @@ struct push {
 	bool has_wall;
 	char *columns;			/* system.columns: "\ntable\tname\ttype" lines */
 	struct kt_pidmap taskmap;
+	struct task *last_tk;		/* the task of the record before (runs of one task are long) */
 	struct kt_block_const *kc[3];	/* host, trace_id, boot_id: every block's */
 	struct kt_summary *sum;		/* the loss, counted in the pass */
 	/*
@@ -849,7 +850,8 @@ static int push_record(const struct kt_event *ev, void *arg)
 	struct tep_record *rec = ev->record;
 	int pid = tep_data_pid(p->tep, rec), k, n, ret;
 	unsigned long long *last = last_of(p, ev->buffer, ev->cpu);
-	struct task *tk = kt_pidmap_get(&p->taskmap, pid);
+	struct task *tk = p->last_tk && p->last_tk->pid == pid ? p->last_tk :
+			  kt_pidmap_get(&p->taskmap, pid);
 	long idx = kt_schema_event_table(p->schema, ev->event->id);
 	struct ptable *pt = idx >= 0 ? &p->t[idx] : NULL;
 	struct kt_block *b;
@@ -857,6 +859,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 
 	if (!last || !tk)
 		return -ENOMEM;
+	p->last_tk = tk;
 	if (p->sum && kt_summary_add(p->sum, ev))
 		return -ENOMEM;
 	/* The file's pid -> comm map, looked up once a task. */
