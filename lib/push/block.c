@@ -49,6 +49,12 @@ void kt_block_const_free(struct kt_block_const *k)
 	free(k);
 }
 
+void kt_block_const_set(struct kt_block_const *k, const void *value)
+{
+	memcpy(k->p, value, k->width);
+	k->rows = 1;
+}
+
 /* k's values for rows rows, made once: doubling copies of what is there, a few memcpy. */
 static bool const_fill(struct kt_block_const *k, size_t rows)
 {

@@ -40,6 +40,8 @@ struct kt_block_const {
 /* A store for up to cap rows of the width bytes at value: NULL and errno on failure. */
 struct kt_block_const *kt_block_const_new(const void *value, size_t width, size_t cap);
 void kt_block_const_free(struct kt_block_const *k);
+/* Its value made anew, before any block that has the column is sealed. */
+void kt_block_const_set(struct kt_block_const *k, const void *value);
 
 /* A column of a block: the hot appenders below are inline, a value a column a row. */
 struct kt_block_col {

@@ -24,12 +24,13 @@
  *
  * The thread that decodes the file is push's critical path, so nothing
  * that waits on the server runs on it: the file is hashed on a thread
- * while it is opened; the server's side of the start (the database, its
- * columns, the trace there already or left incomplete, the fixed tables)
- * runs on a thread of its own while the first batch is decoded, waited
- * for before that batch goes; an event's table is made or checked by the
- * sender of its first batch; the events view is made once every batch
- * is in.
+ * while it is opened and its first batch decoded (the prologue waits for
+ * the id, which its queries and the trace_id column need); the server's
+ * side of the start (the database, its columns, the trace there already
+ * or left incomplete, the fixed tables) runs on a thread of its own while
+ * the first batch is decoded, waited for before that batch goes; an
+ * event's table is made or checked by the sender of its first batch; the
+ * events view is made once every batch is in.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -119,6 +120,13 @@ struct task {
 };
 
 
+struct hashing {
+	pthread_t th;
+	int fd;
+	unsigned long long id;
+	int ret;
+};
+
 struct push {
 	struct kt_ch *ch;
 	struct kt_sender *senders;	/* the rows' batches */
@@ -133,7 +141,14 @@ struct push {
 	struct ptable *t;		/* the schema's, then traces */
 	size_t nt;
 	struct ptable *events, *tasks, *losses, *traces;
-	unsigned long long id;		/* trace_id */
+	/*
+	 * trace_id, the file's hash, made on a thread of its own while the
+	 * file is opened and the decoding starts; the prologue waits for it
+	 * (its queries name it), and the first batch for the prologue.
+	 */
+	struct hashing hash;
+	bool hashing;			/* its thread not joined yet */
+	unsigned long long id;
 	unsigned char boot[16];		/* boot_id as a UUID goes */
 	bool view_stale;		/* events is missing or misses a table made */
 	struct kt_wallclock wall;
@@ -383,7 +398,8 @@ static int blk_col(void *arg, const char *name, const char *type)
  * its LEB128 length, under 2^14, then its bytes), trace_id (UInt64,
  * little-endian as Native has numbers) and boot_id (a UUID's 16 bytes).
  * A block flushes at BATCH_BYTES, of which each row has their bytes, or
- * at p->batch rows: no block holds more rows than that.
+ * at p->batch rows: no block holds more rows than that.  trace_id's
+ * value is set when the hash is in (trace_id_wait).
  */
 static int const_stores(struct push *p)
 {
@@ -945,12 +961,6 @@ static void task_row(const void *node, VISIT which, void *arg)
 /* ---- identity ---- */
 
 /* The file's id, hashed on a thread of its own while the file is opened. */
-struct hashing {
-	pthread_t th;
-	int fd;
-	unsigned long long id;
-	int ret;
-};
 
 static void *hash_file(void *arg)
 {
@@ -965,6 +975,7 @@ static int trace_id_start(struct push *p, struct hashing *h, const char *path)
 {
 	int err;
 
+	p->hashing = false;
 	h->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (h->fd < 0) {
 		err = errno;
@@ -974,17 +985,33 @@ static int trace_id_start(struct push *p, struct hashing *h, const char *path)
 	err = pthread_create(&h->th, NULL, hash_file, h);
 	if (err)
 		close(h->fd);
+	p->hashing = !err;
 	return -err;
 }
 
+/*
+ * The hash, waited for; the trace_id store given its value (before any
+ * block is sealed: the first batch waits for the prologue, which waits
+ * here).  0, or -errno with the reason in msg.
+ */
 static int trace_id_wait(struct push *p, struct hashing *h, const char *path)
 {
+	unsigned char le[8];
+	int i;
+
+	if (!p->hashing)
+		return 0;
 	pthread_join(h->th, NULL);
+	p->hashing = false;
 	close(h->fd);
 	p->id = h->id;
 	if (h->ret)
 		fail(p, "cannot read '%s': %s", path, strerror(-h->ret));
 	snprintf(p->st->trace_id, sizeof(p->st->trace_id), "%llu", p->id);
+	for (i = 0; i < 8; i++)	/* little-endian, as Native has numbers */
+		le[i] = (unsigned char)(p->id >> (8 * i));
+	if (p->kc[1])
+		kt_block_const_set(p->kc[1], le);
 	return h->ret;
 }
 
@@ -1210,7 +1237,8 @@ static void *prologue(void *arg)
 	struct conn cn = { p->ch, p->msg, p->len };
 	int ret;
 
-	ret = read_columns(p);
+	ret = trace_id_wait(p, &p->hash, kt_reader_path(p->r));
+	ret = ret ?: read_columns(p);
 	ret = ret ?: already_there(p);
 	if (ret == 0)
 		ret = delete_partial(p);
@@ -1303,7 +1331,6 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		 struct kt_push_stats *st, char *msg, size_t len)
 {
 	struct push p = { .ch = ch, .o = o, .st = st, .msg = msg, .len = len };
-	struct hashing id;
 	size_t i;
 	int ret, err;
 
@@ -1312,18 +1339,19 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	p.batch = o->batch ? o->batch : DEFAULT_BATCH;
 	p.taskmap.size = sizeof(struct task);
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
-	/* The file hashed while it is opened. */
-	ret = trace_id_start(&p, &id, path);
+	/* The file hashed while it is opened and its first batch made. */
+	ret = trace_id_start(&p, &p.hash, path);
 	if (ret)
 		return ret;
 	p.r = kt_reader_open(path);
 	err = p.r ? 0 : errno ? errno : EIO;
-	ret = trace_id_wait(&p, &id, path);
-	if (ret || err) {
+	if (err) {
+		ret = trace_id_wait(&p, &p.hash, path);
 		kt_reader_close(p.r);
 		return ret ?: -err;
 	}
 	if (kt_reader_latency(p.r)) {
+		trace_id_wait(&p, &p.hash, path);
 		fail(&p, "'%s' is a latency trace (the tracer's text, no records): nothing to push", path);
 		kt_reader_close(p.r);
 		return -EINVAL;
@@ -1349,6 +1377,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	if (p.o->progress && ret == 0)
 		p.o->progress(p.o->arg, path, st);
 	prologue_wait(&p);
+	/* Not waited for by a prologue that did not start. */
+	trace_id_wait(&p, &p.hash, path);
 	kt_sender_free(p.senders);
 	for (i = 0; i < p.nt; i++) {
 		pthread_mutex_destroy(&p.t[i].mu);
