@@ -82,22 +82,12 @@ int kt_block_add_const(struct kt_block *b, const char *name, const char *type,
 	return 0;
 }
 
-/* An integer type's bytes, 0 for any other type. */
+/* The bytes of the integer types push sends ((U)Int32, (U)Int64), 0 for any other. */
 static unsigned char int_width(const char *type)
 {
-	static const struct {
-		const char *type;
-		unsigned char bytes;
-	} ints[] = {
-		{ "Int8", 1 }, { "UInt8", 1 }, { "Int16", 2 }, { "UInt16", 2 },
-		{ "Int32", 4 }, { "UInt32", 4 }, { "Int64", 8 }, { "UInt64", 8 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-		if (!strcmp(type, ints[i].type))
-			return ints[i].bytes;
-	return 0;
+	if (!strcmp(type, "Int32") || !strcmp(type, "UInt32"))
+		return 4;
+	return !strcmp(type, "Int64") || !strcmp(type, "UInt64") ? 8 : 0;
 }
 
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type)

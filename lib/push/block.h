@@ -84,31 +84,20 @@ static inline struct kt_block_col *kt_block_next(struct kt_block *b)
 	return &b->c[b->at++];
 }
 
-/* An integer column (Int8 to Int64, UInt8 to UInt64): v in its type's bytes. */
+/* An integer column ((U)Int32 or (U)Int64): v in its type's bytes. */
 static inline void kt_block_int(struct kt_block *b, int64_t v)
 {
 	struct kt_block_col *c = kt_block_next(b);
 
 	if (!c)
 		return;
-	/* A case a width: each copy of a constant size, one store. */
-	switch (c->num) {
-	case 8:
+	/* Each width a constant size: one store. */
+	if (c->num == 8)
 		kt_rowbuf_le(&c->data, (uint64_t)v, 8);
-		break;
-	case 4:
+	else if (c->num == 4)
 		kt_rowbuf_le(&c->data, (uint64_t)v, 4);
-		break;
-	case 2:
-		kt_rowbuf_le(&c->data, (uint64_t)v, 2);
-		break;
-	case 1:
-		kt_rowbuf_le(&c->data, (uint64_t)v, 1);
-		break;
-	default:
+	else
 		b->failed = true;
-		return;
-	}
 	b->bytes += c->num;
 }
 /* n bytes as they are (a UUID's 16, a UInt8). */

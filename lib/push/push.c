@@ -403,16 +403,11 @@ static int blk_col(void *arg, const char *name, const char *type)
  */
 static int const_stores(struct push *p)
 {
-	unsigned char host[sizeof(p->st->host) + 2], id[8];
-	size_t n = strlen(p->st->host), hn = n + 1 + (n >= 0x80), cap;
-	int i;
+	unsigned char host[sizeof(p->st->host) + 2], id[8] = { 0 };
+	size_t hn = kt_block_enc(host, sizeof(host), p->st->host), cap;
 
-	host[0] = (unsigned char)(n < 0x80 ? n : (n & 0x7f) | 0x80);
-	if (n >= 0x80)
-		host[1] = (unsigned char)(n >> 7);
-	memcpy(host + 1 + (n >= 0x80), p->st->host, n);
-	for (i = 0; i < 8; i++)
-		id[i] = (unsigned char)(p->id >> (8 * i));
+	if (!hn)
+		return -EINVAL;
 	cap = BATCH_BYTES / (hn + sizeof(id) + sizeof(p->boot)) + 2;
 	if (cap > p->batch)
 		cap = p->batch;
