@@ -7,6 +7,8 @@
  *   KT_FAULT_OPEN='PATTERN:ERRNO;...'   open/openat of a matching path
  *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write to a file opened at such a path
  *   KT_FAULT_MOUNT='PATTERN:ERRNO;...'  mount on a matching target
+ *   KT_FAULT_PREAD='PATTERN:ERRNO;...'  pread of a file opened at such a path,
+ *                                       of at least KT_FAULT_PREAD_MIN bytes
  *   KT_FAULT_LOG=FILE                   append one line per injected fault
  *
  * PATTERN is an fnmatch(3) glob over the absolute path ('*' crosses '/'),
@@ -107,6 +109,20 @@ static void absolute(int dirfd, const char *path, char *out, size_t len)
 	snprintf(out, len, "%s/%s", dir, path);
 }
 
+/* The path fd was opened at, into path: false when /proc does not say. */
+static int fd_path(int fd, char *path, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, len - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	return 1;
+}
+
 /* Zero, or the errno (set) an open of dirfd/path must fail with. */
 static int open_fault(int dirfd, const char *path)
 {
@@ -174,26 +190,51 @@ WRAP_OPENAT(openat64)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
-	char link[64], path[PATH_MAX];
-	ssize_t n;
+	char path[PATH_MAX];
 	int err;
 	NEXT(write);
 
-	if (getenv("KT_FAULT_WRITE")) {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		n = readlink(link, path, sizeof(path) - 1);
-		if (n > 0) {
-			path[n] = '\0';
-			err = rule_for("KT_FAULT_WRITE", path);
-			if (err) {
-				note("write", path, err);
-				errno = err;
-				return -1;
-			}
+	if (getenv("KT_FAULT_WRITE") && fd_path(fd, path, sizeof(path))) {
+		err = rule_for("KT_FAULT_WRITE", path);
+		if (err) {
+			note("write", path, err);
+			errno = err;
+			return -1;
 		}
 	}
 	return next_write(fd, buf, len);
 }
+
+/* Zero, or the errno a pread of len bytes from fd must fail with. */
+static int pread_fault(int fd, size_t len)
+{
+	const char *min = getenv("KT_FAULT_PREAD_MIN");
+	char path[PATH_MAX];
+	int err;
+
+	if (!getenv("KT_FAULT_PREAD") || (min && len < strtoull(min, NULL, 0)) ||
+	    !fd_path(fd, path, sizeof(path)))
+		return 0;
+	err = rule_for("KT_FAULT_PREAD", path);
+	if (err)
+		note("pread", path, err);
+	return err;
+}
+
+#define WRAP_PREAD(name) \
+ssize_t name(int fd, void *buf, size_t len, off_t off) \
+{ \
+	int err = pread_fault(fd, len); \
+	NEXT(name); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(fd, buf, len, off); \
+}
+
+WRAP_PREAD(pread)
+WRAP_PREAD(pread64)
 
 int mount(const char *src, const char *target, const char *type,
 	  unsigned long flags, const void *data)

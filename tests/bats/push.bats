@@ -385,3 +385,13 @@ beta	$("$KTRACE" sql -i beta.dat --format csv 'select count(*) from events' | ta
 	assert_success
 	assert_output --partial "file=libcurl.so.4"
 }
+
+@test "push: a libcurl that cannot be loaded gives one line naming the server and the reason, exit 1" {
+	# A libcurl.so.4 found before Debian's, and not a library.
+	mkdir badlib
+	echo "not a library" >badlib/libcurl.so.4
+	run --separate-stderr env LD_LIBRARY_PATH="$PWD/badlib" "$KTRACE" push -q -i "$BATS_FILE_TMPDIR/a.dat" --to "$URL/nocurl"
+	assert_failure 1
+	[[ $stderr == "ktrace push: cannot push '$BATS_FILE_TMPDIR/a.dat' to 127.0.0.1:"*": cannot load libcurl: "*"libcurl.so.4"*"; complete: none" ]] || fail "$stderr"
+	[ "${#stderr_lines[@]}" = 1 ] || fail "$stderr"
+}

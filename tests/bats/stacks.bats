@@ -7,6 +7,8 @@
 
 load helpers
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	export KT_STACK_BIN="$BATS_FILE_TMPDIR/bin"
 	# Frame pointers: the kernel walks a user stack by them.
@@ -80,6 +82,16 @@ stack_follows() {
 	run awk -v big="$big" -F', ' '/pread64/ { split($3, a, ")"); if (a[1] + 0 > big) n++ } END { print n + 0 }' pread.txt
 	assert_output 1
 	grep -q '^=> do_syscall_64 (' kt.txt
+	# That read failing then: one warning, the report whole, its
+	# addresses unnamed.
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
+	run --separate-stderr env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_PREAD="*/t.dat:EIO" \
+		KT_FAULT_PREAD_MIN="$big" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		"$KTRACE" report -i t.dat
+	assert_success
+	assert_equal "$stderr" "ktrace report: warning: cannot read the kallsyms of 't.dat': Input/output error; kernel addresses are not named"
+	refute_output --partial '=> do_syscall_64 ('
+	[ "$(grep -c '^=> ' <<<"$output")" = "$(grep -c '^=> ' kt.txt)" ] || fail "frames lost"
 }
 
 @test "--stack EVENT: stacks with that event only, and EVENT is recorded" {
