@@ -28,6 +28,8 @@ struct kt_block_const *kt_block_const_new(const void *value, size_t width, size_
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (k->p == MAP_FAILED)
 		goto err_k;
+	/* Paged in as blocks are sealed: 2 MB pages where the kernel has them (see arena.h). */
+	madvise(k->p, cap * width, MADV_HUGEPAGE);
 	memcpy(k->p, value, width);
 	k->width = width;
 	k->rows = 1;
@@ -93,17 +95,14 @@ static unsigned char int_width(const char *type)
 int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
 {
 	struct kt_block_col *c = realloc(b->c, (size_t)(b->n + 1) * sizeof(*c));
-	struct iovec *iov;
 
 	if (!c)
 		return -ENOMEM;
 	b->c = c;
-	iov = realloc(b->iov, (size_t)(2 + 3 * (b->n + 1)) * sizeof(*iov));
-	if (!iov)
-		return -ENOMEM;
-	b->iov = iov;
 	c = &c[b->n];
 	memset(c, 0, sizeof(*c));
+	kt_rowbuf_use_arena(&c->head, b->arena);
+	kt_rowbuf_use_arena(&c->data, b->arena);
 	c->num = int_width(type);
 	b->n++;
 	kt_rowbuf_str(&c->nt, name);
@@ -142,9 +141,9 @@ void kt_block_str(struct kt_block *b, const char *s)
 
 	if (!c)
 		return;
-	at = c->data.len;
+	at = kt_rowbuf_size(&c->data);
 	kt_rowbuf_str(&c->data, s);
-	b->bytes += c->data.len - at;
+	b->bytes += kt_rowbuf_size(&c->data) - at;
 }
 
 void kt_block_nstr(struct kt_block *b, const char *s)
@@ -156,9 +155,9 @@ void kt_block_nstr(struct kt_block *b, const char *s)
 	if (!c)
 		return;
 	kt_rowbuf_add(&c->head, &null, 1);
-	at = c->data.len;
+	at = kt_rowbuf_size(&c->data);
 	kt_rowbuf_str(&c->data, s ? s : "");
-	b->bytes += 1 + c->data.len - at;
+	b->bytes += 1 + kt_rowbuf_size(&c->data) - at;
 }
 
 void kt_block_str_enc(struct kt_block *b, const void *enc, size_t n)
@@ -232,6 +231,39 @@ bool kt_block_failed(const struct kt_block *b)
 	return b->failed;
 }
 
+/* The block's pieces into b->iov: 0 or -ENOMEM. */
+static int make_iov(struct kt_block *b)
+{
+	struct kt_block_col *c;
+	size_t k = kt_leb128(b->counts, (uint64_t)b->n);
+	struct iovec *iov;
+	int i, n = 2;
+
+	for (i = 0; i < b->n; i++)
+		n += 1 + kt_rowbuf_npieces(&b->c[i].head) + kt_rowbuf_npieces(&b->c[i].data);
+	if (n > b->iov_room) {
+		iov = realloc(b->iov, (size_t)n * sizeof(*iov));
+		if (!iov)
+			return -ENOMEM;
+		b->iov = iov;
+		b->iov_room = n;
+	}
+	n = 0;
+	b->iov[n++] = (struct iovec){ b->counts, k };
+	b->iov[n++] = (struct iovec){ b->counts + k, kt_leb128(b->counts + k, b->rows) };
+	for (i = 0; i < b->n; i++) {
+		c = &b->c[i];
+		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
+		n += kt_rowbuf_pieces(&c->head, b->iov + n);
+		if (c->k)
+			b->iov[n++] = (struct iovec){ c->k->p, b->rows * c->k->width };
+		else
+			n += kt_rowbuf_pieces(&c->data, b->iov + n);
+	}
+	b->niov = n;
+	return 0;
+}
+
 int kt_block_seal(struct kt_block *b)
 {
 	int i;
@@ -239,26 +271,13 @@ int kt_block_seal(struct kt_block *b)
 	for (i = 0; i < b->n; i++)
 		if (b->c[i].k && !const_fill(b->c[i].k, b->rows))
 			return -ENOMEM;
-	return kt_block_failed(b) ? -ENOMEM : 0;
+	return kt_block_failed(b) ? -ENOMEM : make_iov(b);
 }
 
 int kt_block_iov(struct kt_block *b, const struct iovec **iov)
 {
-	struct kt_block_col *c;
-	size_t k = kt_leb128(b->counts, (uint64_t)b->n);
-	int i, n = 0;
-
-	b->iov[n++] = (struct iovec){ b->counts, k };
-	b->iov[n++] = (struct iovec){ b->counts + k, kt_leb128(b->counts + k, b->rows) };
-	for (i = 0; i < b->n; i++) {
-		c = &b->c[i];
-		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
-		b->iov[n++] = (struct iovec){ c->head.p, c->head.len };
-		b->iov[n++] = c->k ? (struct iovec){ c->k->p, b->rows * c->k->width } :
-				     (struct iovec){ c->data.p, c->data.len };
-	}
 	*iov = b->iov;
-	return n;
+	return b->niov;
 }
 
 void kt_block_clear(struct kt_block *b)
@@ -266,8 +285,8 @@ void kt_block_clear(struct kt_block *b)
 	int i;
 
 	for (i = 0; i < b->n; i++) {
-		b->c[i].head.len = 0;
-		b->c[i].data.len = 0;
+		kt_rowbuf_reset(&b->c[i].head);
+		kt_rowbuf_reset(&b->c[i].data);
 		b->c[i].end = 0;
 	}
 	b->rows = 0;

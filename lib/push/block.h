@@ -62,7 +62,10 @@ struct kt_block {
 	bool failed;			/* a row of the wrong width */
 	bool last;			/* its table's last: freed once sent, not kept */
 	unsigned char counts[20];	/* the block's numbers of columns and rows */
-	struct iovec *iov;		/* its pieces, 2 + 3 a column */
+	struct iovec *iov;		/* its pieces, made by kt_block_seal() */
+	int niov, iov_room;
+	/* Where its columns' values go past their first piece; set before the columns are added. */
+	struct kt_arena *arena;
 };
 
 /* Add a column (in the order of the rows' values): 0 or -ENOMEM. */
@@ -132,14 +135,15 @@ void kt_block_row_end(struct kt_block *b);
 /* Whether a row was cut short or an allocation failed. */
 bool kt_block_failed(const struct kt_block *b);
 /*
- * Ready to send: the constant columns' stores filled for its rows.  0,
- * or -ENOMEM when a row or an allocation failed or a store is too small.
+ * Ready to send: the constant columns' stores filled for its rows, its
+ * pieces listed.  0, or -ENOMEM when a row or an allocation failed or a
+ * store is too small.
  */
 int kt_block_seal(struct kt_block *b);
 /*
- * The rows so far as one Native block, in pieces that point into b (sent
- * as they are: no copy): their number, *iov set.  b is not to be
- * written until kt_block_clear().
+ * The rows as one Native block, as kt_block_seal() made it, in pieces
+ * that point into b (sent as they are: no copy): their number, *iov
+ * set.  b is not to be written until kt_block_clear().
  */
 int kt_block_iov(struct kt_block *b, const struct iovec **iov);
 /* No rows: the block is written anew. */

@@ -4,13 +4,104 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
+#include "push/arena.h"
 #include "push/rowbuf.h"
+
+/*
+ * With an arena, the first piece grows in place up to PIECE_FROM (a
+ * column of a few rows takes no more than malloc gives); the pieces after
+ * it each as big as the bytes before them, up to PIECE_MAX.
+ */
+#define PIECE_FROM	(64u << 10)
+#define PIECE_MAX	(1u << 20)
 
 void kt_rowbuf_free(struct kt_rowbuf *b)
 {
-	free(b->p);
+	/* The arena's pieces go with the arena. */
+	if (b->piece) {
+		free(b->piece[0].p);
+		free(b->piece);
+	} else {
+		free(b->p);
+	}
 	memset(b, 0, sizeof(*b));
+}
+
+void kt_rowbuf_use_arena(struct kt_rowbuf *b, struct kt_arena *a)
+{
+	b->arena = a;
+}
+
+void kt_rowbuf_reset(struct kt_rowbuf *b)
+{
+	if (b->piece) {
+		b->piece[b->cur].len = b->len;
+		b->cur = 0;
+		b->p = b->piece[0].p;
+		b->cap = b->piece[0].cap;
+		b->before = 0;
+	}
+	b->len = 0;
+}
+
+int kt_rowbuf_pieces(const struct kt_rowbuf *b, struct iovec *iov)
+{
+	int i;
+
+	if (!b->piece) {
+		iov[0] = (struct iovec){ b->p, b->len };
+		return 1;
+	}
+	for (i = 0; i < b->cur; i++)
+		iov[i] = (struct iovec){ b->piece[i].p, b->piece[i].len };
+	iov[b->cur] = (struct iovec){ b->p, b->len };
+	return b->cur + 1;
+}
+
+/* The next piece, with room for n bytes, as the one written to: false when there is none. */
+static bool next_piece(struct kt_rowbuf *b, size_t n)
+{
+	struct kt_rowbuf_piece *pc;
+	size_t want;
+
+	if (!b->piece) {
+		b->piece = calloc(4, sizeof(*b->piece));
+		if (!b->piece)
+			return false;
+		b->room = 4;
+		b->piece[0] = (struct kt_rowbuf_piece){ b->p, b->len, b->cap };
+		b->npieces = 1;
+	}
+	b->piece[b->cur].len = b->len;
+	/* A piece kept from before a reset, unless too small for n (then not used again). */
+	if (b->cur + 1 < b->npieces && b->piece[b->cur + 1].cap >= n)
+		goto use;
+	if (b->cur + 1 == b->room) {
+		pc = realloc(b->piece, (size_t)b->room * 2 * sizeof(*pc));
+		if (!pc)
+			return false;
+		b->piece = pc;
+		b->room *= 2;
+	}
+	want = kt_rowbuf_size(b) < PIECE_MAX ? kt_rowbuf_size(b) : PIECE_MAX;
+	if (want < n)
+		want = n;
+	pc = &b->piece[b->cur + 1];
+	pc->p = kt_arena_take(b->arena, want);
+	if (!pc->p)
+		return false;
+	pc->cap = want;
+	if (b->cur + 1 == b->npieces)
+		b->npieces++;
+use:
+	b->before += b->len;
+	b->cur++;
+	b->p = b->piece[b->cur].p;
+	b->cap = b->piece[b->cur].cap;
+	b->len = 0;
+	return true;
 }
 
 bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n)
@@ -20,6 +111,12 @@ bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n)
 
 	if (b->len + n <= b->cap)
 		return true;
+	if (b->arena && (b->piece || b->len + n > PIECE_FROM)) {
+		if (next_piece(b, n))
+			return true;
+		b->failed = true;
+		return false;
+	}
 	while (cap < b->len + n)
 		cap *= 2;
 	p = realloc(b->p, cap);

@@ -3,6 +3,11 @@
  * A growing byte buffer: a column's values as ClickHouse takes them
  * (little-endian numbers, strings with a LEB128 length; push/block.h
  * makes Native blocks of them), a batch to send, an HTTP reply.
+ *
+ * One in one piece of malloc's, grown by realloc; or, with an arena
+ * (kt_rowbuf_use_arena: a block's columns), past PIECE_FROM bytes a list
+ * of pieces taken from the arena, never moved: the bytes are the pieces'
+ * in order (kt_rowbuf_pieces), a value never split between two.
  */
 #ifndef KT_PUSH_ROWBUF_H
 #define KT_PUSH_ROWBUF_H
@@ -12,17 +17,48 @@
 #include <stdint.h>
 #include <string.h>
 
-struct kt_rowbuf {
+struct kt_arena;
+struct iovec;
+
+struct kt_rowbuf_piece {
 	unsigned char *p;
 	size_t len, cap;
+};
+
+struct kt_rowbuf {
+	unsigned char *p;		/* the piece written to */
+	size_t len, cap;
 	bool failed;			/* an allocation failed: the buffer is short */
+	/*
+	 * With an arena: piece[0] is malloc's, the others the arena's;
+	 * piece[cur] is p's, those before it full, those after it kept
+	 * from before a kt_rowbuf_reset() for the bytes to come.
+	 */
+	struct kt_arena *arena;
+	struct kt_rowbuf_piece *piece;
+	int npieces, room, cur;		/* pieces made, entries, the one written to */
+	size_t before;			/* the bytes in the pieces before p */
 };
 
 void kt_rowbuf_free(struct kt_rowbuf *b);
+void kt_rowbuf_use_arena(struct kt_rowbuf *b, struct kt_arena *a);
+/* Its bytes, in all its pieces. */
+static inline size_t kt_rowbuf_size(const struct kt_rowbuf *b)
+{
+	return b->before + b->len;
+}
+/* Empty, its room kept. */
+void kt_rowbuf_reset(struct kt_rowbuf *b);
+/* Its pieces as iov[0..n-1] (room for at least kt_rowbuf_npieces()): n. */
+int kt_rowbuf_pieces(const struct kt_rowbuf *b, struct iovec *iov);
+static inline int kt_rowbuf_npieces(const struct kt_rowbuf *b)
+{
+	return b->piece ? b->cur + 1 : 1;
+}
 /* Room for n more bytes: false (and failed set) when there is none. */
 bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n);
 void kt_rowbuf_str(struct kt_rowbuf *b, const char *s);
-/* The text so far, NUL-terminated (for a reply). */
+/* The text so far, NUL-terminated (for a reply; not one with an arena). */
 const char *kt_rowbuf_text(struct kt_rowbuf *b);
 
 /*

@@ -108,6 +108,31 @@ tasks	tgid	Int32"
 		<("$KTRACE" sql -i "$f" --format json "select ts, cpu, pid, id, ret from sys_exit order by ts, cpu" | jq -r '[.[]] | @tsv')
 }
 
+@test "push: batches whose columns span many pieces of its arena, the pieces used again batch after batch: each value as sql has it" {
+	local f=$BATS_TEST_TMPDIR/big.dat id t n c
+	db=big${BATS_TEST_TRY_NUMBER:-1}
+	# 25000 calls: batches of 10000 rows a table, in which ts (80 KB)
+	# passes its first piece (malloc's, 64 KB) and args (480 KB) spans
+	# four (see push/rowbuf.h); a table's third batch is written into the
+	# pieces its first had.
+	rec -q -e raw_syscalls -o "$f" -- "$KT_PUSH_BIN/getppid_n" 25000 >/dev/null
+	run "$KTRACE" push -i "$f" --to "$URL/$db" --batch 10000
+	assert_success
+	id=$(trace_of "$output")
+	[ -n "$id" ]
+	for t in sys_enter sys_exit tasks; do
+		n=$("$KTRACE" sql -i "$f" --format csv "select count(*) from $t" | tail -n 1)
+		c=$(chq "$CH1" "SELECT count() FROM $db.$t WHERE trace_id = $id" 2>/dev/null || echo 0)
+		[ "$n" = "$c" ] || fail "$t: sql $n, clickhouse $c"
+	done
+	n=$("$KTRACE" sql -i "$f" --format csv "select count(*) from sys_enter" | tail -n 1)
+	[ "$n" -gt 20000 ] || fail "sys_enter: $n rows, not 3 batches"
+	diff <(chq "$CH1" "SELECT ts, cpu, pid, comm, id, args, ifNull(syscall, '-') FROM $db.sys_enter WHERE trace_id = $id ORDER BY ts, cpu") \
+		<("$KTRACE" sql -i "$f" --format json "select ts, cpu, pid, comm, id, args, syscall from sys_enter order by ts, cpu" | jq -r '[.ts, .cpu, .pid, .comm, .id, .args, (.syscall // "-")] | @tsv')
+	diff <(chq "$CH1" "SELECT ts, cpu, id, ret FROM $db.sys_exit WHERE trace_id = $id ORDER BY ts, cpu") \
+		<("$KTRACE" sql -i "$f" --format json "select ts, cpu, id, ret from sys_exit order by ts, cpu" | jq -r '[.[]] | @tsv')
+}
+
 @test "push: the same file twice sends nothing the second time" {
 	local f=$BATS_FILE_TMPDIR/a.dat id before
 	run "$KTRACE" push -i "$f" --to "$URL" --host twice
