@@ -958,7 +958,6 @@ static void task_row(const void *node, VISIT which, void *arg)
 /* ---- identity ---- */
 
 /* The file's id, hashed on a thread of its own while the file is opened. */
-
 static void *hash_file(void *arg)
 {
 	struct hashing *h = arg;
