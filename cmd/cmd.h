@@ -71,13 +71,6 @@ void kt_backend_option(struct argp_state *state, const char *arg);
 int kt_need_backend(void);
 
 /*
- * Resolve an -e spec into list, printing "unknown event 'x'; did you
- * mean ...?" on failure.  Returns 0 or KT_EXIT_FAIL.
- */
-int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
-			  struct kt_event_list *list);
-
-/*
  * Look up the existing instance a -B NAME option names (NULL: the top
  * level, *out NULL), printing "no instance 'x'; ..." when there is none.
  * Never creates one.  Returns 0 or KT_EXIT_FAIL.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Helpers every subcommand shares: option parsing, the tracefs
- * precondition and event-spec errors.
+ * precondition and the backend choice.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "base/log.h"
-#include "live/evlookup.h"
+#include "live/evhome.h"
 #include "live/tracefs.h"
 #include "live/module.h"
 
@@ -66,12 +66,6 @@ int kt_need_tracefs(void)
 		kt_err("cannot open tracefs: %s", strerror(-ret));
 	}
 	return KT_EXIT_FAIL;
-}
-
-int kt_resolve_event_spec(const struct kt_catalog *cat, const char *spec,
-			  struct kt_event_list *list)
-{
-	return kt_event_spec_resolve(cat, spec, list) ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)

@@ -118,7 +118,7 @@ static int resolve_spec(const struct kt_catalog *cat, const char *dir,
 		kt_err("cannot resolve '%s': %s", spec, strerror(ENOMEM));
 		return KT_EXIT_FAIL;
 	}
-	if (kt_resolve_event_spec(cat, spec, found))
+	if (kt_event_spec_resolve(cat, spec, 0, found))
 		goto out;
 	n = kt_event_list_count(found);
 	for (i = 0; i < n; i++) {

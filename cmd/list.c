@@ -184,11 +184,6 @@ static struct kt_catalog *load_catalog(void)
 }
 
 /*
- * The events a GLOB names, by -e rules; a bare name in several systems
- * lists them all rather than being ambiguous.  NULL once the reason is
- * printed.
- */
-/*
  * "sched:..." needs only sched's directory; a miss reads them all, to
  * say what is wrong and what is close.  NULL when it does not apply.
  */
@@ -209,7 +204,7 @@ static struct kt_event_list *select_in_system(const char *glob)
 	cat = kt_catalog_load_system(NULL, sys);
 	free(sys);
 	if (cat && (sel = kt_event_list_new()) &&
-	    kt_events_resolve(cat, glob, sel) <= 0) {
+	    kt_evspec_resolve(cat, glob, 0, sel) <= 0) {
 		kt_event_list_free(sel);
 		sel = NULL;
 	}
@@ -217,12 +212,15 @@ static struct kt_event_list *select_in_system(const char *glob)
 	return sel;
 }
 
+/*
+ * The events a GLOB names, by -e rules; a bare name in several systems
+ * lists them all rather than being ambiguous.  NULL once the reason is
+ * printed.
+ */
 static struct kt_event_list *select_events(const char *glob)
 {
 	struct kt_event_list *sel;
 	struct kt_catalog *cat;
-	char *any;
-	int ret = -ENOMEM;
 
 	sel = select_in_system(glob);
 	if (sel)
@@ -232,28 +230,13 @@ static struct kt_event_list *select_events(const char *glob)
 		return NULL;
 	sel = kt_event_list_new();
 	if (!sel)
-		goto err_cat;
-	ret = kt_events_resolve(cat, glob, sel);
-	if (ret == -EEXIST) {
-		ret = -ENOMEM;
-		if (asprintf(&any, "*:%s", glob) >= 0) {
-			ret = kt_events_resolve(cat, any, sel);
-			free(any);
-		}
-	}
-	if (ret >= 0) {
-		kt_catalog_free(cat);
-		return sel;
-	}
-	/* Resolving again is what prints the reason and the suggestion. */
-	if (ret != -ENOMEM)
-		kt_resolve_event_spec(cat, glob, sel);
-	kt_event_list_free(sel);
-err_cat:
-	if (ret == -ENOMEM)
 		kt_err("cannot list events: %s", strerror(ENOMEM));
+	else if (kt_event_spec_resolve(cat, glob, KT_EVSPEC_EVERY_SYSTEM, sel)) {
+		kt_event_list_free(sel);
+		sel = NULL;
+	}
 	kt_catalog_free(cat);
-	return NULL;
+	return sel;
 }
 
 static void print_event(const struct list_opts *o, size_t nth,

@@ -203,12 +203,12 @@ static int rows_from_specs(struct top *t)
 		goto err_cat;
 	if (t->o->nevents) {
 		for (i = 0; i < t->o->nevents; i++)
-			if (kt_resolve_event_spec(cat, t->o->events[i], list))
+			if (kt_event_spec_resolve(cat, t->o->events[i], 0, list))
 				goto err_list;
 	} else {
 		/* A kernel without one of the defaults still gets the rest. */
 		for (i = 0; i < sizeof(default_events) / sizeof(*default_events); i++)
-			kt_events_resolve(cat, default_events[i], list);
+			kt_evspec_resolve(cat, default_events[i], 0, list);
 		if (!kt_event_list_count(list)) {
 			kt_err("none of the default events exist here; name some with -e (see 'ktrace list')");
 			goto err_list;

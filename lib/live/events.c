@@ -1,185 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event name resolution.  The catalog is read once from events/ with
- * readdir (cheap: no format file is opened), then every -e spec is
- * matched against it in memory.
+ * Event specs on the running kernel.  The catalog is read once from
+ * events/ with readdir (cheap: no format file is opened) and handed to
+ * the one resolver (base/evspec.c); exact names are answered by stat(2)
+ * on events/<system>/<event> without it.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <tracefs.h>
 
 #include "base/aliases.h"
-#include "base/editdist.h"
+#include "base/log.h"
 #include "live/events.h"
+#include "live/kfunc.h"
 #include "live/module.h"
-
-/* ---- lists ---- */
-
-/*
- * An open-addressing index over ev keeps kt_event_list_add() O(1): a
- * catalog has thousands of events and "enable '*'" adds them all.
- */
-struct kt_event_list {
-	struct kt_event_ref *ev;
-	size_t n, cap;
-	size_t *slot;		/* index + 1 into ev, 0 when free */
-	size_t nslots;		/* a power of two, at least 2 * n */
-	/* The catalog's entries share its system names instead of copies. */
-	bool shared_systems;
-};
-
-static size_t ref_hash(const char *system, const char *name)
-{
-	size_t h = 14695981039346656037ULL;
-
-	for (; *system; system++)
-		h = (h ^ (unsigned char)*system) * 1099511628211ULL;
-	h = (h ^ ':') * 1099511628211ULL;
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
-	return h;
-}
-
-/* The slot that holds system:name, or the free one where it would go. */
-static size_t *find_slot(const struct kt_event_list *list,
-			 const char *system, const char *name)
-{
-	size_t mask = list->nslots - 1, i = ref_hash(system, name) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		size_t *s = &list->slot[i];
-		const struct kt_event_ref *r;
-
-		if (!*s)
-			return s;
-		r = &list->ev[*s - 1];
-		if (!strcmp(r->name, name) && !strcmp(r->system, system))
-			return s;
-	}
-}
-
-/* (Re)build the index with room for want entries. */
-static int reindex(struct kt_event_list *list, size_t want)
-{
-	size_t nslots = 64, i;
-
-	while (nslots < 2 * want)
-		nslots *= 2;
-	free(list->slot);
-	list->slot = calloc(nslots, sizeof(*list->slot));
-	if (!list->slot) {
-		list->nslots = 0;
-		return -ENOMEM;
-	}
-	list->nslots = nslots;
-	for (i = 0; i < list->n; i++)
-		*find_slot(list, list->ev[i].system, list->ev[i].name) = i + 1;
-	return 0;
-}
-
-struct kt_event_list *kt_event_list_new(void)
-{
-	return calloc(1, sizeof(struct kt_event_list));
-}
-
-void kt_event_list_free(struct kt_event_list *list)
-{
-	size_t i;
-
-	if (!list)
-		return;
-	for (i = 0; i < list->n; i++) {
-		if (!list->shared_systems)
-			free((char *)list->ev[i].system);
-		free((char *)list->ev[i].name);
-	}
-	free(list->ev);
-	free(list->slot);
-	free(list);
-}
-
-size_t kt_event_list_count(const struct kt_event_list *list)
-{
-	return list ? list->n : 0;
-}
-
-const struct kt_event_ref *kt_event_list_at(const struct kt_event_list *list,
-					    size_t i)
-{
-	return i < list->n ? &list->ev[i] : NULL;
-}
-
-/* Append a copy of system:name without looking for it first. */
-static int list_append(struct kt_event_list *list, const char *system,
-		       const char *name)
-{
-	struct kt_event_ref ref;
-
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct kt_event_ref *ev = realloc(list->ev, cap * sizeof(*ev));
-
-		if (!ev)
-			return -ENOMEM;
-		list->ev = ev;
-		list->cap = cap;
-	}
-	ref.system = list->shared_systems ? system : strdup(system);
-	ref.name = strdup(name);
-	if (!ref.system || !ref.name) {
-		if (!list->shared_systems)
-			free((char *)ref.system);
-		free((char *)ref.name);
-		return -ENOMEM;
-	}
-	list->ev[list->n++] = ref;
-	return 1;
-}
-
-int kt_event_list_add(struct kt_event_list *list, const char *system,
-		      const char *name)
-{
-	size_t *slot;
-	int ret;
-
-	if (2 * (list->n + 1) > list->nslots && reindex(list, list->n + 1))
-		return -ENOMEM;
-	slot = find_slot(list, system, name);
-	if (*slot)
-		return 0;
-	ret = list_append(list, system, name);
-	if (ret > 0)
-		*slot = list->n;
-	return ret;
-}
+#include "ktrace-abi.h"
 
 /* ---- the catalog ---- */
 
-struct kt_catalog {
-	struct kt_event_list *all;
-	const char **systems;
-	size_t nsystems;
-};
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int cmp_ref_name(const void *a, const void *b)
-{
-	const struct kt_event_ref *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
 /* Add every event directory of one system. */
-static int catalog_add_system(struct kt_catalog *cat, const char *tracing_dir,
+static int catalog_add_events(struct kt_catalog *cat, const char *tracing_dir,
 			      const char *system)
 {
 	char path[4096];
@@ -196,34 +42,12 @@ static int catalog_add_system(struct kt_catalog *cat, const char *tracing_dir,
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || de->d_type == DT_REG)
 			continue;
-		ret = list_append(cat->all, system, de->d_name);
+		ret = kt_catalog_add_event(cat, system, de->d_name);
 		if (ret < 0)
 			break;
 	}
 	closedir(d);
 	return ret < 0 ? ret : 0;
-}
-
-/* The module's system name, unless tracefs has one by that name. */
-static int add_module_system(struct kt_catalog *cat)
-{
-	const char **sys;
-	size_t i;
-
-	if (!kt_module_present())
-		return 0;
-	for (i = 0; i < cat->nsystems; i++)
-		if (!strcmp(cat->systems[i], KTRACE_EVENT_SYSTEM))
-			return 0;
-	sys = realloc(cat->systems, (cat->nsystems + 1) * sizeof(*sys));
-	if (!sys)
-		return -ENOMEM;
-	cat->systems = sys;
-	sys[cat->nsystems] = strdup(KTRACE_EVENT_SYSTEM);
-	if (!sys[cat->nsystems])
-		return -ENOMEM;
-	cat->nsystems++;
-	return 0;
 }
 
 /*
@@ -234,10 +58,11 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 				       const char *only)
 {
 	enum kt_backend backend = kt_events_backend();
+	const char *const *systems;
 	char events_dir[4096];
 	struct kt_catalog *cat;
 	struct dirent *de;
-	size_t i;
+	size_t i, n;
 	DIR *d;
 	int ret = -ENOMEM;
 
@@ -249,13 +74,9 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 	}
 	if (!tracing_dir)
 		tracing_dir = "";
-	cat = calloc(1, sizeof(*cat));
+	cat = kt_catalog_new();
 	if (!cat)
 		goto err;
-	cat->all = kt_event_list_new();
-	if (!cat->all)
-		goto err_cat;
-	cat->all->shared_systems = true;
 	snprintf(events_dir, sizeof(events_dir), "%s/events", tracing_dir);
 	d = backend == KT_BACKEND_MODULE ? NULL : opendir(events_dir);
 	if (!d && backend != KT_BACKEND_MODULE) {
@@ -263,49 +84,36 @@ static struct kt_catalog *catalog_read(const char *tracing_dir,
 		goto err_cat;
 	}
 	while (d && (de = readdir(d))) {
-		const char **sys;
-
 		/* Regular files here are enable, filter, header_page ... */
 		if (de->d_name[0] == '.' || de->d_type == DT_REG)
 			continue;
 		if (only && strcmp(only, de->d_name))
 			continue;
-		sys = realloc(cat->systems, (cat->nsystems + 1) * sizeof(*sys));
-		if (!sys)
+		if (kt_catalog_add_system(cat, de->d_name))
 			goto err_dir;
-		cat->systems = sys;
-		sys[cat->nsystems] = strdup(de->d_name);
-		if (!sys[cat->nsystems])
-			goto err_dir;
-		cat->nsystems++;
 	}
 	if (d)
 		closedir(d);
 	d = NULL;
-	if (kt_events_use_module() &&
-	    (!only || kt_event_where(only) == KT_EVENT_MODULE)) {
-		ret = add_module_system(cat);
-		if (ret)
-			goto err_cat;
-		ret = -ENOMEM;
-	}
-	/* qsort() of NULL, 0 is undefined (no system, or none by that name). */
-	if (cat->nsystems > 1)
-		qsort(cat->systems, cat->nsystems, sizeof(*cat->systems), cmp_str);
 	/*
-	 * System by system in order, each one's events sorted by name: the
-	 * whole catalog comes out sorted without comparing system names.
+	 * The module's system (unless tracefs has one by that name), and
+	 * its events first for a bare name: where kt_event_where() says.
 	 */
-	for (i = 0; i < cat->nsystems; i++) {
-		size_t first = cat->all->n;
-
-		ret = catalog_add_system(cat, tracing_dir, cat->systems[i]);
+	if (kt_events_use_module() &&
+	    (!only || kt_event_where(only) == KT_EVENT_MODULE) &&
+	    kt_module_present() &&
+	    kt_catalog_add_system(cat, KTRACE_EVENT_SYSTEM))
+		goto err_cat;
+	if (kt_events_use_module() &&
+	    kt_catalog_prefer(cat, KTRACE_EVENT_SYSTEM))
+		goto err_cat;
+	n = kt_catalog_systems(cat, &systems);
+	for (i = 0; i < n; i++) {
+		ret = catalog_add_events(cat, tracing_dir, systems[i]);
 		if (ret < 0)
 			goto err_cat;
-		if (cat->all->n - first > 1)
-			qsort(cat->all->ev + first, cat->all->n - first,
-			      sizeof(*cat->all->ev), cmp_ref_name);
 	}
+	kt_catalog_sort(cat);
 	return cat;
 
 err_dir:
@@ -328,185 +136,155 @@ struct kt_catalog *kt_catalog_load_system(const char *tracing_dir,
 	return catalog_read(tracing_dir, system);
 }
 
-void kt_catalog_free(struct kt_catalog *cat)
-{
-	size_t i;
+/* ---- exact names without the catalog ---- */
 
-	if (!cat)
-		return;
-	for (i = 0; i < cat->nsystems; i++)
-		free((char *)cat->systems[i]);
-	free(cat->systems);
-	kt_event_list_free(cat->all);
-	free(cat);
+static bool event_dir(const char *dir, const char *system, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/events/%s/%s", dir, system,
+		     name) >= (int)sizeof(path))
+		return false;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-size_t kt_catalog_count(const struct kt_catalog *cat)
+/* How many systems have an event called name; *system gets the last. */
+static int count_systems(const char *dir, const char *name, char **system)
 {
-	return cat->all->n;
-}
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
 
-const struct kt_event_ref *kt_catalog_at(const struct kt_catalog *cat,
-					 size_t i)
-{
-	return kt_event_list_at(cat->all, i);
-}
-
-size_t kt_catalog_systems(const struct kt_catalog *cat,
-			  const char *const **systems)
-{
-	*systems = cat->systems;
-	return cat->nsystems;
-}
-
-/* ---- resolution ---- */
-
-static bool has_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-static bool is_system(const struct kt_catalog *cat, const char *name)
-{
-	return cat->nsystems &&
-	       bsearch(&name, cat->systems, cat->nsystems,
-		       sizeof(*cat->systems), cmp_str) != NULL;
-}
-
-/* Add every catalog event whose system and name match the patterns. */
-static int add_matching(const struct kt_catalog *cat, const char *sys_pat,
-			const char *ev_pat, struct kt_event_list *out,
-			int *matched)
-{
-	size_t i;
-	int ret;
-
-	for (i = 0; i < cat->all->n; i++) {
-		const struct kt_event_ref *r = &cat->all->ev[i];
-
-		if (sys_pat && fnmatch(sys_pat, r->system, 0))
+	snprintf(path, sizeof(path), "%s/events", dir);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type == DT_REG)
 			continue;
-		if (fnmatch(ev_pat, r->name, 0))
+		if (!event_dir(dir, de->d_name, name))
 			continue;
-		ret = kt_event_list_add(out, r->system, r->name);
-		if (ret < 0)
-			return ret;
-		(*matched)++;
+		n++;
+		free(*system);
+		*system = strdup(de->d_name);
+		if (!*system) {
+			n = -ENOMEM;
+			break;
+		}
 	}
-	return 0;
+	closedir(d);
+	return n;
 }
 
-int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
-		      struct kt_event_list *out)
+int kt_event_lookup(const char *tracing_dir, const char *spec,
+		    struct kt_event_list *out)
 {
 	const struct kt_alias *alias;
-	const char *colon = strchr(spec, ':');
-	int matched = 0, ret;
-	size_t i, systems_hit = 0;
+	const char *colon;
+	char *system = NULL;
+	int n, ret;
 
-	if (!*spec)
-		return -ENOENT;
+	/* The module's events and bare names it may own: the catalog decides. */
+	if (kt_events_backend() == KT_BACKEND_MODULE ||
+	    (kt_events_use_module() && (!strchr(spec, ':') ||
+	     !strncmp(spec, KTRACE_EVENT_SYSTEM ":", strlen(KTRACE_EVENT_SYSTEM ":")))))
+		return 0;
+	if (!tracing_dir)
+		tracing_dir = tracefs_tracing_dir();
+	if (!tracing_dir)
+		return -ENODEV;
+	if (!*spec || strpbrk(spec, "*?[/") || !strcmp(spec, ".") ||
+	    strstr(spec, ".."))
+		return 0;
+	colon = strchr(spec, ':');
 	if (colon) {
 		char *sys = strndup(spec, colon - spec);
-		const char *ev = colon + 1;
 
 		if (!sys)
 			return -ENOMEM;
-		/* "sched:" and "sched:*" both mean the whole system. */
-		ret = add_matching(cat, sys, *ev ? ev : "*", out, &matched);
+		ret = 0;
+		if (*sys && colon[1] && !strchr(colon + 1, ':') &&
+		    event_dir(tracing_dir, sys, colon + 1))
+			ret = kt_event_list_add(out, sys, colon + 1) < 0 ?
+			      -ENOMEM : 1;
 		free(sys);
-		if (ret < 0)
-			return ret;
-		return matched ? matched : -ENOENT;
+		return ret;
 	}
-	if (has_glob(spec)) {
-		ret = add_matching(cat, NULL, spec, out, &matched);
-		if (ret < 0)
-			return ret;
-		return matched ? matched : -ENOENT;
-	}
-	/*
-	 * A bare name the module offers is the module's event: ktrace's
-	 * classic names (sched_schedule ...) are what it was built for.
-	 */
-	for (i = 0; i < cat->all->n; i++)
-		if (!strcmp(cat->all->ev[i].name, spec) &&
-		    kt_event_where(cat->all->ev[i].system) == KT_EVENT_MODULE)
-			return kt_event_list_add(out, KTRACE_EVENT_SYSTEM,
-						 spec) < 0 ? -ENOMEM : 1;
-	/* A bare name: an event, then a classic alias, then a system. */
-	for (i = 0; i < cat->all->n; i++)
-		if (!strcmp(cat->all->ev[i].name, spec))
-			systems_hit++;
-	if (systems_hit > 1)
-		return -EEXIST;
-	if (systems_hit == 1) {
-		ret = add_matching(cat, NULL, spec, out, &matched);
-		return ret < 0 ? ret : matched;
-	}
+	/* A bare name: a unique event, then a classic alias. */
+	n = count_systems(tracing_dir, spec, &system);
+	if (n == 1)
+		ret = kt_event_list_add(out, system, spec) < 0 ? -ENOMEM : 1;
+	else if (n < 0)
+		ret = n;
+	else
+		ret = 0;
+	free(system);
+	if (n != 0)
+		return ret;
 	alias = kt_alias_find(spec);
-	if (alias) {
-		ret = add_matching(cat, alias->system, alias->event, out,
-				   &matched);
-		if (ret < 0)
-			return ret;
-		return matched ? matched : -ENOENT;
-	}
-	if (is_system(cat, spec)) {
-		ret = add_matching(cat, spec, "*", out, &matched);
-		if (ret < 0)
-			return ret;
-		return matched ? matched : -ENOENT;
-	}
-	return -ENOENT;
+	if (alias && event_dir(tracing_dir, alias->system, alias->event))
+		return kt_event_list_add(out, alias->system, alias->event) < 0 ?
+		       -ENOMEM : 1;
+	return 0;
 }
 
-int kt_events_suggest(const struct kt_catalog *cat, const char *spec,
-		      char *buf, size_t len)
+/* ---- what to say ---- */
+
+/* "ambiguous event 'x'; name one: 'a:x' or 'b:x'" */
+static void ambiguous(const struct kt_catalog *cat, const char *spec)
 {
-	const char *colon = strchr(spec, ':');
-	const char *want = colon ? colon + 1 : spec;
-	size_t best = (size_t)-1, i, n, limit, nalias;
-	const struct kt_alias *al = kt_alias_table(&nalias);
-	int shown = 0;
-	size_t used = 0;
+	struct kt_event_list *all = kt_event_list_new();
+	char names[512] = "";
+	size_t i, used = 0, n;
 
-	/* Allow about one typo in three characters, at least two. */
-	limit = strlen(want) / 3;
-	if (limit < 2)
-		limit = 2;
-	n = cat->all->n;
-	for (i = 0; i < n; i++) {
-		size_t d = kt_edit_distance(want, cat->all->ev[i].name);
+	if (all)
+		kt_evspec_resolve(cat, spec, KT_EVSPEC_EVERY_SYSTEM, all);
+	n = kt_event_list_count(all);
+	for (i = 0; i < n && used < sizeof(names); i++) {
+		const struct kt_event_ref *r = kt_event_list_at(all, i);
 
-		if (d < best)
-			best = d;
+		used += snprintf(names + used, sizeof(names) - used, "%s'%s:%s'",
+				 i ? " or " : "", r->system, r->name);
 	}
-	for (i = 0; i < nalias; i++) {
-		size_t d = kt_edit_distance(want, al[i].classic);
+	kt_err("ambiguous event '%s'; name one: %s", spec, names);
+	kt_event_list_free(all);
+}
 
-		if (d < best)
-			best = d;
-	}
-	if (best > limit || !len)
-		return -ENOENT;
-	buf[0] = '\0';
-	for (i = 0; i < n && shown < 3; i++) {
-		const struct kt_event_ref *r = &cat->all->ev[i];
+int kt_event_spec_resolve(const struct kt_catalog *cat, const char *spec,
+			  unsigned int flags, struct kt_event_list *list)
+{
+	char hint[512];
+	int ret = kt_evspec_resolve(cat, spec, flags, list);
 
-		if (kt_edit_distance(want, r->name) != best)
-			continue;
-		used += snprintf(buf + used, used < len ? len - used : 0,
-				 "%s'%s:%s'", shown ? " or " : "",
-				 r->system, r->name);
-		shown++;
+	if (ret > 0)
+		return 0;
+	if (ret == -ENOENT && !strncmp(spec, KTRACE_EVENT_SYSTEM ":",
+				       strlen(KTRACE_EVENT_SYSTEM ":")) &&
+	    !kt_events_use_module()) {
+		if (kt_events_backend() == KT_BACKEND_FTRACE)
+			kt_err("'%s' is an event of ktrace.ko, and --backend ftrace leaves it out; drop --backend or the event",
+			       spec);
+		else
+			kt_err("'%s' is an event of ktrace.ko, which is not loaded; %s",
+			       spec, KT_MODULE_LOAD_HINT);
+	} else if (ret == -EEXIST) {
+		ambiguous(cat, spec);
+	} else if (ret == -ENOENT && kt_evspec_has_glob(spec)) {
+		/* Edit distance to a glob suggests nonsense. */
+		kt_err("no event matches '%s'; see 'ktrace list events'", spec);
+	} else if (ret == -ENOENT && !strchr(spec, ':') &&
+		   kt_kernel_function_exists(spec)) {
+		kt_err("'%s' is a kernel function, not an event: use --kprobe %s, or -p function -l %s (ktrace doctor says which this kernel allows)",
+		       spec, spec, spec);
+	} else if (ret == -ENOENT) {
+		if (!kt_evspec_suggest(cat, spec, hint, sizeof(hint)))
+			kt_err("unknown event '%s'; did you mean %s?", spec, hint);
+		else
+			kt_err("unknown event '%s'; see 'ktrace list'", spec);
+	} else {
+		kt_err("cannot resolve event '%s': %s", spec, strerror(-ret));
 	}
-	for (i = 0; i < nalias && shown < 3; i++) {
-		if (kt_edit_distance(want, al[i].classic) != best)
-			continue;
-		used += snprintf(buf + used, used < len ? len - used : 0,
-				 "%s'%s'", shown ? " or " : "", al[i].classic);
-		shown++;
-	}
-	return shown ? 0 : -ENOENT;
+	return ret < 0 ? ret : -ENOENT;
 }

@@ -1,25 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Event names: the catalog of events the kernel offers, globs, the
- * classic ktrace/LTTng aliases (base/aliases.h), and "did you mean" for
- * typos.
+ * Event specs on the running kernel: its catalog (tracefs's events and
+ * ktrace.ko's) for the one resolver (base/evspec.h), the exact names
+ * answered without it, and what to say when a spec names nothing.
  */
 #ifndef KT_EVENTS_H
 #define KT_EVENTS_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
+#include "base/catalog.h"
+#include "base/evlist.h"
+#include "base/evspec.h"
 /* The catalog holds the events of the backend chosen there. */
 #include "live/evhome.h"
 
-struct kt_event_ref {
-	const char *system;
-	const char *name;
-};
-
-/* Every event under a tracing directory's events/ (NULL: the live one). */
-struct kt_catalog;
+/*
+ * Every event under a tracing directory's events/ (NULL: the live one),
+ * and ktrace.ko's while its events are in play, preferred for bare
+ * names.  NULL + errno.
+ */
 struct kt_catalog *kt_catalog_load(const char *tracing_dir);
 /*
  * Only one system's events (none if it does not exist): enough to
@@ -27,43 +25,27 @@ struct kt_catalog *kt_catalog_load(const char *tracing_dir);
  */
 struct kt_catalog *kt_catalog_load_system(const char *tracing_dir,
 					  const char *system);
-void kt_catalog_free(struct kt_catalog *cat);
-size_t kt_catalog_count(const struct kt_catalog *cat);
-const struct kt_event_ref *kt_catalog_at(const struct kt_catalog *cat,
-					 size_t i);
-/* Sorted, unique system names. */
-size_t kt_catalog_systems(const struct kt_catalog *cat,
-			  const char *const **systems);
-
-/* A de-duplicated list of events, in the order they were added. */
-struct kt_event_list;
-struct kt_event_list *kt_event_list_new(void);
-void kt_event_list_free(struct kt_event_list *list);
-size_t kt_event_list_count(const struct kt_event_list *list);
-const struct kt_event_ref *kt_event_list_at(const struct kt_event_list *list,
-					    size_t i);
-/* Returns 1 if added, 0 if it was already there, -ENOMEM. */
-int kt_event_list_add(struct kt_event_list *list, const char *system,
-		      const char *name);
 
 /*
- * Resolve one user spec into events, appended to out:
- *   "sys:event", "event" (unique bare name), a classic alias, or globs
- *   ("sched:*", "*wakeup*", "sched").  A bare system name means all its
- *   events.
- * Returns the number of events added (>= 1), -ENOENT when nothing
- * matches, -EEXIST (ambiguous) when a bare name names events in several
- * systems.
+ * Resolve spec ("sys:event", a bare unique event name or a classic
+ * alias) into out without the catalog.  Loading the catalog reads every
+ * events/<system>/ directory, which makes eventfs build an inode for
+ * each of thousands of events: tens of milliseconds a short recording
+ * should not pay for "sched_switch".  This answers the common exact
+ * cases with a few stat calls.  Returns 1 when resolved, 0 when the
+ * catalog must decide (glob, unknown, ambiguous, a system name), -errno
+ * on error.  Agrees with kt_evspec_resolve() whenever it returns 1.
  */
-int kt_events_resolve(const struct kt_catalog *cat, const char *spec,
-		      struct kt_event_list *out);
+int kt_event_lookup(const char *tracing_dir, const char *spec,
+		    struct kt_event_list *out);
 
 /*
- * Fill buf with "'sys:a'" or "'sys:a' or 'sys:b'" naming the closest
- * events (and aliases) to spec.  Returns 0, or -ENOENT when nothing is
- * close enough to suggest.
+ * kt_evspec_resolve() for a user's spec, saying through kt_log() what
+ * is wrong when it fails: "unknown event 'x'; did you mean ...?",
+ * ambiguous names, ktrace.ko's events without the module, a kernel
+ * function named as an event.  0 or -errno.
  */
-int kt_events_suggest(const struct kt_catalog *cat, const char *spec,
-		      char *buf, size_t len);
+int kt_event_spec_resolve(const struct kt_catalog *cat, const char *spec,
+			  unsigned int flags, struct kt_event_list *list);
 
 #endif

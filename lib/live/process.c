@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "live/evlookup.h"
+#include "live/events.h"
 #include "live/module.h"
 #include "live/process.h"
 

@@ -12,7 +12,6 @@
 
 #include "base/log.h"
 #include "live/events.h"
-#include "live/evlookup.h"
 #include "live/module.h"
 #include "live/tracefs.h"
 #include "live/topsave.h"
@@ -97,7 +96,7 @@ static int add_resolved(struct kt_tracing *t, const struct kt_evspec *sp)
 			kt_err("cannot read the event list: %s", strerror(errno));
 			goto out;
 		}
-		ret = kt_event_spec_resolve(t->cat, sp->spec, one);
+		ret = kt_event_spec_resolve(t->cat, sp->spec, 0, one);
 		if (ret)
 			goto out;
 		ret = -ENOMEM;
