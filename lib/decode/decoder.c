@@ -13,7 +13,7 @@
 #include "base/byteorder.h"
 #include "decode/decoder.h"
 #include "base/aliases.h"
-#include "base/editdist.h"
+#include "base/evspec.h"
 #include "base/log.h"
 #include "base/lsan.h"
 #include "file/rawpage.h"
@@ -67,6 +67,7 @@ struct kt_decoder {
 	int npids;
 	char **comms;
 	int ncomms;
+	struct kt_catalog *cat;	/* the file's events, for -e */
 };
 
 static uint32_t rd32(const struct kt_decoder *d, const void *p)
@@ -423,6 +424,7 @@ void kt_decoder_free(struct kt_decoder *d)
 	free(d->need);
 	free(d->evs);
 	free(d->ids);
+	kt_catalog_free(d->cat);
 	if (d->filter)
 		tep_filter_free(d->filter);
 	free(d->pids);
@@ -657,70 +659,83 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 
 /* ---- selection ---- */
 
+/*
+ * The file's events as a catalog for the one resolver (base/evspec.h):
+ * -e on a recording means what it means on the running kernel, and a
+ * typo gets the same suggestions.  Built on first use.
+ */
+static const struct kt_catalog *file_catalog(struct kt_decoder *d)
+{
+	struct tep_event **evs;
+	int i;
+
+	if (d->cat)
+		return d->cat;
+	evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	d->cat = kt_catalog_new();
+	for (i = 0; d->cat && evs && evs[i]; i++) {
+		if (evs[i]->id < 0 || evs[i]->id >= NR_IDS)
+			continue;
+		if (kt_catalog_add_event(d->cat, evs[i]->system, evs[i]->name)) {
+			kt_catalog_free(d->cat);
+			d->cat = NULL;
+		}
+	}
+	if (d->cat)
+		kt_catalog_sort(d->cat);
+	return d->cat;
+}
+
 int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 {
 	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
-	const char *colon = strchr(spec, ':');
+	const struct kt_catalog *cat = file_catalog(d);
 	const struct kt_alias *alias;
+	struct kt_event_list *sel;
 	char full[512];
-	int i, found = 0;
+	int i, ret;
 
+	if (!cat)
+		return -ENOMEM;
 	if (!d->ids) {
 		d->ids = calloc(NR_IDS, sizeof(*d->ids));
 		if (!d->ids)
 			return -ENOMEM;
 		d->selecting = true;
 	}
-	for (i = 0; evs && evs[i]; i++) {
-		struct tep_event *e = evs[i];
-		bool hit;
-
-		if (e->id < 0 || e->id >= NR_IDS)
-			continue;
-		snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
-		if (colon)
-			hit = !fnmatch(spec, full, 0);
-		else
-			hit = !fnmatch(spec, e->name, 0) ||
-			      !fnmatch(spec, e->system, 0);
-		if (hit) {
-			d->ids[e->id] = true;
-			found++;
-		}
-	}
-	/* A classic name (sched_schedule) stands for its modern event. */
-	alias = found ? NULL : kt_alias_find(colon ? colon + 1 : spec);
-	if (alias && (!colon || !strncmp(spec, "ktrace:", 7))) {
+	sel = kt_event_list_new();
+	if (!sel)
+		return -ENOMEM;
+	/* A file has no ambiguity to refuse: a name in two systems is both. */
+	ret = kt_evspec_resolve(cat, spec, KT_EVSPEC_EVERY_SYSTEM, sel);
+	/*
+	 * ktrace.ko's event (ktrace:sched_schedule) in a file recorded
+	 * without it is the ftrace event it stands for, so that one
+	 * selection reads a recording of either backend.
+	 */
+	alias = ret == -ENOENT && !strncmp(spec, "ktrace:", 7) ?
+		kt_alias_find(spec + 7) : NULL;
+	if (alias) {
 		snprintf(full, sizeof(full), "%s:%s", alias->system, alias->event);
-		return kt_decoder_add_event(d, full);
+		ret = kt_evspec_resolve(cat, full, 0, sel);
 	}
-	return found ? 0 : -ENOENT;
+	for (i = 0; ret > 0 && evs && evs[i]; i++) {
+		struct tep_event *e = evs[i];
+
+		if (e->id >= 0 && e->id < NR_IDS &&
+		    kt_event_list_has(sel, e->system, e->name))
+			d->ids[e->id] = true;
+	}
+	kt_event_list_free(sel);
+	return ret < 0 ? ret : 0;
 }
 
 int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
 			     char *buf, size_t len)
 {
-	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
-	const char *colon = strchr(spec, ':');
-	const char *want = colon ? colon + 1 : spec;
-	size_t best = (size_t)-1, limit = strlen(want) / 3, dist;
-	const struct tep_event *pick = NULL;
-	int i;
+	const struct kt_catalog *cat = file_catalog(d);
 
-	/* As kt_events_suggest(): about one typo in three characters. */
-	if (limit < 2)
-		limit = 2;
-	for (i = 0; evs && evs[i]; i++) {
-		dist = kt_edit_distance(want, evs[i]->name);
-		if (dist < best) {
-			best = dist;
-			pick = evs[i];
-		}
-	}
-	if (!pick || best > limit || !len)
-		return -ENOENT;
-	snprintf(buf, len, "%s:%s", pick->system, pick->name);
-	return 0;
+	return cat ? kt_evspec_suggest(cat, spec, buf, len) : -ENOMEM;
 }
 
 /*

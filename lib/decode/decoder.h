@@ -47,7 +47,10 @@ void kt_decoder_free(struct kt_decoder *d);
 
 /* Selection.  Returns 0, -ENOENT (no such event), -EINVAL (bad filter). */
 int kt_decoder_add_event(struct kt_decoder *d, const char *spec);
-/* The file's event closest to a misspelt SPEC, as "system:name". */
+/*
+ * The file's events closest to a misspelt SPEC, as kt_evspec_suggest()
+ * gives them ("'sys:a' or 'sys:b'").
+ */
 int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
 			     char *buf, size_t len);
 int kt_decoder_add_filter(struct kt_decoder *d, const char *filter);

@@ -276,14 +276,14 @@ void kt_select_window(const struct kt_select *s, bool *has_from,
 /* Add -e, -F, --pid and --comm to d; 0 or -errno (reported). */
 static int add_selection(const struct kt_select *s, struct kt_decoder *d)
 {
-	char hint[256];
+	char hint[512];
 	int i, ret;
 
 	for (i = 0; i < s->nevents; i++) {
 		ret = kt_decoder_add_event(d, s->events[i]);
-		if (ret == -ENOENT && !strpbrk(s->events[i], "*?[") &&
+		if (ret == -ENOENT &&
 		    !kt_decoder_suggest_event(d, s->events[i], hint, sizeof(hint))) {
-			kt_err("no event '%s' in the file; did you mean '%s'?",
+			kt_err("no event '%s' in the file; did you mean %s?",
 			       s->events[i], hint);
 			return ret;
 		}

@@ -3,7 +3,8 @@
 # text: --stat of a selection, counted by hand from the lines trace-cmd
 # and report print; and -o OUT.dat, the selected events as a trace.dat v6
 # that trace-cmd reads back line for line.  On the stored corpus
-# (tests/data), so nothing is recorded here.
+# (tests/data), so nothing is recorded here (record runs only to refuse
+# a misspelt event, as report does).
 
 load helpers
 
@@ -93,6 +94,51 @@ drops() {
 	assert_output --partial "did you mean 'sched:sched_switch'"
 	run "$KTRACE" report -i "$LOST" --stat --head 3
 	[ "$status" = 64 ]
+}
+
+# The "did you mean" of a message on stdin: what follows "; ".
+hint() {
+	sed -n "s/^ktrace [a-z]*: [^;]*; //p"
+}
+
+@test "-e: a typo gets the same suggestions from record (live) as from report and analyze on a file" {
+	local f=$DATA/tc-kinds.dat typo want live
+	# An event, an event and a classic alias, an alias alone: the file
+	# holds sched:sched_switch, irq:softirq_exit and kmem:mm_page_alloc.
+	for typo in sched_swich softirq_exi page_aloc; do
+		case $typo in
+		sched_swich) want="did you mean 'sched:sched_switch'?" ;;
+		softirq_exi) want="did you mean 'irq:softirq_exit' or 'softirq_exit'?" ;;
+		page_aloc) want="did you mean 'page_alloc'?" ;;
+		esac
+		live=$("$KTRACE" record -q -e "$typo" -o r.dat -- true 2>&1 | hint)
+		[ ! -e r.dat ]
+		[ "$live" = "$want" ] || fail "record -e $typo: '$live', not '$want'"
+		run "$KTRACE" report -i "$f" -e "$typo"
+		assert_failure 1
+		assert_output "ktrace report: no event '$typo' in the file; $want"
+		run "$KTRACE" report -i "$f" --stat -e "$typo"
+		assert_failure 1
+		assert_output "ktrace report: no event '$typo' in the file; $want"
+		run "$KTRACE" analyze sched -i "$f" -e "$typo"
+		assert_failure 1
+		assert_output "ktrace analyze: no event '$typo' in the file; $want"
+	done
+}
+
+@test "-e on a file: one grammar with record's; an alias whose event the file lacks is no suggestion" {
+	# "system:" is the whole system, as on the running kernel.
+	cmp <("$KTRACE" report -i "$DATA/tc-kinds.dat" -e 'sched:') \
+	    <("$KTRACE" report -i "$DATA/tc-kinds.dat" -e 'sched:*')
+	# A classic name, and ktrace.ko's name of it in a file without the module.
+	"$KTRACE" report -i "$DATA/tc-kinds.dat" -e sched_switch >modern.txt
+	[ -s modern.txt ]
+	"$KTRACE" report -i "$DATA/tc-kinds.dat" -e sched_schedule | cmp modern.txt -
+	"$KTRACE" report -i "$DATA/tc-kinds.dat" -e ktrace:sched_schedule | cmp modern.txt -
+	# tc-kinds.dat has no syscalls: 'syscall_entry' is not offered for it.
+	run "$KTRACE" report -i "$DATA/tc-kinds.dat" -e syscall_entr
+	assert_failure 1
+	assert_output "ktrace report: no event 'syscall_entr' in the file; see the events it holds with 'ktrace report --stat'"
 }
 
 # -o OUT.dat: the selection as a trace.dat.  trace-cmd report of the new
