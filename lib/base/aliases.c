@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The classic event names.  Here, in base/, because both the live
- * catalog (lib/live/events.c, evlookup.c) and report's selection of a
- * recording's events (lib/decode/decoder.c) accept them.
+ * The classic event names, part of the one grammar of event specs
+ * (base/evspec.c) on the running kernel and on a recording alike.
  */
 #include <string.h>
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The classic ktrace/LTTng event names and the ftrace events they stand
- * for: one table, shared by the live catalog and by report.
+ * for: one table, for the one resolver (base/evspec.h) and 'ktrace list
+ * aliases'.
  */
 #ifndef KT_ALIASES_H
 #define KT_ALIASES_H

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Levenshtein distance, for "did you mean": command names (ktrace.c),
- * list kinds, live events (lib/live/events.c) and a recording's events
- * (lib/decode/decoder.c).
+ * list kinds, and event names, live or a recording's (base/evspec.c).
  */
 #include <stdlib.h>
 #include <string.h>
