@@ -126,6 +126,42 @@ hint() {
 	done
 }
 
+@test "the one resolver (lib/base/evspec.c): its grammar and suggestions on a made-up catalog" {
+	local cat='sched sched_switch
+sched sched_wakeup
+foo sched_switch
+irq softirq_exit
+irq irq_handler_entry
+ktrace syscall_entry
+foo syscall_entry
+raw_syscalls sys_enter'
+	run "$UNIT/evspec-check" sched_switch syscall_entry 'sched:' '*wake*' irq \
+		irq_entry sched_schedule 'ktrace:*' softirq_exi sys_entr page_aloc \
+		'nope*' x:y <<<"$cat
+prefer ktrace"
+	assert_success
+	assert_output "sched_switch: EEXIST
+syscall_entry: ktrace:syscall_entry
+sched:: sched:sched_switch sched:sched_wakeup
+*wake*: sched:sched_wakeup
+irq: irq:irq_handler_entry irq:softirq_exit
+irq_entry: irq:irq_handler_entry
+sched_schedule: sched:sched_switch
+ktrace:*: ktrace:syscall_entry
+softirq_exi: ENOENT; did you mean 'irq:softirq_exit' or 'softirq_exit'?
+sys_entr: ENOENT; did you mean 'raw_syscalls:sys_enter'?
+page_aloc: ENOENT
+nope*: ENOENT
+x:y: ENOENT"
+	# No preferred system: a bare name in two systems is ambiguous, or
+	# (a recording's rule) both.
+	run "$UNIT/evspec-check" syscall_entry <<<"$cat"
+	assert_output "syscall_entry: EEXIST"
+	run "$UNIT/evspec-check" -a syscall_entry sched_switch <<<"$cat"
+	assert_output "syscall_entry: foo:syscall_entry ktrace:syscall_entry
+sched_switch: foo:sched_switch sched:sched_switch"
+}
+
 @test "-e on a file: one grammar with record's; an alias whose event the file lacks is no suggestion" {
 	# "system:" is the whole system, as on the running kernel.
 	cmp <("$KTRACE" report -i "$DATA/tc-kinds.dat" -e 'sched:') \
