@@ -664,6 +664,12 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
  * -e on a recording means what it means on the running kernel, and a
  * typo gets the same suggestions.  Built on first use.
  */
+/* An event -e can name: a damaged file may hold ids past the tables. */
+static bool nameable(const struct tep_event *e)
+{
+	return e->id >= 0 && e->id < NR_IDS && e->system && e->name;
+}
+
 static const struct kt_catalog *file_catalog(struct kt_decoder *d)
 {
 	struct tep_event **evs;
@@ -674,7 +680,7 @@ static const struct kt_catalog *file_catalog(struct kt_decoder *d)
 	evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
 	d->cat = kt_catalog_new();
 	for (i = 0; d->cat && evs && evs[i]; i++) {
-		if (evs[i]->id < 0 || evs[i]->id >= NR_IDS)
+		if (!nameable(evs[i]))
 			continue;
 		if (kt_catalog_add_event(d->cat, evs[i]->system, evs[i]->name)) {
 			kt_catalog_free(d->cat);
@@ -722,8 +728,7 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 	for (i = 0; ret > 0 && evs && evs[i]; i++) {
 		struct tep_event *e = evs[i];
 
-		if (e->id >= 0 && e->id < NR_IDS &&
-		    kt_event_list_has(sel, e->system, e->name))
+		if (nameable(e) && kt_event_list_has(sel, e->system, e->name))
 			d->ids[e->id] = true;
 	}
 	kt_event_list_free(sel);
