@@ -290,22 +290,7 @@ static int open_instance(const struct enable_opts *o,
 	/* Switching off never creates an instance just to find it empty. */
 	int ret = kt_instance_open(o->instance, !o->disable, inst, created);
 
-	switch (ret) {
-	case 0:
-		return KT_EXIT_OK;
-	case -ENOENT:
-		kt_err("no instance '%s'; see 'ls %s/instances'", o->instance,
-		       tracefs_tracing_dir());
-		break;
-	case -EINVAL:
-		kt_err("bad instance name '%s'; a name is not empty and has no '/'",
-		       o->instance);
-		break;
-	default:
-		kt_err("cannot open instance '%s': %s", o->instance,
-		       strerror(-ret));
-	}
-	return KT_EXIT_FAIL;
+	return kt_instance_explain(o->instance, ret) ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 static bool interrupted(const sigset_t *held)
