@@ -73,20 +73,7 @@ int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)
 	/* -B "" must not quietly mean the top-level buffer. */
 	int ret = name && !*name ? -EINVAL : kt_instance_lookup(name, out);
 
-	switch (ret) {
-	case 0:
-		return KT_EXIT_OK;
-	case -ENOENT:
-		kt_err("no instance '%s'; see 'ls %s/instances'", name,
-		       tracefs_tracing_dir() ? tracefs_tracing_dir() : "/sys/kernel/tracing");
-		break;
-	case -EINVAL:
-		kt_err("bad instance name '%s'; a name is not empty and has no '/'", name);
-		break;
-	default:
-		kt_err("cannot open instance '%s': %s", name, strerror(-ret));
-	}
-	return KT_EXIT_FAIL;
+	return kt_instance_explain(name, ret) ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 void kt_backend_option(struct argp_state *state, const char *arg)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "live/errlog.h"
 #include "live/evsave.h"
 #include "live/tracefs.h"
 #include "base/log.h"
@@ -203,42 +204,28 @@ static struct kt_event_list *resolve_all(const struct enable_opts *o)
 }
 
 /*
- * The kernel's error_log entry is three lines:
- *   [  616.486559] event filter parse error: error: Field not found
- *     Command: prev_pidd == 1
- *                        ^
- * Put it in one: "Field not found (column 11)".  Without an error_log,
- * the rejected filter file itself says "parse_error: Field not found".
+ * The kernel's error_log entry, in one line (live/errlog.h): "Field not
+ * found (column 11)".  Without an error_log, the rejected filter file
+ * itself says "parse_error: Field not found".
  */
 static void filter_reason(const char *why, const char *filter_text,
 			  char *buf, size_t len)
 {
-	const char *msg = NULL, *eol, *p, *cmd, *cmd_bol, *caret_bol, *caret;
-	long col = 0;
+	const char *msg, *eol;
+	struct kt_errlog e;
 
-	eol = why ? strchrnul(why, '\n') : NULL;
-	for (p = why; p && (p = strstr(p, "error: ")) && p < eol; p++)
-		msg = p + strlen("error: ");
-	if (msg) {
-		cmd = strstr(eol, "Command: ");
-		caret_bol = cmd ? strchr(cmd, '\n') : NULL;
-		caret = caret_bol ? strchr(caret_bol + 1, '^') : NULL;
-		if (caret) {
-			for (cmd_bol = cmd; cmd_bol > why && cmd_bol[-1] != '\n'; )
-				cmd_bol--;
-			col = (caret - (caret_bol + 1)) -
-			      (cmd + strlen("Command: ") - cmd_bol) + 1;
-		}
+	if (!kt_errlog_parse(why, &e) && *e.reason) {
+		if (e.column > 0)
+			snprintf(buf, len, "%s (column %ld)", e.reason, e.column);
+		else
+			snprintf(buf, len, "%s", e.reason);
 	} else if (filter_text && (msg = strstr(filter_text, "parse_error: "))) {
 		msg += strlen("parse_error: ");
 		eol = strchrnul(msg, '\n');
-	}
-	if (!msg)
-		snprintf(buf, len, "%s", strerror(EINVAL));
-	else if (col > 0)
-		snprintf(buf, len, "%.*s (column %ld)", (int)(eol - msg), msg, col);
-	else
 		snprintf(buf, len, "%.*s", (int)(eol - msg), msg);
+	} else {
+		snprintf(buf, len, "%s", strerror(EINVAL));
+	}
 }
 
 /* Say why the kernel refused a filter, in one line. */
@@ -303,22 +290,7 @@ static int open_instance(const struct enable_opts *o,
 	/* Switching off never creates an instance just to find it empty. */
 	int ret = kt_instance_open(o->instance, !o->disable, inst, created);
 
-	switch (ret) {
-	case 0:
-		return KT_EXIT_OK;
-	case -ENOENT:
-		kt_err("no instance '%s'; see 'ls %s/instances'", o->instance,
-		       tracefs_tracing_dir());
-		break;
-	case -EINVAL:
-		kt_err("bad instance name '%s'; a name is not empty and has no '/'",
-		       o->instance);
-		break;
-	default:
-		kt_err("cannot open instance '%s': %s", o->instance,
-		       strerror(-ret));
-	}
-	return KT_EXIT_FAIL;
+	return kt_instance_explain(o->instance, ret) ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 static bool interrupted(const sigset_t *held)

@@ -5,7 +5,6 @@
  * --stat summary that `ktrace stat -i FILE` shares.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "decode/threaded.h"
 #include "decode/ustack.h"
 #include "base/log.h"
+#include "base/tmpfile.h"
 #include "views/flamegraph.h"
 #include "views/folded.h"
 #include "views/procview.h"
@@ -256,15 +256,14 @@ static int open_reader(const char *path, struct kt_reader **r)
 	return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
 }
 
-/* Output to OUT goes to a temporary file renamed into place at the end. */
+/* Output to OUT goes to a temporary file put in place at the end (base/tmpfile.h). */
 static FILE *open_output(const char *path, char **tmp)
 {
+	struct stat st;
 	FILE *f;
 	int fd;
 
 	*tmp = NULL;
-	struct stat st;
-
 	if (!path || !strcmp(path, "-"))
 		return stdout;
 	/* A device or a fifo (-o /dev/null) is written as it is. */
@@ -274,48 +273,20 @@ static FILE *open_output(const char *path, char **tmp)
 			kt_err("cannot open '%s': %s", path, strerror(errno));
 		return f;
 	}
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
-		*tmp = NULL;
-		return NULL;
-	}
-	fd = mkstemp(*tmp);
+	fd = kt_tmpfile_open(path, tmp);
 	if (fd < 0) {
 		kt_err("cannot create '%s': %s; try -o in a writable directory",
-		       path, strerror(errno));
-		free(*tmp);
-		*tmp = NULL;
+		       path, strerror(-fd));
 		return NULL;
 	}
-	fchmod(fd, 0644);
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
-		unlink(*tmp);
+		kt_tmpfile_discard(*tmp);
 		free(*tmp);
 		*tmp = NULL;
 	}
 	return f;
-}
-
-/*
- * Put tmp in place of path.  An existing file is swapped out and then
- * deleted rather than renamed over: ext4 (auto_da_alloc) answers a
- * rename over a file by writing the whole new file out at once, in the
- * renaming process's time (0.8 s of system time for a 500 MB report);
- * the swap keeps the replacement atomic without it.  -1 and errno.
- */
-static int replace_file(const char *tmp, const char *path)
-{
-	struct stat st;
-
-	if (!lstat(path, &st) && !S_ISDIR(st.st_mode) &&
-	    !renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE)) {
-		if (unlink(tmp) && errno != ENOENT)
-			kt_warn("cannot remove the old '%s', now '%s': %s",
-				path, tmp, strerror(errno));
-		return 0;
-	}
-	return rename(tmp, path);
 }
 
 static int close_output(FILE *f, const char *path, char *tmp, int status)
@@ -335,14 +306,13 @@ static int close_output(FILE *f, const char *path, char *tmp, int status)
 	}
 	if (fclose(f))
 		ret = -errno;
-	if (!ret && status != KT_EXIT_FAIL && replace_file(tmp, path))
-		ret = -errno;
+	if (ret || status == KT_EXIT_FAIL)
+		kt_tmpfile_discard(tmp);
+	else
+		ret = kt_tmpfile_commit(tmp, path);
 	if (ret) {
 		kt_err("cannot write '%s': %s", path, strerror(-ret));
-		unlink(tmp);
 		status = KT_EXIT_FAIL;
-	} else if (status == KT_EXIT_FAIL) {
-		unlink(tmp);
 	}
 	free(tmp);
 	return status;

@@ -14,6 +14,7 @@
 #include "analyze/evcache.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "base/collect.h"
 #include "decode/symbols.h"
 
 enum kind { K_OTHER, K_SWITCH, K_IRQ_IN, K_IRQ_OUT, K_SOFT_IN, K_SOFT_OUT };
@@ -239,34 +240,23 @@ int kt_cpu_add(const struct kt_event *ev, void *arg)
 	return on_irq(c, in, rec, p);
 }
 
-struct walk {
-	void **v;
-	size_t n;
-};
-
-static void collect(const void *node, VISIT which, void *arg)
-{
-	struct walk *w = arg;
-
-	if (which == postorder || which == leaf)
-		w->v[w->n++] = *(void *const *)node;
-}
-
-static int cmp_tasks(const void *a, const void *b)
+static int cmp_tasks(const void *a, const void *b, void *arg)
 {
 	const struct kt_cpu_task *x = *(struct kt_cpu_task *const *)a;
 	const struct kt_cpu_task *y = *(struct kt_cpu_task *const *)b;
 
+	(void)arg;
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static int cmp_irqs(const void *a, const void *b)
+static int cmp_irqs(const void *a, const void *b, void *arg)
 {
 	const struct kt_cpu_irq *x = *(struct kt_cpu_irq *const *)a;
 	const struct kt_cpu_irq *y = *(struct kt_cpu_irq *const *)b;
 
+	(void)arg;
 	/* Hard irqs first. */
 	if ((x->irq < 0) != (y->irq < 0))
 		return x->irq < 0 ? 1 : -1;
@@ -275,37 +265,30 @@ static int cmp_irqs(const void *a, const void *b)
 	return cmp_irq(x, y);
 }
 
-static void *walk_sorted(void *tree, size_t n, int (*cmp)(const void *, const void *))
-{
-	struct walk w = { .v = malloc((n ? n : 1) * sizeof(void *)) };
-
-	if (!w.v)
-		return NULL;
-	twalk_r(tree, collect, &w);
-	qsort(w.v, w.n, sizeof(*w.v), cmp);
-	return w.v;
-}
-
 int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n)
 {
+	void **rows;
+	int ret;
+
 	free(c->tv);
-	c->tv = walk_sorted(c->tasks.tree, c->tasks.n, cmp_tasks);
-	if (!c->tv)
-		return -ENOMEM;
+	ret = kt_collect_rows(c->tasks.tree, c->tasks.n,
+			      &(struct kt_collect){ .cmp = cmp_tasks }, &rows, n);
+	c->tv = (struct kt_cpu_task **)rows;
 	*v = c->tv;
-	*n = c->tasks.n;
-	return 0;
+	return ret;
 }
 
 int kt_cpu_irqs(struct kt_cpu *c, struct kt_cpu_irq ***v, size_t *n)
 {
+	void **rows;
+	int ret;
+
 	free(c->iv);
-	c->iv = walk_sorted(c->irqs, c->nirqs, cmp_irqs);
-	if (!c->iv)
-		return -ENOMEM;
+	ret = kt_collect_rows(c->irqs, c->nirqs, &(struct kt_collect){ .cmp = cmp_irqs },
+			      &rows, n);
+	c->iv = (struct kt_cpu_irq **)rows;
 	*v = c->iv;
-	*n = c->nirqs;
-	return 0;
+	return ret;
 }
 
 int kt_cpu_cpus(struct kt_cpu *c, struct kt_cpu_cpu **v, size_t *n)

@@ -3,7 +3,6 @@
  * analyze offcpu.  See offcpu.h.
  */
 #include <errno.h>
-#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "analyze/offcpu.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "base/collect.h"
 #include "decode/kstack.h"
 #include "decode/symbols.h"
 
@@ -343,18 +343,18 @@ static int cmp_reasons(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-struct walk {
-	struct otask **v;
-	size_t n;
-};
-
-static void collect(const void *node, VISIT which, void *arg)
+/* A task with an event of its own selected and a stretch off. */
+static bool keep_task(void *item, void *arg)
 {
-	struct walk *w = arg;
-	struct otask *t = *(struct otask *const *)node;
+	struct otask *t = item;
 
-	if ((which == postorder || which == leaf) && t->selected && t->row.count)
-		w->v[w->n++] = t;
+	(void)arg;
+	return t->selected && t->row.count;
+}
+
+static void *task_row(void *item)
+{
+	return &((struct otask *)item)->row;
 }
 
 static int cmp_comm(const void *a, const void *b)
@@ -374,44 +374,41 @@ static void free_merged(struct kt_offcpu *o)
 	o->nmerged = 0;
 }
 
-/* One row per comm: the tasks' times and reasons added up. */
-static int by_comm(struct kt_offcpu *o, struct walk *w)
+/*
+ * One row per comm: the tasks' times and reasons added up; task t into
+ * m, a new row when m is NULL.
+ */
+static void *by_comm(void *m, void *item, void *arg)
 {
-	size_t i, k, n = 0;
+	struct kt_offcpu *o = arg;
+	struct kt_off_row *r = &((struct otask *)item)->row, *into = m;
+	size_t k;
 
-	qsort(w->v, w->n, sizeof(*w->v), cmp_comm);
-	o->merged = calloc(w->n ? w->n : 1, sizeof(*o->merged));
-	if (!o->merged)
-		return -ENOMEM;
-	for (i = 0; i < w->n; i++) {
-		struct kt_off_row *r = &w->v[i]->row, *m;
-
-		if (!n || strcmp(o->merged[n - 1].comm, r->comm)) {
-			memcpy(o->merged[n].comm, r->comm, sizeof(r->comm));
-			o->merged[n].pid = -1;
-			n++;
-			o->nmerged = n;
-		}
-		m = &o->merged[n - 1];
-		m->s_ns += r->s_ns;
-		m->d_ns += r->d_ns;
-		m->other_ns += r->other_ns;
-		m->count += r->count;
-		for (k = 0; k < r->nreasons; k++)
-			if (add_reason(m, r->reasons[k].name, r->reasons[k].ns,
-				       r->reasons[k].count))
-				return -ENOMEM;
+	if (!into) {
+		into = &o->merged[o->nmerged++];
+		memcpy(into->comm, r->comm, sizeof(r->comm));
+		into->pid = -1;
 	}
-	return 0;
+	into->s_ns += r->s_ns;
+	into->d_ns += r->d_ns;
+	into->other_ns += r->other_ns;
+	into->count += r->count;
+	for (k = 0; k < r->nreasons; k++)
+		if (add_reason(into, r->reasons[k].name, r->reasons[k].ns,
+			       r->reasons[k].count))
+			return NULL;
+	return into;
 }
 
 int kt_offcpu_rows(struct kt_offcpu *o, const char *sort,
 		   struct kt_off_row ***rows, size_t *n)
 {
 	static const char *const keys[] = { "blocked", "S", "D", "times", "comm" };
-	struct walk w = { 0 };
+	struct kt_collect how = { .keep = keep_task, .row = task_row, .arg = o };
 	struct kt_off_row **v;
+	void **all;
 	size_t i, nv;
+	int ret;
 
 	if (!sort)
 		sort = "blocked";
@@ -420,26 +417,20 @@ int kt_offcpu_rows(struct kt_offcpu *o, const char *sort,
 	free(o->sorted);
 	o->sorted = NULL;
 	free_merged(o);
-	w.v = malloc((o->tasks.n ? o->tasks.n : 1) * sizeof(*w.v));
-	if (!w.v)
-		return -ENOMEM;
-	twalk_r(o->tasks.tree, collect, &w);
-	if (o->by_comm && by_comm(o, &w)) {
-		free(w.v);
-		return -ENOMEM;
+	if (o->by_comm) {
+		o->merged = calloc(o->tasks.n ? o->tasks.n : 1, sizeof(*o->merged));
+		if (!o->merged)
+			return -ENOMEM;
+		how.group = cmp_comm;
+		how.fold = by_comm;
 	}
-	nv = o->by_comm ? o->nmerged : w.n;
-	v = malloc((nv ? nv : 1) * sizeof(*v));
-	if (!v) {
-		free(w.v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < nv; i++) {
-		v[i] = o->by_comm ? &o->merged[i] : &w.v[i]->row;
+	ret = kt_collect_rows(o->tasks.tree, o->tasks.n, &how, &all, &nv);
+	if (ret)
+		return ret;
+	v = (struct kt_off_row **)all;
+	for (i = 0; i < nv; i++)
 		if (v[i]->nreasons > 1)
 			qsort(v[i]->reasons, v[i]->nreasons, sizeof(*v[i]->reasons), cmp_reasons);
-	}
-	free(w.v);
 	kt_rows_sort((void **)v, nv, &(struct kt_rowsort){ sort, row_value, row_comm, row_pid });
 	o->sorted = v;
 	*rows = v;

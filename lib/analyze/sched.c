@@ -3,7 +3,6 @@
  * analyze sched.  See sched.h.
  */
 #include <errno.h>
-#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "analyze/rows.h"
 #include "analyze/sched.h"
 #include "analyze/tgidmap.h"
+#include "base/collect.h"
 
 enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
 enum tstate { T_UNKNOWN, T_RUNNING, T_RUNNABLE, T_ASLEEP };
@@ -28,7 +28,7 @@ struct evinfo {
 
 struct task {
 	int pid;
-	int tgid;			/* set for merge() */
+	int tgid;			/* set for merge(), by keep_task() */
 	enum tstate st;
 	bool woken;			/* runnable since a wakeup */
 	bool selected;			/* an event of its own was selected */
@@ -283,18 +283,22 @@ static int row_pid(const void *row)
 	return ((const struct kt_sched_row *)row)->pid;
 }
 
-struct walk {
-	struct task **v;
-	size_t n;
-};
-
-static void collect(const void *node, VISIT which, void *arg)
+/* A task with an event of its own selected; its tgid noted for merging. */
+static bool keep_task(void *item, void *arg)
 {
-	struct walk *w = arg;
-	struct task *t = *(struct task *const *)node;
+	struct kt_sched *s = arg;
+	struct task *t = item;
 
-	if ((which == postorder || which == leaf) && t->selected)
-		w->v[w->n++] = t;
+	if (!t->selected)
+		return false;
+	if (s->by != KT_SCHED_BY_TASK)
+		t->tgid = s->tg ? kt_tgidmap_of(s->tg, t->pid) : t->pid;
+	return true;
+}
+
+static void *task_row(void *item)
+{
+	return &((struct task *)item)->row;
 }
 
 /* Fold row b into a (by comm or process).  0 or -ENOMEM. */
@@ -333,45 +337,26 @@ static int cmp_tgid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Whether task t belongs in row r (the last one made). */
-static bool same_group(struct kt_sched *s, const struct kt_sched_row *r,
-		       const struct task *t)
-{
-	if (s->by == KT_SCHED_BY_COMM)
-		return !strcmp(r->comm, t->row.comm);
-	return r->pid == t->tgid;
-}
-
 /*
  * The rows by comm (pid -1) or by process (pid the tgid, comm the
- * leader's where the leader has a row, else the first thread's).
+ * leader's where the leader has a row, else the first thread's): task t
+ * into m, a new row when m is NULL.
  */
-static int merge(struct kt_sched *s, struct walk *w)
+static void *merge(void *m, void *item, void *arg)
 {
-	size_t i, n = 0;
+	struct kt_sched *s = arg;
+	struct task *t = item;
+	struct kt_sched_row *r = &t->row, *into = m;
 
-	for (i = 0; i < w->n; i++)
-		w->v[i]->tgid = s->tg ? kt_tgidmap_of(s->tg, w->v[i]->pid) : w->v[i]->pid;
-	qsort(w->v, w->n, sizeof(*w->v), s->by == KT_SCHED_BY_COMM ? cmp_comm : cmp_tgid);
-	s->merged = calloc(w->n ? w->n : 1, sizeof(*s->merged));
-	if (!s->merged)
-		return -ENOMEM;
-	for (i = 0; i < w->n; i++) {
-		struct kt_sched_row *r = &w->v[i]->row;
-
-		if (!n || !same_group(s, &s->merged[n - 1], w->v[i])) {
-			memcpy(s->merged[n].comm, r->comm, sizeof(r->comm));
-			s->merged[n].pid = s->by == KT_SCHED_BY_COMM ? -1 : w->v[i]->tgid;
-			n++;
-		}
-		if (r->pid == s->merged[n - 1].pid)
-			memcpy(s->merged[n - 1].comm, r->comm, sizeof(r->comm));
-		s->merged[n - 1].threads++;
-		if (fold(&s->merged[n - 1], r))
-			return -ENOMEM;
+	if (!into) {
+		into = &s->merged[s->nmerged++];
+		memcpy(into->comm, r->comm, sizeof(r->comm));
+		into->pid = s->by == KT_SCHED_BY_COMM ? -1 : t->tgid;
 	}
-	s->nmerged = n;
-	return 0;
+	if (r->pid == into->pid)
+		memcpy(into->comm, r->comm, sizeof(r->comm));
+	into->threads++;
+	return fold(into, r) ? NULL : into;
 }
 
 static void free_merged(struct kt_sched *s)
@@ -391,9 +376,9 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	static const char *const keys[] = {
 		"run", "wait", "sleep", "switches", "wakeups", "mean", "p99", "max", "comm",
 	};
-	struct walk w = { 0 };
-	struct kt_sched_row **v;
-	size_t i, nv;
+	struct kt_collect how = { .keep = keep_task, .row = task_row, .arg = s };
+	void **v;
+	size_t nv;
 	int ret;
 
 	if (!sort)
@@ -403,31 +388,19 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	free(s->sorted);
 	s->sorted = NULL;
 	free_merged(s);
-	w.v = malloc((s->tasks.n ? s->tasks.n : 1) * sizeof(*w.v));
-	if (!w.v)
-		return -ENOMEM;
-	twalk_r(s->tasks.tree, collect, &w);
 	if (s->by != KT_SCHED_BY_TASK) {
-		ret = merge(s, &w);
-		if (ret) {
-			free(w.v);
-			return ret;
-		}
-		nv = s->nmerged;
-	} else {
-		nv = w.n;
+		s->merged = calloc(s->tasks.n ? s->tasks.n : 1, sizeof(*s->merged));
+		if (!s->merged)
+			return -ENOMEM;
+		how.group = s->by == KT_SCHED_BY_COMM ? cmp_comm : cmp_tgid;
+		how.fold = merge;
 	}
-	v = malloc((nv ? nv : 1) * sizeof(*v));
-	if (!v) {
-		free(w.v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < nv; i++)
-		v[i] = s->by != KT_SCHED_BY_TASK ? &s->merged[i] : &w.v[i]->row;
-	free(w.v);
-	kt_rows_sort((void **)v, nv, &(struct kt_rowsort){ sort, row_value, row_comm, row_pid });
-	s->sorted = v;
-	*rows = v;
+	ret = kt_collect_rows(s->tasks.tree, s->tasks.n, &how, &v, &nv);
+	if (ret)
+		return ret;
+	kt_rows_sort(v, nv, &(struct kt_rowsort){ sort, row_value, row_comm, row_pid });
+	s->sorted = (struct kt_sched_row **)v;
+	*rows = s->sorted;
 	*n = nv;
 	return 0;
 }

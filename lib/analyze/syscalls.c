@@ -14,6 +14,7 @@
 #include "analyze/rows.h"
 #include "analyze/syscalls.h"
 #include "analyze/tgidmap.h"
+#include "base/collect.h"
 #include "decode/symbols.h"
 
 enum kind { K_OTHER, K_ENTER, K_EXIT };
@@ -361,19 +362,6 @@ static int cmp_sorted(const void *a, const void *b, void *arg)
 	return cmp_row(x, y);
 }
 
-struct walk {
-	struct kt_sys_row **v;
-	size_t n;
-};
-
-static void collect(const void *node, VISIT which, void *arg)
-{
-	struct walk *w = arg;
-
-	if (which == postorder || which == leaf)
-		w->v[w->n++] = *(struct kt_sys_row *const *)node;
-}
-
 static int cmp_errs(const void *a, const void *b)
 {
 	const struct kt_sys_errno *x = a, *y = b;
@@ -389,8 +377,10 @@ int kt_syscalls_rows(struct kt_syscalls *s, const char *sort,
 	static const char *const keys[] = {
 		"total", "calls", "errors", "mean", "p50", "p99", "max", "name",
 	};
-	struct walk w = { 0 };
+	struct kt_sys_row **v;
+	void **all;
 	size_t i;
+	int ret;
 
 	if (!sort)
 		sort = "total";
@@ -398,17 +388,16 @@ int kt_syscalls_rows(struct kt_syscalls *s, const char *sort,
 		return -EINVAL;
 	free(s->sorted);
 	s->sorted = NULL;
-	w.v = malloc((s->nrows ? s->nrows : 1) * sizeof(*w.v));
-	if (!w.v)
-		return -ENOMEM;
-	twalk_r(s->rows, collect, &w);
-	for (i = 0; i < w.n; i++)
-		if (w.v[i]->nerrs > 1)
-			qsort(w.v[i]->errs, (size_t)w.v[i]->nerrs, sizeof(*w.v[i]->errs), cmp_errs);
-	qsort_r(w.v, w.n, sizeof(*w.v), cmp_sorted, (void *)sort);
-	s->sorted = w.v;
-	*rows = w.v;
-	*n = w.n;
+	ret = kt_collect_rows(s->rows, s->nrows, &(struct kt_collect){
+				      .cmp = cmp_sorted, .arg = (void *)sort }, &all, n);
+	if (ret)
+		return ret;
+	v = (struct kt_sys_row **)all;
+	for (i = 0; i < *n; i++)
+		if (v[i]->nerrs > 1)
+			qsort(v[i]->errs, (size_t)v[i]->nerrs, sizeof(*v[i]->errs), cmp_errs);
+	s->sorted = v;
+	*rows = v;
 	return 0;
 }
 
@@ -416,16 +405,16 @@ static void count_pend(const void *node, VISIT which, void *arg)
 {
 	(void)node;
 	if (which == postorder || which == leaf)
-		((struct walk *)arg)->n++;
+		++*(size_t *)arg;
 }
 
 void kt_syscalls_totals(const struct kt_syscalls *s, struct kt_sys_totals *t)
 {
-	struct walk w = { 0 };
+	size_t n = 0;
 
 	*t = s->t;
-	twalk_r(s->pends, count_pend, &w);
-	t->in_flight = w.n;
+	twalk_r(s->pends, count_pend, &n);
+	t->in_flight = n;
 }
 
 static void free_row(void *p)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/tmpfile.h"
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/rawpage.h"
@@ -709,8 +710,10 @@ int kt_writer_patch_option(struct kt_writer *w, unsigned short id, int nth,
 
 int kt_writer_commit(struct kt_writer *w)
 {
-	if (rename(w->tmp, w->path) < 0)
-		return -errno;
+	int ret = kt_tmpfile_commit(w->tmp, w->path);
+
+	if (ret)
+		return ret;
 	w->committed = true;
 	return 0;
 }

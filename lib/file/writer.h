@@ -10,7 +10,7 @@
  *   kt_writer_add_option()...   options, kept until kt_writer_finish()
  *   kt_writer_finish()          cmdlines, CPU count, options, flyrecord,
  *                               CPU data
- *   kt_writer_commit()          rename to FILE
+ *   kt_writer_commit()          in place of FILE (base/tmpfile.h)
  *   kt_writer_close()           removes FILE.tmp-<pid> unless committed
  *
  * One thread at a time.

@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "live/dynevents.h"
+#include "live/errlog.h"
 #include "decode/elfsym.h"
 #include "live/kfunc.h"
 #include "live/probes.h"
@@ -49,46 +50,20 @@ static const char *option_of(enum kt_probe_kind k)
 }
 
 /*
- * The kernel's own reason, from error_log's last entry:
- * "[ 12.3] trace_uprobe: error: Invalid fetch argument" and, under the
- * command, a caret at the column it gave up at.  "" when there is none.
+ * The kernel's own reason, from error_log's last entry (live/errlog.h):
+ * "Invalid fetch argument (at 'ARG')", with the word of the command the
+ * kernel gave up at.  "" when there is none.
  */
 static void kernel_reason(char *buf, size_t len)
 {
-	char *log = kt_tracefs_read(NULL, "error_log"), *err = NULL, *p;
-	char *nl, *cmd, *line, *caret_line, *caret, *word;
-	size_t col, wl;
+	struct kt_errlog e;
 
 	buf[0] = '\0';
-	if (!log)
+	if (kt_errlog_read(NULL, &e))
 		return;
-	for (p = log; (p = strstr(p, "error: ")); p++)
-		err = p;
-	if (!err)
-		goto out;
-	err += 7;
-	nl = strchr(err, '\n');
-	snprintf(buf, len, "%.*s", nl ? (int)(nl - err) : (int)strlen(err), err);
-	/* "  Command: p:g/n ARGS", then a line with a caret under the fault. */
-	cmd = nl ? strstr(nl, "Command: ") : NULL;
-	if (!cmd)
-		goto out;
-	for (line = cmd; line > log && line[-1] != '\n'; line--)
-		;
-	caret_line = strchr(cmd, '\n');
-	caret = caret_line ? strchr(caret_line + 1, '^') : NULL;
-	if (!caret)
-		goto out;
-	col = (size_t)(caret - (caret_line + 1));
-	if (col >= (size_t)(caret_line - line))
-		goto out;
-	/* The word of the command the caret is under. */
-	for (word = line + col; word > cmd && word[-1] != ' '; word--)
-		;
-	wl = strcspn(word, " \n");
-	snprintf(buf + strlen(buf), len - strlen(buf), " (at '%.*s')", (int)wl, word);
-out:
-	free(log);
+	snprintf(buf, len, "%s", e.reason);
+	if (*e.word)
+		snprintf(buf + strlen(buf), len - strlen(buf), " (at '%s')", e.word);
 }
 
 /* "do_execveat_common.isra.0" -> "do_execveat_common_isra_0", unique. */

@@ -303,3 +303,23 @@ int kt_instance_lookup(const char *name, struct tracefs_instance **out)
 	*out = tracefs_instance_alloc(NULL, name);
 	return *out ? 0 : (errno ? -errno : -ENOMEM);
 }
+
+int kt_instance_explain(const char *name, int err)
+{
+	const char *dir = tracefs_tracing_dir();
+
+	switch (err) {
+	case 0:
+		break;
+	case -ENOENT:
+		kt_err("no instance '%s'; see 'ls %s/instances'", name,
+		       dir ? dir : "/sys/kernel/tracing");
+		break;
+	case -EINVAL:
+		kt_err("bad instance name '%s'; a name is not empty and has no '/'", name);
+		break;
+	default:
+		kt_err("cannot open instance '%s': %s", name, strerror(-err));
+	}
+	return err;
+}

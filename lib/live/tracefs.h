@@ -106,5 +106,12 @@ int kt_event_set_filter(struct tracefs_instance *inst, const char *system,
  * -ENOENT when there is none, -EINVAL for a name with '/'.
  */
 int kt_instance_lookup(const char *name, struct tracefs_instance **out);
+/*
+ * Say through kt_log why instance name could not be had, err being what
+ * kt_instance_open() or kt_instance_lookup() returned: "no instance
+ * 'NAME'; see 'ls DIR/instances'", a bad name, or the errno.  Returns err
+ * (0: says nothing).
+ */
+int kt_instance_explain(const char *name, int err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "live/errlog.h"
 #include "live/events.h"
 #include "live/module.h"
 #include "live/tracefs.h"
@@ -335,18 +336,11 @@ static void filter_error(const char *filter, const struct kt_event_ref *r,
 			 char *why, int err)
 {
 	const char *dir = tracefs_tracing_dir();
-	char *msg = why, *p, *nl;
+	struct kt_errlog e;
 
-	/* error_log: "[ts] event filter parse error: error: <reason>\n ..." */
-	while (msg && (p = strstr(msg, "error: ")))
-		msg = p + strlen("error: ");
-	if (msg) {
-		nl = strchr(msg, '\n');
-		if (nl)
-			*nl = '\0';
-	}
+	kt_errlog_parse(why, &e);
 	kt_err("bad filter '%s' for '%s:%s': %s; its fields are in %s/events/%s/%s/format",
-	       filter, r->system, r->name, msg && *msg ? msg : strerror(-err),
+	       filter, r->system, r->name, *e.reason ? e.reason : strerror(-err),
 	       dir ? dir : "", r->system, r->name);
 	free(why);
 }

@@ -17,6 +17,7 @@
 #include "analyze/rows.h"
 #include "analyze/tgidmap.h"
 #include "base/log.h"
+#include "base/tmpfile.h"
 #include "decode/decoder.h"
 #include "file/reader.h"
 #include "file/wallclock.h"
@@ -908,31 +909,32 @@ int kt_sqldb_save(struct kt_sqldb *db, const char *path, char *msg, size_t len)
 	ret = kt_sqldb_load(db, NULL, 0);
 	if (ret)
 		return ret;
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		free(tmp);
-		return ret;
-	}
+	fd = kt_tmpfile_open(path, &tmp);
+	if (fd < 0)
+		return fd;
+	/* VACUUM INTO fills an empty file: no moment the name is free. */
 	close(fd);
-	unlink(tmp);
 	sql = sqlite3_mprintf("VACUUM INTO %Q", tmp);
 	if (!sql) {
-		free(tmp);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_tmp;
 	}
 	if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		snprintf(msg, len, "%s", sqlite3_errmsg(db->h));
 		ret = -EIO;
-	} else if (rename(tmp, path)) {
-		ret = -errno;
-		snprintf(msg, len, "%s", strerror(errno));
+		goto err_sql;
 	}
+	ret = kt_tmpfile_commit(tmp, path);
 	if (ret)
-		unlink(tmp);
+		snprintf(msg, len, "%s", strerror(-ret));
 	sqlite3_free(sql);
+	free(tmp);
+	return ret;
+
+err_sql:
+	sqlite3_free(sql);
+err_tmp:
+	kt_tmpfile_discard(tmp);
 	free(tmp);
 	return ret;
 }

@@ -12,6 +12,7 @@
 
 #include "base/fileio.h"
 #include "base/log.h"
+#include "base/tmpfile.h"
 #include "decode/decoder.h"
 #include "decode/select.h"
 #include "file/reader.h"
@@ -483,23 +484,6 @@ out:
 	return ret;
 }
 
-/* A CPU's page file: unnamed, beside the output. */
-static int cpu_file(const char *tmp)
-{
-	char *name;
-	int fd;
-
-	if (asprintf(&name, "%s.cpuXXXXXX", tmp) < 0)
-		return -ENOMEM;
-	fd = mkstemp(name);
-	if (fd >= 0)
-		unlink(name);
-	else
-		fd = -errno;
-	free(name);
-	return fd;
-}
-
 int kt_datout_write(struct kt_reader *r, struct kt_decoder *d,
 		    const struct kt_select *sel, const char *path)
 {
@@ -547,7 +531,7 @@ int kt_datout_write(struct kt_reader *r, struct kt_decoder *d,
 		struct out_cpu *c = &o.cpus[i];
 
 		/* Every CPU has a file (an empty one when not kept). */
-		c->fd = cpu_file(kt_writer_tmp_name(w));
+		c->fd = kt_tmpfile_scratch(kt_writer_tmp_name(w));
 		c->page = calloc(1, o.page_size);
 		if (c->fd < 0 || !c->page) {
 			ret = c->fd < 0 ? c->fd : -ENOMEM;

@@ -10,6 +10,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "base/collect.h"
 #include "decode/kstack.h"
 #include "views/folded.h"
 
@@ -359,23 +360,11 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 	return l->pid ? switched_out(f, l->pid, l->ts, st) : 0;
 }
 
-struct sorting {
-	struct stack **v;
-	size_t n;
-};
-
-static void collect(const void *node, VISIT which, void *closure)
-{
-	struct sorting *so = closure;
-
-	if (which == postorder || which == leaf)
-		so->v[so->n++] = *(struct stack *const *)node;
-}
-
-static int cmp_count(const void *a, const void *b)
+static int cmp_count(const void *a, const void *b, void *arg)
 {
 	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
 
+	(void)arg;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->key, y->key);
@@ -383,19 +372,20 @@ static int cmp_count(const void *a, const void *b)
 
 int kt_folded_each(struct kt_folded *f, kt_folded_fn fn, void *arg)
 {
-	struct sorting so = { 0 };
-	size_t i;
-	int ret = 0;
+	struct stack **v;
+	void **rows;
+	size_t i, n;
+	int ret;
 
-	so.v = calloc(f->nstacks ? f->nstacks : 1, sizeof(*so.v));
-	if (!so.v)
-		return -ENOMEM;
-	twalk_r(f->stacks, collect, &so);
-	qsort(so.v, so.n, sizeof(*so.v), cmp_count);
-	for (i = 0; !ret && i < so.n; i++)
-		if (so.v[i]->count)
-			ret = fn(so.v[i]->key, so.v[i]->count, arg);
-	free(so.v);
+	ret = kt_collect_rows(f->stacks, f->nstacks, &(struct kt_collect){ .cmp = cmp_count },
+			      &rows, &n);
+	if (ret)
+		return ret;
+	v = (struct stack **)rows;
+	for (i = 0; !ret && i < n; i++)
+		if (v[i]->count)
+			ret = fn(v[i]->key, v[i]->count, arg);
+	free(v);
 	return ret;
 }
 

@@ -127,6 +127,14 @@ ev() { # SYSTEM/EVENT FILE: the instance's file for that event
 	[ ! -d "$I" ] || fail "instance $INST left behind"
 }
 
+@test "the kernel's error_log is read in one place: its reason, column and word (errlog-parse check)" {
+	kt_build_units
+	run "$UNIT/errlog-parse"
+	echo "$output"
+	assert_success
+	assert_output "ok"
+}
+
 @test "a bad filter on the second event rolls back the first, as it was" {
 	mkdir "$I"
 	echo 'next_pid == 7' >"$I/events/sched/sched_switch/filter"
