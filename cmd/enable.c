@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "live/evsave.h"
+#include "live/evstate.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/evhome.h"

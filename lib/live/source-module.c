@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "live/evsave.h"
+#include "live/evstate.h"
 #include "live/module.h"
 #include "live/source.h"
 #include "live/tracefs.h"
