@@ -56,7 +56,7 @@
 #include "push/block.h"
 #include "push/clickhouse.h"
 #include "push/push.h"
-#include "push/rowbuf.h"
+#include "push/bytebuf.h"
 #include "push/sender.h"
 #include "push/traceid.h"
 #include "sql/schema.h"
@@ -571,7 +571,7 @@ static int check_col(void *arg, const char *name, const char *type)
  */
 static int events_view(struct push *p)
 {
-	struct kt_rowbuf sql = { 0 };
+	struct kt_bytebuf sql = { 0 };
 	const char *reply, *line;
 	char *names, *end, tmp[64];
 	int ret;
@@ -588,12 +588,12 @@ static int events_view(struct push *p)
 	snprintf(p->q, sizeof(p->q), "DROP TABLE IF EXISTS `%s`", tmp);
 	ret = query(p, p->q, NULL);
 	snprintf(p->q, sizeof(p->q), "CREATE VIEW `%s` AS ", tmp);
-	kt_rowbuf_add(&sql, p->q, strlen(p->q));
+	kt_bytebuf_add(&sql, p->q, strlen(p->q));
 	for (line = names; *line; line = *end ? end + 1 : end) {
 		end = strchr(line, '\n') ?: (char *)line + strlen(line);
 		snprintf(p->q, sizeof(p->q), "%sSELECT " VIEW_COLS " FROM `%.*s`",
 			 line == names ? "" : " UNION ALL ", (int)(end - line), line);
-		kt_rowbuf_add(&sql, p->q, strlen(p->q));
+		kt_bytebuf_add(&sql, p->q, strlen(p->q));
 	}
 	/* No event table yet: the view's columns, no rows. */
 	if (!*names) {
@@ -601,11 +601,11 @@ static int events_view(struct push *p)
 			 "toUUID('00000000-0000-0000-0000-000000000000') AS boot_id, toInt64(0) AS ts, "
 			 "CAST(NULL AS Nullable(Int64)) AS wall_ts, toInt64(0) AS cpu, toInt64(0) AS pid, "
 			 "'' AS comm, '' AS system, '' AS event FROM system.one WHERE 0");
-		kt_rowbuf_add(&sql, p->q, strlen(p->q));
+		kt_bytebuf_add(&sql, p->q, strlen(p->q));
 	}
 	free(names);
-	ret = ret ?: sql.failed ? -ENOMEM : query(p, kt_rowbuf_text(&sql), NULL);
-	kt_rowbuf_free(&sql);
+	ret = ret ?: sql.failed ? -ENOMEM : query(p, kt_bytebuf_text(&sql), NULL);
+	kt_bytebuf_free(&sql);
 	if (ret)
 		return ret;
 	/* The first view; or another push made one meanwhile: over it. */
@@ -1052,7 +1052,7 @@ static int delete_partial(struct push *p)
 {
 	char h[600], *n, *save;
 	const char *reply, *line;
-	struct kt_rowbuf sql = { 0 };
+	struct kt_bytebuf sql = { 0 };
 	size_t i;
 	int ret = 0, k;
 
@@ -1064,12 +1064,12 @@ static int delete_partial(struct push *p)
 			continue;
 		snprintf(p->q, sizeof(p->q), "%sSELECT '%s' AS t FROM `%s` WHERE host = %s AND trace_id = %llu LIMIT 1",
 			 sql.len ? " UNION ALL " : "", p->t[i].name, p->t[i].name, h, p->id);
-		kt_rowbuf_add(&sql, p->q, strlen(p->q));
+		kt_bytebuf_add(&sql, p->q, strlen(p->q));
 	}
 	if (!sql.len)
 		return 0;
-	ret = sql.failed ? -ENOMEM : query(p, kt_rowbuf_text(&sql), &reply);
-	kt_rowbuf_free(&sql);
+	ret = sql.failed ? -ENOMEM : query(p, kt_bytebuf_text(&sql), &reply);
+	kt_bytebuf_free(&sql);
 	if (ret)
 		return ret;
 	/* One table name a line. */
