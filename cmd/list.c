@@ -184,11 +184,6 @@ static struct kt_catalog *load_catalog(void)
 }
 
 /*
- * The events a GLOB names, by -e rules; a bare name in several systems
- * lists them all rather than being ambiguous.  NULL once the reason is
- * printed.
- */
-/*
  * "sched:..." needs only sched's directory; a miss reads them all, to
  * say what is wrong and what is close.  NULL when it does not apply.
  */
@@ -217,6 +212,11 @@ static struct kt_event_list *select_in_system(const char *glob)
 	return sel;
 }
 
+/*
+ * The events a GLOB names, by -e rules; a bare name in several systems
+ * lists them all rather than being ambiguous.  NULL once the reason is
+ * printed.
+ */
 static struct kt_event_list *select_events(const char *glob)
 {
 	struct kt_event_list *sel;

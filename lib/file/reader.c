@@ -841,11 +841,6 @@ static int parse_buffer_v7(struct cur *c, const unsigned char *p, uint32_t size)
 	return 0;
 }
 
-/*
- * trace-cmd stores the stats of an instance's CPUs after a CPUSTAT that
- * only says "Buffer: NAME"; the ones before any such marker are the top
- * buffer's.
- */
 /* Append one option's text (up to its NUL). */
 static int optext_add(struct kt_optext *t, const unsigned char *p, uint32_t size)
 {
@@ -864,6 +859,11 @@ static int optext_add(struct kt_optext *t, const unsigned char *p, uint32_t size
 	return 0;
 }
 
+/*
+ * trace-cmd stores the stats of an instance's CPUs after a CPUSTAT that
+ * only says "Buffer: NAME"; the ones before any such marker are the top
+ * buffer's.
+ */
 static int add_cpustat(struct kt_reader *r, const unsigned char *p, uint32_t size)
 {
 	char *text = strndup((const char *)p, size), *t, **v, **vb;
