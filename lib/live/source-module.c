@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "live/evstate.h"
 #include "live/module.h"
+#include "live/modrec.h"
 #include "live/source.h"
 #include "live/tracefs.h"
 #include "live/tracing.h"
