@@ -204,7 +204,7 @@ static void check_control_files(struct doctor *d)
 	c = add("control_files", ST_OK, NULL, "control files: ");
 	for (i = 0; dir && i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i].file);
-		ret = kt_probe_open_write(path);
+		ret = kt_caps_open_write(path);
 		if (ret == -EPERM || ret == -EACCES) {
 			add_item(c, files[i].file);
 			if (files[i].essential)
@@ -258,7 +258,7 @@ static void check_switch_chain(struct doctor *d)
 static void check_recording(struct doctor *d)
 {
 	const char *event = NULL;
-	long n = kt_probe_record(d->scratch, &event);
+	long n = kt_caps_record(d->scratch, &event);
 
 	if (n > 0) {
 		add("event_recording", ST_OK, NULL,
@@ -294,11 +294,11 @@ static void check_function_files(struct doctor *d)
 	c = add("function_files", ST_OK, NULL, "function-tracer files: ");
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", d->dir, files[i]);
-		ret = kt_probe_open_write(path);
+		ret = kt_caps_open_write(path);
 		if (ret == -EPERM || ret == -EACCES)
 			add_item(c, files[i]);
 	}
-	ret = kt_probe_sysctl_write("/proc/sys/kernel/ftrace_enabled");
+	ret = kt_caps_sysctl_write("/proc/sys/kernel/ftrace_enabled");
 	if (ret == -EPERM || ret == -EACCES)
 		add_item(c, "/proc/sys/kernel/ftrace_enabled");
 	free(c->text);
@@ -469,7 +469,7 @@ static void check_features(struct doctor *d)
 		add("buffer_mmap", ST_WARN, "a kernel 6.10 or newer",
 		    "ring-buffer mmap: needs kernel 6.10; ktrace reads with splice instead");
 	} else if (d->scratch) {
-		ret = kt_probe_buffer_mmap(d->scratch);
+		ret = kt_caps_buffer_mmap(d->scratch);
 		if (!ret)
 			add("buffer_mmap", ST_OK, NULL,
 			    "ring-buffer mmap: trace_pipe_raw maps");

@@ -16,7 +16,7 @@
 
 #include "cmd.h"
 #include "live/errlog.h"
-#include "live/evsave.h"
+#include "live/evstate.h"
 #include "live/tracefs.h"
 #include "base/log.h"
 #include "live/evhome.h"

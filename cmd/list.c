@@ -17,7 +17,7 @@
 #include "cmd.h"
 #include "base/aliases.h"
 #include "base/editdist.h"
-#include "live/format.h"
+#include "live/evformat.h"
 #include "live/kfunc.h"
 #include "live/tracefs.h"
 #include "base/log.h"

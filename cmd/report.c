@@ -478,7 +478,7 @@ static int report(const struct report_opts *o)
 	}
 	if (o->perfetto || o->timeline) {
 		/* The views: lib/views/perfetto.c, lib/views/timeline.c. */
-		ret = kt_view_write(d, r, o->timeline ? KT_VIEW_TIMELINE : KT_VIEW_PERFETTO, out);
+		ret = kt_whole_write(d, r, o->timeline ? KT_WHOLE_TIMELINE : KT_WHOLE_PERFETTO, out);
 		goto view_done;
 	}
 	procview = !o->json && !o->raw && o->view != VIEW_TRACECMD &&

@@ -20,7 +20,7 @@
 #include "base/log.h"
 #include "live/module.h"
 #include "live/reset.h"
-#include "live/snapshot.h"
+#include "live/tracestate.h"
 
 struct stat_opts {
 	const char *instance;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What ktrace-channel.c gives the other files of ktrace.ko beyond the
+ * What ktrace-channel.c (the rings) and ktrace-chanfiles.c (their debugfs
+ * files) give each other and the other files of ktrace.ko beyond the
  * channel API of ktrace.h: the channel's body for the engine's inline
  * reserve and commit, and the debugfs control-file helpers.
  */
@@ -20,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/trace_clock.h>
 #include <linux/types.h>
@@ -30,8 +32,7 @@
 #include "ktrace-page.h"
 
 struct kt_root;
-struct kt_gbuf;
-struct kt_reader;
+struct kt_trace_file;
 
 /* A buffer page, ftrace's: time stamp, then commit (a local_t there). */
 struct kt_page {
@@ -41,6 +42,27 @@ struct kt_page {
 };
 
 #define KT_PAGE_DATA	(PAGE_SIZE - offsetof(struct kt_page, data))
+
+/* A global channel's buffer: a ring of pages all CPUs write under lock. */
+struct kt_gbuf {
+	raw_spinlock_t lock;
+	unsigned int nr_pages;
+	struct kt_page **pages;
+	unsigned int *entries;	/* records in each page */
+	unsigned int head;	/* oldest unread page */
+	unsigned int tail;	/* page being written */
+	u64 last_ts;
+	u64 overrun;
+	bool missed;		/* pages lost since the last read */
+};
+
+/* A reader of a channel: a CPU's ring, or a global channel's one. */
+struct kt_reader {
+	struct ktrace_channel *chan;
+	int cpu;
+	/* The file that maps this CPU's ring, under the channel's lock. */
+	struct kt_trace_file *owner;
+};
 
 /*
  * One CPU's buffer of a per-CPU channel: a ring of pages only that CPU
@@ -250,6 +272,24 @@ static __always_inline void kt_rb_commit_rec(struct ktrace_channel *chan,
 }
 
 /* ---- the engine's buffer files ---- */
+
+/* For the traceN files (ktrace-chanfiles.c); see each in ktrace-channel.c. */
+bool kt_gbuf_read_page(struct kt_gbuf *g, struct kt_page *dst);
+bool kt_cbuf_read_page(struct kt_reader *r, struct kt_page *dst);
+bool kt_cbuf_empty(struct kt_cbuf *cb);
+bool kt_cbuf_half(struct kt_cbuf *cb);
+void kt_cbuf_flip_on(struct ktrace_channel *chan, struct kt_reader *r);
+bool kt_chan_cpu_empty(struct ktrace_channel *chan, int cpu);
+/* Drop a reference: the channel's owner's or an open traceN's. */
+void kt_chan_put(struct ktrace_channel *chan);
+
+/*
+ * The channel's debugfs directory and files (ktrace-chanfiles.c):
+ * made at setup, 0 or -errno; removed at cleanup.
+ */
+int kt_chan_files_create(struct ktrace_channel *chan, const char *root,
+			 const char *name);
+void kt_chan_files_remove(struct ktrace_channel *chan);
 
 struct seq_file;
 

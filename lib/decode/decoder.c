@@ -249,11 +249,6 @@ static bool cpu_wanted(const struct kt_decoder *d, int cpu)
 }
 
 /*
- * What the walker needs to know of the file: where common_type is, how
- * long the common fields are, and the bytes each event's fields need,
- * so every record handed out is one libtraceevent can read in bounds.
- */
-/*
  * ftrace's own events (system "ftrace") are declarations of the
  * kernel's ring-buffer entries, not tracepoint layouts: a trailing
  * fixed array there is as long as the record says, not as the format
@@ -270,6 +265,11 @@ static bool trailing_array(const struct tep_event *ev,
 	       ev->system && !strcmp(ev->system, "ftrace");
 }
 
+/*
+ * What the walker needs to know of the file: where common_type is, how
+ * long the common fields are, and the bytes each event's fields need,
+ * so every record handed out is one libtraceevent can read in bounds.
+ */
 static int setup_events(struct kt_decoder *d)
 {
 	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);

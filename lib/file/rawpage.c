@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A minimal walker of ring-buffer pages that only counts events by id.
- * It exists because `ktrace top` must stay cheap at high event rates:
- * no timestamps, no per-record function calls, no copies.
+ * Ring-buffer pages read in place, without copies.  The counting walks
+ * serve top's counter (cheap at high event rates: no timestamps, no
+ * per-record function calls), the writer, the recorder and recover (the
+ * events in a page or in a file cut short); the full walk with
+ * timestamps serves the decoder.  See rawpage.h.
  */
 #include <errno.h>
 #include <stdint.h>

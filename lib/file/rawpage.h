@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One ring-buffer sub-buffer ("page") as trace_pipe_raw hands it out,
- * read in place: its header (data length, lost-event flags) and a count
- * of its events by type id, decoding nothing but the 16-bit common_type
- * at the start of each record.  Pages come from the running kernel, so
- * host byte order and the host's long size are assumed.
+ * read in place: its header (data length, lost-event flags), a count of
+ * its events by type id that decodes nothing but the 16-bit common_type
+ * at the start of each record (pages from the running kernel, so host
+ * byte order and the host's long size are assumed), and the full walk
+ * of its records for a report (pages of a file, any byte order).
  */
 #ifndef KT_RAWPAGE_H
 #define KT_RAWPAGE_H

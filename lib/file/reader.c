@@ -6,8 +6,9 @@
  * against the bytes left in the file or section and against the limits in
  * tracedat.h, offsets against the file size.  Metadata is read with
  * pread() through a cursor that knows where it is, so every complaint can
- * name a byte offset.  Trace data is never loaded whole: a stream reads
- * one bounded window (or one compressed chunk) of a CPU at a time.
+ * name a byte offset.  Trace data is never loaded whole: a stream
+ * (stream.c) reads one bounded window (or one compressed chunk) of a CPU
+ * at a time.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -30,87 +31,14 @@
 #include "base/log.h"
 #include "base/lsan.h"
 #include "file/reader.h"
+#include "file/reader-int.h"
 #include "file/tracedat.h"
-
-enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
 
 /* How many options sections a v7 file may chain. */
 #define MAX_OPTION_SECTIONS	256
-#define MAX_NAME		256
 /* All CPU windows together stay under this. */
 #define WINDOWS_BUDGET		(32u << 20)
 #define WINDOW_MAX		(1u << 20)
-
-struct cpu_data {
-	int cpu;
-	uint64_t off;
-	uint64_t size;
-};
-
-struct buffer {
-	char *name;
-	uint64_t sec_off;	/* v6: where its flyrecord part is */
-	bool compressed;
-	int nstreams;
-	struct cpu_data *streams;
-};
-
-/* A text of ktrace's that options add up to (maps, tgids). */
-struct kt_optext {
-	char *s;
-	size_t len;
-};
-
-struct kt_reader {
-	char *path;
-	int fd;
-	uint64_t fsize;
-	int version;
-	bool big;
-	bool swap;
-	int long_size;		/* kernel long, from header_page */
-	unsigned int page_size;
-	enum comp_kind comp;
-	char comp_name[MAX_NAME];
-	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
-	struct tep_handle *tep;
-	struct tep_plugin_list *plugins;
-	/* kallsyms, parsed at the first address to name (lazy_symbols()). */
-	char *ksyms;
-	unsigned char *ksyms_mem;	/* the unpacked section ksyms is in */
-	/*
-	 * Or, in a file's own bytes (not a packed section), where it is: read
-	 * at the first address to name, not at the open (5 MB a machine, read
-	 * and paged in for the many commands that name no address).
-	 */
-	uint64_t ksyms_off, ksyms_size;
-	struct tep_handle *ksyms_tep;
-	bool ksyms_tried;
-	int cpus;
-	char *clock;
-	bool in_usecs;
-	bool clock_opt;		/* v6 options named a trace clock */
-	bool latency;		/* a latency trace: text from lat_off */
-	uint64_t lat_off;
-	long long ts_offset;
-	uint32_t tsc_mult, tsc_shift;
-	char *uname;
-	char *tool_version;
-	struct kt_optext user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
-	struct kt_optext tgids;		/* KT_OPT_KTRACE_TGIDS' lines */
-	char *wall_clock;	/* KT_OPT_KTRACE_CLOCK's text */
-	char *record_cmdline;	/* KT_OPT_KTRACE_CMDLINE's */
-	char **cpustat;		/* "CPU: n\n..." texts */
-	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
-	int ncpustat;
-	char *stat_buf;		/* buffer named by the last "Buffer:" */
-	struct buffer *bufs;
-	int nbufs;
-	bool damaged;
-	bool quiet;		/* kt_reader_head(): damage is no error */
-	uint64_t sec_off[KT_OPT_BUFFER_TEXT + 1];
-	size_t window;
-};
 
 /* Where metadata is read from: the file itself or an unpacked section. */
 struct cur {
@@ -149,22 +77,7 @@ static int bad(struct cur *c, const char *fmt, ...)
 	return -EBADMSG;
 }
 
-static uint16_t get16(const struct kt_reader *r, const void *p)
-{
-	return kt_get16(r->swap, p);
-}
-
-static uint32_t get32(const struct kt_reader *r, const void *p)
-{
-	return kt_get32(r->swap, p);
-}
-
-static uint64_t get64(const struct kt_reader *r, const void *p)
-{
-	return kt_get64(r->swap, p);
-}
-
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+int kt_reader_pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
 	ssize_t k;
@@ -199,7 +112,7 @@ static int cur_read(struct cur *c, void *buf, uint64_t n, const char *what)
 	if (c->mem) {
 		memcpy(buf, c->mem + c->pos, n);
 	} else {
-		ret = pread_all(c->r->fd, buf, n, c->pos);
+		ret = kt_reader_pread_all(c->r->fd, buf, n, c->pos);
 		if (ret == -EBADMSG)
 			return bad(c, "file ends inside %s", what);
 		if (ret) {
@@ -296,8 +209,8 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 	return 0;
 }
 
-static int unpack(struct kt_reader *r, const void *src, size_t slen,
-		  void *dst, size_t dlen)
+int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
+		     void *dst, size_t dlen)
 {
 	if (r->comp == COMP_ZSTD) {
 		size_t n;
@@ -514,7 +427,7 @@ static int parse_text(struct cur *c, int size_len, uint64_t max,
 static void read_kallsyms(struct kt_reader *r)
 {
 	char *buf = malloc(r->ksyms_size + 1);
-	int ret = buf ? pread_all(r->fd, buf, r->ksyms_size, r->ksyms_off) : -ENOMEM;
+	int ret = buf ? kt_reader_pread_all(r->fd, buf, r->ksyms_size, r->ksyms_off) : -ENOMEM;
 
 	if (ret) {
 		kt_warn("cannot read the kallsyms of '%s': %s; kernel addresses are not named",
@@ -841,11 +754,6 @@ static int parse_buffer_v7(struct cur *c, const unsigned char *p, uint32_t size)
 	return 0;
 }
 
-/*
- * trace-cmd stores the stats of an instance's CPUs after a CPUSTAT that
- * only says "Buffer: NAME"; the ones before any such marker are the top
- * buffer's.
- */
 /* Append one option's text (up to its NUL). */
 static int optext_add(struct kt_optext *t, const unsigned char *p, uint32_t size)
 {
@@ -864,6 +772,11 @@ static int optext_add(struct kt_optext *t, const unsigned char *p, uint32_t size
 	return 0;
 }
 
+/*
+ * trace-cmd stores the stats of an instance's CPUs after a CPUSTAT that
+ * only says "Buffer: NAME"; the ones before any such marker are the top
+ * buffer's.
+ */
 static int add_cpustat(struct kt_reader *r, const unsigned char *p, uint32_t size)
 {
 	char *text = strndup((const char *)p, size), *t, **v, **vb;
@@ -1140,7 +1053,7 @@ static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
 		return -ENOMEM;
 	}
 	ret = cur_read(c, zbuf, csize, "compressed data");
-	if (!ret && unpack(r, zbuf, csize, *mem, usize))
+	if (!ret && kt_reader_unpack(r, zbuf, csize, *mem, usize))
 		ret = bad(c, "compressed data does not unpack with %s to the %u bytes it claims",
 			  r->comp_name, usize);
 	free(zbuf);
@@ -1849,207 +1762,4 @@ int kt_reader_stream_cpu(const struct kt_reader *r, int buf, int i)
 uint64_t kt_reader_stream_bytes(const struct kt_reader *r, int buf, int i)
 {
 	return r->bufs[buf].streams[i].size;
-}
-
-/* ---- streams -------------------------------------------------------- */
-
-struct kt_stream {
-	struct kt_reader *r;
-	const char *bufname;
-	int cpu;
-	bool compressed;
-	uint64_t pos;		/* next file byte to read */
-	uint64_t end;
-	unsigned char *win;	/* window (+ slack) */
-	size_t win_cap;
-	size_t win_len;
-	size_t cur;		/* offset of the current page in win */
-	bool started;
-	uint64_t win_off;	/* file offset of win (chunk offset if packed) */
-	uint32_t chunks_left;
-	unsigned char *zbuf;
-	size_t zcap;
-	bool done;
-};
-
-static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	kt_warn("damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
-		s->r->path, s->cpu, *s->bufname ? " (buffer '" : "",
-		s->bufname, *s->bufname ? "')" : "", (unsigned long long)at,
-		msg, s->cpu);
-	s->r->damaged = true;
-	s->done = true;
-	return -EBADMSG;
-}
-
-struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i)
-{
-	struct cpu_data *d;
-	struct kt_stream *s;
-
-	if (buf < 0 || buf >= r->nbufs || i < 0 || i >= r->bufs[buf].nstreams) {
-		errno = EINVAL;
-		return NULL;
-	}
-	d = &r->bufs[buf].streams[i];
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->r = r;
-	s->bufname = r->bufs[buf].name;
-	s->cpu = d->cpu;
-	s->compressed = r->bufs[buf].compressed;
-	s->pos = d->off;
-	s->end = d->off + d->size;
-	/* trace-cmd's stored size of packed data leaves out the chunk count. */
-	if (s->compressed && d->size)
-		s->end = s->end + 4 <= r->fsize ? s->end + 4 : r->fsize;
-	return s;
-}
-
-void kt_stream_close(struct kt_stream *s)
-{
-	if (!s)
-		return;
-	free(s->win);
-	free(s->zbuf);
-	free(s);
-}
-
-static int grow(unsigned char **buf, size_t *cap, size_t want)
-{
-	unsigned char *p;
-
-	if (*cap >= want)
-		return 0;
-	p = realloc(*buf, want);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = want;
-	return 0;
-}
-
-static int fill_plain(struct kt_stream *s)
-{
-	struct kt_reader *r = s->r;
-	uint64_t left = s->end - s->pos;
-	size_t n;
-	int ret;
-
-	if (left < r->page_size) {
-		if (left)
-			return stream_bad(s, s->pos, "%llu bytes left, less than a page of %u",
-					  (unsigned long long)left, r->page_size);
-		return 0;
-	}
-	n = left < r->window ? (size_t)left : r->window;
-	n -= n % r->page_size;
-	/* What this fill needs: a small stream takes no whole window. */
-	if (grow(&s->win, &s->win_cap, n + KT_STREAM_SLACK))
-		return -ENOMEM;
-	ret = pread_all(r->fd, s->win, n, s->pos);
-	if (ret == -EBADMSG)
-		return stream_bad(s, s->pos, "the file ends early");
-	if (ret) {
-		kt_err("cannot read '%s': %s", r->path, strerror(-ret));
-		return ret;
-	}
-	memset(s->win + n, 0, KT_STREAM_SLACK);
-	s->win_off = s->pos;
-	s->win_len = n;
-	s->pos += n;
-	return 1;
-}
-
-static int fill_packed(struct kt_stream *s)
-{
-	struct kt_reader *r = s->r;
-	unsigned char h[8];
-	uint32_t csize, usize;
-	uint64_t at;
-	int ret;
-
-	if (!s->started) {
-		if (s->end - s->pos < 4)
-			return stream_bad(s, s->pos, "expected a chunk count");
-		ret = pread_all(r->fd, h, 4, s->pos);
-		if (ret)
-			return ret == -EBADMSG ? stream_bad(s, s->pos, "the file ends early") : ret;
-		s->chunks_left = get32(r, h);
-		s->pos += 4;
-	}
-	if (!s->chunks_left)
-		return 0;
-	at = s->pos;
-	if (s->end - s->pos < 8)
-		return stream_bad(s, at, "expected a chunk header, %llu bytes left",
-				  (unsigned long long)(s->end - s->pos));
-	ret = pread_all(r->fd, h, 8, s->pos);
-	if (ret)
-		return ret == -EBADMSG ? stream_bad(s, at, "the file ends early") : ret;
-	csize = get32(r, h);
-	usize = get32(r, h + 4);
-	s->pos += 8;
-	if (csize > s->end - s->pos)
-		return stream_bad(s, at, "chunk of %u compressed bytes runs past the CPU data end",
-				  csize);
-	if (usize > KT_DAT_MAX_CHUNK || !usize || usize % r->page_size)
-		return stream_bad(s, at, "chunk unpacks to %u bytes, expected a multiple of the page size up to %u",
-				  usize, KT_DAT_MAX_CHUNK);
-	if (grow(&s->zbuf, &s->zcap, csize ? csize : 1) ||
-	    grow(&s->win, &s->win_cap, (size_t)usize + KT_STREAM_SLACK))
-		return -ENOMEM;
-	ret = pread_all(r->fd, s->zbuf, csize, s->pos);
-	if (ret)
-		return ret == -EBADMSG ? stream_bad(s, at, "the file ends early") : ret;
-	s->pos += csize;
-	if (unpack(r, s->zbuf, csize, s->win, usize))
-		return stream_bad(s, at, "chunk does not unpack with %s to the %u bytes it claims",
-				  r->comp_name, usize);
-	memset(s->win + usize, 0, KT_STREAM_SLACK);
-	s->chunks_left--;
-	s->win_off = at;
-	s->win_len = usize;
-	return 1;
-}
-
-int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
-{
-	int ret;
-
-	if (s->done)
-		return 0;
-	if (s->started && s->cur + 2 * (size_t)s->r->page_size <= s->win_len) {
-		s->cur += s->r->page_size;
-	} else {
-		ret = s->compressed ? fill_packed(s) : fill_plain(s);
-		s->started = true;
-		if (ret <= 0) {
-			s->done = true;
-			return ret;
-		}
-		s->cur = 0;
-	}
-	*page = s->win + s->cur;
-	*offset = s->win_off + (s->compressed ? 0 : s->cur);
-	return 1;
-}
-
-void *kt_stream_peek_page(struct kt_stream *s)
-{
-	if (s->done || !s->started ||
-	    s->cur + 2 * (size_t)s->r->page_size > s->win_len)
-		return NULL;
-	return s->win + s->cur + s->r->page_size;
 }

@@ -113,8 +113,9 @@ int kt_reader_stream_cpu(const struct kt_reader *r, int buf, int i);
 uint64_t kt_reader_stream_bytes(const struct kt_reader *r, int buf, int i);
 
 /*
- * One CPU's pages in file order.  A page handed out stays valid (and
- * writable) until the next call of kt_stream_next_page().  The page is followed by at least
+ * One CPU's pages in file order (a stream: stream.c).  A page handed
+ * out stays valid (and writable) until the next call of
+ * kt_stream_next_page().  The page is followed by at least
  * KT_STREAM_SLACK readable bytes (the next page, or zeros after the last
  * page of a window), so a parser reading a header word just past its end
  * stays inside memory.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What tracing can do here, found by trying it.  See probe.h.
+ * What tracing can do here, found by trying it.  See caps.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,7 +41,7 @@ int kt_tracefs_mount_point(char *buf, size_t size)
 	return ret;
 }
 
-int kt_probe_open_write(const char *path)
+int kt_caps_open_write(const char *path)
 {
 	/* O_NONBLOCK: a pipe-like file must not hold us up. */
 	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -52,7 +52,7 @@ int kt_probe_open_write(const char *path)
 	return 0;
 }
 
-int kt_probe_sysctl_write(const char *path)
+int kt_caps_sysctl_write(const char *path)
 {
 	char val[256];
 	ssize_t n;
@@ -407,7 +407,7 @@ static const struct {
 	{ "sched", "sched_process_fork", "sched:sched_process_fork" },
 };
 
-long kt_probe_record(struct tracefs_instance *inst, const char **event)
+long kt_caps_record(struct tracefs_instance *inst, const char **event)
 {
 	char filter[64];
 	int i, ret = -ENOENT;
@@ -441,7 +441,7 @@ long kt_probe_record(struct tracefs_instance *inst, const char **event)
 	return (long)entries(inst);
 }
 
-int kt_probe_buffer_mmap(struct tracefs_instance *inst)
+int kt_caps_buffer_mmap(struct tracefs_instance *inst)
 {
 	char *path = tracefs_instance_get_file(inst, "per_cpu/cpu0/trace_pipe_raw");
 	long page = sysconf(_SC_PAGESIZE);

@@ -6,8 +6,8 @@
  * Nothing here changes lasting state: writes put back what they read,
  * and recording happens in a scratch instance that is removed again.
  */
-#ifndef KT_PROBE_H
-#define KT_PROBE_H
+#ifndef KT_CAPS_H
+#define KT_CAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,13 +20,13 @@ int kt_tracefs_mount_point(char *buf, size_t size);
  * Open path for writing (no O_TRUNC, nothing written) and close it.
  * 0, or -errno: -EPERM/-EACCES when refused, -ENOENT when absent.
  */
-int kt_probe_open_write(const char *path);
+int kt_caps_open_write(const char *path);
 
 /*
  * Write a sysctl file's own value back to it: a /proc/sys file opens
  * for writing even when the write is refused.  0 or -errno.
  */
-int kt_probe_sysctl_write(const char *path);
+int kt_caps_sysctl_write(const char *path);
 
 /* The running kernel's build config, from /proc/config.gz or /boot. */
 struct kt_kconfig;
@@ -75,9 +75,9 @@ int kt_scratch_close(struct tracefs_instance *inst);
  * number of events recorded (>= 0), or -errno when no event could be
  * enabled.
  */
-long kt_probe_record(struct tracefs_instance *inst, const char **event);
+long kt_caps_record(struct tracefs_instance *inst, const char **event);
 
 /* mmap() cpu0's trace_pipe_raw of inst read-only and unmap it.  0 or -errno. */
-int kt_probe_buffer_mmap(struct tracefs_instance *inst);
+int kt_caps_buffer_mmap(struct tracefs_instance *inst);
 
 #endif

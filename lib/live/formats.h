@@ -4,7 +4,7 @@
  * header_event, every ftrace/ format and the formats of the recorded
  * events, each from where its event lives (evhome.h).  The writer
  * (file/writer.h) writes what it is given and knows no tracefs.
- * (format.h parses one event's format for `list --fields`.)
+ * (evformat.h parses one event's format for `list --fields`.)
  */
 #ifndef KT_FORMATS_H
 #define KT_FORMATS_H

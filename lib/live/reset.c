@@ -102,11 +102,6 @@ static int read_at(int dfd, const char *rel, char *buf, size_t size)
 	return 0;
 }
 
-/*
- * One reset step.  A missing file is a feature this kernel lacks, and a
- * refused one is recorded for the caller's single warning; anything else
- * is a real failure.
- */
 /* The files a locked-down kernel refuses to everyone, root included. */
 static bool lockable(const char *rel)
 {
@@ -118,6 +113,11 @@ static bool lockable(const char *rel)
 	return false;
 }
 
+/*
+ * One reset step.  A missing file is a feature this kernel lacks, and a
+ * refused one is recorded for the caller's single warning; anything else
+ * is a real failure.
+ */
 static void step(struct reset_ctx *c, const char *rel, const char *val)
 {
 	int ret = write_at(c->dfd, rel, val, O_TRUNC);

@@ -13,8 +13,9 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "live/evsave.h"
+#include "live/evstate.h"
 #include "live/module.h"
+#include "live/modrec.h"
 #include "live/source.h"
 #include "live/tracefs.h"
 #include "live/tracing.h"

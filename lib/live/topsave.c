@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "live/evsave.h"
+#include "live/evstate.h"
 #include "live/tracefs.h"
 #include "live/topsave.h"
 

@@ -101,12 +101,12 @@ int kt_block_add_col(struct kt_block *b, const char *name, const char *type)
 	b->c = c;
 	c = &c[b->n];
 	memset(c, 0, sizeof(*c));
-	kt_rowbuf_use_arena(&c->head, b->arena);
-	kt_rowbuf_use_arena(&c->data, b->arena);
+	kt_bytebuf_use_arena(&c->head, b->arena);
+	kt_bytebuf_use_arena(&c->data, b->arena);
 	c->num = int_width(type);
 	b->n++;
-	kt_rowbuf_str(&c->nt, name);
-	kt_rowbuf_str(&c->nt, type);
+	kt_bytebuf_str(&c->nt, name);
+	kt_bytebuf_str(&c->nt, type);
 	return c->nt.failed ? -ENOMEM : 0;
 }
 
@@ -115,9 +115,9 @@ void kt_block_free(struct kt_block *b)
 	int i;
 
 	for (i = 0; i < b->n; i++) {
-		kt_rowbuf_free(&b->c[i].nt);
-		kt_rowbuf_free(&b->c[i].head);
-		kt_rowbuf_free(&b->c[i].data);
+		kt_bytebuf_free(&b->c[i].nt);
+		kt_bytebuf_free(&b->c[i].head);
+		kt_bytebuf_free(&b->c[i].data);
 	}
 	free(b->c);
 	free(b->iov);
@@ -130,7 +130,7 @@ void kt_block_raw(struct kt_block *b, const void *p, size_t n)
 
 	if (!c)
 		return;
-	kt_rowbuf_add(&c->data, p, n);
+	kt_bytebuf_add(&c->data, p, n);
 	b->bytes += n;
 }
 
@@ -141,9 +141,9 @@ void kt_block_str(struct kt_block *b, const char *s)
 
 	if (!c)
 		return;
-	at = kt_rowbuf_size(&c->data);
-	kt_rowbuf_str(&c->data, s);
-	b->bytes += kt_rowbuf_size(&c->data) - at;
+	at = kt_bytebuf_size(&c->data);
+	kt_bytebuf_str(&c->data, s);
+	b->bytes += kt_bytebuf_size(&c->data) - at;
 }
 
 void kt_block_nstr(struct kt_block *b, const char *s)
@@ -154,10 +154,10 @@ void kt_block_nstr(struct kt_block *b, const char *s)
 
 	if (!c)
 		return;
-	kt_rowbuf_add(&c->head, &null, 1);
-	at = kt_rowbuf_size(&c->data);
-	kt_rowbuf_str(&c->data, s ? s : "");
-	b->bytes += 1 + kt_rowbuf_size(&c->data) - at;
+	kt_bytebuf_add(&c->head, &null, 1);
+	at = kt_bytebuf_size(&c->data);
+	kt_bytebuf_str(&c->data, s ? s : "");
+	b->bytes += 1 + kt_bytebuf_size(&c->data) - at;
 }
 
 void kt_block_str_enc(struct kt_block *b, const void *enc, size_t n)
@@ -172,8 +172,8 @@ void kt_block_nstr_enc(struct kt_block *b, const void *enc, size_t n)
 
 	if (!c)
 		return;
-	kt_rowbuf_add(&c->head, &null, 1);
-	kt_rowbuf_add(&c->data, enc ? enc : "", enc ? n : 1);
+	kt_bytebuf_add(&c->head, &null, 1);
+	kt_bytebuf_add(&c->data, enc ? enc : "", enc ? n : 1);
 	b->bytes += 1 + (enc ? n : 1);
 }
 
@@ -197,14 +197,14 @@ void kt_block_u64s(struct kt_block *b, const unsigned long long *v, size_t n)
 	if (!c)
 		return;
 	c->end += n;
-	kt_rowbuf_u64(&c->head, c->end);
+	kt_bytebuf_u64(&c->head, c->end);
 	/* The elements as they are: Native's byte order is x86's and arm64's. */
 	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && sizeof(*v) == 8) {
 		if (n)
-			kt_rowbuf_add(&c->data, v, n * 8);
+			kt_bytebuf_add(&c->data, v, n * 8);
 	} else {
 		for (i = 0; i < n; i++)
-			kt_rowbuf_u64(&c->data, v[i]);
+			kt_bytebuf_u64(&c->data, v[i]);
 	}
 	b->bytes += 8 + n * 8;
 }
@@ -240,7 +240,7 @@ static int make_iov(struct kt_block *b)
 	int i, n = 2;
 
 	for (i = 0; i < b->n; i++)
-		n += 1 + kt_rowbuf_npieces(&b->c[i].head) + kt_rowbuf_npieces(&b->c[i].data);
+		n += 1 + kt_bytebuf_npieces(&b->c[i].head) + kt_bytebuf_npieces(&b->c[i].data);
 	if (n > b->iov_room) {
 		iov = realloc(b->iov, (size_t)n * sizeof(*iov));
 		if (!iov)
@@ -254,11 +254,11 @@ static int make_iov(struct kt_block *b)
 	for (i = 0; i < b->n; i++) {
 		c = &b->c[i];
 		b->iov[n++] = (struct iovec){ c->nt.p, c->nt.len };
-		n += kt_rowbuf_pieces(&c->head, b->iov + n);
+		n += kt_bytebuf_pieces(&c->head, b->iov + n);
 		if (c->k)
 			b->iov[n++] = (struct iovec){ c->k->p, b->rows * c->k->width };
 		else
-			n += kt_rowbuf_pieces(&c->data, b->iov + n);
+			n += kt_bytebuf_pieces(&c->data, b->iov + n);
 	}
 	b->niov = n;
 	return 0;
@@ -285,8 +285,8 @@ void kt_block_clear(struct kt_block *b)
 	int i;
 
 	for (i = 0; i < b->n; i++) {
-		kt_rowbuf_reset(&b->c[i].head);
-		kt_rowbuf_reset(&b->c[i].data);
+		kt_bytebuf_reset(&b->c[i].head);
+		kt_bytebuf_reset(&b->c[i].data);
 		b->c[i].end = 0;
 	}
 	b->rows = 0;

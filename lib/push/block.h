@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "push/rowbuf.h"
+#include "push/bytebuf.h"
 
 struct iovec;
 
@@ -45,9 +45,9 @@ void kt_block_const_set(struct kt_block_const *k, const void *value);
 
 /* A column of a block: the hot appenders below are inline, a value a column a row. */
 struct kt_block_col {
-	struct kt_rowbuf nt;		/* its name and type, as the block has them */
-	struct kt_rowbuf head;		/* a Nullable's null map, an Array's offsets */
-	struct kt_rowbuf data;		/* its values */
+	struct kt_bytebuf nt;		/* its name and type, as the block has them */
+	struct kt_bytebuf head;		/* a Nullable's null map, an Array's offsets */
+	struct kt_bytebuf data;		/* its values */
 	uint64_t end;			/* an Array's elements so far */
 	struct kt_block_const *k;	/* a constant column's store; NULL: not one */
 	unsigned char num;		/* an integer's bytes (Int32: 4); 0: not one */
@@ -96,9 +96,9 @@ static inline void kt_block_int(struct kt_block *b, int64_t v)
 		return;
 	/* Each width a constant size: one store. */
 	if (c->num == 8)
-		kt_rowbuf_le(&c->data, (uint64_t)v, 8);
+		kt_bytebuf_le(&c->data, (uint64_t)v, 8);
 	else if (c->num == 4)
-		kt_rowbuf_le(&c->data, (uint64_t)v, 4);
+		kt_bytebuf_le(&c->data, (uint64_t)v, 4);
 	else
 		b->failed = true;
 	b->bytes += c->num;
@@ -124,8 +124,8 @@ static inline void kt_block_ni64(struct kt_block *b, bool known, int64_t v)
 
 	if (!c)
 		return;
-	kt_rowbuf_add(&c->head, &null, 1);
-	kt_rowbuf_u64(&c->data, known ? (uint64_t)v : 0);
+	kt_bytebuf_add(&c->head, &null, 1);
+	kt_bytebuf_u64(&c->data, known ? (uint64_t)v : 0);
 	b->bytes += 9;
 }
 /* Array(UInt64). */

@@ -11,7 +11,7 @@
 
 #include "push/clickhouse.h"
 #include "push/curlfns.h"
-#include "push/rowbuf.h"
+#include "push/bytebuf.h"
 
 struct kt_ch {
 	const struct kt_curl *cu;	/* libcurl, once the first request needs it */
@@ -21,7 +21,7 @@ struct kt_ch {
 	char *server;			/* "HOST:PORT" */
 	char *db;			/* NULL: the user's default */
 	char *url, *user, *password;	/* what it was made from, for kt_ch_clone */
-	struct kt_rowbuf reply;
+	struct kt_bytebuf reply;
 	char err[512];
 };
 
@@ -55,9 +55,9 @@ static size_t on_read(char *p, size_t size, size_t n, void *arg)
 
 static size_t on_data(char *p, size_t size, size_t n, void *arg)
 {
-	struct kt_rowbuf *b = arg;
+	struct kt_bytebuf *b = arg;
 
-	kt_rowbuf_add(b, p, size * n);
+	kt_bytebuf_add(b, p, size * n);
 	return b->failed ? 0 : size * n;
 }
 
@@ -113,7 +113,7 @@ void kt_ch_free(struct kt_ch *ch)
 		ch->cu->easy_cleanup(ch->c);
 	if (ch->headers)
 		ch->cu->slist_free_all(ch->headers);
-	kt_rowbuf_free(&ch->reply);
+	kt_bytebuf_free(&ch->reply);
 	free(ch->base);
 	free(ch->server);
 	free(ch->db);
@@ -152,7 +152,7 @@ const char *kt_ch_error(const struct kt_ch *ch)
  */
 static void server_message(struct kt_ch *ch, long status)
 {
-	const char *text = kt_rowbuf_text(&ch->reply), *m = strstr(text, "DB::Exception: ");
+	const char *text = kt_bytebuf_text(&ch->reply), *m = strstr(text, "DB::Exception: ");
 	const char *end;
 	int code = 0;
 
@@ -288,7 +288,7 @@ int kt_ch_insert(struct kt_ch *ch, const char *sql, const struct iovec *iov, int
 		return ret;
 	}
 	if (reply)
-		*reply = kt_rowbuf_text(&ch->reply);
+		*reply = kt_bytebuf_text(&ch->reply);
 	return 0;
 }
 

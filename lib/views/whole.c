@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runs the decoder into one of the views.  See view.h.
+ * Runs the decoder into one of the views.  See whole.h.
  */
 #include <errno.h>
 
@@ -10,13 +10,13 @@
 #include "views/timeline.h"
 #include "views/whole.h"
 
-int kt_view_write(struct kt_decoder *d, struct kt_reader *r,
-		  enum kt_view view, FILE *out)
+int kt_whole_write(struct kt_decoder *d, struct kt_reader *r,
+		   enum kt_whole_view view, FILE *out)
 {
 	struct tep_handle *tep = kt_reader_tep(r);
 	int ret;
 
-	if (view == KT_VIEW_PERFETTO) {
+	if (view == KT_WHOLE_PERFETTO) {
 		struct kt_perfetto *pf = kt_perfetto_new(tep, kt_reader_machine(r), out);
 
 		if (!pf)

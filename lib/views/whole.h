@@ -4,21 +4,21 @@
  * Perfetto/Chrome trace JSON (perfetto.h) and the CPU timeline SVG
  * (timeline.h), fed every record of the decoder in time order.
  */
-#ifndef KT_VIEW_H
-#define KT_VIEW_H
+#ifndef KT_WHOLE_H
+#define KT_WHOLE_H
 
 #include <stdio.h>
 
 struct kt_decoder;
 struct kt_reader;
 
-enum kt_view {
-	KT_VIEW_PERFETTO,
-	KT_VIEW_TIMELINE,
+enum kt_whole_view {
+	KT_WHOLE_PERFETTO,
+	KT_WHOLE_TIMELINE,
 };
 
 /* Returns 0, or -errno (a write error, ENOMEM). */
-int kt_view_write(struct kt_decoder *d, struct kt_reader *r,
-		  enum kt_view view, FILE *out);
+int kt_whole_write(struct kt_decoder *d, struct kt_reader *r,
+		   enum kt_whole_view view, FILE *out);
 
 #endif

@@ -113,7 +113,7 @@ tasks	tgid	Int32"
 	db=big${BATS_TEST_TRY_NUMBER:-1}
 	# 25000 calls: batches of 10000 rows a table, in which ts (80 KB)
 	# passes its first piece (malloc's, 64 KB) and args (480 KB) spans
-	# four (see push/rowbuf.h); a table's third batch is written into the
+	# four (see push/bytebuf.h); a table's third batch is written into the
 	# pieces its first had.
 	rec -q -e raw_syscalls -o "$f" -- "$KT_PUSH_BIN/getppid_n" 25000 >/dev/null
 	run "$KTRACE" push -i "$f" --to "$URL/$db" --batch 10000

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A check of lib/live/module.c's record merge on real ring-buffer pages:
+ * A check of lib/live/modrec.c's record merge on real ring-buffer pages:
  * merge two files' CPU data (offset and size from trace-cmd dump
  * --flyrecord), then decode all three with kbuffer and require that the
  * output holds exactly the records of both inputs (time and bytes), in
@@ -8,7 +8,7 @@
  *
  *   pages-merge FILE_A OFF SIZE FILE_B OFF SIZE
  */
-#include "../../lib/live/module.c"
+#include "../../lib/live/modrec.c"
 
 #include <sys/mman.h>
 #include <time.h>
@@ -47,7 +47,7 @@ static struct rec *decode(int fd, unsigned long long size, size_t *n,
 			  size_t *back)
 {
 	int page = getpagesize();
-	struct cursor c = { .fd = fd, .size = size };
+	struct kt_modrec_cursor c = { .fd = fd, .size = size };
 	struct rec *r = NULL;
 	unsigned long long last = 0;
 	size_t cap = 0;
@@ -55,7 +55,7 @@ static struct rec *decode(int fd, unsigned long long size, size_t *n,
 	c.page = malloc(page);
 	c.kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 	*n = *back = 0;
-	for (cursor_load(&c, page); c.data; cursor_next(&c, page)) {
+	for (kt_modrec_cursor_load(&c, page); c.data; kt_modrec_cursor_next(&c, page)) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			r = realloc(r, cap * sizeof(*r));

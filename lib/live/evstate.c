@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/evsave.h"
+#include "live/evstate.h"
 #include "live/evhome.h"
 #include "live/tracefs.h"
 

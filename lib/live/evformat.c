@@ -9,7 +9,7 @@
 #include <string.h>
 #include <event-parse.h>
 
-#include "live/format.h"
+#include "live/evformat.h"
 #include "live/evhome.h"
 #include "base/lsan.h"
 #include "file/tepcheck.h"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A growing buffer.  See rowbuf.h.
+ * A growing buffer.  See bytebuf.h.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "push/arena.h"
-#include "push/rowbuf.h"
+#include "push/bytebuf.h"
 
 /*
  * With an arena, the first piece grows in place up to PIECE_FROM (a
@@ -17,7 +17,7 @@
 #define PIECE_FROM	(64u << 10)
 #define PIECE_MAX	(1u << 20)
 
-void kt_rowbuf_free(struct kt_rowbuf *b)
+void kt_bytebuf_free(struct kt_bytebuf *b)
 {
 	/* The arena's pieces go with the arena. */
 	if (b->piece) {
@@ -29,12 +29,12 @@ void kt_rowbuf_free(struct kt_rowbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-void kt_rowbuf_use_arena(struct kt_rowbuf *b, struct kt_arena *a)
+void kt_bytebuf_use_arena(struct kt_bytebuf *b, struct kt_arena *a)
 {
 	b->arena = a;
 }
 
-void kt_rowbuf_reset(struct kt_rowbuf *b)
+void kt_bytebuf_reset(struct kt_bytebuf *b)
 {
 	if (b->piece) {
 		b->piece[b->cur].len = b->len;
@@ -46,7 +46,7 @@ void kt_rowbuf_reset(struct kt_rowbuf *b)
 	b->len = 0;
 }
 
-int kt_rowbuf_pieces(const struct kt_rowbuf *b, struct iovec *iov)
+int kt_bytebuf_pieces(const struct kt_bytebuf *b, struct iovec *iov)
 {
 	int i;
 
@@ -61,9 +61,9 @@ int kt_rowbuf_pieces(const struct kt_rowbuf *b, struct iovec *iov)
 }
 
 /* The next piece, with room for n bytes, as the one written to: false when there is none. */
-static bool next_piece(struct kt_rowbuf *b, size_t n)
+static bool next_piece(struct kt_bytebuf *b, size_t n)
 {
-	struct kt_rowbuf_piece *pc;
+	struct kt_bytebuf_piece *pc;
 	size_t want;
 
 	if (!b->piece) {
@@ -71,7 +71,7 @@ static bool next_piece(struct kt_rowbuf *b, size_t n)
 		if (!b->piece)
 			return false;
 		b->room = 4;
-		b->piece[0] = (struct kt_rowbuf_piece){ b->p, b->len, b->cap };
+		b->piece[0] = (struct kt_bytebuf_piece){ b->p, b->len, b->cap };
 		b->npieces = 1;
 	}
 	b->piece[b->cur].len = b->len;
@@ -85,7 +85,7 @@ static bool next_piece(struct kt_rowbuf *b, size_t n)
 		b->piece = pc;
 		b->room *= 2;
 	}
-	want = kt_rowbuf_size(b) < PIECE_MAX ? kt_rowbuf_size(b) : PIECE_MAX;
+	want = kt_bytebuf_size(b) < PIECE_MAX ? kt_bytebuf_size(b) : PIECE_MAX;
 	if (want < n)
 		want = n;
 	pc = &b->piece[b->cur + 1];
@@ -104,7 +104,7 @@ use:
 	return true;
 }
 
-bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n)
+bool kt_bytebuf_grow(struct kt_bytebuf *b, size_t n)
 {
 	size_t cap = b->cap ? b->cap : 4096;
 	unsigned char *p;
@@ -130,19 +130,19 @@ bool kt_rowbuf_grow(struct kt_rowbuf *b, size_t n)
 }
 
 /* A string's LEB128 length, with room for n bytes after it. */
-static bool put_len(struct kt_rowbuf *b, size_t v, size_t n)
+static bool put_len(struct kt_bytebuf *b, size_t v, size_t n)
 {
 	unsigned char len[10];
 	size_t k = kt_leb128(len, v);
 
-	if (!kt_rowbuf_grow(b, k + n))
+	if (!kt_bytebuf_grow(b, k + n))
 		return false;
 	memcpy(b->p + b->len, len, k);
 	b->len += k;
 	return true;
 }
 
-void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
+void kt_bytebuf_str(struct kt_bytebuf *b, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -152,9 +152,9 @@ void kt_rowbuf_str(struct kt_rowbuf *b, const char *s)
 	b->len += n;
 }
 
-const char *kt_rowbuf_text(struct kt_rowbuf *b)
+const char *kt_bytebuf_text(struct kt_bytebuf *b)
 {
-	if (!kt_rowbuf_grow(b, 1))
+	if (!kt_bytebuf_grow(b, 1))
 		return "";
 	b->p[b->len] = '\0';
 	return (const char *)b->p;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/snapshot.h"
+#include "live/tracestate.h"
 
 unsigned long long kt_cpu_stats_lost(const struct kt_cpu_stats *cs)
 {
@@ -29,7 +29,7 @@ static int read_events(struct tracefs_instance *inst,
 		       struct kt_trace_state *st)
 {
 	char *text, *line, *save = NULL, *colon, *filter, rel[512];
-	struct kt_state_event *ev, *n;
+	struct kt_trace_state_event *ev, *n;
 
 	text = kt_tracefs_read(inst, "set_event");
 	if (!text)

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A snapshot of one instance's live tracing state: what ktrace stat
+ * One instance's live tracing state, read once: what ktrace stat
  * shows.  Plain data, filled by kt_trace_state_read().
  */
-#ifndef KT_STATE_H
-#define KT_STATE_H
+#ifndef KT_TRACE_STATE_H
+#define KT_TRACE_STATE_H
 
 #include <stdbool.h>
 #include <tracefs.h>
 
 #include "live/tracefs.h"
 
-struct kt_state_event {
+struct kt_trace_state_event {
 	char *system;
 	char *name;
 	char *filter;		/* NULL when the event has none */
@@ -23,7 +23,8 @@ struct kt_trace_state {
 	char *tracer;		/* current_tracer, NULL when unreadable */
 	char *clock;		/* trace_clock in use, NULL when unreadable */
 	size_t nevents;
-	struct kt_state_event *events;	/* enabled events, set_event order */
+	/* enabled events, set_event order */
+	struct kt_trace_state_event *events;
 	int ncpus;
 	struct kt_cpu_stats *cpu;	/* per CPU; zeroes when unreadable */
 	unsigned long long *buffer_kb;	/* per CPU buffer_size_kb */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace.dat reader's private header, shared by lib/file/reader.c
+ * (the file's metadata) and lib/file/stream.c (its CPUs' pages) only;
+ * the public API is reader.h.
+ */
+#ifndef KT_READER_INT_H
+#define KT_READER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "base/byteorder.h"
+#include "file/reader.h"
+#include "file/tracedat.h"
+
+struct tep_handle;
+struct tep_plugin_list;
+
+enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
+
+#define MAX_NAME		256
+
+struct cpu_data {
+	int cpu;
+	uint64_t off;
+	uint64_t size;
+};
+
+struct buffer {
+	char *name;
+	uint64_t sec_off;	/* v6: where its flyrecord part is */
+	bool compressed;
+	int nstreams;
+	struct cpu_data *streams;
+};
+
+/* A text of ktrace's that options add up to (maps, tgids). */
+struct kt_optext {
+	char *s;
+	size_t len;
+};
+
+struct kt_reader {
+	char *path;
+	int fd;
+	uint64_t fsize;
+	int version;
+	bool big;
+	bool swap;
+	int long_size;		/* kernel long, from header_page */
+	unsigned int page_size;
+	enum comp_kind comp;
+	char comp_name[MAX_NAME];
+	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	/* kallsyms, parsed at the first address to name (lazy_symbols()). */
+	char *ksyms;
+	unsigned char *ksyms_mem;	/* the unpacked section ksyms is in */
+	/*
+	 * Or, in a file's own bytes (not a packed section), where it is: read
+	 * at the first address to name, not at the open (5 MB a machine, read
+	 * and paged in for the many commands that name no address).
+	 */
+	uint64_t ksyms_off, ksyms_size;
+	struct tep_handle *ksyms_tep;
+	bool ksyms_tried;
+	int cpus;
+	char *clock;
+	bool in_usecs;
+	bool clock_opt;		/* v6 options named a trace clock */
+	bool latency;		/* a latency trace: text from lat_off */
+	uint64_t lat_off;
+	long long ts_offset;
+	uint32_t tsc_mult, tsc_shift;
+	char *uname;
+	char *tool_version;
+	struct kt_optext user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
+	struct kt_optext tgids;		/* KT_OPT_KTRACE_TGIDS' lines */
+	char *wall_clock;	/* KT_OPT_KTRACE_CLOCK's text */
+	char *record_cmdline;	/* KT_OPT_KTRACE_CMDLINE's */
+	char **cpustat;		/* "CPU: n\n..." texts */
+	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
+	int ncpustat;
+	char *stat_buf;		/* buffer named by the last "Buffer:" */
+	struct buffer *bufs;
+	int nbufs;
+	bool damaged;
+	bool quiet;		/* kt_reader_head(): damage is no error */
+	uint64_t sec_off[KT_OPT_BUFFER_TEXT + 1];
+	size_t window;
+};
+
+
+static inline uint16_t get16(const struct kt_reader *r, const void *p)
+{
+	return kt_get16(r->swap, p);
+}
+
+static inline uint32_t get32(const struct kt_reader *r, const void *p)
+{
+	return kt_get32(r->swap, p);
+}
+
+static inline uint64_t get64(const struct kt_reader *r, const void *p)
+{
+	return kt_get64(r->swap, p);
+}
+
+/* Read n bytes at off: 0, -EBADMSG when the file ends first, or -errno. */
+int kt_reader_pread_all(int fd, void *buf, size_t n, uint64_t off);
+/* Unpack a chunk with the file's compression to exactly dlen bytes. */
+int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
+		     void *dst, size_t dlen);
+
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One CPU's pages of a trace.dat buffer, in file order (see reader.h):
+ * read a bounded window at a time, or for a compressed file one chunk
+ * at a time, unpacked.  Every size is checked against the CPU's data
+ * before it is used; damage ends the stream with one warning.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "file/reader-int.h"
+#include "file/tracedat.h"
+
+struct kt_stream {
+	struct kt_reader *r;
+	const char *bufname;
+	int cpu;
+	bool compressed;
+	uint64_t pos;		/* next file byte to read */
+	uint64_t end;
+	unsigned char *win;	/* window (+ slack) */
+	size_t win_cap;
+	size_t win_len;
+	size_t cur;		/* offset of the current page in win */
+	bool started;
+	uint64_t win_off;	/* file offset of win (chunk offset if packed) */
+	uint32_t chunks_left;
+	unsigned char *zbuf;
+	size_t zcap;
+	bool done;
+};
+
+static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kt_warn("damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
+		s->r->path, s->cpu, *s->bufname ? " (buffer '" : "",
+		s->bufname, *s->bufname ? "')" : "", (unsigned long long)at,
+		msg, s->cpu);
+	s->r->damaged = true;
+	s->done = true;
+	return -EBADMSG;
+}
+
+struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i)
+{
+	struct cpu_data *d;
+	struct kt_stream *s;
+
+	if (buf < 0 || buf >= r->nbufs || i < 0 || i >= r->bufs[buf].nstreams) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = &r->bufs[buf].streams[i];
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->r = r;
+	s->bufname = r->bufs[buf].name;
+	s->cpu = d->cpu;
+	s->compressed = r->bufs[buf].compressed;
+	s->pos = d->off;
+	s->end = d->off + d->size;
+	/* trace-cmd's stored size of packed data leaves out the chunk count. */
+	if (s->compressed && d->size)
+		s->end = s->end + 4 <= r->fsize ? s->end + 4 : r->fsize;
+	return s;
+}
+
+void kt_stream_close(struct kt_stream *s)
+{
+	if (!s)
+		return;
+	free(s->win);
+	free(s->zbuf);
+	free(s);
+}
+
+static int grow(unsigned char **buf, size_t *cap, size_t want)
+{
+	unsigned char *p;
+
+	if (*cap >= want)
+		return 0;
+	p = realloc(*buf, want);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = want;
+	return 0;
+}
+
+static int fill_plain(struct kt_stream *s)
+{
+	struct kt_reader *r = s->r;
+	uint64_t left = s->end - s->pos;
+	size_t n;
+	int ret;
+
+	if (left < r->page_size) {
+		if (left)
+			return stream_bad(s, s->pos, "%llu bytes left, less than a page of %u",
+					  (unsigned long long)left, r->page_size);
+		return 0;
+	}
+	n = left < r->window ? (size_t)left : r->window;
+	n -= n % r->page_size;
+	/* What this fill needs: a small stream takes no whole window. */
+	if (grow(&s->win, &s->win_cap, n + KT_STREAM_SLACK))
+		return -ENOMEM;
+	ret = kt_reader_pread_all(r->fd, s->win, n, s->pos);
+	if (ret == -EBADMSG)
+		return stream_bad(s, s->pos, "the file ends early");
+	if (ret) {
+		kt_err("cannot read '%s': %s", r->path, strerror(-ret));
+		return ret;
+	}
+	memset(s->win + n, 0, KT_STREAM_SLACK);
+	s->win_off = s->pos;
+	s->win_len = n;
+	s->pos += n;
+	return 1;
+}
+
+static int fill_packed(struct kt_stream *s)
+{
+	struct kt_reader *r = s->r;
+	unsigned char h[8];
+	uint32_t csize, usize;
+	uint64_t at;
+	int ret;
+
+	if (!s->started) {
+		if (s->end - s->pos < 4)
+			return stream_bad(s, s->pos, "expected a chunk count");
+		ret = kt_reader_pread_all(r->fd, h, 4, s->pos);
+		if (ret)
+			return ret == -EBADMSG ? stream_bad(s, s->pos, "the file ends early") : ret;
+		s->chunks_left = get32(r, h);
+		s->pos += 4;
+	}
+	if (!s->chunks_left)
+		return 0;
+	at = s->pos;
+	if (s->end - s->pos < 8)
+		return stream_bad(s, at, "expected a chunk header, %llu bytes left",
+				  (unsigned long long)(s->end - s->pos));
+	ret = kt_reader_pread_all(r->fd, h, 8, s->pos);
+	if (ret)
+		return ret == -EBADMSG ? stream_bad(s, at, "the file ends early") : ret;
+	csize = get32(r, h);
+	usize = get32(r, h + 4);
+	s->pos += 8;
+	if (csize > s->end - s->pos)
+		return stream_bad(s, at, "chunk of %u compressed bytes runs past the CPU data end",
+				  csize);
+	if (usize > KT_DAT_MAX_CHUNK || !usize || usize % r->page_size)
+		return stream_bad(s, at, "chunk unpacks to %u bytes, expected a multiple of the page size up to %u",
+				  usize, KT_DAT_MAX_CHUNK);
+	if (grow(&s->zbuf, &s->zcap, csize ? csize : 1) ||
+	    grow(&s->win, &s->win_cap, (size_t)usize + KT_STREAM_SLACK))
+		return -ENOMEM;
+	ret = kt_reader_pread_all(r->fd, s->zbuf, csize, s->pos);
+	if (ret)
+		return ret == -EBADMSG ? stream_bad(s, at, "the file ends early") : ret;
+	s->pos += csize;
+	if (kt_reader_unpack(r, s->zbuf, csize, s->win, usize))
+		return stream_bad(s, at, "chunk does not unpack with %s to the %u bytes it claims",
+				  r->comp_name, usize);
+	memset(s->win + usize, 0, KT_STREAM_SLACK);
+	s->chunks_left--;
+	s->win_off = at;
+	s->win_len = usize;
+	return 1;
+}
+
+int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
+{
+	int ret;
+
+	if (s->done)
+		return 0;
+	if (s->started && s->cur + 2 * (size_t)s->r->page_size <= s->win_len) {
+		s->cur += s->r->page_size;
+	} else {
+		ret = s->compressed ? fill_packed(s) : fill_plain(s);
+		s->started = true;
+		if (ret <= 0) {
+			s->done = true;
+			return ret;
+		}
+		s->cur = 0;
+	}
+	*page = s->win + s->cur;
+	*offset = s->win_off + (s->compressed ? 0 : s->cur);
+	return 1;
+}
+
+void *kt_stream_peek_page(struct kt_stream *s)
+{
+	if (s->done || !s->started ||
+	    s->cur + 2 * (size_t)s->r->page_size > s->win_len)
+		return NULL;
+	return s->win + s->cur + s->r->page_size;
+}

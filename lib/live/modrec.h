@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktrace.ko's per-CPU buffers, read into files while it records, merged
+ * with ftrace's pages, and the task names its records hold.
+ */
+#ifndef KT_MODREC_H
+#define KT_MODREC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Per-CPU readers of trace<N>: one thread per CPU writes whole pages
+ * into an unnamed temporary file in tmpdir until the engine is stopped
+ * and drained, from the mapped ring where the module can map it.
+ */
+struct kt_modrec;
+/* no_mmap: read() even where the module maps its rings. */
+struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap);
+/*
+ * How the buffers are read: "mmap" (every CPU's ring mapped, read in
+ * place), "read" (read() of whole pages: an older module, or no_mmap),
+ * "mmap+read" (some of each).
+ */
+const char *kt_modrec_read_mode(const struct kt_modrec *mr);
+int kt_modrec_start(struct kt_modrec *mr);
+/* Call after writing "stop" to state: waits for every page. 0/-errno. */
+int kt_modrec_stop(struct kt_modrec *mr);
+void kt_modrec_free(struct kt_modrec *mr);
+int kt_modrec_fd(const struct kt_modrec *mr, int cpu);
+unsigned long long kt_modrec_bytes(const struct kt_modrec *mr, int cpu);
+unsigned long long kt_modrec_total(const struct kt_modrec *mr);
+
+/*
+ * Merge a CPU's module pages with another file of pages (the ftrace
+ * recorder's: *fd and *size, read from offset 0) record by record in
+ * time order, into new pages, so the CPU's data reads as one stream.
+ * A page that followed lost events passes the flag on.  On return *fd and *size are the merged file (owned by mr).
+ * 0 or -errno.
+ */
+int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
+		    unsigned long long *size);
+
+/*
+ * The names of the tasks in the recorded pages, as saved_cmdlines lines
+ * ("PID COMM\n", one per pid, the newest name): from the records of the
+ * events ids[i], whose name is a char array at offsets[i] of 16 bytes.
+ * Call after kt_modrec_stop().  NULL + errno on failure; "" when none.
+ */
+char *kt_modrec_comms(const struct kt_modrec *mr, const int *ids,
+		      const int *offsets, size_t n);
+
+#endif
