@@ -15,15 +15,21 @@
  *     file, sink-file.c);
  *   - live (KT_SINK_LIVE): the sink reads the kernel's buffers itself
  *     while tracing runs (the instance's per-CPU buffers, and the files
- *     of pages the sources name: kt_session_page_files()), and the
+ *     of pages the sources name: kt_session_page_file()), and the
  *     sources open no readers of their own (stream's decoder,
  *     sink-print.c).
  * Reading a kernel buffer consumes it: one live sink per session.
- * Several sinks at once take the same recording: any number of pieces
- * sinks (each end() reads the pieces, which the session removes only
- * once every sink is done), or one live sink and pieces sinks fed from
- * it (a snapshot ring, a trigger, a network peer: the live sink hands
- * them each page it reads, through its own interface).
+ * Several sinks at once take the same recording, in the order the
+ * configuration names them (begin() and end() in that order, free()
+ * after every end()):
+ *   - pieces sinks side by side: the first to open an output says where
+ *     the pieces go (its KT_SINK_OPEN sets the sources' env prefix and
+ *     tmpdir, as the file does); every end() reads them through the
+ *     sources' data hooks, and they are removed only by free(), once
+ *     every sink is done (a file and a chunk series, a snapshot ring);
+ *   - one live sink and others fed from it (a trigger, a network peer):
+ *     the live sink hands them each page or record it reads, through
+ *     its own interface, while the session runs.
  */
 #ifndef KT_SINK_H
 #define KT_SINK_H
