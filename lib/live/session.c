@@ -124,13 +124,17 @@ struct kt_session *kt_session_new(const struct kt_session_config *cfg)
 		return NULL;
 	}
 	s->cfg = cfg;
-	for (n = 0; n < cfg->nsinks && n < KT_SESSION_SINKS; n++) {
-		if (!cfg->sinks[n].state)
+	for (n = 0; n < cfg->nsinks; n++) {
+		if (!cfg->sinks[n].state) {
 			err = ENOMEM;
-		else
+		} else if (s->nsinks == KT_SESSION_SINKS) {
+			cfg->sinks[n].ops->free(cfg->sinks[n].state);
+			err = E2BIG;
+		} else {
 			s->sink[s->nsinks++] = cfg->sinks[n];
+		}
 	}
-	if (n < cfg->nsinks || s->nsinks < cfg->nsinks)
+	if (s->nsinks < cfg->nsinks)
 		goto err_free;
 	for (n = 0; n < s->nsinks; n++)
 		s->live |= s->sink[n].ops->flags & KT_SINK_LIVE;
