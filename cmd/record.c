@@ -19,6 +19,7 @@
 #include "live/recover.h"
 #include "live/run.h"
 #include "live/session.h"
+#include "live/sink-file.h"
 #include "util-session-opts.h"
 #include "views/procview.h"
 
@@ -354,7 +355,8 @@ static void status_line(void *arg, const struct kt_session_progress *p)
 	fflush(stderr);
 }
 
-static void summary(const struct record_opts *o, const struct kt_session *s)
+static void summary(const struct record_opts *o, const struct kt_session *s,
+		    const struct kt_file_sink *file)
 {
 	int cpu, ncpus = kt_session_ncpus(s);
 	unsigned long long events = 0;
@@ -365,7 +367,7 @@ static void summary(const struct record_opts *o, const struct kt_session *s)
 		kt_session_cpu(s, cpu, &c);
 		events += c.events;
 	}
-	kt_human_bytes(kt_session_file_size(s), b, sizeof(b));
+	kt_human_bytes(kt_file_sink_size(file), b, sizeof(b));
 	fprintf(stderr, "%s: wrote '%s': %llu events, %s in %.2f s\n",
 		kt_log_prog(), o->output, events, b, kt_session_elapsed(s));
 	fprintf(stderr, "  %4s %12s %12s %10s %10s\n", "CPU", "events", "bytes",
@@ -376,12 +378,6 @@ static void summary(const struct record_opts *o, const struct kt_session *s)
 		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
 			c.events, b, c.overrun, c.dropped);
 	}
-}
-
-/* Events lost in this recording on one CPU (overwritten or dropped). */
-static unsigned long long cpu_lost(const struct kt_session_cpu *c)
-{
-	return c->overrun + c->dropped + c->commit_overrun;
 }
 
 /* Loud, even with -q: loss is never silent. */
@@ -395,7 +391,7 @@ static unsigned long long report_loss(const struct record_opts *o,
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		kt_session_cpu(s, cpu, &c);
-		lost += cpu_lost(&c);
+		lost += c.lost;
 		left += c.left;
 	}
 	if (lost && o->flight) {
@@ -406,7 +402,7 @@ static unsigned long long report_loss(const struct record_opts *o,
 		kt_warn("LOST %llu events: the kernel buffer filled up faster than it was written out", lost);
 		for (cpu = 0; cpu < ncpus; cpu++) {
 			kt_session_cpu(s, cpu, &c);
-			if (cpu_lost(&c))
+			if (c.lost)
 				kt_warn("  CPU %d: %llu overrun, %llu dropped", cpu,
 					c.overrun + c.commit_overrun, c.dropped);
 		}
@@ -437,14 +433,6 @@ static unsigned long long report_loss(const struct record_opts *o,
 
 /* ---- the recording ---- */
 
-/* KTRACE_NO_MMAP (not 0): read ktrace.ko's buffers with read(2). */
-static bool no_mmap(void)
-{
-	const char *env = getenv("KTRACE_NO_MMAP");
-
-	return env && *env && strcmp(env, "0");
-}
-
 static int record(struct record_opts *o)
 {
 	struct kt_session_config cfg = {
@@ -466,14 +454,17 @@ static int record(struct record_opts *o)
 		.uid = o->uid,
 		.progress = !o->quiet && isatty(STDERR_FILENO) ? status_line : NULL,
 		.arg = o,
-		.no_mmap = no_mmap(),
 	};
+	struct kt_file_sink *file = kt_file_sink_new();
+	struct kt_sink sink = { &kt_file_sink_ops, file };
 	enum kt_session_stop why;
 	unsigned long long lost;
 	struct kt_session *s;
 	struct kt_run *run;
 	int ret, status = KT_EXIT_FAIL, st;
 
+	cfg.sinks = &sink;
+	cfg.nsinks = 1;
 	s = kt_session_new(&cfg);
 	if (!s)
 		return KT_EXIT_FAIL;
@@ -500,7 +491,7 @@ static int record(struct record_opts *o)
 	if (ret < 0)
 		goto out;
 	if (!o->quiet)
-		summary(o, s);
+		summary(o, s, file);
 	lost = report_loss(o, s);
 
 	if (kt_run_child_running(run) && why != KT_STOP_SIGNAL) {

@@ -177,13 +177,13 @@ static struct argp top_argp = { options, parse_opt, "", doc, 0, 0, 0 };
 
 /* ---- events ----------------------------------------------------------- */
 
-/* Rows for -e (or the defaults), resolved against the live catalog. */
 /* How ktrace.ko's buffers are read, when a row is its event; else NULL. */
 static const char *module_mode(const struct top *t)
 {
 	return kt_counter_module_read_mode(t->c);
 }
 
+/* Rows for -e (or the defaults), resolved against the live catalog. */
 static int rows_from_specs(struct top *t)
 {
 	struct kt_catalog *cat;
@@ -238,15 +238,12 @@ static int rows_from_set_event(struct top *t)
 	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
-/* Hidden switches: force the read() path / the kbuffer walker. */
+/* A hidden switch: the kbuffer walker (KTRACE_NO_MMAP: livebuf.h). */
 static unsigned int livebuf_flags(void)
 {
 	unsigned int flags = 0;
 	const char *env;
 
-	env = getenv("KTRACE_NO_MMAP");
-	if (env && *env && strcmp(env, "0"))
-		flags |= KT_LIVEBUF_NO_MMAP;
 	env = getenv("KTRACE_TOP_KBUFFER");
 	if (env && *env && strcmp(env, "0"))
 		flags |= KT_LIVEBUF_KBUFFER;

@@ -160,11 +160,6 @@ static long long read_number(struct tracefs_instance *inst, const char *rel)
 	return v;
 }
 
-/*
- * Map each row's event id to its row, find out whether it can be
- * switched, and switch it on.  With -B remember what we found so it can
- * be put back.
- */
 /* A row of ktrace.ko's: its id from its format, its switch remembered. */
 static int setup_module_row(struct kt_counter *c, size_t i, bool enable)
 {
@@ -193,6 +188,11 @@ static int setup_module_row(struct kt_counter *c, size_t i, bool enable)
 	return ret;
 }
 
+/*
+ * Map each row's event id to its row, find out whether it can be
+ * switched, and switch it on.  With -B remember what we found so it can
+ * be put back.
+ */
 static int setup_row(struct kt_counter *c, size_t i, bool enable)
 {
 	struct row *r = &c->rows[i];
@@ -540,6 +540,7 @@ int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags)
 		if (ret)
 			return ret;
 	}
+	flags |= kt_livebuf_env_flags();
 	ret = open_buffers(c, flags);
 	if (!ret)
 		ret = start_module(c, flags & KT_LIVEBUF_NO_MMAP);

@@ -63,8 +63,9 @@ int kt_counter_add_enabled(struct kt_counter *c);
 int kt_counter_resize(struct kt_counter *c, unsigned long kb);
 /*
  * Map event ids to rows, enable the rows' events (when enable), open
- * the per-CPU buffers (KT_LIVEBUF_* flags) and, in a private instance,
- * start tracing.  0 or -errno, said.
+ * the per-CPU buffers (KT_LIVEBUF_* flags, and those the environment
+ * asks for: kt_livebuf_env_flags()) and, in a private instance, start
+ * tracing.  0 or -errno, said.
  */
 int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags);
 

@@ -228,6 +228,13 @@ struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 	return lb;
 }
 
+unsigned int kt_livebuf_env_flags(void)
+{
+	const char *env = getenv("KTRACE_NO_MMAP");
+
+	return env && *env && strcmp(env, "0") ? KT_LIVEBUF_NO_MMAP : 0;
+}
+
 struct kt_livebuf *kt_livebuf_open_pages(const char *path, int cpu,
 					 unsigned int flags)
 {

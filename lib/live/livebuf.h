@@ -23,6 +23,9 @@ enum {
 
 struct kt_livebuf;
 
+/* The flags the environment asks for: KTRACE_NO_MMAP (not 0) forces read(). */
+unsigned int kt_livebuf_env_flags(void);
+
 /* NULL + errno.  inst NULL is the top-level buffer. */
 struct kt_livebuf *kt_livebuf_open(struct tracefs_instance *inst, int cpu,
 				   unsigned int flags);

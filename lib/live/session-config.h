@@ -12,6 +12,8 @@
 
 #include "live/tracing.h"
 
+struct kt_sink;
+
 /* About once a second while recording, for a status line. */
 struct kt_session_progress {
 	double seconds;
@@ -27,7 +29,7 @@ struct kt_session_config {
 	double seconds;			/* stop after this, or 0 */
 	unsigned long long max_mb;	/* stop at this file size, or 0 */
 	bool quiet;
-	bool no_mmap;			/* read() ktrace.ko's buffers, never map */
+	const char *clock;		/* the instance's trace clock, or NULL */
 	const char *version;		/* the file's version option */
 	const char *cmdline;		/* `ktrace record ...`, stored; NULL: none */
 	/* --process and its options */
@@ -35,8 +37,13 @@ struct kt_session_config {
 	bool no_syscalls, no_signals, no_lifecycle;
 	const char *comm;		/* "" for none */
 	const char *uid;		/* NULL for none */
+	/* The outputs (sink.h), owned by the session from kt_session_new(). */
+	const struct kt_sink *sinks;
+	size_t nsinks;
 	/* The status line: called while recording when not NULL. */
 	void (*progress)(void *arg, const struct kt_session_progress *p);
+	/* Tracing is on, COMMAND about to be let go: when not NULL. */
+	void (*started)(void *arg);
 	void *arg;
 };
 
@@ -48,6 +55,7 @@ enum kt_session_stop {
 	KT_STOP_TIME,			/* -s */
 	KT_STOP_SIZE,			/* -m */
 	KT_STOP_ERROR,			/* a full disk, a failed read */
+	KT_STOP_OUTPUT,			/* the reader of a sink's output left */
 };
 
 #endif

@@ -49,6 +49,9 @@ static int ftrace_prepare(const struct kt_source_env *env, void **state)
 		return -ENOMEM;
 	f->e = env;
 	*state = f;
+	/* A live sink reads the buffers itself. */
+	if (env->live)
+		return 0;
 	f->rec = kt_recorder_new(kt_tracing_inst(env->t), env->ncpus, env->prefix);
 	if (!f->rec) {
 		ret = -errno;
@@ -66,7 +69,7 @@ static int ftrace_start(void *state)
 	struct ftrace_src *f = state;
 	int ret;
 
-	if (f->e->cfg->flight)
+	if (f->e->cfg->flight || !f->rec)
 		return 0;
 	ret = kt_recorder_start(f->rec);
 	if (ret)
@@ -77,7 +80,7 @@ static int ftrace_start(void *state)
 static int ftrace_stop(void *state)
 {
 	struct ftrace_src *f = state;
-	int ret = kt_recorder_stop(f->rec);
+	int ret = f->rec ? kt_recorder_stop(f->rec) : 0;
 
 	if (ret == -ENOSPC)
 		kt_err("disk full: recording for '%s' stopped early; the file keeps what fits",
@@ -106,6 +109,13 @@ static int ftrace_collect(void *state, struct kt_cpu_stats *st,
 	struct ftrace_src *f = state;
 	int cpu;
 
+	if (!f->rec) {
+		/* Live: only the counters, zero where they cannot be read. */
+		for (cpu = 0; cpu < f->e->ncpus; cpu++)
+			if (kt_cpu_stats_read(kt_tracing_inst(f->e->t), cpu, &st[cpu]))
+				memset(&st[cpu], 0, sizeof(st[cpu]));
+		return 0;
+	}
 	if (phase == KT_SOURCE_BEGIN)
 		return read_stats(f, st);
 	f->stat_text = calloc(f->e->ncpus, sizeof(*f->stat_text));
@@ -152,14 +162,14 @@ static void ftrace_progress(void *state, const struct kt_cpu_stats *st0,
 		p->lost += kt_stat_delta(st.overrun, st0[cpu].overrun) +
 			   kt_stat_delta(st.dropped, st0[cpu].dropped);
 	}
-	p->bytes += kt_recorder_total(f->rec);
+	p->bytes += f->rec ? kt_recorder_total(f->rec) : 0;
 }
 
 static int ftrace_wake_fd(void *state)
 {
 	struct ftrace_src *f = state;
 
-	return kt_recorder_notify_fd(f->rec);
+	return f->rec ? kt_recorder_notify_fd(f->rec) : -1;
 }
 
 /* A recorder stopped by itself: an error (a full disk), or -m. */
@@ -183,14 +193,14 @@ static unsigned long long ftrace_bytes(void *state, int cpu)
 {
 	struct ftrace_src *f = state;
 
-	return kt_recorder_bytes(f->rec, cpu);
+	return f->rec ? kt_recorder_bytes(f->rec, cpu) : 0;
 }
 
 static unsigned long long ftrace_unwritten(void *state, int cpu)
 {
 	struct ftrace_src *f = state;
 
-	return kt_recorder_unwritten(f->rec, cpu);
+	return f->rec ? kt_recorder_unwritten(f->rec, cpu) : 0;
 }
 
 /*

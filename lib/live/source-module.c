@@ -12,10 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <traceevent/event-parse.h>
+
 #include "base/log.h"
+#include "live/evhome.h"
 #include "live/evstate.h"
+#include "live/livebuf.h"
 #include "live/module.h"
 #include "live/modrec.h"
+#include "live/sink.h"
 #include "live/source.h"
 #include "live/tracefs.h"
 #include "live/tracing.h"
@@ -186,10 +191,10 @@ static int module_prepare(struct modsrc *s)
 	if (s->e->mod_process ? module_process_setup(s) :
 			     module_pids(s, s->e->cfg->t->children))
 		return -EINVAL;
-	/* A live reader (stream) reads traceN itself. */
-	s->mrec = s->e->mod_live ? NULL : kt_modrec_new(ncpus, s->e->tmpdir,
-							 s->e->cfg->no_mmap);
-	if (!s->mrec && !s->e->mod_live) {
+	/* A live sink (stream) reads traceN itself. */
+	s->mrec = s->e->live ? NULL : kt_modrec_new(ncpus, s->e->tmpdir,
+						     s->e->read_flags & KT_LIVEBUF_NO_MMAP);
+	if (!s->mrec && !s->e->live) {
 		kt_err("cannot open ktrace.ko's buffers: %s", strerror(errno));
 		return -EINVAL;
 	}
@@ -256,7 +261,7 @@ static int module_collect(void *state, struct kt_cpu_stats *st,
 	/* Reset in prepare: its counts are this recording's from zero. */
 	if (phase == KT_SOURCE_BEGIN)
 		return 0;
-	for (cpu = 0; (s->mrec || s->e->mod_live) && cpu < s->e->ncpus; cpu++) {
+	for (cpu = 0; (s->mrec || s->e->live) && cpu < s->e->ncpus; cpu++) {
 		if (kt_module_cpu_stats_read(cpu, &m))
 			continue;
 		st[cpu].entries += m.entries;
@@ -395,14 +400,69 @@ static int module_data(void *state, int cpu, int *fd, unsigned long long *size)
 {
 	struct modsrc *s = state;
 
-	return kt_modrec_merge(s->mrec, cpu, fd, size);
+	return s->mrec ? kt_modrec_merge(s->mrec, cpu, fd, size) : 0;
 }
 
+/* Live (no readers of its own): the live sink counts what it read. */
 static unsigned long long module_bytes(void *state, int cpu)
 {
 	struct modsrc *s = state;
 
-	return kt_modrec_bytes(s->mrec, cpu);
+	return s->mrec ? kt_modrec_bytes(s->mrec, cpu) : 0;
+}
+
+/* A live sink's: traceN of each of ktrace.ko's CPUs. */
+static int module_page_file(void *state, int i, struct kt_page_file *pf)
+{
+	int n = kt_module_cpu_count(), ret;
+	char rel[32];
+
+	(void)state;
+	if (n < 0)
+		return n;
+	if (i >= n) {
+		pf->count = n;
+		return -ENOENT;
+	}
+	snprintf(rel, sizeof(rel), "%s%d", KTRACE_FILE_TRACE_PREFIX, i);
+	snprintf(pf->name, sizeof(pf->name), "ktrace.ko's %s", rel);
+	pf->cpu = i;
+	ret = kt_module_path(rel, pf->path, sizeof(pf->path));
+	if (ret)
+		kt_err("cannot open %s: %s", pf->name, strerror(-ret));
+	return ret;
+}
+
+/* A live sink's decoder learns ktrace.ko's formats from debugfs. */
+static int module_formats(void *state, struct tep_handle *tep)
+{
+	struct modsrc *s = state;
+	const struct kt_event_list *events = kt_tracing_events(s->e->t);
+	size_t i, n = kt_event_list_count(events), size;
+	enum tep_errno err;
+	char *text;
+
+	for (i = 0; i < n; i++) {
+		const struct kt_event_ref *r = kt_event_list_at(events, i);
+
+		if (!kt_is_module_event(r))
+			continue;
+		text = kt_event_format_read(NULL, r->system, r->name, &size);
+		if (!text) {
+			kt_err("cannot read the format of '%s:%s': %s", r->system,
+			       r->name, strerror(errno));
+			return -errno;
+		}
+		err = tep_parse_event(tep, text, size, r->system);
+		free(text);
+		if (err && err != TEP_ERRNO__MEM_ALLOC_FAILED) {
+			kt_err("cannot parse the format of '%s:%s'", r->system, r->name);
+			return -EINVAL;
+		}
+		if (err)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 const struct kt_source_ops kt_source_module = {
@@ -414,5 +474,7 @@ const struct kt_source_ops kt_source_module = {
 	.data = module_data,
 	.bytes = module_bytes,
 	.cmdlines = module_cmdlines,
+	.page_file = module_page_file,
+	.formats = module_formats,
 	.restore = module_restore,
 };

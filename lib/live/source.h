@@ -15,7 +15,9 @@
 #include "live/session-config.h"
 #include "live/tracefs.h"
 
+struct kt_page_file;
 struct kt_writer;
+struct tep_handle;
 
 /* What a source may use of the session it is part of. */
 struct kt_source_env {
@@ -27,7 +29,9 @@ struct kt_source_env {
 	const char *tmpdir;		/* the output's directory */
 	unsigned long long limit;	/* -m: bytes of trace data, or 0 */
 	bool mod_process;		/* --process on ktrace.ko */
-	bool mod_live;			/* ktrace.ko's traceN read by the caller */
+	/* A live sink reads the buffers (sink.h): open no readers. */
+	bool live;
+	unsigned int read_flags;	/* KT_LIVEBUF_* (livebuf.h) */
 	/* Every source's counters once stopped: what the file stores. */
 	const struct kt_cpu_stats *st_end;
 };
@@ -78,6 +82,13 @@ struct kt_source_ops {
 	 * and returns it or a new string that replaces it.
 	 */
 	char *(*cmdlines)(void *state, char *saved);
+	/*
+	 * For a live sink: the i-th file of pages it fills (0), or -ENOENT
+	 * with pf->count set past the last; and the formats of its events
+	 * that tracefs does not hold.
+	 */
+	int (*page_file)(void *state, int i, struct kt_page_file *pf);
+	int (*formats)(void *state, struct tep_handle *tep);
 	/* Put back everything it changed and free state (NULL: nothing). */
 	void (*restore)(void *state);
 };
