@@ -24,7 +24,7 @@ KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS_ALL  = $(PKG_LIBS) -lzstd -lz -lncursesw $(EXTRA_LDFLAGS)
 
-LIB_SRCS   := $(sort $(wildcard lib/*/*.c))
+LIB_SRCS   := $(sort $(wildcard lib/*/*.c lib/live/*/*.c))
 CMD_SRCS   := $(sort $(wildcard cmd/*.c))
 SRCS       := ktrace.c $(CMD_SRCS) $(LIB_SRCS)
 OBJS       := $(SRCS:%.c=$(BUILD)/%.o)
@@ -80,10 +80,10 @@ FUZZ_SECONDS ?= 60
 fuzz-replay: asan
 	$(MAKE) $(FUZZ_TARGETS:%=build/replay/fuzz_%)
 
-build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(wildcard $(ASAN_BUILD)/lib/*/*.o)
+build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(LIB_SRCS:%.c=$(ASAN_BUILD)/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g $(KT_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(FUZZ_COMMON) tests/fuzz/replay.c \
-		$(ASAN_BUILD)/lib/*/*.o $(LDLIBS_ALL) $(ASAN_FLAGS)
+		$(LIB_SRCS:%.c=$(ASAN_BUILD)/%.o) $(LDLIBS_ALL) $(ASAN_FLAGS)
 
 fuzz-objs:
 	scripts/deps.sh fuzz

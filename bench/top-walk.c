@@ -19,7 +19,7 @@
 
 #include <kbuffer.h>
 
-#include "live/tracefs.h"
+#include "live/tracefs/tracefs.h"
 #include "file/rawpage.h"
 
 #define MAX_PAGES 4096

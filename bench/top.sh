@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2046
 cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$top/lib" -I"$top/kernel" $(pkg-config --cflags libtracefs libtraceevent) \
 	-o "$tmp/top-walk" "$top/bench/top-walk.c" "$top/lib/file/rawpage.c" \
-	"$top/lib/live/tracefs.c" "$top/lib/base/log.c" $(pkg-config --libs libtracefs libtraceevent) || exit 1
+	"$top/lib/live/tracefs/tracefs.c" "$top/lib/base/log.c" $(pkg-config --libs libtracefs libtraceevent) || exit 1
 echo "== page walker: own vs kbuffer"
 "$tmp/top-walk" 21
 

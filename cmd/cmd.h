@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "base/json.h"
-#include "live/events.h"
+#include "live/events/events.h"
 
 /* Exit statuses, the same for every command (see ktrace(1)). */
 enum {

@@ -11,9 +11,9 @@
 
 #include "cmd.h"
 #include "base/log.h"
-#include "live/evhome.h"
-#include "live/tracefs.h"
-#include "live/module.h"
+#include "live/events/evhome.h"
+#include "live/tracefs/tracefs.h"
+#include "live/module/module.h"
 
 static void list_options(const struct argp *argp)
 {

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "live/tracefs.h"
+#include "live/tracefs/tracefs.h"
 #include "base/log.h"
-#include "live/caps.h"
-#include "live/ftracer.h"
-#include "live/switchgaps.h"
+#include "live/tracefs/caps.h"
+#include "live/probes/ftracer.h"
+#include "live/tracefs/switchgaps.h"
 
 struct doctor_opts {
 	bool json;

@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "live/errlog.h"
-#include "live/evstate.h"
-#include "live/tracefs.h"
+#include "live/tracefs/errlog.h"
+#include "live/events/evstate.h"
+#include "live/tracefs/tracefs.h"
 #include "base/log.h"
-#include "live/evhome.h"
+#include "live/events/evhome.h"
 
 struct enable_opts {
 	const char *instance;

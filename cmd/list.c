@@ -17,9 +17,9 @@
 #include "cmd.h"
 #include "base/aliases.h"
 #include "base/editdist.h"
-#include "live/evformat.h"
-#include "live/kfunc.h"
-#include "live/tracefs.h"
+#include "live/events/evformat.h"
+#include "live/tracefs/kfunc.h"
+#include "live/tracefs/tracefs.h"
 #include "base/log.h"
 
 enum list_kind { LIST_EVENTS, LIST_SYSTEMS, LIST_TRACERS, LIST_OPTIONS,

@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "live/dynevents.h"
-#include "live/tracefs.h"
+#include "live/probes/dynevents.h"
+#include "live/tracefs/tracefs.h"
 #include "base/log.h"
-#include "live/module.h"
-#include "live/reset.h"
+#include "live/module/module.h"
+#include "live/tracefs/reset.h"
 
 struct reset_opts {
 	const char *instance;

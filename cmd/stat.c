@@ -15,12 +15,12 @@
 
 #include "cmd.h"
 #include "views/filestat.h"
-#include "live/dynevents.h"
-#include "live/tracefs.h"
+#include "live/probes/dynevents.h"
+#include "live/tracefs/tracefs.h"
 #include "base/log.h"
-#include "live/module.h"
-#include "live/reset.h"
-#include "live/tracestate.h"
+#include "live/module/module.h"
+#include "live/tracefs/reset.h"
+#include "live/tracefs/tracestate.h"
 
 struct stat_opts {
 	const char *instance;

@@ -18,10 +18,10 @@
 
 #include "cmd.h"
 #include "base/log.h"
-#include "live/child.h"
-#include "live/run.h"
-#include "live/session.h"
-#include "live/sink-print.h"
+#include "live/session/child.h"
+#include "live/session/run.h"
+#include "live/session/session.h"
+#include "live/session/sink-print.h"
 #include "util-session-opts.h"
 
 enum {

@@ -20,8 +20,8 @@
 
 #include "cmd.h"
 #include "base/log.h"
-#include "live/counter.h"
-#include "live/livebuf.h"
+#include "live/session/counter.h"
+#include "live/buffers/livebuf.h"
 
 /* What runs on every machine and says what it is doing. */
 static const char *const default_events[] = {

@@ -9,7 +9,7 @@
 
 #include <argp.h>
 
-#include "live/tracing.h"
+#include "live/session/tracing.h"
 
 /* The argp entries of the shared options, for a command's options[]. */
 #define KT_TRACE_OPTIONS \

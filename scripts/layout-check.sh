@@ -9,25 +9,41 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 bad=0
 
-# The rooms each room may include, itself included.  analyze, sql and
-# push are the coming rooms: they read files and decoded streams.
+# The rooms each room may include, itself included.  live/ is itself in
+# rooms (lib/README.md), each named live/<room>, with arrows of their
+# own: tracefs at the bottom, the session at the top.
 allowed() {
+	local dec="base file decode"
 	case $1 in
 	base) echo "base" ;;
 	file) echo "base file" ;;
-	decode) echo "base file decode" ;;
-	views) echo "base file decode views" ;;
-	live) echo "base file decode live" ;;
-	analyze) echo "base file decode views analyze" ;;
-	sql) echo "base file decode views analyze sql" ;;
-	push) echo "base file decode views analyze sql push" ;;
+	decode) echo "$dec" ;;
+	views) echo "$dec views" ;;
+	live/tracefs) echo "$dec live/tracefs" ;;
+	live/module) echo "$dec live/tracefs live/module" ;;
+	live/events) echo "$dec live/tracefs live/module live/events" ;;
+	live/probes) echo "$dec live/tracefs live/probes" ;;
+	live/buffers) echo "$dec live/tracefs live/module live/buffers" ;;
+	live/session) echo "$dec live/tracefs live/module live/events live/probes live/buffers live/session" ;;
+	analyze) echo "$dec views analyze" ;;
+	sql) echo "$dec views analyze sql" ;;
+	push) echo "$dec views analyze sql push" ;;
 	*) echo "" ;;
 	esac
 }
 
-for f in lib/*/*.[ch]; do
-	room=${f#lib/}
-	room=${room%%/*}
+# room PATH: the room of a file under lib/, or of an include's path
+# (live/<room>/x.h is in live/<room>; live/x.h, in no room, is "live").
+room() {
+	local r=${1#lib/}
+	case $r in
+	live/*/*) r=${r#live/}; echo "live/${r%%/*}" ;;
+	*) echo "${r%%/*}" ;;
+	esac
+}
+
+for f in lib/*/*.[ch] lib/live/*/*.[ch]; do
+	room=$(room "$f")
 	ok=$(allowed "$room")
 	if [ -z "$ok" ]; then
 		echo "layout: $f is in room '$room', which lib/README.md does not describe"
@@ -46,7 +62,7 @@ for f in lib/*/*.[ch]; do
 			continue
 			;;
 		esac
-		r=${inc%%/*}
+		r=$(room "$inc")
 		case " $ok " in
 		*" $r "*) ;;
 		*)
@@ -76,7 +92,7 @@ resolve() {
 # ktrace-process.h) is included by the events that call it while its
 # control file switches those events, a loop of units by design; the
 # headers are split by the file that provides each name (kernel/README.md).
-edges=$(for f in lib/*/*.[ch] cmd/*.[ch] ktrace.c; do
+edges=$(for f in lib/*/*.[ch] lib/live/*/*.[ch] cmd/*.[ch] ktrace.c; do
 	[ -e "$f" ] || continue
 	sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
 		t=$(resolve "$(dirname "$f")" "$inc")

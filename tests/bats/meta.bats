@@ -155,4 +155,14 @@ module"
 	rm -rf "$tmp"
 	assert_failure
 	assert_output --partial "lib/file/tracedat.h (file) includes live/events.h"
+	# ... and one between live/'s rooms: tracefs control that names the
+	# session above it.
+	tmp=$(mktemp -d)
+	cp -r "$TOP/lib" "$TOP/cmd" "$TOP/kernel" "$TOP/scripts" "$tmp/"
+	cp "$TOP/ktrace.c" "$tmp/"
+	echo '#include "live/session/session.h"' >>"$tmp/lib/live/tracefs/reset.h"
+	run "$tmp/scripts/layout-check.sh"
+	rm -rf "$tmp"
+	assert_failure
+	assert_output --partial "lib/live/tracefs/reset.h (live/tracefs) includes live/session/session.h"
 }

@@ -8,7 +8,7 @@
  * FLAGS bit 0: the event is one of the ftrace system's (whose formats
  * libtraceevent reads in its own way), else of a system "fuzz".
  * The text goes through both ways ktrace parses formats:
- *   - kt_event_format_parse() (lib/live/evformat.c, 'ktrace list --fields'):
+ *   - kt_event_format_parse() (lib/live/events/evformat.c, 'ktrace list --fields'):
  *     the check in lib/file/tepcheck.c, tep_parse_format, the field list;
  *   - a trace.dat: the header sections of tests/fuzz/page-template.bin
  *     and this one format, as the ftrace system's or as an event system
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live/evformat.h"
+#include "live/events/evformat.h"
 #include "fuzz_common.h"
 
 #define PAGE		4096

@@ -140,7 +140,7 @@ build() {
 	bin=build/fuzz/fuzz_$t
 	# shellcheck disable=SC2086
 	clang $flags $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" tests/fuzz/fuzz_common.c \
-		build/fuzz/lib/*/*.o $libs
+		build/fuzz/lib/*/*.o build/fuzz/lib/live/*/*.o $libs
 }
 
 if [ "$secs" = merge ]; then

@@ -3,14 +3,14 @@
  * A test driver for a CPU's stats text as a recording stores it
  * (CPUSTAT): reads a per_cpu/cpuN/stats text on stdin, prints what
  * kt_cpu_stats_parse() makes of it on stderr, then writes on stdout the
- * text lib/live/source-ftrace.c stores for it, its counters replaced by
+ * text lib/live/session/source-ftrace.c stores for it, its counters replaced by
  * the arguments' when given (else the parse's).
  *
  *   cpustat-merge [ENTRIES OVERRUN COMMIT_OVERRUN BYTES DROPPED READ] <stats
  *
  * `make unit` builds it, with the sanitizers, as build/asan/unit/cpustat-merge.
  */
-#include "../../lib/live/source-ftrace.c"
+#include "../../lib/live/session/source-ftrace.c"
 
 static char *slurp(FILE *in)
 {

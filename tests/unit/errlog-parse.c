@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * errlog-parse: lib/live/errlog.c takes the kernel's error_log apart the
+ * errlog-parse: lib/live/tracefs/errlog.c takes the kernel's error_log apart the
  * way enable, record's filters and the probes say it: the reason from
  * the last entry's first line (not from a command that holds "error: "),
  * the caret's column in the command, and the word over it.  Prints "ok".
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "live/errlog.h"
+#include "live/tracefs/errlog.h"
 
 static int failed;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * modring-fallback: lib/live/modring.c's cursor over files that refuse
+ * modring-fallback: lib/live/module/modring.c's cursor over files that refuse
  * ktrace.ko's ioctls (ENOTTY, as a global channel or an older module
  * does): it must read() whole pages instead, a short one padded with
  * zeroes, one page a batch, the end at 0; a non-blocking file with
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live/modring.h"
+#include "live/module/modring.h"
 
 static int failed;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A check of lib/live/modrec.c's record merge on real ring-buffer pages:
+ * A check of lib/live/module/modrec.c's record merge on real ring-buffer pages:
  * merge two files' CPU data (offset and size from trace-cmd dump
  * --flyrecord), then decode all three with kbuffer and require that the
  * output holds exactly the records of both inputs (time and bytes), in
@@ -8,7 +8,7 @@
  *
  *   pages-merge FILE_A OFF SIZE FILE_B OFF SIZE
  */
-#include "../../lib/live/modrec.c"
+#include "../../lib/live/module/modrec.c"
 
 #include <sys/mman.h>
 #include <time.h>

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU recorders.  trace_pipe_raw hands out whole pages through
+ * splice (the kernel swaps the page out of the ring buffer), a pipe
+ * carries them, and a second splice puts them in the CPU's temporary
+ * file.  Only the last, partly filled page at the end needs read(),
+ * because splice gives full pages only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "live/tracefs/tracefs.h"
+#include "file/pieces.h"
+#include "file/rawpage.h"
+#include "live/buffers/recorder.h"
+
+/* As much as one splice may move; the kernel caps it at pipe-max-size. */
+#define PIPE_WANT	(1 << 20)
+/* A recorder thread's nice value: ahead of the traced workload. */
+#define RECORDER_NICE	(-20)
+/* After a wake-up that found no full page, do not spin. */
+#define IDLE_NAP_MS	10
+/* How often to look again at a CPU that has no buffer yet. */
+#define NO_BUFFER_NAP_MS	100
+
+struct cpu_rec {
+	struct kt_recorder *rec;
+	int cpu;
+	int raw_fd;
+	int pipe_rd, pipe_wr;
+	int out_fd;
+	char *out_path;
+	size_t pipe_size;
+	atomic_ullong bytes;
+	/* Events taken from the kernel that could not be written. */
+	atomic_ullong unwritten;
+	pthread_t thread;
+	bool started;
+};
+
+struct kt_recorder {
+	int ncpus;
+	int page_size;
+	struct cpu_rec *cpus;
+	int stop_fd;
+	int notify_fd;
+	atomic_int error;
+	atomic_ullong total;
+	atomic_ullong limit;
+	atomic_bool limit_hit;
+	bool running;
+	bool stopped;
+};
+
+static void poke(int fd)
+{
+	uint64_t one = 1;
+
+	/* An eventfd write only fails when the counter would overflow. */
+	if (write(fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void set_error(struct kt_recorder *rec, int err)
+{
+	int none = 0;
+
+	if (atomic_compare_exchange_strong(&rec->error, &none, err))
+		poke(rec->notify_fd);
+}
+
+/*
+ * A named piece beside the output, so that a recording killed with
+ * SIGKILL leaves its pages where 'ktrace record --recover' finds them.
+ */
+static int open_piece(const char *prefix, int cpu, char **path)
+{
+	char name[PATH_MAX];
+	int fd;
+
+	*path = NULL;
+	fd = kt_pieces_cpu(name, sizeof(name), prefix, cpu);
+	if (fd)
+		return fd;
+	*path = strdup(name);
+	if (!*path)
+		return -ENOMEM;
+	fd = open(*path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fd = -errno;
+		free(*path);
+		*path = NULL;
+	}
+	return fd;
+}
+
+static int cpu_open(struct kt_recorder *rec, struct tracefs_instance *inst,
+		    struct cpu_rec *c, const char *prefix)
+{
+	char file[64], *path;
+	int p[2], ret;
+
+	c->raw_fd = c->pipe_rd = c->pipe_wr = c->out_fd = -1;
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
+	path = tracefs_instance_get_file(inst, file);
+	if (!path)
+		return -ENOMEM;
+	c->raw_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ret = c->raw_fd < 0 ? -errno : 0;
+	tracefs_put_tracing_file(path);
+	if (ret)
+		return ret;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	c->pipe_rd = p[0];
+	c->pipe_wr = p[1];
+	/* A big pipe moves many pages per system call. */
+	fcntl(c->pipe_wr, F_SETPIPE_SZ, PIPE_WANT);
+	ret = fcntl(c->pipe_wr, F_GETPIPE_SZ);
+	c->pipe_size = ret > rec->page_size ? (size_t)ret : (size_t)rec->page_size;
+	c->out_fd = open_piece(prefix, c->cpu, &c->out_path);
+	if (c->out_fd < 0)
+		return c->out_fd;
+	return 0;
+}
+
+/* The reading side: an open trace_pipe_raw keeps its instance busy. */
+static void cpu_close_readers(struct cpu_rec *c)
+{
+	if (c->raw_fd >= 0)
+		close(c->raw_fd);
+	if (c->pipe_rd >= 0)
+		close(c->pipe_rd);
+	if (c->pipe_wr >= 0)
+		close(c->pipe_wr);
+	c->raw_fd = c->pipe_rd = c->pipe_wr = -1;
+}
+
+static void cpu_close(struct cpu_rec *c)
+{
+	cpu_close_readers(c);
+	if (c->out_fd >= 0)
+		close(c->out_fd);
+	if (c->out_path)
+		unlink(c->out_path);
+	free(c->out_path);
+	c->out_path = NULL;
+}
+
+struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
+				    int ncpus, const char *prefix)
+{
+	struct kt_recorder *rec;
+	int i, ret = -ENOMEM;
+
+	if (ncpus <= 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rec = calloc(1, sizeof(*rec));
+	if (!rec)
+		return NULL;
+	rec->ncpus = ncpus;
+	rec->page_size = getpagesize();
+	rec->stop_fd = rec->notify_fd = -1;
+	rec->cpus = calloc(ncpus, sizeof(*rec->cpus));
+	if (!rec->cpus)
+		goto err;
+	for (i = 0; i < ncpus; i++) {
+		rec->cpus[i].raw_fd = rec->cpus[i].pipe_rd = -1;
+		rec->cpus[i].pipe_wr = rec->cpus[i].out_fd = -1;
+	}
+	rec->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rec->stop_fd < 0 || rec->notify_fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	for (i = 0; i < ncpus; i++) {
+		rec->cpus[i].rec = rec;
+		rec->cpus[i].cpu = i;
+		ret = cpu_open(rec, inst, &rec->cpus[i], prefix);
+		if (ret)
+			goto err;
+	}
+	return rec;
+
+err:
+	kt_recorder_free(rec);
+	errno = -ret;
+	return NULL;
+}
+
+/* How many bytes the limit still allows, page-aligned (max: no limit). */
+static size_t budget(struct kt_recorder *rec, size_t want)
+{
+	unsigned long long limit = atomic_load(&rec->limit);
+	unsigned long long total = atomic_load(&rec->total);
+	unsigned long long left;
+
+	if (!limit)
+		return want;
+	left = limit > total ? limit - total : 0;
+	left -= left % rec->page_size;
+	if (left < (unsigned long long)rec->page_size) {
+		if (!atomic_exchange(&rec->limit_hit, true))
+			poke(rec->notify_fd);
+		return 0;
+	}
+	return left < want ? left : want;
+}
+
+static void account(struct cpu_rec *c, size_t n)
+{
+	atomic_fetch_add(&c->bytes, n);
+	atomic_fetch_add(&c->rec->total, n);
+}
+
+/* Count the events in whole pages that will never reach the file. */
+static void count_unwritten(struct cpu_rec *c, const char *pages, size_t len)
+{
+	size_t page = c->rec->page_size;
+	uint64_t n;
+
+	/* A page that does not parse still gives the events before its fault. */
+	for (; len >= page; pages += page, len -= page) {
+		kt_rawpage_events(pages, page, &n);
+		atomic_fetch_add(&c->unwritten, n);
+	}
+}
+
+/*
+ * The output refused the pages already taken from the kernel: they are
+ * in the pipe.  Take them out and count their events, so the loss is
+ * told in events.
+ */
+static void strand_pipe(struct cpu_rec *c, size_t len)
+{
+	size_t page = c->rec->page_size;
+	unsigned long long had = atomic_load(&c->bytes);
+	size_t rem = had % page;
+	char *buf = malloc(page);
+	ssize_t n;
+
+	/*
+	 * The output took part of a page: put its head back together with
+	 * the tail from the pipe, count it, and cut the piece back to whole
+	 * pages.
+	 */
+	if (buf && rem && len >= page - rem &&
+	    pread(c->out_fd, buf, rem, had - rem) == (ssize_t)rem &&
+	    read(c->pipe_rd, buf + rem, page - rem) == (ssize_t)(page - rem)) {
+		count_unwritten(c, buf, page);
+		len -= page - rem;
+		if (ftruncate(c->out_fd, had - rem) == 0 &&
+		    lseek(c->out_fd, had - rem, SEEK_SET) >= 0) {
+			atomic_fetch_sub(&c->bytes, rem);
+			atomic_fetch_sub(&c->rec->total, rem);
+		}
+	}
+	while (buf && len >= page) {
+		n = read(c->pipe_rd, buf, page);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)page)
+			break;
+		count_unwritten(c, buf, page);
+		len -= page;
+	}
+	free(buf);
+}
+
+/*
+ * Move every full page the kernel has now.  Returns bytes moved, or
+ * -errno; -EAGAIN never escapes (it means "nothing more for now").
+ */
+static long move_pages(struct cpu_rec *c)
+{
+	long moved = 0;
+
+	for (;;) {
+		size_t len = budget(c->rec, c->pipe_size);
+		ssize_t n, m;
+
+		if (!len)
+			return moved;
+		n = splice(c->raw_fd, NULL, c->pipe_wr, NULL, len,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return moved;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return moved;
+		while (n > 0) {
+			m = splice(c->pipe_rd, NULL, c->out_fd, NULL, n,
+				   SPLICE_F_MOVE);
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				int err = m < 0 ? -errno : -EIO;
+
+				strand_pipe(c, n);
+				return err;
+			}
+			n -= m;
+			moved += m;
+			account(c, m);
+		}
+	}
+}
+
+/*
+ * The kernel gives a CPU its ring buffer when the CPU first comes online
+ * (a possible CPU may never have been: a VM's hot-plug slots, maxcpus=).
+ * Until then its trace_pipe_raw polls as an error and read() fails with
+ * ENODEV, yet it has recorded nothing: wait for it, do not fail.
+ */
+static bool cpu_offline(int cpu)
+{
+	char path[64], v = '1';
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read(fd, &v, 1) != 1)
+		v = '1';
+	close(fd);
+	return v == '0';
+}
+
+/* The partly filled pages splice will not give: read() them. */
+static int flush_partial(struct cpu_rec *c)
+{
+	int page = c->rec->page_size;
+	char *buf = malloc(page);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (!budget(c->rec, page))
+			break;
+		n = read(c->raw_fd, buf, page);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		/* A CPU without a buffer (see cpu_offline) has nothing. */
+		if (n < 0 && errno == ENODEV)
+			break;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		/* Pages stay whole in the file; the rest is zero anyway. */
+		if (n < page)
+			memset(buf + n, 0, page - n);
+		ret = kt_write_all(c->out_fd, buf, page);
+		if (ret) {
+			count_unwritten(c, buf, page);
+			break;
+		}
+		account(c, page);
+	}
+	free(buf);
+	return ret;
+}
+
+static int drain(struct cpu_rec *c)
+{
+	long n = move_pages(c);
+
+	if (n < 0)
+		return n;
+	return flush_partial(c);
+}
+
+static void *cpu_main(void *arg)
+{
+	struct cpu_rec *c = arg;
+	struct kt_recorder *rec = c->rec;
+	sigset_t all;
+	int errors = 0;
+	long n;
+
+	/* Signals are for the main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/*
+	 * Little work per wake-up, but it must come soon: the buffer keeps
+	 * filling while we wait for a CPU.  Best effort (needs privilege).
+	 */
+	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = c->raw_fd, .events = POLLIN },
+			{ .fd = rec->stop_fd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			set_error(rec, -errno);
+			return NULL;
+		}
+		if (pfd[1].revents)
+			break;
+		/*
+		 * No buffer yet: wait for the CPU to come up.  One more look
+		 * when it is up already, in case it just came.
+		 */
+		if ((pfd[0].revents & POLLERR) &&
+		    (cpu_offline(c->cpu) || !errors++)) {
+			poll(&pfd[1], 1, NO_BUFFER_NAP_MS);
+			continue;
+		}
+		if (pfd[0].revents & (POLLERR | POLLNVAL)) {
+			set_error(rec, -EIO);
+			return NULL;
+		}
+		errors = 0;
+		n = move_pages(c);
+		if (n < 0) {
+			set_error(rec, n);
+			return NULL;
+		}
+		if (atomic_load(&rec->limit_hit))
+			return NULL;
+		/* Woken with no full page to take: wait a little. */
+		if (n == 0)
+			poll(&pfd[1], 1, IDLE_NAP_MS);
+	}
+	n = drain(c);
+	if (n < 0)
+		set_error(rec, n);
+	return NULL;
+}
+
+int kt_recorder_start(struct kt_recorder *rec)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < rec->ncpus; i++) {
+		ret = -pthread_create(&rec->cpus[i].thread, NULL, cpu_main,
+				      &rec->cpus[i]);
+		if (ret)
+			break;
+		rec->cpus[i].started = true;
+	}
+	rec->running = true;
+	if (ret)
+		kt_recorder_stop(rec);
+	return ret;
+}
+
+int kt_recorder_notify_fd(const struct kt_recorder *rec)
+{
+	return rec->notify_fd;
+}
+
+void kt_recorder_set_limit(struct kt_recorder *rec, unsigned long long bytes)
+{
+	atomic_store(&rec->limit, bytes);
+}
+
+int kt_recorder_stop(struct kt_recorder *rec)
+{
+	int i, ret;
+
+	if (rec->stopped)
+		return kt_recorder_error(rec);
+	rec->stopped = true;
+	if (!rec->running) {
+		/* Flight recorder: nobody read while tracing; read it all now. */
+		for (i = 0; i < rec->ncpus; i++) {
+			ret = drain(&rec->cpus[i]);
+			if (ret) {
+				set_error(rec, ret);
+				break;
+			}
+		}
+	} else {
+		poke(rec->stop_fd);
+		for (i = 0; i < rec->ncpus; i++)
+			if (rec->cpus[i].started)
+				pthread_join(rec->cpus[i].thread, NULL);
+	}
+	/* Done reading: let the instance go. */
+	for (i = 0; i < rec->ncpus; i++)
+		cpu_close_readers(&rec->cpus[i]);
+	return kt_recorder_error(rec);
+}
+
+int kt_recorder_error(const struct kt_recorder *rec)
+{
+	return atomic_load(&((struct kt_recorder *)rec)->error);
+}
+
+unsigned long long kt_recorder_bytes(const struct kt_recorder *rec, int cpu)
+{
+	if (cpu < 0 || cpu >= rec->ncpus)
+		return 0;
+	return atomic_load(&rec->cpus[cpu].bytes);
+}
+
+unsigned long long kt_recorder_total(const struct kt_recorder *rec)
+{
+	return atomic_load(&((struct kt_recorder *)rec)->total);
+}
+
+int kt_recorder_fd(const struct kt_recorder *rec, int cpu)
+{
+	if (cpu < 0 || cpu >= rec->ncpus)
+		return -1;
+	return rec->cpus[cpu].out_fd;
+}
+
+void kt_recorder_free(struct kt_recorder *rec)
+{
+	int i;
+
+	if (!rec)
+		return;
+	if (rec->running && !rec->stopped) {
+		rec->stopped = true;
+		poke(rec->stop_fd);
+		for (i = 0; i < rec->ncpus; i++)
+			if (rec->cpus[i].started)
+				pthread_join(rec->cpus[i].thread, NULL);
+	}
+	if (rec->cpus)
+		for (i = 0; i < rec->ncpus; i++)
+			cpu_close(&rec->cpus[i]);
+	if (rec->stop_fd >= 0)
+		close(rec->stop_fd);
+	if (rec->notify_fd >= 0)
+		close(rec->notify_fd);
+	free(rec->cpus);
+	free(rec);
+}
+
+unsigned long long kt_recorder_unwritten(const struct kt_recorder *rec, int cpu)
+{
+	return cpu >= 0 && cpu < rec->ncpus ?
+	       atomic_load(&rec->cpus[cpu].unwritten) : 0;
+}

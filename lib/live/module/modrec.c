@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktrace.ko's buffers, read: its trace<N> files give one whole
+ * ring-buffer page per read() (trace_pipe_raw's format), block while
+ * empty, and return 0 once the engine is stopped and drained; or, where
+ * the module can, map the CPU's ring of pages for reading in place
+ * (through live/modring.h, the one cursor over a ring).  One thread per
+ * CPU copies them into a temporary file; a CPU's pages are then merged
+ * with ftrace's record by record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <kbuffer.h>
+
+#include "base/fileio.h"
+#include "live/module/modrec-int.h"
+#include "live/module/modring.h"
+#include "live/module/module.h"
+#include "ktrace-page.h"
+
+/* ---- the readers ---- */
+
+static int temp_file(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/.ktrace-mod-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap)
+{
+	struct kt_modrec *mr;
+	char rel[64], path[PATH_MAX];
+	int i, ret = -ENOMEM;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		goto err;
+	mr->ncpus = ncpus;
+	mr->page_size = getpagesize();
+	mr->tmpdir = strdup(tmpdir);
+	if (!mr->tmpdir)
+		goto err_mr;
+	mr->cpus = calloc(ncpus > 0 ? ncpus : 1, sizeof(*mr->cpus));
+	if (!mr->cpus)
+		goto err_mr;
+	for (i = 0; i < ncpus; i++)
+		mr->cpus[i].in_fd = mr->cpus[i].out_fd =
+			mr->cpus[i].merged_fd = -1;
+	for (i = 0; i < ncpus; i++) {
+		struct modrec_cpu *c = &mr->cpus[i];
+
+		c->mr = mr;
+		c->cpu = i;
+		snprintf(rel, sizeof(rel), "%s%d", KTRACE_FILE_TRACE_PREFIX, i);
+		ret = kt_module_path(rel, path, sizeof(path));
+		if (ret)
+			goto err_mr;
+		c->in_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (c->in_fd < 0) {
+			ret = -errno;
+			goto err_mr;
+		}
+		c->out_fd = temp_file(tmpdir);
+		if (c->out_fd < 0) {
+			ret = c->out_fd;
+			goto err_mr;
+		}
+		c->ring = kt_modring_new(c->in_fd, i, no_mmap);
+		if (!c->ring) {
+			ret = -errno;
+			goto err_mr;
+		}
+	}
+	return mr;
+
+err_mr:
+	kt_modrec_free(mr);
+err:
+	errno = -ret;
+	return NULL;
+}
+
+/* A reader thread's nice value, lib/live/recorder.c's RECORDER_NICE. */
+#define MODREC_NICE	(-20)
+
+/*
+ * After the batch went back: the pages a flight writer took while we
+ * wrote them (its first gone->taken, written from base on) become empty
+ * pages, and the first page kept says how many records were lost before
+ * it, as the read() path's does.
+ */
+static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
+			    const struct kt_modring_gone *gone)
+{
+	static const char zeroes[65536];
+	size_t page = c->mr->page_size;
+	unsigned long long i;
+	unsigned long commit;
+	off_t off;
+	int ret;
+
+	for (i = 0; i < gone->taken; i++, base += page) {
+		ret = kt_pwrite_all(c->out_fd, zeroes, page, base);
+		if (ret)
+			return ret;
+	}
+	if (!c->missed || gone->taken == gone->pages)
+		return 0;
+	off = base + sizeof(uint64_t);
+	if (pread(c->out_fd, &commit, sizeof(commit), off) != sizeof(commit))
+		return -EIO;
+	if ((commit & KT_RB_COMMIT_MASK) + sizeof(uint64_t) + 2 * sizeof(long) <=
+	    page) {
+		unsigned long n = c->missed;
+
+		ret = kt_pwrite_all(c->out_fd, &n, sizeof(n), off + sizeof(long) +
+				    (commit & KT_RB_COMMIT_MASK));
+		if (ret)
+			return ret;
+		commit |= KT_RB_MISSED_STORED;
+	}
+	commit |= KT_RB_MISSED_EVENTS;
+	c->missed = 0;
+	return kt_pwrite_all(c->out_fd, &commit, sizeof(commit), off);
+}
+
+/*
+ * What is complete goes to the file straight from the mapping (or the
+ * page read()), then back to the writer; the cursor waits as a blocking
+ * read() would, and after "stop" hands out what is left and then the
+ * end.  So the thread needs no stop signal of its own.
+ */
+static int modrec_copy(struct modrec_cpu *c)
+{
+	size_t page = c->mr->page_size;
+	struct kt_modring_gone gone;
+	const void *pages;
+	unsigned int n;
+	off_t base;
+	int ret;
+
+	for (;;) {
+		ret = kt_modring_get(c->ring, true);
+		if (ret <= 0)
+			return ret;
+		/* One write() a run, two when the batch wraps round the ring. */
+		while ((n = kt_modring_walk(c->ring, UINT_MAX, &pages))) {
+			ret = kt_write_all(c->out_fd, pages, (size_t)n * page);
+			if (ret)
+				return ret;
+		}
+		ret = kt_modring_put(c->ring, &gone);
+		if (ret)
+			return ret;
+		c->missed += gone.missed;
+		if (gone.taken || c->missed) {
+			base = lseek(c->out_fd, 0, SEEK_CUR);
+			if (base < 0)
+				return -errno;
+			base -= (off_t)(gone.pages * page);
+			ret = modrec_fix_pages(c, base, &gone);
+			if (ret)
+				return ret;
+		}
+		atomic_fetch_add(&c->bytes, gone.pages * page);
+	}
+}
+
+static void *modrec_main(void *arg)
+{
+	struct modrec_cpu *c = arg;
+	char name[16];
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	/*
+	 * Ahead of the traced workload, as ftrace's recorders: once woken
+	 * at a tenth of the buffer, the rest fills while we wait for a CPU.
+	 * Best effort (needs privilege).
+	 */
+	setpriority(PRIO_PROCESS, 0, MODREC_NICE);
+	/* Named, so its CPU time can be told apart (bench/module-read.sh). */
+	snprintf(name, sizeof(name), "ktrace-mod%d", c->cpu);
+	pthread_setname_np(pthread_self(), name);
+	c->err = modrec_copy(c);
+	return NULL;
+}
+
+int kt_modrec_start(struct kt_modrec *mr)
+{
+	int i, ret;
+
+	for (i = 0; i < mr->ncpus; i++) {
+		ret = pthread_create(&mr->cpus[i].thread, NULL, modrec_main,
+				     &mr->cpus[i]);
+		if (ret)
+			return -ret;
+		mr->cpus[i].started = true;
+	}
+	return 0;
+}
+
+int kt_modrec_stop(struct kt_modrec *mr)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < mr->ncpus; i++) {
+		struct modrec_cpu *c = &mr->cpus[i];
+
+		if (c->started) {
+			pthread_join(c->thread, NULL);
+			c->started = false;
+		}
+		kt_modring_free(c->ring);
+		c->ring = NULL;
+		if (c->in_fd >= 0) {
+			/* An open trace<N> keeps the module from unloading. */
+			close(c->in_fd);
+			c->in_fd = -1;
+		}
+		if (c->err && !ret)
+			ret = c->err;
+	}
+	return ret;
+}
+
+void kt_modrec_free(struct kt_modrec *mr)
+{
+	int i;
+
+	if (!mr)
+		return;
+	if (mr->cpus) {
+		/* Threads still blocked would wait for a stop: end the engine. */
+		for (i = 0; i < mr->ncpus; i++)
+			if (mr->cpus[i].started) {
+				kt_module_write(KTRACE_FILE_STATE, KTRACE_CMD_STOP);
+				break;
+			}
+		kt_modrec_stop(mr);
+		for (i = 0; i < mr->ncpus; i++) {
+			if (mr->cpus[i].out_fd >= 0)
+				close(mr->cpus[i].out_fd);
+			if (mr->cpus[i].merged_fd >= 0)
+				close(mr->cpus[i].merged_fd);
+		}
+	}
+	free(mr->tmpdir);
+	free(mr->cpus);
+	free(mr);
+}
+
+const char *kt_modrec_read_mode(const struct kt_modrec *mr)
+{
+	int i, mapped = 0, rings = 0;
+
+	/* A CPU without a ring (never up) is read by neither. */
+	for (i = 0; i < mr->ncpus; i++) {
+		if (!mr->cpus[i].ring)
+			continue;
+		mapped += kt_modring_mapped(mr->cpus[i].ring);
+		rings += !kt_modring_ringless(mr->cpus[i].ring);
+	}
+	return !mapped ? "read" : mapped == rings ? "mmap" : "mmap+read";
+}
+
+int kt_modrec_fd(const struct kt_modrec *mr, int cpu)
+{
+	return cpu >= 0 && cpu < mr->ncpus ? mr->cpus[cpu].out_fd : -1;
+}
+
+unsigned long long kt_modrec_bytes(const struct kt_modrec *mr, int cpu)
+{
+	if (cpu < 0 || cpu >= mr->ncpus)
+		return 0;
+	return atomic_load(&((struct kt_modrec *)mr)->cpus[cpu].bytes);
+}
+
+unsigned long long kt_modrec_total(const struct kt_modrec *mr)
+{
+	unsigned long long sum = 0;
+	int i;
+
+	for (i = 0; i < mr->ncpus; i++)
+		sum += kt_modrec_bytes(mr, i);
+	return sum;
+}
+
+/* ---- merging ---- */
+
+/*
+ * Records of two page streams are merged by time and written into new
+ * pages: page order alone would leave ftrace's and the module's records
+ * of overlapping pages out of order.  A page is the ring buffer's
+ * (kernel/ktrace-page.h).
+ */
+
+int kt_modrec_cursor_load(struct kt_modrec_cursor *c, int page_size)
+{
+	c->data = NULL;
+	while (c->off + page_size <= c->size) {
+		ssize_t n = pread(c->fd, c->page, page_size, c->off);
+
+		if (n < 0)
+			return -errno;
+		if (n != page_size)
+			return -EIO;
+		c->off += page_size;
+		if (kbuffer_load_subbuffer(c->kb, c->page))
+			continue;
+		if (kbuffer_missed_events(c->kb))
+			c->missed = true;
+		c->data = kbuffer_read_event(c->kb, &c->ts);
+		if (c->data)
+			return 0;
+	}
+	return 0;
+}
+
+int kt_modrec_cursor_next(struct kt_modrec_cursor *c, int page_size)
+{
+	c->data = kbuffer_next_event(c->kb, &c->ts);
+	return c->data ? 0 : kt_modrec_cursor_load(c, page_size);
+}
+
+struct outpage {
+	int fd;
+	int page_size;
+	size_t hdr;		/* where records start */
+	char *buf;
+	size_t used;
+	unsigned long long last_ts;
+	bool missed;
+	unsigned long long written;
+};
+
+static int out_flush(struct outpage *o)
+{
+	unsigned long commit;
+	int ret;
+
+	if (o->used == o->hdr)
+		return 0;
+	commit = (o->used - o->hdr) | (o->missed ? KT_RB_MISSED_EVENTS : 0);
+	memcpy(o->buf + sizeof(uint64_t), &commit, sizeof(commit));
+	memset(o->buf + o->used, 0, o->page_size - o->used);
+	ret = kt_write_all(o->fd, o->buf, o->page_size);
+	if (ret)
+		return ret;
+	o->written += o->page_size;
+	o->used = o->hdr;
+	o->missed = false;
+	return 0;
+}
+
+static void put32(struct outpage *o, uint32_t v)
+{
+	memcpy(o->buf + o->used, &v, sizeof(v));
+	o->used += sizeof(v);
+}
+
+/* Append one record's data (len a multiple of 4) at time ts. */
+static int out_add(struct outpage *o, unsigned long long ts, const void *data,
+		   size_t len, bool missed)
+{
+	unsigned long long delta = 0;
+	size_t need = 4 + (len > KT_RB_MAX_SMALL ? 4 : 0) + len;
+	int ret;
+
+	if (o->used > o->hdr) {
+		delta = ts > o->last_ts ? ts - o->last_ts : 0;
+		if (delta >> KT_RB_DELTA_BITS)
+			need += 8;
+		if (o->used + need > (size_t)o->page_size) {
+			ret = out_flush(o);
+			if (ret)
+				return ret;
+		}
+	}
+	if (o->used == o->hdr) {
+		uint64_t t = ts;
+
+		memcpy(o->buf, &t, sizeof(t));
+		delta = 0;
+	}
+	o->missed |= missed;
+	if (delta >> KT_RB_DELTA_BITS) {
+		put32(o, KT_RB_TYPE_TIME_EXTEND |
+			 (uint32_t)((delta & ((1ULL << KT_RB_DELTA_BITS) - 1)) << 5));
+		put32(o, (uint32_t)(delta >> KT_RB_DELTA_BITS));
+		delta = 0;
+	}
+	if (len > KT_RB_MAX_SMALL || !len) {
+		put32(o, (uint32_t)(delta << 5));
+		put32(o, len + 4);
+	} else {
+		put32(o, (len / 4) | (uint32_t)(delta << 5));
+	}
+	memcpy(o->buf + o->used, data, len);
+	o->used += len;
+	o->last_ts = ts;
+	return 0;
+}
+
+static int pages_merge(int a, unsigned long long a_size, int b,
+		       unsigned long long b_size, int out, int page_size,
+		       unsigned long long *written)
+{
+	struct kt_modrec_cursor c[2] = {
+		{ .fd = a, .size = a_size },
+		{ .fd = b, .size = b_size },
+	};
+	struct outpage o = { .fd = out, .page_size = page_size,
+			     .hdr = sizeof(uint64_t) + sizeof(long) };
+	int i, ret = -ENOMEM;
+
+	o.used = o.hdr;
+	o.buf = calloc(1, page_size);
+	for (i = 0; i < 2; i++) {
+		c[i].page = malloc(page_size);
+		c[i].kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
+					KBUFFER_ENDIAN_SAME_AS_HOST);
+		if (!c[i].page || !c[i].kb)
+			goto out;
+	}
+	if (!o.buf)
+		goto out;
+	ret = kt_modrec_cursor_load(&c[0], page_size);
+	if (!ret)
+		ret = kt_modrec_cursor_load(&c[1], page_size);
+	while (!ret && (c[0].data || c[1].data)) {
+		struct kt_modrec_cursor *p =
+			!c[1].data ? &c[0] : !c[0].data ? &c[1] :
+			c[0].ts <= c[1].ts ? &c[0] : &c[1];
+
+		ret = out_add(&o, p->ts, p->data, kbuffer_event_size(p->kb),
+			      p->missed);
+		p->missed = false;
+		if (!ret)
+			ret = kt_modrec_cursor_next(p, page_size);
+	}
+	if (!ret)
+		ret = out_flush(&o);
+	*written = o.written;
+out:
+	for (i = 0; i < 2; i++) {
+		free(c[i].page);
+		if (c[i].kb)
+			kbuffer_free(c[i].kb);
+	}
+	free(o.buf);
+	return ret;
+}
+
+int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
+		    unsigned long long *size)
+{
+	struct modrec_cpu *c;
+	unsigned long long mine, merged = 0;
+	int out, ret;
+
+	if (cpu < 0 || cpu >= mr->ncpus)
+		return 0;
+	c = &mr->cpus[cpu];
+	mine = kt_modrec_bytes(mr, cpu);
+	if (!mine)
+		return 0;
+	if (!*size) {
+		*fd = c->out_fd;
+		*size = mine;
+		return 0;
+	}
+	out = temp_file(mr->tmpdir);
+	if (out < 0)
+		return out;
+	ret = pages_merge(*fd, *size, c->out_fd, mine, out, mr->page_size,
+			  &merged);
+	if (ret) {
+		close(out);
+		return ret;
+	}
+	if (c->merged_fd >= 0)
+		close(c->merged_fd);
+	c->merged_fd = out;
+	*fd = out;
+	*size = merged;
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The session's body, shared by session.c and its sinks (sink.h) that
+ * need more of it than the public accessors give (the trace.dat file
+ * stores the sources' options, pages and statistics).  Internal to
+ * lib/live's session, its sources and its sinks.
+ */
+#ifndef KT_SESSION_PRIV_H
+#define KT_SESSION_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "live/session/session-config.h"
+#include "live/session/sink.h"
+#include "live/session/source.h"
+
+/* The sources, in the order they are set up. */
+#define KT_SESSION_SOURCES	2
+/* Sinks one session feeds at most. */
+#define KT_SESSION_SINKS	4
+
+struct kt_session_source {
+	const struct kt_source_ops *ops;
+	void *state;			/* NULL: not in this recording */
+};
+
+struct kt_session {
+	const struct kt_session_config *cfg;
+	const char *tracing_dir;
+	struct kt_tracing *t;		/* instance, events, filters */
+	struct kt_evspec *specs;	/* --process: what kt_tracing_new used */
+	struct kt_run *run;		/* COMMAND and the signals that end it */
+	struct kt_source_env env;
+	struct kt_session_source src[KT_SESSION_SOURCES];
+	struct kt_sink sink[KT_SESSION_SINKS];
+	size_t nsinks;
+	bool live;			/* a sink reads the buffers itself */
+	int ncpus;
+	struct kt_cpu_stats *st0, *st1;
+	unsigned long long *cut;	/* per CPU, events an output refused */
+	char *clock;			/* trace_clock file text */
+	struct timespec t0;
+	double elapsed;
+	/* The instance removed by a helper thread while the file is written. */
+	pthread_t remover;
+	bool remover_running;
+	int remove_err;
+	enum kt_session_stop why;
+	int err;			/* what stopped it with KT_STOP_ERROR */
+};
+
+/* The trace clock's name, from "[local] global counter ..."; NULL + errno. */
+char *kt_session_clock_name(const char *text);
+/* The instance's clock now, as a record's timestamp (0: unknown). */
+unsigned long long kt_session_trace_now(struct kt_session *s);
+
+#endif

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace.dat file of a session: see sink-file.h.  /proc/kallsyms is
+ * copied into the file by a helper thread while the command runs, so a
+ * short recording does not wait for it (ksyms.h).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "base/human.h"
+#include "base/log.h"
+#include "file/tracedat.h"
+#include "file/wallclock.h"
+#include "file/writer.h"
+#include "live/events/formats.h"
+#include "live/session/ksyms.h"
+#include "live/session/procmaps.h"
+#include "live/session/recover.h"
+#include "live/session/run.h"
+#include "live/session/session-priv.h"
+#include "live/session/sink-file.h"
+#include "live/session/tgids.h"
+#include "live/tracefs/tracefs.h"
+#include "live/session/tracing.h"
+
+struct kt_file_sink {
+	struct kt_session *s;
+	struct kt_writer *w;
+	char *tmpdir;
+	struct kt_ksyms *ksyms;
+	int ksyms_err;
+	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
+	struct kt_tgids *tgids;		/* thread to process, for --by process */
+	struct kt_wallclock wall;	/* the clock against realtime */
+};
+
+struct kt_file_sink *kt_file_sink_new(void)
+{
+	return calloc(1, sizeof(struct kt_file_sink));
+}
+
+unsigned long long kt_file_sink_size(const struct kt_file_sink *f)
+{
+	return kt_writer_size(f->w);
+}
+
+static void join_ksyms(struct kt_file_sink *f)
+{
+	if (f->ksyms) {
+		f->ksyms_err = kt_ksyms_join(f->ksyms);
+		f->ksyms = NULL;
+	}
+}
+
+/* ---- set-up ---- */
+
+static int open_output(struct kt_file_sink *f)
+{
+	const char *out = f->s->cfg->output;
+	char *copy, *slash;
+	int ret;
+
+	f->w = kt_writer_open(out);
+	if (!f->w) {
+		ret = -errno;
+		kt_err("cannot open '%s': %s; try -o in a writable directory",
+		       out, strerror(errno));
+		return ret;
+	}
+	copy = strdup(out);
+	if (!copy)
+		return -ENOMEM;
+	slash = strrchr(copy, '/');
+	if (!slash) {
+		free(copy);
+		f->tmpdir = strdup(".");
+	} else {
+		if (slash == copy)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		f->tmpdir = copy;
+	}
+	if (!f->tmpdir)
+		return -ENOMEM;
+	/* Where the sources' readers put the pieces. */
+	f->s->env.prefix = kt_writer_tmp_name(f->w);
+	f->s->env.tmpdir = f->tmpdir;
+	return 0;
+}
+
+/* kallsyms and printk formats, by the helper thread or here. */
+static int write_ksyms(struct kt_file_sink *f)
+{
+	int ret;
+
+	/* From here until join_ksyms() the writer is the helper's. */
+	if (f->ksyms) {
+		kt_ksyms_handover(f->ksyms, f->w);
+		return 0;
+	}
+	ret = kt_writer_kallsyms(f->w, NULL, 0);
+	if (!ret)
+		ret = kt_writer_printk(f->w, NULL, 0);
+	if (ret)
+		kt_err("cannot write '%s': %s", f->s->cfg->output, strerror(-ret));
+	return ret;
+}
+
+/* -m: the limit is on the file; the bytes of trace data that fit. */
+static unsigned long long data_limit(struct kt_file_sink *f)
+{
+	struct kt_session *s = f->s;
+	unsigned long long max = s->cfg->max_mb << 20, used;
+	char *cmdlines = kt_tracefs_read(NULL, "saved_cmdlines");
+
+	/* Wait to know the header's size. */
+	join_ksyms(f);
+	/* What comes after the data: cmdlines, options, page padding. */
+	used = kt_writer_size(f->w) + 64 * 1024 +
+	       (cmdlines ? 2 * strlen(cmdlines) : 0) +
+	       (unsigned long long)s->ncpus * kt_writer_page_size(f->w);
+	free(cmdlines);
+	if (max <= used)
+		kt_warn("-m %llu is less than the file's fixed part (%llu MB: kallsyms, formats); no events will fit",
+			s->cfg->max_mb, (used + (1 << 20) - 1) >> 20);
+	return max > used ? max - used : 1;
+}
+
+/* What --recover needs that the pieces do not say. */
+static int write_meta(struct kt_file_sink *f)
+{
+	char *clk = kt_session_clock_name(f->s->clock);
+	int ret;
+
+	if (!clk)
+		return -ENOMEM;
+	ret = kt_recover_meta_write(kt_writer_tmp_name(f->w), f->s->ncpus,
+				    f->s->clock, clk);
+	free(clk);
+	return ret;
+}
+
+/*
+ * The trace clock against realtime now: of a few (realtime, trace clock,
+ * realtime) reads, the one of the tightest window.  Only for the clocks
+ * that keep ns; the counting ones (counter, x86-tsc, uptime's jiffies)
+ * have no wall-clock time.
+ */
+static void measure_wall(struct kt_file_sink *f, struct kt_wallpoint *p)
+{
+	static const char *const ns_clocks[] = {
+		"local", "global", "perf", "mono", "mono_raw", "boot", "tai",
+	};
+	struct timespec a, b;
+	unsigned long long now, window;
+	char *clk = kt_session_clock_name(f->s->clock);
+	size_t i;
+	int k;
+
+	for (i = 0; clk && i < sizeof(ns_clocks) / sizeof(ns_clocks[0]); i++)
+		if (!strcmp(clk, ns_clocks[i]))
+			break;
+	if (!clk || i == sizeof(ns_clocks) / sizeof(ns_clocks[0])) {
+		free(clk);
+		return;
+	}
+	free(clk);
+	for (k = 0; k < 5; k++) {
+		clock_gettime(CLOCK_REALTIME, &a);
+		now = kt_session_trace_now(f->s);
+		clock_gettime(CLOCK_REALTIME, &b);
+		window = (unsigned long long)((b.tv_sec - a.tv_sec) * 1000000000LL +
+					      (b.tv_nsec - a.tv_nsec));
+		if (!now || (p->known && window >= p->window))
+			continue;
+		p->known = true;
+		p->trace = now;
+		p->window = window;
+		p->real = a.tv_sec * 1000000000LL + a.tv_nsec + (long long)(window / 2);
+	}
+}
+
+/* This boot's id, which tells a reboot between two recordings apart. */
+static void read_boot_id(struct kt_wallclock *w)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	if (!f)
+		return;
+	if (!fgets(w->boot_id, sizeof(w->boot_id), f))
+		w->boot_id[0] = '\0';
+	w->boot_id[strcspn(w->boot_id, "\n")] = '\0';
+	fclose(f);
+}
+
+static void child_stop_maps(pid_t pid, bool exec, void *priv)
+{
+	struct kt_file_sink *f = priv;
+
+	/*
+	 * At an exec the new program is loaded but has not run: its records
+	 * come after now.  Its libraries are mapped later: the maps are
+	 * read at the exit.  On failure its stacks stay unnamed; the
+	 * recording goes on.
+	 */
+	if ((exec ? kt_procmaps_exec(f->maps, pid, kt_session_trace_now(f->s)) :
+		    kt_procmaps_read(f->maps, pid)) == -ENOMEM)
+		kt_warn("cannot keep the memory maps of pid %d: %s", (int)pid,
+			strerror(ENOMEM));
+}
+
+/*
+ * --user-stack: the maps report names user frames by.  COMMAND's and
+ * those of the processes it forks are read as each exits (traced for
+ * their exec and exit stops: the libraries are all mapped then, and a
+ * short process is gone before any poll would see it), valid from its
+ * last exec on; the others' at the end, for those still alive.
+ */
+static int watch_maps(struct kt_file_sink *f)
+{
+	struct kt_session *s = f->s;
+	int ret;
+
+	if (!s->cfg->t->ustacks)
+		return 0;
+	f->maps = kt_procmaps_new();
+	if (!f->maps)
+		return -ENOMEM;
+	if (!kt_run_child_pid(s->run))
+		return 0;
+	ret = kt_run_child_watch(s->run, child_stop_maps, f);
+	if (ret)
+		kt_warn("cannot watch '%s' exit for its memory maps (%s): its user stacks will show addresses only",
+			s->cfg->t->cmd[0], strerror(-ret));
+	return 0;
+}
+
+static int file_begin(void *state, struct kt_session *s, enum kt_sink_step step)
+{
+	struct kt_file_sink *f = state;
+	int ret;
+
+	switch (step) {
+	case KT_SINK_NEW:
+		f->s = s;
+		/* kallsyms takes tens of ms: read it while everything else happens. */
+		f->ksyms = kt_ksyms_start(s->tracing_dir);
+		return 0;
+	case KT_SINK_OPEN:
+		return open_output(f);
+	case KT_SINK_INSTANCE:
+		ret = kt_formats_write(f->w, NULL, kt_tracing_events(s->t));
+		if (ret) {
+			kt_err("cannot write '%s': %s", s->cfg->output, strerror(-ret));
+			return ret;
+		}
+		return write_ksyms(f);
+	case KT_SINK_CHILD:
+		ret = watch_maps(f);
+		if (!ret && s->cfg->max_mb)
+			s->env.limit = data_limit(f);
+		return ret;
+	case KT_SINK_ARMED:
+		ret = write_meta(f);
+		if (ret)
+			kt_err("cannot write beside '%s': %s", s->cfg->output,
+			       strerror(-ret));
+		return ret;
+	case KT_SINK_STARTED:
+		read_boot_id(&f->wall);
+		measure_wall(f, &f->wall.start);
+		return 0;
+	case KT_SINK_RELEASED:
+		/* The threads alive now, some gone by the end (see add_tgids()). */
+		f->tgids = kt_tgids_new();
+		return f->tgids ? kt_tgids_scan(f->tgids) : -ENOMEM;
+	case KT_SINK_STOPPING:
+		measure_wall(f, &f->wall.end);
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- the end ---- */
+
+/* The maps of COMMAND (read at its exit) and of those alive now. */
+static int add_maps(struct kt_file_sink *f)
+{
+	const char *text;
+	size_t len;
+	int ret = kt_procmaps_read_alive(f->maps);
+
+	if (ret)
+		return ret;
+	text = kt_procmaps_text(f->maps, &len);
+	return len ? kt_writer_add_option(f->w, KT_OPT_KTRACE_MAPS, text, len + 1) : 0;
+}
+
+/*
+ * Which process each thread is of: the threads alive at the start and
+ * now, and those the kernel saw (saved_tgids; kt_tracing_instance() sets
+ * the instance's record-tgid where the kernel has it there).
+ */
+static int add_tgids(struct kt_file_sink *f)
+{
+	const char *text;
+	size_t len;
+	int ret;
+
+	if (!f->tgids)
+		return 0;
+	ret = kt_tgids_scan(f->tgids);
+	if (ret)
+		return ret;
+	/* Stored even empty: "every task is its own process" is an answer. */
+	text = kt_tgids_text(f->tgids, &len);
+	return kt_writer_add_option(f->w, KT_OPT_KTRACE_TGIDS, text, len + 1);
+}
+
+static int add_options(struct kt_file_sink *f)
+{
+	struct kt_session *s = f->s;
+	struct utsname u;
+	char *str = NULL;
+	uint64_t id = 0;
+	size_t i;
+	int ret = 0;
+
+	if (s->clock)
+		ret = kt_writer_add_option_str(f->w, KT_OPT_TRACECLOCK, s->clock);
+	if (!ret && uname(&u) == 0) {
+		if (asprintf(&str, "%s %s %s %s", u.sysname, u.nodename,
+			     u.release, u.machine) < 0)
+			return -ENOMEM;
+		ret = kt_writer_add_option_str(f->w, KT_OPT_UNAME, str);
+		free(str);
+	}
+	if (!ret)
+		ret = kt_writer_add_option_str(f->w, KT_OPT_VERSION, s->cfg->version);
+	if (!ret && getrandom(&id, sizeof(id), GRND_NONBLOCK) == sizeof(id))
+		ret = kt_writer_add_option(f->w, KT_OPT_TRACEID, &id, sizeof(id));
+	if (!ret && s->cfg->cmdline)
+		ret = kt_writer_add_option_str(f->w, KT_OPT_KTRACE_CMDLINE, s->cfg->cmdline);
+	if (!ret && kt_wallclock_known(&f->wall)) {
+		char text[256];
+		size_t len = kt_wallclock_format(&f->wall, text, sizeof(text));
+
+		ret = kt_writer_add_option(f->w, KT_OPT_KTRACE_CLOCK, text, len + 1);
+	}
+	if (!ret && f->maps)
+		ret = add_maps(f);
+	if (!ret)
+		ret = add_tgids(f);
+	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->options)
+			ret = s->src[i].ops->options(s->src[i].state, f->w);
+	return ret;
+}
+
+/*
+ * A full disk cut the file: say how much of each CPU's data is missing,
+ * in bytes and in events (counted from the pages that did not fit), so
+ * the loss is never only a size.
+ */
+static void report_cut(struct kt_file_sink *f, const struct kt_writer_cpu *had,
+		       const struct kt_writer_cpu *kept)
+{
+	struct kt_session *s = f->s;
+	unsigned long long events = 0, all = 0, lost = 0;
+	bool unknown = false;
+	char a[32], b[32];
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		all += kept[cpu].size;
+		lost += had[cpu].size - kept[cpu].size;
+		events += kept[cpu].cut_events;
+		unknown |= kept[cpu].cut_unknown;
+		s->cut[cpu] = kept[cpu].cut_events;
+	}
+	kt_human_bytes(all, a, sizeof(a));
+	kt_human_bytes(lost, b, sizeof(b));
+	kt_err("disk full writing '%s': kept %s of trace data, the newest %s (%s%llu events) did not fit; free space or use -o elsewhere",
+	       s->cfg->output, a, b, unknown ? "at least " : "", events);
+	for (cpu = 0; !s->cfg->quiet && cpu < s->ncpus; cpu++)
+		if (had[cpu].size > kept[cpu].size)
+			kt_info("  CPU %d: %llu events (%llu bytes) did not fit",
+				cpu, kept[cpu].cut_events,
+				had[cpu].size - kept[cpu].size);
+}
+
+/* Each CPU's pages: every source's, in order. */
+static int cpu_data(struct kt_session *s, int cpu, struct kt_writer_cpu *c)
+{
+	size_t i;
+	int ret;
+
+	c->fd = -1;
+	for (i = 0; i < KT_SESSION_SOURCES; i++) {
+		if (!s->src[i].state || !s->src[i].ops->data)
+			continue;
+		ret = s->src[i].ops->data(s->src[i].state, cpu, &c->fd, &c->size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* saved_cmdlines, as each source adds to it. */
+static char *cmdlines(struct kt_session *s)
+{
+	char *text = kt_tracefs_read(NULL, "saved_cmdlines");
+	size_t i;
+
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->cmdlines)
+			text = s->src[i].ops->cmdlines(s->src[i].state, text);
+	return text;
+}
+
+static int write_file(struct kt_file_sink *f)
+{
+	struct kt_session *s = f->s;
+	struct kt_writer_tail tail;
+	struct kt_writer_cpu *cpus;
+	char *cmdl, *clk;
+	int cpu, ret;
+
+	join_ksyms(f);
+	if (f->ksyms_err == -ENOSPC)
+		kt_warn("kallsyms left out of '%s': %s; kernel addresses will not be named",
+			s->cfg->output, strerror(-f->ksyms_err));
+	else if (f->ksyms_err)
+		return f->ksyms_err;
+	ret = add_options(f);
+	if (ret)
+		return ret;
+	/* [0, ncpus): what each CPU's pieces hold, [ncpus, 2 ncpus): kept. */
+	cpus = calloc(2 * (size_t)s->ncpus, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		ret = cpu_data(s, cpu, &cpus[cpu]);
+		if (ret) {
+			free(cpus);
+			return ret;
+		}
+		cpus[s->ncpus + cpu] = cpus[cpu];
+	}
+	cmdl = cmdlines(s);
+	clk = kt_session_clock_name(s->clock);
+	tail.cmdlines = cmdl ? cmdl : "";
+	tail.cmdlines_len = cmdl ? strlen(cmdl) : 0;
+	tail.clock = clk;
+	ret = kt_writer_finish(f->w, &tail, s->ncpus, cpus + s->ncpus);
+	free(clk);
+	free(cmdl);
+	if (ret == 1)
+		report_cut(f, cpus, cpus + s->ncpus);
+	free(cpus);
+	if (ret < 0)
+		return ret;
+	cpu = kt_writer_commit(f->w);	/* 0 or -errno */
+	return cpu ? cpu : ret;
+}
+
+static int file_end(void *state, struct kt_session *s)
+{
+	struct kt_file_sink *f = state;
+	int ret;
+
+	if (s->why == KT_STOP_SIZE && !s->cfg->quiet)
+		kt_info("stopped: '%s' reached the -m limit of %llu MB",
+			s->cfg->output, s->cfg->max_mb);
+	ret = write_file(f);
+	if (ret < 0)
+		kt_err("cannot write '%s': %s", s->cfg->output, strerror(-ret));
+	return ret;
+}
+
+static void file_free(void *state)
+{
+	struct kt_file_sink *f = state;
+
+	join_ksyms(f);
+	/* The pieces of a recording that ended, even badly, are gone. */
+	if (f->w)
+		kt_recover_meta_remove(kt_writer_tmp_name(f->w));
+	kt_writer_close(f->w);
+	free(f->tmpdir);
+	kt_procmaps_free(f->maps);
+	kt_tgids_free(f->tgids);
+	free(f);
+}
+
+const struct kt_sink_ops kt_file_sink_ops = {
+	.name = "trace.dat",
+	.wake_percent = "10",
+	.begin = file_begin,
+	.end = file_end,
+	.free = file_free,
+};

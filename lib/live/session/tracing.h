@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What `ktrace record` and `ktrace stream` trace into: a private
+ * instance ktrace-<pid> with the events of the shared options (-e/-f/
+ * -b/-p/-F/-c), their filters and pids.  The options are parsed in
+ * cmd/ (util-session-opts.h); here is what they ask for.
+ */
+#ifndef KT_TRACING_H
+#define KT_TRACING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "live/events/events.h"
+#include "live/probes/ftracer.h"
+#include "live/probes/probes.h"
+
+struct tracefs_instance;
+
+struct kt_evspec {
+	char *spec;
+	char *filter;	/* the -f after it, or NULL */
+	bool stack;	/* record --stack: a kernel stack with each event */
+};
+
+/* The shared options, as parsed. */
+struct kt_trace_opts {
+	struct kt_evspec *specs;
+	size_t nspecs;
+	unsigned long buffer_kb;
+	pid_t *pids;
+	size_t npids;
+	bool only_cmd;
+	bool children;
+	bool stacks;	/* record -T: a kernel stack with every event */
+	bool ustacks;	/* record --user-stack: a user stack with every event */
+	/* record --uprobe/--uretprobe/--kprobe/--kretprobe, in their order */
+	struct kt_probe_spec *probes;
+	size_t nprobes;
+	struct kt_ftrace_opts ft;	/* record -p TRACER and its options */
+	char **cmd;	/* COMMAND and its arguments, or NULL */
+};
+
+struct kt_tracing;
+
+/*
+ * Resolve the -e specs (sched_switch and sched_wakeup without any) and
+ * check the -p pids, saying what is wrong through kt_log().  specs, when
+ * not NULL, replaces o's -e list (record --process generates its own).
+ * o and specs must outlive the result.  NULL + errno on failure.
+ */
+struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
+				  const struct kt_evspec *specs, size_t nspecs);
+/* Stop tracing and remove the instance if still there; free all. */
+void kt_tracing_free(struct kt_tracing *t);
+
+/*
+ * Create ktrace-<pid> with tracing off, buffer_percent set to
+ * wake_percent (when the readers' poll() wakes) and -b applied.
+ * 0 or -errno.
+ */
+int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent);
+/*
+ * For record --process, before kt_tracing_arm(): comm is ANDed into
+ * every filter ("comm == NAME"; NULL or "" for none), and
+ * follow_children follows forks as -c does.
+ */
+void kt_tracing_set_process(struct kt_tracing *t, const char *comm,
+			    bool follow_children);
+/* set_event_pid (child: COMMAND's pid or 0), filters, enable.  0 or -errno. */
+int kt_tracing_arm(struct kt_tracing *t, pid_t child);
+/*
+ * Remove the instance now (the rest stays).  0 or -errno; -EBUSY while
+ * a process holds one of its files open (see kt_tracing_remove_again).
+ */
+int kt_tracing_remove(struct kt_tracing *t);
+/* Look the instance up by its name again and remove it. */
+int kt_tracing_remove_again(struct kt_tracing *t);
+
+const struct kt_event_list *kt_tracing_events(const struct kt_tracing *t);
+/* The instance (NULL before kt_tracing_instance() or once removed). */
+struct tracefs_instance *kt_tracing_inst(const struct kt_tracing *t);
+/* "ktrace-<pid>" once kt_tracing_instance() ran. */
+const char *kt_tracing_name(const struct kt_tracing *t);
+/*
+ * Where -p TRACER runs, as a sentence for the user ("... in instance
+ * 'ktrace-N'", or the top level), or NULL without a tracer.
+ */
+const char *kt_tracing_place(const struct kt_tracing *t);
+const struct kt_trace_opts *kt_tracing_opts(const struct kt_tracing *t);
+
+/*
+ * Is r one of ktrace.ko's events (system ktrace with the module in
+ * use)?  kt_tracing_arm() leaves those alone: they are not in the
+ * instance, and whoever records them switches them on itself.
+ */
+bool kt_is_module_event(const struct kt_event_ref *r);
+
+#endif
