@@ -97,7 +97,7 @@ static int run_cmd(const struct cmd *c, int argc, char **argv)
 		    !strcmp(argv[i], "--usage") || !strcmp(argv[i], "--list-opts"))
 			goto run;
 	if (c->flags & NEED_TRACEFS) {
-		status = kt_need_tracefs();
+		status = need_tracefs();
 		if (status)
 			return status;
 	}

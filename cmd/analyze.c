@@ -78,7 +78,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct analyze_opts *o = state->input;
 	char *end;
 
-	if (kt_select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
+	if (select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
 		return 0;
 	switch (key) {
 	case 'i': o->input = arg; break;
@@ -770,7 +770,7 @@ int cmd_analyze(int argc, char **argv)
 		kt_err("cannot start: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	ret = kt_argp_parse(&argp, argc, argv, &o) ? KT_EXIT_OK : analyze(&o);
+	ret = parse_args(&argp, argc, argv, &o) ? KT_EXIT_OK : analyze(&o);
 	kt_select_free(o.sel);
 	return ret;
 }

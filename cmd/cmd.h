@@ -49,26 +49,26 @@ int cmd_top(int argc, char **argv);
  * Returns 0 to go on, or 1 when the command should return KT_EXIT_OK at
  * once (after --list-opts).  Usage errors exit 64 inside argp.
  */
-int kt_argp_parse(const struct argp *argp, int argc, char **argv,
-		  void *input);
+int parse_args(const struct argp *argp, int argc, char **argv,
+	       void *input);
 
 /*
  * Make sure tracefs is there and writable; print the one-line reason and
  * return KT_EXIT_FAIL when it is not.  Commands with an offline mode call
  * it themselves after parsing their options.
  */
-int kt_need_tracefs(void);
+int need_tracefs(void);
 
 /*
  * --backend ftrace|module: set which tracer's events names mean (see
  * kt_events_set_backend()); a bad name is a usage error.
  */
-void kt_backend_option(struct argp_state *state, const char *arg);
+void backend_option(struct argp_state *state, const char *arg);
 /*
  * After parsing: --backend module needs ktrace.ko loaded.  Prints the
  * reason and how to load it; returns 0 or KT_EXIT_FAIL.
  */
-int kt_need_backend(void);
+int need_backend(void);
 
 /*
  * Look up the existing instance a -B NAME option names (NULL: the top
@@ -76,6 +76,6 @@ int kt_need_backend(void);
  * Never creates one.  Returns 0 or KT_EXIT_FAIL.
  */
 struct tracefs_instance;
-int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out);
+int instance_arg_lookup(const char *name, struct tracefs_instance **out);
 
 #endif

@@ -32,8 +32,8 @@ static void list_options(const struct argp *argp)
 		list_options(c->argp);
 }
 
-int kt_argp_parse(const struct argp *argp, int argc, char **argv,
-		  void *input)
+int parse_args(const struct argp *argp, int argc, char **argv,
+	       void *input)
 {
 	int i;
 
@@ -48,7 +48,7 @@ int kt_argp_parse(const struct argp *argp, int argc, char **argv,
 	return 0;
 }
 
-int kt_need_tracefs(void)
+int need_tracefs(void)
 {
 	const char *dir = NULL;
 	int ret = kt_tracefs_open(&dir);
@@ -68,7 +68,7 @@ int kt_need_tracefs(void)
 	return KT_EXIT_FAIL;
 }
 
-int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)
+int instance_arg_lookup(const char *name, struct tracefs_instance **out)
 {
 	/* -B "" must not quietly mean the top-level buffer. */
 	int ret = name && !*name ? -EINVAL : kt_instance_lookup(name, out);
@@ -76,7 +76,7 @@ int kt_instance_arg_lookup(const char *name, struct tracefs_instance **out)
 	return kt_instance_explain(name, ret) ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
-void kt_backend_option(struct argp_state *state, const char *arg)
+void backend_option(struct argp_state *state, const char *arg)
 {
 	enum kt_backend b;
 
@@ -85,7 +85,7 @@ void kt_backend_option(struct argp_state *state, const char *arg)
 	kt_events_set_backend(b);
 }
 
-int kt_need_backend(void)
+int need_backend(void)
 {
 	if (!kt_backend_check())
 		return KT_EXIT_OK;

@@ -620,7 +620,7 @@ int cmd_doctor(int argc, char **argv)
 	struct doctor d = { 0 };
 	int ret;
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
+	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
 
 	check_tracefs(&d);

@@ -69,7 +69,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->disable = true;
 		break;
 	case OPT_BACKEND:
-		kt_backend_option(state, arg);
+		backend_option(state, arg);
 		break;
 	case ARGP_KEY_ARGS:
 		o->specs = state->argv + state->next;
@@ -347,9 +347,9 @@ int cmd_enable(int argc, char **argv)
 	bool created;
 	int status = KT_EXIT_FAIL;
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
+	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	if (kt_need_backend())
+	if (need_backend())
 		goto err;
 	events = resolve_all(&o);
 	if (!events)

@@ -107,7 +107,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->fields = arg;
 		break;
 	case OPT_BACKEND:
-		kt_backend_option(state, arg);
+		backend_option(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		kind = kind_of(arg);
@@ -676,9 +676,9 @@ int cmd_list(int argc, char **argv)
 {
 	struct list_opts o = { .kind = LIST_EVENTS };
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
+	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	if (kt_need_backend())
+	if (need_backend())
 		return KT_EXIT_FAIL;
 	if (o.fields)
 		return list_fields(&o);

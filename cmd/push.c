@@ -255,7 +255,7 @@ int cmd_push(int argc, char **argv)
 	static const char *def[] = { "ktrace.dat" };
 	int ret;
 
-	if (kt_argp_parse(&argp, argc, argv, &o)) {
+	if (parse_args(&argp, argc, argv, &o)) {
 		free(o.inputs);
 		return KT_EXIT_OK;
 	}

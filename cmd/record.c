@@ -167,11 +167,11 @@ static void add_preset(struct record_opts *o, const char *name, struct argp_stat
 		argp_error(state, "unknown --for '%s'; use sched, syscalls, cpu or offcpu", name);
 	for (k = 0; k < 6 && presets[i].events[k]; k++)
 		if (!spec_of(o, presets[i].events[k]))
-			kt_trace_opt(&o->t, 'e', (char *)presets[i].events[k], state);
+			trace_opt(&o->t, 'e', (char *)presets[i].events[k], state);
 	if (presets[i].stack) {
 		sp = spec_of(o, presets[i].stack);
 		if (!sp) {
-			kt_trace_opt(&o->t, 'e', (char *)presets[i].stack, state);
+			trace_opt(&o->t, 'e', (char *)presets[i].stack, state);
 			sp = &o->t.specs[o->t.nspecs - 1];
 		}
 		sp->stack = true;
@@ -185,7 +185,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	char *end;
 	error_t ret;
 
-	ret = kt_trace_opt(&o->t, key, arg, state);
+	ret = trace_opt(&o->t, key, arg, state);
 	if (ret != ARGP_ERR_UNKNOWN && key != ARGP_KEY_END)
 		return ret;
 	switch (key) {
@@ -204,12 +204,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad duration '%s'; give seconds, e.g. -s 10", arg);
 		break;
 	case 'm':
-		if (kt_parse_ulong(arg, 1ULL << 30, &v) || !v)
+		if (parse_ulong(arg, 1ULL << 30, &v) || !v)
 			argp_error(state, "bad size '%s'; give megabytes, e.g. -m 100", arg);
 		o->max_mb = v;
 		break;
 	case OPT_MAX_LOST:
-		if (kt_parse_ulong(arg, INT64_MAX, &v))
+		if (parse_ulong(arg, INT64_MAX, &v))
 			argp_error(state, "bad count '%s' for --max-lost", arg);
 		o->max_lost = v;
 		break;
@@ -226,7 +226,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		snprintf(o->comm, sizeof(o->comm), "%s", arg);
 		break;
 	case OPT_UID:
-		if (kt_parse_ulong(arg, 4294967294ULL, &v))
+		if (parse_ulong(arg, 4294967294ULL, &v))
 			argp_error(state, "bad user id '%s' for --uid; give a number, e.g. --uid 1000", arg);
 		o->uid = arg;
 		break;
@@ -245,7 +245,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->recover = arg;
 		break;
 	case OPT_BACKEND:
-		kt_backend_option(state, arg);
+		backend_option(state, arg);
 		break;
 	case 'T':
 		o->t.stacks = true;
@@ -285,7 +285,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		add_func(state, &o->t.ft.graph_funcs, &o->t.ft.ngraph_funcs, arg);
 		break;
 	case OPT_MAX_GRAPH_DEPTH:
-		if (kt_parse_ulong(arg, 1000000, &v) || !v)
+		if (parse_ulong(arg, 1000000, &v) || !v)
 			argp_error(state, "bad depth '%s' for --max-graph-depth; give calls, e.g. 3", arg);
 		o->t.ft.max_graph_depth = v;
 		break;
@@ -297,7 +297,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STACK:
 		/* -e EVENT, marked: its events get the trigger. */
-		ret = kt_trace_opt(&o->t, 'e', arg, state);
+		ret = trace_opt(&o->t, 'e', arg, state);
 		if (ret)
 			return ret;
 		o->t.specs[o->t.nspecs - 1].stack = true;
@@ -607,15 +607,15 @@ int cmd_record(int argc, char **argv)
 	int cmd_at, status;
 
 	o.cmdline = join_cmdline(argc, argv);
-	cmd_at = kt_trace_split_command(options, argc, argv, &o.t);
-	if (kt_argp_parse(&argp, cmd_at, argv, &o)) {
-		kt_trace_opts_free(&o.t);
+	cmd_at = split_command(options, argc, argv, &o.t);
+	if (parse_args(&argp, cmd_at, argv, &o)) {
+		trace_opts_free(&o.t);
 		free(o.cmdline);
 		return KT_EXIT_OK;
 	}
 	status = o.recover ? recover(&o) :
-		 kt_need_backend() ? KT_EXIT_FAIL : record(&o);
-	kt_trace_opts_free(&o.t);
+		 need_backend() ? KT_EXIT_FAIL : record(&o);
+	trace_opts_free(&o.t);
 	free(o.cmdline);
 	return status;
 }

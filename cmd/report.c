@@ -88,7 +88,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct report_opts *o = state->input;
 	char *end;
 
-	if (kt_select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
+	if (select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
 		return 0;
 	switch (key) {
 	case 'i': o->input = arg; break;
@@ -575,7 +575,7 @@ int cmd_report(int argc, char **argv)
 		kt_err("cannot start: %s", strerror(errno));
 		return KT_EXIT_FAIL;
 	}
-	if (kt_argp_parse(&argp, argc, argv, &o)) {
+	if (parse_args(&argp, argc, argv, &o)) {
 		ret = KT_EXIT_OK;
 	} else if (o.stat) {
 		ret = kt_filestat_write(o.input, o.sel, stdout, o.json);

@@ -110,9 +110,9 @@ int cmd_reset(int argc, char **argv)
 	char **refused = NULL;
 	int ret, failed = 0;
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
+	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	if (kt_instance_arg_lookup(o.instance, &inst))
+	if (instance_arg_lookup(o.instance, &inst))
 		return KT_EXIT_FAIL;
 
 	ret = kt_instance_reset(inst, &refused);

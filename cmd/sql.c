@@ -439,7 +439,7 @@ int cmd_sql(int argc, char **argv)
 {
 	struct sql_opts o = { .input = "ktrace.dat" };
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
+	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
 	return sql(&o);
 }

@@ -500,10 +500,10 @@ static int stat_live(const struct stat_opts *o)
 	struct tracefs_instance *inst = NULL;
 	int ret;
 
-	ret = kt_need_tracefs();
+	ret = need_tracefs();
 	if (ret)
 		return ret;
-	if (kt_instance_arg_lookup(o->instance, &inst))
+	if (instance_arg_lookup(o->instance, &inst))
 		return KT_EXIT_FAIL;
 	if (o->json)
 		fputs("{\"instances\":[", stdout);
@@ -537,7 +537,7 @@ int cmd_stat(int argc, char **argv)
 	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 	struct stat_opts o = { 0 };
 
-	if (kt_argp_parse(&argp, argc, argv, &o))
+	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
 	if (o.input)
 		return stat_file(o.input, o.json);

@@ -64,7 +64,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct stream_opts *o = state->input;
 	error_t ret;
 
-	ret = kt_trace_opt(&o->t, key, arg, state);
+	ret = trace_opt(&o->t, key, arg, state);
 	if (ret != ARGP_ERR_UNKNOWN && key != ARGP_KEY_END)
 		return ret;
 	switch (key) {
@@ -227,12 +227,12 @@ int cmd_stream(int argc, char **argv)
 	struct stream_opts o = { 0 };
 	int cmd_at, status;
 
-	cmd_at = kt_trace_split_command(options, argc, argv, &o.t);
-	if (kt_argp_parse(&argp, cmd_at, argv, &o)) {
-		kt_trace_opts_free(&o.t);
+	cmd_at = split_command(options, argc, argv, &o.t);
+	if (parse_args(&argp, cmd_at, argv, &o)) {
+		trace_opts_free(&o.t);
 		return KT_EXIT_OK;
 	}
 	status = stream(&o);
-	kt_trace_opts_free(&o.t);
+	trace_opts_free(&o.t);
 	return status;
 }

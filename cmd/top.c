@@ -868,7 +868,7 @@ int cmd_top(int argc, char **argv)
 	int ret = KT_EXIT_FAIL, err;
 	struct top t;
 
-	if (kt_argp_parse(&top_argp, argc, argv, &o))
+	if (parse_args(&top_argp, argc, argv, &o))
 		return KT_EXIT_OK;
 	memset(&t, 0, sizeof(t));
 	t.o = &o;

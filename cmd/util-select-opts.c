@@ -18,8 +18,8 @@ static void add_sel(struct argp_state *state, int ret, const char *what)
 		argp_failure(state, KT_EXIT_FAIL, -ret, "cannot add %s", what);
 }
 
-error_t kt_select_opt(struct kt_select *sel, int key, char *arg,
-		      struct argp_state *state)
+error_t select_opt(struct kt_select *sel, int key, char *arg,
+		   struct argp_state *state)
 {
 	char *end;
 	long v;

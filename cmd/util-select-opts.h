@@ -33,7 +33,7 @@ enum {
  * parse_opt() for those: handles its keys into sel and returns
  * ARGP_ERR_UNKNOWN for the rest.  Bad values are argp usage errors.
  */
-error_t kt_select_opt(struct kt_select *sel, int key, char *arg,
-		      struct argp_state *state);
+error_t select_opt(struct kt_select *sel, int key, char *arg,
+		   struct argp_state *state);
 
 #endif

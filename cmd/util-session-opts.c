@@ -11,8 +11,8 @@
 #include "cmd.h"
 #include "util-session-opts.h"
 
-int kt_parse_ulong(const char *s, unsigned long long max,
-		   unsigned long long *out)
+int parse_ulong(const char *s, unsigned long long max,
+		unsigned long long *out)
 {
 	char *end;
 	unsigned long long v;
@@ -27,8 +27,8 @@ int kt_parse_ulong(const char *s, unsigned long long max,
 	return 0;
 }
 
-error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
-		     struct argp_state *state)
+error_t trace_opt(struct kt_trace_opts *o, int key, char *arg,
+		  struct argp_state *state)
 {
 	unsigned long long v;
 	struct kt_evspec *sp;
@@ -54,7 +54,7 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 		o->specs[o->nspecs - 1].filter = arg;
 		return 0;
 	case 'b':
-		if (kt_parse_ulong(arg, 64ULL << 20, &v) || !v)
+		if (parse_ulong(arg, 64ULL << 20, &v) || !v)
 			argp_error(state, "bad buffer size '%s'; give KB per CPU, e.g. -b 8192", arg);
 		o->buffer_kb = v;
 		return 0;
@@ -64,7 +64,7 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 		/* a number is a pid */
 		__attribute__((fallthrough));
 	case 'P':
-		if (kt_parse_ulong(arg, INT32_MAX, &v) || !v)
+		if (parse_ulong(arg, INT32_MAX, &v) || !v)
 			argp_error(state, "bad pid '%s'", arg);
 		pids = realloc(o->pids, (o->npids + 1) * sizeof(*pids));
 		if (!pids)
@@ -91,7 +91,7 @@ error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
 	}
 }
 
-void kt_trace_opts_free(struct kt_trace_opts *o)
+void trace_opts_free(struct kt_trace_opts *o)
 {
 	free(o->specs);
 	free(o->probes);
@@ -131,8 +131,8 @@ static bool short_takes_arg(const struct argp_option *options, int c)
  * Everything from COMMAND on belongs to the command, even words that
  * look like our options.
  */
-int kt_trace_split_command(const struct argp_option *options, int argc,
-			   char **argv, struct kt_trace_opts *o)
+int split_command(const struct argp_option *options, int argc,
+		  char **argv, struct kt_trace_opts *o)
 {
 	bool dashdash = false;
 	int i;

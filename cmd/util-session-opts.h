@@ -2,7 +2,7 @@
 /*
  * The tracing options `ktrace record` and `ktrace stream` share
  * (-e/-f/-b/-P/-F/-c) and where COMMAND starts on the command line:
- * argp's side of struct kt_trace_opts (live/tracing.h).
+ * argp's side of struct kt_trace_opts (live/session/tracing.h).
  */
 #ifndef KT_SESSION_OPTS_H
 #define KT_SESSION_OPTS_H
@@ -27,18 +27,18 @@
  * -P (what -p was before record's -p TRACER); with a name it is the
  * caller's.
  */
-error_t kt_trace_opt(struct kt_trace_opts *o, int key, char *arg,
-		     struct argp_state *state);
-int kt_parse_ulong(const char *s, unsigned long long max,
-		   unsigned long long *out);
-void kt_trace_opts_free(struct kt_trace_opts *o);
+error_t trace_opt(struct kt_trace_opts *o, int key, char *arg,
+		  struct argp_state *state);
+int parse_ulong(const char *s, unsigned long long max,
+		unsigned long long *out);
+void trace_opts_free(struct kt_trace_opts *o);
 
 /*
  * Split argv at COMMAND (after "--", or the first word that is neither
  * an option of options[] nor an option's argument): o->cmd is set and
  * the number of words left for argp is returned.
  */
-int kt_trace_split_command(const struct argp_option *options, int argc,
-			   char **argv, struct kt_trace_opts *o);
+int split_command(const struct argp_option *options, int argc,
+		  char **argv, struct kt_trace_opts *o);
 
 #endif
