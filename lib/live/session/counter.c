@@ -284,16 +284,8 @@ static int open_instance(struct kt_counter *c, const char *instance)
 		snprintf(c->inst_name, sizeof(c->inst_name), "%s", instance);
 		/* Never created, even if it vanishes meanwhile. */
 		ret = kt_instance_lookup(instance, &c->inst);
-		if (ret == -ENOENT) {
-			kt_err("no instance '%s'; see 'ls %s/instances'",
-			       instance, tracefs_tracing_dir());
-			return ret;
-		}
-		if (ret == -EINVAL) {
-			kt_err("bad instance name '%s'; a name is not empty and has no '/'",
-			       instance);
-			return ret;
-		}
+		if (ret)
+			return kt_instance_explain(instance, ret);
 	} else {
 		snprintf(c->inst_name, sizeof(c->inst_name), "%s%d",
 			 KT_INSTANCE_PREFIX, (int)getpid());
