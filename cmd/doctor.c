@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace doctor: before recording, what will and will not work here, and
- * why.  Every check is a real attempt where one is possible (lib/live/caps.c);
+ * why.  Every check is a real attempt where one is possible (lib/live/tracefs/caps.c);
  * the results are gathered first and printed as one line each, or JSON.
  */
 #include <errno.h>

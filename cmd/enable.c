@@ -204,7 +204,7 @@ static struct kt_event_list *resolve_all(const struct enable_opts *o)
 }
 
 /*
- * The kernel's error_log entry, in one line (live/errlog.h): "Field not
+ * The kernel's error_log entry, in one line (live/tracefs/errlog.h): "Field not
  * found (column 11)".  Without an error_log, the rejected filter file
  * itself says "parse_error: Field not found".
  */

@@ -2,7 +2,7 @@
 /*
  * ktrace record: trace a command, or the whole system, into a trace.dat
  * (v6) file in a private tracefs instance.  The options, the status
- * line and the summary; the recording itself is lib/live/session.h.
+ * line and the summary; the recording itself is lib/live/session/session.h.
  */
 #include <errno.h>
 #include <stdint.h>

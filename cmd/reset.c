@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace reset: return tracing to a clean state.  The work is in
- * lib/live/reset.c; this file parses options and reports.
+ * lib/live/tracefs/reset.c; this file parses options and reports.
  */
 #include <errno.h>
 #include <stdio.h>

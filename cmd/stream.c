@@ -2,9 +2,9 @@
 /*
  * ktrace stream: trace into a private instance and print events as they
  * happen, with report's decoder and line format, no file.  The session
- * is lib/live/session.h, its live decoder lib/live/sink-print.h; this
+ * is lib/live/session/session.h, its live decoder lib/live/session/sink-print.h; this
  * file parses the options and prints the start line and the summary.
- * KTRACE_NO_MMAP=1 forces read() of the buffers (lib/live/livebuf.h).
+ * KTRACE_NO_MMAP=1 forces read() of the buffers (lib/live/buffers/livebuf.h).
  */
 #include <errno.h>
 #include <fcntl.h>

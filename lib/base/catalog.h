@@ -2,7 +2,7 @@
 /*
  * A catalog of events: the (system, name) pairs that event specs are
  * resolved against (base/evspec.h).  Two providers fill one: the running
- * kernel's tracefs and ktrace.ko (live/events.h), and a recording's
+ * kernel's tracefs and ktrace.ko (live/events/events.h), and a recording's
  * formats (decode/decoder.c).
  */
 #ifndef KT_CATALOG_H

@@ -8,7 +8,7 @@
  *   FILE.tmp-P.meta   a few lines: CPU count and trace clock
  *   FILE.tmp-P.cpuN   CPU N's ring-buffer pages, in order
  * The writer names the first, the recorders the cpuN ones, record the
- * meta one, and --recover finds them all again (live/recover.h).
+ * meta one, and --recover finds them all again (live/session/recover.h).
  */
 #ifndef KT_PIECES_H
 #define KT_PIECES_H

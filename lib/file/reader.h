@@ -28,7 +28,7 @@ void kt_reader_close(struct kt_reader *r);
 
 /*
  * How much of a v6 file's start is whole, for a recording's header piece
- * (the writer's file of a killed 'ktrace record', lib/live/recover.c):
+ * (the writer's file of a killed 'ktrace record', lib/live/session/recover.c):
  * the file header, header_page, header_event and the ftrace and event
  * formats, checked as kt_reader_open() checks them, then the kallsyms
  * and printk sections when they are complete.

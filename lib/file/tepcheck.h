@@ -3,7 +3,7 @@
  * Is this text safe to give libtraceevent?  Its parsers trust their
  * input, so event formats (from a trace.dat file or from the kernel) and
  * report's filters are checked here first (lib/file/reader.c,
- * lib/live/evformat.c, lib/decode/decoder.c).
+ * lib/live/events/evformat.c, lib/decode/decoder.c).
  */
 #ifndef KT_TEPCHECK_H
 #define KT_TEPCHECK_H

@@ -54,7 +54,7 @@ struct kt_format {
 
 /*
  * What the format sections hold, read by the caller (kt_formats_collect()
- * in lib/live/formats.c reads the live ones): header_page, header_event
+ * in lib/live/events/formats.c reads the live ones): header_page, header_event
  * and the events' formats.  Those of system "ftrace" make the ftrace
  * section, in the order given; the others go by system, in the order
  * each system is first seen.

@@ -2,7 +2,7 @@
 /*
  * Counting events live from per_cpu/cpuN/trace_pipe_raw, mapped where the
  * kernel allows it (no copy at all), read() page by page elsewhere; and
- * from ktrace.ko's traceN through its cursor (live/modring.h), which
+ * from ktrace.ko's traceN through its cursor (live/module/modring.h), which
  * maps or read()s it.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kt_modrec's private header, shared by lib/live/modrec.c (the readers
- * and the merge) and lib/live/modcomms.c (the names in their pages)
+ * kt_modrec's private header, shared by lib/live/module/modrec.c (the readers
+ * and the merge) and lib/live/module/modcomms.c (the names in their pages)
  * only; the public API is modrec.h.
  */
 #ifndef KT_MODREC_INT_H

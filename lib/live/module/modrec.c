@@ -4,7 +4,7 @@
  * ring-buffer page per read() (trace_pipe_raw's format), block while
  * empty, and return 0 once the engine is stopped and drained; or, where
  * the module can, map the CPU's ring of pages for reading in place
- * (through live/modring.h, the one cursor over a ring).  One thread per
+ * (through live/module/modring.h, the one cursor over a ring).  One thread per
  * CPU copies them into a temporary file; a CPU's pages are then merged
  * with ftrace's record by record.
  */
@@ -99,7 +99,7 @@ err:
 	return NULL;
 }
 
-/* A reader thread's nice value, lib/live/recorder.c's RECORDER_NICE. */
+/* A reader thread's nice value, lib/live/buffers/recorder.c's RECORDER_NICE. */
 #define MODREC_NICE	(-20)
 
 /*

@@ -50,7 +50,7 @@ static const char *option_of(enum kt_probe_kind k)
 }
 
 /*
- * The kernel's own reason, from error_log's last entry (live/errlog.h):
+ * The kernel's own reason, from error_log's last entry (live/tracefs/errlog.h):
  * "Invalid fetch argument (at 'ARG')", with the word of the command the
  * kernel gave up at.  "" when there is none.
  */

@@ -9,8 +9,8 @@
  * sinks there, and calls new, start, run, finish, free.
  *
  * Adding a recording source (a uprobe/kprobe, a function tracer, ...):
- *   1. one new file lib/live/source-<name>.c with a struct
- *      kt_source_ops (live/source.h); hooks it does not need stay NULL
+ *   1. one new file lib/live/session/source-<name>.c with a struct
+ *      kt_source_ops (live/session/source.h); hooks it does not need stay NULL
  *   2. its line in sources[] in session.c (set up and started in that
  *      order, stopped in reverse)
  *   3. prepare() decides whether it takes part in this recording (0
@@ -27,8 +27,8 @@
  *
  * Adding a sink (an output: rotated chunks, a snapshot ring, a trigger,
  * a network peer, ...):
- *   1. one new file lib/live/sink-<name>.c with a struct kt_sink_ops
- *      (live/sink.h) and its public header sink-<name>.h: a constructor
+ *   1. one new file lib/live/session/sink-<name>.c with a struct kt_sink_ops
+ *      (live/session/sink.h) and its public header sink-<name>.h: a constructor
  *      and what a command reads of it; hooks it does not need stay NULL
  *   2. pieces or live (sink.h): a pieces sink takes the sources' pieces
  *      at end() and costs the recording nothing while it runs; a live
@@ -83,7 +83,7 @@ int kt_session_finish(struct kt_session *s);
  */
 void kt_session_retire(struct kt_session *s);
 
-/* COMMAND and the signals: see live/run.h. */
+/* COMMAND and the signals: see live/session/run.h. */
 struct kt_run *kt_session_runner(const struct kt_session *s);
 enum kt_session_stop kt_session_stopped(const struct kt_session *s);
 /* What stopped it with KT_STOP_ERROR (-errno), or 0. */

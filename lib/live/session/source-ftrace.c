@@ -2,7 +2,7 @@
 /*
  * The ftrace instance source of a recording (source.h): one recorder
  * thread per CPU moves the instance's ring-buffer pages into the
- * "<prefix>.cpuN" pieces (live/recorder.h), and the instance's per-CPU
+ * "<prefix>.cpuN" pieces (live/buffers/recorder.h), and the instance's per-CPU
  * statistics are what the file stores as its CPUSTAT options.
  */
 #include <errno.h>

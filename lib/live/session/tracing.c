@@ -316,7 +316,7 @@ int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
 	}
 	/*
 	 * Each task that runs into saved_tgids, for --by process (see
-	 * live/tgids.h).  The option is the instance's from 6.x kernels on;
+	 * live/session/tgids.h).  The option is the instance's from 6.x kernels on;
 	 * before, the top level's alone, which is not ours to set.
 	 */
 	if (!t->top)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kernel's error_log read and its last entry taken apart: the reason,
- * and where in the command the caret points (live/errlog.h).
+ * and where in the command the caret points (live/tracefs/errlog.h).
  */
 #include <errno.h>
 #include <stdio.h>
