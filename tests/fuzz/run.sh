@@ -1,8 +1,8 @@
 #!/bin/bash
-# make fuzz: link each target with libFuzzer (clang) against the lib/
-# objects make fuzz built in build/fuzz, then fuzz it for SECONDS of CPU
+# make fuzz: build each target with libFuzzer (clang; make fuzz-build,
+# into build/fuzz), then fuzz it for SECONDS of CPU
 # time (user + system, read from /proc, so a busy machine stretches the
-# wall time but not the work done), one target at a time, under nice.
+# wall time but not the work done), one target at a time, under nice -n 19.
 # New inputs go to build/fuzz/corpus-TARGET (seeded from
 # tests/fuzz/corpus/TARGET and build/fuzz/seeds/TARGET: the pages, formats
 # and files of tests/data/*.dat, made here by tests/fuzz/mkseed.py --seeds);
@@ -34,9 +34,6 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 secs=$1
 shift
-flags="-fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer"
-cflags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Ilib $(pkg-config --cflags libtracefs libtraceevent)"
-libs="$(pkg-config --libs libtracefs libtraceevent libelf) -lzstd -lz"
 # KT_FUZZ_TIMEOUT: libFuzzer's -timeout, which counts wall time; on a
 # loaded machine, where a niced fuzzer gets a third of a core, a longer
 # one saves restarts (a timeout still counts only if the input alone
@@ -86,7 +83,7 @@ run_once() {
 	KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 	KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
 		/usr/bin/time -f '%e %U %S' -o "build/fuzz/$t.time" \
-		nice -n 10 "$bin" $limits $fast $([ "$t" = file ] && echo "$fast_file") -print_final_stats=1 \
+		nice -n 19 "$bin" $limits $fast $([ "$t" = file ] && echo "$fast_file") -print_final_stats=1 \
 		-artifact_prefix="tests/fuzz/regress/$t/" \
 		$(dirs) >"build/fuzz/$t.run.log" 2>&1 &
 	pid=$!
@@ -127,7 +124,7 @@ leak_pass() {
 	LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
 	KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 	KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
-		nice -n 10 "$bin" $limits -detect_leaks=1 -runs=0 \
+		nice -n 19 "$bin" $limits -detect_leaks=1 -runs=0 \
 		-artifact_prefix="tests/fuzz/regress/$t/" \
 		"build/fuzz/corpus-$t" >"build/fuzz/$t.leaks.log" 2>&1 || {
 		rc=$?
@@ -136,11 +133,12 @@ leak_pass() {
 	}
 }
 
+# The targets are the Makefile's (the lib objects and libraries they
+# link): make fuzz has built them, this is for a run by hand.
+make -s -j2 fuzz-build >/dev/null
+
 build() {
 	bin=build/fuzz/fuzz_$t
-	# shellcheck disable=SC2086
-	clang $flags $cflags -o "$bin" "tests/fuzz/fuzz_$t.c" tests/fuzz/fuzz_common.c \
-		build/fuzz/lib/*/*.o $libs
 }
 
 if [ "$secs" = merge ]; then
@@ -153,7 +151,7 @@ if [ "$secs" = merge ]; then
 		LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp \
 		KT_FUZZ_TEMPLATE=$top/tests/fuzz/page-template.bin \
 		KT_FUZZ_FILTER_TRACE=$top/tests/fuzz/filter-trace.bin \
-			nice -n 10 "$bin" $limits -merge=1 "build/fuzz/merged-$t" \
+			nice -n 19 "$bin" $limits -merge=1 "build/fuzz/merged-$t" \
 			$(dirs) >"build/fuzz/$t.merge.log" 2>&1
 		# The named files (fuzz.bats reads each *.dat with trace-cmd
 		# too) stay under their names: libFuzzer names an input by
