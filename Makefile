@@ -69,14 +69,24 @@ corpus-check: all
 
 # Fuzz targets (tests/fuzz): make check replays their corpus and every
 # regression input through the ASan build with gcc (tests/bats/fuzz.bats);
-# make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer;
+# make fuzz FUZZ_SECONDS=N fuzzes each with clang's libFuzzer for N CPU
+# seconds (tests/fuzz/run.sh, which says how to run one target longer:
+# tests/fuzz/run.sh 1800 file);
 # make fuzz-merge then makes tests/fuzz/corpus/* anew from themselves, the
 # seeds of tests/data and what the fuzzers found: what adds coverage.
+# The targets link the lib objects through an archive (only the ones they
+# need) and $(LDLIBS_ALL), the libraries of ktrace itself, so a new lib
+# room with a new library cannot leave them unlinked; make check links
+# them too (make fuzz-link, against the normal build's objects: seconds,
+# where instrumenting lib for libFuzzer takes a minute).
 FUZZ_TARGETS := file page format filter
 FUZZ_COMMON  := tests/fuzz/fuzz_common.c
 FUZZ_BUILD   := build/fuzz
 FUZZ_SECONDS ?= 60
-.PHONY: fuzz fuzz-replay fuzz-objs fuzz-merge
+FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+# $(call fuzz_link,SANITIZERS,ARCHIVE): target $@ of tests/fuzz/$<.
+fuzz_link = clang -g -O1 $(KT_CFLAGS) -Wno-error $(1) -o $@ $< $(FUZZ_COMMON) $(2) $(LDLIBS_ALL) $(1)
+.PHONY: fuzz fuzz-replay fuzz-objs fuzz-build fuzz-link fuzz-merge
 fuzz-replay: asan
 	$(MAKE) $(FUZZ_TARGETS:%=build/replay/fuzz_%)
 
@@ -89,12 +99,33 @@ fuzz-objs:
 	scripts/deps.sh fuzz
 	$(MAKE) CC=clang BUILD=$(FUZZ_BUILD) \
 		EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -Wno-error' \
-		$(LIB_SRCS:%.c=$(FUZZ_BUILD)/%.o)
+		$(FUZZ_BUILD)/libktrace.a
 
-fuzz: fuzz-objs
+# The targets, linked against what fuzz-objs instrumented: tests/fuzz/run.sh
+# runs them.
+fuzz-build: fuzz-objs
+	$(MAKE) CC=clang BUILD=$(FUZZ_BUILD) \
+		EXTRA_CFLAGS='-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -Wno-error' \
+		$(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(FUZZ_BUILD)/libktrace.a
+	$(call fuzz_link,$(FUZZ_SAN),$(FUZZ_BUILD)/libktrace.a)
+
+# make check's link test (scripts/check.sh, suite fuzz-link): each target
+# with libFuzzer against the normal build's lib objects.
+FUZZ_LINK_BUILD := build/fuzz-link
+fuzz-link: $(BUILD)/libktrace.a
+	scripts/deps.sh fuzz
+	$(MAKE) $(FUZZ_TARGETS:%=$(FUZZ_LINK_BUILD)/fuzz_%)
+
+$(FUZZ_LINK_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) $(BUILD)/libktrace.a
+	@mkdir -p $(dir $@)
+	$(call fuzz_link,-fsanitize=fuzzer,$(BUILD)/libktrace.a)
+
+fuzz: fuzz-build
 	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-fuzz-merge: fuzz-objs
+fuzz-merge: fuzz-build
 	tests/fuzz/run.sh merge $(FUZZ_TARGETS)
 
 # The drivers of lib code (tests/unit/NAME.c, each checks a lib file

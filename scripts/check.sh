@@ -1,7 +1,7 @@
 #!/bin/bash
-# Run every test: the bats suite against the normal build and again under
-# AddressSanitizer/UndefinedBehaviorSanitizer, then the VM tests of the
-# kernel module.  The last line is "N passed, N failed" over all of them.
+# Run every test: the link of the fuzz targets, the bats suite against the
+# normal build and again under AddressSanitizer/UndefinedBehaviorSanitizer,
+# then the VM tests of the kernel module.  The last line is "N passed, N failed" over all of them.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -36,6 +36,28 @@ suite() {
 	count "$log"
 }
 
+# Each fuzz target links with libFuzzer (clang), against the normal
+# build's lib objects and ktrace's libraries (make fuzz-link: seconds):
+# a lib room that brings a new library cannot break make fuzz unseen.
+fuzz_link() {
+	local src t n=0 out
+	set -- tests/fuzz/fuzz_*.c
+	echo "1..$(($# - 1))"
+	for src; do
+		t=$(basename "$src" .c)
+		[ "$t" = fuzz_common ] && continue
+		n=$((n + 1))
+		rm -f "build/fuzz-link/$t"
+		if out=$(make -s "build/fuzz-link/$t" 2>&1); then
+			echo "ok $n $t builds and links with libFuzzer"
+		else
+			echo "not ok $n $t builds and links with libFuzzer"
+			printf '%s\n' "$out" | sed 's/^/# /'
+		fi
+	done
+}
+
+suite fuzz-link fuzz_link
 suite bats env KTRACE="$top/ktrace" bats --tap tests/bats
 suite bats-asan env KTRACE="$top/build/asan/ktrace" \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \

@@ -34,13 +34,17 @@ CHECK_PKGS="$CHECK_PKGS sqlite3 linux-perf"
 # over HTTP with curl (tests/bats/clickhouse.bash); xxhash: its xxhsum is
 # the oracle for push's trace_id.
 CHECK_PKGS="$CHECK_PKGS clickhouse-server clickhouse-client curl xxhash"
+# clang, libclang-rt-14-dev: libFuzzer; make check links the fuzz targets
+# with it (scripts/check.sh), make fuzz runs them.
+FUZZ_PKGS="clang libclang-rt-14-dev"
+CHECK_PKGS="$CHECK_PKGS $FUZZ_PKGS"
 BENCH_PKGS="$CHECK_PKGS hyperfine"
 
 case "${1:-build}" in
 build) want=$BUILD_PKGS ;;
 check) want=$CHECK_PKGS ;;
 bench) want=$BENCH_PKGS ;;
-fuzz) want="$BUILD_PKGS clang libclang-rt-14-dev" ;;
+fuzz) want="$BUILD_PKGS $FUZZ_PKGS" ;;
 valgrind) want="$CHECK_PKGS valgrind" ;;
 *) echo "usage: $0 build|check|bench|fuzz|valgrind" >&2; exit 64 ;;
 esac

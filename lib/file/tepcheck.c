@@ -254,8 +254,55 @@ static bool is_cpumask_call(const char *at, const char *end)
  * as kvmmmu's events have), so nothing after one is ever parsed; a "{"
  * elsewhere is __print_flags()' list, which it does parse.
  */
+/*
+ * The format string's conversions.  libtraceevent hands each to
+ * vsnprintf(), which goes through every byte of a width or a precision
+ * even into a buffer too small for them: a width taken from the record
+ * ("%*u" of a 64-bit field) or written as "%999999999d" costs seconds
+ * for each record (found by tests/fuzz/fuzz_format.c: "%*us" of an
+ * address, more than 14 CPU seconds for one page).  The kernel's formats
+ * take from an argument only a string's precision ("%.*s", which bounds
+ * what is read) and a bitmap's width ("%*pbl"), and write widths of at
+ * most two digits.
+ */
+#define FMT_MAX_WIDTH	4096
+
+static const char *conversion_problem(const char *p, const char *end)
+{
+	bool star_width, star_prec;
+	unsigned long width, prec;
+	char conv;
+
+	for (; p < end; p++) {
+		if (*p != '%' || ++p >= end || *p == '%')
+			continue;
+		while (p < end && (*p == '-' || *p == '+' || *p == ' ' ||
+				   *p == '#' || *p == '0'))
+			p++;
+		star_width = p < end && *p == '*';
+		for (width = 0, p += star_width; p < end && isdigit((unsigned char)*p); p++)
+			width = width > FMT_MAX_WIDTH ? width : width * 10 + (unsigned long)(*p - '0');
+		star_prec = false;
+		prec = 0;
+		if (p < end && *p == '.') {
+			star_prec = ++p < end && *p == '*';
+			for (p += star_prec; p < end && isdigit((unsigned char)*p); p++)
+				prec = prec > FMT_MAX_WIDTH ? prec : prec * 10 + (unsigned long)(*p - '0');
+		}
+		while (p < end && strchr("hlLqjzt", *p))
+			p++;
+		conv = p < end ? *p : '\0';
+		if ((star_width && conv != 'p') || (star_prec && conv != 's') ||
+		    width > FMT_MAX_WIDTH || prec > FMT_MAX_WIDTH)
+			return "a width or precision too large or taken from the record in its print fmt";
+		p -= p >= end;
+	}
+	return NULL;
+}
+
 static const char *args_problem(const char *buf, const char *p)
 {
+	const char *why;
 	struct tok t;
 
 	/*
@@ -266,6 +313,9 @@ static const char *args_problem(const char *buf, const char *p)
 	p = next_tok(p, &t);
 	if (t.type != T_STR)
 		return NULL;
+	why = conversion_problem(t.at, t.end);
+	if (why)
+		return why;
 	p = next_tok(p, &t);
 	if (t.type != T_DELIM || *t.at != ',')
 		return NULL;

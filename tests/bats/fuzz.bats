@@ -3,7 +3,8 @@
 # v7, compressed or not, and raw pages) and every input a fuzzer ever
 # crashed on (tests/fuzz/regress) replay clean through the ASan/UBSan
 # build of the read path.  make check builds the replayers (make
-# fuzz-replay); gcc is enough, libFuzzer is only for make fuzz.
+# fuzz-replay) with gcc; its suite fuzz-link (scripts/check.sh) links the
+# libFuzzer targets, which make fuzz runs.
 
 load helpers
 
