@@ -364,6 +364,14 @@ static const char *args_problem(const char *buf, const char *p)
 			continue;
 		}
 		/* t: the token after the operand or the "]", looked at next. */
+		/*
+		 * A name right after an operand, with no operator between
+		 * ("a ? b : f REC->x"): libtraceevent 1.7 dereferences NULL
+		 * in tep_parse_format() (found by tests/fuzz/fuzz_format.c).
+		 * No kernel's format has one: C has none.
+		 */
+		if (t.type == T_ITEM)
+			return "two operands with no operator between them in its print fmt";
 		if (t.type == T_OP && !known_op(t.op) && strcmp(t.op, ":") &&
 		    strcmp(t.op, "]") && strcmp(t.op, "{"))
 			return "an operator libtraceevent cannot parse there in its print fmt";
