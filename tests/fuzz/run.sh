@@ -150,13 +150,9 @@ leak_pass() {
 # link): make fuzz has built them, this is for a run by hand.
 make -s -j2 fuzz-build >/dev/null
 
-build() {
-	bin=build/fuzz/fuzz_$t
-}
-
 if [ "$secs" = merge ]; then
 	for t in "$@"; do
-		build
+		bin=build/fuzz/fuzz_$t
 		rm -rf "build/fuzz/merged-$t"
 		mkdir -p "build/fuzz/merged-$t" "build/fuzz/corpus-$t"
 		# shellcheck disable=SC2046,SC2086
@@ -184,7 +180,7 @@ fi
 
 status=0
 for t in "$@"; do
-	build
+	bin=build/fuzz/fuzz_$t
 	mkdir -p "build/fuzz/corpus-$t" "tests/fuzz/regress/$t"
 	echo "== fuzz_$t for $secs CPU seconds (log: build/fuzz/$t.log)"
 	: >"build/fuzz/$t.log"
