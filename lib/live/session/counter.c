@@ -12,6 +12,7 @@
 #include "live/buffers/livebuf.h"
 #include "live/module/module.h"
 #include "live/tracefs/tracefs.h"
+#include "live/session/tracing.h"
 
 struct row {
 	struct kt_counter_row pub;
@@ -22,10 +23,14 @@ struct row {
 	int was;		/* -B or ktrace.ko: switch found (0/1), -1 untouched */
 };
 
+/* The counter's instance holds no events of kt_tracing's own. */
+static const struct kt_trace_opts no_opts;
+static const struct kt_evspec no_specs[1];
+
 struct kt_counter {
+	struct kt_tracing *t;		/* the instance, taken or borrowed */
 	struct tracefs_instance *inst;
 	bool own_instance;
-	char inst_name[64];
 	int ncpu;
 	struct kt_livebuf **lb;
 	int nmapped;		/* CPUs whose buffer is read in place */
@@ -119,7 +124,7 @@ int kt_counter_add_enabled(struct kt_counter *c)
 	if (!text) {
 		ret = -errno;
 		kt_err("cannot read the events of instance '%s': %s",
-		       c->inst_name, strerror(errno));
+		       kt_tracing_name(c->t), strerror(errno));
 		return ret;
 	}
 	for (line = strtok_r(text, "\n", &save); line;
@@ -252,7 +257,7 @@ static void restore_rows(struct kt_counter *c, bool module)
 						   r->was == 1);
 		if (ret)
 			kt_warn("cannot restore event '%s' of instance '%s': %s",
-				r->label, c->inst_name, strerror(-ret));
+				r->label, kt_tracing_name(c->t), strerror(-ret));
 	}
 }
 
@@ -275,58 +280,15 @@ int kt_counter_set_enable(struct kt_counter *c, size_t i, bool on)
 	return 0;
 }
 
-static int open_instance(struct kt_counter *c, const char *instance)
-{
-	bool created = false;
-	int ret;
-
-	if (instance) {
-		snprintf(c->inst_name, sizeof(c->inst_name), "%s", instance);
-		/* Never created, even if it vanishes meanwhile. */
-		ret = kt_instance_lookup(instance, &c->inst);
-		if (ret)
-			return kt_instance_explain(instance, ret);
-	} else {
-		snprintf(c->inst_name, sizeof(c->inst_name), "%s%d",
-			 KT_INSTANCE_PREFIX, (int)getpid());
-		ret = kt_instance_open(c->inst_name, true, &c->inst, &created);
-		if (!ret && !created) {
-			kt_err("instance '%s' already exists; remove it with 'rmdir %s/instances/%s'",
-			       c->inst_name, tracefs_tracing_dir(),
-			       c->inst_name);
-			kt_instance_close(c->inst);
-			c->inst = NULL;
-			return -EEXIST;
-		}
-		c->own_instance = created;
-	}
-	if (ret) {
-		kt_err("cannot open instance '%s': %s", c->inst_name,
-		       strerror(-ret));
-		return ret;
-	}
-	/* -B naming the top-level buffer ("") is refused above; be sure. */
-	if (!c->inst)
-		return -EINVAL;
-	return 0;
-}
-
+/* A borrowed instance's events back as found, then the instance let go. */
 static void close_instance(struct kt_counter *c)
 {
-	int ret;
-
-	if (!c->inst)
+	if (!c->t)
 		return;
-	if (!c->own_instance) {
+	if (!c->own_instance)
 		restore_rows(c, false);
-		kt_instance_close(c->inst);
-	} else {
-		ret = kt_instance_remove(c->inst);
-		if (ret)
-			kt_warn("cannot remove instance '%s': %s; remove it with 'rmdir %s/instances/%s'",
-				c->inst_name, strerror(-ret),
-				tracefs_tracing_dir(), c->inst_name);
-	}
+	kt_tracing_free(c->t);
+	c->t = NULL;
 	c->inst = NULL;
 }
 
@@ -360,10 +322,21 @@ struct kt_counter *kt_counter_new(const char *instance)
 	ret = -ENOMEM;
 	if (!c->rows[0].label)
 		goto err_rows;
-	ret = open_instance(c, instance);
-	if (ret)
+	/* No events of its own: the rows are the counter's. */
+	c->t = kt_tracing_new(&no_opts, no_specs, 0);
+	if (!c->t) {
+		ret = -errno;
+		kt_err("cannot start: %s", strerror(errno));
 		goto err_rows;
+	}
+	ret = kt_tracing_take(c->t, instance);
+	if (ret)
+		goto err_tracing;
+	c->inst = kt_tracing_inst(c->t);
+	c->own_instance = !kt_tracing_borrowed(c->t);
 	return c;
+err_tracing:
+	kt_tracing_free(c->t);
 err_rows:
 	free_rows(c);
 err:
@@ -417,7 +390,7 @@ static int open_buffers(struct kt_counter *c, unsigned int flags)
 		if (!c->lb[cpu]) {
 			ret = -errno;
 			kt_err("cannot open the buffer of cpu%d of instance '%s': %s",
-			       cpu, c->inst_name, strerror(errno));
+			       cpu, kt_tracing_name(c->t), strerror(errno));
 			return ret;
 		}
 		if (kt_livebuf_mapped(c->lb[cpu]))
@@ -526,7 +499,7 @@ int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags)
 	/* A private instance records only once everything is set up. */
 	if (c->own_instance && kt_tracefs_write(c->inst, "tracing_on", "0"))
 		kt_warn("cannot pause instance '%s' while setting it up",
-			c->inst_name);
+			kt_tracing_name(c->t));
 	for (i = 1; i < c->nrows; i++) {
 		ret = setup_row(c, i, enable);
 		if (ret)
@@ -544,11 +517,11 @@ int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags)
 	 */
 	if (c->own_instance && kt_tracefs_write(c->inst, "buffer_percent", "10"))
 		kt_debug("cannot set buffer_percent of instance '%s'",
-			 c->inst_name);
+			 kt_tracing_name(c->t));
 	if (c->own_instance) {
 		ret = kt_tracefs_write(c->inst, "tracing_on", "1");
 		if (ret) {
-			kt_err("cannot start tracing in instance '%s'", c->inst_name);
+			kt_err("cannot start tracing in instance '%s'", kt_tracing_name(c->t));
 			return ret;
 		}
 	}
@@ -767,7 +740,7 @@ const size_t *kt_counter_sort(struct kt_counter *c, enum kt_counter_sort by,
 
 const char *kt_counter_instance(const struct kt_counter *c)
 {
-	return c->inst_name;
+	return kt_tracing_name(c->t);
 }
 
 bool kt_counter_own_instance(const struct kt_counter *c)

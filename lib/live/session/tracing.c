@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The private instance `ktrace record` and `ktrace stream` trace into:
- * its events, filters and pids.  See tracing.h.
+ * The instance `ktrace record`, `ktrace stream` and `ktrace top` trace
+ * into: its events, filters and pids.  See tracing.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -35,6 +35,9 @@ struct kt_tracing {
 	bool top;
 	struct kt_topsave *saved;
 	char place[160];		/* where the tracer runs, said */
+	/* Taken for ktrace top (kt_tracing_take()): its words and rules. */
+	bool counter;
+	bool borrowed;			/* -B: never created, never removed */
 };
 
 /* What -f and --stack set on one event of the list. */
@@ -330,6 +333,45 @@ int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent)
 		}
 	}
 	return 0;
+}
+
+int kt_tracing_take(struct kt_tracing *t, const char *borrow)
+{
+	bool created = false;
+	int ret;
+
+	t->counter = true;
+	if (borrow) {
+		snprintf(t->inst_name, sizeof(t->inst_name), "%s", borrow);
+		/* Never created, even if it vanishes meanwhile. */
+		ret = kt_instance_lookup(borrow, &t->inst);
+		if (ret)
+			return kt_instance_explain(borrow, ret);
+		t->borrowed = true;
+	} else {
+		snprintf(t->inst_name, sizeof(t->inst_name), "%s%d",
+			 KT_INSTANCE_PREFIX, (int)getpid());
+		ret = kt_instance_open(t->inst_name, true, &t->inst, &created);
+		if (!ret && !created) {
+			kt_err("instance '%s' already exists; remove it with 'rmdir %s/instances/%s'",
+			       t->inst_name, tracefs_tracing_dir(), t->inst_name);
+			kt_instance_close(t->inst);
+			t->inst = NULL;
+			return -EEXIST;
+		}
+	}
+	if (ret) {
+		kt_err("cannot open instance '%s': %s", t->inst_name,
+		       strerror(-ret));
+		return ret;
+	}
+	/* -B naming the top-level buffer ("") is refused before; be sure. */
+	return t->inst ? 0 : -EINVAL;
+}
+
+bool kt_tracing_borrowed(const struct kt_tracing *t)
+{
+	return t->borrowed;
 }
 
 static void filter_error(const char *filter, const struct kt_event_ref *r,
@@ -643,10 +685,21 @@ const struct kt_trace_opts *kt_tracing_opts(const struct kt_tracing *t)
 
 void kt_tracing_free(struct kt_tracing *t)
 {
+	int ret;
+
 	if (!t)
 		return;
 	if (t->top) {
 		put_back_top(t);
+	} else if (t->borrowed) {
+		/* Whoever changed it put it back: it stays as found. */
+		kt_instance_close(t->inst);
+	} else if (t->inst && t->counter) {
+		ret = kt_instance_remove(t->inst);
+		if (ret)
+			kt_warn("cannot remove instance '%s': %s; remove it with 'rmdir %s/instances/%s'",
+				t->inst_name, strerror(-ret),
+				tracefs_tracing_dir(), t->inst_name);
 	} else if (t->inst) {
 		/* An error before the end: no events must stay enabled. */
 		kt_tracefs_write(t->inst, "tracing_on", "0");

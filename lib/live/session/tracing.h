@@ -3,7 +3,8 @@
  * What `ktrace record` and `ktrace stream` trace into: a private
  * instance ktrace-<pid> with the events of the shared options (-e/-f/
  * -b/-p/-F/-c), their filters and pids.  The options are parsed in
- * cmd/ (util-session-opts.h); here is what they ask for.
+ * cmd/ (util-session-opts.h); here is what they ask for.  `ktrace top`
+ * counts in one too, its own or a borrowed one (kt_tracing_take()).
  */
 #ifndef KT_TRACING_H
 #define KT_TRACING_H
@@ -52,7 +53,10 @@ struct kt_tracing;
  */
 struct kt_tracing *kt_tracing_new(const struct kt_trace_opts *o,
 				  const struct kt_evspec *specs, size_t nspecs);
-/* Stop tracing and remove the instance if still there; free all. */
+/*
+ * Stop tracing and remove the instance if still there (a borrowed one
+ * is only let go); free all.
+ */
 void kt_tracing_free(struct kt_tracing *t);
 
 /*
@@ -61,6 +65,18 @@ void kt_tracing_free(struct kt_tracing *t);
  * 0 or -errno.
  */
 int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent);
+/*
+ * ktrace top's instance, instead of kt_tracing_instance(): borrow NULL
+ * creates ktrace-<pid> and leaves it as the kernel made it (top pauses,
+ * sizes and starts it itself, and only warns where record fails);
+ * borrow names an existing instance (-B), looked up, never created and
+ * never removed: what top changes in it top puts back.  Failures are
+ * said in top's words (the removal's too, at kt_tracing_free()).
+ * 0 or -errno.
+ */
+int kt_tracing_take(struct kt_tracing *t, const char *borrow);
+/* kt_tracing_take() borrowed an existing instance. */
+bool kt_tracing_borrowed(const struct kt_tracing *t);
 /*
  * For record --process, before kt_tracing_arm(): comm is ANDed into
  * every filter ("comm == NAME"; NULL or "" for none), and
@@ -81,7 +97,7 @@ int kt_tracing_remove_again(struct kt_tracing *t);
 const struct kt_event_list *kt_tracing_events(const struct kt_tracing *t);
 /* The instance (NULL before kt_tracing_instance() or once removed). */
 struct tracefs_instance *kt_tracing_inst(const struct kt_tracing *t);
-/* "ktrace-<pid>" once kt_tracing_instance() ran. */
+/* "ktrace-<pid>" once kt_tracing_instance() ran, or the borrowed one's. */
 const char *kt_tracing_name(const struct kt_tracing *t);
 /*
  * Where -p TRACER runs, as a sentence for the user ("... in instance
