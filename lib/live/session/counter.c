@@ -12,6 +12,8 @@
 #include "live/buffers/livebuf.h"
 #include "live/module/module.h"
 #include "live/tracefs/tracefs.h"
+#include "live/session/sink.h"
+#include "live/session/source.h"
 #include "live/session/tracing.h"
 
 struct row {
@@ -23,9 +25,13 @@ struct row {
 	int was;		/* -B or ktrace.ko: switch found (0/1), -1 untouched */
 };
 
-/* The counter's instance holds no events of kt_tracing's own. */
+/*
+ * The counter's instance holds no events of kt_tracing's own, and
+ * ktrace.ko gets no clock, buffer size or pids of top's.
+ */
 static const struct kt_trace_opts no_opts;
 static const struct kt_evspec no_specs[1];
+static const struct kt_session_config no_cfg = { .t = &no_opts, .quiet = true };
 
 struct kt_counter {
 	struct kt_tracing *t;		/* the instance, taken or borrowed */
@@ -34,13 +40,17 @@ struct kt_counter {
 	int ncpu;
 	struct kt_livebuf **lb;
 	int nmapped;		/* CPUs whose buffer is read in place */
-	/* ktrace.ko, when a row is its event: its traceN, and whether it runs. */
+	/*
+	 * ktrace.ko, when a row is its event: the module source run for the
+	 * counter (source-module.c), and its traceN.
+	 */
 	size_t nmod;
+	struct kt_source_env env;
+	void *mod;		/* the source's state once it takes part */
 	struct kt_livebuf **mlb;
 	int nmcpu;
 	int nmmapped;		/* of them, read in place */
 	int nmringless;		/* of them, no ring yet (a CPU never up) */
-	bool mod_started;
 	uint16_t *slot;		/* event id -> row; row 0 is "other" */
 	struct row *rows;
 	size_t nrows;
@@ -106,6 +116,9 @@ int kt_counter_add_event(struct kt_counter *c, const char *system,
 {
 	int ret = add_row(c, system, name);
 
+	/* The sources (ktrace.ko's) see the rows as the instance's events. */
+	if (!ret)
+		ret = kt_tracing_add_event(c->t, system, name);
 	if (ret)
 		kt_err("cannot add '%s:%s': %s", system, name, strerror(-ret));
 	return ret;
@@ -424,58 +437,68 @@ static void close_buffers(struct kt_counter *c)
 }
 
 /*
- * ktrace.ko, when a row is its event: free (no recording using it),
- * emptied, its traceN opened, started.  Its buffers are counted with the
- * instance's; stop_module() puts it back.  Rows' switches are set by
- * setup_row() before.
+ * ktrace.ko, when a row is its event: claimed (no recording using it)
+ * and emptied by the module source, its traceN opened here, started.
+ * Its buffers are counted with the instance's; stop_module() puts it
+ * back.  Rows' switches are set by setup_row() before.
  */
 static int start_module(struct kt_counter *c, unsigned int flags)
 {
-	char rel[32], path[4096];
-	int cpu, ret;
+	struct kt_page_file pf;
+	int ret;
 
 	if (!c->nmod)
 		return 0;
-	ret = kt_module_claim(c->ncpu);
-	if (ret < 0)
+	c->env.cfg = &no_cfg;
+	c->env.t = c->t;
+	c->env.ncpus = c->ncpu;
+	c->env.live = true;
+	c->env.counter = true;
+	c->env.read_flags = flags;
+	ret = kt_source_module.prepare(&c->env, &c->mod);
+	if (ret)
 		return ret;
-	c->nmcpu = ret;
-	c->mlb = calloc((size_t)c->nmcpu, sizeof(*c->mlb));
+	if (!c->mod)
+		return -EINVAL;
+	/* Claimed: at most as many CPUs as the instance's. */
+	c->mlb = calloc((size_t)c->ncpu, sizeof(*c->mlb));
 	if (!c->mlb)
 		return -ENOMEM;
-	ret = kt_module_write(KTRACE_FILE_RESET, "1");
-	for (cpu = 0; !ret && cpu < c->nmcpu; cpu++) {
-		snprintf(rel, sizeof(rel), "%s%d", KTRACE_FILE_TRACE_PREFIX, cpu);
-		ret = kt_module_path(rel, path, sizeof(path));
-		if (!ret) {
-			c->mlb[cpu] = kt_livebuf_open_pages(path, cpu, flags);
-			ret = c->mlb[cpu] ? 0 : -errno;
-			if (!ret && kt_livebuf_mapped(c->mlb[cpu]))
-				c->nmmapped++;
-			if (!ret && kt_livebuf_ringless(c->mlb[cpu]))
-				c->nmringless++;
+	for (;;) {
+		ret = kt_source_module.page_file(c->mod, c->nmcpu, &pf);
+		if (ret == -ENOENT)
+			break;
+		if (ret)
+			return ret;
+		if (c->nmcpu == c->ncpu) {
+			kt_err("cannot start ktrace.ko: %s", strerror(E2BIG));
+			return -E2BIG;
 		}
+		c->mlb[c->nmcpu] = kt_livebuf_open_pages(pf.path, pf.cpu, flags);
+		if (!c->mlb[c->nmcpu]) {
+			ret = -errno;
+			kt_err("cannot start ktrace.ko: %s", strerror(-ret));
+			return ret;
+		}
+		if (kt_livebuf_mapped(c->mlb[c->nmcpu]))
+			c->nmmapped++;
+		if (kt_livebuf_ringless(c->mlb[c->nmcpu]))
+			c->nmringless++;
+		c->nmcpu++;
 	}
-	if (!ret)
-		ret = kt_module_start();
-	if (ret) {
-		kt_err("cannot start ktrace.ko: %s", strerror(-ret));
-		return ret;
-	}
-	c->mod_started = true;
-	return 0;
+	return kt_source_module.start(c->mod);
 }
 
-/* ktrace.ko stopped and its switches back as found. */
+/* ktrace.ko stopped, its switches back as found, the source let go. */
 static void stop_module(struct kt_counter *c)
 {
 	if (!c->nmod)
 		return;
-	if (c->mod_started) {
-		kt_module_stop();
-		c->mod_started = false;
-	}
+	if (c->mod)
+		kt_source_module.stop(c->mod);
 	restore_rows(c, true);
+	kt_source_module.restore(c->mod);
+	c->mod = NULL;
 }
 
 int kt_counter_resize(struct kt_counter *c, unsigned long kb)

@@ -5,7 +5,8 @@
  * buffers emptied and sized (-b), its pid filter or process tracer set
  * (-F/-c/-p, --process), its readers started; at the end its pages are
  * merged into each CPU's, its counts added to the instance's, and
- * everything put back as it was.
+ * everything put back as it was.  ktrace top's counter claims, empties,
+ * starts and stops it through the same hooks (env->counter).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -164,6 +165,13 @@ static int module_prepare(struct modsrc *s)
 	ncpus = kt_module_claim(s->e->ncpus);
 	if (ncpus < 0)
 		return -EINVAL;
+	/* top's counter: emptied, nothing else of it changed. */
+	if (s->e->counter) {
+		ret = kt_module_write(KTRACE_FILE_RESET, "1");
+		if (ret)
+			kt_err("cannot start ktrace.ko: %s", strerror(-ret));
+		return ret;
+	}
 	s->mod_saved = calloc(s->nmod, sizeof(*s->mod_saved));
 	if (!s->mod_saved)
 		return -EINVAL;
@@ -229,7 +237,8 @@ static int module_start(void *state)
 		ret = s->mrec ? kt_modrec_start(s->mrec) : 0;
 	}
 	if (ret)
-		kt_err("cannot start tracing: %s", strerror(-ret));
+		kt_err(s->e->counter ? "cannot start ktrace.ko: %s" :
+				       "cannot start tracing: %s", strerror(-ret));
 	return ret;
 }
 
@@ -245,7 +254,8 @@ static int module_stop(void *state)
 	s->started = false;
 	if (!ret && s->mrec)
 		ret = kt_modrec_stop(s->mrec);
-	if (ret)
+	/* top's counter only stops it: what is left is not counted. */
+	if (ret && !s->e->counter)
 		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
 	return ret;
 }
@@ -308,7 +318,12 @@ static void module_restore(void *state)
 	if (!s)
 		return;
 	kt_modrec_free(s->mrec);
-	if (!s->mod_saved) {
+	/*
+	 * Not ours (claimed by another), or top's counter's, which stop()
+	 * stopped and whose switches the counter puts back itself.
+	 */
+	if (!s->mod_saved || s->e->counter) {
+		free(s->mod_saved);
 		free(s);
 		return;
 	}
@@ -414,10 +429,10 @@ static unsigned long long module_bytes(void *state, int cpu)
 /* A live sink's: traceN of each of ktrace.ko's CPUs. */
 static int module_page_file(void *state, int i, struct kt_page_file *pf)
 {
+	struct modsrc *s = state;
 	int n = kt_module_cpu_count(), ret;
 	char rel[32];
 
-	(void)state;
 	if (n < 0)
 		return n;
 	if (i >= n) {
@@ -428,7 +443,9 @@ static int module_page_file(void *state, int i, struct kt_page_file *pf)
 	snprintf(pf->name, sizeof(pf->name), "ktrace.ko's %s", rel);
 	pf->cpu = i;
 	ret = kt_module_path(rel, pf->path, sizeof(pf->path));
-	if (ret)
+	if (ret && s->e->counter)
+		kt_err("cannot start ktrace.ko: %s", strerror(-ret));
+	else if (ret)
 		kt_err("cannot open %s: %s", pf->name, strerror(-ret));
 	return ret;
 }

@@ -31,6 +31,14 @@ struct kt_source_env {
 	bool mod_process;		/* --process on ktrace.ko */
 	/* A live sink reads the buffers (sink.h): open no readers. */
 	bool live;
+	/*
+	 * ktrace top's counter (counter.c) runs ktrace.ko: the instance is
+	 * not the source's (no clock set on it), the events' switches are
+	 * the counter's (it turns them on and off live, and puts back only
+	 * those it changed), and a failure to set it going is said as top
+	 * says it.  With live: the counter reads traceN (page_file).
+	 */
+	bool counter;
 	unsigned int read_flags;	/* KT_LIVEBUF_* (livebuf.h) */
 	/* Every source's counters once stopped: what the file stores. */
 	const struct kt_cpu_stats *st_end;

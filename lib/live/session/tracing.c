@@ -142,6 +142,24 @@ out:
 	return ret;
 }
 
+int kt_tracing_add_event(struct kt_tracing *t, const char *system,
+			 const char *name)
+{
+	size_t n = kt_event_list_count(t->events);
+	struct per_event *per;
+
+	if (kt_event_list_add(t->events, system, name) < 0)
+		return -ENOMEM;
+	if (kt_event_list_count(t->events) == n++)
+		return 0;
+	per = realloc(t->per, n * sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	t->per = per;
+	memset(&per[n - 1], 0, sizeof(*per));
+	return 0;
+}
+
 /* Make the probes, and record their events as -e would. */
 static int add_probes(struct kt_tracing *t)
 {

@@ -75,6 +75,13 @@ int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent);
  * 0 or -errno.
  */
 int kt_tracing_take(struct kt_tracing *t, const char *borrow);
+/*
+ * One event named exactly, as top's counter takes its rows (it enables
+ * them itself): what the sources see in kt_tracing_events().  0 or
+ * -ENOMEM.
+ */
+int kt_tracing_add_event(struct kt_tracing *t, const char *system,
+			 const char *name);
 /* kt_tracing_take() borrowed an existing instance. */
 bool kt_tracing_borrowed(const struct kt_tracing *t);
 /*
