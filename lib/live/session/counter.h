@@ -5,7 +5,9 @@
  * ring-buffer pages of every CPU and looking at nothing but each
  * record's type id, so watching a busy system stays cheap.  ktrace.ko's
  * events (ktrace:NAME rows) are counted from its traceN pages the same
- * way, the module started for it and put back as found.
+ * way, the module started for it and put back as found.  The instance
+ * is taken as record's is (kt_tracing_take(), tracing.h), ktrace.ko
+ * through the recording's module source (source-module.c).
  *
  * One row per event; row 0, "(other)", counts what no row names.  Use:
  * kt_counter_new(), rows with kt_counter_add_event() or
