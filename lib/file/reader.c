@@ -313,6 +313,8 @@ static int parse_one_format(struct cur *c, const char *system)
 	if (ret)
 		return ret;
 	why = kt_format_problem(buf, size);
+	if (!why)
+		why = kt_ftrace_format_problem(system, buf);
 	if (why && drop_print_fmt(buf, &size)) {
 		kt_log(c->r->quiet ? KT_LOG_DEBUG : KT_LOG_WARN,
 		       "'%s': the print fmt of event %s:%.*s is not safe to parse (%s); its events print raw",

@@ -568,3 +568,23 @@ bool kt_filter_unknown_word(struct tep_handle *tep,
 	}
 	return false;
 }
+
+/*
+ * ftrace:bprint (trace_printk()) prints from the printk format its fmt
+ * field points at and the arguments in its buf, not from its print fmt:
+ * libtraceevent 1.7 reads that format from address 5 when the event has
+ * no fmt field (fuzz_format, regress/format/bprint-without-fmt-field).
+ * Every kernel's bprint has the three.
+ */
+const char *kt_ftrace_format_problem(const char *system, const char *buf)
+{
+	static const char *const need[] = { "ip", "fmt", "buf" };
+	size_t i;
+
+	if (strcmp(system, "ftrace") || strncmp(buf, "name: bprint\n", 13))
+		return NULL;
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		if (!format_has_field(buf, need[i], strlen(need[i])))
+			return "ftrace:bprint without its ip, fmt and buf fields";
+	return NULL;
+}

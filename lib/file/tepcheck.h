@@ -16,6 +16,12 @@
  * format libtraceevent parses safely, else what is wrong, for a message.
  */
 const char *kt_format_problem(const char *text, size_t size);
+/*
+ * NULL when TEXT, a format of SYSTEM that kt_format_problem() accepts,
+ * is also safe to print with, else what is wrong: the events libtraceevent
+ * prints in a way of their own (ftrace:bprint).
+ */
+const char *kt_ftrace_format_problem(const char *system, const char *text);
 
 /*
  * NULL when FILTER ("EVENTS: EXPRESSION", as tep_filter_add_filter_str()

@@ -139,6 +139,28 @@ open(sys.argv[2], "wb").write(d.replace(a, b))' "$TOP/tests/data/mk-binder.dat" 
 		"$BATS_TEST_TMPDIR/kt"
 }
 
+# ftrace:bprint prints from the format its fmt field points at, whatever
+# its print fmt says; libtraceevent 1.7 reads that format from address 5
+# when there is no fmt field (the crash is replayed from
+# tests/fuzz/regress/format/bprint-without-fmt-field): such a bprint
+# prints raw, the rest of the file as before.
+@test "an ftrace:bprint without its fmt field prints raw, the file reads" {
+	local out=$BATS_TEST_TMPDIR/nofmt.dat
+	python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+for a, b in ((b"const char * fmt;\toffset:16", b"const char * fmx;\toffset:16"),
+             (b"(void *)REC->ip, REC->fmt", b"(void *)REC->ip, REC->fmx")):
+    assert d.count(a) == 1
+    d = d.replace(a, b)
+open(sys.argv[2], "wb").write(d)' "$TOP/tests/data/tc-print.dat" "$out"
+	"$KTRACE" report -i "$out" >"$BATS_TEST_TMPDIR/kt" 2>"$BATS_TEST_TMPDIR/err" ||
+		fail "status $?: $(cat "$BATS_TEST_TMPDIR/err")"
+	grep -qx "ktrace report: warning: '$out': the print fmt of event ftrace:bprint is not safe to parse (ftrace:bprint without its ip, fmt and buf fields); its events print raw" \
+		"$BATS_TEST_TMPDIR/err" || fail "no warning: $(cat "$BATS_TEST_TMPDIR/err")"
+	oracle "$TOP/tests/data/tc-print.dat" | cmp - "$BATS_TEST_TMPDIR/kt"
+}
+
 # mk-strings.dat's strings end past their length and past their record:
 # none may cost its page, under ASan too (no read past the page).
 @test "strings that do not end within their length read whole" {

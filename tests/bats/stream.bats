@@ -223,3 +223,11 @@ json"
 	assert_output "process
 perfetto"
 }
+
+@test "the session owns its sinks: one too many refused (E2BIG), a failed one (ENOMEM), each freed once (session-sinks check)" {
+	kt_build_units
+	run "$UNIT/session-sinks"
+	echo "$output"
+	assert_success
+	assert_output "ok"
+}
