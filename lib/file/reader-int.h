@@ -57,6 +57,12 @@ struct kt_reader {
 	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
+	/*
+	 * Plugins wanted (kt_reader_open) but not loaded yet: loaded before
+	 * the first event format, which their print functions parse, so that
+	 * a file damaged before its formats does not pay for them.
+	 */
+	bool plugins_due;
 	/* kallsyms, parsed at the first address to name (lazy_symbols()). */
 	char *ksyms;
 	unsigned char *ksyms_mem;	/* the unpacked section ksyms is in */

@@ -298,6 +298,15 @@ static bool drop_print_fmt(char *buf, uint64_t *size)
 	return !kt_format_problem(buf, (size_t)*size);
 }
 
+/* libtraceevent's plugins, if due (see plugins_due). */
+static void load_plugins(struct kt_reader *r)
+{
+	if (!r->plugins_due)
+		return;
+	r->plugins_due = false;
+	r->plugins = tep_load_plugins(r->tep);
+}
+
 static int parse_one_format(struct cur *c, const char *system)
 {
 	const char *why;
@@ -305,6 +314,7 @@ static int parse_one_format(struct cur *c, const char *system)
 	char *buf;
 	int ret;
 
+	load_plugins(c->r);
 	ret = cur_u64(c, &size, "an event format size");
 	if (ret)
 		return ret;
@@ -1544,10 +1554,12 @@ struct kt_reader *kt_reader_open(const char *path)
 	r = reader_new(path, false, &ret);
 	if (!r)
 		goto err;
-	r->plugins = tep_load_plugins(r->tep);
+	r->plugins_due = true;
 	ret = read_file_header(r);
 	if (ret)
 		goto err;
+	/* A file of no formats still has them, as report had always. */
+	load_plugins(r);
 	if (!r->clock)
 		r->clock = strdup("");
 	if (!r->clock) {

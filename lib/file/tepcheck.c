@@ -20,25 +20,36 @@
  * one before it gets there: printable text with name, ID, format and
  * print fmt lines, quotes closed and brackets balanced.
  */
-#define FMT_ARG_CHARS \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
-	"_ \t\n,.()[]{}<>=!&|^~+-*/%?:;'"
+static const bool fmt_arg_char[256] = {
+	['A' ... 'Z'] = true, ['a' ... 'z'] = true, ['0' ... '9'] = true,
+	['_'] = true, [' '] = true, ['\t'] = true, ['\n'] = true,
+	[','] = true, ['.'] = true, ['('] = true, [')'] = true,
+	['['] = true, [']'] = true, ['{'] = true, ['}'] = true,
+	['<'] = true, ['>'] = true, ['='] = true, ['!'] = true,
+	['&'] = true, ['|'] = true, ['^'] = true, ['~'] = true,
+	['+'] = true, ['-'] = true, ['*'] = true, ['/'] = true,
+	['%'] = true, ['?'] = true, [':'] = true, [';'] = true,
+	['\''] = true,
+};
 
 /*
  * Does the format declare a field of this name?  libtraceevent 1.7
  * dereferences NULL when a print fmt names REC->x of no field x, so
- * every REC-> reference is checked against the field lines first.
+ * every REC-> reference is checked against the field lines first: those
+ * from fmt (its "\nformat:\n" line, NULL: none) to pf (its "\nprint fmt: "
+ * line), each ended by a ';' before pf.
  */
-static bool format_has_field(const char *buf, const char *name, size_t len)
+static bool format_has_field(const char *fmt, const char *pf,
+			     const char *name, size_t len)
 {
-	const char *line = strstr(buf, "\nformat:\n");
-	/* Field lines only: not a "field:x;" inside the print fmt. */
-	const char *pf = strstr(buf, "\nprint fmt: ");
+	const char *line = fmt;
 
-	for (; line && (line = strstr(line, "field:")); line += 6) {
-		const char *end = strchr(line, ';'), *q;
+	if (!line || line >= pf)
+		return false;
+	for (; (line = memmem(line, (size_t)(pf - line), "field:", 6)); line += 6) {
+		const char *end = memchr(line, ';', (size_t)(pf - line)), *q;
 
-		if (!end || (pf && end > pf))
+		if (!end)
 			return false;
 		q = end;
 		/* "char comm[16]": the name stands before the brackets. */
@@ -47,7 +58,7 @@ static bool format_has_field(const char *buf, const char *name, size_t len)
 				q--;
 		while (q > line && q[-1] == ' ')
 			q--;
-		if ((size_t)(q - line) >= len && !strncmp(q - len, name, len) &&
+		if ((size_t)(q - line) >= len && !memcmp(q - len, name, len) &&
 		    !(isalnum((unsigned char)q[-(ptrdiff_t)len - 1]) ||
 		      q[-(ptrdiff_t)len - 1] == '_'))
 			return true;
@@ -133,6 +144,12 @@ static bool known_op(const char *op)
 		if (!strcmp(op, ops[i]))
 			return true;
 	return false;
+}
+
+/* Is t the one-character operator c? */
+static bool is_op1(const struct tok *t, char c)
+{
+	return t->type == T_OP && t->op[0] == c && !t->op[1];
 }
 
 /* Skip balanced parentheses from the '(' in t. */
@@ -300,7 +317,8 @@ static const char *conversion_problem(const char *p, const char *end)
 	return NULL;
 }
 
-static const char *args_problem(const char *buf, const char *p)
+/* The print fmt's arguments, from p; fmt and pf as for format_has_field(). */
+static const char *args_problem(const char *fmt, const char *pf, const char *p)
 {
 	const char *why;
 	struct tok t;
@@ -339,7 +357,7 @@ static const char *args_problem(const char *buf, const char *p)
 			if (t.type == T_DELIM && *t.at == '(') {
 				p = next_tok(p, &t);
 				if (t.type != T_ITEM ||
-				    !format_has_field(buf, t.at, (size_t)(t.end - t.at)))
+				    !format_has_field(fmt, pf, t.at, (size_t)(t.end - t.at)))
 					return "its print fmt names a cpumask field the format does not declare";
 			}
 			continue;
@@ -347,7 +365,7 @@ static const char *args_problem(const char *buf, const char *p)
 		/* Where libtraceevent gives up, as at "({". */
 		if (sizeof_stops_parse(p, &t))
 			break;
-		if (t.type == T_OP && (!strcmp(t.op, "/") || !strcmp(t.op, "%"))) {
+		if (is_op1(&t, '/') || is_op1(&t, '%')) {
 			p = next_tok(p, &t);
 			if (sizeof_stops_parse(p, &t))
 				break;
@@ -355,9 +373,9 @@ static const char *args_problem(const char *buf, const char *p)
 				return "a division by something other than a nonzero number in its print fmt";
 			continue;
 		}
-		if (t.type == T_OP && !strcmp(t.op, ":")) {
+		if (is_op1(&t, ':')) {
 			p = skip_operand(p, &t);
-		} else if (t.type == T_OP && !strcmp(t.op, "]")) {
+		} else if (is_op1(&t, ']')) {
 			p = next_tok(p, &t);
 		} else {
 			p = next_tok(p, &t);
@@ -392,15 +410,19 @@ static const char *args_problem(const char *buf, const char *p)
  * prevent it).  So a field line must end on its line, its brackets
  * closed, as every kernel's do.
  */
-static bool field_lines_end(const char *buf, const char *pf)
+static bool field_lines_end(const char *fmt, const char *pf)
 {
-	const char *line = strstr(buf, "\nformat:\n");
+	const char *line = fmt;
 
-	for (; line && (line = strstr(line, "field:")) && line < pf; line += 6) {
-		const char *end = strchr(line, ';'), *nl = strchr(line, '\n'), *q;
+	if (!line || line >= pf)
+		return true;
+	for (; (line = memmem(line, (size_t)(pf - line), "field:", 6)); line += 6) {
+		/* pf's own '\n' ends the search for the line's end. */
+		const char *nl = memchr(line, '\n', (size_t)(pf - line) + 1);
+		const char *end = memchr(line, ';', (size_t)(nl - line)), *q;
 		int depth = 0;
 
-		if (!end || (nl && nl < end))
+		if (!end)
 			return false;
 		/*
 		 * An array's "[" closed before the ';': libtraceevent reads
@@ -421,7 +443,7 @@ static bool field_lines_end(const char *buf, const char *pf)
 
 const char *kt_format_problem(const char *buf, size_t size)
 {
-	const char *pf, *p;
+	const char *fmt, *pf, *p;
 	int depth = 0;
 	bool quote = false;
 	size_t i;
@@ -432,13 +454,14 @@ const char *kt_format_problem(const char *buf, size_t size)
 		if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch > 0x7e)
 			return "a byte that is not text";
 	}
-	if (strncmp(buf, "name: ", 6) || !strstr(buf, "\nID: ") ||
-	    !strstr(buf, "\nformat:\n"))
+	/* (memmem: strstr() under ASan measures the whole text each time) */
+	fmt = memmem(buf, size, "\nformat:\n", 9);
+	if (strncmp(buf, "name: ", 6) || !memmem(buf, size, "\nID: ", 5) || !fmt)
 		return "no name, ID or format line";
-	pf = strstr(buf, "\nprint fmt: ");
+	pf = memmem(buf, size, "\nprint fmt: ", 12);
 	if (!pf)
 		return "no print fmt line";
-	if (!field_lines_end(buf, pf))
+	if (!field_lines_end(fmt, pf))
 		return "a field line that does not end on its line";
 	/*
 	 * libtraceevent reads the print fmt to the end of the text, lines
@@ -456,15 +479,16 @@ const char *kt_format_problem(const char *buf, size_t size)
 		}
 		if (*p == '"') {
 			quote = true;
-		} else if (!strncmp(p, "REC->", 5)) {
+		} else if (p[0] == 'R' && p[1] == 'E' && p[2] == 'C' && p[3] == '-' &&
+			   p[4] == '>') {
 			size_t n = 0;
 
 			while (isalnum((unsigned char)p[5 + n]) || p[5 + n] == '_')
 				n++;
-			if (!n || !format_has_field(buf, p + 5, n))
+			if (!n || !format_has_field(fmt, pf, p + 5, n))
 				return "its print fmt names a field the format does not declare";
 			p += 4 + n;
-		} else if (!strchr(FMT_ARG_CHARS, *p))
+		} else if (!fmt_arg_char[(unsigned char)*p])
 			return "a character outside C expressions in its print fmt";
 		else if (*p == '(' || *p == '[' || *p == '{')
 			depth++;
@@ -475,7 +499,7 @@ const char *kt_format_problem(const char *buf, size_t size)
 		return "an unterminated string in its print fmt";
 	if (depth)
 		return "unbalanced brackets in its print fmt";
-	return args_problem(buf, pf + 12);
+	return args_problem(fmt, pf, pf + 12);
 }
 
 /*
