@@ -603,12 +603,15 @@ bool kt_filter_unknown_word(struct tep_handle *tep,
 const char *kt_ftrace_format_problem(const char *system, const char *buf)
 {
 	static const char *const need[] = { "ip", "fmt", "buf" };
+	const char *fmt, *pf;
 	size_t i;
 
 	if (strcmp(system, "ftrace") || strncmp(buf, "name: bprint\n", 13))
 		return NULL;
+	fmt = strstr(buf, "\nformat:\n");
+	pf = strstr(buf, "\nprint fmt: ");
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-		if (!format_has_field(buf, need[i], strlen(need[i])))
+		if (!pf || !format_has_field(fmt, pf, need[i], strlen(need[i])))
 			return "ftrace:bprint without its ip, fmt and buf fields";
 	return NULL;
 }
