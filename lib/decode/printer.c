@@ -698,7 +698,8 @@ static void json_symbols(struct kt_printer *p, const struct kt_event *ev)
 		if (sym_num(p, e, rec, "calltime", &call) &&
 		    sym_num(p, e, rec, "rettime", &ret))
 			trace_seq_printf(s, ",\"duration\":%llu",
-					 (unsigned long long)(ret - call));
+					 /* a damaged file's overflow wraps */
+					 (unsigned long long)ret - (unsigned long long)call);
 	}
 		/* fall through */
 	case SYM_FGRAPH_ENTRY:

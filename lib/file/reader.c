@@ -841,6 +841,20 @@ static int set_string(char **dst, const unsigned char *p, uint32_t size)
 }
 
 /*
+ * The DATE (microseconds) and OFFSET options move every timestamp by
+ * what the file says.  A damaged file's numbers overflow a long long
+ * (fuzz_file, regress/file/date-option-times-1000-overflows): the sum
+ * wraps, as the two's complement arithmetic trace-cmd does in practice
+ * gives, without the undefined behaviour of a signed overflow.
+ */
+static void add_ts_offset(struct kt_reader *r, long long value,
+			  unsigned long long unit)
+{
+	r->ts_offset = (long long)((unsigned long long)r->ts_offset +
+				   (unsigned long long)value * unit);
+}
+
+/*
  * Parse options until DONE.  v6: DONE has no size.  v7: DONE carries the
  * offset of the next options section, returned in *next.
  */
@@ -886,11 +900,11 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 			return 0;
 		case KT_OPT_DATE:
 			if (top)
-				r->ts_offset += strtoll((char *)buf, NULL, 0) * 1000;
+				add_ts_offset(r, strtoll((char *)buf, NULL, 0), 1000);
 			break;
 		case KT_OPT_OFFSET:
 			if (top)
-				r->ts_offset += strtoll((char *)buf, NULL, 0);
+				add_ts_offset(r, strtoll((char *)buf, NULL, 0), 1);
 			break;
 		case KT_OPT_CPUSTAT:
 			if (top)

@@ -60,6 +60,12 @@ fast="-detect_leaks=0 -entropic_feature_frequency_threshold=16"
 # per CPU second: 428 then 534 (and 347, 420 then 435, 476 in two more
 # pairs on a machine at a load of 8).
 fast_file="-max_len=32768"
+# UBSan reports and goes on by default (the fuzz build is compiled to
+# recover), so a run printed signed overflows in file's log and kept
+# fuzzing (2026-11-28: regress/file/date-option-times-1000-overflows,
+# json-fgraph-duration-overflows): halting makes each one a crash that
+# libFuzzer writes to regress/, as make check's replay already does.
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 hz=$(getconf CLK_TCK)
 mkdir -p build/fuzz
 python3 tests/fuzz/mkseed.py --seeds build/fuzz/seeds tests/data/*.dat
