@@ -14,6 +14,7 @@
 #include "base/human.h"
 #include "base/log.h"
 #include "cmd.h"
+#include "file/pack.h"
 #include "file/pieces.h"
 #include "live/session/child.h"
 #include "live/session/recover.h"
@@ -45,6 +46,8 @@ enum {
 	OPT_KRETPROBE,
 	OPT_MAX_GRAPH_DEPTH,
 	OPT_FUNC_STACK,
+	OPT_COMPRESSION,
+	OPT_FILE_VERSION,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -60,6 +63,8 @@ struct record_opts {
 	unsigned long long max_mb;
 	long long max_lost;
 	const char *recover;
+	int file_version;		/* 0: KT_DAT_VERSION_DEFAULT */
+	const char *compression;	/* NULL: the version's default */
 	/* --process */
 	bool process;
 	bool no_syscalls, no_signals, no_lifecycle;
@@ -73,7 +78,8 @@ static const char doc[] =
 	"\vWith COMMAND, tracing is on before its first instruction and stops "
 	"when it exits; ktrace exits with its status.  Without, ktrace records "
 	"until SIGINT/SIGTERM or -s.  With no -e, records sched:sched_switch "
-	"and sched:sched_wakeup.  The file is trace-cmd's trace.dat v6: "
+	"and sched:sched_wakeup.  The file is trace-cmd's trace.dat v7 packed "
+	"with zstd (--file-version and --compression choose otherwise): "
 	"'ktrace report' and 'trace-cmd report -i FILE' read it.";
 
 static const struct argp_option options[] = {
@@ -83,6 +89,8 @@ static const struct argp_option options[] = {
 	{ "seconds", 's', "SECONDS", 0, "stop after SECONDS", 0 },
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
+	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
+	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
@@ -239,6 +247,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_LIFECYCLE:
 		o->no_lifecycle = true;
 		break;
+	case OPT_COMPRESSION:
+		if (!kt_pack_known(arg))
+			argp_error(state, "unknown compression '%s'; use zstd, zlib or none", arg);
+		o->compression = arg;
+		break;
+	case OPT_FILE_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(state, "bad file version '%s'; use 6 or 7", arg);
+		o->file_version = *arg - '0';
+		break;
 	case OPT_RECOVER:
 		if (!*arg)
 			argp_error(state, "--recover needs a file name");
@@ -318,6 +336,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->t.ft.tracer && o->process)
 			argp_error(state, "-p %s and --process conflict; record them separately",
 				   o->t.ft.tracer);
+		if (o->file_version == 6 && o->compression &&
+		    strcmp(o->compression, "none"))
+			argp_error(state, "--file-version 6 has no compression; use --file-version 7 for --compression %s, or drop --compression",
+				   o->compression);
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
 		if (!o->process && (*o->comm || o->uid || o->no_syscalls ||
@@ -330,7 +352,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
 				   o->process || o->seconds > 0 || o->max_mb ||
-				   o->t.buffer_kb))
+				   o->t.buffer_kb || o->file_version || o->compression))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");
 		break;
 	default:
@@ -441,6 +463,8 @@ static int record(struct record_opts *o)
 		.flight = o->flight,
 		.seconds = o->seconds,
 		.max_mb = o->max_mb,
+		.file_version = o->file_version,
+		.compression = o->compression,
 		.quiet = o->quiet,
 		/* The process view's marker rides in the version (procview.h). */
 		.version = o->process ? "ktrace " KTRACE_VERSION " " KT_PROCVIEW_MARK :

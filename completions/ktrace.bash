@@ -88,6 +88,12 @@ _ktrace()
 	--backend)
 		COMPREPLY=($(compgen -W "ftrace module" -- "$cur"))
 		return 0 ;;
+	--compression)
+		COMPREPLY=($(compgen -W "zstd zlib none" -- "$cur"))
+		return 0 ;;
+	--file-version)
+		COMPREPLY=($(compgen -W "7 6" -- "$cur"))
+		return 0 ;;
 	--sort)
 		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm blocked S D times" -- "$cur"))
 		return 0 ;;

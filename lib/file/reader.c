@@ -1201,13 +1201,11 @@ static int check_trailing_strings(struct kt_reader *r, uint64_t opt_off)
 	return 0;
 }
 
-static int read_v7(struct kt_reader *r, struct cur *c)
+/* The v7 header's compression name and version, and the options offset. */
+static int read_v7_start(struct kt_reader *r, struct cur *c, uint64_t *off)
 {
 	char ver[MAX_NAME];
-	uint64_t off, seen[MAX_OPTION_SECTIONS];
-	unsigned char *mem;
-	struct cur oc;
-	int n = 0, i, ret;
+	int ret;
 
 	ret = cur_str(c, r->comp_name, sizeof(r->comp_name), "the compression name");
 	if (!ret)
@@ -1223,7 +1221,17 @@ static int read_v7(struct kt_reader *r, struct cur *c)
 	else
 		return bad(c, "unknown compression '%s' (known: none, zstd, zlib)",
 			   r->comp_name);
-	ret = cur_u64(c, &off, "the options offset");
+	return cur_u64(c, off, "the options offset");
+}
+
+static int read_v7(struct kt_reader *r, struct cur *c)
+{
+	uint64_t off, seen[MAX_OPTION_SECTIONS];
+	unsigned char *mem;
+	struct cur oc;
+	int n = 0, i, ret;
+
+	ret = read_v7_start(r, c, &off);
 	if (ret)
 		return ret;
 	while (off) {
@@ -1604,6 +1612,54 @@ static bool skip_text4(struct cur *c, uint64_t max)
 	return true;
 }
 
+/*
+ * A v7 file as ktrace record leaves it while recording: the header info,
+ * ftrace and event formats sections (each must be whole and parse), then
+ * kallsyms and printk, each kept only when whole and unpacking.
+ */
+static int head_v7(struct kt_reader *r, struct cur *c,
+		   struct kt_reader_head *h)
+{
+	static const unsigned int ids[] = {
+		KT_OPT_HEADER_INFO, KT_OPT_FTRACE_EVENTS, KT_OPT_EVENT_FORMATS,
+		KT_OPT_KALLSYMS, KT_OPT_PRINTK,
+	};
+	static const section_fn fns[] = {
+		parse_header_info, parse_ftrace_formats, parse_event_formats,
+	};
+	uint64_t off, size, *end[] = { NULL, NULL, &h->formats_end,
+				       &h->kallsyms_end, &h->printk_end };
+	unsigned char *mem;
+	struct cur sc;
+	size_t i;
+	int ret;
+
+	ret = read_v7_start(r, c, &off);
+	if (ret)
+		return ret;
+	/* One of the three names read_v7_start() knows. */
+	memcpy(h->compression, r->comp_name, strlen(r->comp_name) + 1);
+	off = c->pos;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		ret = open_section(r, off, ids[i], section_limit(ids[i]), &sc, &mem);
+		if (!ret && i < 3)
+			ret = fns[i](&sc);
+		else if (!ret && !skip_text4(&sc, section_limit(ids[i]) - 4))
+			ret = -EBADMSG;
+		free(mem);
+		if (ret)
+			return i < 3 ? ret : 0;
+		c->pos = off + 8;
+		ret = cur_u64(c, &size, "a section size");
+		if (ret)
+			return i < 3 ? ret : 0;
+		off += 16 + size;
+		if (end[i])
+			*end[i] = off;
+	}
+	return 0;
+}
+
 int kt_reader_head(const char *path, struct kt_reader_head *h)
 {
 	struct kt_reader *r;
@@ -1618,14 +1674,18 @@ int kt_reader_head(const char *path, struct kt_reader_head *h)
 	ret = read_file_start(r, &c);
 	if (ret)
 		goto out;
-	if (r->version != KT_DAT_VERSION_WRITE) {
-		ret = bad(&c, "version %d, not the writer's %d", r->version,
-			  KT_DAT_VERSION_WRITE);
-		goto out;
-	}
+	h->version = r->version;
 	h->big_endian = r->big;
 	h->long_size = r->long_size;
 	h->page_size = r->page_size;
+	if (r->version == 7) {
+		ret = head_v7(r, &c, h);
+		goto out;
+	}
+	if (r->version != 6) {
+		ret = bad(&c, "version %d, not one the writer writes", r->version);
+		goto out;
+	}
 	c.what = "header";
 	ret = parse_header_info(&c);
 	if (ret)

@@ -34,6 +34,8 @@ void kt_reader_close(struct kt_reader *r);
  * and printk sections when they are complete.
  */
 struct kt_reader_head {
+	int version;			/* 6 or 7 */
+	char compression[8];		/* v7's: "none", "zstd", "zlib" */
 	bool big_endian;
 	int long_size;			/* as the file header says */
 	unsigned int page_size;
@@ -42,8 +44,10 @@ struct kt_reader_head {
 	uint64_t printk_end;		/* 0: the printk formats are not */
 };
 /*
- * 0; -EBADMSG when the file is damaged (or not v6) before its formats
- * end, reported at debug level only; or another -errno.
+ * 0; -EBADMSG when the file is damaged (or not v6 or v7) before its
+ * formats end, reported at debug level only; or another -errno.  In v7
+ * the ends are those of the sections, in the order the writer writes
+ * them (header info, ftrace and event formats, kallsyms, printk).
  */
 int kt_reader_head(const char *path, struct kt_reader_head *h);
 

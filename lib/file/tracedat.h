@@ -11,8 +11,13 @@
 #define KT_DAT_MAGIC		"\027\010\104tracing"
 #define KT_DAT_MAGIC_LEN	10
 
-/* We write v6; we read v6 and v7. */
+/*
+ * We write v6 and v7 (a writer writes v6 unless told, record v7 with
+ * zstd unless told); we read both.
+ */
 #define KT_DAT_VERSION_WRITE	6
+#define KT_DAT_VERSION_DEFAULT	7
+#define KT_DAT_COMPRESSION_DEFAULT	"zstd"
 #define KT_DAT_VERSION_MIN	6
 #define KT_DAT_VERSION_MAX	7
 

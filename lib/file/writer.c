@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.dat v6 writer.  Everything is written in file order with plain
- * write(); only the flyrecord table is patched (pwrite) once the data
- * behind it is in place.  The file lives under a temporary name until
+ * trace.dat writer, v6 or v7.  Everything is written in file order with
+ * plain write(); only the flyrecord table (v6), the BUFFER option and the
+ * section sizes (v7) are patched (pwrite) once the data behind them is
+ * in place.  The file lives under a temporary name until
  * kt_writer_commit(), so no reader ever sees half a file under its name.
+ *
+ * v7 (trace-cmd.dat.v7(5)) puts each v6 part in a section of its own,
+ * packed whole (libzstd or zlib, pack.h), in trace-cmd's order: header
+ * info, ftrace and event formats, kallsyms, printk formats, cmdlines,
+ * then the options.  Unlike trace-cmd, the CPU data comes last, after
+ * the second options section (the BUFFER option, written with room for
+ * every CPU and patched) and the strings: a full disk then only ever
+ * shortens the data at the file's end, the metadata never needs room
+ * after it.  Readers follow the offsets and walk the sections by size,
+ * so the order is free (the format says so).
  */
 #include <endian.h>
 #include <errno.h>
@@ -18,6 +29,7 @@
 
 #include "base/fileio.h"
 #include "base/tmpfile.h"
+#include "file/pack.h"
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/rawpage.h"
@@ -27,6 +39,15 @@
 #define COPY_CHUNK	(1u << 20)
 /* What a full disk gives back per try when the metadata does not fit. */
 #define ROOM_STEP	(64u << 10)
+/* Pages in one packed chunk of CPU data, as trace-cmd packs them. */
+#define PAGES_IN_CHUNK	10
+
+/* Bytes gathered in memory: a v7 section before it is packed. */
+struct membuf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
 
 struct option_item {
 	unsigned short id;
@@ -47,14 +68,55 @@ struct kt_writer {
 	int sec_err;
 	struct option_item *opts;
 	size_t nopts;
+	/* v7 */
+	int version;
+	struct kt_pack *pack;		/* NULL: "none" */
+	struct membuf *mem;		/* set: output goes there, not to fd */
+	struct membuf strings;		/* the strings section */
+	struct membuf ksyms;		/* kallsyms while it is streamed in */
+	unsigned long long opt_ptr;	/* where the first options' offset goes */
+	unsigned long long sec[KT_OPT_CMDLINES + 1];	/* where each section is */
 };
 
 /* ---- low-level output ---- */
 
+static int mem_add(struct membuf *m, const void *buf, size_t len)
+{
+	if (m->err)
+		return m->err;
+	if (!len)
+		return 0;
+	if (m->len + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 4096;
+		char *p;
+
+		while (cap < m->len + len)
+			cap *= 2;
+		p = realloc(m->p, cap);
+		if (!p)
+			return m->err = -ENOMEM;
+		m->p = p;
+		m->cap = cap;
+	}
+	memcpy(m->p + m->len, buf, len);
+	m->len += len;
+	return 0;
+}
+
+static void mem_free(struct membuf *m)
+{
+	free(m->p);
+	memset(m, 0, sizeof(*m));
+}
+
 static int write_all(struct kt_writer *w, const void *buf, size_t len)
 {
-	int ret = kt_write_all(w->fd, buf, len);
+	int ret;
 	off_t pos;
+
+	if (w->mem)
+		return mem_add(w->mem, buf, len);
+	ret = kt_write_all(w->fd, buf, len);
 
 	if (!ret) {
 		w->off += len;
@@ -110,6 +172,7 @@ struct kt_writer *kt_writer_open(const char *path)
 	if (!w)
 		return NULL;
 	w->fd = -1;
+	w->version = 6;
 	w->page_size = getpagesize();
 	w->path = strdup(path);
 	w->tmp = w->path ? kt_pieces_prefix(path, getpid()) : NULL;
@@ -145,6 +208,9 @@ void kt_writer_close(struct kt_writer *w)
 	for (i = 0; i < w->nopts; i++)
 		free(w->opts[i].data);
 	free(w->opts);
+	kt_pack_free(w->pack);
+	mem_free(&w->strings);
+	mem_free(&w->ksyms);
 	free(w->tmp);
 	free(w->path);
 	free(w);
@@ -165,6 +231,30 @@ void kt_writer_set_page_size(struct kt_writer *w, int page_size)
 	w->page_size = page_size;
 }
 
+int kt_writer_set_format(struct kt_writer *w, int version,
+			 const char *compression)
+{
+	if (!compression)
+		compression = version == 7 ? KT_DAT_COMPRESSION_DEFAULT : "none";
+	if ((version != 6 && version != 7) || !kt_pack_known(compression) ||
+	    (version == 6 && strcmp(compression, "none")) || w->off)
+		return -EINVAL;
+	w->version = version;
+	kt_pack_free(w->pack);
+	w->pack = NULL;
+	if (strcmp(compression, "none")) {
+		w->pack = kt_pack_new(compression);
+		if (!w->pack)
+			return -errno;
+	}
+	return 0;
+}
+
+int kt_writer_version(const struct kt_writer *w)
+{
+	return w->version;
+}
+
 const char *kt_writer_tmp_name(const struct kt_writer *w)
 {
 	return w->tmp;
@@ -180,18 +270,149 @@ int kt_writer_raw(struct kt_writer *w, const void *buf, size_t len)
 static int write_initial(struct kt_writer *w)
 {
 	char buf[KT_DAT_MAGIC_LEN + 8];
+	const char *name, *version;
 	size_t n = 0;
 	int ret;
 
 	memcpy(buf, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN);
 	n = KT_DAT_MAGIC_LEN;
-	buf[n++] = '0' + KT_DAT_VERSION_WRITE;
+	buf[n++] = '0' + w->version;
 	buf[n++] = '\0';
 	buf[n++] = __BYTE_ORDER == __BIG_ENDIAN ? 1 : 0;
 	buf[n++] = sizeof(long);
 	ret = write_all(w, buf, n);
 	if (!ret)
 		ret = put4(w, w->page_size);
+	if (ret || w->version < 7)
+		return ret;
+	/* The compression's name and version, then the options' offset. */
+	name = w->pack ? kt_pack_name(w->pack) : "none";
+	version = w->pack ? kt_pack_version(w->pack) : "";
+	ret = write_all(w, name, strlen(name) + 1);
+	if (!ret)
+		ret = write_all(w, version, strlen(version) + 1);
+	w->opt_ptr = w->off;
+	if (!ret)
+		ret = put8(w, 0);
+	return ret;
+}
+
+/* ---- v7 sections ---- */
+
+/* What each section is called in the strings section (trace-cmd's). */
+static const char *section_desc(unsigned int id)
+{
+	switch (id) {
+	case KT_OPT_DONE:		return "options";
+	case KT_OPT_BUFFER:		return "buffer flyrecord ";
+	case KT_OPT_STRINGS:		return "strings";
+	case KT_OPT_HEADER_INFO:	return "headers";
+	case KT_OPT_FTRACE_EVENTS:	return "ftrace events";
+	case KT_OPT_EVENT_FORMATS:	return "events format";
+	case KT_OPT_KALLSYMS:		return "kallsyms";
+	case KT_OPT_PRINTK:		return "printk";
+	case KT_OPT_CMDLINES:		return "command lines";
+	}
+	return "";
+}
+
+/* A string's id: its offset in the strings section, each kept once. */
+static int add_string(struct kt_writer *w, const char *s, uint32_t *id)
+{
+	size_t at = 0, len = strlen(s) + 1;
+	int ret;
+
+	while (at < w->strings.len) {
+		if (!strcmp(w->strings.p + at, s)) {
+			*id = at;
+			return 0;
+		}
+		at += strlen(w->strings.p + at) + 1;
+	}
+	*id = w->strings.len;
+	ret = mem_add(&w->strings, s, len);
+	return ret;
+}
+
+/*
+ * A section header: id, flags, description, and the size (8 bytes, at
+ * *size_at) of what follows.
+ */
+static int section_header(struct kt_writer *w, uint16_t id, uint16_t flags,
+			  uint64_t size, unsigned long long *size_at)
+{
+	uint32_t desc;
+	int ret = add_string(w, section_desc(id), &desc);
+
+	if (!ret)
+		ret = write_all(w, &id, 2);
+	if (!ret)
+		ret = write_all(w, &flags, 2);
+	if (!ret)
+		ret = put4(w, desc);
+	if (size_at)
+		*size_at = w->off;
+	if (!ret)
+		ret = put8(w, size);
+	return ret;
+}
+
+/*
+ * Section id with the content m gathered, packed whole when the file is
+ * compressed (and pack is set).
+ */
+static int write_section(struct kt_writer *w, uint16_t id, bool pack,
+			 const struct membuf *m)
+{
+	uint32_t sizes[2];
+	size_t cap;
+	ssize_t n;
+	char *out;
+	int ret;
+
+	if (m->err)
+		return m->err;
+	if (id <= KT_OPT_CMDLINES)
+		w->sec[id] = w->off;
+	if (!pack || !w->pack || !m->len) {
+		ret = section_header(w, id, 0, m->len, NULL);
+		return ret ? ret : write_all(w, m->p, m->len);
+	}
+	if (m->len > UINT32_MAX)
+		return -EFBIG;
+	cap = kt_pack_bound(w->pack, m->len);
+	out = malloc(cap);
+	if (!out)
+		return -ENOMEM;
+	n = kt_pack_block(w->pack, m->p, m->len, out, cap, 1);
+	ret = n < 0 ? (int)n : 0;
+	sizes[0] = n;
+	sizes[1] = m->len;
+	if (!ret)
+		ret = section_header(w, id, KT_DAT_SEC_COMPRESSED, 8 + n, NULL);
+	if (!ret)
+		ret = write_all(w, sizes, 8);
+	if (!ret)
+		ret = write_all(w, out, n);
+	free(out);
+	return ret;
+}
+
+/* Gather what the v6 code writes into m, for a section. */
+static void gather(struct kt_writer *w, struct membuf *m)
+{
+	memset(m, 0, sizeof(*m));
+	w->mem = m;
+}
+
+/* Stop gathering, write section id from it (v7) and free it. */
+static int gathered(struct kt_writer *w, struct membuf *m, uint16_t id,
+		    int ret)
+{
+	w->mem = NULL;
+	if (!ret)
+		ret = write_section(w, id, true, m);
+	mem_free(m);
 	return ret;
 }
 
@@ -274,19 +495,36 @@ static int write_event_formats(struct kt_writer *w,
 
 int kt_writer_headers(struct kt_writer *w, const struct kt_formats *f)
 {
+	struct membuf m;
+	bool v7 = w->version >= 7;
 	int ret;
 
 	ret = write_initial(w);
-	if (!ret)
-		ret = write_named_text(w, KT_DAT_HEADER_PAGE, f->header_page,
-				       f->header_page_len);
+	if (ret)
+		return ret;
+	if (v7)
+		gather(w, &m);
+	ret = write_named_text(w, KT_DAT_HEADER_PAGE, f->header_page,
+			       f->header_page_len);
 	if (!ret)
 		ret = write_named_text(w, KT_DAT_HEADER_EVENT, f->header_event,
 				       f->header_event_len);
-	if (!ret)
-		ret = write_ftrace_formats(w, f);
-	if (!ret)
-		ret = write_event_formats(w, f);
+	if (v7)
+		ret = gathered(w, &m, KT_OPT_HEADER_INFO, ret);
+	if (ret)
+		return ret;
+	if (v7)
+		gather(w, &m);
+	ret = write_ftrace_formats(w, f);
+	if (v7)
+		ret = gathered(w, &m, KT_OPT_FTRACE_EVENTS, ret);
+	if (ret)
+		return ret;
+	if (v7)
+		gather(w, &m);
+	ret = write_event_formats(w, f);
+	if (v7)
+		ret = gathered(w, &m, KT_OPT_EVENT_FORMATS, ret);
 	return ret;
 }
 
@@ -316,8 +554,38 @@ static int write_text4(struct kt_writer *w, const char *text, size_t len)
 	return ret ? ret : err;
 }
 
+/*
+ * v7: section id holding what write_text4() writes; when it does not fit
+ * on the disk, an empty one (and the error).
+ */
+static int write_text4_section(struct kt_writer *w, uint16_t id,
+			       const char *text, size_t len)
+{
+	unsigned long long start = w->off;
+	struct membuf m;
+	int ret, err;
+
+	if (len > UINT32_MAX)
+		len = 0;
+	gather(w, &m);
+	ret = put4(w, len);
+	if (!ret)
+		ret = write_all(w, text, len);
+	err = gathered(w, &m, id, ret);
+	if (err != -ENOSPC)
+		return err;
+	ret = rewind_to(w, start);
+	if (!ret) {
+		gather(w, &m);
+		ret = gathered(w, &m, id, put4(w, 0));
+	}
+	return ret ? ret : err;
+}
+
 int kt_writer_kallsyms(struct kt_writer *w, const char *text, size_t len)
 {
+	if (w->version >= 7)
+		return write_text4_section(w, KT_OPT_KALLSYMS, text, len);
 	return write_text4(w, text, len);
 }
 
@@ -326,6 +594,15 @@ int kt_writer_kallsyms_begin(struct kt_writer *w)
 	w->sec_start = w->off;
 	w->sec_len = 0;
 	w->sec_err = 0;
+	/*
+	 * v7 packs the section whole: gathered in memory, written by end().
+	 * Until then the file has no kallsyms section, which is what a
+	 * recording killed meanwhile leaves (--recover writes it empty).
+	 */
+	if (w->version >= 7) {
+		mem_free(&w->ksyms);
+		return 0;
+	}
 	/*
 	 * "Still being written" until end() patches the size: a recording
 	 * killed meanwhile must not pass for a finished empty section.
@@ -338,7 +615,8 @@ int kt_writer_kallsyms_add(struct kt_writer *w, const char *text, size_t len)
 	if (!w->sec_err && w->sec_len + len > UINT32_MAX)
 		w->sec_err = -EFBIG;
 	if (!w->sec_err)
-		w->sec_err = write_all(w, text, len);
+		w->sec_err = w->version >= 7 ? mem_add(&w->ksyms, text, len) :
+					       write_all(w, text, len);
 	if (!w->sec_err)
 		w->sec_len += len;
 	return w->sec_err;
@@ -349,6 +627,14 @@ int kt_writer_kallsyms_end(struct kt_writer *w, bool keep)
 	uint32_t size = w->sec_len;
 	int ret;
 
+	if (w->version >= 7) {
+		keep = keep && !w->sec_err;
+		ret = write_text4_section(w, KT_OPT_KALLSYMS,
+					  keep ? w->ksyms.p : NULL,
+					  keep ? w->ksyms.len : 0);
+		mem_free(&w->ksyms);
+		return w->sec_err ? w->sec_err : ret;
+	}
 	if (keep && !w->sec_err)
 		return kt_pwrite_all(w->fd, &size, 4, w->sec_start);
 	/* Back to an empty section: 4 zero bytes. */
@@ -360,6 +646,8 @@ int kt_writer_kallsyms_end(struct kt_writer *w, bool keep)
 
 int kt_writer_printk(struct kt_writer *w, const char *text, size_t len)
 {
+	if (w->version >= 7)
+		return write_text4_section(w, KT_OPT_PRINTK, text, len);
 	return write_text4(w, text, len);
 }
 
@@ -633,10 +921,326 @@ static int write_cpus(struct kt_writer *w, unsigned long long table,
 	return result;
 }
 
+/* ---- v7: the sections after printk, and the CPU data ---- */
+
+/* Where the v7 tail patches what only the data tells. */
+struct v7_tail {
+	unsigned long long fly;		/* the flyrecord section's header */
+	unsigned long long fly_size;	/* its size field */
+	unsigned long long buf_opt;	/* the BUFFER option's data */
+	unsigned long long cpu_table;	/* its CPU count, then entries */
+};
+
+/* An option, into the section being gathered. */
+static int gather_option(struct kt_writer *w, uint16_t id, const void *data,
+			 uint32_t len)
+{
+	int ret = write_all(w, &id, 2);
+
+	if (!ret)
+		ret = put4(w, len);
+	return ret ? ret : write_all(w, data, len);
+}
+
+/*
+ * The first options section: where each section is, the queued options,
+ * the CPU count, and DONE pointing at the second options section, which
+ * comes right after it.
+ */
+static int write_options1(struct kt_writer *w, int ncpus)
+{
+	unsigned long long start = w->off, next;
+	struct membuf m;
+	uint32_t cpus = ncpus;
+	unsigned int id;
+	size_t i;
+	int ret = 0;
+
+	gather(w, &m);
+	for (id = KT_OPT_HEADER_INFO; !ret && id <= KT_OPT_CMDLINES; id++)
+		if (w->sec[id])
+			ret = gather_option(w, id, &w->sec[id], 8);
+	for (i = 0; !ret && i < w->nopts; i++) {
+		/* Its file offset: the section header, the option's. */
+		w->opts[i].at = start + 16 + m.len + 6;
+		ret = gather_option(w, w->opts[i].id, w->opts[i].data,
+				    w->opts[i].len);
+	}
+	if (!ret)
+		ret = gather_option(w, KT_OPT_CPUCOUNT, &cpus, 4);
+	next = start + 16 + m.len + 6 + 8;
+	if (!ret)
+		ret = gather_option(w, KT_OPT_DONE, &next, 8);
+	w->mem = NULL;
+	if (!ret)
+		ret = write_section(w, KT_OPT_DONE, false, &m);
+	mem_free(&m);
+	if (!ret)
+		ret = kt_pwrite_all(w->fd, &start, 8, w->opt_ptr);
+	return ret;
+}
+
+/*
+ * The second options section: the top buffer's BUFFER option, with room
+ * for every CPU's entry (id, offset, size), patched once the data is in.
+ * CPUs without data are left out as trace-cmd does; the room after the
+ * last entry stays zero (readers stop at the count).
+ */
+static int write_options2(struct kt_writer *w, const char *clock, int ncpus,
+			  struct v7_tail *t)
+{
+	unsigned long long start = w->off;
+	size_t clen = strlen(clock) + 1, len, at;
+	uint32_t page = w->page_size;
+	struct membuf m;
+	char *buf;
+	int ret;
+
+	len = 8 + 1 + clen + 4 + 4 + (size_t)ncpus * 20;
+	buf = calloc(1, len);
+	if (!buf)
+		return -ENOMEM;
+	at = 8 + 1;			/* the offset, then "": the top buffer */
+	memcpy(buf + at, clock, clen);
+	at += clen;
+	memcpy(buf + at, &page, 4);
+	at += 4;
+	t->buf_opt = start + 16 + 6;
+	t->cpu_table = t->buf_opt + at;
+	gather(w, &m);
+	ret = gather_option(w, KT_OPT_BUFFER, buf, len);
+	if (!ret)
+		ret = gather_option(w, KT_OPT_DONE, &(uint64_t){ 0 }, 8);
+	w->mem = NULL;
+	if (!ret)
+		ret = write_section(w, KT_OPT_DONE, false, &m);
+	mem_free(&m);
+	free(buf);
+	return ret;
+}
+
+/*
+ * Everything after printk up to the CPU data: cmdlines, the two options
+ * sections, the strings and the flyrecord section's header.
+ */
+static int write_tail_v7(struct kt_writer *w, const struct kt_writer_tail *t,
+			 int ncpus, struct v7_tail *vt)
+{
+	const char *clock = t->clock && *t->clock ? t->clock : "local";
+	struct membuf m;
+	uint32_t id;
+	int ret;
+
+	gather(w, &m);
+	ret = write_cmdlines(w, t->cmdlines, t->cmdlines_len);
+	ret = gathered(w, &m, KT_OPT_CMDLINES, ret);
+	/* Every description is in the strings before they are written. */
+	if (!ret)
+		ret = add_string(w, section_desc(KT_OPT_DONE), &id);
+	if (!ret)
+		ret = add_string(w, section_desc(KT_OPT_STRINGS), &id);
+	if (!ret)
+		ret = add_string(w, section_desc(KT_OPT_BUFFER), &id);
+	if (!ret)
+		ret = write_options1(w, ncpus);
+	if (!ret)
+		ret = write_options2(w, clock, ncpus, vt);
+	if (!ret)
+		ret = write_section(w, KT_OPT_STRINGS, true, &w->strings);
+	if (ret)
+		return ret;
+	vt->fly = w->off;
+	ret = section_header(w, KT_OPT_BUFFER,
+			     w->pack ? KT_DAT_SEC_COMPRESSED : 0, 0,
+			     &vt->fly_size);
+	if (!ret)
+		ret = kt_pwrite_all(w->fd, &vt->fly, 8, vt->buf_opt);
+	return ret;
+}
+
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, off + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += n;
+	}
+	return 0;
+}
+
+/* The events in len bytes of pages; 0, or -EBADMSG (counted unknown). */
+static int count_pages(const char *buf, size_t len, int page,
+		       unsigned long long *events, struct kt_writer_cpu *c)
+{
+	size_t at;
+
+	for (at = 0; at + page <= len; at += page) {
+		uint64_t n = 0;
+
+		if (kt_rawpage_events(buf + at, page, &n)) {
+			c->cut_unknown = true;
+			continue;
+		}
+		*events += n;
+	}
+	return 0;
+}
+
+/*
+ * One CPU's pages packed in chunks of PAGES_IN_CHUNK pages, as trace-cmd
+ * packs them: a chunk count, then each chunk's packed and unpacked sizes
+ * and its bytes.  *done: the source bytes in the file, *wsize: what they
+ * take in it (without the count, as trace-cmd stores the size).  A full
+ * disk keeps the chunks that fit: from the first refusal on, each chunk's
+ * source is given back (a hole punched) as it is packed, which frees more
+ * than the chunk takes, and its events counted; 0 or -ENOSPC.
+ */
+static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
+			   unsigned long long *done, unsigned long long *wsize)
+{
+	size_t chunk = (size_t)PAGES_IN_CHUNK * w->page_size;
+	size_t cap = kt_pack_bound(w->pack, chunk);
+	unsigned long long start = w->off, good, slow_events = 0, kept = 0;
+	uint32_t nchunks = 0, sizes[2];
+	char *in = malloc(chunk), *out = malloc(cap + 8);
+	bool slow = false;
+	int ret = 0;
+
+	*done = 0;
+	*wsize = 0;
+	if (!in || !out) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	good = start;
+	ret = put4(w, 0);
+	if (!ret)
+		good = w->off;
+	while (!ret && *done < c->size) {
+		size_t len = c->size - *done < chunk ? c->size - *done : chunk;
+		unsigned long long ev = 0;
+		ssize_t n;
+
+		ret = pread_all(c->fd, in, len, *done);
+		if (ret)
+			break;
+		n = kt_pack_block(w->pack, in, len, out + 8, cap, 0);
+		if (n < 0) {
+			ret = (int)n;
+			break;
+		}
+		sizes[0] = n;
+		sizes[1] = len;
+		memcpy(out, sizes, 8);
+		if (slow && !count_pages(in, len, w->page_size, &ev, c))
+			fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  *done, len);
+		ret = write_all(w, out, 8 + n);
+		if (ret == -ENOSPC && !slow) {
+			ret = rewind_to(w, good);
+			if (ret)
+				break;
+			slow = true;
+			if (kt_rawpage_count_file(c->fd, *done, c->size,
+						  w->page_size, &slow_events))
+				c->cut_unknown = true;
+			count_pages(in, len, w->page_size, &ev, c);
+			fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  *done, len);
+			ret = write_all(w, out, 8 + n);
+		}
+		if (ret)
+			break;
+		kept += ev;
+		nchunks++;
+		*done += len;
+		good = w->off;
+	}
+	if (ret == -ENOSPC) {
+		if (!slow && kt_rawpage_count_file(c->fd, *done, c->size,
+						   w->page_size, &slow_events))
+			c->cut_unknown = true;
+		c->cut_events += slow_events > kept ? slow_events - kept : 0;
+		if (rewind_to(w, nchunks ? good : start))
+			ret = -EIO;
+	}
+	if (nchunks && (ret == 0 || ret == -ENOSPC)) {
+		int err = kt_pwrite_all(w->fd, &nchunks, 4, start);
+
+		if (err)
+			ret = err;
+		*wsize = good - start - 4;
+	}
+out:
+	free(in);
+	free(out);
+	return ret;
+}
+
+/*
+ * Each CPU's data, page-aligned, at the end of the file; then the BUFFER
+ * option's entries and the flyrecord section's size.  0, 1 when a full
+ * disk left pages out, or -errno.
+ */
+static int write_cpus_v7(struct kt_writer *w, const struct v7_tail *vt,
+			 int ncpus, struct kt_writer_cpu *cpus)
+{
+	unsigned long long size;
+	uint32_t k = 0;
+	int i, ret, result = 0;
+
+	for (i = 0; i < ncpus; i++) {
+		unsigned long long off = w->off, done = 0, wsize = 0;
+		char entry[20];
+		uint32_t id = i;
+
+		off = (off + w->page_size - 1) / w->page_size * w->page_size;
+		if (lseek(w->fd, off, SEEK_SET) < 0)
+			return -errno;
+		w->off = off;
+		if (w->pack)
+			ret = copy_cpu_packed(w, &cpus[i], &done, &wsize);
+		else
+			ret = copy_cpu(w, &cpus[i], &done);
+		if (!w->pack)
+			wsize = done;
+		if (ret == -ENOSPC)
+			result = 1;
+		else if (ret)
+			return ret;
+		cpus[i].size = done;
+		if (!wsize)
+			continue;
+		memcpy(entry, &id, 4);
+		memcpy(entry + 4, &off, 8);
+		memcpy(entry + 12, &wsize, 8);
+		ret = kt_pwrite_all(w->fd, entry, 20, vt->cpu_table + 4 + 20 * k);
+		if (ret)
+			return ret;
+		k++;
+	}
+	ret = kt_pwrite_all(w->fd, &k, 4, vt->cpu_table);
+	size = w->off - vt->fly_size - 8;
+	if (!ret)
+		ret = kt_pwrite_all(w->fd, &size, 8, vt->fly_size);
+	if (ret)
+		return ret;
+	if (ftruncate(w->fd, w->off) < 0)
+		return -errno;
+	return result;
+}
+
 int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 		     int ncpus, struct kt_writer_cpu *cpus)
 {
 	unsigned long long base = w->off, table = 0;
+	struct v7_tail vt = { 0 };
 	int i, ret, result = 0;
 
 	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
@@ -645,7 +1249,10 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 		cpus[i].size -= cpus[i].size % w->page_size;
 	/* A full disk: give back the newest data until the header fits. */
 	for (;;) {
-		ret = write_tail_header(w, tail, ncpus, &table);
+		if (w->version >= 7)
+			ret = write_tail_v7(w, tail, ncpus, &vt);
+		else
+			ret = write_tail_header(w, tail, ncpus, &table);
 		if (ret != -ENOSPC)
 			break;
 		result = 1;
@@ -657,7 +1264,10 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 	}
 	if (ret)
 		return ret;
-	ret = write_cpus(w, table, ncpus, cpus);
+	if (w->version >= 7)
+		ret = write_cpus_v7(w, &vt, ncpus, cpus);
+	else
+		ret = write_cpus(w, table, ncpus, cpus);
 	return ret < 0 ? ret : ret | result;
 }
 
@@ -671,6 +1281,9 @@ int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
 
 	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
 		return -EINVAL;
+	/* v7 instance buffers: not yet (record writes the top one only). */
+	if (w->version >= 7)
+		return -EOPNOTSUPP;
 	for (i = 0; i < ncpus; i++)
 		cpus[i].size -= cpus[i].size % w->page_size;
 	*off = w->off;
@@ -716,4 +1329,63 @@ int kt_writer_commit(struct kt_writer *w)
 		return ret;
 	w->committed = true;
 	return 0;
+}
+
+/*
+ * v7: what a resumed start holds, as write_initial() and the sections
+ * left it: where the options' offset goes and where each section is,
+ * each description in the strings again (in the same order, so with the
+ * same ids).
+ */
+static int resume_v7(struct kt_writer *w, const unsigned char *buf,
+		     size_t len)
+{
+	size_t pos = KT_DAT_MAGIC_LEN + 8, i;
+	uint64_t size;
+	uint16_t id;
+	uint32_t sid;
+	int ret;
+
+	/* The compression's name and version. */
+	for (i = 0; i < 2; i++) {
+		const unsigned char *nul = pos < len ?
+			memchr(buf + pos, 0, len - pos) : NULL;
+
+		if (!nul)
+			return -EBADMSG;
+		pos = nul - buf + 1;
+	}
+	if (len - pos < 8)
+		return -EBADMSG;
+	w->opt_ptr = pos;
+	pos += 8;
+	while (pos < len) {
+		if (len - pos < 16)
+			return -EBADMSG;
+		memcpy(&id, buf + pos, 2);
+		memcpy(&size, buf + pos + 8, 8);
+		if (size > len - pos - 16)
+			return -EBADMSG;
+		if (id <= KT_OPT_CMDLINES)
+			w->sec[id] = pos;
+		ret = add_string(w, section_desc(id), &sid);
+		if (ret)
+			return ret;
+		pos += 16 + size;
+	}
+	return 0;
+}
+
+int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len)
+{
+	int ret;
+
+	if (w->off || len < KT_DAT_MAGIC_LEN + 8)
+		return -EINVAL;
+	if (w->version >= 7) {
+		ret = resume_v7(w, buf, len);
+		if (ret)
+			return ret;
+	}
+	return write_all(w, buf, len);
 }

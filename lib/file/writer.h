@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The trace.dat v6 writer (trace-cmd.dat.v6(5)).  A file is built in the
+ * The trace.dat writer, v6 (trace-cmd.dat.v6(5)) or v7 with its sections
+ * packed by zstd or zlib (trace-cmd.dat.v7(5)).  A file is built in the
  * order the format dictates:
  *
  *   kt_writer_open()            FILE.tmp-<pid>, nothing under FILE yet
+ *   kt_writer_set_format()      v7 and its compression (v6 by default)
  *   kt_writer_headers()         initial header, header_page/event, formats
  *   kt_writer_kallsyms()        /proc/kallsyms
  *   kt_writer_printk()          printk_formats
@@ -43,6 +45,16 @@ struct kt_writer_cpu {
 struct kt_writer *kt_writer_open(const char *path);
 /* Remove the temporary file unless committed, and free. */
 void kt_writer_close(struct kt_writer *w);
+
+/*
+ * Before anything is written: version 6 or 7 and, for 7, the compression
+ * ("zstd", "zlib" or "none"; NULL: KT_DAT_COMPRESSION_DEFAULT).  -EINVAL
+ * for another version or name, for v6 with a compression, or once the
+ * file has begun.  A rotation writes each chunk with a writer of its own.
+ */
+int kt_writer_set_format(struct kt_writer *w, int version,
+			 const char *compression);
+int kt_writer_version(const struct kt_writer *w);
 
 /* One event's format file, as a format section holds it. */
 struct kt_format {
@@ -104,7 +116,9 @@ struct kt_writer_tail {
 /*
  * Write the saved cmdlines, the CPU count, the options, the flyrecord
  * table with the trace clock and each CPU's data, page-aligned.  Data is
- * moved with copy_file_range.  Returns 0, or 1 when the disk was full:
+ * moved with copy_file_range (v6, v7 uncompressed) or packed in chunks of
+ * 10 pages as trace-cmd packs them; cpus[i].size counts the pages, not
+ * what they take packed.  Returns 0, or 1 when the disk was full:
  * the newest pages that did not fit are left out (cpus[i].size says what
  * was written; the sources are shortened or emptied on the way) and the
  * file is valid.  -errno (-ENOSPC too) means no valid file.
@@ -117,7 +131,7 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
  * file (the "flyrecord" label, its CPU table, clock and data, as
  * trace-cmd writes it), with *off where it starts, for the BUFFER
  * option's offset (kt_writer_patch_option()).  0 or -errno (-ENOSPC: no
- * valid file).
+ * valid file; -EOPNOTSUPP: v7, not yet).
  */
 int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
 			    struct kt_writer_cpu *cpus, unsigned long long *off);
@@ -148,9 +162,16 @@ void kt_writer_set_page_size(struct kt_writer *w, int page_size);
  */
 const char *kt_writer_tmp_name(const struct kt_writer *w);
 /*
- * Bytes as they are, in place of kt_writer_headers(): the fixed part an
- * interrupted recording left (ktrace record --recover).
+ * Bytes as they are, in place of kt_writer_headers(): a v6 header built
+ * by the caller (report -o).
  */
 int kt_writer_raw(struct kt_writer *w, const void *buf, size_t len);
+/*
+ * The start of a file this writer wrote, as it is, to go on from
+ * (ktrace record --recover): the initial header and the sections up to
+ * kallsyms or printk.  For v7, kt_writer_set_format() first, as the
+ * file's header says; the writer takes the sections' places from buf.
+ */
+int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len);
 
 #endif

@@ -136,6 +136,10 @@ json"
 	run zsh_offers ktrace record --backend ""
 	assert_output "ftrace
 module"
+	run zsh_offers ktrace record --compression ""
+	assert_output "zstd
+zlib
+none"
 	run zsh_offers ktrace report -i ""
 	assert_output "<files>"
 }

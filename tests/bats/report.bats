@@ -114,6 +114,10 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	"$KTRACE" record -q -o "$RD/kt.dat" -e sched -e irq -e timer -e kmem \
 		-e syscalls -e block -e writeback -e net -e skb -e sock \
 		-e ftrace:print -- "$TOP/tests/data/workload.sh" "$RD" >/dev/null
+	# ktrace record's default: v7, zstd, as trace-cmd's.
+	[ "$(head -c 11 "$RD/kt.dat" | tail -c 1)" = 7 ] || fail "not a v7 file"
+	"$KTRACE" stat -i "$RD/kt.dat" | grep -q "trace.dat v7, compression zstd" ||
+		fail "not zstd: $("$KTRACE" stat -i "$RD/kt.dat" | head -n 1)"
 	trace-cmd report "$RD/kt.dat" 2>/dev/null | tail -n +2 >"$RD/kt.tc"
 	[ "$(wc -l <"$RD/kt.tc")" -gt 1000 ] || fail "trace-cmd read $(wc -l <"$RD/kt.tc") lines"
 	"$KTRACE" report -i "$RD/kt.dat" >"$RD/kt.out"
@@ -121,6 +125,48 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	for e in sched_switch hrtimer_start kmalloc sys_enter_openat; do
 		grep -q " $e: " "$RD/kt.out" || fail "no $e in the report"
 	done
+	# The same recording as v6 (report -o writes v6): trace-cmd prints
+	# the same text for both, its header line too, and so does ktrace.
+	"$KTRACE" report -i "$RD/kt.dat" -o "$RD/kt6.dat"
+	[ "$(head -c 11 "$RD/kt6.dat" | tail -c 1)" = 6 ]
+	same_file <(trace-cmd report "$RD/kt.dat" 2>/dev/null) \
+		<(trace-cmd report "$RD/kt6.dat" 2>/dev/null)
+	"$KTRACE" report -i "$RD/kt6.dat" >"$RD/kt6.out"
+	same_file "$RD/kt.out" "$RD/kt6.out"
+}
+
+# ktrace record -o FILE with OPTS..., the workload, the events of many kinds.
+kt_record_as() { # FILE OPTS...
+	local f=$1
+	shift
+	"$KTRACE" record -q -o "$f" "$@" -e sched -e irq -e timer -e kmem \
+		-e syscalls -e block -e ftrace:print -- \
+		"$TOP/tests/data/workload.sh" "$RD" >/dev/null
+}
+
+@test "ktrace record --file-version 6, --compression none and zlib: trace-cmd and ktrace print the same text as for v6" {
+	local f
+	for f in "v6 --file-version 6" "none --compression none" "zlib --compression zlib"; do
+		set -- $f
+		kt_record_as "$RD/kt-$1.dat" "${@:2}"
+		"$KTRACE" report -i "$RD/kt-$1.dat" >"$RD/kt-$1.out"
+		[ "$(wc -l <"$RD/kt-$1.out")" -gt 1000 ] || fail "$1: $(wc -l <"$RD/kt-$1.out") lines"
+		# The same recording as v6 (report -o): the same text.
+		"$KTRACE" report -i "$RD/kt-$1.dat" -o "$RD/kt-$1-6.dat"
+		"$KTRACE" report -i "$RD/kt-$1-6.dat" >"$RD/kt-$1-6.out"
+		same_file "$RD/kt-$1.out" "$RD/kt-$1-6.out" || fail "$1: ktrace's text differs from v6's"
+		trace-cmd report "$RD/kt-$1-6.dat" 2>/dev/null | tail -n +2 >"$RD/kt-$1.tc"
+		same_file "$RD/kt-$1.tc" "$RD/kt-$1.out" || fail "$1: trace-cmd's text of v6 differs"
+		# trace-cmd here has no zlib (trace-cmd list -c): the others it reads.
+		if [ "$1" != zlib ] || trace-cmd list -c 2>/dev/null | grep -q zlib; then
+			same_file <(trace-cmd report "$RD/kt-$1.dat" 2>/dev/null) \
+				<(trace-cmd report "$RD/kt-$1-6.dat" 2>/dev/null) ||
+				fail "$1: trace-cmd prints another text than for v6"
+		fi
+	done
+	[ "$(head -c 11 "$RD/kt-v6.dat" | tail -c 1)" = 6 ]
+	"$KTRACE" stat -i "$RD/kt-none.dat" | grep -q "trace.dat v7, compression none"
+	"$KTRACE" stat -i "$RD/kt-zlib.dat" | grep -q "trace.dat v7, compression zlib"
 }
 
 @test "v6 file: same text as trace-cmd report" {

@@ -360,7 +360,11 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	    keep > (uint64_t)st.st_size)
 		goto out;
 	res->kallsyms_lost = !h.kallsyms_end;
-	ret = kt_writer_raw(w, map, keep);
+	/* The file keeps the version and compression it was begun with. */
+	ret = kt_writer_set_format(w, h.version,
+				   h.version >= 7 ? h.compression : "none");
+	if (!ret)
+		ret = kt_writer_resume(w, map, keep);
 	if (!ret && !h.kallsyms_end)
 		ret = kt_writer_kallsyms(w, NULL, 0);
 	if (!ret && !h.printk_end)

@@ -28,6 +28,8 @@ struct kt_session_config {
 	bool flight;			/* keep only the newest -b KB per CPU */
 	double seconds;			/* stop after this, or 0 */
 	unsigned long long max_mb;	/* stop at this file size, or 0 */
+	int file_version;		/* trace.dat 6 or 7; 0: 7 */
+	const char *compression;	/* v7's: zstd, zlib, none; NULL: zstd */
 	bool quiet;
 	const char *clock;		/* the instance's trace clock, or NULL */
 	const char *version;		/* the file's version option */

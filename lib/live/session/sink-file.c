@@ -73,6 +73,13 @@ static int open_output(struct kt_file_sink *f)
 		       out, strerror(errno));
 		return ret;
 	}
+	ret = kt_writer_set_format(f->w, f->s->cfg->file_version ?
+				   f->s->cfg->file_version : KT_DAT_VERSION_DEFAULT,
+				   f->s->cfg->compression);
+	if (ret) {
+		kt_err("cannot write '%s': %s", out, strerror(-ret));
+		return ret;
+	}
 	copy = strdup(out);
 	if (!copy)
 		return -ENOMEM;

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Compression for the v7 writer: libzstd and zlib do the work.  zstd as
+ * trace-cmd sets it up (no content size in the frame); levels: the
+ * library's default for the data chunks (trace-cmd's), a stronger one for
+ * the metadata sections, packed once (kallsyms is most of a small file).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "file/pack.h"
+
+#define ZSTD_LEVEL_DATA		ZSTD_CLEVEL_DEFAULT
+#define ZSTD_LEVEL_META		6
+#define ZLIB_LEVEL_DATA		Z_DEFAULT_COMPRESSION
+#define ZLIB_LEVEL_META		Z_BEST_COMPRESSION
+
+enum pack_kind { PACK_ZSTD, PACK_ZLIB };
+
+struct kt_pack {
+	enum pack_kind kind;
+	ZSTD_CCtx *zc;
+	int zlevel;		/* the level zc is set to, -1: none yet */
+};
+
+int kt_pack_known(const char *name)
+{
+	return name && (!strcmp(name, "none") || !strcmp(name, "zstd") ||
+			!strcmp(name, "zlib"));
+}
+
+struct kt_pack *kt_pack_new(const char *name)
+{
+	struct kt_pack *p;
+
+	if (!name || (strcmp(name, "zstd") && strcmp(name, "zlib"))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->kind = strcmp(name, "zstd") ? PACK_ZLIB : PACK_ZSTD;
+	p->zlevel = -1;
+	if (p->kind == PACK_ZSTD) {
+		p->zc = ZSTD_createCCtx();
+		if (!p->zc ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(p->zc,
+				ZSTD_c_contentSizeFlag, 0))) {
+			ZSTD_freeCCtx(p->zc);
+			free(p);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return p;
+}
+
+void kt_pack_free(struct kt_pack *p)
+{
+	if (!p)
+		return;
+	ZSTD_freeCCtx(p->zc);
+	free(p);
+}
+
+const char *kt_pack_name(const struct kt_pack *p)
+{
+	return p->kind == PACK_ZSTD ? "zstd" : "zlib";
+}
+
+const char *kt_pack_version(const struct kt_pack *p)
+{
+	return p->kind == PACK_ZSTD ? ZSTD_versionString() : zlibVersion();
+}
+
+size_t kt_pack_bound(const struct kt_pack *p, size_t len)
+{
+	return p->kind == PACK_ZSTD ? ZSTD_compressBound(len) :
+				      compressBound(len);
+}
+
+ssize_t kt_pack_block(struct kt_pack *p, const void *in, size_t len,
+		      void *out, size_t cap, int meta)
+{
+	if (p->kind == PACK_ZSTD) {
+		int level = meta ? ZSTD_LEVEL_META : ZSTD_LEVEL_DATA;
+		size_t n;
+
+		if (level != p->zlevel) {
+			if (ZSTD_isError(ZSTD_CCtx_setParameter(p->zc,
+					ZSTD_c_compressionLevel, level)))
+				return -EINVAL;
+			p->zlevel = level;
+		}
+		n = ZSTD_compress2(p->zc, out, cap, in, len);
+		return ZSTD_isError(n) ? -EIO : (ssize_t)n;
+	} else {
+		uLongf n = cap;
+
+		if (compress2(out, &n, in, len,
+			      meta ? ZLIB_LEVEL_META : ZLIB_LEVEL_DATA) != Z_OK)
+			return -EIO;
+		return (ssize_t)n;
+	}
+}
