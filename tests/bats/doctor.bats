@@ -100,34 +100,48 @@ line_of() {
 	jq -e '[.checks[] | select(.status == "ok" and .fix != null)] | length == 0' <<<"$output"
 }
 
-@test "doctor's switch_records: the gaps in each CPU's chain of sched_switch, as tracefs's own text shows them" {
-	run ktrace doctor --json
-	msg=$(jq -r '.checks[] | select(.id == "switch_records") | .message' <<<"$output")
-	st=$(jq -r '.checks[] | select(.id == "switch_records") | .status' <<<"$output")
-	if [[ "$msg" =~ ^sched_switch\ records:\ ([0-9]+)\ gaps\ in\ ([0-9]+)\ switches ]]; then
-		[ "$st" = warn ] && [ "${BASH_REMATCH[1]}" -gt 0 ] &&
-			[ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] || fail "$st: $msg"
-	elif [[ "$msg" =~ ^sched_switch\ records:\ complete\ \(([0-9]+)\ switches ]]; then
-		[ "$st" = ok ] && [ "${BASH_REMATCH[1]}" -gt 100 ] || fail "$st: $msg"
-	else
-		fail "$st: $msg"
-	fi
-	# The oracle: an instance of the test's own, the same naps, the
-	# kernel's text.  Both see gaps, or neither does, over a few tries:
-	# this kernel's drops are frequent (tens in a second) or absent.
+# The oracle: an instance of the test's own, the same naps, the kernel's
+# text; its gaps, printed.
+chain_gaps() {
 	mkdir "$TRACEFS/instances/kt-test-chain"
 	echo 1 >"$TRACEFS/instances/kt-test-chain/events/sched/sched_switch/enable"
 	for i in $(seq 100); do sleep 0.002; done
 	echo 0 >"$TRACEFS/instances/kt-test-chain/tracing_on"
-	gaps=$(grep -v '^#' "$TRACEFS/instances/kt-test-chain/trace" | awk '
+	grep -v '^#' "$TRACEFS/instances/kt-test-chain/trace" | awk '
 		{ cpu = $2; match($0, / prev_pid=[0-9]+/); p = substr($0, RSTART + 10, RLENGTH - 10)
 		  match($0, / next_pid=[0-9]+/); n = substr($0, RSTART + 10, RLENGTH - 10)
 		  if ((cpu in last) && last[cpu] != p) g++; last[cpu] = n }
-		END { print g + 0 }')
+		END { print g + 0 }'
 	rmdir "$TRACEFS/instances/kt-test-chain"
-	if [ "$gaps" -gt 0 ]; then
-		[ "$st" = warn ] || fail "tracefs's text has $gaps gaps; doctor: $msg"
-	fi
+}
+
+# Doctor and the oracle each sample 0.2 s: this kernel's drops come in
+# bursts, so one may see a few where the other, a moment later, sees
+# none (a loaded machine, CI 2026-11-28: doctor none in 1560 switches,
+# the oracle 2).  When the kernel's text shows gaps, doctor must have
+# warned in one of three tries; a doctor that never counts a gap the
+# kernel's text shows fails all three.
+@test "doctor's switch_records: the gaps in each CPU's chain of sched_switch, as tracefs's own text shows them" {
+	local try gaps
+	for try in 1 2 3; do
+		run ktrace doctor --json
+		msg=$(jq -r '.checks[] | select(.id == "switch_records") | .message' <<<"$output")
+		st=$(jq -r '.checks[] | select(.id == "switch_records") | .status' <<<"$output")
+		if [[ "$msg" =~ ^sched_switch\ records:\ ([0-9]+)\ gaps\ in\ ([0-9]+)\ switches ]]; then
+			[ "$st" = warn ] && [ "${BASH_REMATCH[1]}" -gt 0 ] &&
+				[ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] || fail "$st: $msg"
+		elif [[ "$msg" =~ ^sched_switch\ records:\ complete\ \(([0-9]+)\ switches ]]; then
+			[ "$st" = ok ] && [ "${BASH_REMATCH[1]}" -gt 100 ] || fail "$st: $msg"
+		else
+			fail "$st: $msg"
+		fi
+		gaps=$(chain_gaps)
+		if [ "$gaps" -eq 0 ] || [ "$st" = warn ]; then
+			return 0
+		fi
+		echo "try $try: tracefs's text has $gaps gaps; doctor: $msg"
+	done
+	fail "tracefs's text showed gaps three times, doctor none"
 }
 
 @test "doctor checks every event format under events/" {

@@ -120,9 +120,10 @@ teardown() {
 
 @test "record's merge of two CPU streams keeps every record, in time order (pages-merge check)" {
 	kt_build_units
-	# Two recordings at the same time: overlapping pages of two kinds.
-	ktrace record -q -o a.dat -e sched:sched_switch -s 1 &
-	ktrace record -q -o b.dat -e raw_syscalls:sys_enter -s 1
+	# Two recordings at the same time: overlapping pages of two kinds,
+	# in v6 files, whose CPU data lies in them as the unit reads it.
+	ktrace record -q --file-version 6 -o a.dat -e sched:sched_switch -s 1 &
+	ktrace record -q --file-version 6 -o b.dat -e raw_syscalls:sys_enter -s 1
 	wait $!
 	for cpu in 0 1; do
 		set -- $(trace-cmd dump -i a.dat --flyrecord 2>/dev/null | awk "/cpu $cpu\]/ {print \$1, \$2}") \
