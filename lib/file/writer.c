@@ -1106,9 +1106,10 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 {
 	size_t chunk = (size_t)PAGES_IN_CHUNK * w->page_size;
 	size_t cap = kt_pack_bound(w->pack, chunk);
-	unsigned long long start = w->off, good, slow_events = 0, kept = 0;
+	unsigned long long start = w->off, good = start, slow_events = 0;
+	unsigned long long kept = 0;
 	uint32_t nchunks = 0, sizes[2];
-	char *in = malloc(chunk), *out = malloc(cap + 8);
+	char *in = malloc(chunk), *out = malloc(cap + 12);
 	bool slow = false;
 	int ret = 0;
 
@@ -1118,30 +1119,33 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 		ret = -ENOMEM;
 		goto out;
 	}
-	good = start;
-	ret = put4(w, 0);
-	if (!ret)
-		good = w->off;
+	/*
+	 * The chunk count goes out with the first chunk, not before it: on
+	 * a disk already full, a count written alone is refused before any
+	 * source could be given back, and the CPU would keep nothing.
+	 */
+	memset(out, 0, 4);
 	while (!ret && *done < c->size) {
 		size_t len = c->size - *done < chunk ? c->size - *done : chunk;
+		size_t skip = nchunks ? 4 : 0;
 		unsigned long long ev = 0;
 		ssize_t n;
 
 		ret = pread_all(c->fd, in, len, *done);
 		if (ret)
 			break;
-		n = kt_pack_block(w->pack, in, len, out + 8, cap, 0);
+		n = kt_pack_block(w->pack, in, len, out + 12, cap, 0);
 		if (n < 0) {
 			ret = (int)n;
 			break;
 		}
 		sizes[0] = n;
 		sizes[1] = len;
-		memcpy(out, sizes, 8);
+		memcpy(out + 4, sizes, 8);
 		if (slow && !count_pages(in, len, w->page_size, &ev, c))
 			fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				  *done, len);
-		ret = write_all(w, out, 8 + n);
+		ret = write_all(w, out + skip, 12 - skip + n);
 		if (ret == -ENOSPC && !slow) {
 			ret = rewind_to(w, good);
 			if (ret)
@@ -1153,7 +1157,7 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 			count_pages(in, len, w->page_size, &ev, c);
 			fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				  *done, len);
-			ret = write_all(w, out, 8 + n);
+			ret = write_all(w, out + skip, 12 - skip + n);
 		}
 		if (ret)
 			break;
@@ -1167,7 +1171,7 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 						   w->page_size, &slow_events))
 			c->cut_unknown = true;
 		c->cut_events += slow_events > kept ? slow_events - kept : 0;
-		if (rewind_to(w, nchunks ? good : start))
+		if (rewind_to(w, good))
 			ret = -EIO;
 	}
 	if (nchunks && (ret == 0 || ret == -ENOSPC)) {

@@ -448,11 +448,10 @@ without_tracefs() {
 	nothing_enabled
 }
 
-# v6, as record.bats' full-disk test: RELIABILITY.md "Known limits".
 @test "a disk that fills while recording: a valid file with the marks up to the cut, pieces gone" {
 	ksz=$(wc -c </proc/kallsyms)
 	tmpfs_at mnt-full $(((ksz + 2 * 1024 * 1024) / 1024))k
-	bg_ktrace record -q --file-version 6 -o mnt-full/f.dat -e ftrace:print -e "$OURS" -- \
+	bg_ktrace record -q -o mnt-full/f.dat -e ftrace:print -e "$OURS" -- \
 		sh -c 'exec "$0" 1000000 /sys/kernel/tracing/instances/ktrace-$PPID/trace_marker 2>/dev/null' \
 		"$KT_FLT_BIN/marks" 2>err
 	st=0

@@ -365,14 +365,11 @@ EOF
 	no_leftovers .
 }
 
-# v6: under ASan, a v7 zstd file written here twice kept none of the
-# events (CI, 2026-11-28; RELIABILITY.md "Known limits"): issue 27's next
-# step.  faults.bats checks v7's full disk exactly.
 @test "a full disk stops the recording, keeps a valid file, exits 1" {
 	# kallsyms alone is megabytes: leave a few for the events.
 	ksz=$(wc -c </proc/kallsyms)
 	tmpfs_at mnt-full $(((ksz + 3 * 1024 * 1024) / 1024))k
-	run rec -q --file-version 6 -o mnt-full/full.dat -e 'raw_syscalls:*' -- dd if=/dev/zero of=/dev/null bs=1 count=3000000
+	run rec -q -o mnt-full/full.dat -e 'raw_syscalls:*' -- dd if=/dev/zero of=/dev/null bs=1 count=3000000
 	assert_failure 1
 	assert_output --partial "disk full"
 	run report mnt-full/full.dat
