@@ -53,6 +53,16 @@ int parse_args(const struct argp *argp, int argc, char **argv,
 	       void *input);
 
 /*
+ * The trace.dat format options of record and report -o: --file-version's
+ * value (6 or 7) and --compression's (zstd, zlib or none), each refused
+ * in one line (exit 64) when bad; then whether the two go together.
+ */
+int parse_file_version(struct argp_state *state, const char *arg);
+const char *parse_compression(struct argp_state *state, const char *arg);
+void check_file_format(struct argp_state *state, int version,
+		       const char *compression);
+
+/*
  * Make sure tracefs is there and writable; print the one-line reason and
  * return KT_EXIT_FAIL when it is not.  Commands with an offline mode call
  * it themselves after parsing their options.

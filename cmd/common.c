@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "base/log.h"
+#include "file/pack.h"
 #include "live/events/evhome.h"
 #include "live/tracefs/tracefs.h"
 #include "live/module/module.h"
@@ -92,4 +93,26 @@ int need_backend(void)
 	kt_err("--backend module needs ktrace.ko, which is not loaded; %s",
 	       KT_MODULE_LOAD_HINT);
 	return KT_EXIT_FAIL;
+}
+
+int parse_file_version(struct argp_state *state, const char *arg)
+{
+	if (strcmp(arg, "6") && strcmp(arg, "7"))
+		argp_error(state, "bad file version '%s'; use 6 or 7", arg);
+	return *arg - '0';
+}
+
+const char *parse_compression(struct argp_state *state, const char *arg)
+{
+	if (!kt_pack_known(arg))
+		argp_error(state, "unknown compression '%s'; use zstd, zlib or none", arg);
+	return arg;
+}
+
+void check_file_format(struct argp_state *state, int version,
+		       const char *compression)
+{
+	if (version == 6 && compression && strcmp(compression, "none"))
+		argp_error(state, "--file-version 6 has no compression; use --file-version 7 for --compression %s, or drop --compression",
+			   compression);
 }

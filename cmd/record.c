@@ -248,14 +248,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->no_lifecycle = true;
 		break;
 	case OPT_COMPRESSION:
-		if (!kt_pack_known(arg))
-			argp_error(state, "unknown compression '%s'; use zstd, zlib or none", arg);
-		o->compression = arg;
+		o->compression = parse_compression(state, arg);
 		break;
 	case OPT_FILE_VERSION:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(state, "bad file version '%s'; use 6 or 7", arg);
-		o->file_version = *arg - '0';
+		o->file_version = parse_file_version(state, arg);
 		break;
 	case OPT_RECOVER:
 		if (!*arg)
@@ -336,10 +332,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->t.ft.tracer && o->process)
 			argp_error(state, "-p %s and --process conflict; record them separately",
 				   o->t.ft.tracer);
-		if (o->file_version == 6 && o->compression &&
-		    strcmp(o->compression, "none"))
-			argp_error(state, "--file-version 6 has no compression; use --file-version 7 for --compression %s, or drop --compression",
-				   o->compression);
+		check_file_format(state, o->file_version, o->compression);
 		if (o->flight && o->max_mb)
 			argp_error(state, "--flight and -m conflict; a flight recording is -b KB per CPU");
 		if (!o->process && (*o->comm || o->uid || o->no_syscalls ||

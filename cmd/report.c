@@ -41,6 +41,8 @@ enum {
 	OPT_TIMELINE,
 	OPT_STACKS,
 	OPT_FLAMEGRAPH,
+	OPT_FILE_VERSION,
+	OPT_COMPRESSION,
 };
 
 struct report_opts {
@@ -53,6 +55,8 @@ struct report_opts {
 	bool json;
 	bool perfetto;		/* --format perfetto */
 	bool dat;		/* --format dat, or -o *.dat */
+	int file_version;	/* its --file-version; 0: the input's */
+	const char *compression;	/* its --compression; NULL: the input's */
 	bool timeline;		/* --timeline */
 	int stacks;		/* --stacks: 1 per event, 2 offcpu */
 	bool flame;		/* --flamegraph: their SVG */
@@ -67,7 +71,9 @@ static const struct argp_option options[] = {
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines with user stacks' frames named), process, trace-cmd (its exact bytes), json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat v6, with -o; the default for -o NAME.dat)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines with user stacks' frames named), process, trace-cmd (its exact bytes), json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat of the input's version and compression, with -o; the default for -o NAME.dat)", 0 },
+	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "the trace.dat version -o writes (default: the input's; 6 is never compressed)", 0 },
+	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how -o packs a v7 trace.dat (default: as the input; zstd or zlib make it v7)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
 	{ "stacks", OPT_STACKS, "offcpu", OPTION_ARG_OPTIONAL, "print folded kernel stacks (flame graph input: 'comm;outer;...;inner count') instead, one count per event; --stacks=offcpu: sched_switch stacks weighted by the microseconds the task then stayed off the CPU", 0 },
 	{ "flamegraph", OPT_FLAMEGRAPH, NULL, 0, "draw those stacks as a flame graph SVG instead (with -o FILE.svg; with --stacks=offcpu, of the time off the CPU)", 0 },
@@ -94,6 +100,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'i': o->input = arg; break;
 	case 'o': o->output = arg; break;
 	case 't': o->nsec = true; break;
+	case OPT_FILE_VERSION:
+		o->file_version = parse_file_version(state, arg);
+		break;
+	case OPT_COMPRESSION:
+		o->compression = parse_compression(state, arg);
+		break;
 	case OPT_RAW: o->raw = true; break;
 	case OPT_STAT: o->stat = true; break;
 	case OPT_FORMAT:
@@ -133,6 +145,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		    !o->raw && !o->json && !o->perfetto && !o->timeline &&
 		    !o->stat && !o->stacks && o->view == VIEW_AUTO)
 			o->dat = true;
+		if ((o->file_version || o->compression) && !o->dat)
+			argp_error(state, "--file-version and --compression are for a trace.dat output; give it with -o OUT.dat");
+		check_file_format(state, o->file_version, o->compression);
 		if (o->dat && (!o->output || !strcmp(o->output, "-")))
 			argp_error(state, "--format dat writes a file; give it with -o OUT.dat");
 		if (o->dat && (o->raw || o->json || o->perfetto || o->timeline ||
@@ -458,7 +473,8 @@ static int report(const struct report_opts *o)
 	}
 	if (o->dat) {
 		/* The selection as a trace.dat: lib/views/datout.c. */
-		ret = kt_datout_write(r, d, o->sel, o->output);
+		ret = kt_datout_write(r, d, o->sel, o->output, o->file_version,
+				      o->compression);
 		status = ret == -EBADMSG || kt_reader_damaged(r) ? KT_EXIT_DAMAGED :
 			 ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 		if (!ret && status == KT_EXIT_DAMAGED)

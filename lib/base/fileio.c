@@ -40,6 +40,22 @@ int kt_pwrite_all(int fd, const void *buf, size_t len, off_t off)
 	return off < 0 ? -EINVAL : put_all(fd, buf, len, off);
 }
 
+int kt_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, off + got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += n;
+	}
+	return 0;
+}
+
 /* tracefs and procfs files report size 0 to stat: grow as it goes. */
 int kt_file_slurp(const char *path, char **text, size_t *len)
 {

@@ -13,6 +13,8 @@
 int kt_write_all(int fd, const void *buf, size_t len);
 /* The same at offset off; the file position does not move. */
 int kt_pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* Read all len bytes at offset off.  0 or -errno (-EIO: the file ends). */
+int kt_pread_all(int fd, void *buf, size_t len, off_t off);
 
 /*
  * Read a whole file, procfs and tracefs ones included (they report size

@@ -1687,13 +1687,16 @@ int kt_reader_head(const char *path, struct kt_reader_head *h)
 		goto out;
 	}
 	c.what = "header";
+	h->info_start = c.pos;
 	ret = parse_header_info(&c);
 	if (ret)
 		goto out;
+	h->info_end = c.pos;
 	c.what = "ftrace formats";
 	ret = parse_ftrace_formats(&c);
 	if (ret)
 		goto out;
+	h->ftrace_end = c.pos;
 	c.what = "event formats";
 	ret = parse_event_formats(&c);
 	if (ret)

@@ -39,6 +39,8 @@ struct kt_reader_head {
 	bool big_endian;
 	int long_size;			/* as the file header says */
 	unsigned int page_size;
+	/* v6: where the header info begins and ends, the ftrace formats end */
+	uint64_t info_start, info_end, ftrace_end;
 	uint64_t formats_end;		/* where the event formats end */
 	uint64_t kallsyms_end;		/* 0: kallsyms is not whole */
 	uint64_t printk_end;		/* 0: the printk formats are not */

@@ -75,6 +75,7 @@ struct kt_writer {
 	struct membuf strings;		/* the strings section */
 	struct membuf ksyms;		/* kallsyms while it is streamed in */
 	unsigned long long opt_ptr;	/* where the first options' offset goes */
+	unsigned long long done_at;	/* the last options' next-section offset */
 	unsigned long long sec[KT_OPT_CMDLINES + 1];	/* where each section is */
 };
 
@@ -414,6 +415,23 @@ static int gathered(struct kt_writer *w, struct membuf *m, uint16_t id,
 		ret = write_section(w, id, true, m);
 	mem_free(m);
 	return ret;
+}
+
+int kt_writer_section(struct kt_writer *w, unsigned short id,
+		      const void *buf, size_t len)
+{
+	struct membuf m;
+	int ret = 0;
+
+	if (w->version < 7 || id > KT_OPT_CMDLINES)
+		return -EINVAL;
+	if (!w->off)
+		ret = write_initial(w);
+	if (ret)
+		return ret;
+	gather(w, &m);
+	ret = write_all(w, buf, len);
+	return gathered(w, &m, id, ret);
 }
 
 /* 8-byte size, then a file's text (a format file, header_page ...). */
@@ -986,21 +1004,23 @@ static int write_options1(struct kt_writer *w, int ncpus)
  * CPUs without data are left out as trace-cmd does; the room after the
  * last entry stays zero (readers stop at the count).
  */
-static int write_options2(struct kt_writer *w, const char *clock, int ncpus,
-			  struct v7_tail *t)
+static int write_options2(struct kt_writer *w, const char *name,
+			  const char *clock, int ncpus, struct v7_tail *t)
 {
 	unsigned long long start = w->off;
-	size_t clen = strlen(clock) + 1, len, at;
+	size_t nlen = strlen(name) + 1, clen = strlen(clock) + 1, len, at;
 	uint32_t page = w->page_size;
 	struct membuf m;
 	char *buf;
 	int ret;
 
-	len = 8 + 1 + clen + 4 + 4 + (size_t)ncpus * 20;
+	len = 8 + nlen + clen + 4 + 4 + (size_t)ncpus * 20;
 	buf = calloc(1, len);
 	if (!buf)
 		return -ENOMEM;
-	at = 8 + 1;			/* the offset, then "": the top buffer */
+	at = 8;				/* the offset, then the name */
+	memcpy(buf + at, name, nlen);
+	at += nlen;
 	memcpy(buf + at, clock, clen);
 	at += clen;
 	memcpy(buf + at, &page, 4);
@@ -1009,6 +1029,8 @@ static int write_options2(struct kt_writer *w, const char *clock, int ncpus,
 	t->cpu_table = t->buf_opt + at;
 	gather(w, &m);
 	ret = gather_option(w, KT_OPT_BUFFER, buf, len);
+	/* Its offset of a next options section: 0, the last for now. */
+	w->done_at = start + 16 + m.len + 6;
 	if (!ret)
 		ret = gather_option(w, KT_OPT_DONE, &(uint64_t){ 0 }, 8);
 	w->mem = NULL;
@@ -1017,6 +1039,18 @@ static int write_options2(struct kt_writer *w, const char *clock, int ncpus,
 	mem_free(&m);
 	free(buf);
 	return ret;
+}
+
+/* A buffer's flyrecord section header, its offset put in its BUFFER option. */
+static int begin_flyrecord(struct kt_writer *w, struct v7_tail *vt)
+{
+	int ret;
+
+	vt->fly = w->off;
+	ret = section_header(w, KT_OPT_BUFFER,
+			     w->pack ? KT_DAT_SEC_COMPRESSED : 0, 0,
+			     &vt->fly_size);
+	return ret ? ret : kt_pwrite_all(w->fd, &vt->fly, 8, vt->buf_opt);
 }
 
 /*
@@ -1044,34 +1078,12 @@ static int write_tail_v7(struct kt_writer *w, const struct kt_writer_tail *t,
 	if (!ret)
 		ret = write_options1(w, ncpus);
 	if (!ret)
-		ret = write_options2(w, clock, ncpus, vt);
+		ret = write_options2(w, "", clock, ncpus, vt);
 	if (!ret)
 		ret = write_section(w, KT_OPT_STRINGS, true, &w->strings);
 	if (ret)
 		return ret;
-	vt->fly = w->off;
-	ret = section_header(w, KT_OPT_BUFFER,
-			     w->pack ? KT_DAT_SEC_COMPRESSED : 0, 0,
-			     &vt->fly_size);
-	if (!ret)
-		ret = kt_pwrite_all(w->fd, &vt->fly, 8, vt->buf_opt);
-	return ret;
-}
-
-static int pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = pread(fd, (char *)buf + got, len - got, off + got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		got += n;
-	}
-	return 0;
+	return begin_flyrecord(w, vt);
 }
 
 /* The events in len bytes of pages; 0, or -EBADMSG (counted unknown). */
@@ -1131,7 +1143,7 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 		unsigned long long ev = 0;
 		ssize_t n;
 
-		ret = pread_all(c->fd, in, len, *done);
+		ret = kt_pread_all(c->fd, in, len, *done);
 		if (ret)
 			break;
 		n = kt_pack_block(w->pack, in, len, out + 12, cap, 0);
@@ -1275,7 +1287,33 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 	return ret < 0 ? ret : ret | result;
 }
 
-int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
+/*
+ * v7: an options section holding the instance's BUFFER option, chained
+ * from the last options section's DONE, then its flyrecord section.
+ */
+static int append_buffer_v7(struct kt_writer *w, const char *name,
+			    const char *clock, int ncpus,
+			    struct kt_writer_cpu *cpus, unsigned long long *off)
+{
+	unsigned long long prev = w->done_at;
+	struct v7_tail vt = { 0 };
+	int ret;
+
+	*off = w->off;
+	ret = write_options2(w, name ? name : "",
+			     clock && *clock ? clock : "local", ncpus, &vt);
+	if (!ret)
+		ret = begin_flyrecord(w, &vt);
+	if (!ret)
+		ret = write_cpus_v7(w, &vt, ncpus, cpus);
+	/* Chained last: a full disk leaves no valid file either way. */
+	if (!ret)
+		ret = kt_pwrite_all(w->fd, off, 8, prev);
+	return ret > 0 ? -ENOSPC : ret;
+}
+
+int kt_writer_append_buffer(struct kt_writer *w, const char *name,
+			    const char *clock, int ncpus,
 			    struct kt_writer_cpu *cpus, unsigned long long *off)
 {
 	char label[KT_DAT_LABEL_LEN];
@@ -1285,11 +1323,10 @@ int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
 
 	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
 		return -EINVAL;
-	/* v7 instance buffers: not yet (record writes the top one only). */
-	if (w->version >= 7)
-		return -EOPNOTSUPP;
 	for (i = 0; i < ncpus; i++)
 		cpus[i].size -= cpus[i].size % w->page_size;
+	if (w->version >= 7)
+		return append_buffer_v7(w, name, clock, ncpus, cpus, off);
 	*off = w->off;
 	memcpy(label, KT_DAT_LABEL_FLYRECORD, KT_DAT_LABEL_LEN);
 	ret = write_all(w, label, KT_DAT_LABEL_LEN);

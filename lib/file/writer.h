@@ -127,13 +127,15 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 		     int ncpus, struct kt_writer_cpu *cpus);
 
 /*
- * After kt_writer_finish(): an instance buffer's part at the end of the
- * file (the "flyrecord" label, its CPU table, clock and data, as
- * trace-cmd writes it), with *off where it starts, for the BUFFER
- * option's offset (kt_writer_patch_option()).  0 or -errno (-ENOSPC: no
- * valid file; -EOPNOTSUPP: v7, not yet).
+ * After kt_writer_finish(): instance buffer name's part at the end of
+ * the file, with *off where it starts, as trace-cmd writes it.  v6: the
+ * "flyrecord" label, its CPU table, clock and data; the caller queues
+ * the BUFFER option and patches its offset (kt_writer_patch_option()).
+ * v7: an options section with the BUFFER option, chained from the last
+ * one, then the buffer's section.  0 or -errno (-ENOSPC: no valid file).
  */
-int kt_writer_append_buffer(struct kt_writer *w, const char *clock, int ncpus,
+int kt_writer_append_buffer(struct kt_writer *w, const char *name,
+			    const char *clock, int ncpus,
 			    struct kt_writer_cpu *cpus, unsigned long long *off);
 /*
  * After kt_writer_finish(): rewrite the data of the nth option of id
@@ -166,6 +168,14 @@ const char *kt_writer_tmp_name(const struct kt_writer *w);
  * by the caller (report -o).
  */
 int kt_writer_raw(struct kt_writer *w, const void *buf, size_t len);
+/*
+ * v7, in place of kt_writer_headers(), kt_writer_kallsyms() and
+ * kt_writer_printk(): one header section's bytes as they were read
+ * (report -o of a v7 file), packed as the writer packs; the file's
+ * initial header goes out before the first.
+ */
+int kt_writer_section(struct kt_writer *w, unsigned short id,
+		      const void *buf, size_t len);
 /*
  * The start of a file this writer wrote, as it is, to go on from
  * (ktrace record --recover): the initial header and the sections up to

@@ -216,6 +216,38 @@ static int copy_range(struct kt_writer *w, int fd, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/*
+ * A v6 input's header parts, each as its v7 section: the bytes are the
+ * same (v7 keeps v6's bytes for each part in a section of its own).
+ */
+static int v6_sections(struct kt_writer *w, int fd,
+		       const struct kt_reader_head *h)
+{
+	static const unsigned int ids[] = {
+		KT_OPT_HEADER_INFO, KT_OPT_FTRACE_EVENTS, KT_OPT_EVENT_FORMATS,
+		KT_OPT_KALLSYMS, KT_OPT_PRINTK,
+	};
+	const uint64_t ends[] = {
+		h->info_start, h->info_end, h->ftrace_end, h->formats_end,
+		h->kallsyms_end, h->printk_end,
+	};
+	unsigned char *buf;
+	size_t i, len;
+	int ret = 0;
+
+	for (i = 0; !ret && i < sizeof(ids) / sizeof(ids[0]); i++) {
+		len = ends[i + 1] - ends[i];
+		buf = malloc(len ? len : 1);
+		if (!buf)
+			return -ENOMEM;
+		ret = kt_pread_all(fd, buf, len, (off_t)ends[i]);
+		if (!ret)
+			ret = kt_writer_section(w, ids[i], buf, len);
+		free(buf);
+	}
+	return ret;
+}
+
 /* The saved cmdlines after the printk formats: an 8-byte size, the text. */
 static int read_cmdlines(int fd, uint64_t at, char **text, size_t *len)
 {
@@ -273,11 +305,12 @@ static int add_cpustat(struct kt_writer *w, struct datout *o,
 }
 
 /*
- * A v7 input's header, as v6 has it: the magic, "6", byte order, long
- * size and page size, then the contents of its header, ftrace formats,
- * event formats, kallsyms and printk sections (v7 keeps v6's bytes for
- * each part in a section of its own); an absent part is an empty one.
- * The cmdlines section gives *cmdlines.
+ * A v7 input's header: the contents of its header, ftrace formats, event
+ * formats, kallsyms and printk sections (v7 keeps v6's bytes for each
+ * part in a section of its own; an absent part is an empty one), as v7
+ * sections when the output is v7 (it keeps the input's version), else
+ * as v6 has them after the magic, "6", byte order, long size and page
+ * size.  The cmdlines section gives *cmdlines.
  */
 static int v7_head(struct kt_writer *w, struct kt_reader *r, char **cmdlines,
 		   size_t *cmdlines_len)
@@ -288,6 +321,7 @@ static int v7_head(struct kt_writer *w, struct kt_reader *r, char **cmdlines,
 	};
 	unsigned char head[KT_DAT_MAGIC_LEN + 8], *buf;
 	uint32_t page = kt_reader_page_size(r), none = 0;
+	bool v7 = kt_writer_version(w) >= 7;
 	uint64_t size;
 	size_t i, len;
 	int ret;
@@ -297,15 +331,17 @@ static int v7_head(struct kt_writer *w, struct kt_reader *r, char **cmdlines,
 	head[KT_DAT_MAGIC_LEN + 2] = 0;		/* little endian: check_input */
 	head[KT_DAT_MAGIC_LEN + 3] = (unsigned char)kt_reader_long_size(r);
 	memcpy(head + KT_DAT_MAGIC_LEN + 4, &page, 4);
-	ret = kt_writer_raw(w, head, sizeof(head));
+	ret = v7 ? 0 : kt_writer_raw(w, head, sizeof(head));
 	for (i = 0; !ret && i < sizeof(parts) / sizeof(parts[0]); i++) {
 		ret = kt_reader_section(r, parts[i], &buf, &len);
 		if (ret == -ENOENT && parts[i] != KT_OPT_HEADER_INFO) {
-			ret = kt_writer_raw(w, &none, 4);
+			ret = v7 ? kt_writer_section(w, parts[i], &none, 4) :
+				   kt_writer_raw(w, &none, 4);
 			continue;
 		}
 		if (!ret)
-			ret = kt_writer_raw(w, buf, len);
+			ret = v7 ? kt_writer_section(w, parts[i], buf, len) :
+				   kt_writer_raw(w, buf, len);
 		free(buf);
 	}
 	if (ret)
@@ -370,6 +406,7 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 {
 	struct kt_writer_tail tail = { 0 };
 	struct kt_writer_cpu *wc = NULL;
+	bool v7 = kt_writer_version(w) >= 7;
 	struct kt_reader_head h;
 	char *cmdlines = NULL;
 	const char *s;
@@ -394,7 +431,8 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 			return ret;
 		}
 		/* Header, formats, kallsyms and printk formats, as they are. */
-		ret = copy_range(w, in, 0, h.printk_end);
+		ret = v7 ? v6_sections(w, in, &h) :
+			   copy_range(w, in, 0, h.printk_end);
 		if (!ret)
 			ret = read_cmdlines(in, h.printk_end, &cmdlines,
 					    &tail.cmdlines_len);
@@ -434,7 +472,7 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 	 * is written), their CPU stats after a "Buffer: NAME" one, as
 	 * trace-cmd files them.
 	 */
-	for (b = 1; !ret && b < o->nbufs; b++)
+	for (b = 1; !ret && !v7 && b < o->nbufs; b++)
 		ret = buffer_option(w, o, b, 0);
 	for (b = 0; !ret && b < o->nbufs; b++) {
 		char head[300];
@@ -470,8 +508,9 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 				ret = -ENOSPC;
 			continue;
 		}
-		ret = kt_writer_append_buffer(w, tail.clock, o->ncpus, wc, &off);
-		if (!ret)
+		ret = kt_writer_append_buffer(w, kt_reader_buffer_name(o->r, b),
+					      tail.clock, o->ncpus, wc, &off);
+		if (!ret && !v7)
 			ret = buffer_option(w, o, b, off);
 	}
 	if (!ret)
@@ -485,7 +524,8 @@ out:
 }
 
 int kt_datout_write(struct kt_reader *r, struct kt_decoder *d,
-		    const struct kt_select *sel, const char *path)
+		    const struct kt_select *sel, const char *path,
+		    int version, const char *compression)
 {
 	struct datout o = { .r = r, .page_size = kt_reader_page_size(r) };
 	struct kt_writer *w;
@@ -520,6 +560,20 @@ int kt_datout_write(struct kt_reader *r, struct kt_decoder *d,
 		goto err_in;
 	}
 	kt_writer_set_page_size(w, (int)o.page_size);
+	/* The input's version and compression, unless asked otherwise. */
+	if (!version)
+		version = (compression && strcmp(compression, "none")) ||
+			  kt_reader_version(r) >= 7 ? 7 : 6;
+	if (!compression)
+		compression = version < 7 ? "none" :
+			      kt_reader_version(r) >= 7 ? kt_reader_compression(r) :
+			      NULL;
+	ret = kt_writer_set_format(w, version, compression);
+	if (ret) {
+		kt_err("cannot write '%s' as v%d (%s): %s", path, version,
+		       compression ? compression : "zstd", strerror(-ret));
+		goto err_writer;
+	}
 	o.cpus = calloc((size_t)(o.ncpus * o.nbufs), sizeof(*o.cpus));
 	if (!o.cpus) {
 		ret = -ENOMEM;

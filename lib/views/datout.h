@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A selection of a recording written as a new trace.dat v6 (trace-cmd
+ * A selection of a recording written as a new trace.dat (trace-cmd
  * split's job, with report's selection language): the input's header,
  * formats, kallsyms and printk formats as they are, its saved cmdlines,
  * CPU count, clock, uname and version, and per CPU the selected records
@@ -17,11 +17,14 @@ struct kt_select;
 
 /*
  * Run d (a decoder of r from kt_select_decoder(), sel resolved) and write
- * the selected records to path.  Returns 0, or -ENOTSUP for an input it
- * cannot write back yet (v7, several buffers, foreign byte order or long
- * size), or -errno; reported, and no file is left at path or beside it.
+ * the selected records to path, as trace.dat version (6 or 7) packed
+ * with compression (zstd, zlib or none); 0 and NULL keep the input's (a
+ * compression other than none alone means v7).  Returns 0, or -ENOTSUP
+ * for an input it cannot write back (foreign byte order or long size),
+ * or -errno; reported, and no file is left at path or beside it.
  */
 int kt_datout_write(struct kt_reader *r, struct kt_decoder *d,
-		    const struct kt_select *sel, const char *path);
+		    const struct kt_select *sel, const char *path,
+		    int version, const char *compression);
 
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # ktrace report's selection language (lib/decode/select.c) beyond the
 # text: --stat of a selection, counted by hand from the lines trace-cmd
-# and report print; and -o OUT.dat, the selected events as a trace.dat v6
-# that trace-cmd reads back line for line.  On the stored corpus
+# and report print; and -o OUT.dat, the selected events as a trace.dat (of
+# the input's version, or --file-version/--compression's) that trace-cmd
+# reads back line for line.  On the stored corpus
 # (tests/data), so nothing is recorded here (record runs only to refuse
 # a misspelt event, as report does).
 
@@ -180,11 +181,12 @@ sched_switch: foo:sched_switch sched:sched_switch"
 # -o OUT.dat: the selection as a trace.dat.  trace-cmd report of the new
 # file prints what ktrace report prints of the old one with the same
 # selection (trace-cmd's first line aside), and so does ktrace report.
+# SPLIT_FORMAT: --file-version/--compression for the -o run.
 same_split() { # IN.dat SELECTION...
 	local in=$1 out=$BATS_TEST_TMPDIR/out.dat
 	shift
 	rm -f "$out"
-	"$KTRACE" report -i "$in" "$@" -o "$out" || { echo "-o: status $? for $in $*" >&2; return 1; }
+	"$KTRACE" report -i "$in" "$@" -o "$out" $SPLIT_FORMAT || { echo "-o: status $? for $in $*" >&2; return 1; }
 	"$KTRACE" report -i "$in" "$@" >want.txt
 	[ -s want.txt ] || { echo "empty selection: $in $*" >&2; return 1; }
 	trace-cmd report -i "$out" >tc.txt 2>tc.err || { echo "trace-cmd: status $?: $(head -3 tc.err)" >&2; return 1; }
@@ -202,7 +204,13 @@ same_split() { # IN.dat SELECTION...
 		ev=$BATS_TEST_TMPDIR/conv6.dat
 		trace-cmd convert --file-version 6 --compression none -i "$src" -o "$ev" >/dev/null 2>&1
 	fi
-	[ "$(trace-cmd report -i "$out" --events 2>/dev/null | md5sum)" = \
+	# A v7 output's too (the same trace-cmd convert).
+	local evout=$out
+	if [ "$(head -c 11 "$out" | tail -c 1)" = 7 ]; then
+		evout=$BATS_TEST_TMPDIR/out6.dat
+		trace-cmd convert --file-version 6 --compression none -i "$out" -o "$evout" >/dev/null 2>&1
+	fi
+	[ "$(trace-cmd report -i "$evout" --events 2>/dev/null | md5sum)" = \
 	  "$(trace-cmd report -i "$ev" --events 2>/dev/null | md5sum)" ] ||
 		{ echo "the formats differ: $in $*" >&2; return 1; }
 	echo "$(wc -l <want.txt) lines: $in $*"
@@ -272,20 +280,62 @@ same_split() { # IN.dat SELECTION...
 	assert_line --regexp "^kt-corpus-[0-9-]+ +0 +0 +0 +0 +- +- +-"
 }
 
-@test "-o OUT.dat from v7 input, zstd, zlib or none, instances too: a v6 file trace-cmd reads the same" {
+@test "-o OUT.dat from v7 input, zstd, zlib or none, instances too: a v7 file as the input's, or v6, that trace-cmd reads the same" {
 	local f
-	for f in tc-v7-none tc-v7-zstd tc-v7-zlib tc-v7-multi tc-v7-print tc-v7-stack tc-v7-lost; do
+	# The input's version and compression (trace-cmd here has no zlib:
+	# the zlib input's output is zstd for it).
+	for f in tc-v7-none tc-v7-zstd tc-v7-multi tc-v7-print tc-v7-stack tc-v7-lost; do
 		same_split "$DATA/$f.dat"
+		[ "$(head -c 11 out.dat | tail -c 1)" = 7 ] || fail "$f: not v7"
+		"$KTRACE" stat -i "$DATA/$f.dat" | head -n 1 | sed 's/^file: [^ ]* //' >in.h
+		"$KTRACE" stat -i out.dat | head -n 1 | sed 's/^file: [^ ]* //' | cmp - in.h
+	done
+	SPLIT_FORMAT="--compression zstd" same_split "$DATA/tc-v7-zlib.dat"
+	"$KTRACE" report -i "$DATA/tc-v7-zlib.dat" -o z.dat
+	"$KTRACE" stat -i z.dat | grep -q "trace.dat v7, compression zlib"
+	cmp <("$KTRACE" report -i z.dat) <("$KTRACE" report -i "$DATA/tc-v7-zlib.dat")
+	# v6 on request: the same text, a v6 file.
+	for f in tc-v7-none tc-v7-zlib tc-v7-multi tc-v7-lost; do
+		SPLIT_FORMAT="--file-version 6" same_split "$DATA/$f.dat"
+		[ "$(head -c 11 out.dat | tail -c 1)" = 6 ] || fail "$f: not v6"
 	done
 	same_split "$LOST" --from 0.05 --to 0.075
 	same_split "$LOST" --cpu 1
 	same_split "$DATA/tc-v7-multi.dat" --cpu 0
 	# What v6 and v7 hold alike: the same text from the same data.
-	"$KTRACE" report -i "$LOST" -o v6.dat
+	"$KTRACE" report -i "$LOST" -o v6.dat --file-version 6
 	trace-cmd convert --file-version 6 --compression none -i "$LOST" -o lost6.dat >/dev/null 2>&1
 	"$KTRACE" report -i lost6.dat -o v6b.dat
 	cmp <("$KTRACE" report -i v6.dat) <("$KTRACE" report -i v6b.dat)
 	cmp <("$KTRACE" report --stat -i v6.dat | tail -n +2) <("$KTRACE" report --stat -i v6b.dat | tail -n +2)
+}
+
+@test "-o OUT.dat --file-version 7 of v6 input, instances too, zstd or none: trace-cmd reads the same; bad values refused" {
+	local f
+	for f in tc-sched tc-multi tc-kinds kt-sched; do
+		SPLIT_FORMAT="--file-version 7" same_split "$DATA/$f.dat"
+		"$KTRACE" stat -i out.dat | grep -q "trace.dat v7, compression zstd" || fail "$f: not v7 zstd"
+		SPLIT_FORMAT="--file-version 7 --compression none" same_split "$DATA/$f.dat" -e 'sched:*'
+		"$KTRACE" stat -i out.dat | grep -q "trace.dat v7, compression none" || fail "$f: not v7 none"
+	done
+	# A compression alone means v7; none alone keeps v6.
+	"$KTRACE" report -i "$DATA/tc-sched.dat" -o z.dat --compression zstd
+	"$KTRACE" stat -i z.dat | grep -q "trace.dat v7, compression zstd"
+	"$KTRACE" report -i "$DATA/tc-sched.dat" -o n.dat --compression none
+	[ "$(head -c 11 n.dat | tail -c 1)" = 6 ]
+	run "$KTRACE" report -i "$DATA/tc-sched.dat" -o x.dat --file-version 5
+	assert_failure 64
+	assert_line --index 0 "ktrace report: bad file version '5'; use 6 or 7"
+	run "$KTRACE" report -i "$DATA/tc-sched.dat" -o x.dat --file-version 6 --compression zstd
+	assert_failure 64
+	assert_line --index 0 "ktrace report: --file-version 6 has no compression; use --file-version 7 for --compression zstd, or drop --compression"
+	run "$KTRACE" report -i "$DATA/tc-sched.dat" --compression lz4 -o x.dat
+	assert_failure 64
+	assert_line --index 0 "ktrace report: unknown compression 'lz4'; use zstd, zlib or none"
+	run "$KTRACE" report -i "$DATA/tc-sched.dat" --file-version 7
+	assert_failure 64
+	assert_line --index 0 "ktrace report: --file-version and --compression are for a trace.dat output; give it with -o OUT.dat"
+	[ ! -e x.dat ]
 }
 
 @test "-o OUT.dat: an unwritable place or a full disk leaves no file and one line" {

@@ -125,9 +125,9 @@ same_as_tc() { # FILE KTRACE-OPTS... -- TRACE-CMD-OPTS...
 	for e in sched_switch hrtimer_start kmalloc sys_enter_openat; do
 		grep -q " $e: " "$RD/kt.out" || fail "no $e in the report"
 	done
-	# The same recording as v6 (report -o writes v6): trace-cmd prints
-	# the same text for both, its header line too, and so does ktrace.
-	"$KTRACE" report -i "$RD/kt.dat" -o "$RD/kt6.dat"
+	# The same recording as v6 (report -o --file-version 6): trace-cmd
+	# prints the same text for both, its header line too, and so does ktrace.
+	"$KTRACE" report -i "$RD/kt.dat" -o "$RD/kt6.dat" --file-version 6
 	[ "$(head -c 11 "$RD/kt6.dat" | tail -c 1)" = 6 ]
 	same_file <(trace-cmd report "$RD/kt.dat" 2>/dev/null) \
 		<(trace-cmd report "$RD/kt6.dat" 2>/dev/null)
@@ -152,7 +152,7 @@ kt_record_as() { # FILE OPTS...
 		"$KTRACE" report -i "$RD/kt-$1.dat" >"$RD/kt-$1.out"
 		[ "$(wc -l <"$RD/kt-$1.out")" -gt 1000 ] || fail "$1: $(wc -l <"$RD/kt-$1.out") lines"
 		# The same recording as v6 (report -o): the same text.
-		"$KTRACE" report -i "$RD/kt-$1.dat" -o "$RD/kt-$1-6.dat"
+		"$KTRACE" report -i "$RD/kt-$1.dat" -o "$RD/kt-$1-6.dat" --file-version 6
 		"$KTRACE" report -i "$RD/kt-$1-6.dat" >"$RD/kt-$1-6.out"
 		same_file "$RD/kt-$1.out" "$RD/kt-$1-6.out" || fail "$1: ktrace's text differs from v6's"
 		trace-cmd report "$RD/kt-$1-6.dat" 2>/dev/null | tail -n +2 >"$RD/kt-$1.tc"
