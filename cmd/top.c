@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace top: live event rates, full screen, or as text for logs.  The
- * counting is a sink of the live session (lib/live/session/counter.h),
+ * counting is a sink of the live session (lib/live/session/sink-counter.h),
  * which takes the instance and runs ktrace.ko; this file parses the
  * options, draws the screen, reads the keys and prints the text.
  */
@@ -20,7 +20,7 @@
 
 #include "cmd.h"
 #include "base/log.h"
-#include "live/session/counter.h"
+#include "live/session/sink-counter.h"
 #include "live/buffers/livebuf.h"
 #include "live/session/session.h"
 

@@ -33,7 +33,7 @@ struct kt_source_env {
 	bool live;
 	/*
 	 * A session that takes its instance (cfg->take) for ktrace top's
-	 * counter (counter.c): the instance is not the source's (no clock
+	 * counter (sink-counter.c): the instance is not the source's (no clock
 	 * set on it), the events' switches are the counter's (it turns them
 	 * on and off live, and puts back only those it changed), and a
 	 * failure to set ktrace.ko going is said as top says it.  With

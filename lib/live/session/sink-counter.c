@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Live event counts, as ktrace top shows them: see counter.h. */
+/* Live event counts, as ktrace top shows them: see sink-counter.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 
 #include "base/log.h"
 #include "live/events/events.h"
-#include "live/session/counter.h"
+#include "live/session/sink-counter.h"
 #include "live/events/evhome.h"
 #include "live/buffers/livebuf.h"
 #include "live/module/module.h"

@@ -18,8 +18,8 @@
  * kt_session_step() in a loop and kt_counter_sample() at the end of
  * each interval; read the counts before kt_session_free() frees it.
  */
-#ifndef KT_COUNTER_H
-#define KT_COUNTER_H
+#ifndef KT_SINK_COUNTER_H
+#define KT_SINK_COUNTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
