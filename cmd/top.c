@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktrace top: live event rates, full screen, or as text for logs.  The
- * counting is lib/live/counter's; this file parses the options, draws
- * the screen, prints the text and runs the loop.
+ * counting is a sink of the live session (lib/live/session/sink-counter.h),
+ * which takes the instance and runs ktrace.ko; this file parses the
+ * options, draws the screen, reads the keys and prints the text.
  */
 #include <curses.h>
 #include <term.h>
@@ -14,14 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "base/log.h"
-#include "live/session/counter.h"
+#include "live/session/sink-counter.h"
 #include "live/buffers/livebuf.h"
+#include "live/session/session.h"
 
 /* What runs on every machine and says what it is doing. */
 static const char *const default_events[] = {
@@ -55,6 +56,7 @@ struct top_opts {
 
 struct top {
 	const struct top_opts *o;
+	struct kt_session *s;
 	struct kt_counter *c;
 	const size_t *order;	/* visible rows, sorted */
 	size_t norder;
@@ -69,13 +71,7 @@ struct top {
 	char msg[160];
 };
 
-static volatile sig_atomic_t quit_sig;
 static volatile sig_atomic_t cont_sig;
-
-static void on_quit_signal(int sig)
-{
-	quit_sig = sig;
-}
 
 /* Whatever the terminal showed while we were stopped, repaint it all. */
 static void on_cont_signal(int sig)
@@ -181,61 +177,6 @@ static struct argp top_argp = { options, parse_opt, "", doc, 0, 0, 0 };
 static const char *module_mode(const struct top *t)
 {
 	return kt_counter_module_read_mode(t->c);
-}
-
-/* Rows for -e (or the defaults), resolved against the live catalog. */
-static int rows_from_specs(struct top *t)
-{
-	struct kt_catalog *cat;
-	struct kt_event_list *list;
-	const struct kt_event_ref *ev;
-	int ret = KT_EXIT_FAIL;
-	size_t i;
-
-	cat = kt_catalog_load(NULL);
-	if (!cat) {
-		kt_err("cannot list the kernel's events: %s; check 'ktrace doctor'",
-		       strerror(errno));
-		return KT_EXIT_FAIL;
-	}
-	list = kt_event_list_new();
-	if (!list)
-		goto err_cat;
-	if (t->o->nevents) {
-		for (i = 0; i < t->o->nevents; i++)
-			if (kt_event_spec_resolve(cat, t->o->events[i], 0, list))
-				goto err_list;
-	} else {
-		/* A kernel without one of the defaults still gets the rest. */
-		for (i = 0; i < sizeof(default_events) / sizeof(*default_events); i++)
-			kt_evspec_resolve(cat, default_events[i], 0, list);
-		if (!kt_event_list_count(list)) {
-			kt_err("none of the default events exist here; name some with -e (see 'ktrace list')");
-			goto err_list;
-		}
-	}
-	for (i = 0; i < kt_event_list_count(list); i++) {
-		ev = kt_event_list_at(list, i);
-		if (kt_counter_add_event(t->c, ev->system, ev->name))
-			goto err_list;
-	}
-	ret = KT_EXIT_OK;
-err_list:
-	kt_event_list_free(list);
-err_cat:
-	kt_catalog_free(cat);
-	return ret;
-}
-
-/* -B without -e: whatever the instance already has enabled. */
-static int rows_from_set_event(struct top *t)
-{
-	int ret = kt_counter_add_enabled(t->c);
-
-	if (ret == -ENODATA)
-		kt_err("instance '%s' has no events enabled; name some with -e",
-		       kt_counter_instance(t->c));
-	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
 /* A hidden switch: the kbuffer walker (KTRACE_NO_MMAP: livebuf.h). */
@@ -732,38 +673,17 @@ static void sample(struct top *t)
 	t->last_sample = now;
 }
 
-/* Our nice value while counting, as record's recorder threads. */
-#define TOP_NICE	(-20)
-
+/*
+ * Until q, a signal (the session's), -n or an error: the session counts
+ * what the buffers hold after each wait, this loop draws and samples.
+ */
 static int run(struct top *t)
 {
 	double next = now_s() + t->o->interval, now;
-	int timeout, ch, i, err, ret = KT_EXIT_OK, nfds = kt_counter_nfds(t->c);
-	struct pollfd *pfd;
+	int timeout, ch, err, why, ret = KT_EXIT_OK;
+	/* Keys; the buffers are the session's to poll. */
+	struct pollfd keys = { .fd = t->curses ? STDIN_FILENO : -1, .events = POLLIN };
 	bool dirty;
-
-	/*
-	 * Counting a page is little work, but it must come soon after the
-	 * buffer wakes us.  Beside dbench 2 on this 2-CPU machine, top at
-	 * nice 0 woken at a quarter full lost 1-9% of 600k events/s to
-	 * overruns; at -20 and woken at a tenth (below), none of 1.2-1.5M
-	 * events/s in 3 of 3 runs.  Best effort (needs privilege, which
-	 * tracing has anyway).
-	 */
-	setpriority(PRIO_PROCESS, 0, TOP_NICE);
-
-	/* Keys, and each CPU's buffer waking us as it fills up. */
-	pfd = calloc((size_t)nfds + 1, sizeof(*pfd));
-	if (!pfd) {
-		kt_err("cannot start: %s", strerror(ENOMEM));
-		return KT_EXIT_FAIL;
-	}
-	pfd[0].fd = t->curses ? STDIN_FILENO : -1;
-	pfd[0].events = POLLIN;
-	for (i = 0; i < nfds; i++) {
-		pfd[i + 1].fd = kt_counter_fd(t->c, i);
-		pfd[i + 1].events = POLLIN;
-	}
 
 	t->last_sample = now_s();
 	if (t->curses) {
@@ -771,22 +691,19 @@ static int run(struct top *t)
 		t->sel = t->norder ? t->order[0] : 0;
 		draw(t);
 	}
-	while (!quit_sig) {
+	for (;;) {
 		now = now_s();
 		timeout = (int)((next - now) * 1000) + 1;
 		if (timeout > TICK_MS)
 			timeout = TICK_MS;
 		if (timeout < 0)
 			timeout = 0;
-		if (poll(pfd, (nfds_t)nfds + 1, timeout) < 0 && errno != EINTR) {
-			kt_err("cannot wait for input: %s", strerror(errno));
-			ret = KT_EXIT_FAIL;
-			break;
-		}
-		if (kt_counter_drain(t->c)) {
-			ret = KT_EXIT_FAIL;
-			break;
-		}
+		why = kt_session_step(t->s, &keys, 1, timeout);
+		if (why < 0)
+			kt_err("cannot wait for input: %s", strerror(-why));
+		/* A signal ends it as q does; a buffer that failed is said. */
+		if (why)
+			return why == KT_STOP_SIGNAL ? KT_EXIT_OK : KT_EXIT_FAIL;
 		dirty = false;
 		if (t->curses && cont_sig) {
 			cont_sig = 0;
@@ -796,7 +713,7 @@ static int run(struct top *t)
 		if (t->curses) {
 			while ((ch = getch()) != ERR) {
 				if (handle_key(t, ch))
-					goto out;
+					return ret;
 				dirty = true;
 			}
 		}
@@ -808,8 +725,15 @@ static int run(struct top *t)
 			if (t->curses)
 				dirty = true;
 			else if ((err = print_text(t))) {
-				/* | head: the reader has seen enough. */
-				if (err != -EPIPE) {
+				/*
+				 * | head: the reader has seen enough.  The
+				 * stream's error cleared, the last flush at
+				 * exit sees EPIPE itself: errno does not last
+				 * through the session's end.
+				 */
+				if (err == -EPIPE) {
+					clearerr(stdout);
+				} else {
 					kt_err("cannot write output: %s", strerror(-err));
 					ret = KT_EXIT_FAIL;
 				}
@@ -824,23 +748,23 @@ static int run(struct top *t)
 		if (dirty)
 			draw(t);
 	}
-out:
-	free(pfd);
 	return ret;
 }
 
+/*
+ * SIGCONT repaints; SIGINT, SIGTERM and SIGHUP end the session (its
+ * signalfd: live/session/run.h), even a SIGHUP that nohup ignored.
+ */
 static void install_signals(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_quit_signal;
+	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: poll() must return so the loop sees the flag. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_cont_signal;
+	/* No SA_RESTART: the wait must return so the loop sees the flag. */
 	sigaction(SIGCONT, &sa, NULL);
 }
 
@@ -864,8 +788,15 @@ static void report_loss(const struct top *t)
 
 int cmd_top(int argc, char **argv)
 {
+	static const struct kt_trace_opts no_trace;
 	struct top_opts o = { .interval = 1.0 };
-	int ret = KT_EXIT_FAIL, err;
+	struct kt_counter_opts co = {
+		.defaults = default_events,
+		.ndefaults = sizeof(default_events) / sizeof(*default_events),
+	};
+	struct kt_session_config cfg = { .t = &no_trace, .quiet = true, .take = true };
+	int ret = KT_EXIT_FAIL;
+	struct kt_sink sink;
 	struct top t;
 
 	if (parse_args(&top_argp, argc, argv, &o))
@@ -874,34 +805,27 @@ int cmd_top(int argc, char **argv)
 	t.o = &o;
 	install_signals();
 
-	t.c = kt_counter_new(o.instance);
-	if (!t.c)
-		goto err_opts;
-	if (o.instance && !o.nevents) {
-		if (rows_from_set_event(&t))
-			goto err_counter;
-	} else if (rows_from_specs(&t)) {
-		goto err_counter;
-	}
-	if (o.buffer_kb) {
-		err = kt_counter_resize(t.c, o.buffer_kb);
-		if (err) {
-			kt_err("cannot make the buffer %lu KB per CPU: %s; try a smaller -b",
-			       o.buffer_kb, strerror(-err));
-			goto err_counter;
-		}
-	}
-	if (kt_counter_start(t.c, !o.instance || o.nevents, livebuf_flags()))
-		goto err_counter;
+	co.events = o.events;
+	co.nevents = o.nevents;
+	co.buffer_kb = o.buffer_kb;
+	co.read_flags = livebuf_flags();
+	t.c = kt_counter_new(&co);
+	sink = (struct kt_sink){ &kt_counter_sink_ops, t.c };
+	cfg.borrow = o.instance;
+	cfg.sinks = &sink;
+	cfg.nsinks = 1;
+	t.s = kt_session_new(&cfg);
+	if (!t.s || kt_session_start(t.s))
+		goto err_session;
 	if (!o.batch && isatty(STDOUT_FILENO) && init_screen(&t))
 		kt_warn("cannot use the terminal (TERM=%s); printing text",
 			getenv("TERM") ? getenv("TERM") : "");
 	ret = run(&t);
+	kt_session_finish(t.s);
 	end_screen(&t);
 	report_loss(&t);
-err_counter:
-	kt_counter_free(t.c);
-err_opts:
+err_session:
+	kt_session_free(t.s);
 	free(o.events);
 	return ret;
 }

@@ -23,6 +23,8 @@ struct kt_run {
 	int child_status;
 	int stop_signal;	/* the last SIGINT, SIGTERM or SIGHUP, or 0 */
 	int nsignals;
+	struct pollfd *pfd;	/* kt_run_step()'s, kept from turn to turn */
+	int npfd;
 };
 
 struct kt_run *kt_run_new(void)
@@ -71,6 +73,7 @@ void kt_run_free(struct kt_run *r)
 	if (!r)
 		return;
 	kt_child_free(r->child);
+	free(r->pfd);
 	close(r->sfd);
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 	free(r);
@@ -188,49 +191,62 @@ static int read_signals(struct kt_run *r)
 	return 0;
 }
 
+/* One turn of the loop: 0 to go on, or why it ends (as kt_run_loop()). */
+static int turn(struct kt_run *r, const struct kt_run_hooks *h,
+		struct pollfd *pfd, int timeout)
+{
+	int i, why;
+
+	/* A child that exited before the loop began, or meanwhile. */
+	if (child_exited(r))
+		return KT_RUN_CHILD_EXITED;
+	if (h->before) {
+		why = h->before(h->arg, &timeout);
+		if (why)
+			return why;
+	}
+	pfd[0].fd = r->sfd;
+	pfd[0].events = POLLIN;
+	for (i = 0; i < h->nfds; i++)
+		pfd[i + 1] = h->fds[i];
+	if (poll(pfd, h->nfds + 1, timeout) < 0 && errno != EINTR)
+		return -errno;
+	why = read_signals(r);
+	if (!why && h->woke)
+		why = h->woke(h->arg, pfd + 1);
+	return why;
+}
+
 int kt_run_loop(struct kt_run *r, const struct kt_run_hooks *h)
 {
-	int n = h->nfds + 1, i, timeout, why, ret = 0;
-	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+	struct pollfd *pfd = calloc(h->nfds + 1, sizeof(*pfd));
+	int ret;
 
 	if (!pfd)
 		return -ENOMEM;
-	for (;;) {
-		/* A child that exited before the loop began, or meanwhile. */
-		if (child_exited(r)) {
-			ret = KT_RUN_CHILD_EXITED;
-			break;
-		}
-		timeout = -1;
-		if (h->before) {
-			why = h->before(h->arg, &timeout);
-			if (why) {
-				ret = why;
-				break;
-			}
-		}
-		pfd[0].fd = r->sfd;
-		pfd[0].events = POLLIN;
-		for (i = 0; i < h->nfds; i++)
-			pfd[i + 1] = h->fds[i];
-		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		why = read_signals(r);
-		if (why) {
-			ret = why;
-			break;
-		}
-		if (h->woke) {
-			why = h->woke(h->arg, pfd + 1);
-			if (why) {
-				ret = why;
-				break;
-			}
-		}
-	}
+	do
+		ret = turn(r, h, pfd, -1);
+	while (!ret);
 	free(pfd);
+	return ret;
+}
+
+int kt_run_step(struct kt_run *r, const struct kt_run_hooks *h, int timeout_ms)
+{
+	struct pollfd *pfd = r->pfd;
+	int i, ret;
+
+	if (r->npfd < h->nfds + 1) {
+		pfd = realloc(r->pfd, (h->nfds + 1) * sizeof(*pfd));
+		if (!pfd)
+			return -ENOMEM;
+		r->pfd = pfd;
+		r->npfd = h->nfds + 1;
+	}
+	ret = turn(r, h, pfd, timeout_ms);
+	/* The caller's revents, as poll() left them. */
+	for (i = 0; i < h->nfds; i++)
+		h->fds[i].revents = pfd[i + 1].revents;
 	return ret;
 }
 

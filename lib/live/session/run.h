@@ -80,6 +80,12 @@ struct kt_run_hooks {
  * when poll() fails.
  */
 int kt_run_loop(struct kt_run *r, const struct kt_run_hooks *h);
+/*
+ * One turn of kt_run_loop(), for a caller that runs its own loop (top's
+ * screen): a wait of at most timeout_ms (-1 for ever; before() may
+ * change it), h->fds' revents set.  0 to go on, else as kt_run_loop().
+ */
+int kt_run_step(struct kt_run *r, const struct kt_run_hooks *h, int timeout_ms);
 
 /* ktrace's exit status for COMMAND's wait status (128+N for signal N). */
 int kt_run_exit_status(int wait_status);

@@ -39,6 +39,16 @@ struct kt_session_config {
 	bool no_syscalls, no_signals, no_lifecycle;
 	const char *comm;		/* "" for none */
 	const char *uid;		/* NULL for none */
+	/*
+	 * ktrace top: the instance is taken (kt_tracing_take(): borrow's,
+	 * left as found, or ktrace-PID as the kernel made it) and is the
+	 * sinks': they name its events (kt_session_add_event() at
+	 * KT_SINK_INSTANCE), switch them, size it and turn it on; the
+	 * session neither arms it nor writes its tracing_on, and t names
+	 * no events.
+	 */
+	bool take;
+	const char *borrow;		/* with take: -B's instance, or NULL */
 	/* The outputs (sink.h), owned by the session from kt_session_new(). */
 	const struct kt_sink *sinks;
 	size_t nsinks;

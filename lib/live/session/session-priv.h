@@ -8,6 +8,7 @@
 #ifndef KT_SESSION_PRIV_H
 #define KT_SESSION_PRIV_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
@@ -49,6 +50,8 @@ struct kt_session {
 	int remove_err;
 	enum kt_session_stop why;
 	int err;			/* what stopped it with KT_STOP_ERROR */
+	struct pollfd *step_fds;	/* kt_session_step()'s: ours, then the caller's */
+	int nstep_fds;			/* ours */
 };
 
 /* The trace clock's name, from "[local] global counter ..."; NULL + errno. */

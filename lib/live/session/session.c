@@ -33,6 +33,9 @@
 #include "live/tracefs/tracefs.h"
 #include "live/session/tracing.h"
 
+/* A taken instance's events are its sinks' (cfg->take): none of t's. */
+static const struct kt_evspec no_specs[1];
+
 /* buffer_percent of the instance when no sink says: when readers wake. */
 #define WAKE_PERCENT	"10"
 
@@ -168,7 +171,7 @@ struct kt_session *kt_session_new(const struct kt_session_config *cfg)
 		}
 		s->t = kt_tracing_new(cfg->t, s->specs, n);
 	} else {
-		s->t = kt_tracing_new(cfg->t, NULL, 0);
+		s->t = kt_tracing_new(cfg->t, cfg->take ? no_specs : NULL, 0);
 	}
 	if (!s->t) {
 		err = errno;
@@ -224,6 +227,7 @@ static int prepare_sources(struct kt_session *s)
 	s->env.ncpus = s->ncpus;
 	s->env.child = kt_run_child_pid(s->run);
 	s->env.st_end = s->st1;
+	s->env.counter = s->cfg->take;
 	for (i = 0; i < NSOURCES; i++) {
 		s->src[i].ops = sources[i];
 		if (!sources[i]->prepare)
@@ -298,7 +302,8 @@ int kt_session_start(struct kt_session *s)
 		return -ENOMEM;
 	ret = sinks_begin(s, KT_SINK_OPEN);
 	if (!ret)
-		ret = kt_tracing_instance(s->t, wake_percent(s));
+		ret = o->take ? kt_tracing_take(s->t, o->borrow) :
+				kt_tracing_instance(s->t, wake_percent(s));
 	if (ret)
 		return ret;
 	if (o->clock) {
@@ -328,7 +333,8 @@ int kt_session_start(struct kt_session *s)
 	 */
 	kt_tracing_set_process(s->t, o->comm, o->process && !o->t->only_cmd &&
 			       (kt_run_child_pid(s->run) || o->t->npids));
-	ret = kt_tracing_arm(s->t, kt_run_child_pid(s->run));
+	/* A taken instance's sinks switch its events themselves. */
+	ret = o->take ? 0 : kt_tracing_arm(s->t, kt_run_child_pid(s->run));
 	if (!ret)
 		ret = prepare_sources(s);
 	if (ret)
@@ -347,7 +353,8 @@ int kt_session_start(struct kt_session *s)
 	ret = start_sources(s);
 	if (ret)
 		return ret;
-	ret = kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "1");
+	ret = o->take ? 0 :
+	      kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "1");
 	if (ret) {
 		kt_err("cannot start tracing: %s", strerror(-ret));
 		return ret;
@@ -453,8 +460,11 @@ static int run_woke(void *arg, const struct pollfd *fds)
 	return 0;
 }
 
-/* What the run loop polls: the sources' wake-ups, then the sinks' files. */
-static struct pollfd *poll_fds(struct kt_session *s, int *n)
+/*
+ * What the run loop polls: the sources' wake-ups, then the sinks' files
+ * (*n of them), then room for extra more.
+ */
+static struct pollfd *poll_fds(struct kt_session *s, int extra, int *n)
 {
 	struct pollfd *fds;
 	size_t i;
@@ -463,7 +473,7 @@ static struct pollfd *poll_fds(struct kt_session *s, int *n)
 	for (i = 0; i < s->nsinks; i++)
 		if (s->sink[i].ops->poll_fds)
 			nfds += s->sink[i].ops->poll_fds(s->sink[i].state, NULL, 0);
-	fds = calloc(nfds, sizeof(*fds));
+	fds = calloc(nfds + extra, sizeof(*fds));
 	if (!fds)
 		return NULL;
 	for (i = 0; i < NSOURCES; i++) {
@@ -481,16 +491,9 @@ static struct pollfd *poll_fds(struct kt_session *s, int *n)
 	return fds;
 }
 
-enum kt_session_stop kt_session_run(struct kt_session *s)
+/* Why the run loop ended (a KT_RUN_* or -errno), as a KT_STOP_*. */
+static enum kt_session_stop stopped_by(struct kt_session *s, int why)
 {
-	struct kt_run_hooks hooks = {
-		.before = run_before, .woke = run_woke, .arg = s,
-	};
-	int why;
-
-	hooks.fds = poll_fds(s, &hooks.nfds);
-	why = hooks.fds ? kt_run_loop(s->run, &hooks) : -ENOMEM;
-	free(hooks.fds);
 	if (why < 0) {
 		s->why = KT_STOP_ERROR;
 		if (!s->err)
@@ -505,6 +508,46 @@ enum kt_session_stop kt_session_run(struct kt_session *s)
 	return s->why;
 }
 
+enum kt_session_stop kt_session_run(struct kt_session *s)
+{
+	struct kt_run_hooks hooks = {
+		.before = run_before, .woke = run_woke, .arg = s,
+	};
+	int why;
+
+	hooks.fds = poll_fds(s, 0, &hooks.nfds);
+	why = hooks.fds ? kt_run_loop(s->run, &hooks) : -ENOMEM;
+	free(hooks.fds);
+	return stopped_by(s, why);
+}
+
+int kt_session_step(struct kt_session *s, struct pollfd *fds, int nfds,
+		    int timeout_ms)
+{
+	struct kt_run_hooks hooks = {
+		.before = run_before, .woke = run_woke, .arg = s,
+	};
+	int why;
+
+	/* The session's own (as kt_session_run()'s), then the caller's. */
+	if (!s->step_fds) {
+		s->step_fds = poll_fds(s, nfds, &s->nstep_fds);
+		if (!s->step_fds) {
+			stopped_by(s, -ENOMEM);
+			return -ENOMEM;
+		}
+	}
+	memcpy(s->step_fds + s->nstep_fds, fds, nfds * sizeof(*fds));
+	hooks.fds = s->step_fds;
+	hooks.nfds = s->nstep_fds + nfds;
+	why = kt_run_step(s->run, &hooks, timeout_ms);
+	memcpy(fds, s->step_fds + s->nstep_fds, nfds * sizeof(*fds));
+	if (!why)
+		return KT_STOP_NONE;
+	stopped_by(s, why);
+	return why < 0 ? why : (int)s->why;
+}
+
 /* ---- the end ---- */
 
 int kt_session_finish(struct kt_session *s)
@@ -515,7 +558,8 @@ int kt_session_finish(struct kt_session *s)
 
 	sinks_begin(s, KT_SINK_STOPPING);
 	/* Stop: nothing new in the buffers, then take what is there. */
-	kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "0");
+	if (!s->cfg->take)
+		kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "0");
 	s->elapsed = now_since(&s->t0);
 	for (i = NSOURCES; i-- > 0;)
 		if (s->src[i].state && s->src[i].ops->stop &&
@@ -608,6 +652,7 @@ void kt_session_free(struct kt_session *s)
 	free(s->cut);
 	free(s->clock);
 	free(s->specs);
+	free(s->step_fds);
 	kt_run_free(s->run);
 	free(s);
 }
@@ -687,6 +732,12 @@ const struct kt_event_list *kt_session_events(const struct kt_session *s)
 }
 
 /* ---- what a live sink asks ---- */
+
+int kt_session_add_event(struct kt_session *s, const char *system,
+			 const char *name)
+{
+	return kt_tracing_add_event(s->t, system, name);
+}
 
 int kt_session_page_file(const struct kt_session *s, int i,
 			 struct kt_page_file *pf)

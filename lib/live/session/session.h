@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A live session (`ktrace record`, `ktrace stream`): its sources set up,
- * the run loop, stop and restore on every path, the statistics, and its
- * sinks fed (the trace.dat file, the live decoder).  The session says
- * what goes wrong through kt_log(); what a command prints (the status
- * line, the summary) it takes from kt_session_cpu(), its sinks and the
- * callbacks.  A command fills a struct kt_session_config, names its
- * sinks there, and calls new, start, run, finish, free.
+ * A live session (`ktrace record`, `ktrace stream`, `ktrace top`): its
+ * sources set up, the run loop, stop and restore on every path, the
+ * statistics, and its sinks fed (the trace.dat file, the live decoder,
+ * top's counter).  The session says what goes wrong through kt_log();
+ * what a command prints (the status line, the summary, top's table) it
+ * takes from kt_session_cpu(), its sinks and the callbacks.  A command
+ * fills a struct kt_session_config, names its sinks there, and calls
+ * new, start, run, finish, free; a command with a loop of its own (top's
+ * screen) calls kt_session_step() in it instead of run.
  *
  * Adding a recording source (a uprobe/kprobe, a function tracer, ...):
  *   1. one new file lib/live/session/source-<name>.c with a struct
@@ -45,6 +47,7 @@
 #ifndef KT_SESSION_H
 #define KT_SESSION_H
 
+#include <poll.h>
 #include <stdbool.h>
 
 #include "live/session/session-config.h"
@@ -65,11 +68,23 @@ void kt_session_free(struct kt_session *s);
 /*
  * Open the outputs, create the instance, start COMMAND held, set up
  * every source, start tracing and let COMMAND go.  0 or -errno; when
- * COMMAND could not exec, it has exited (kt_run_child_status()).
+ * COMMAND could not exec, it has exited (kt_run_child_status()).  With
+ * cfg->take the instance is taken instead (kt_tracing_take()) and the
+ * sinks name, switch and start its events (top's counter).
  */
 int kt_session_start(struct kt_session *s);
 /* Until COMMAND exits, a signal, -s, -m or an error. */
 enum kt_session_stop kt_session_run(struct kt_session *s);
+/*
+ * Instead of kt_session_run(), for a command that runs its own loop
+ * (top's screen and keys): one turn of it, a wait of at most timeout_ms
+ * (-1 for ever) on the session's files, the signals and the caller's
+ * fds (nfds of them, the same at every step; their revents set), then
+ * the sinks fed.  KT_STOP_NONE to go on, else why it stopped
+ * (kt_session_stopped()); -errno when the wait failed (not said).
+ */
+int kt_session_step(struct kt_session *s, struct pollfd *fds, int nfds,
+		    int timeout_ms);
 /*
  * Stop tracing, take what is left, read the statistics and let every
  * sink take the rest (a file is written while the instance is removed).

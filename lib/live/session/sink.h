@@ -98,6 +98,13 @@ struct kt_event_list;
 const struct kt_session_config *kt_session_cfg(const struct kt_session *s);
 const struct kt_event_list *kt_session_events(const struct kt_session *s);
 struct tracefs_instance *kt_session_inst(const struct kt_session *s);
+/*
+ * A sink of a taken instance (cfg->take) names its events, at
+ * KT_SINK_INSTANCE: what the sources see in kt_session_events() (the
+ * module source runs ktrace.ko for its ktrace: events).  0 or -ENOMEM.
+ */
+int kt_session_add_event(struct kt_session *s, const char *system,
+			 const char *name);
 /* KT_LIVEBUF_* flags the environment asks for (KTRACE_NO_MMAP). */
 unsigned int kt_session_read_flags(const struct kt_session *s);
 

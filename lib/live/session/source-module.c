@@ -320,9 +320,12 @@ static void module_restore(void *state)
 	kt_modrec_free(s->mrec);
 	/*
 	 * Not ours (claimed by another), or top's counter's, which stop()
-	 * stopped and whose switches the counter puts back itself.
+	 * stopped (unless the session failed after start()) and whose
+	 * switches the counter puts back itself.
 	 */
 	if (!s->mod_saved || s->e->counter) {
+		if (s->started)
+			kt_module_stop();
 		free(s->mod_saved);
 		free(s);
 		return;

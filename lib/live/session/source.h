@@ -32,11 +32,12 @@ struct kt_source_env {
 	/* A live sink reads the buffers (sink.h): open no readers. */
 	bool live;
 	/*
-	 * ktrace top's counter (counter.c) runs ktrace.ko: the instance is
-	 * not the source's (no clock set on it), the events' switches are
-	 * the counter's (it turns them on and off live, and puts back only
-	 * those it changed), and a failure to set it going is said as top
-	 * says it.  With live: the counter reads traceN (page_file).
+	 * A session that takes its instance (cfg->take) for ktrace top's
+	 * counter (sink-counter.c): the instance is not the source's (no clock
+	 * set on it), the events' switches are the counter's (it turns them
+	 * on and off live, and puts back only those it changed), and a
+	 * failure to set ktrace.ko going is said as top says it.  With
+	 * live: the counter reads traceN (page_file).
 	 */
 	bool counter;
 	unsigned int read_flags;	/* KT_LIVEBUF_* (livebuf.h) */

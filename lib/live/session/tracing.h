@@ -66,9 +66,10 @@ void kt_tracing_free(struct kt_tracing *t);
  */
 int kt_tracing_instance(struct kt_tracing *t, const char *wake_percent);
 /*
- * ktrace top's instance, instead of kt_tracing_instance(): borrow NULL
- * creates ktrace-<pid> and leaves it as the kernel made it (top pauses,
- * sizes and starts it itself, and only warns where record fails);
+ * ktrace top's instance, instead of kt_tracing_instance() (the session
+ * with cfg->take): borrow NULL creates ktrace-<pid> and leaves it as
+ * the kernel made it (top's counter pauses, sizes and starts it itself,
+ * and only warns where record fails);
  * borrow names an existing instance (-B), looked up, never created and
  * never removed: what top changes in it top puts back.  Failures are
  * said in top's words (the removal's too, at kt_tracing_free()).

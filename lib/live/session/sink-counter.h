@@ -1,27 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Live event counts, what ktrace top shows: events are counted in a
- * private instance (or a borrowed existing one) by reading whole
- * ring-buffer pages of every CPU and looking at nothing but each
- * record's type id, so watching a busy system stays cheap.  ktrace.ko's
- * events (ktrace:NAME rows) are counted from its traceN pages the same
- * way, the module started for it and put back as found.  The instance
- * is taken as record's is (kt_tracing_take(), tracing.h), ktrace.ko
- * through the recording's module source (source-module.c).
+ * Live event counts, what ktrace top shows: a live sink of the session
+ * (sink.h) that counts by reading whole ring-buffer pages of every CPU
+ * and looking at nothing but each record's type id, so watching a busy
+ * system stays cheap.  ktrace.ko's events (ktrace:NAME rows) are counted
+ * from its traceN pages the same way, the session's module source
+ * running the module and putting it back as found.
  *
- * One row per event; row 0, "(other)", counts what no row names.  Use:
- * kt_counter_new(), rows with kt_counter_add_event() or
- * kt_counter_add_enabled(), kt_counter_start(); then kt_counter_drain()
- * whenever a CPU's fd polls ready and kt_counter_sample() at the end of
- * each interval.  kt_counter_free() puts a borrowed instance's events
- * back as found, or removes the private instance.
+ * The session takes the instance for it (kt_session_config.take: a
+ * private ktrace-PID, or borrow's, left as found) and the counter owns
+ * its events: one row per event of -e (or the defaults; with -B and no
+ * -e, the events the instance has on), row 0, "(other)", counting what
+ * no row names.  It switches the rows' events on and, in its own
+ * instance, sizes it (-b) and turns tracing on; at the end it puts back
+ * the switches it changed.  Use: kt_counter_new(), named in the
+ * session's sinks with kt_counter_sink_ops; kt_session_start(), then
+ * kt_session_step() in a loop and kt_counter_sample() at the end of
+ * each interval; read the counts before kt_session_free() frees it.
  */
-#ifndef KT_COUNTER_H
-#define KT_COUNTER_H
+#ifndef KT_SINK_COUNTER_H
+#define KT_SINK_COUNTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "live/session/sink.h"
 
 struct kt_counter;
 
@@ -45,41 +49,23 @@ enum kt_counter_sort {
 	KT_COUNTER_BY_TOTAL,	/* ties by name */
 };
 
-/*
- * instance NULL: a private instance ktrace-PID, created here; else the
- * existing instance of that name, never created.  Says why on failure:
- * NULL + errno.
- */
-struct kt_counter *kt_counter_new(const char *instance);
-void kt_counter_free(struct kt_counter *c);
+struct kt_counter_opts {
+	const char *const *events;	/* -e, resolved at the start */
+	size_t nevents;
+	/* Without -e in a private instance: those of these the kernel has. */
+	const char *const *defaults;
+	size_t ndefaults;
+	unsigned long buffer_kb;	/* -b; 0: as the kernel made it */
+	/* KT_LIVEBUF_* beside those the environment asks for. */
+	unsigned int read_flags;
+};
 
-/* A row for an event, before kt_counter_start().  0 or -errno, said. */
-int kt_counter_add_event(struct kt_counter *c, const char *system,
-			 const char *name);
-/*
- * A row for each event the (borrowed) instance has enabled.  0, -ENODATA
- * when it has none (not said), or -errno (said).
- */
-int kt_counter_add_enabled(struct kt_counter *c);
-/* Set the per-CPU buffer size of the instance; 0 or -errno. */
-int kt_counter_resize(struct kt_counter *c, unsigned long kb);
-/*
- * Map event ids to rows, enable the rows' events (when enable), open
- * the per-CPU buffers (KT_LIVEBUF_* flags, and those the environment
- * asks for: kt_livebuf_env_flags()) and, in a private instance, start
- * tracing.  0 or -errno, said.
- */
-int kt_counter_start(struct kt_counter *c, bool enable, unsigned int flags);
+/* o is copied; NULL + errno, said. */
+struct kt_counter *kt_counter_new(const struct kt_counter_opts *o);
+/* Its sink: the session owns and frees the counter from kt_session_new(). */
+extern const struct kt_sink_ops kt_counter_sink_ops;
 
 int kt_counter_cpus(const struct kt_counter *c);
-/*
- * What to poll() for POLLIN, file i of kt_counter_nfds(): a buffer is
- * filling up (the CPUs' of the instance, then ktrace.ko's traceN).
- */
-int kt_counter_nfds(const struct kt_counter *c);
-int kt_counter_fd(const struct kt_counter *c, int i);
-/* Count what the buffers hold so far; 0 or -errno, said. */
-int kt_counter_drain(struct kt_counter *c);
 /*
  * Close an interval of dt seconds: rates over it, totals, the per-CPU
  * stats, whether the instance is tracing.
