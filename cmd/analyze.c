@@ -17,6 +17,7 @@
 #include "analyze/sched.h"
 #include "analyze/syscalls.h"
 #include "analyze/tgidmap.h"
+#include "base/human.h"
 #include "base/log.h"
 #include "decode/decoder.h"
 #include "decode/select.h"
@@ -355,9 +356,12 @@ static void print_sched_table(const struct analyze_opts *o,
 		put_us(kt_dist_pct(&r->lat, 50));
 		put_us(kt_dist_pct(&r->lat, 99));
 		put_us(r->lat.max);
-		if (r->lat.n)
-			printf("  %llu.%06llu CPU %d", r->lat.max_ts / 1000000000,
-			       r->lat.max_ts / 1000 % 1000000, r->lat.max_cpu);
+		if (r->lat.n) {
+			char at[32];
+
+			kt_human_ts(r->lat.max_ts, at, sizeof(at));
+			printf("  %s CPU %d", at, r->lat.max_cpu);
+		}
 		printf("\n");
 	}
 }

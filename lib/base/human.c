@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Sizes as people read them.  See human.h. */
+/* Sizes and times as people read them.  See human.h. */
 #include <stdio.h>
 
 #include "base/human.h"
@@ -14,4 +14,16 @@ void kt_human_bytes(unsigned long long b, char *buf, size_t len)
 		snprintf(buf, len, "%.1f KB", b / 1024.0);
 	else
 		snprintf(buf, len, "%llu B", b);
+}
+
+void kt_human_ts(unsigned long long ts, char *buf, size_t len)
+{
+	unsigned long long secs = ts / 1000000000ULL;
+	unsigned long long usecs = (ts % 1000000000ULL + 500) / 1000ULL;
+
+	if (usecs >= 1000000ULL) {
+		usecs -= 1000000ULL;
+		secs++;
+	}
+	snprintf(buf, len, "%llu.%06llu", secs, usecs);
 }

@@ -51,11 +51,29 @@ const char *kt_softirq_name(unsigned long long vec)
 	return vec < sizeof(softirqs) / sizeof(softirqs[0]) ? softirqs[vec] : NULL;
 }
 
+/*
+ * The kernel's own codes (include/linux/errno.h), which never reach user
+ * space but are in its tracepoints: a system call interrupted by a
+ * signal exits with ERESTARTSYS (512) in sys_exit.  glibc has no names
+ * for them.
+ */
+static const char *const kernel_errnos[] = {
+	"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND", "ENOIOCTLCMD",
+	"ERESTART_RESTARTBLOCK", "EPROBE_DEFER", "EOPENSTALE", "ENOPARAM",
+	NULL, "EBADHANDLE", "ENOTSYNC", "EBADCOOKIE", "ENOTSUPP", "ETOOSMALL",
+	"ESERVERFAULT", "EBADTYPE", "EJUKEBOX", "EIOCBQUEUED",
+	"ERECALLCONFLICT", "ENOGRACE",
+};
+
 const char *kt_errno_name(long long err)
 {
-	/* glibc's own table (2.32+): the names match the kernel's. */
+	size_t n = sizeof(kernel_errnos) / sizeof(kernel_errnos[0]);
+
 	if (err <= 0 || err > 4095)
 		return NULL;
+	if (err >= 512 && (size_t)(err - 512) < n)
+		return kernel_errnos[err - 512];
+	/* glibc's own table (2.32+): the names match the kernel's. */
 	return strerrorname_np((int)err);
 }
 

@@ -11,6 +11,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "base/human.h"
 #include "base/json.h"
 #include "base/log.h"
 #include "decode/select.h"
@@ -21,12 +22,6 @@
 static double span_s(unsigned long long a, unsigned long long b)
 {
 	return b > a ? (double)(b - a) / 1e9 : 0.0;
-}
-
-static void ts_str(char *buf, size_t len, unsigned long long ts)
-{
-	snprintf(buf, len, "%llu.%06llu", ts / 1000000000ULL,
-		 (ts % 1000000000ULL) / 1000ULL);
 }
 
 static const char *buf_label(struct kt_reader *r, int b)
@@ -114,8 +109,8 @@ static void selection_text(const struct kt_select *sel, FILE *out)
 	fprintf(out, "selection: %s\n", what);
 	kt_select_window(sel, &has_from, &from, &has_to, &to);
 	if (has_from || has_to) {
-		ts_str(a, sizeof(a), from);
-		ts_str(b, sizeof(b), to);
+		kt_human_ts(from, a, sizeof(a));
+		kt_human_ts(to, b, sizeof(b));
 		fprintf(out, "window: %s to %s\n", has_from ? a : "the start",
 			has_to ? b : "the end");
 		fprintf(out, "losses: the lost-event marks inside the window, on the CPUs shown; the record-time overrun and dropped columns cover the whole recording and are not added\n");
@@ -169,13 +164,13 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 			const struct kt_summary_lost *m = kt_summary_mark_at(s, i);
 			char n[32];
 
-			ts_str(b, sizeof(b), m->before_ts);
+			kt_human_ts(m->before_ts, b, sizeof(b));
 			if (m->count >= 0)
 				snprintf(n, sizeof(n), "%lld", m->count);
 			else
 				snprintf(n, sizeof(n), "some");
 			if (m->has_after) {
-				ts_str(a, sizeof(a), m->after_ts);
+				kt_human_ts(m->after_ts, a, sizeof(a));
 				fprintf(out, "  %s CPU %d: %s events lost between %s and %s\n",
 					buf_label(r, m->buffer), m->cpu, n, a, b);
 			} else {
@@ -205,8 +200,8 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 		fprintf(out, "%-32s %10llu", name, (unsigned long long)e->total);
 		for (j = 0; j < kt_summary_cpus(s); j++)
 			fprintf(out, " %10llu", (unsigned long long)e->per_cpu[j]);
-		ts_str(a, sizeof(a), e->first_ts);
-		ts_str(b, sizeof(b), e->last_ts);
+		kt_human_ts(e->first_ts, a, sizeof(a));
+		kt_human_ts(e->last_ts, b, sizeof(b));
 		if (span > 0)
 			fprintf(out, " %17s %17s %12.1f\n", a, b, (double)e->total / span);
 		else

@@ -651,7 +651,7 @@ static void show_sys_exit(struct kt_procview *pv, struct trace_seq *s,
 		return;
 	}
 	if (ret < 0 && ret >= -4095) {
-		ename = strerrorname_np((int)-ret);
+		ename = kt_errno_name(-ret);
 		trace_seq_printf(s, " rc -1 error %lld", -ret);
 		if (ename)
 			trace_seq_printf(s, " %s", ename);

@@ -72,6 +72,19 @@ pairs() {
 	jq -e --argjson p "$pid" '[.rows[].pid] | unique == [$p]' <<<"$output"
 }
 
+@test "analyze syscalls and report's JSON name the kernel's own codes: a wait4 cut by a signal is ERESTARTSYS, not errno512" {
+	# bash's wait for a sleep, interrupted by a signal bash handles: the
+	# kernel's sys_exit sees -512 before the signal is delivered.  Only
+	# wait4 (61): a loaded machine's buffer keeps up.
+	rec -q -e raw_syscalls -f 'id == 61' -o er.dat -- bash -c 'trap ":" USR1; (sleep 0.3; kill -USR1 $$) & sleep 1 & wait $!; wait'
+	run "$KTRACE" analyze syscalls -i er.dat
+	assert_success
+	assert_line --regexp '^wait4 .* ERESTARTSYS:1( |$)'
+	refute_output --partial errno512
+	run "$KTRACE" report -i er.dat --format json -e sys_exit
+	jq -se '[.[] | select(.ret == -512)] | length == 1 and .[0].errno == "ERESTARTSYS"' <<<"$output"
+}
+
 @test "analyze syscalls reads syscalls:sys_enter_NAME / sys_exit_NAME too" {
 	run rec -q -F -e 'syscalls:sys_*_getppid' -o g.dat -- "$KT_AN_BIN/getppid_n" 77
 	assert_success
@@ -193,6 +206,19 @@ sched_oracle() {
 	assert_success
 	assert_line --regexp '^comm +switches +run ms +wait ms +sleep S ms +sleep D ms +other ms +wakeups +lat mean us +lat p50 us +lat p99 us +lat max us +max at$'
 	assert_line --regexp '^naps +[0-9]+ '
+}
+
+@test "analyze sched's max at is a time report prints: rounded to the microsecond as report rounds it, not cut" {
+	local f t n=0
+	for f in tc-sched kt-sched tc-kinds; do
+		"$KTRACE" report -i "$TOP/tests/data/$f.dat" >r.txt
+		for t in $("$KTRACE" analyze sched -i "$TOP/tests/data/$f.dat" | awk '/CPU [0-9]+$/ { print $(NF - 2) }'); do
+			grep -q " $t: " r.txt || fail "$f: max at $t is no time in report"
+			n=$((n + 1))
+		done
+	done
+	# Of the 20 such times in these files, 8 were cut a microsecond short.
+	[ "$n" -ge 20 ] || fail "only $n times"
 }
 
 @test "analyze sched: no sched_switch, or no wakeups, each said" {

@@ -64,7 +64,9 @@ drops() {
 	run "$KTRACE" report -i "$LOST" --stat "${sel[@]}"
 	assert_success
 	assert_line "selection: --from 0.05 --to 0.075"
-	assert_line --regexp "^window: 3137\.709706 to 3137\.734706\$"
+	# The first event plus 50 and 75 ms, rounded to the microsecond as
+	# report rounds times.
+	assert_line --regexp "^window: 3137\.709707 to 3137\.734707\$"
 	assert_line --partial "losses: the lost-event marks inside the window"
 	assert_line "lost-event marks in the window:"
 	assert_line --regexp "^sched:sched_switch +$n "
