@@ -1494,7 +1494,7 @@ static int read_file_header(struct kt_reader *r)
 	return r->version >= 7 ? read_v7(r, &c) : read_v6(r, &c);
 }
 
-static void set_window(struct kt_reader *r)
+void kt_reader_set_window(struct kt_reader *r)
 {
 	size_t total = 0, w;
 	int i;
@@ -1571,7 +1571,11 @@ err:
 struct kt_reader *kt_reader_open(const char *path)
 {
 	struct kt_reader *r;
+	struct stat st;
 	int ret;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return kt_reader_open_list(&path, 1);
 
 	r = reader_new(path, false, &ret);
 	if (!r)
@@ -1589,7 +1593,7 @@ struct kt_reader *kt_reader_open(const char *path)
 		goto err;
 	}
 	tep_set_cpus(r->tep, r->cpus);
-	set_window(r);
+	kt_reader_set_window(r);
 	return r;
 err:
 	if (ret == -ENOMEM)
@@ -1718,6 +1722,7 @@ void kt_reader_close(struct kt_reader *r)
 
 	if (!r)
 		return;
+	kt_series_free(r->series);
 	for (i = 0; i < r->nbufs; i++) {
 		free(r->bufs[i].name);
 		free(r->bufs[i].streams);
