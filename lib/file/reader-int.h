@@ -126,6 +126,7 @@ struct kt_reader {
 	int nbufs;
 	bool damaged;
 	bool quiet;		/* kt_reader_head(): damage is no error */
+	bool index_only;	/* kt_reader_open_index(): no symbols, plugins */
 	uint64_t sec_off[KT_OPT_BUFFER_TEXT + 1];
 	size_t window;
 };
@@ -172,6 +173,12 @@ void kt_stream_span(struct kt_reader *r, int buf, int i, uint64_t *first,
  */
 void kt_page_scan(const struct kt_reader *r, const unsigned char *page,
 		  uint64_t *last, uint64_t *events, long long *missed);
+/*
+ * A series' chunk after the first, opened to check it and note its data:
+ * as kt_reader_open(), but a v7 file's kallsyms, printk formats and
+ * cmdlines are not unpacked, and no plugins are loaded.
+ */
+struct kt_reader *kt_reader_open_index(const char *path);
 /* Each stream's window of file bytes, from the count of streams. */
 void kt_reader_set_window(struct kt_reader *r);
 void kt_series_free(struct kt_series *se);

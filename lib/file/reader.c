@@ -1106,6 +1106,10 @@ static int read_section(struct kt_reader *r, unsigned int id, uint64_t limit,
 	struct cur c;
 	int ret;
 
+	/* A series' chunk is opened for its data only (index_only). */
+	if (r->index_only && (id == KT_OPT_KALLSYMS || id == KT_OPT_PRINTK ||
+			      id == KT_OPT_CMDLINES))
+		return 0;
 	if (!r->sec_off[id]) {
 		if (!required)
 			return 0;
@@ -1568,19 +1572,16 @@ err:
 	return NULL;
 }
 
-struct kt_reader *kt_reader_open(const char *path)
+static struct kt_reader *reader_open(const char *path, bool index_only)
 {
 	struct kt_reader *r;
-	struct stat st;
 	int ret;
-
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
-		return kt_reader_open_list(&path, 1);
 
 	r = reader_new(path, false, &ret);
 	if (!r)
 		goto err;
-	r->plugins_due = true;
+	r->index_only = index_only;
+	r->plugins_due = !index_only;
 	ret = read_file_header(r);
 	if (ret)
 		goto err;
@@ -1601,6 +1602,20 @@ err:
 	kt_reader_close(r);
 	errno = -ret;
 	return NULL;
+}
+
+struct kt_reader *kt_reader_open(const char *path)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return kt_reader_open_list(&path, 1);
+	return reader_open(path, false);
+}
+
+struct kt_reader *kt_reader_open_index(const char *path)
+{
+	return reader_open(path, true);
 }
 
 /* A 4-byte size then its text, whole in the file; skipped, not loaded. */

@@ -605,7 +605,8 @@ struct kt_reader *kt_reader_open_list(const char *const *paths, int n)
 		goto err;
 	}
 	for (k = 0; k < l.n; k++) {
-		ck = kt_reader_open(l.v[k]);
+		/* The first chunk is the series' reader; the others, its index. */
+		ck = k ? kt_reader_open_index(l.v[k]) : kt_reader_open(l.v[k]);
 		if (!ck) {
 			ret = errno ? -errno : -EIO;
 			goto err;
