@@ -364,7 +364,8 @@ static int seek_last(struct kt_stream *s)
 	n = get32(r, h);
 	at = s->pos + 4;
 	while (n-- > 1) {
-		if (s->end - at < 8 || kt_reader_pread_all(r->fd, h, 8, at))
+		if (at > s->end || s->end - at < 8 ||
+		    kt_reader_pread_all(r->fd, h, 8, at))
 			return -EBADMSG;
 		at += 8 + (uint64_t)get32(r, h);
 	}
