@@ -110,6 +110,8 @@ bool kt_reader_latency(const struct kt_reader *r);
 ssize_t kt_reader_latency_read(struct kt_reader *r, uint64_t at, void *buf,
 			       size_t n);
 const char *kt_reader_path(const struct kt_reader *r);
+/* The file whose header r holds: r's file, or a series' first chunk. */
+const char *kt_reader_head_path(const struct kt_reader *r);
 struct tep_handle *kt_reader_tep(const struct kt_reader *r);
 int kt_reader_version(const struct kt_reader *r);
 unsigned int kt_reader_page_size(const struct kt_reader *r);

@@ -663,6 +663,11 @@ err:
 	return NULL;
 }
 
+const char *kt_reader_head_path(const struct kt_reader *r)
+{
+	return r->series ? r->series->chunks[0].path : r->path;
+}
+
 int kt_reader_chunks(const struct kt_reader *r)
 {
 	return r->series ? r->series->n : 0;
