@@ -58,30 +58,37 @@ static int cmp_vers(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* An open regular file that starts with the trace.dat magic. */
-static bool is_chunk(int dfd, const char *name)
+/*
+ * 1: a regular file that starts with the trace.dat magic; 0: a directory,
+ * skipped without a word; -1: another file.
+ */
+static int is_chunk(int dfd, const char *name)
 {
 	char magic[KT_DAT_MAGIC_LEN];
 	struct stat st;
-	bool ok;
-	int fd;
+	int fd, ok;
 
+	if (!fstatat(dfd, name, &st, 0) && S_ISDIR(st.st_mode))
+		return 0;
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return false;
+		return -1;
 	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	     pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
-	     !memcmp(magic, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN);
+	     !memcmp(magic, KT_DAT_MAGIC, KT_DAT_MAGIC_LEN) ? 1 : -1;
 	close(fd);
 	return ok;
 }
 
-/* dir's chunks in strverscmp() order; hidden files are chunks in progress. */
+/*
+ * dir's chunks in strverscmp() order; hidden files are chunks in progress,
+ * and directories are no business of the series: both skipped quietly.
+ */
 static int list_dir(const char *dir, struct names *out)
 {
 	struct names l = { 0 };
 	char *other = NULL;
-	int others = 0, ret = 0, i;
+	int others = 0, ret = 0, i, ok;
 	struct dirent *e;
 	DIR *d;
 
@@ -94,7 +101,10 @@ static int list_dir(const char *dir, struct names *out)
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (!is_chunk(dirfd(d), e->d_name)) {
+		ok = is_chunk(dirfd(d), e->d_name);
+		if (!ok)
+			continue;
+		if (ok < 0) {
 			if (!others++)
 				other = strdup(e->d_name);
 			continue;
