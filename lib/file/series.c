@@ -554,24 +554,51 @@ static int make_union(struct kt_reader *r, const struct kt_series *se)
 }
 
 /* A chunk named twice (-i x -i x, or -i DIR -i DIR/x): one line, -EINVAL. */
+struct fileid {
+	dev_t dev;
+	ino_t ino;
+	int i;
+};
+
+static int cmp_fileid(const void *a, const void *b)
+{
+	const struct fileid *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
 static int check_twice(const struct names *l)
 {
-	struct stat a, b;
-	int i, j;
+	struct fileid *ids = calloc((size_t)l->n, sizeof(*ids));
+	struct stat st;
+	int i, n = 0, ret = 0;
 
+	if (!ids)
+		return -ENOMEM;
 	for (i = 0; i < l->n; i++) {
-		if (stat(l->v[i], &a))
-			continue;
-		for (j = i + 1; j < l->n; j++) {
-			if (stat(l->v[j], &b) || a.st_dev != b.st_dev ||
-			    a.st_ino != b.st_ino)
-				continue;
-			kt_err("'%s' and '%s' are the same chunk; give each chunk once",
-			       l->v[i], l->v[j]);
-			return -EINVAL;
-		}
+		if (stat(l->v[i], &st))
+			continue;	/* said when it is opened */
+		ids[n++] = (struct fileid){ st.st_dev, st.st_ino, i };
 	}
-	return 0;
+	qsort(ids, (size_t)n, sizeof(*ids), cmp_fileid);
+	for (i = 1; i < n; i++) {
+		if (ids[i].dev != ids[i - 1].dev || ids[i].ino != ids[i - 1].ino)
+			continue;
+		if (!strcmp(l->v[ids[i - 1].i], l->v[ids[i].i]))
+			kt_err("'%s' is named twice (a directory's chunks are all of it); give each chunk once",
+			       l->v[ids[i].i]);
+		else
+			kt_err("'%s' and '%s' are the same chunk; give each chunk once",
+			       l->v[ids[i - 1].i], l->v[ids[i].i]);
+		ret = -EINVAL;
+		break;
+	}
+	free(ids);
+	return ret;
 }
 
 static int gather(const char *const *paths, int n, struct names *l)
