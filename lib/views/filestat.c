@@ -146,6 +146,20 @@ static int chunk_row(struct kt_reader *r, int k, struct chunk_row *row)
 	return ret == -EBADMSG ? 0 : ret;
 }
 
+/*
+ * A series' chunks are listed unless a time window is asked for: then
+ * those outside it are not to be read at all (report --from/--to).
+ */
+static bool list_chunks(struct kt_reader *r, const struct kt_select *sel)
+{
+	unsigned long long from, to;
+	bool has_from = false, has_to = false;
+
+	if (sel)
+		kt_select_window(sel, &has_from, &from, &has_to, &to);
+	return kt_reader_chunks(r) && !has_from && !has_to;
+}
+
 static int series_text(struct kt_reader *r, FILE *out)
 {
 	unsigned long long first = 0, last = 0;
@@ -212,7 +226,7 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 			kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
 	if (sel)
 		selection_text(sel, out);
-	if (kt_reader_chunks(r) && series_text(r, out))
+	if (list_chunks(r, sel) && series_text(r, out))
 		kt_reader_set_damaged(r);
 	fputc('\n', out);
 	for (i = 0; i < kt_reader_buffers(r); i++)
@@ -301,7 +315,7 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s,
 	fprintf(out, "{\"file\":");
 	kt_json_put_str(out, kt_reader_path(r));
 	fprintf(out, ",\"version\":%d,", kt_reader_version(r));
-	if (kt_reader_chunks(r)) {
+	if (list_chunks(r, sel)) {
 		struct chunk_row row;
 
 		fprintf(out, "\"chunks\":[");
