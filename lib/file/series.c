@@ -752,6 +752,8 @@ int kt_reader_chunk_events(struct kt_reader *r, int k,
 		r->damaged = true;
 		return -EBADMSG;
 	}
+	/* Its damage is the decoder's to report, when it reads the series. */
+	cr->quiet = true;
 	for (b = 0; b < cr->nbufs && !ret; b++) {
 		for (i = 0; i < cr->bufs[b].nstreams; i++) {
 			uint64_t last, nev, off;

@@ -59,7 +59,9 @@ static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	kt_warn("damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
+	/* A quiet reader (a series' chunk counted for stat) leaves it to the decoder. */
+	kt_log(s->r->quiet ? KT_LOG_DEBUG : KT_LOG_WARN,
+	       "damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
 		s->r->path, s->cpu, *s->bufname ? " (buffer '" : "",
 		s->bufname, *s->bufname ? "')" : "", (unsigned long long)at,
 		msg, s->cpu);
