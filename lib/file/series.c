@@ -87,6 +87,7 @@ static int is_chunk(int dfd, const char *name)
 static int list_dir(const char *dir, struct names *out)
 {
 	struct names l = { 0 };
+	const char *slash;
 	char *other = NULL;
 	int others = 0, ret = 0, i, ok;
 	struct dirent *e;
@@ -127,10 +128,12 @@ static int list_dir(const char *dir, struct names *out)
 	}
 	if (!ret)
 		qsort(l.v, (size_t)l.n, sizeof(*l.v), cmp_vers);
+	/* DIR/ as the shell completes it names its chunks DIR/x, not DIR//x. */
+	slash = *dir && dir[strlen(dir) - 1] == '/' ? "" : "/";
 	for (i = 0; !ret && i < l.n; i++) {
 		char *p;
 
-		if (asprintf(&p, "%s/%s", dir, l.v[i]) < 0)
+		if (asprintf(&p, "%s%s%s", dir, slash, l.v[i]) < 0)
 			ret = -ENOMEM;
 		else
 			ret = names_add(out, p);
