@@ -167,6 +167,14 @@ tasks	tgid	Int32"
 	# trace-cmd split's chunks, a few pages of each CPU apiece.
 	(cd "$d" && trace-cmd split -i "$f" -o out -p 2 -r >/dev/null 2>&1)
 	[ "$(ls "$d" | wc -l)" -gt 2 ]
+	# trace-cmd 3.1.6's split is no oracle when its chunks hold other
+	# events than the file (seen once with v7, series.bats' split_into).
+	n=0
+	for t in "$d"/out.*; do
+		n=$((n + $(trace-cmd report -i "$t" 2>/dev/null | grep -vc '^cpus=\|^version =')))
+	done
+	[ "$n" -eq "$(trace-cmd report -i "$f" 2>/dev/null | grep -vc '^cpus=\|^version =')" ] ||
+		skip "trace-cmd split's chunks of a.dat hold $n events, not the file's"
 	run "$KTRACE" push -i "$d" --to "$URL" --host series
 	assert_success
 	id=$(trace_of "$output")
