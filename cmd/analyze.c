@@ -34,7 +34,8 @@ enum {
 
 struct analyze_opts {
 	const char *kind;
-	const char *input;
+	struct input_list in;	/* -i: a file, a directory of chunks, chunks */
+	const char *input;	/* what messages call it */
 	struct kt_select *sel;
 	bool json;
 	bool folded;			/* offcpu's --format folded */
@@ -45,7 +46,7 @@ struct analyze_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
 	KT_SELECT_OPTIONS,
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json; offcpu also folded (stacks weighted by the microseconds blocked, for flame graphs)", 0 },
 	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm; offcpu: blocked (default), S, D, times, comm", 0 },
@@ -82,7 +83,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	if (select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
 		return 0;
 	switch (key) {
-	case 'i': o->input = arg; break;
+	case 'i': input_add(state, &o->in, arg); break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
 			o->json = true;
@@ -108,6 +109,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->kind = arg;
 		break;
 	case ARGP_KEY_END:
+		o->input = input_done(state, &o->in);
 		if (!o->kind)
 			argp_error(state, "give a KIND: cpu, offcpu, sched or syscalls");
 		if (o->folded && strcmp(o->kind, "offcpu"))
@@ -735,7 +737,7 @@ static int analyze(struct analyze_opts *o)
 	struct kt_reader *r;
 	int status = KT_EXIT_FAIL, ret;
 
-	r = kt_reader_open(o->input);
+	r = kt_reader_open_list(o->in.paths, o->in.n);
 	if (!r)
 		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
 	ret = kt_select_resolve(o->sel, r);
@@ -766,7 +768,7 @@ out_reader:
 
 int cmd_analyze(int argc, char **argv)
 {
-	struct analyze_opts o = { .input = "ktrace.dat" };
+	struct analyze_opts o = { 0 };
 	int ret;
 
 	o.sel = kt_select_new();
@@ -776,5 +778,6 @@ int cmd_analyze(int argc, char **argv)
 	}
 	ret = parse_args(&argp, argc, argv, &o) ? KT_EXIT_OK : analyze(&o);
 	kt_select_free(o.sel);
+	input_free(&o.in);
 	return ret;
 }

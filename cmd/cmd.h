@@ -88,4 +88,20 @@ int need_backend(void);
 struct tracefs_instance;
 int instance_arg_lookup(const char *name, struct tracefs_instance **out);
 
+/*
+ * -i: the recording to read: a trace.dat file, a directory of chunks
+ * (record --rotate's), or, repeated, chunks of one recording, read as one
+ * (kt_reader_open_list()).  name is what messages call it: the one -i, or
+ * the several joined by ", ".
+ */
+struct input_list {
+	const char **paths;
+	int n;
+	char *name;
+};
+void input_add(struct argp_state *state, struct input_list *in, const char *arg);
+/* At ARGP_KEY_END: ktrace.dat when no -i was given; sets and returns in->name. */
+const char *input_done(struct argp_state *state, struct input_list *in);
+void input_free(struct input_list *in);
+
 #endif

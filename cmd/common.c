@@ -116,3 +116,43 @@ void check_file_format(struct argp_state *state, int version,
 		argp_error(state, "--file-version 6 has no compression; use --file-version 7 for --compression %s, or drop --compression",
 			   compression);
 }
+
+void input_add(struct argp_state *state, struct input_list *in, const char *arg)
+{
+	const char **v = realloc(in->paths, sizeof(*v) * (size_t)(in->n + 1));
+
+	if (!v)
+		argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-i");
+	in->paths = v;
+	in->paths[in->n++] = arg;
+}
+
+const char *input_done(struct argp_state *state, struct input_list *in)
+{
+	size_t len = 0;
+	int i;
+
+	if (!in->n)
+		input_add(state, in, "ktrace.dat");
+	for (i = 0; i < in->n; i++)
+		len += strlen(in->paths[i]) + 2;
+	in->name = malloc(len);
+	if (!in->name)
+		argp_failure(state, KT_EXIT_FAIL, ENOMEM, "-i");
+	*in->name = '\0';
+	for (i = 0; i < in->n; i++) {
+		if (i)
+			strcat(in->name, ", ");
+		strcat(in->name, in->paths[i]);
+	}
+	return in->name;
+}
+
+void input_free(struct input_list *in)
+{
+	free(in->paths);
+	free(in->name);
+	in->paths = NULL;
+	in->name = NULL;
+	in->n = 0;
+}

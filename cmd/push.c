@@ -38,7 +38,7 @@ struct push_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE", 0, "push FILE (default ktrace.dat); repeatable", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "push FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeatable, each a trace of its own", 0 },
 	{ "to", OPT_TO, "URL", 0, "the ClickHouse server: http://HOST:PORT[/DATABASE] (required)", 0 },
 	{ "user", OPT_USER, "NAME", 0, "ClickHouse user (default: the server's default user)", 0 },
 	{ "password-file", OPT_PASSWORD_FILE, "FILE", 0, "read the password from FILE's first line (else $KTRACE_PUSH_PASSWORD)", 0 },

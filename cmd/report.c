@@ -46,7 +46,8 @@ enum {
 };
 
 struct report_opts {
-	const char *input;
+	struct input_list in;	/* -i: a file, a directory of chunks, chunks */
+	const char *input;	/* what messages call it */
 	const char *output;
 	struct kt_select *sel;	/* -e, -F, --pid, --comm, --cpu, --from, --to */
 	bool nsec;
@@ -65,7 +66,7 @@ struct report_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
 	{ "output", 'o', "OUT", 0, "write to OUT instead of standard output", 0 },
 	KT_SELECT_OPTIONS,
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
@@ -97,7 +98,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	if (select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
 		return 0;
 	switch (key) {
-	case 'i': o->input = arg; break;
+	case 'i': input_add(state, &o->in, arg); break;
 	case 'o': o->output = arg; break;
 	case 't': o->nsec = true; break;
 	case OPT_FILE_VERSION:
@@ -139,6 +140,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'; give the file with -i", arg);
 		break;
 	case ARGP_KEY_END:
+		o->input = input_done(state, &o->in);
 		/* -o out.dat writes a trace.dat unless another format is asked. */
 		if (o->output && strlen(o->output) > 4 &&
 		    !strcmp(o->output + strlen(o->output) - 4, ".dat") &&
@@ -263,9 +265,9 @@ static bool decode_threaded(const struct report_opts *o, FILE *out, bool procvie
 	return !isatty(fileno(out)) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
 
-static int open_reader(const char *path, struct kt_reader **r)
+static int open_reader(const struct input_list *in, struct kt_reader **r)
 {
-	*r = kt_reader_open(path);
+	*r = kt_reader_open_list(in->paths, in->n);
 	if (*r)
 		return 0;
 	return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
@@ -454,7 +456,7 @@ static int report(const struct report_opts *o)
 	FILE *out;
 	int status, ret;
 
-	status = open_reader(o->input, &r);
+	status = open_reader(&o->in, &r);
 	if (status)
 		return status;
 	if (kt_reader_latency(r)) {
@@ -583,7 +585,7 @@ out_reader:
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .input = "ktrace.dat", .head = -1 };
+	struct report_opts o = { .head = -1 };
 	int ret;
 
 	o.sel = kt_select_new();
@@ -594,12 +596,14 @@ int cmd_report(int argc, char **argv)
 	if (parse_args(&argp, argc, argv, &o)) {
 		ret = KT_EXIT_OK;
 	} else if (o.stat) {
-		ret = kt_filestat_write(o.input, o.sel, stdout, o.json);
+		ret = kt_filestat_write(o.in.paths, o.in.n, o.input, o.sel,
+					stdout, o.json);
 		ret = ret == -EBADMSG ? KT_EXIT_DAMAGED : ret == -EDOM ? KT_EXIT_USAGE :
 		      ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 	} else {
 		ret = report(&o);
 	}
 	kt_select_free(o.sel);
+	input_free(&o.in);
 	return ret;
 }

@@ -28,7 +28,8 @@ enum {
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 struct sql_opts {
-	const char *input;
+	struct input_list in;	/* -i: a file, a directory of chunks, chunks */
+	const char *input;	/* what messages call it */
 	const char *query;
 	enum fmt fmt;
 	bool schema;
@@ -36,7 +37,7 @@ struct sql_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE", 0, "read FILE (default ktrace.dat)", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), csv or json (one object per row)", 0 },
 	{ "schema", OPT_SCHEMA, NULL, 0, "print the tables the file offers, as CREATE TABLE statements", 0 },
 	{ "save", OPT_SAVE, "DB", 0, "write every table to the SQLite database DB (sqlite3, Datasette and DBeaver open it)", 0 },
@@ -59,7 +60,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	struct sql_opts *o = state->input;
 
 	switch (key) {
-	case 'i': o->input = arg; break;
+	case 'i': input_add(state, &o->in, arg); break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "table"))
 			o->fmt = FMT_TABLE;
@@ -72,6 +73,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SCHEMA: o->schema = true; break;
 	case OPT_SAVE: o->save = arg; break;
+	case ARGP_KEY_END:
+		o->input = input_done(state, &o->in);
+		break;
 	case ARGP_KEY_ARG:
 		if (o->query)
 			argp_error(state, "unexpected argument '%s'; give the query as one argument (quote it)", arg);
@@ -394,7 +398,7 @@ static int sql(const struct sql_opts *o)
 	char msg[512] = "";
 	int status = KT_EXIT_OK, ret = 0;
 
-	r = kt_reader_open(o->input);
+	r = kt_reader_open_list(o->in.paths, o->in.n);
 	if (!r)
 		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
 	if (kt_reader_latency(r)) {
@@ -437,9 +441,12 @@ static int sql(const struct sql_opts *o)
 
 int cmd_sql(int argc, char **argv)
 {
-	struct sql_opts o = { .input = "ktrace.dat" };
+	struct sql_opts o = { 0 };
+	int ret;
 
 	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	return sql(&o);
+	ret = sql(&o);
+	input_free(&o.in);
+	return ret;
 }

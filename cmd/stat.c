@@ -24,24 +24,25 @@
 
 struct stat_opts {
 	const char *instance;
-	const char *input;
+	struct input_list in;	/* -i or FILE: a file, a directory of chunks, chunks */
 	bool json;
 };
 
 static const struct argp_option options[] = {
 	{ "instance", 'B', "INSTANCE", 0, "show only this tracefs instance", 0 },
-	{ "input", 'i', "FILE", 0, "show the statistics of a recorded trace.dat file", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "show the statistics of a recorded trace.dat file, or of the series of chunks in DIR (record --rotate's): its chunks, their spans, events and losses, then the whole; repeatable (chunks of one recording)", 0 },
 	{ "json", 'j', NULL, 0, "print JSON for scripts", 0 },
 	{ 0 }
 };
 
-static const char args_doc[] = "[FILE]";
+static const char args_doc[] = "[FILE|DIR...]";
 static const char doc[] =
 	"Show the tracing state at a glance: tracing on or off, tracer, clock, "
 	"enabled events and their filters, buffer size, and per CPU the entries, "
 	"overruns, drops and reads, with any loss flagged LOST.  Every ktrace-* "
 	"instance (a running ktrace record) is shown too.\v"
-	"With FILE or -i FILE, the statistics stored in a recorded file.";
+	"With FILE or -i FILE, the statistics stored in a recorded file; with "
+	"a DIR of chunks, or several chunks, those of the series read as one.";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -52,19 +53,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->instance = arg;
 		break;
 	case 'i':
-		o->input = arg;
+	case ARGP_KEY_ARG:
+		input_add(state, &o->in, arg);
 		break;
 	case 'j':
 		o->json = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (o->input)
-			argp_error(state, "one file at a time; '%s' is one too many", arg);
-		o->input = arg;
-		break;
 	case ARGP_KEY_END:
-		if (o->input && o->instance)
+		if (o->in.n && o->instance)
 			argp_error(state, "-B shows a live instance; a recorded file has none");
+		if (o->in.n)
+			input_done(state, &o->in);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -75,9 +74,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 /* ---- offline: a recorded file ---- */
 
 /* The statistics a trace.dat stores: report --stat's summary, shared. */
-static int stat_file(const char *path, bool json)
+static int stat_file(const struct input_list *in, bool json)
 {
-	int ret = kt_filestat_write(path, NULL, stdout, json);
+	int ret = kt_filestat_write(in->paths, in->n, in->name, NULL, stdout, json);
 
 	return ret == -EBADMSG ? KT_EXIT_DAMAGED : ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
@@ -536,11 +535,15 @@ int cmd_stat(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
 	struct stat_opts o = { 0 };
+	int ret;
 
 	if (parse_args(&argp, argc, argv, &o))
 		return KT_EXIT_OK;
-	if (o.input)
-		return stat_file(o.input, o.json);
+	if (o.in.n) {
+		ret = stat_file(&o.in, o.json);
+		input_free(&o.in);
+		return ret;
+	}
 	if (!o.json)
 		use_colour();
 	return stat_live(&o);

@@ -70,6 +70,7 @@ _ktrace()
 		COMPREPLY=($(compgen -W "$(_ktrace_instances)" -- "$cur"))
 		return 0 ;;
 	-i|--input|-o|--output|--recover|--save|--password-file)
+		# compgen -f offers directories too: -i DIR reads a series of chunks.
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	--to)

@@ -237,7 +237,7 @@ static void page_warn(struct kt_decoder *d, struct iter *it, unsigned int at,
 	if (++d->page_warnings > MAX_PAGE_WARNINGS)
 		return;
 	kt_warn("damaged trace file '%s': CPU %d page at byte %llu: %s at page offset %u; skipping %s",
-		kt_reader_path(d->r), it->cpu, (unsigned long long)it->page_off,
+		kt_stream_path(it->s), it->cpu, (unsigned long long)it->page_off,
 		what, at + page_hdr_size(d), rec_only ? "the record" : "the rest of the page");
 }
 
@@ -395,6 +395,11 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 			it->s = kt_stream_open(r, b, i);
 			if (!it->s)
 				goto err;
+			/* A series' chunks outside the window are not opened. */
+			if (d->opts.has_from || d->opts.has_to)
+				kt_stream_window(it->s,
+						 d->opts.has_from ? d->opts.from : 0,
+						 d->opts.has_to ? d->opts.to : UINT64_MAX);
 			it->rec.cpu = it->cpu;
 			it->rec.ref_count = 1;
 			it->rec.locked = 1;

@@ -27,6 +27,12 @@ struct cpu_data {
 	int cpu;
 	uint64_t off;
 	uint64_t size;
+	/*
+	 * A series' chunk (series.c): the raw time of its first page and of
+	 * its last event; first > last when it holds none or is unreadable
+	 * (such a span is never left out of a window).
+	 */
+	uint64_t first, last;
 };
 
 struct buffer {
@@ -43,8 +49,32 @@ struct kt_optext {
 	size_t len;
 };
 
+/*
+ * One chunk of a series (series.c): what is kept of it while the series
+ * is read, its data read by a chunk reader opened only while a stream is
+ * in it.
+ */
+struct kt_chunk {
+	char *path;
+	int version;
+	enum comp_kind comp;
+	uint64_t fsize;
+	struct buffer *bufs;
+	int nbufs;
+	uint64_t first, last;	/* raw times over its CPUs; first > last: none */
+	uint64_t st_lost;	/* its CPUSTATs' overrun and dropped events */
+	bool has_stat;
+};
+
+struct kt_series {
+	struct kt_chunk *chunks;
+	int n;
+};
+
 struct kt_reader {
 	char *path;
+	/* A series of chunks read as one (series.c), or NULL: a file. */
+	struct kt_series *series;
 	int fd;
 	uint64_t fsize;
 	int version;
@@ -96,6 +126,7 @@ struct kt_reader {
 	int nbufs;
 	bool damaged;
 	bool quiet;		/* kt_reader_head(): damage is no error */
+	bool index_only;	/* kt_reader_open_index(): no symbols, plugins */
 	uint64_t sec_off[KT_OPT_BUFFER_TEXT + 1];
 	size_t window;
 };
@@ -121,5 +152,35 @@ int kt_reader_pread_all(int fd, void *buf, size_t n, uint64_t off);
 /* Unpack a chunk with the file's compression to exactly dlen bytes. */
 int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
 		     void *dst, size_t dlen);
+
+/*
+ * A chunk's data only: its file open, the series' page size and byte
+ * order, its own compression and CPU data; no formats.  Closed with
+ * kt_chunk_reader_close(), never kt_reader_close().
+ */
+struct kt_reader *kt_chunk_reader_open(const struct kt_reader *series,
+				       struct kt_chunk *c);
+void kt_chunk_reader_close(struct kt_reader *cr);
+/* Where chunk c keeps buffer name's CPU cpu: 0 and *b, *i; or -ENOENT. */
+int kt_chunk_find(const struct kt_chunk *c, const char *name, int cpu,
+		  int *b, int *i);
+/* The raw times of a stream's first page and last event (see cpu_data). */
+void kt_stream_span(struct kt_reader *r, int buf, int i, uint64_t *first,
+		    uint64_t *last);
+/*
+ * A page's last event's raw time (the page's when it has none), its event
+ * records, and the events lost before it (-1: some), in any byte order.
+ */
+void kt_page_scan(const struct kt_reader *r, const unsigned char *page,
+		  uint64_t *last, uint64_t *events, long long *missed);
+/*
+ * A series' chunk after the first, opened to check it and note its data:
+ * as kt_reader_open(), but a v7 file's kallsyms, printk formats and
+ * cmdlines are not unpacked, and no plugins are loaded.
+ */
+struct kt_reader *kt_reader_open_index(const char *path);
+/* Each stream's window of file bytes, from the count of streams. */
+void kt_reader_set_window(struct kt_reader *r);
+void kt_series_free(struct kt_series *se);
 
 #endif

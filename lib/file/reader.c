@@ -1106,6 +1106,10 @@ static int read_section(struct kt_reader *r, unsigned int id, uint64_t limit,
 	struct cur c;
 	int ret;
 
+	/* A series' chunk is opened for its data only (index_only). */
+	if (r->index_only && (id == KT_OPT_KALLSYMS || id == KT_OPT_PRINTK ||
+			      id == KT_OPT_CMDLINES))
+		return 0;
 	if (!r->sec_off[id]) {
 		if (!required)
 			return 0;
@@ -1494,7 +1498,7 @@ static int read_file_header(struct kt_reader *r)
 	return r->version >= 7 ? read_v7(r, &c) : read_v6(r, &c);
 }
 
-static void set_window(struct kt_reader *r)
+void kt_reader_set_window(struct kt_reader *r)
 {
 	size_t total = 0, w;
 	int i;
@@ -1568,7 +1572,7 @@ err:
 	return NULL;
 }
 
-struct kt_reader *kt_reader_open(const char *path)
+static struct kt_reader *reader_open(const char *path, bool index_only)
 {
 	struct kt_reader *r;
 	int ret;
@@ -1576,7 +1580,8 @@ struct kt_reader *kt_reader_open(const char *path)
 	r = reader_new(path, false, &ret);
 	if (!r)
 		goto err;
-	r->plugins_due = true;
+	r->index_only = index_only;
+	r->plugins_due = !index_only;
 	ret = read_file_header(r);
 	if (ret)
 		goto err;
@@ -1589,7 +1594,7 @@ struct kt_reader *kt_reader_open(const char *path)
 		goto err;
 	}
 	tep_set_cpus(r->tep, r->cpus);
-	set_window(r);
+	kt_reader_set_window(r);
 	return r;
 err:
 	if (ret == -ENOMEM)
@@ -1597,6 +1602,20 @@ err:
 	kt_reader_close(r);
 	errno = -ret;
 	return NULL;
+}
+
+struct kt_reader *kt_reader_open(const char *path)
+{
+	struct stat st;
+
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return kt_reader_open_list(&path, 1);
+	return reader_open(path, false);
+}
+
+struct kt_reader *kt_reader_open_index(const char *path)
+{
+	return reader_open(path, true);
 }
 
 /* A 4-byte size then its text, whole in the file; skipped, not loaded. */
@@ -1721,6 +1740,7 @@ void kt_reader_close(struct kt_reader *r)
 
 	if (!r)
 		return;
+	kt_series_free(r->series);
 	for (i = 0; i < r->nbufs; i++) {
 		free(r->bufs[i].name);
 		free(r->bufs[i].streams);

@@ -23,8 +23,49 @@ struct tep_handle;
 struct kt_reader;
 struct kt_stream;
 
+/*
+ * path is a trace.dat file, or a directory of chunks of one recording
+ * (record --rotate's), read as a series: see kt_reader_open_list().
+ */
 struct kt_reader *kt_reader_open(const char *path);
 void kt_reader_close(struct kt_reader *r);
+
+/*
+ * A series: the chunks of one recording read as one trace.  Each path is
+ * a chunk, or a directory whose chunks are its regular, not hidden files
+ * that start with the trace.dat magic, in strverscmp() order of their
+ * names (other files are skipped with one warning).  Chunks given as
+ * files are put in the order of their first times.  Each CPU's pages are
+ * those of the chunks one after the other, so the series merges as the
+ * one file it was cut from.  The formats, options and metadata are the
+ * first chunk's; the CPUSTATs (losses) are summed; each chunk is checked
+ * to belong with the first (CPU count, clock and its offsets, byte order,
+ * long and page size, event formats, each CPU's times following the last
+ * chunk's): one line naming the chunk and why, and -EINVAL.  Only what
+ * each chunk's span needs is read at the open; memory holds a little per
+ * chunk, and one chunk per stream is open while it is read.  One path
+ * that is a file opens it as kt_reader_open() does.
+ */
+struct kt_reader *kt_reader_open_list(const char *const *paths, int n);
+/* Chunks in a series, 0 for a file. */
+int kt_reader_chunks(const struct kt_reader *r);
+struct kt_reader_chunk {
+	const char *path;
+	int version;
+	const char *compression;
+	bool has_span;			/* it holds events */
+	unsigned long long first, last;	/* shown times (kt_reader_ts) */
+	bool has_stat;			/* it stored CPUSTATs */
+	unsigned long long lost;	/* their overrun and dropped events */
+};
+int kt_reader_chunk(const struct kt_reader *r, int k, struct kt_reader_chunk *c);
+/*
+ * Chunk k's event records (its pages walked, nothing decoded) and the
+ * events its pages say were lost (*unknown: some were, not how many).
+ */
+int kt_reader_chunk_events(struct kt_reader *r, int k,
+			   unsigned long long *events, unsigned long long *lost,
+			   bool *unknown);
 
 /*
  * How much of a v6 file's start is whole, for a recording's header piece
@@ -71,6 +112,8 @@ bool kt_reader_latency(const struct kt_reader *r);
 ssize_t kt_reader_latency_read(struct kt_reader *r, uint64_t at, void *buf,
 			       size_t n);
 const char *kt_reader_path(const struct kt_reader *r);
+/* The file whose header r holds: r's file, or a series' first chunk. */
+const char *kt_reader_head_path(const struct kt_reader *r);
 struct tep_handle *kt_reader_tep(const struct kt_reader *r);
 int kt_reader_version(const struct kt_reader *r);
 unsigned int kt_reader_page_size(const struct kt_reader *r);
@@ -130,11 +173,19 @@ uint64_t kt_reader_stream_bytes(const struct kt_reader *r, int buf, int i);
 struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i);
 void kt_stream_close(struct kt_stream *s);
 /*
+ * Only [from, to] (shown times) is wanted: a series' stream does not open
+ * the chunks whose pages of its CPU lie wholly outside.  A file's stream
+ * is unchanged (the caller skips what is outside).
+ */
+void kt_stream_window(struct kt_stream *s, uint64_t from, uint64_t to);
+/*
  * Returns 1 and the page and its file offset (for compressed data, the
  * offset of its chunk), 0 at the end, or -EBADMSG when the data is
  * damaged (reported; the stream then ends).
  */
 int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset);
+/* The file the current page is in: a series' chunk, or the reader's file. */
+const char *kt_stream_path(const struct kt_stream *s);
 /* The page after the current one when it is already in memory, or NULL. */
 void *kt_stream_peek_page(struct kt_stream *s);
 

@@ -4,6 +4,11 @@
  * read a bounded window at a time, or for a compressed file one chunk
  * at a time, unpacked.  Every size is checked against the CPU's data
  * before it is used; damage ends the stream with one warning.
+ *
+ * A series' stream (series.c) is its CPU's pages chunk after chunk: one
+ * chunk reader and its stream at a time, opened when the last chunk's
+ * pages are done, so a series costs what one file does.  A damaged
+ * chunk ends its part only; the next chunk goes on.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,8 +18,10 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "file/rawpage.h"
 #include "file/reader-int.h"
 #include "file/tracedat.h"
+#include "ktrace-page.h"
 
 struct kt_stream {
 	struct kt_reader *r;
@@ -33,6 +40,12 @@ struct kt_stream {
 	unsigned char *zbuf;
 	size_t zcap;
 	bool done;
+	/* A series' stream: the next chunk to look in, the one being read. */
+	int next;
+	struct kt_reader *cr;
+	struct kt_stream *sub;
+	bool windowed;
+	uint64_t from, to;	/* shown times: chunks outside are not read */
 };
 
 static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
@@ -46,7 +59,9 @@ static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	kt_warn("damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
+	/* A quiet reader (a series' chunk counted for stat) leaves it to the decoder. */
+	kt_log(s->r->quiet ? KT_LOG_DEBUG : KT_LOG_WARN,
+	       "damaged trace file '%s': CPU %d%s%s%s data at byte %llu: %s; skipping the rest of CPU %d",
 		s->r->path, s->cpu, *s->bufname ? " (buffer '" : "",
 		s->bufname, *s->bufname ? "')" : "", (unsigned long long)at,
 		msg, s->cpu);
@@ -71,6 +86,8 @@ struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i)
 	s->r = r;
 	s->bufname = r->bufs[buf].name;
 	s->cpu = d->cpu;
+	if (r->series)
+		return s;
 	s->compressed = r->bufs[buf].compressed;
 	s->pos = d->off;
 	s->end = d->off + d->size;
@@ -80,10 +97,26 @@ struct kt_stream *kt_stream_open(struct kt_reader *r, int buf, int i)
 	return s;
 }
 
+void kt_stream_window(struct kt_stream *s, uint64_t from, uint64_t to)
+{
+	s->windowed = true;
+	s->from = from;
+	s->to = to;
+}
+
+static void series_leave(struct kt_stream *s)
+{
+	kt_stream_close(s->sub);
+	kt_chunk_reader_close(s->cr);
+	s->sub = NULL;
+	s->cr = NULL;
+}
+
 void kt_stream_close(struct kt_stream *s)
 {
 	if (!s)
 		return;
+	series_leave(s);
 	free(s->win);
 	free(s->zbuf);
 	free(s);
@@ -187,12 +220,69 @@ static int fill_packed(struct kt_stream *s)
 	return 1;
 }
 
+/* Chunk c's part of s: 1 and *b, *i when it has pages in s's window. */
+static bool series_wants(const struct kt_stream *s, const struct kt_chunk *c,
+			 int *b, int *i)
+{
+	const struct cpu_data *d;
+
+	if (kt_chunk_find(c, s->bufname, s->cpu, b, i))
+		return false;
+	d = &c->bufs[*b].streams[*i];
+	if (!d->size)
+		return false;
+	if (!s->windowed || d->first > d->last)
+		return true;
+	return kt_reader_ts(s->r, d->last) >= s->from &&
+	       kt_reader_ts(s->r, d->first) <= s->to;
+}
+
+static int series_next_page(struct kt_stream *s, void **page, uint64_t *offset)
+{
+	struct kt_series *se = s->r->series;
+	int b, i, ret;
+
+	for (;;) {
+		if (!s->sub) {
+			while (s->next < se->n &&
+			       !series_wants(s, &se->chunks[s->next], &b, &i))
+				s->next++;
+			if (s->next == se->n) {
+				s->done = true;
+				return 0;
+			}
+			s->cr = kt_chunk_reader_open(s->r, &se->chunks[s->next++]);
+			if (!s->cr) {
+				s->r->damaged = true;
+				continue;
+			}
+			s->sub = kt_stream_open(s->cr, b, i);
+			if (!s->sub) {
+				series_leave(s);
+				return -ENOMEM;
+			}
+		}
+		ret = kt_stream_next_page(s->sub, page, offset);
+		if (ret == 1)
+			return 1;
+		if (s->cr->damaged)
+			s->r->damaged = true;
+		series_leave(s);
+		if (ret < 0 && ret != -EBADMSG) {
+			s->done = true;
+			return ret;
+		}
+	}
+}
+
 int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
 {
 	int ret;
 
 	if (s->done)
 		return 0;
+	if (s->r->series)
+		return series_next_page(s, page, offset);
 	if (s->started && s->cur + 2 * (size_t)s->r->page_size <= s->win_len) {
 		s->cur += s->r->page_size;
 	} else {
@@ -209,10 +299,114 @@ int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
 	return 1;
 }
 
+const char *kt_stream_path(const struct kt_stream *s)
+{
+	return s->cr ? s->cr->path : s->r->path;
+}
+
 void *kt_stream_peek_page(struct kt_stream *s)
 {
+	if (s->r->series)
+		return s->sub ? kt_stream_peek_page(s->sub) : NULL;
 	if (s->done || !s->started ||
 	    s->cur + 2 * (size_t)s->r->page_size > s->win_len)
 		return NULL;
 	return s->win + s->cur + s->r->page_size;
+}
+
+void kt_page_scan(const struct kt_reader *r, const unsigned char *page,
+		  uint64_t *last, uint64_t *events, long long *missed)
+{
+	static const int32_t need[1];
+	struct kt_rawpage_fmt f = { .swap = r->swap, .big = r->big,
+				    .need = need, .nids = 1 };
+	unsigned int hdr = r->long_size == 8 ? 16 : 12, pos = 0, commit;
+	struct kt_rawpage_rec rec;
+	const char *why;
+	uint64_t ts = get64(r, page), flags;
+
+	*events = 0;
+	*missed = 0;
+	*last = ts;
+	flags = r->long_size == 8 ? get64(r, page + 8) : get32(r, page + 8);
+	commit = (unsigned int)(flags & KT_RB_COMMIT_MASK);
+	if (commit > r->page_size - hdr)
+		return;
+	if (flags & KT_RB_MISSED_EVENTS) {
+		*missed = -1;
+		if ((flags & KT_RB_MISSED_STORED) &&
+		    commit + (unsigned int)r->long_size <= r->page_size - hdr)
+			*missed = (long long)(r->long_size == 8 ?
+				get64(r, page + hdr + commit) :
+				get32(r, page + hdr + commit));
+	}
+	while (kt_rawpage_next(&f, page + hdr, commit, &pos, &ts, &rec, &why) == 1) {
+		(*events)++;
+		*last = ts;
+	}
+}
+
+/* Make s's next page the first of its last window (or chunk). */
+static int seek_last(struct kt_stream *s)
+{
+	struct kt_reader *r = s->r;
+	unsigned char h[8];
+	uint64_t at;
+	uint32_t n;
+
+	if (!s->compressed) {
+		uint64_t pages = (s->end - s->pos) / r->page_size;
+
+		if (pages > 1)
+			s->pos += (pages - 1) * r->page_size;
+		return 0;
+	}
+	if (s->end - s->pos < 4 || kt_reader_pread_all(r->fd, h, 4, s->pos))
+		return -EBADMSG;
+	n = get32(r, h);
+	at = s->pos + 4;
+	while (n-- > 1) {
+		if (at > s->end || s->end - at < 8 ||
+		    kt_reader_pread_all(r->fd, h, 8, at))
+			return -EBADMSG;
+		at += 8 + (uint64_t)get32(r, h);
+	}
+	if (at > s->end)
+		return -EBADMSG;
+	s->pos = at;
+	s->chunks_left = 1;
+	s->started = true;
+	return 0;
+}
+
+void kt_stream_span(struct kt_reader *r, int buf, int i, uint64_t *first,
+		    uint64_t *last)
+{
+	struct kt_stream *s = kt_stream_open(r, buf, i);
+	uint64_t off;
+	void *page;
+
+	*first = 1;
+	*last = 0;
+	if (!s)
+		return;
+	if (kt_stream_next_page(s, &page, &off) == 1) {
+		*first = get64(r, page);
+		kt_stream_close(s);
+		s = kt_stream_open(r, buf, i);
+		if (!s || seek_last(s)) {
+			*first = 1;
+			goto out;
+		}
+		while (kt_stream_next_page(s, &page, &off) == 1) {
+			uint64_t n;
+			long long missed;
+
+			kt_page_scan(r, page, last, &n, &missed);
+		}
+		if (*last < *first)
+			*first = 1, *last = 0;
+	}
+out:
+	kt_stream_close(s);
 }

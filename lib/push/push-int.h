@@ -77,6 +77,9 @@ struct task {
 struct hashing {
 	pthread_t th;
 	int fd;
+	/* A series (-i DIR): its chunks' paths, hashed as one file; fd -1. */
+	const char **paths;
+	int npaths;
 	unsigned long long id;
 	int ret;
 };

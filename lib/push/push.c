@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <search.h>
 #include <time.h>
 #include <unistd.h>
@@ -336,7 +337,8 @@ static void *hash_file(void *arg)
 {
 	struct hashing *h = arg;
 
-	h->ret = kt_traceid_fd(h->fd, &h->id);
+	h->ret = h->paths ? kt_traceid_paths(h->paths, h->npaths, &h->id) :
+		 kt_traceid_fd(h->fd, &h->id);
 	return NULL;
 }
 
@@ -359,6 +361,31 @@ static int trace_id_start(struct push *p, struct hashing *h, const char *path)
 	return -err;
 }
 
+/* A series' id: its chunks, read once the reader has them in order. */
+static int trace_id_start_series(struct push *p, struct hashing *h)
+{
+	struct kt_reader_chunk c;
+	int k, err;
+
+	p->hashing = false;
+	h->fd = -1;
+	h->npaths = kt_reader_chunks(p->r);
+	h->paths = calloc((size_t)h->npaths, sizeof(*h->paths));
+	if (!h->paths)
+		return -ENOMEM;
+	for (k = 0; k < h->npaths; k++) {
+		kt_reader_chunk(p->r, k, &c);
+		h->paths[k] = c.path;
+	}
+	err = pthread_create(&h->th, NULL, hash_file, h);
+	if (err) {
+		free(h->paths);
+		h->paths = NULL;
+	}
+	p->hashing = !err;
+	return -err;
+}
+
 /*
  * The hash, waited for; the trace_id store given its value (before any
  * block is sealed: the first batch waits for the prologue, which waits
@@ -373,7 +400,10 @@ static int trace_id_wait(struct push *p, struct hashing *h, const char *path)
 		return 0;
 	pthread_join(h->th, NULL);
 	p->hashing = false;
-	close(h->fd);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h->paths);
+	h->paths = NULL;
 	p->id = h->id;
 	if (h->ret)
 		fail(p, "cannot read '%s': %s", path, strerror(-h->ret));
@@ -707,6 +737,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		 struct kt_push_stats *st, char *msg, size_t len)
 {
 	struct push p = { .ch = ch, .o = o, .st = st, .msg = msg, .len = len };
+	struct stat sb;
+	bool series;
 	size_t i;
 	int ret, err;
 
@@ -715,12 +747,18 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 	p.batch = o->batch ? o->batch : DEFAULT_BATCH;
 	p.taskmap.size = sizeof(struct task);
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);
-	/* The file hashed while it is opened and its first batch made. */
-	ret = trace_id_start(&p, &p.hash, path);
+	/*
+	 * The file hashed while it is opened and its first batch made; a
+	 * series (a directory of chunks) once it is open, its chunks known.
+	 */
+	series = !stat(path, &sb) && S_ISDIR(sb.st_mode);
+	ret = series ? 0 : trace_id_start(&p, &p.hash, path);
 	if (ret)
 		return ret;
 	p.r = kt_reader_open(path);
 	err = p.r ? 0 : errno ? errno : EIO;
+	if (!err && series)
+		err = -trace_id_start_series(&p, &p.hash);
 	if (err) {
 		ret = trace_id_wait(&p, &p.hash, path);
 		kt_reader_close(p.r);

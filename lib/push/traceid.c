@@ -14,6 +14,7 @@
  * the mapping did without its page tables to make and tear down.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -22,32 +23,61 @@
 
 #define PIECE	(256u << 10)
 
-int kt_traceid_fd(int fd, unsigned long long *id)
+static int hash_fd(XXH3_state_t *st, unsigned char *buf, int fd)
+{
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, PIECE, off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		XXH3_64bits_update(st, buf, (size_t)n);
+		off += n;
+	}
+	return 0;
+}
+
+/* fd's bytes, or (fd < 0) those of each of paths in turn. */
+static int hash(int fd, const char *const *paths, int n,
+		unsigned long long *id)
 {
 	XXH3_state_t *st = XXH3_createState();
 	unsigned char *buf = malloc(PIECE);
-	off_t off = 0;
-	ssize_t n;
-	int ret = 0;
+	int ret = 0, i;
 
 	if (!st || !buf) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	XXH3_64bits_reset(st);
-	while ((n = pread(fd, buf, PIECE, off)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
+	if (fd >= 0)
+		ret = hash_fd(st, buf, fd);
+	for (i = 0; fd < 0 && !ret && i < n; i++) {
+		int f = open(paths[i], O_RDONLY | O_CLOEXEC);
+
+		if (f < 0) {
 			ret = -errno;
-			goto out;
+			break;
 		}
-		XXH3_64bits_update(st, buf, (size_t)n);
-		off += n;
+		ret = hash_fd(st, buf, f);
+		close(f);
 	}
-	*id = XXH3_64bits_digest(st);
+	if (!ret)
+		*id = XXH3_64bits_digest(st);
 out:
 	free(buf);
 	XXH3_freeState(st);
 	return ret;
+}
+
+int kt_traceid_fd(int fd, unsigned long long *id)
+{
+	return hash(fd, NULL, 0, id);
+}
+
+int kt_traceid_paths(const char *const *paths, int n, unsigned long long *id)
+{
+	return hash(-1, paths, n, id);
 }

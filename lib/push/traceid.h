@@ -10,5 +10,10 @@
 
 /* The id of the open file fd (the caller's, left open) into *id: 0, or -errno. */
 int kt_traceid_fd(int fd, unsigned long long *id);
+/*
+ * A series' id: its chunks' bytes hashed in order as one file's (one
+ * path: that file's id).  0, or -errno.
+ */
+int kt_traceid_paths(const char *const *paths, int n, unsigned long long *id);
 
 #endif

@@ -422,7 +422,7 @@ static int write_file(struct datout *o, struct kt_decoder *d,
 		if (ret)
 			goto out;
 	} else {
-		ret = kt_reader_head(kt_reader_path(o->r), &h);
+		ret = kt_reader_head(kt_reader_head_path(o->r), &h);
 		if (!ret && !h.printk_end)
 			ret = -EBADMSG;
 		if (ret) {
@@ -546,7 +546,8 @@ int kt_datout_write(struct kt_reader *r, struct kt_decoder *d,
 		       kt_reader_path(r), o.ncpus, o.page_size);
 		return -ENOTSUP;
 	}
-	in = open(kt_reader_path(r), O_RDONLY | O_CLOEXEC);
+	/* A series' header is its first chunk's (its formats, kallsyms...). */
+	in = open(kt_reader_head_path(r), O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
 		ret = -errno;
 		kt_err("cannot open '%s': %s", kt_reader_path(r), strerror(-ret));

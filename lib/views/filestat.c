@@ -2,7 +2,8 @@
 /*
  * What `ktrace report --stat` and `ktrace stat -i FILE` print about a
  * recording: the per-CPU stats stored at record time, the lost-event
- * marks in the data, the event counts, and a one-line verdict on loss.
+ * marks in the data, the event counts, and a one-line verdict on loss;
+ * for a series, its chunks first.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -121,17 +122,107 @@ static void selection_text(const struct kt_select *sel, FILE *out)
 		fprintf(out, "events: those selected; a lost event has no name, so -e, -F, --pid and --comm leave every loss in\n");
 }
 
+/* A chunk of a series: what a single file's stat would say of it. */
+struct chunk_row {
+	struct kt_reader_chunk c;
+	unsigned long long events, lost;
+	bool unknown;
+};
+
+static int chunk_row(struct kt_reader *r, int k, struct chunk_row *row)
+{
+	unsigned long long marks;
+	int ret;
+
+	kt_reader_chunk(r, k, &row->c);
+	ret = kt_reader_chunk_events(r, k, &row->events, &marks, &row->unknown);
+	/* As a file's verdict: the marks, or the stats when they say more. */
+	row->lost = marks > row->c.lost ? marks : row->c.lost;
+	return ret == -EBADMSG ? 0 : ret;
+}
+
+/*
+ * A series' chunks are listed unless a time window is asked for: then
+ * those outside it are not to be read at all (report --from/--to).
+ */
+static bool list_chunks(struct kt_reader *r, const struct kt_select *sel)
+{
+	unsigned long long from, to;
+	bool has_from = false, has_to = false;
+
+	if (sel)
+		kt_select_window(sel, &has_from, &from, &has_to, &to);
+	return kt_reader_chunks(r) && !has_from && !has_to;
+}
+
+static int series_text(struct kt_reader *r, FILE *out)
+{
+	unsigned long long first = 0, last = 0;
+	struct chunk_row row;
+	char a[32], b[32], lost[32];
+	int k, n = kt_reader_chunks(r), w = 5, ret;
+	bool any = false;
+
+	for (k = 0; k < n; k++) {
+		kt_reader_chunk(r, k, &row.c);
+		if ((int)strlen(row.c.path) > w)
+			w = (int)strlen(row.c.path);
+		if (!row.c.has_span)
+			continue;
+		if (!any || row.c.first < first)
+			first = row.c.first;
+		if (!any || row.c.last > last)
+			last = row.c.last;
+		any = true;
+	}
+	kt_human_ts(first, a, sizeof(a));
+	kt_human_ts(last, b, sizeof(b));
+	if (any)
+		fprintf(out, "span: %s to %s (%.6f s)\n", a, b, span_s(first, last));
+	fprintf(out, "\n%-*s %8s %17s %17s %12s %10s\n", w, "chunk", "format",
+		"first", "last", "events", "lost");
+	for (k = 0; k < n; k++) {
+		char fmt[16];
+
+		ret = chunk_row(r, k, &row);
+		if (ret)
+			return ret;
+		snprintf(fmt, sizeof(fmt), "v%d%s%s", row.c.version,
+			 strcmp(row.c.compression, "none") ? " " : "",
+			 strcmp(row.c.compression, "none") ? row.c.compression : "");
+		kt_human_ts(row.c.first, a, sizeof(a));
+		kt_human_ts(row.c.last, b, sizeof(b));
+		if (row.c.has_stat || row.lost || row.unknown)
+			snprintf(lost, sizeof(lost), "%llu%s", row.lost,
+				 row.unknown ? "+" : "");
+		else
+			snprintf(lost, sizeof(lost), "-");
+		fprintf(out, "%-*s %8s %17s %17s %12llu %10s\n", w, row.c.path, fmt,
+			row.c.has_span ? a : "-", row.c.has_span ? b : "-",
+			row.events, lost);
+	}
+	return 0;
+}
+
 static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 		      const struct kt_select *sel, FILE *out)
 {
 	char a[32], b[32];
 	int i, j, w = 6;
 
-	fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n",
-		kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
-		kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
+	if (kt_reader_chunks(r))
+		fprintf(out, "series: %s (%d chunks; trace.dat v%d, compression %s, %d CPUs, clock %s)\n",
+			kt_reader_path(r), kt_reader_chunks(r), kt_reader_version(r),
+			kt_reader_compression(r), kt_reader_cpus(r),
+			*kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
+	else
+		fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n",
+			kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
+			kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
 	if (sel)
 		selection_text(sel, out);
+	if (list_chunks(r, sel) && series_text(r, out))
+		kt_reader_set_damaged(r);
 	fputc('\n', out);
 	for (i = 0; i < kt_reader_buffers(r); i++)
 		if ((int)strlen(buf_label(r, i)) > w)
@@ -219,6 +310,23 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s,
 	fprintf(out, "{\"file\":");
 	kt_json_put_str(out, kt_reader_path(r));
 	fprintf(out, ",\"version\":%d,", kt_reader_version(r));
+	if (list_chunks(r, sel)) {
+		struct chunk_row row;
+
+		fprintf(out, "\"chunks\":[");
+		for (i = 0; i < kt_reader_chunks(r) && !chunk_row(r, i, &row); i++) {
+			fprintf(out, "%s{\"path\":", i ? "," : "");
+			kt_json_put_str(out, row.c.path);
+			fprintf(out, ",\"version\":%d,\"compression\":\"%s\",\"events\":%llu,\"lost\":%llu,\"unknown_marks\":%s",
+				row.c.version, row.c.compression, row.events,
+				row.lost, row.unknown ? "true" : "false");
+			if (row.c.has_span)
+				fprintf(out, ",\"first\":%llu,\"last\":%llu",
+					row.c.first, row.c.last);
+			fputc('}', out);
+		}
+		fprintf(out, "],");
+	}
 	if (sel) {
 		unsigned long long from, to;
 		bool has_from, has_to;
@@ -287,8 +395,8 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s,
 	fprintf(out, "}\n");
 }
 
-int kt_filestat_write(const char *path, struct kt_select *sel, FILE *out,
-		      bool json)
+int kt_filestat_write(const char *const *paths, int n, const char *path,
+		      struct kt_select *sel, FILE *out, bool json)
 {
 	struct kt_summary *s;
 	struct kt_reader *r;
@@ -296,7 +404,7 @@ int kt_filestat_write(const char *path, struct kt_select *sel, FILE *out,
 
 	if (sel && !kt_select_any(sel))
 		sel = NULL;
-	r = kt_reader_open(path);
+	r = kt_reader_open_list(paths, n);
 	if (!r)
 		return errno ? -errno : -EIO;
 	if (sel) {

@@ -222,11 +222,12 @@ ncpus() {
 	assert_failure 2
 }
 
-@test "stat -i with -B, or two files, is a usage error" {
+@test "stat -i with -B is a usage error; two files are chunks of one recording (series.bats)" {
 	run ktrace stat -i a.dat -B x
 	assert_failure 64
 	run ktrace stat a.dat b.dat
-	assert_failure 64
+	assert_failure 1
+	assert_output --partial "cannot open 'a.dat'"
 }
 
 @test "stat as a user without tracefs access fails in one line" {
