@@ -275,7 +275,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->output_set = true;
 		break;
 	case OPT_ROTATE:
-		if (parse_rotate(arg, &o->series.size, &o->series.ns))
+		if (*arg && strspn(arg, "0") == strlen(arg))
+			o->series.size = o->series.ns = 0;
+		else if (parse_rotate(arg, &o->series.size, &o->series.ns))
 			argp_error(state, "bad --rotate '%s'; give a size (64M: K, M or G) or a duration (10m: ms, s, m or h)",
 				   arg);
 		if (!o->series.size && !o->series.ns)

@@ -616,7 +616,7 @@ static int series_end(void *state, struct kt_session *s)
 	}
 	if ((error && (s->err == -ENOSPC || disk_free(r->o.dir) < (1 << 20))) ||
 	    ret == 1 || ret == -ENOSPC)
-		kt_err("disk full: recording into '%s' stopped; its %u chunks (%06u to %06u) are complete; free space, or use --keep N to drop the oldest",
+		kt_err("disk full: recording into '%s' stopped; its %u files (%06u to %06u) are complete; free space, or use --keep N to drop the oldest",
 		       r->o.dir, r->done.chunks, r->done.first, r->done.last);
 	return ret;
 }
