@@ -55,6 +55,7 @@ struct kt_series_sink {
 	/* Pages that came between the decision to end a chunk and its cut. */
 	unsigned long long decided, lag;
 	bool warned_small;
+	bool made_dir;			/* removed again if nothing was written */
 	struct kt_series_done done;
 };
 
@@ -168,7 +169,9 @@ static int make_dir(struct kt_series_sink *r)
 {
 	struct stat st;
 
-	if (mkdir(r->o.dir, 0755) && errno != EEXIST) {
+	if (!mkdir(r->o.dir, 0755)) {
+		r->made_dir = true;
+	} else if (errno != EEXIST) {
 		int ret = -errno;
 
 		kt_err("cannot create '%s': %s; try -o in a writable directory",
@@ -627,6 +630,9 @@ static void series_free(void *state)
 
 	if (r->cur)
 		kt_file_sink_ops.free(r->cur);
+	/* A recording that failed before its first file leaves no DIR. */
+	if (r->made_dir && !r->done.chunks)
+		rmdir(r->o.dir);
 	if (r->timer >= 0)
 		close(r->timer);
 	free(r->head);
