@@ -88,7 +88,10 @@ static const char doc[] =
 	"until SIGINT/SIGTERM or -s.  With no -e, records sched:sched_switch "
 	"and sched:sched_wakeup.  The file is trace-cmd's trace.dat v7 packed "
 	"with zstd (--file-version and --compression choose otherwise): "
-	"'ktrace report' and 'trace-cmd report -i FILE' read it.";
+	"'ktrace report' and 'trace-cmd report -i FILE' read it.  With "
+	"--rotate, it records until stopped into a series of whole files in "
+	"-o DIR, DIR/ktrace-NNNNNN.dat, a new one at a size or after a "
+	"duration (--keep N: the newest N stay; --recover DIR after a kill).";
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
