@@ -102,6 +102,11 @@ exact_series() {
 	n=$(marks_of "$f" | wc -l)
 	read_sum=$(trace-cmd report -i "$f" --stat 2>/dev/null | sed -n 's/^read events: //p' | paste -sd+ | bc)
 	[ "$read_sum" -eq "$n" ] || fail "$f: read events $read_sum, $n marks in it"
+	# What a cut left in the buffer is the next file's: not left, not lost.
+	run "$KTRACE" stat -i "$f"
+	assert_output --partial "no events lost"
+	[ "$(awk '$1 == "top" { s += $NF } END { print s + 0 }' <<<"$output")" = 0 ] ||
+		fail "entries left in a file before the last: $output"
 }
 
 @test "--rotate DURATION, v7 and v6: files every DURATION, every mark in exactly one" {

@@ -341,9 +341,13 @@ static void free_texts(char **t, int n)
 	free(t);
 }
 
-/* Each CPU's CPUSTAT of the chunk ending at now[], which becomes the base. */
-static char **chunk_stats(struct kt_series_sink *r, const struct kt_cpu_stats *now,
-			  bool error)
+/*
+ * Each CPU's CPUSTAT of the chunk ending at now[], which becomes the
+ * base.  What a cut leaves in the buffer is the next chunk's, not left:
+ * entries are the last chunk's only (last).
+ */
+static char **chunk_stats(struct kt_series_sink *r, struct kt_cpu_stats *now,
+			  bool last, bool error)
 {
 	struct kt_session *s = r->s;
 	char **t = calloc(s->ncpus, sizeof(*t));
@@ -351,6 +355,8 @@ static char **chunk_stats(struct kt_series_sink *r, const struct kt_cpu_stats *n
 	int cpu;
 
 	for (cpu = 0; t && cpu < s->ncpus; cpu++) {
+		if (!last)
+			now[cpu].entries = 0;
 		unw = unwritten(s, cpu);
 		t[cpu] = stat_text(cpu, &now[cpu], &r->base[cpu],
 				   kt_stat_delta(unw, r->unw_base[cpu]) +
@@ -501,7 +507,7 @@ static int rotate(struct kt_series_sink *r)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now[cpu]))
 			now[cpu] = r->base[cpu];
-	texts = chunk_stats(r, now, false);
+	texts = chunk_stats(r, now, false, false);
 	ret = texts ? 0 : -ENOMEM;
 	if (!ret)
 		ret = kt_file_sink_write_chunk(r->cur, cpus, texts);
@@ -603,7 +609,7 @@ static int series_end(void *state, struct kt_session *s)
 	char **texts;
 	int ret;
 
-	texts = chunk_stats(r, s->st1, error);
+	texts = chunk_stats(r, s->st1, true, error);
 	if (!texts)
 		return -ENOMEM;
 	make_room(r, raw_bytes(s) - r->raw_base);
