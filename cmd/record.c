@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "base/human.h"
 #include "base/log.h"
@@ -21,6 +22,7 @@
 #include "live/session/run.h"
 #include "live/session/session.h"
 #include "live/session/sink-file.h"
+#include "live/session/sink-series.h"
 #include "util-session-opts.h"
 #include "views/procview.h"
 
@@ -48,6 +50,8 @@ enum {
 	OPT_FUNC_STACK,
 	OPT_COMPRESSION,
 	OPT_FILE_VERSION,
+	OPT_ROTATE,
+	OPT_KEEP,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -57,6 +61,7 @@ struct record_opts {
 	struct kt_trace_opts t;
 	char *cmdline;			/* this command line, for the file */
 	const char *output;
+	bool output_set;		/* -o given */
 	bool flight;
 	bool quiet;
 	double seconds;
@@ -65,6 +70,9 @@ struct record_opts {
 	const char *recover;
 	int file_version;		/* 0: KT_DAT_VERSION_DEFAULT */
 	const char *compression;	/* NULL: the version's default */
+	/* --rotate: a chunk's size or duration, and --keep */
+	const char *rotate;
+	struct kt_series_opts series;
 	/* --process */
 	bool process;
 	bool no_syscalls, no_signals, no_lifecycle;
@@ -80,7 +88,10 @@ static const char doc[] =
 	"until SIGINT/SIGTERM or -s.  With no -e, records sched:sched_switch "
 	"and sched:sched_wakeup.  The file is trace-cmd's trace.dat v7 packed "
 	"with zstd (--file-version and --compression choose otherwise): "
-	"'ktrace report' and 'trace-cmd report -i FILE' read it.";
+	"'ktrace report' and 'trace-cmd report -i FILE' read it.  With "
+	"--rotate, it records until stopped into a series of whole files in "
+	"-o DIR, DIR/ktrace-NNNNNN.dat, a new one at a size or after a "
+	"duration (--keep N: the newest N stay; --recover DIR after a kill).";
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
@@ -88,11 +99,13 @@ static const struct argp_option options[] = {
 	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end", 0 },
 	{ "seconds", 's', "SECONDS", 0, "stop after SECONDS", 0 },
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
+	{ "rotate", OPT_ROTATE, "SIZE|DURATION", 0, "write a series of complete files into -o DIR, a new one at SIZE (64M; K, M, G) or after DURATION (10m; ms, s, m, h): DIR/ktrace-NNNNNN.dat", 0 },
+	{ "keep", OPT_KEEP, "N", 0, "with --rotate: keep at most N files in DIR, removing the oldest", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
-	{ "recover", OPT_RECOVER, "FILE", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left", 0 },
+	{ "recover", OPT_RECOVER, "FILE|DIR", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left (DIR: the files in progress of a killed --rotate)", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
 	{ "kernel-stacks", 'T', NULL, 0, "a kernel stack with every event (the instance's stacktrace option)", 0 },
 	{ "stack", OPT_STACK, "EVENT", 0, "record EVENT, with a kernel stack with each of its events only (a stacktrace trigger); repeatable", 0 },
@@ -186,6 +199,67 @@ static void add_preset(struct record_opts *o, const char *name, struct argp_stat
 	}
 }
 
+/*
+ * --rotate: a size (K, M, G; B or iB after them taken too) or a
+ * duration (ms, s, m, h).  A bare number is neither.  0 or -EINVAL.
+ */
+static int parse_rotate(const char *arg, unsigned long long *size,
+			unsigned long long *ns)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long bytes, ns;
+	} units[] = {
+		{ "K", 1ULL << 10, 0 }, { "k", 1ULL << 10, 0 }, { "KB", 1ULL << 10, 0 },
+		{ "KiB", 1ULL << 10, 0 }, { "M", 1ULL << 20, 0 }, { "MB", 1ULL << 20, 0 },
+		{ "MiB", 1ULL << 20, 0 }, { "G", 1ULL << 30, 0 }, { "GB", 1ULL << 30, 0 },
+		{ "GiB", 1ULL << 30, 0 },
+		{ "ms", 0, 1000000ULL }, { "s", 0, 1000000000ULL },
+		{ "m", 0, 60000000000ULL }, { "h", 0, 3600000000000ULL },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*arg < '0' || *arg > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		unsigned long long unit = units[i].bytes ? units[i].bytes : units[i].ns;
+
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > UINT64_MAX / unit)
+			return -EINVAL;
+		*size = units[i].bytes ? v * unit : 0;
+		*ns = units[i].ns ? v * unit : 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* What --rotate does not go with, and its -o DIR. */
+static void rotate_end(struct record_opts *o, struct argp_state *state)
+{
+	struct stat st;
+
+	if (o->flight || o->max_mb || o->t.ustacks || o->recover)
+		argp_error(state, "--rotate and %s conflict; record without one of them",
+			   o->flight ? "--flight" : o->max_mb ? "-m" :
+			   o->t.ustacks ? "--user-stack" : "--recover");
+	if (!o->output_set)
+		argp_error(state, "--rotate needs -o DIR, the directory its files go into (created if missing)");
+	if (!strcmp(o->output, "-"))
+		argp_error(state, "--rotate writes files into a directory, not to standard output; give -o DIR");
+	if (stat(o->output, &st) == 0 && !S_ISDIR(st.st_mode))
+		argp_error(state, "-o '%s' is a file; --rotate writes its files into a directory: give -o DIR",
+			   o->output);
+	o->series.dir = o->output;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -201,6 +275,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_error(state, "-o needs a file name");
 		o->output = arg;
+		o->output_set = true;
+		break;
+	case OPT_ROTATE:
+		if (*arg && strspn(arg, "0") == strlen(arg))
+			o->series.size = o->series.ns = 0;
+		else if (parse_rotate(arg, &o->series.size, &o->series.ns))
+			argp_error(state, "bad --rotate '%s'; give a size (64M: K, M or G) or a duration (10m: ms, s, m or h)",
+				   arg);
+		if (!o->series.size && !o->series.ns)
+			argp_error(state, "bad --rotate '%s': a chunk needs a size or a duration above zero, e.g. --rotate 64M or --rotate 10m",
+				   arg);
+		o->rotate = arg;
+		break;
+	case OPT_KEEP:
+		if (parse_ulong(arg, 1000000, &v) || !v)
+			argp_error(state, "bad --keep '%s'; give how many files to keep, 1 or more, e.g. --keep 10",
+				   arg);
+		o->series.keep = v;
 		break;
 	case OPT_FLIGHT:
 		o->flight = true;
@@ -341,6 +433,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->process && o->no_syscalls && o->no_signals &&
 		    o->no_lifecycle && !o->t.nspecs)
 			argp_error(state, "--no-syscalls, --no-signals and --no-lifecycle leave nothing to record");
+		if (o->series.keep && !o->rotate)
+			argp_error(state, "--keep %u goes with --rotate; e.g. --rotate 64M --keep %u",
+				   o->series.keep, o->series.keep);
+		if (o->rotate)
+			rotate_end(o, state);
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
@@ -371,20 +468,32 @@ static void status_line(void *arg, const struct kt_session_progress *p)
 }
 
 static void summary(const struct record_opts *o, const struct kt_session *s,
-		    const struct kt_file_sink *file)
+		    const struct kt_file_sink *file,
+		    const struct kt_series_sink *series)
 {
 	int cpu, ncpus = kt_session_ncpus(s);
 	unsigned long long events = 0;
 	struct kt_session_cpu c;
+	struct kt_series_done d;
 	char b[32];
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		kt_session_cpu(s, cpu, &c);
 		events += c.events;
 	}
-	kt_human_bytes(kt_file_sink_size(file), b, sizeof(b));
-	fprintf(stderr, "%s: wrote '%s': %llu events, %s in %.2f s\n",
-		kt_log_prog(), o->output, events, b, kt_session_elapsed(s));
+	if (series) {
+		kt_series_sink_done(series, &d);
+		kt_human_bytes(d.bytes, b, sizeof(b));
+		fprintf(stderr, "%s: wrote %u files into '%s' (" KT_SERIES_PREFIX "%06u" KT_SERIES_SUFFIX
+			" to " KT_SERIES_PREFIX "%06u" KT_SERIES_SUFFIX "%s): %llu events, %s in %.2f s\n",
+			kt_log_prog(), d.chunks, o->output, d.first, d.last,
+			d.removed ? ", the oldest removed as --keep says" : "",
+			events, b, kt_session_elapsed(s));
+	} else {
+		kt_human_bytes(kt_file_sink_size(file), b, sizeof(b));
+		fprintf(stderr, "%s: wrote '%s': %llu events, %s in %.2f s\n",
+			kt_log_prog(), o->output, events, b, kt_session_elapsed(s));
+	}
 	fprintf(stderr, "  %4s %12s %12s %10s %10s\n", "CPU", "events", "bytes",
 		"overrun", "dropped");
 	for (cpu = 0; cpu < ncpus; cpu++) {
@@ -472,7 +581,8 @@ static int record(struct record_opts *o)
 		.progress = !o->quiet && isatty(STDERR_FILENO) ? status_line : NULL,
 		.arg = o,
 	};
-	struct kt_file_sink *file = kt_file_sink_new();
+	struct kt_file_sink *file = o->rotate ? NULL : kt_file_sink_new();
+	struct kt_series_sink *series = o->rotate ? kt_series_sink_new(&o->series) : NULL;
 	struct kt_sink sink = { &kt_file_sink_ops, file };
 	enum kt_session_stop why;
 	unsigned long long lost;
@@ -480,6 +590,10 @@ static int record(struct record_opts *o)
 	struct kt_run *run;
 	int ret, status = KT_EXIT_FAIL, st;
 
+	if (o->rotate) {
+		sink.ops = &kt_series_sink_ops;
+		sink.state = series;
+	}
 	cfg.sinks = &sink;
 	cfg.nsinks = 1;
 	s = kt_session_new(&cfg);
@@ -508,7 +622,7 @@ static int record(struct record_opts *o)
 	if (ret < 0)
 		goto out;
 	if (!o->quiet)
-		summary(o, s, file);
+		summary(o, s, file, series);
 	lost = report_loss(o, s);
 
 	if (kt_run_child_running(run) && why != KT_STOP_SIGNAL) {
@@ -537,11 +651,52 @@ out:
 	return status;
 }
 
+/* --recover DIR: the chunks in progress of a killed --rotate. */
+static int recover_series(const struct record_opts *o)
+{
+	struct kt_recover_result r;
+	unsigned int n;
+	char b[32];
+	int ret = kt_recover_series(o->recover, &r, &n);
+
+	switch (ret) {
+	case 0:
+	case -ENOSPC:
+		break;
+	case -ENOENT:
+		kt_err("nothing to recover in '%s': no ." KT_SERIES_PREFIX "NNNNNN" KT_SERIES_SUFFIX
+		       KT_SERIES_PART KT_PIECE_TMP "PID left by a killed 'ktrace record --rotate'",
+		       o->recover);
+		return KT_EXIT_FAIL;
+	case -EBUSY:
+		kt_err("the recording into '%s' by pid %d is still running; stop it, it will write its files itself",
+		       o->recover, (int)r.pid);
+		return KT_EXIT_FAIL;
+	default:
+		kt_err("cannot recover the files in '%s': %s", o->recover, strerror(-ret));
+		return KT_EXIT_FAIL;
+	}
+	if (ret == -ENOSPC)
+		kt_err("disk full recovering in '%s': the last file keeps the oldest data that fit; free space",
+		       o->recover);
+	if (!o->quiet) {
+		kt_human_bytes(r.bytes, b, sizeof(b));
+		fprintf(stderr, "%s: recovered %u file(s) in '%s' from pid %d: %s of trace data\n",
+			kt_log_prog(), n, o->recover, (int)r.pid, b);
+	}
+	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+}
+
 static int recover(const struct record_opts *o)
 {
 	struct kt_recover_result r;
+	struct stat st;
 	char b[32];
-	int ret = kt_recover(o->recover, &r);
+	int ret;
+
+	if (stat(o->recover, &st) == 0 && S_ISDIR(st.st_mode))
+		return recover_series(o);
+	ret = kt_recover(o->recover, &r);
 
 	switch (ret) {
 	case 0:

@@ -95,6 +95,12 @@ _ktrace()
 	--file-version)
 		COMPREPLY=($(compgen -W "7 6" -- "$cur"))
 		return 0 ;;
+	--rotate)
+		COMPREPLY=($(compgen -W "16M 64M 256M 1G 30s 10m 1h" -- "$cur"))
+		return 0 ;;
+	--keep)
+		COMPREPLY=($(compgen -W "10 20 100" -- "$cur"))
+		return 0 ;;
 	--sort)
 		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm blocked S D times" -- "$cur"))
 		return 0 ;;

@@ -58,3 +58,24 @@ pid_t kt_pieces_pid(const char *name, const char *base)
 	}
 	return pid;
 }
+
+long kt_pieces_chunk(const char *name, bool hidden)
+{
+	const char *p = name;
+	size_t plen = strlen(KT_SERIES_PREFIX), slen = strlen(KT_SERIES_SUFFIX);
+	long n = 0;
+	int digits = 0;
+
+	if (hidden && *p++ != '.')
+		return -1;
+	if (strncmp(p, KT_SERIES_PREFIX, plen))
+		return -1;
+	for (p += plen; *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
+		n = n * 10 + (*p - '0');
+	if (digits < 6 || strncmp(p, KT_SERIES_SUFFIX, slen))
+		return -1;
+	p += slen;
+	if (!hidden)
+		return *p ? -1 : n;
+	return strncmp(p, KT_SERIES_PART, strlen(KT_SERIES_PART)) ? -1 : n;
+}

@@ -13,8 +13,18 @@
 #ifndef KT_PIECES_H
 #define KT_PIECES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * A series of chunks (`record --rotate -o DIR`): DIR/ktrace-NNNNNN.dat
+ * (%06u), each written as the file of a recording of
+ * DIR/.ktrace-NNNNNN.dat.part, pieces and all, then renamed.
+ */
+#define KT_SERIES_PREFIX	"ktrace-"
+#define KT_SERIES_SUFFIX	".dat"
+#define KT_SERIES_PART		".part"
 
 /* The suffixes, for messages that name a piece ("FILE" KT_PIECE_TMP "PID"). */
 #define KT_PIECE_TMP	".tmp-"
@@ -32,5 +42,11 @@ int kt_pieces_cpu(char *buf, size_t len, const char *prefix, int cpu);
  * pid P's recording of base), else 0.
  */
 pid_t kt_pieces_pid(const char *name, const char *base);
+
+/*
+ * The number of a chunk name "ktrace-NNNNNN.dat" (hidden: with its
+ * leading dot and ".part..." after it), or -1.
+ */
+long kt_pieces_chunk(const char *name, bool hidden);
 
 #endif

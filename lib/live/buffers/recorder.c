@@ -44,10 +44,19 @@ struct cpu_rec {
 	char *out_path;
 	size_t pipe_size;
 	atomic_ullong bytes;
+	/* bytes when out_fd was begun: the piece holds bytes - base. */
+	atomic_ullong base;
 	/* Events taken from the kernel that could not be written. */
 	atomic_ullong unwritten;
 	pthread_t thread;
 	bool started;
+	/* A rotation (kt_recorder_rotate): the next piece, the one left. */
+	int rot_fd;			/* eventfd: switch to next_fd */
+	int next_fd, old_fd;
+	char *next_path;
+	unsigned long long old_size;
+	bool switched;			/* under rec->lock */
+	bool exited;			/* the thread returned; under rec->lock */
 };
 
 struct kt_recorder {
@@ -62,6 +71,9 @@ struct kt_recorder {
 	atomic_bool limit_hit;
 	bool running;
 	bool stopped;
+	/* A rotation waits for each thread's switch. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 static void poke(int fd)
@@ -151,6 +163,9 @@ static void cpu_close_readers(struct cpu_rec *c)
 static void cpu_close(struct cpu_rec *c)
 {
 	cpu_close_readers(c);
+	if (c->rot_fd >= 0)
+		close(c->rot_fd);
+	c->rot_fd = -1;
 	if (c->out_fd >= 0)
 		close(c->out_fd);
 	if (c->out_path)
@@ -178,9 +193,13 @@ struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
 	rec->cpus = calloc(ncpus, sizeof(*rec->cpus));
 	if (!rec->cpus)
 		goto err;
+	pthread_mutex_init(&rec->lock, NULL);
+	pthread_cond_init(&rec->cond, NULL);
 	for (i = 0; i < ncpus; i++) {
 		rec->cpus[i].raw_fd = rec->cpus[i].pipe_rd = -1;
 		rec->cpus[i].pipe_wr = rec->cpus[i].out_fd = -1;
+		rec->cpus[i].rot_fd = rec->cpus[i].next_fd = -1;
+		rec->cpus[i].old_fd = -1;
 	}
 	rec->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -194,6 +213,11 @@ struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
 		ret = cpu_open(rec, inst, &rec->cpus[i], prefix);
 		if (ret)
 			goto err;
+		rec->cpus[i].rot_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (rec->cpus[i].rot_fd < 0) {
+			ret = -errno;
+			goto err;
+		}
 	}
 	return rec;
 
@@ -249,7 +273,7 @@ static void count_unwritten(struct cpu_rec *c, const char *pages, size_t len)
 static void strand_pipe(struct cpu_rec *c, size_t len)
 {
 	size_t page = c->rec->page_size;
-	unsigned long long had = atomic_load(&c->bytes);
+	unsigned long long had = atomic_load(&c->bytes) - atomic_load(&c->base);
 	size_t rem = had % page;
 	char *buf = malloc(page);
 	ssize_t n;
@@ -345,8 +369,11 @@ static bool cpu_offline(int cpu)
 	return v == '0';
 }
 
-/* The partly filled pages splice will not give: read() them. */
-static int flush_partial(struct cpu_rec *c)
+/*
+ * The partly filled pages splice will not give: read() them, at most max
+ * (-1: all; a rotation with tracing on takes a bounded round).
+ */
+static int flush_partial(struct cpu_rec *c, int max)
 {
 	int page = c->rec->page_size;
 	char *buf = malloc(page);
@@ -354,7 +381,7 @@ static int flush_partial(struct cpu_rec *c)
 
 	if (!buf)
 		return -ENOMEM;
-	for (;;) {
+	for (; max; max > 0 ? max-- : 0) {
 		ssize_t n;
 
 		if (!budget(c->rec, page))
@@ -393,7 +420,38 @@ static int drain(struct cpu_rec *c)
 
 	if (n < 0)
 		return n;
-	return flush_partial(c);
+	return flush_partial(c, -1);
+}
+
+/*
+ * A rotation's switch, in the CPU's thread (or in the caller's once the
+ * thread is gone): the pages the kernel has now, the partly filled one
+ * too, go to the old piece, then the next piece takes over.  Every piece
+ * holds whole pages: the cut is at a page boundary, nothing in two.
+ */
+static int cut(struct cpu_rec *c, bool take)
+{
+	struct kt_recorder *rec = c->rec;
+	long n = 0;
+
+	if (take) {
+		n = move_pages(c);
+		if (n >= 0)
+			n = flush_partial(c, (int)(c->pipe_size / rec->page_size));
+	}
+	pthread_mutex_lock(&rec->lock);
+	c->old_fd = c->out_fd;
+	c->old_size = atomic_load(&c->bytes) - atomic_load(&c->base);
+	free(c->out_path);
+	c->out_path = c->next_path;
+	c->out_fd = c->next_fd;
+	c->next_path = NULL;
+	c->next_fd = -1;
+	atomic_store(&c->base, atomic_load(&c->bytes));
+	c->switched = true;
+	pthread_cond_broadcast(&rec->cond);
+	pthread_mutex_unlock(&rec->lock);
+	return n < 0 ? (int)n : 0;
 }
 
 static void *cpu_main(void *arg)
@@ -414,12 +472,14 @@ static void *cpu_main(void *arg)
 	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = c->raw_fd, .events = POLLIN },
 			{ .fd = rec->stop_fd, .events = POLLIN },
+			{ .fd = c->rot_fd, .events = POLLIN },
 		};
+		uint64_t one;
 
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			set_error(rec, -errno);
@@ -427,6 +487,14 @@ static void *cpu_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		if (pfd[2].revents && read(c->rot_fd, &one, sizeof(one)) > 0) {
+			n = cut(c, true);
+			if (n < 0) {
+				set_error(rec, n);
+				return NULL;
+			}
+			continue;
+		}
 		/*
 		 * No buffer yet: wait for the CPU to come up.  One more look
 		 * when it is up already, in case it just came.
@@ -458,12 +526,25 @@ static void *cpu_main(void *arg)
 	return NULL;
 }
 
+/* cpu_main, then said gone: a rotation no longer waits for it. */
+static void *cpu_thread(void *arg)
+{
+	struct cpu_rec *c = arg;
+
+	cpu_main(c);
+	pthread_mutex_lock(&c->rec->lock);
+	c->exited = true;
+	pthread_cond_broadcast(&c->rec->cond);
+	pthread_mutex_unlock(&c->rec->lock);
+	return NULL;
+}
+
 int kt_recorder_start(struct kt_recorder *rec)
 {
 	int i, ret = 0;
 
 	for (i = 0; i < rec->ncpus; i++) {
-		ret = -pthread_create(&rec->cpus[i].thread, NULL, cpu_main,
+		ret = -pthread_create(&rec->cpus[i].thread, NULL, cpu_thread,
 				      &rec->cpus[i]);
 		if (ret)
 			break;
@@ -530,6 +611,78 @@ unsigned long long kt_recorder_total(const struct kt_recorder *rec)
 	return atomic_load(&((struct kt_recorder *)rec)->total);
 }
 
+unsigned long long kt_recorder_piece_size(const struct kt_recorder *rec, int cpu)
+{
+	const struct cpu_rec *c;
+
+	if (cpu < 0 || cpu >= rec->ncpus)
+		return 0;
+	c = &rec->cpus[cpu];
+	return atomic_load(&c->bytes) - atomic_load(&c->base);
+}
+
+/* The next pieces, one per CPU; on failure none is left. */
+static int open_next(struct kt_recorder *rec, const char *prefix)
+{
+	int i, fd = 0;
+
+	for (i = 0; i < rec->ncpus; i++) {
+		fd = open_piece(prefix, i, &rec->cpus[i].next_path);
+		if (fd < 0)
+			break;
+		rec->cpus[i].next_fd = fd;
+	}
+	if (i == rec->ncpus)
+		return 0;
+	while (i-- > 0) {
+		close(rec->cpus[i].next_fd);
+		unlink(rec->cpus[i].next_path);
+		free(rec->cpus[i].next_path);
+		rec->cpus[i].next_fd = -1;
+		rec->cpus[i].next_path = NULL;
+	}
+	return fd;
+}
+
+int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
+		       unsigned long long *size)
+{
+	struct cpu_rec *c;
+	int i, ret;
+
+	if (!rec->running || rec->stopped)
+		return -EINVAL;
+	ret = open_next(rec, prefix);
+	if (ret)
+		return ret;
+	for (i = 0; i < rec->ncpus; i++) {
+		rec->cpus[i].switched = false;
+		poke(rec->cpus[i].rot_fd);
+	}
+	pthread_mutex_lock(&rec->lock);
+	for (i = 0; i < rec->ncpus; i++) {
+		c = &rec->cpus[i];
+		while (!c->switched && !c->exited)
+			pthread_cond_wait(&rec->cond, &rec->lock);
+	}
+	pthread_mutex_unlock(&rec->lock);
+	for (i = 0; i < rec->ncpus; i++) {
+		uint64_t one;
+
+		c = &rec->cpus[i];
+		/* Gone (an error, the limit): it writes nothing more. */
+		if (!c->switched) {
+			if (read(c->rot_fd, &one, sizeof(one)) < 0)
+				one = 0;
+			cut(c, false);
+		}
+		fd[i] = c->old_fd;
+		size[i] = c->old_size;
+		c->old_fd = -1;
+	}
+	return 0;
+}
+
 int kt_recorder_fd(const struct kt_recorder *rec, int cpu)
 {
 	if (cpu < 0 || cpu >= rec->ncpus)
@@ -557,6 +710,8 @@ void kt_recorder_free(struct kt_recorder *rec)
 		close(rec->stop_fd);
 	if (rec->notify_fd >= 0)
 		close(rec->notify_fd);
+	pthread_mutex_destroy(&rec->lock);
+	pthread_cond_destroy(&rec->cond);
 	free(rec->cpus);
 	free(rec);
 }

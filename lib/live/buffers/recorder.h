@@ -57,7 +57,21 @@ unsigned long long kt_recorder_bytes(const struct kt_recorder *rec, int cpu);
  */
 unsigned long long kt_recorder_unwritten(const struct kt_recorder *rec, int cpu);
 unsigned long long kt_recorder_total(const struct kt_recorder *rec);
-/* The temporary file holding a CPU's pages (offset 0 on). */
+/* The piece holding a CPU's pages since the start or the last rotation
+ * (offset 0 on), and its bytes. */
 int kt_recorder_fd(const struct kt_recorder *rec, int cpu);
+unsigned long long kt_recorder_piece_size(const struct kt_recorder *rec, int cpu);
+
+/*
+ * A rotation (a series of chunks): from now on each CPU's pages go to a
+ * new piece "<prefix>.cpuN"; every page recorded so far, the partly
+ * filled one read too, stays in the old piece, so the pieces meet at a
+ * page boundary with nothing lost or in both.  Waits until every
+ * recorder switched.  The old pieces are the caller's: fd[cpu] (from
+ * offset 0; to close) and size[cpu] of ncpus; their names are the old
+ * prefix's (file/pieces.h), to remove.  0 or -errno (nothing switched).
+ */
+int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
+		       unsigned long long *size);
 
 #endif

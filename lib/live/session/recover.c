@@ -320,7 +320,7 @@ static int drain_instance(pid_t pid, const char *prefix, int ncpus,
 /* ---- assembling ---- */
 
 static int assemble(struct kt_writer *w, const char *prefix,
-		    struct kt_recover_result *res)
+		    struct kt_recover_result *res, bool drain)
 {
 	struct meta m = { 0 };
 	struct kt_writer_cpu *cpus = NULL;
@@ -382,7 +382,7 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	stat_text = calloc(res->ncpus, sizeof(*stat_text));
 	if (!stat_text)
 		goto out;
-	ret = drain_instance(res->pid, prefix, res->ncpus, stat_text);
+	ret = drain ? drain_instance(res->pid, prefix, res->ncpus, stat_text) : 0;
 	if (ret < 0)
 		goto out;
 	res->drained = ret > 0;
@@ -444,7 +444,8 @@ out:
 	return ret;
 }
 
-int kt_recover(const char *output, struct kt_recover_result *res)
+static int recover_file(const char *output, struct kt_recover_result *res,
+			bool drain)
 {
 	struct found f = { 0 };
 	struct kt_writer *w = NULL;
@@ -477,7 +478,7 @@ int kt_recover(const char *output, struct kt_recover_result *res)
 		ret = -errno;
 		goto out;
 	}
-	ret = assemble(w, prefix, res);
+	ret = assemble(w, prefix, res, drain);
 	/* A full disk still leaves a valid file with what fit. */
 	if (!ret || ret == -ENOSPC) {
 		int err = kt_writer_commit(w);
@@ -493,5 +494,149 @@ out:
 	free(path);
 	free(f.dir);
 	free(f.base);
+	return ret;
+}
+
+int kt_recover(const char *output, struct kt_recover_result *res)
+{
+	return recover_file(output, res, true);
+}
+
+/* ---- a series of chunks (sink-series.h) ---- */
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The chunks of dir with pieces (".ktrace-N.dat.part.tmp-PID"), their
+ * numbers sorted into *nums; those finished but not yet named (the
+ * ".part" alone) are named now, their leftover pieces removed.
+ */
+static int series_scan(const char *dir, long **nums, size_t *n,
+		       unsigned int *named)
+{
+	char base[NAME_MAX + 1];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t cap = 0;
+	long num, *l;
+	int ret = 0;
+
+	*nums = NULL;
+	*n = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		const char *tail;
+
+		num = kt_pieces_chunk(de->d_name, true);
+		if (num < 0)
+			continue;
+		tail = strstr(de->d_name, KT_SERIES_PART) + strlen(KT_SERIES_PART);
+		if (!*tail) {
+			char from[PATH_MAX], to[PATH_MAX];
+
+			/* Whole: killed between its commit and its name. */
+			snprintf(from, sizeof(from), "%s/%s", dir, de->d_name);
+			snprintf(to, sizeof(to), "%s/" KT_SERIES_PREFIX "%06ld" KT_SERIES_SUFFIX,
+				 dir, num);
+			if (rename(from, to)) {
+				ret = -errno;
+				break;
+			}
+			(*named)++;
+			continue;
+		}
+		snprintf(base, sizeof(base), "." KT_SERIES_PREFIX "%06ld"
+			 KT_SERIES_SUFFIX KT_SERIES_PART, num);
+		if (!kt_pieces_pid(de->d_name, base))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			l = realloc(*nums, cap * sizeof(*l));
+			if (!l) {
+				ret = -ENOMEM;
+				break;
+			}
+			*nums = l;
+		}
+		(*nums)[(*n)++] = num;
+	}
+	closedir(d);
+	if (!ret && *n)
+		qsort(*nums, *n, sizeof(**nums), cmp_long);
+	return ret;
+}
+
+/* What a chunk's committed-but-unnamed pieces left: removed. */
+static void series_leftovers(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char path[PATH_MAX];
+	long num;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		num = kt_pieces_chunk(de->d_name, true);
+		if (num < 0 || !strstr(de->d_name, KT_PIECE_TMP))
+			continue;
+		snprintf(path, sizeof(path), "%s/" KT_SERIES_PREFIX "%06ld" KT_SERIES_SUFFIX,
+			 dir, num);
+		/* The chunk has its name: these pieces were in it. */
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+int kt_recover_series(const char *dir, struct kt_recover_result *res,
+		      unsigned int *chunks)
+{
+	long *nums = NULL;
+	size_t n = 0, i;
+	char part[PATH_MAX], final[PATH_MAX];
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	*chunks = 0;
+	ret = series_scan(dir, &nums, &n, chunks);
+	for (i = 0; !ret && i < n; i++) {
+		struct kt_recover_result r;
+
+		snprintf(part, sizeof(part), "%s/." KT_SERIES_PREFIX "%06ld"
+			 KT_SERIES_SUFFIX KT_SERIES_PART, dir, nums[i]);
+		snprintf(final, sizeof(final), "%s/" KT_SERIES_PREFIX "%06ld"
+			 KT_SERIES_SUFFIX, dir, nums[i]);
+		/* Only the newest chunk takes what the kernel still held. */
+		ret = recover_file(part, &r, i == n - 1);
+		if (ret && ret != -ENOSPC) {
+			*res = r;
+			break;
+		}
+		if (rename(part, final)) {
+			ret = -errno;
+			break;
+		}
+		res->pid = r.pid;
+		res->ncpus = r.ncpus;
+		res->bytes += r.bytes;
+		res->kallsyms_lost |= r.kallsyms_lost;
+		res->drained |= r.drained;
+		(*chunks)++;
+		if (ret)
+			break;
+	}
+	series_leftovers(dir);
+	free(nums);
+	if (!ret && !*chunks)
+		ret = -ENOENT;
 	return ret;
 }

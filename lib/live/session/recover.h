@@ -46,4 +46,15 @@ struct kt_recover_result {
  */
 int kt_recover(const char *output, struct kt_recover_result *res);
 
+/*
+ * The same for a series of chunks a killed `record --rotate -o DIR`
+ * left (live/session/sink-series.h): every chunk in progress in DIR,
+ * oldest first, assembled and given its name (only the newest takes
+ * what the instance still held), and a chunk whole but not yet named
+ * named.  res sums them (bytes) and names the last; *chunks says how
+ * many.  Returns as kt_recover(); -ENOENT: no chunk in progress.
+ */
+int kt_recover_series(const char *dir, struct kt_recover_result *res,
+		      unsigned int *chunks);
+
 #endif

@@ -450,11 +450,10 @@ static int run_woke(void *arg, const struct pollfd *fds)
 	for (i = 0; i < NSOURCES; i++)
 		if (fds[i].fd >= 0 && (fds[i].revents & POLLIN))
 			return KT_RUN_HOOK + s->src[i].ops->woke(s->src[i].state);
-	if (s->live) {
-		why = sinks_pages(s, fds + NSOURCES);
-		if (why)
-			return KT_RUN_HOOK + why;
-	}
+	/* Live sinks' buffers, and a pieces sink's own files (a series' timer). */
+	why = sinks_pages(s, fds + NSOURCES);
+	if (why)
+		return KT_RUN_HOOK + why;
 	if (s->cfg->progress)
 		progress(s);
 	return 0;

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "base/fileio.h"
 #include "base/human.h"
 #include "base/log.h"
 #include "file/tracedat.h"
@@ -38,6 +39,12 @@ struct kt_file_sink {
 	struct kt_procmaps *maps;	/* --user-stack: the processes' maps */
 	struct kt_tgids *tgids;		/* thread to process, for --by process */
 	struct kt_wallclock wall;	/* the clock against realtime */
+	/* The file's name: cfg->output, or a chunk's (kt_file_sink_set_path). */
+	const char *out;
+	char *path;
+	/* A chunk's pages and CPUSTAT texts, given by its series (NULL: the sources'). */
+	struct kt_writer_cpu *given;
+	char *const *stat_text;
 };
 
 struct kt_file_sink *kt_file_sink_new(void)
@@ -62,7 +69,7 @@ static void join_ksyms(struct kt_file_sink *f)
 
 static int open_output(struct kt_file_sink *f)
 {
-	const char *out = f->s->cfg->output;
+	const char *out = f->out;
 	char *copy, *slash;
 	int ret;
 
@@ -116,7 +123,7 @@ static int write_ksyms(struct kt_file_sink *f)
 	if (!ret)
 		ret = kt_writer_printk(f->w, NULL, 0);
 	if (ret)
-		kt_err("cannot write '%s': %s", f->s->cfg->output, strerror(-ret));
+		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	return ret;
 }
 
@@ -257,6 +264,7 @@ static int file_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 	switch (step) {
 	case KT_SINK_NEW:
 		f->s = s;
+		f->out = f->path ? f->path : s->cfg->output;
 		/* kallsyms takes tens of ms: read it while everything else happens. */
 		f->ksyms = kt_ksyms_start(s->tracing_dir);
 		return 0;
@@ -265,7 +273,7 @@ static int file_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 	case KT_SINK_INSTANCE:
 		ret = kt_formats_write(f->w, NULL, kt_tracing_events(s->t));
 		if (ret) {
-			kt_err("cannot write '%s': %s", s->cfg->output, strerror(-ret));
+			kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 			return ret;
 		}
 		return write_ksyms(f);
@@ -277,7 +285,7 @@ static int file_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 	case KT_SINK_ARMED:
 		ret = write_meta(f);
 		if (ret)
-			kt_err("cannot write beside '%s': %s", s->cfg->output,
+			kt_err("cannot write beside '%s': %s", f->out,
 			       strerror(-ret));
 		return ret;
 	case KT_SINK_STARTED:
@@ -365,7 +373,10 @@ static int add_options(struct kt_file_sink *f)
 		ret = add_maps(f);
 	if (!ret)
 		ret = add_tgids(f);
-	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
+	/* A chunk's statistics are its own, not the recording's. */
+	for (i = 0; !ret && f->stat_text && i < (size_t)s->ncpus; i++)
+		ret = kt_writer_add_option_str(f->w, KT_OPT_CPUSTAT, f->stat_text[i]);
+	for (i = 0; !ret && !f->stat_text && i < KT_SESSION_SOURCES; i++)
 		if (s->src[i].state && s->src[i].ops->options)
 			ret = s->src[i].ops->options(s->src[i].state, f->w);
 	return ret;
@@ -390,12 +401,12 @@ static void report_cut(struct kt_file_sink *f, const struct kt_writer_cpu *had,
 		lost += had[cpu].size - kept[cpu].size;
 		events += kept[cpu].cut_events;
 		unknown |= kept[cpu].cut_unknown;
-		s->cut[cpu] = kept[cpu].cut_events;
+		s->cut[cpu] += kept[cpu].cut_events;
 	}
 	kt_human_bytes(all, a, sizeof(a));
 	kt_human_bytes(lost, b, sizeof(b));
 	kt_err("disk full writing '%s': kept %s of trace data, the newest %s (%s%llu events) did not fit; free space or use -o elsewhere",
-	       s->cfg->output, a, b, unknown ? "at least " : "", events);
+	       f->out, a, b, unknown ? "at least " : "", events);
 	for (cpu = 0; !s->cfg->quiet && cpu < s->ncpus; cpu++)
 		if (had[cpu].size > kept[cpu].size)
 			kt_info("  CPU %d: %llu events (%llu bytes) did not fit",
@@ -443,7 +454,7 @@ static int write_file(struct kt_file_sink *f)
 	join_ksyms(f);
 	if (f->ksyms_err == -ENOSPC)
 		kt_warn("kallsyms left out of '%s': %s; kernel addresses will not be named",
-			s->cfg->output, strerror(-f->ksyms_err));
+			f->out, strerror(-f->ksyms_err));
 	else if (f->ksyms_err)
 		return f->ksyms_err;
 	ret = add_options(f);
@@ -454,7 +465,11 @@ static int write_file(struct kt_file_sink *f)
 	if (!cpus)
 		return -ENOMEM;
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		ret = cpu_data(s, cpu, &cpus[cpu]);
+		ret = 0;
+		if (f->given)
+			cpus[cpu] = f->given[cpu];
+		else
+			ret = cpu_data(s, cpu, &cpus[cpu]);
 		if (ret) {
 			free(cpus);
 			return ret;
@@ -485,10 +500,10 @@ static int file_end(void *state, struct kt_session *s)
 
 	if (s->why == KT_STOP_SIZE && !s->cfg->quiet)
 		kt_info("stopped: '%s' reached the -m limit of %llu MB",
-			s->cfg->output, s->cfg->max_mb);
+			f->out, s->cfg->max_mb);
 	ret = write_file(f);
 	if (ret < 0)
-		kt_err("cannot write '%s': %s", s->cfg->output, strerror(-ret));
+		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	return ret;
 }
 
@@ -502,6 +517,7 @@ static void file_free(void *state)
 		kt_recover_meta_remove(kt_writer_tmp_name(f->w));
 	kt_writer_close(f->w);
 	free(f->tmpdir);
+	free(f->path);
 	kt_procmaps_free(f->maps);
 	kt_tgids_free(f->tgids);
 	free(f);
@@ -514,3 +530,96 @@ const struct kt_sink_ops kt_file_sink_ops = {
 	.end = file_end,
 	.free = file_free,
 };
+
+/* ---- a chunk of a series (sink-series.c) ---- */
+
+int kt_file_sink_set_path(struct kt_file_sink *f, const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	free(f->path);
+	f->path = p;
+	f->out = p;
+	return 0;
+}
+
+int kt_file_sink_head(struct kt_file_sink *f, void **buf, size_t *len)
+{
+	unsigned long long size;
+	char *b;
+	size_t n;
+	int ret;
+
+	join_ksyms(f);
+	if (f->ksyms_err && f->ksyms_err != -ENOSPC)
+		return f->ksyms_err;
+	/* Everything up to now is the start: the options wait in memory. */
+	size = kt_writer_size(f->w);
+	ret = kt_file_slurp(kt_writer_tmp_name(f->w), &b, &n);
+	if (ret)
+		return ret;
+	if (n < size) {
+		free(b);
+		return -EIO;
+	}
+	*buf = b;
+	*len = size;
+	return 0;
+}
+
+struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
+				       const char *path, const void *head,
+				       size_t len)
+{
+	struct kt_file_sink *f = kt_file_sink_new();
+	int ret = -ENOMEM;
+
+	if (!f)
+		return NULL;
+	f->s = prev->s;
+	if (kt_file_sink_set_path(f, path))
+		goto err;
+	ret = open_output(f);
+	if (!ret) {
+		ret = kt_writer_resume(f->w, head, len);
+		if (ret)
+			kt_err("cannot write '%s': %s", f->out, strerror(-ret));
+	}
+	if (!ret) {
+		ret = write_meta(f);
+		if (ret)
+			kt_err("cannot write beside '%s': %s", f->out, strerror(-ret));
+	}
+	if (ret)
+		goto err;
+	read_boot_id(&f->wall);
+	measure_wall(f, &f->wall.start);
+	f->tgids = kt_tgids_new();
+	ret = f->tgids ? kt_tgids_scan(f->tgids) : -ENOMEM;
+	if (ret)
+		goto err;
+	return f;
+
+err:
+	file_free(f);
+	errno = -ret;
+	return NULL;
+}
+
+int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
+			     char *const *stat_text)
+{
+	int ret;
+
+	measure_wall(f, &f->wall.end);
+	f->given = cpus;
+	f->stat_text = stat_text;
+	ret = write_file(f);
+	f->given = NULL;
+	f->stat_text = NULL;
+	if (ret < 0)
+		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
+	return ret;
+}

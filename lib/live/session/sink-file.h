@@ -9,7 +9,11 @@
 #ifndef KT_SINK_FILE_H
 #define KT_SINK_FILE_H
 
+#include <stddef.h>
+
 #include "live/session/sink.h"
+
+struct kt_writer_cpu;
 
 struct kt_file_sink;
 
@@ -19,5 +23,33 @@ extern const struct kt_sink_ops kt_file_sink_ops;
 struct kt_file_sink *kt_file_sink_new(void);
 /* The file's size, as written so far. */
 unsigned long long kt_file_sink_size(const struct kt_file_sink *f);
+
+/*
+ * A chunk of a series (sink-series.c), one file sink per chunk.  The
+ * first is this sink begun as any (set its path before KT_SINK_OPEN);
+ * the next ones start from its head and are written while the
+ * recording goes on.
+ */
+int kt_file_sink_set_path(struct kt_file_sink *f, const char *path);
+/*
+ * The file's start once kallsyms is in (header, formats, kallsyms,
+ * printk formats), malloc'ed, for the next chunks.  0 or -errno.
+ */
+int kt_file_sink_head(struct kt_file_sink *f, void **buf, size_t *len);
+/*
+ * The next chunk, at path, begun with head: its pieces named, its
+ * clock against realtime and its threads read now.  NULL + errno (said).
+ */
+struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
+				       const char *path, const void *head,
+				       size_t len);
+/*
+ * Write the chunk from cpus (its pages: NULL, the sources' pieces now)
+ * with stat_text (its own CPUSTAT, one per CPU), and give it its name
+ * (path).  0; 1 when a full disk cut it (valid, the cut said); -errno
+ * (said): no file.
+ */
+int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
+			     char *const *stat_text);
 
 #endif

@@ -68,8 +68,9 @@ struct kt_sink_ops {
 	 */
 	int (*poll_fds)(void *state, struct pollfd *fds, int max);
 	/*
-	 * Before each wait (fds NULL), and after one woke its fds: take what
-	 * the buffers hold now (live), in a bounded round.  0 to go on, a
+	 * Before each wait (fds NULL; live sinks only), and after one woke
+	 * its fds: take what the buffers hold now (live), in a bounded
+	 * round, or act on its own files (a pieces sink: a series' timer).  0 to go on, a
 	 * KT_STOP_* to stop, or -errno (stops with KT_STOP_ERROR).
 	 */
 	int (*pages)(void *state, const struct pollfd *fds);

@@ -185,8 +185,30 @@ static int ftrace_data(void *state, int cpu, int *fd, unsigned long long *size)
 	struct ftrace_src *f = state;
 
 	*fd = kt_recorder_fd(f->rec, cpu);
-	*size = kt_recorder_bytes(f->rec, cpu);
+	*size = kt_recorder_piece_size(f->rec, cpu);
 	return 0;
+}
+
+static int ftrace_rotate(void *state, const char *prefix,
+			 struct kt_writer_cpu *cpus)
+{
+	struct ftrace_src *f = state;
+	unsigned long long *size;
+	int *fd, cpu, ret;
+
+	if (!f->rec)
+		return -EOPNOTSUPP;
+	fd = calloc(f->e->ncpus, sizeof(*fd));
+	size = calloc(f->e->ncpus, sizeof(*size));
+	ret = fd && size ? kt_recorder_rotate(f->rec, prefix, fd, size) : -ENOMEM;
+	for (cpu = 0; !ret && cpu < f->e->ncpus; cpu++) {
+		memset(&cpus[cpu], 0, sizeof(cpus[cpu]));
+		cpus[cpu].fd = fd[cpu];
+		cpus[cpu].size = size[cpu];
+	}
+	free(fd);
+	free(size);
+	return ret;
 }
 
 static unsigned long long ftrace_bytes(void *state, int cpu)
@@ -263,6 +285,7 @@ const struct kt_source_ops kt_source_ftrace = {
 	.wake_fd = ftrace_wake_fd,
 	.woke = ftrace_woke,
 	.data = ftrace_data,
+	.rotate = ftrace_rotate,
 	.bytes = ftrace_bytes,
 	.unwritten = ftrace_unwritten,
 	.options = ftrace_options,

@@ -17,6 +17,7 @@
 
 struct kt_page_file;
 struct kt_writer;
+struct kt_writer_cpu;
 struct tep_handle;
 
 /* What a source may use of the session it is part of. */
@@ -81,6 +82,13 @@ struct kt_source_ops {
 	 * source's into them (sources run in order).
 	 */
 	int (*data)(void *state, int cpu, int *fd, unsigned long long *size);
+	/*
+	 * A rotation (a series of chunks): from now on the pages go to the
+	 * pieces of prefix; those so far are handed out in cpus[ncpus] (fd,
+	 * size: the caller closes the fds and removes the old pieces).
+	 * NULL: this source cannot be rotated.
+	 */
+	int (*rotate)(void *state, const char *prefix, struct kt_writer_cpu *cpus);
 	/* Bytes of trace data, and events read but not written, of a CPU. */
 	unsigned long long (*bytes)(void *state, int cpu);
 	unsigned long long (*unwritten)(void *state, int cpu);

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A series of trace.dat chunks: see sink-series.h.  Each chunk is a
+ * trace.dat file sink of its own (sink-file.h): the first begun as
+ * record's file is, the next ones from its head (header, formats,
+ * kallsyms, printk formats: read once, copied).  While tracing runs a
+ * timer wakes the sink: at the chunk's size or duration the recorders
+ * move to the next chunk's pieces (a page boundary per CPU) and the
+ * chunk is assembled from its own, in the session's thread, while the
+ * recorders go on.  Memory stays the same however many chunks: one
+ * head, one chunk's file sink and its per-CPU numbers.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/human.h"
+#include "base/log.h"
+#include "file/pieces.h"
+#include "file/tracedat.h"
+#include "file/writer.h"
+#include "live/session/session-priv.h"
+#include "live/session/sink-file.h"
+#include "live/session/sink-series.h"
+#include "live/tracefs/tracefs.h"
+
+/* How often a size-bound chunk's size is looked at. */
+#define SIZE_TICK_NS	20000000ULL
+/* What v7 packing is first taken to leave of the pages (then measured). */
+#define PACKED_GUESS	0.25
+
+struct kt_series_sink {
+	struct kt_series_opts o;
+	struct kt_session *s;
+	struct kt_file_sink *cur;	/* the chunk being recorded */
+	unsigned int seq;		/* its number */
+	void *head;			/* every chunk's start */
+	size_t head_len;
+	int timer;
+	struct kt_cpu_stats *base;	/* per CPU, at the chunk's start */
+	unsigned long long *unw_base;	/* per CPU: unwritten then */
+	unsigned long long raw_base;	/* bytes of pages recorded then */
+	double ratio;			/* a file's bytes per byte of pages */
+	unsigned long long last_raw, last_file;
+	/* Pages that came between the decision to end a chunk and its cut. */
+	unsigned long long decided, lag;
+	bool warned_small;
+	bool made_dir;			/* removed again if nothing was written */
+	struct kt_series_done done;
+};
+
+struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o)
+{
+	struct kt_series_sink *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->o = *o;
+	r->timer = -1;
+	r->o.dir = strdup(o->dir);
+	r->cur = kt_file_sink_new();
+	if (!r->o.dir || !r->cur) {
+		free((char *)r->o.dir);
+		free(r->cur);
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return r;
+}
+
+void kt_series_sink_done(const struct kt_series_sink *r,
+			 struct kt_series_done *d)
+{
+	*d = r->done;
+}
+
+/* ---- names ---- */
+
+/* "DIR/ktrace-NNNNNN.dat", or its hidden name while it is written. */
+static char *chunk_path(const struct kt_series_sink *r, unsigned int seq,
+			bool part)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s" KT_SERIES_PREFIX "%06u" KT_SERIES_SUFFIX "%s",
+		     r->o.dir, part ? "." : "", seq, part ? KT_SERIES_PART : "") < 0)
+		return NULL;
+	return p;
+}
+
+/*
+ * The chunks in dir: how many (finished ones), the oldest, and the
+ * highest number of any, hidden ones included.
+ */
+static int scan(const char *dir, unsigned int *count, long *oldest, long *high)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	long n;
+
+	*count = 0;
+	*oldest = *high = -1;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		n = kt_pieces_chunk(de->d_name, false);
+		if (n >= 0) {
+			(*count)++;
+			if (*oldest < 0 || n < *oldest)
+				*oldest = n;
+		} else {
+			n = kt_pieces_chunk(de->d_name, true);
+		}
+		if (n > *high)
+			*high = n;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Remove the oldest finished chunk; 0, or -ENOENT when there is none. */
+static int remove_oldest(struct kt_series_sink *r)
+{
+	unsigned int count;
+	long oldest, high;
+	char *p;
+	int ret = scan(r->o.dir, &count, &oldest, &high);
+
+	if (ret)
+		return ret;
+	if (oldest < 0)
+		return -ENOENT;
+	p = chunk_path(r, (unsigned int)oldest, false);
+	if (!p)
+		return -ENOMEM;
+	ret = unlink(p) ? -errno : 0;
+	free(p);
+	if (!ret)
+		r->done.removed++;
+	return ret;
+}
+
+/* --keep N: at most N chunks in dir. */
+static void keep(struct kt_series_sink *r)
+{
+	unsigned int count;
+	long oldest, high;
+
+	while (r->o.keep && !scan(r->o.dir, &count, &oldest, &high) &&
+	       count > r->o.keep)
+		if (remove_oldest(r))
+			break;
+}
+
+/* ---- set-up ---- */
+
+static int make_dir(struct kt_series_sink *r)
+{
+	struct stat st;
+
+	if (!mkdir(r->o.dir, 0755)) {
+		r->made_dir = true;
+	} else if (errno != EEXIST) {
+		int ret = -errno;
+
+		kt_err("cannot create '%s': %s; try -o in a writable directory",
+		       r->o.dir, strerror(errno));
+		return ret;
+	}
+	if (stat(r->o.dir, &st) || !S_ISDIR(st.st_mode)) {
+		kt_err("'%s' is not a directory; --rotate writes its chunks into -o DIR",
+		       r->o.dir);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+static int open_first(struct kt_series_sink *r)
+{
+	unsigned int count;
+	long oldest, high;
+	char *p;
+	int ret = make_dir(r);
+
+	if (!ret)
+		ret = scan(r->o.dir, &count, &oldest, &high);
+	if (ret)
+		return ret;
+	r->seq = high >= 0 ? (unsigned int)high + 1 : 1;
+	p = chunk_path(r, r->seq, true);
+	if (!p)
+		return -ENOMEM;
+	ret = kt_file_sink_set_path(r->cur, p);
+	free(p);
+	if (ret)
+		return ret;
+	r->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	return r->timer < 0 ? -errno : 0;
+}
+
+static void arm(struct kt_series_sink *r)
+{
+	unsigned long long ns = r->o.ns ? r->o.ns : SIZE_TICK_NS;
+	struct itimerspec it = {
+		.it_value = { ns / 1000000000ULL, ns % 1000000000ULL },
+	};
+
+	/* Periodic: a duration's chunks begin every ns however long one takes. */
+	it.it_interval = it.it_value;
+	timerfd_settime(r->timer, 0, &it, NULL);
+}
+
+/* Every source of the recording must move to the next pieces. */
+static int check_sources(struct kt_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < KT_SESSION_SOURCES; i++) {
+		if (!s->src[i].state || s->src[i].ops->rotate)
+			continue;
+		kt_err("--rotate does not take %s's events yet; record them without --rotate",
+		       !strcmp(s->src[i].ops->name, "module") ? "ktrace.ko" :
+							       s->src[i].ops->name);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Bytes of pages recorded, unwritten events of a CPU: every source's. */
+static unsigned long long raw_bytes(struct kt_session *s)
+{
+	unsigned long long n = 0;
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		for (cpu = 0; s->src[i].state && s->src[i].ops->bytes &&
+			      cpu < s->ncpus; cpu++)
+			n += s->src[i].ops->bytes(s->src[i].state, cpu);
+	return n;
+}
+
+static unsigned long long unwritten(struct kt_session *s, int cpu)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->unwritten)
+			n += s->src[i].ops->unwritten(s->src[i].state, cpu);
+	return n;
+}
+
+static int read_base(struct kt_series_sink *r)
+{
+	struct kt_session *s = r->s;
+	int cpu;
+
+	r->base = calloc(s->ncpus, sizeof(*r->base));
+	r->unw_base = calloc(s->ncpus, sizeof(*r->unw_base));
+	if (!r->base || !r->unw_base)
+		return -ENOMEM;
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &r->base[cpu]))
+			memset(&r->base[cpu], 0, sizeof(r->base[cpu]));
+	return 0;
+}
+
+static int series_begin(void *state, struct kt_session *s, enum kt_sink_step step)
+{
+	struct kt_series_sink *r = state;
+	const struct kt_session_config *cfg = kt_session_cfg(s);
+	int ret;
+
+	if (step == KT_SINK_NEW) {
+		r->s = s;
+		r->ratio = cfg->file_version == 6 || (cfg->compression &&
+			   !strcmp(cfg->compression, "none")) ? 1.0 : PACKED_GUESS;
+	}
+	if (step == KT_SINK_OPEN) {
+		ret = open_first(r);
+		if (ret)
+			return ret;
+	}
+	ret = kt_file_sink_ops.begin(r->cur, s, step);
+	if (ret)
+		return ret;
+	switch (step) {
+	case KT_SINK_ARMED:
+		ret = check_sources(s);
+		return ret ? ret : read_base(r);
+	case KT_SINK_STARTED:
+		arm(r);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- a chunk ends ---- */
+
+/*
+ * A chunk's CPUSTAT: the kernel's stats text, its counts over this
+ * chunk only (so a series' losses add up), what was unwritten of it.
+ */
+static char *stat_text(int cpu, const struct kt_cpu_stats *now,
+		       const struct kt_cpu_stats *base, unsigned long long unw)
+{
+	char *t;
+
+	if (asprintf(&t, "CPU: %d\nentries: %llu\noverrun: %llu\ncommit overrun: %llu\n"
+		     "bytes: %llu\noldest event ts: %.6f\nnow ts: %.6f\n"
+		     "dropped events: %llu\nread events: %llu\n%s%llu\n",
+		     cpu, now->entries, kt_stat_delta(now->overrun, base->overrun),
+		     kt_stat_delta(now->commit_overrun, base->commit_overrun),
+		     now->bytes, now->oldest_ts, now->now_ts,
+		     kt_stat_delta(now->dropped, base->dropped),
+		     kt_stat_delta(now->read, base->read), KT_CPUSTAT_UNWRITTEN,
+		     unw) < 0)
+		return NULL;
+	return t;
+}
+
+static void free_texts(char **t, int n)
+{
+	int i;
+
+	for (i = 0; t && i < n; i++)
+		free(t[i]);
+	free(t);
+}
+
+/*
+ * Each CPU's CPUSTAT of the chunk ending at now[], which becomes the
+ * base.  What a cut leaves in the buffer is the next chunk's, not left:
+ * entries are the last chunk's only (last).
+ */
+static char **chunk_stats(struct kt_series_sink *r, struct kt_cpu_stats *now,
+			  bool last, bool error)
+{
+	struct kt_session *s = r->s;
+	char **t = calloc(s->ncpus, sizeof(*t));
+	unsigned long long unw;
+	int cpu;
+
+	for (cpu = 0; t && cpu < s->ncpus; cpu++) {
+		if (!last)
+			now[cpu].entries = 0;
+		unw = unwritten(s, cpu);
+		t[cpu] = stat_text(cpu, &now[cpu], &r->base[cpu],
+				   kt_stat_delta(unw, r->unw_base[cpu]) +
+				   (error ? now[cpu].entries : 0));
+		if (!t[cpu]) {
+			free_texts(t, s->ncpus);
+			return NULL;
+		}
+		r->base[cpu] = now[cpu];
+		r->unw_base[cpu] = unw;
+	}
+	return t;
+}
+
+/* The finished chunk takes its name; counted. */
+static int publish(struct kt_series_sink *r, unsigned int seq)
+{
+	char *part = chunk_path(r, seq, true), *final = chunk_path(r, seq, false);
+	struct stat st;
+	int ret = -ENOMEM;
+
+	if (part && final) {
+		ret = rename(part, final) ? -errno : 0;
+		if (ret)
+			kt_err("cannot name '%s': %s", final, strerror(-ret));
+	}
+	if (!ret) {
+		if (!r->done.chunks++)
+			r->done.first = seq;
+		r->done.last = seq;
+		if (!stat(final, &st)) {
+			r->done.bytes += st.st_size;
+			r->last_file = st.st_size;
+		}
+	}
+	free(part);
+	free(final);
+	return ret;
+}
+
+static void remove_pieces(const char *prefix, int ncpus)
+{
+	char path[4096];
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++)
+		if (!kt_pieces_cpu(path, sizeof(path), prefix, cpu))
+			unlink(path);
+}
+
+/* The bytes free in dir (-1: unknown). */
+static long long disk_free(const char *dir)
+{
+	struct statvfs v;
+
+	if (statvfs(dir, &v))
+		return -1;
+	return (long long)v.f_bavail * v.f_frsize;
+}
+
+/*
+ * --keep: room for this chunk's pieces to grow to what the last one
+ * held and for its file, made by removing the oldest chunks, before
+ * the disk fills.
+ */
+static void make_room(struct kt_series_sink *r, unsigned long long raw)
+{
+	unsigned long long want = r->last_raw > raw ? r->last_raw - raw : 0;
+	long long avail;
+
+	if (!r->o.keep)
+		return;
+	if (r->o.size) {
+		unsigned long long target = r->o.size > r->head_len ?
+			(unsigned long long)((r->o.size - r->head_len) / r->ratio) : 0;
+
+		want = target > raw ? target - raw : 0;
+		want += r->o.size;
+	} else {
+		want += r->last_file;
+	}
+	while ((avail = disk_free(r->o.dir)) >= 0 &&
+	       (unsigned long long)avail < want + (1 << 20))
+		if (remove_oldest(r))
+			break;
+}
+
+/* After chunk seq of raw bytes of pages: what a file holds per page byte. */
+static void measure(struct kt_series_sink *r, unsigned long long raw)
+{
+	r->last_raw = raw;
+	if (raw >= 65536 && r->last_file > r->head_len) {
+		r->ratio = (double)(r->last_file - r->head_len) / raw;
+		if (r->ratio < 0.01)
+			r->ratio = 0.01;
+		if (r->ratio > 1.1)
+			r->ratio = 1.1;
+	}
+}
+
+static int rotate(struct kt_series_sink *r)
+{
+	struct kt_session *s = r->s;
+	struct kt_writer_cpu *cpus = NULL;
+	struct kt_cpu_stats *now = NULL;
+	struct kt_file_sink *next = NULL;
+	unsigned long long raw;
+	char **texts = NULL, *path, *old = NULL;
+	size_t i;
+	int cpu, ret;
+
+	if (!r->head) {
+		ret = kt_file_sink_head(r->cur, &r->head, &r->head_len);
+		if (ret) {
+			kt_err("cannot read the start of '%s': %s", r->o.dir,
+			       strerror(-ret));
+			return ret;
+		}
+	}
+	path = chunk_path(r, r->seq + 1, true);
+	old = s->env.prefix ? strdup(s->env.prefix) : NULL;
+	cpus = calloc(s->ncpus, sizeof(*cpus));
+	now = calloc(s->ncpus, sizeof(*now));
+	if (!path || !old || !cpus || !now) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		cpus[cpu].fd = -1;
+	make_room(r, 0);
+	next = kt_file_sink_next(r->cur, path, r->head, r->head_len);
+	if (!next) {
+		ret = -errno;
+		goto out;
+	}
+	/* The pages so far are this chunk's: their pieces, then the counts. */
+	for (i = 0, ret = 0; !ret && i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state)
+			ret = s->src[i].ops->rotate(s->src[i].state, s->env.prefix, cpus);
+	if (ret) {
+		kt_err("cannot begin the next chunk in '%s': %s", r->o.dir,
+		       strerror(-ret));
+		goto out;
+	}
+	raw = raw_bytes(s) - r->raw_base;
+	r->raw_base += raw;
+	r->lag = raw > r->decided ? raw - r->decided : 0;
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now[cpu]))
+			now[cpu] = r->base[cpu];
+	texts = chunk_stats(r, now, false, false);
+	ret = texts ? 0 : -ENOMEM;
+	if (!ret)
+		ret = kt_file_sink_write_chunk(r->cur, cpus, texts);
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+	remove_pieces(old, s->ncpus);
+	if (ret >= 0) {
+		int err = publish(r, r->seq);
+
+		if (err)
+			ret = err;
+	}
+	/* The next chunk goes on even when this one failed. */
+	kt_file_sink_ops.free(r->cur);
+	r->cur = next;
+	next = NULL;
+	r->seq++;
+	if (ret >= 0) {
+		measure(r, raw);
+		keep(r);
+	}
+	/* A chunk cut by a full disk: go on only where --keep makes room. */
+	if (ret == 1)
+		ret = r->o.keep ? 0 : -ENOSPC;
+out:
+	if (next)
+		kt_file_sink_ops.free(next);
+	free_texts(texts, s->ncpus);
+	free(now);
+	free(cpus);
+	free(old);
+	free(path);
+	return ret;
+}
+
+/* ---- while tracing runs ---- */
+
+static int series_poll_fds(void *state, struct pollfd *fds, int max)
+{
+	struct kt_series_sink *r = state;
+
+	if (!fds)
+		return 1;
+	if (max < 1)
+		return 0;
+	fds[0].fd = r->timer;
+	fds[0].events = POLLIN;
+	return 1;
+}
+
+static bool due(struct kt_series_sink *r, unsigned long long raw)
+{
+	unsigned long long head = r->head ? r->head_len :
+				  kt_file_sink_size(r->cur);
+
+	if (r->o.ns)
+		return true;
+	if (!raw || head + (raw + r->lag) * r->ratio < r->o.size)
+		return false;
+	if (head >= r->o.size && !r->warned_small) {
+		char a[32], b[32];
+
+		kt_human_bytes(r->o.size, a, sizeof(a));
+		kt_human_bytes(head, b, sizeof(b));
+		kt_warn("--rotate %s is less than a chunk's fixed part (%s: kallsyms, formats); each chunk will be bigger",
+			a, b);
+		r->warned_small = true;
+	}
+	return true;
+}
+
+static int series_pages(void *state, const struct pollfd *fds)
+{
+	struct kt_series_sink *r = state;
+	unsigned long long raw;
+	uint64_t ticks;
+	int ret;
+
+	if (!fds || !(fds[0].revents & POLLIN))
+		return 0;
+	if (read(r->timer, &ticks, sizeof(ticks)) < 0)
+		return 0;
+	raw = raw_bytes(r->s) - r->raw_base;
+	make_room(r, raw);
+	if (!due(r, raw))
+		return 0;
+	r->decided = raw;
+	ret = rotate(r);
+	return ret < 0 ? ret : 0;
+}
+
+/* ---- the end ---- */
+
+static int series_end(void *state, struct kt_session *s)
+{
+	struct kt_series_sink *r = state;
+	bool error = s->why == KT_STOP_ERROR;
+	char **texts;
+	int ret;
+
+	texts = chunk_stats(r, s->st1, true, error);
+	if (!texts)
+		return -ENOMEM;
+	make_room(r, raw_bytes(s) - r->raw_base);
+	ret = kt_file_sink_write_chunk(r->cur, NULL, texts);
+	free_texts(texts, s->ncpus);
+	if (ret >= 0) {
+		int err = publish(r, r->seq);
+
+		if (err)
+			ret = err;
+		else
+			keep(r);
+	}
+	if ((error && (s->err == -ENOSPC || disk_free(r->o.dir) < (1 << 20))) ||
+	    ret == 1 || ret == -ENOSPC)
+		kt_err("disk full: recording into '%s' stopped; its %u files (%06u to %06u) are complete; free space, or use --keep N to drop the oldest",
+		       r->o.dir, r->done.chunks, r->done.first, r->done.last);
+	return ret;
+}
+
+static void series_free(void *state)
+{
+	struct kt_series_sink *r = state;
+
+	if (r->cur)
+		kt_file_sink_ops.free(r->cur);
+	/* A recording that failed before its first file leaves no DIR. */
+	if (r->made_dir && !r->done.chunks)
+		rmdir(r->o.dir);
+	if (r->timer >= 0)
+		close(r->timer);
+	free(r->head);
+	free(r->base);
+	free(r->unw_base);
+	free((char *)r->o.dir);
+	free(r);
+}
+
+const struct kt_sink_ops kt_series_sink_ops = {
+	.name = "series",
+	.wake_percent = "10",
+	.begin = series_begin,
+	.poll_fds = series_poll_fds,
+	.pages = series_pages,
+	.end = series_end,
+	.free = series_free,
+};

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A series of trace.dat chunks (`ktrace record --rotate`), a sink
+ * (sink.h): DIR/ktrace-NNNNNN.dat, each a complete file trace-cmd reads
+ * on its own, with its own statistics, clock and command line.  A chunk
+ * ends when its file would reach a size or after a duration; its pieces
+ * then go on at a page boundary of each CPU, so chunk k+1 begins
+ * exactly where chunk k ended.  A chunk is assembled under hidden
+ * names (.ktrace-NNNNNN.dat.part and its pieces, named in file/pieces.h) and
+ * takes its name only when whole; numbers go on after the highest in
+ * DIR, so name order is time order across restarts.
+ */
+#ifndef KT_SINK_SERIES_H
+#define KT_SINK_SERIES_H
+
+#include <stdbool.h>
+
+#include "live/session/sink.h"
+
+struct kt_series_sink;
+
+extern const struct kt_sink_ops kt_series_sink_ops;
+
+struct kt_series_opts {
+	const char *dir;		/* created (one level, 0755) if missing */
+	unsigned long long size;	/* a chunk's file size, or 0 */
+	unsigned long long ns;		/* a chunk's duration, or 0 */
+	unsigned int keep;		/* chunks kept in dir, or 0: all */
+};
+
+/* The series into o->dir (o is copied).  NULL + errno. */
+struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o);
+
+/* What was written: chunks, their first and last numbers, their bytes. */
+struct kt_series_done {
+	unsigned int chunks;
+	unsigned int first, last;
+	unsigned long long bytes;
+	unsigned int removed;		/* by --keep or a full disk */
+};
+void kt_series_sink_done(const struct kt_series_sink *r,
+			 struct kt_series_done *d);
+
+#endif
