@@ -9,6 +9,8 @@ BINDIR     ?= $(PREFIX)/bin
 MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+# systemd reads /usr/local/lib/systemd/system as well as /lib/systemd/system.
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 
 BUILD      ?= build
 CC         ?= cc
@@ -204,6 +206,9 @@ install: all
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -D -m 0644 completions/ktrace.bash $(DESTDIR)$(BASHCOMPDIR)/ktrace
 	install -D -m 0644 completions/_ktrace $(DESTDIR)$(ZSHCOMPDIR)/_ktrace
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' contrib/ktrace.service.in >$(DESTDIR)$(SYSTEMDDIR)/ktrace.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/ktrace.service
 
 clean:
 	rm -rf build ktrace
