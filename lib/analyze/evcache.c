@@ -86,6 +86,7 @@ void kt_field_str(struct tep_format_field *f, struct tep_record *rec,
 	const char *s;
 	int off, size;
 	size_t n = 0;
+	bool tail;
 
 	if (!len)
 		return;
@@ -103,11 +104,20 @@ void kt_field_str(struct tep_format_field *f, struct tep_record *rec,
 		if (f->flags & TEP_FIELD_IS_RELATIVE)
 			off += f->offset + f->size;
 	}
+	/*
+	 * A char x[] of size 0 (ftrace:print's buf): the rest of the record,
+	 * its newline left out as report leaves it out.
+	 */
+	tail = size == 0 && !(f->flags & TEP_FIELD_IS_DYNAMIC);
+	if (tail)
+		size = rec->size - off;
 	if (off < 0 || size <= 0 || off + size > rec->size)
 		return;
 	s = (const char *)rec->data + off;
 	while (n + 1 < len && n < (size_t)size && s[n])
 		n++;
+	while (tail && n && s[n - 1] == '\n')
+		n--;
 	memcpy(out, s, n);
 	out[n] = '\0';
 }

@@ -119,6 +119,29 @@ exact_series() {
 	[ "$(head -c 11 "$(chunks d6 | head -1)" | tail -c 1)" = 6 ] || fail "not a version 6 file"
 }
 
+@test "a rotated directory read as one: report, stat, sql and analyze each count every mark once" {
+	run record_marks 200000 100000 d --rotate 1100K
+	assert_success
+	nchunks=$(chunks d | wc -l)
+	[ "$nchunks" -ge 3 ] || fail "only $nchunks files"
+	# report: the marks 1..N in order, as the files one by one hold them.
+	"$KTRACE" report -i d | sed -n 's/.*: mark \([0-9]*\)$/\1/p' >whole
+	cmp -s whole <(seq 200000) || fail "report -i d: $(wc -l <whole) marks, not 1..200000 in order"
+	# Several -i of the chunks, in any order, are the same series.
+	args=()
+	for f in $(chunks d | sort -r); do args+=(-i "$f"); done
+	"$KTRACE" report "${args[@]}" | cmp - <("$KTRACE" report -i d)
+	# stat: a row per chunk; the events of the whole.
+	run "$KTRACE" stat -i d
+	assert_success
+	[ "$(grep -c 'ktrace-[0-9]*\.dat' <<<"$output")" -ge "$nchunks" ] || fail "not every chunk in stat: $output"
+	assert_line --regexp '^ftrace:print +200000 '
+	# sql and analyze ask the same question of the series.
+	run "$KTRACE" sql -i d --format csv "select count(*) from print where buf like 'mark %'"
+	assert_success
+	assert_line --index 1 200000
+}
+
 @test "--keep N: at most N files, the newest; a new recording goes on after the highest number" {
 	run record_marks 300000 100000 d --rotate 1100K --keep 2
 	assert_success

@@ -48,6 +48,10 @@ $n"
 	# An array field: its numbers.
 	run "$KTRACE" sql -i "$D/tc-stack.dat" --format csv "select caller from kernel_stack limit 1"
 	assert_line --index 1 --regexp '^"\[[0-9]+(,[0-9]+)+\]"$'
+	# A char buf[] ending the record (ftrace:print): its text, as report
+	# prints it (the newline left out).
+	diff <("$KTRACE" sql -i "$D/tc-print.dat" --format json "select buf from print" | jq -r .buf) \
+		<("$KTRACE" report -i "$D/tc-print.dat" -e ftrace:print | sed 's/.*tracing_mark_write: //')
 }
 
 @test "sql: tasks, losses (never silent) and meta" {

@@ -624,9 +624,16 @@ static int series_end(void *state, struct kt_session *s)
 			keep(r);
 	}
 	if ((error && (s->err == -ENOSPC || disk_free(r->o.dir) < (1 << 20))) ||
-	    ret == 1 || ret == -ENOSPC)
+	    ret == 1 || ret == -ENOSPC) {
 		kt_err("disk full: recording into '%s' stopped; its %u files (%06u to %06u) are complete; free space, or use --keep N to drop the oldest",
 		       r->o.dir, r->done.chunks, r->done.first, r->done.last);
+		/*
+		 * A chunk cut at a rotation stopped the recording; the last
+		 * one may have fit whole: the recording failed all the same.
+		 */
+		if (ret == 0)
+			ret = 1;
+	}
 	return ret;
 }
 
