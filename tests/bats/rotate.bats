@@ -266,3 +266,70 @@ exact_series() {
 	[ "$late" -le $((early + early / 10 + 4096)) ] || fail "VmRSS grew from $early to $late kB"
 	[ "$(chunks d | wc -l)" -le 2 ]
 }
+
+@test "contrib/ktrace.service: make install puts it with its ktrace's path; its command records in rotated files until SIGTERM, exit 0, every file valid" {
+	local root=$BATS_TEST_TMPDIR/root unit line
+	make -C "$TOP" -s install PREFIX="$root/usr" >/dev/null
+	unit=$root/usr/lib/systemd/system/ktrace.service
+	[ -f "$unit" ] || fail "no $unit"
+	line=$(sed -n 's/^ExecStart=//p' "$unit")
+	[[ $line == "$root/usr/bin/ktrace record "* ]] || fail "ExecStart=$line"
+	# systemd reads it without a complaint (it is not PID 1 here).
+	command -v systemd-analyze >/dev/null || skip "no systemd-analyze (apt-get install systemd)"
+	run systemd-analyze verify --man=no "$unit"
+	assert_success
+	assert_output ""
+	# Its command as systemd runs it: the Environment= defaults, ${X} one
+	# word, $X split; the directory and size made small for the test.
+	local env kv
+	while IFS= read -r env; do
+		env=${env#\"}
+		env=${env%\"}
+		case $env in
+		KTRACE_EVENTS=*) KTRACE_EVENTS=${env#KTRACE_EVENTS=} ;;
+		*) for kv in $env; do export "${kv?}"; done ;;
+		esac
+	done < <(sed -n 's/^Environment=//p' "$unit")
+	: "${KTRACE_EVENTS:?no KTRACE_EVENTS in the unit}"
+	KTRACE_DIR=$BATS_TEST_TMPDIR/var KTRACE_ROTATE=1M
+	line=${line//\$\{KTRACE_ROTATE\}/$KTRACE_ROTATE}
+	line=${line//\$\{KTRACE_KEEP\}/$KTRACE_KEEP}
+	line=${line//\$\{KTRACE_DIR\}/$KTRACE_DIR}
+	line=${line//\$KTRACE_EVENTS/$KTRACE_EVENTS}
+	# shellcheck disable=SC2086
+	env --default-signal=INT $line 2>err &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	for _ in $(seq 500); do
+		[ -d "$TRACEFS/instances/ktrace-$pid" ] && break
+		sleep 0.01
+	done
+	# Switches and wakeups enough for a few files.
+	for _ in $(seq 30); do
+		dd if=/dev/zero of=/dev/null bs=1 count=20000 status=none &
+		sleep 0.1
+	done
+	wait_files=0
+	until [ "$(chunks "$KTRACE_DIR" | wc -l)" -ge 2 ] || [ $wait_files -ge 300 ]; do
+		sleep 0.1
+		wait_files=$((wait_files + 1))
+	done
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 0 ] || fail "status $st: $(cat err)"
+	[ "$(chunks "$KTRACE_DIR" | wc -l)" -ge 2 ] || fail "$(chunks "$KTRACE_DIR" | wc -l) files: $(cat err)"
+	for f in $(chunks "$KTRACE_DIR"); do
+		trace-cmd report -i "$f" >/dev/null 2>&1 || fail "$f not valid"
+	done
+	run ls -A "$KTRACE_DIR"
+	refute_output --partial ".part"
+	refute_output --partial ".tmp-"
+	[ ! -d "$TRACEFS/instances/ktrace-$pid" ] || fail "instance left"
+	# The series reads as one, its switches all there.
+	n=0
+	for f in $(chunks "$KTRACE_DIR"); do
+		n=$((n + $("$KTRACE" report -i "$f" -e sched:sched_switch | wc -l)))
+	done
+	[ "$("$KTRACE" report -i "$KTRACE_DIR" -e sched:sched_switch | wc -l)" -eq "$n" ]
+}
