@@ -39,7 +39,7 @@ struct sql_opts {
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), csv or json (one object per row)", 0 },
-	{ "schema", OPT_SCHEMA, NULL, 0, "print the tables the file offers, as CREATE TABLE statements", 0 },
+	{ "schema", OPT_SCHEMA, NULL, 0, "print the tables the file has (its events' and the others), as CREATE TABLE statements", 0 },
 	{ "save", OPT_SAVE, "DB", 0, "write every table to the SQLite database DB (sqlite3, Datasette and DBeaver open it)", 0 },
 	{ 0 }
 };
@@ -48,11 +48,12 @@ static const char args_doc[] = "[QUERY]";
 static const char doc[] =
 	"SQL over a recording, on SQLite in memory: no server.\v"
 	"Tables: one per event kind (sched_switch: ts, cpu, pid, comm and its "
-	"fields), events, tasks, losses and meta; --schema lists them.  A "
+	"fields), events, tasks, losses and meta; --schema, .tables and "
+	"sqlite_master list those the file has.  A "
 	"table is loaded from the file when a query first names it.  Without "
 	"QUERY, the queries come from standard input, or from a prompt with "
 	"line editing and history on a terminal (.tables, .schema [TABLE], "
-	".quit).  Exit status: 0 ok, 1 failure (a bad query among them), 2 "
+	".quit; .tables and .schema also as QUERY).  Exit status: 0 ok, 1 failure (a bad query among them), 2 "
 	"damaged input file, 64 usage.";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -237,14 +238,16 @@ static int run_stmt(sqlite3 *h, sqlite3_stmt *st, enum fmt fmt)
 
 /* ---- running queries ---- */
 
+/* The tables the file has, "a, b, c". */
 static void list_tables(struct kt_sqldb *db, char *out, size_t len)
 {
 	size_t i, at = 0;
 
 	out[0] = '\0';
 	for (i = 0; i < kt_sqldb_ntables(db) && at + 2 < len; i++)
-		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? ", " : "",
-				       kt_sqldb_table(db, i));
+		if (kt_sqldb_has(db, i))
+			at += (size_t)snprintf(out + at, len - at, "%s%s",
+					       at ? ", " : "", kt_sqldb_table(db, i));
 }
 
 /* One line for a query SQLite refused: its message and where. */
@@ -298,19 +301,22 @@ static void print_schema(struct kt_sqldb *db, const char *only)
 	size_t i;
 
 	for (i = 0; i < kt_sqldb_ntables(db); i++)
-		if (!only || !strcasecmp(only, kt_sqldb_table(db, i)))
+		if (only ? !strcasecmp(only, kt_sqldb_table(db, i)) : kt_sqldb_has(db, i))
 			printf("%s;\n", kt_sqldb_create(db, kt_sqldb_table(db, i)));
 }
 
-/* A dot command of the prompt; true when it was one. */
-static bool dot_command(struct kt_sqldb *db, const char *line, bool *quit)
+/*
+ * A dot command, at the prompt or as the query: 1 when it was one, 0
+ * when line is SQL, -EINVAL when it was a bad one (said).
+ */
+static int dot_command(struct kt_sqldb *db, const char *line, bool *quit)
 {
 	char tables[4096];
 
 	while (*line == ' ')
 		line++;
 	if (*line != '.')
-		return false;
+		return 0;
 	if (!strncmp(line, ".quit", 5) || !strncmp(line, ".exit", 5)) {
 		*quit = true;
 	} else if (!strncmp(line, ".tables", 7)) {
@@ -320,11 +326,17 @@ static bool dot_command(struct kt_sqldb *db, const char *line, bool *quit)
 		line += 7;
 		while (*line == ' ')
 			line++;
+		if (*line && !kt_sqldb_create(db, line)) {
+			list_tables(db, tables, sizeof(tables));
+			kt_err("no table '%s'; the tables are: %s", line, tables);
+			return -EINVAL;
+		}
 		print_schema(db, *line ? line : NULL);
 	} else {
 		kt_err("unknown command '%s'; use .tables, .schema [TABLE] or .quit", line);
+		return -EINVAL;
 	}
-	return true;
+	return 1;
 }
 
 /* Lines until a statement is complete (sqlite3_complete), then run it. */
@@ -419,7 +431,12 @@ static int sql(const struct sql_opts *o)
 		if (ret)
 			kt_err("cannot save '%s': %s", o->save, *msg ? msg : strerror(-ret));
 	}
-	if (!ret && o->query)
+	/* ".tables" and ".schema" as the query, as at the prompt. */
+	if (!ret && o->query && *o->query == '.') {
+		bool quit;
+
+		ret = dot_command(db, o->query, &quit) < 0 ? -EINVAL : 0;
+	} else if (!ret && o->query)
 		ret = run_sql(db, o->query, o->fmt);
 	else if (!ret && !o->schema && !o->save)
 		ret = isatty(STDIN_FILENO) ? prompt(db, o->fmt) : script(db, o->fmt);

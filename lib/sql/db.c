@@ -92,9 +92,10 @@ struct kt_sqldb {
 	int nid;
 	struct kt_pidmap tasks;		/* struct task, while tasks loads */
 	struct comm comms[NCOMMS];	/* by pid % NCOMMS */
-	bool loss_counted;		/* lost is known */
+	bool loss_counted;		/* lost and present are known */
 	unsigned long long lost;
 	bool lost_unknown;
+	bool *present;			/* by event id < nid: records of it */
 	char buf[TEXT_MAX];		/* a text column made, no room in text */
 };
 
@@ -185,7 +186,8 @@ static int make_tables(struct kt_sqldb *db)
 	if (err || !db->nid)
 		return err;
 	db->by_id = calloc((size_t)db->nid, sizeof(*db->by_id));
-	if (!db->by_id)
+	db->present = calloc((size_t)db->nid, sizeof(*db->present));
+	if (!db->by_id || !db->present)
 		return -ENOMEM;
 	for (id = 0; id < db->nid; id++) {
 		k = kt_schema_event_table(db->schema, id);
@@ -238,7 +240,10 @@ const char *kt_sqldb_create(struct kt_sqldb *db, const char *table)
 	return t ? t->create : NULL;
 }
 
-/* report --stat's total: the marks and the record-time counters. */
+/*
+ * report --stat's total: the marks and the record-time counters; and
+ * which events have records, the tables the file has.
+ */
 static void take_loss(struct kt_sqldb *db, struct kt_summary *s)
 {
 	int i;
@@ -250,20 +255,47 @@ static void take_loss(struct kt_sqldb *db, struct kt_summary *s)
 	db->loss_counted = true;
 }
 
+/*
+ * Counted by the first load's pass (present marked as it goes), or else
+ * by a pass of its own.
+ */
+static void count_once(struct kt_sqldb *db)
+{
+	const struct kt_summary_event *e;
+	struct kt_summary *s;
+	int i;
+
+	if (db->loss_counted)
+		return;
+	s = kt_summary_new(db->r);
+	if (s)
+		take_loss(db, s);
+	for (i = 0; s && db->present && i < kt_summary_events(s); i++) {
+		e = kt_summary_event_at(s, i);
+		if (e->total && e->event && e->event->id >= 0 && e->event->id < db->nid)
+			db->present[e->event->id] = true;
+	}
+	kt_summary_free(s);
+	db->loss_counted = true;
+}
+
 unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
 {
-	struct kt_summary *s;
-
-	/* Counted by the first load's pass, or else by a pass of its own. */
-	if (!db->loss_counted) {
-		s = kt_summary_new(db->r);
-		if (s)
-			take_loss(db, s);
-		kt_summary_free(s);
-		db->loss_counted = true;
-	}
+	count_once(db);
 	*unknown = db->lost_unknown;
 	return db->lost;
+}
+
+bool kt_sqldb_has(struct kt_sqldb *db, size_t i)
+{
+	struct table *t = i < db->nt ? &db->t[i] : NULL;
+
+	if (!t)
+		return false;
+	if (t->kind != KT_TAB_EVENT)
+		return true;
+	count_once(db);
+	return t->ev && db->present && db->present[t->ev->id];
 }
 
 /*
@@ -569,11 +601,18 @@ static int load_record(const struct kt_event *ev, void *arg)
 	int pid, clen = 0, i, ret;
 	struct task *tk;
 
-	/* Only the loss is read of sum: the records that mark one. */
-	if (p->sum && rec->missed_events) {
-		ret = kt_summary_add(p->sum, ev);
-		if (ret)
-			return ret;
+	/*
+	 * Only the loss is read of sum: the records that mark one.  The
+	 * pass that counts it sees every record: which events have any.
+	 */
+	if (p->sum) {
+		if (db->present && ev->event->id >= 0 && ev->event->id < db->nid)
+			db->present[ev->event->id] = true;
+		if (rec->missed_events) {
+			ret = kt_summary_add(p->sum, ev);
+			if (ret)
+				return ret;
+		}
 	}
 	if (p->losses) {
 		/* Each stream's last ts: where a gap after it begins. */
@@ -845,6 +884,16 @@ int kt_sqldb_load(struct kt_sqldb *db, const char *const *tables, size_t n)
 	return load_wanted(db);
 }
 
+/* The schema's own table lists the tables the file has: load them. */
+static void want_present(struct kt_sqldb *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nt; i++)
+		if (!db->t[i].loaded && kt_sqldb_has(db, i))
+			db->t[i].want = true;
+}
+
 /* Mark each table whose name appears in sql as a word: loaded in one pass. */
 static void want_named(struct kt_sqldb *db, const char *sql)
 {
@@ -865,6 +914,11 @@ static void want_named(struct kt_sqldb *db, const char *sql)
 			continue;
 		memcpy(word, w, n);
 		word[n] = '\0';
+		if (!strcasecmp(word, "sqlite_master") ||
+		    !strcasecmp(word, "sqlite_schema")) {
+			want_present(db);
+			continue;
+		}
 		t = find(db, word);
 		if (t && !t->loaded)
 			t->want = true;
@@ -956,6 +1010,7 @@ void kt_sqldb_close(struct kt_sqldb *db)
 	}
 	free(db->t);
 	free(db->by_id);
+	free(db->present);
 	kt_schema_free(db->schema);
 	kt_pidmap_free(&db->tasks, NULL);
 	if (db->h)

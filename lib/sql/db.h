@@ -47,6 +47,12 @@ sqlite3 *kt_sqldb_handle(struct kt_sqldb *db);
 /* The tables the file offers, in order (event tables, then the others). */
 size_t kt_sqldb_ntables(const struct kt_sqldb *db);
 const char *kt_sqldb_table(const struct kt_sqldb *db, size_t i);
+/*
+ * Whether table i is one the file has: an event table when the file
+ * holds records of its event (the first call reads the file once, as
+ * kt_sqldb_lost() does), the others always.
+ */
+bool kt_sqldb_has(struct kt_sqldb *db, size_t i);
 /* Its CREATE TABLE statement (the db's); NULL when there is no such table. */
 const char *kt_sqldb_create(struct kt_sqldb *db, const char *table);
 

@@ -153,6 +153,32 @@ $(jsonl "$D/tc-sched.dat" sched_switch | wc -l)"
 	[ -z "$(ls -A ro)" ]
 }
 
+@test "sql: .tables and .schema as the query; .tables, sqlite_master and --schema name the tables the file has, only those" {
+	# The event tables: the events report --stat counts in the file.
+	want=$("$KTRACE" report -i "$D/tc-sched.dat" --stat | awk '$1 ~ /^[a-z_]+:[a-z_0-9]+$/ && $2 > 0 { sub(/.*:/, "", $1); print $1 }' | sort)
+	[ "$(wc -l <<<"$want")" -ge 3 ]
+	run "$KTRACE" sql -i "$D/tc-sched.dat" .tables
+	assert_success
+	[ "$(tr ',' '\n' <<<"$output" | tr -d ' ' | grep -vxE 'events|tasks|losses|meta' | sort)" = "$want" ] ||
+		fail ".tables: $output; the file's events: $want"
+	assert_output --regexp ', events, tasks, losses, meta$'
+	tables=$output
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select name from sqlite_master where type = 'table'"
+	assert_success
+	[ "$(tail -n +2 <<<"$output" | sort)" = "$(tr ',' '\n' <<<"$tables" | tr -d ' ' | sort)" ]
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --schema
+	[ "${#lines[@]}" -eq "$(tr ',' '\n' <<<"$tables" | wc -l)" ]
+	run "$KTRACE" sql -i "$D/tc-sched.dat" ".schema sched_switch"
+	assert_success
+	assert_output --regexp '^CREATE TABLE "sched_switch" \("ts" INTEGER, '
+	run "$KTRACE" sql -i "$D/tc-sched.dat" ".schema nosuch"
+	assert_failure 1
+	assert_output "ktrace sql: no table 'nosuch'; the tables are: $tables"
+	run "$KTRACE" sql -i "$D/tc-sched.dat" ".tabels"
+	assert_failure 1
+	assert_output "ktrace sql: unknown command '.tabels'; use .tables, .schema [TABLE] or .quit"
+}
+
 @test "sql: the prompt edits lines, keeps history and runs each statement once complete" {
 	run script -qec "'$KTRACE' sql -i '$D/tc-sched.dat'" /dev/null <<'EOF2'
 select count(*)
