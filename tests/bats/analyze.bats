@@ -72,17 +72,17 @@ pairs() {
 	jq -e --argjson p "$pid" '[.rows[].pid] | unique == [$p]' <<<"$output"
 }
 
-@test "analyze syscalls and report's JSON name the kernel's own codes: a wait4 cut by a signal is ERESTARTSYS, not errno512" {
-	# bash's wait for a sleep, interrupted by a signal bash handles: the
-	# kernel's sys_exit sees -512 before the signal is delivered.  Only
-	# wait4 (61): a loaded machine's buffer keeps up.
-	rec -q -e raw_syscalls -f 'id == 61' -o er.dat -- bash -c 'trap ":" USR1; (sleep 0.3; kill -USR1 $$) & sleep 1 & wait $!; wait'
+@test "analyze syscalls and report's JSON name the kernel's own codes: a read cut by a signal is ERESTARTSYS, pause() ERESTARTNOHAND, not errno512" {
+	kt_tool restarts "$KT_AN_BIN"
+	rec -q -c -e raw_syscalls -o er.dat -- "$KT_AN_BIN/restarts"
 	run "$KTRACE" analyze syscalls -i er.dat
 	assert_success
-	assert_line --regexp '^wait4 .* ERESTARTSYS:1( |$)'
-	refute_output --partial errno512
+	assert_line --regexp '^read .* ERESTARTSYS:1( |$)'
+	assert_line --regexp '^pause .* ERESTARTNOHAND:1( |$)'
+	refute_output --partial errno51
 	run "$KTRACE" report -i er.dat --format json -e sys_exit
 	jq -se '[.[] | select(.ret == -512)] | length == 1 and .[0].errno == "ERESTARTSYS"' <<<"$output"
+	jq -se '[.[] | select(.ret == -514)] | length == 1 and .[0].errno == "ERESTARTNOHAND"' <<<"$output"
 }
 
 @test "analyze syscalls reads syscalls:sys_enter_NAME / sys_exit_NAME too" {
