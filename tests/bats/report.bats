@@ -239,12 +239,15 @@ want() {
 @test "-e selects events by name, system:name, system and glob" {
 	"$KTRACE" report -i "$RD/v7.dat" -e sched_switch >"$RD/k.out"
 	want ' sched_switch: ' | cmp - "$RD/k.out"
+	# Every event of the irq system this kernel has: the rare ones too
+	# (tasklet_entry fires now and then; a fixed list made this flaky).
+	local irq
+	irq=$(ls "$TRACEFS/events/irq" | grep -vx -e enable -e filter | paste -sd '|')
+	[[ $irq == *softirq_raise* ]]
 	"$KTRACE" report -i "$RD/v7.dat" -e 'irq:*' -e sched:sched_wakeup >"$RD/k.out"
-	want ' (irq_handler_entry|irq_handler_exit|softirq_entry|softirq_exit|softirq_raise|sched_wakeup): ' |
-		cmp - "$RD/k.out"
+	want " ($irq|sched_wakeup): " | cmp - "$RD/k.out"
 	"$KTRACE" report -i "$RD/v7.dat" -e irq >"$RD/k.out"
-	want ' (irq_handler_entry|irq_handler_exit|softirq_entry|softirq_exit|softirq_raise): ' |
-		cmp - "$RD/k.out"
+	want " ($irq): " | cmp - "$RD/k.out"
 	[ -s "$RD/k.out" ]
 }
 
