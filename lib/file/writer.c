@@ -808,17 +808,10 @@ static int make_room(int ncpus, struct kt_writer_cpu *cpus, int page)
 static int move_piece(struct kt_writer *w, int fd, off_t src,
 		      unsigned long long len, char *buf)
 {
-	ssize_t n;
-	size_t got = 0;
+	int ret = kt_pread_all(fd, buf, len, src);
 
-	while (got < len) {
-		n = pread(fd, buf + got, len - got, src + got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		got += n;
-	}
+	if (ret)
+		return ret;
 	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      src, len) < 0 && errno != EOPNOTSUPP)
 		return -errno;
