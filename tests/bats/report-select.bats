@@ -340,7 +340,7 @@ same_split() { # IN.dat SELECTION...
 	[ ! -e x.dat ]
 }
 
-@test "-o OUT.dat: an unwritable place or a full disk leaves no file and one line" {
+@test "-o OUT.dat: an unwritable place or a full disk leaves no file and one line, v7 with instances too" {
 	tmpfs_at mnt 1M
 	mount -o remount,ro mnt
 	run "$KTRACE" report -i "$DATA/tc-sched.dat" -o mnt/x.dat
@@ -355,6 +355,25 @@ same_split() { # IN.dat SELECTION...
 	[ "${#lines[@]}" = 1 ]
 	assert_output --partial "cannot write 'mnt/x.dat': No space left on device"
 	[ -z "$left" ] || fail "left behind: $left"
+	# v7 with an instance (chained options sections): whichever write
+	# the disk refuses, one line and no file; with room, trace-cmd reads it.
+	local size
+	for size in 4k 8k 12k 16k 20k; do
+		tmpfs_at mnt "$size"
+		run "$KTRACE" report -i "$DATA/tc-v7-multi.dat" -o mnt/x.dat
+		left=$(ls -A mnt)
+		umount mnt
+		assert_failure 1
+		[ "${#lines[@]}" = 1 ] || fail "$size: ${#lines[@]} lines: $output"
+		assert_output --partial "cannot write 'mnt/x.dat': No space left on device"
+		[ -z "$left" ] || fail "$size: left behind: $left"
+	done
+	tmpfs_at mnt 64k
+	"$KTRACE" report -i "$DATA/tc-v7-multi.dat" -o mnt/x.dat
+	cmp <(trace-cmd report mnt/x.dat 2>/dev/null | tail -n +2) \
+		<(trace-cmd report "$DATA/tc-v7-multi.dat" 2>/dev/null | tail -n +2) ||
+		{ umount mnt; fail "the v7 copy with room reads differently"; }
+	umount mnt
 	run "$KTRACE" report -i "$LOST" --format dat
 	[ "$status" = 64 ]
 	run "$KTRACE" report -i "$DATA/tc-sched.dat" -o x.dat --format dat --raw
