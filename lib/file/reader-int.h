@@ -104,6 +104,8 @@ struct kt_reader {
 	uint64_t ksyms_off, ksyms_size;
 	struct tep_handle *ksyms_tep;
 	bool ksyms_tried;
+	/* Its answers by address (lazy_symbols()), allocated with it. */
+	struct ksym_ent *ksyms_cache;
 	int cpus;
 	char *clock;
 	bool in_usecs;

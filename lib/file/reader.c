@@ -460,9 +460,29 @@ static void read_kallsyms(struct kt_reader *r)
  * ones the file's tep would give with them registered (name and start;
  * nothing in libtraceevent prints the module).
  */
+/*
+ * A report names the same few thousand addresses millions of times (a
+ * kernel stack's frames, fastfmt's %ps): each answer is kept, by
+ * address, so that a lookup is one probe and not two binary searches
+ * of the 200,000 symbols.
+ */
+#define KSYM_CACHE	8192	/* a power of 2 */
+
+struct ksym_ent {
+	unsigned long long addr, start;
+	const char *name;	/* NULL: no function there */
+	bool valid;
+};
+
+static unsigned int ksym_slot(unsigned long long addr)
+{
+	return (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 51) & (KSYM_CACHE - 1);
+}
+
 static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 {
 	struct kt_reader *r = priv;
+	struct ksym_ent *ke;
 	const char *name;
 
 	(void)modp;
@@ -471,8 +491,10 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 		if (!r->ksyms && r->ksyms_size)
 			read_kallsyms(r);
 		r->ksyms_tep = r->ksyms ? tep_alloc() : NULL;
-		if (r->ksyms_tep)
+		if (r->ksyms_tep) {
 			kt_kallsyms_parse(r->ksyms_tep, r->ksyms);
+			r->ksyms_cache = calloc(KSYM_CACHE, sizeof(*r->ksyms_cache));
+		}
 		else if (r->ksyms)
 			kt_warn("out of memory for the kallsyms of '%s': kernel addresses are not named",
 				r->path);
@@ -482,10 +504,27 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 	}
 	if (!r->ksyms_tep)
 		return NULL;
-	name = tep_find_function(r->ksyms_tep, *addrp);
-	if (name)
-		*addrp = tep_find_function_address(r->ksyms_tep, *addrp);
-	return (char *)name;
+	if (!r->ksyms_cache) {
+		unsigned long long start;
+
+		/* Out of memory: one lookup each time, as libtraceevent's. */
+		if (!tep_find_function_info(r->ksyms_tep, *addrp, &name, &start, NULL))
+			return NULL;
+		*addrp = start;
+		return (char *)name;
+	}
+	ke = &r->ksyms_cache[ksym_slot(*addrp)];
+	if (!ke->valid || ke->addr != *addrp) {
+		ke->addr = *addrp;
+		ke->valid = true;
+		if (!tep_find_function_info(r->ksyms_tep, ke->addr, &ke->name,
+					    &ke->start, NULL))
+			ke->name = NULL;
+	}
+	if (!ke->name)
+		return NULL;
+	*addrp = ke->start;
+	return (char *)ke->name;
 }
 
 static int parse_kallsyms(struct cur *c)
@@ -1761,6 +1800,7 @@ void kt_reader_close(struct kt_reader *r)
 	}
 	if (r->ksyms_tep)
 		tep_free(r->ksyms_tep);
+	free(r->ksyms_cache);
 	free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
 	if (r->fd >= 0)
 		close(r->fd);
