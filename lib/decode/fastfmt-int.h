@@ -414,12 +414,27 @@ struct func_ent {
  * address: a report prints a few thousand addresses millions of times.
  * 128 bytes a slot; a line longer than text[] is not kept.
  */
-#define FRAME_SLOTS 8192	/* a power of 2 */
+#define FRAME_SLOTS 4096	/* a power of 2 */
 
 struct frame_ent {
 	uint64_t addr;
 	uint16_t len;		/* 0: an empty slot */
 	char text[118];
+};
+
+/*
+ * A whole kernel stack's lines (after "<stack trace >"), by the record's
+ * caller[] bytes: most stacks of a recording are a few hundred
+ * distinct ones, each printed thousands of times.
+ */
+#define STACK_SLOTS 1024	/* a power of 2 */
+#define STACK_WORDS 12		/* deeper stacks are printed frame by frame */
+
+struct stack_ent {
+	uint16_t nbytes;	/* 0: an empty slot */
+	uint16_t len;
+	uint64_t words[STACK_WORDS];
+	char text[STACK_WORDS * 56];
 };
 
 struct kt_fastfmt {
@@ -433,6 +448,7 @@ struct kt_fastfmt {
 	struct printk_ent *printk;	/* PRINTK_SLOTS, allocated on use */
 	char *scratch;			/* SCRATCH bytes, for kt_fastfmt_seq() */
 	struct frame_ent *frames;	/* FRAME_SLOTS, allocated on use */
+	struct stack_ent *stacks;	/* STACK_SLOTS, allocated on use */
 };
 
 /* The longest info text kt_fastfmt_seq() builds outside the trace_seq. */

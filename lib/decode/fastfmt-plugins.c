@@ -355,14 +355,12 @@ static const struct frame_ent *frame_of(struct kt_fastfmt *ff, uint64_t addr)
  * first of all ones or of low 32 bits all ones.  A record that ends
  * inside an address (the plugin reads past it) answers -ENOTSUP.
  */
-void ff_run_kstack(struct run *r, const struct ff_prog *pg)
+static void kstack_frames(struct run *r, int off)
 {
-	int off = pg->pf[KS_CALLER].off;
 	const struct frame_ent *fe;
 	uint64_t addr;
 	size_t n;
 
-	put(r, "<stack trace >\n", 15);
 	for (; off < r->size; off += 8) {
 		if (r->size - off < 8) {
 			r->err = -ENOTSUP;
@@ -384,4 +382,54 @@ void ff_run_kstack(struct run *r, const struct ff_prog *pg)
 		}
 		r->p += n;
 	}
+}
+
+/* The slot of the stack whose caller[] bytes are at p (n bytes, whole words). */
+static struct stack_ent *stack_slot(struct kt_fastfmt *ff, const unsigned char *p,
+				    size_t n)
+{
+	uint64_t h = n, w;
+	size_t i;
+
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	return &ff->stacks[(unsigned int)(h >> 54) & (STACK_SLOTS - 1)];
+}
+
+void ff_run_kstack(struct run *r, const struct ff_prog *pg)
+{
+	int off = pg->pf[KS_CALLER].off;
+	size_t n = off < r->size ? (size_t)(r->size - off) : 0;
+	struct stack_ent *se;
+	char *start;
+
+	put(r, "<stack trace >\n", 15);
+	if (!n || n % 8 || n > sizeof(se->words)) {
+		kstack_frames(r, off);
+		return;
+	}
+	if (!r->ff->stacks) {
+		r->ff->stacks = calloc(STACK_SLOTS, sizeof(*r->ff->stacks));
+		if (!r->ff->stacks) {
+			kstack_frames(r, off);
+			return;
+		}
+	}
+	se = stack_slot(r->ff, r->data + off, n);
+	if (se->nbytes == n && !memcmp(se->words, r->data + off, n)) {
+		put(r, se->text, se->len);
+		return;
+	}
+	start = r->p;
+	kstack_frames(r, off);
+	if (r->err || (size_t)(r->p - start) > sizeof(se->text)) {
+		se->nbytes = 0;
+		return;
+	}
+	memcpy(se->words, r->data + off, n);
+	se->nbytes = (uint16_t)n;
+	se->len = (uint16_t)(r->p - start);
+	memcpy(se->text, start, se->len);
 }
