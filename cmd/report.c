@@ -250,19 +250,24 @@ static int fgraph_fn(const struct kt_event *ev, void *arg)
  * person; a file or a pipe takes the whole report, and that is where the
  * time goes.  The bytes are the same either way.  Not with selections
  * that look up pids and comms (-F, --pid, --comm), which formatting adds
- * to, nor the process view, which follows every record itself; not on
- * one CPU, where the two stages would only take turns.
- * KTRACE_NO_THREADS=1 keeps it serial (the tests compare the two).
+ * to, nor the process view, which follows every record itself; and only
+ * where it pays (kt_threaded_pays(): a file of some size, a second CPU
+ * free), since the copy between the threads costs CPU.
+ * KTRACE_NO_THREADS=1 keeps it serial, KTRACE_THREADS=1 takes the thread
+ * wherever it may (the tests compare the two).
  */
-static bool decode_threaded(const struct report_opts *o, FILE *out, bool procview)
+static bool decode_threaded(const struct report_opts *o, FILE *out, bool procview,
+			    const struct kt_reader *r)
 {
-	const char *no = getenv("KTRACE_NO_THREADS");
+	const char *no = getenv("KTRACE_NO_THREADS"), *yes = getenv("KTRACE_THREADS");
 
 	if (no && *no && strcmp(no, "0"))
 		return false;
 	if (procview || kt_select_by_task(o->sel))
 		return false;
-	return !isatty(fileno(out)) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	if (yes && *yes)
+		return strcmp(yes, "0") != 0;
+	return !isatty(fileno(out)) && kt_threaded_pays(r);
 }
 
 static int open_reader(const struct input_list *in, struct kt_reader **r)
@@ -542,7 +547,7 @@ static int report(const struct report_opts *o)
 	}
 	run.p = p;
 	run.left = o->head;
-	ret = decode_threaded(o, out, procview) ?
+	ret = decode_threaded(o, out, procview, r) ?
 	      kt_decoder_run_threaded(d, run.fg ? fgraph_fn : print_fn, &run) :
 	      kt_decoder_run(d, run.fg ? fgraph_fn : print_fn, &run);
 	if (run.fg && !ret)

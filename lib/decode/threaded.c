@@ -2,9 +2,11 @@
 /* The decoder in a thread of its own, its records handed over in batches. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 
@@ -12,10 +14,17 @@
 #include "file/reader.h"
 
 /* A batch: records copied out of their pages, which the decoder reuses. */
-#define BATCH_RECS	4096
-#define BATCH_DATA	(256u << 10)
-/* Batches in flight: the decoder fills one while fn takes another. */
-#define NBATCH		4
+#define BATCH_RECS	2048
+#define BATCH_DATA	(128u << 10)
+/* Batches in flight (about 2 MB): the decoder fills one while fn takes another. */
+#define NBATCH		8
+/*
+ * A side that waits sleeps until half the batches are there for it (or
+ * the end): a sleep is two context switches, so they come once every
+ * NBATCH / 2 batches, not at each one (a report of 3 M records: 5400
+ * context switches with a wake-up at each batch of 4096, 830 so).
+ */
+#define WAKE		(NBATCH / 2)
 /* Zeroed bytes after the last record, as a stream's window has. */
 #define DATA_SLACK	16
 
@@ -46,7 +55,9 @@ struct batch {
 struct handoff {
 	struct kt_decoder *d;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t more;	/* fn's side waits here for batches */
+	pthread_cond_t room;	/* the decoder waits here for free ones */
+	bool fn_waits, dec_waits;
 	struct batch b[NBATCH];
 	/* Batch k lives in b[k % NBATCH]; the decoder fills b[produced]. */
 	unsigned long produced, consumed;
@@ -80,9 +91,14 @@ static int publish(struct handoff *h)
 
 	pthread_mutex_lock(&h->lock);
 	h->produced++;
-	pthread_cond_broadcast(&h->cond);
-	while (!h->cancel && h->produced - h->consumed >= NBATCH)
-		pthread_cond_wait(&h->cond, &h->lock);
+	if (h->fn_waits && h->produced - h->consumed >= WAKE)
+		pthread_cond_signal(&h->more);
+	if (!h->cancel && h->produced - h->consumed >= NBATCH) {
+		h->dec_waits = true;
+		while (!h->cancel && h->produced - h->consumed > NBATCH - WAKE)
+			pthread_cond_wait(&h->room, &h->lock);
+		h->dec_waits = false;
+	}
 	if (h->cancel)
 		ret = -ECANCELED;
 	pthread_mutex_unlock(&h->lock);
@@ -201,7 +217,7 @@ static void *decode_thread(void *arg)
 		h->produced++;
 	h->done = true;
 	h->ret = ret == -ECANCELED && h->cancel ? 0 : ret;
-	pthread_cond_broadcast(&h->cond);
+	pthread_cond_signal(&h->more);
 	pthread_mutex_unlock(&h->lock);
 	return NULL;
 }
@@ -245,7 +261,8 @@ static void handoff_free(struct handoff *h)
 		free(h->b[i].data);
 	}
 	free(h->ends);
-	pthread_cond_destroy(&h->cond);
+	pthread_cond_destroy(&h->more);
+	pthread_cond_destroy(&h->room);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
@@ -261,7 +278,8 @@ int kt_decoder_run_threaded(struct kt_decoder *d, kt_event_fn fn, void *arg)
 	h->d = d;
 	h->ends = calloc(65536, sizeof(*h->ends));
 	pthread_mutex_init(&h->lock, NULL);
-	pthread_cond_init(&h->cond, NULL);
+	pthread_cond_init(&h->more, NULL);
+	pthread_cond_init(&h->room, NULL);
 	for (i = 0; i < NBATCH; i++) {
 		h->b[i].recs = malloc(BATCH_RECS * sizeof(*h->b[i].recs));
 		h->b[i].missed = malloc(BATCH_RECS * sizeof(*h->b[i].missed));
@@ -276,8 +294,12 @@ int kt_decoder_run_threaded(struct kt_decoder *d, kt_event_fn fn, void *arg)
 		struct batch *b;
 
 		pthread_mutex_lock(&h->lock);
-		while (h->consumed == h->produced && !h->done)
-			pthread_cond_wait(&h->cond, &h->lock);
+		if (h->consumed == h->produced && !h->done) {
+			h->fn_waits = true;
+			while (h->produced - h->consumed < WAKE && !h->done)
+				pthread_cond_wait(&h->more, &h->lock);
+			h->fn_waits = false;
+		}
 		if (h->consumed == h->produced) {
 			pthread_mutex_unlock(&h->lock);
 			break;
@@ -290,7 +312,8 @@ int kt_decoder_run_threaded(struct kt_decoder *d, kt_event_fn fn, void *arg)
 			h->cancel = true;
 		else
 			h->consumed++;
-		pthread_cond_broadcast(&h->cond);
+		if (h->dec_waits && (h->cancel || h->produced - h->consumed <= NBATCH - WAKE))
+			pthread_cond_signal(&h->room);
 		pthread_mutex_unlock(&h->lock);
 		if (fret)
 			break;
@@ -302,4 +325,23 @@ int kt_decoder_run_threaded(struct kt_decoder *d, kt_event_fn fn, void *arg)
 serial:
 	handoff_free(h);
 	return kt_decoder_run(d, fn, arg);
+}
+
+bool kt_threaded_pays(const struct kt_reader *r)
+{
+	uint64_t bytes = 0;
+	cpu_set_t set;
+	double load;
+	int b, i, ncpu;
+
+	for (b = 0; b < kt_reader_buffers(r); b++)
+		for (i = 0; i < kt_reader_streams(r, b); i++)
+			bytes += kt_reader_stream_bytes(r, b, i);
+	if (bytes < KT_THREADED_MIN_BYTES)
+		return false;
+	ncpu = sched_getaffinity(0, sizeof(set), &set) ? (int)sysconf(_SC_NPROCESSORS_ONLN) :
+	       CPU_COUNT(&set);
+	if (ncpu < 2)
+		return false;
+	return getloadavg(&load, 1) != 1 || ncpu - load > 1.5;
 }

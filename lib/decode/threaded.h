@@ -23,4 +23,15 @@
  * when no thread can be started. */
 int kt_decoder_run_threaded(struct kt_decoder *d, kt_event_fn fn, void *arg);
 
+/*
+ * Whether a second thread pays for reading r: the file holds at least
+ * KT_THREADED_MIN_BYTES of trace data (below that the whole report takes
+ * a few tens of milliseconds), and a second CPU is free for it: the CPUs
+ * this process may run on, less the 1-minute load average, leave more
+ * than 1.5.  Otherwise the two threads only take turns, and the copy
+ * between them is CPU spent for nothing.
+ */
+#define KT_THREADED_MIN_BYTES	(4u << 20)
+bool kt_threaded_pays(const struct kt_reader *r);
+
 #endif
