@@ -165,8 +165,8 @@ ksummary=$(cat <<EOF
 ## report: kinds of file
 
 \`bench/report-speed\` (its second part): \`ktrace report\` serial
-(\`KTRACE_NO_THREADS=1\`), with its second thread (\`KTRACE_THREADS=1\`)
-and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
+(\`KTRACE_NO_THREADS=1\`), reading and unpacking ahead in its second
+thread (\`KTRACE_THREADS=1\`, \`lib/file/ahead.c\`) and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
 recorded with sched_switch, sched_wakeup and raw_syscalls; each run
 writes the text to a file on /var/tmp (deleted before it), $krounds
 interleaved rounds, medians of the CPU time (user + sys) and of the

@@ -12,6 +12,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include <zstd.h>
 
 #include "base/byteorder.h"
+#include "file/ahead.h"
 #include "file/kallsyms.h"
 #include "file/tepcheck.h"
 #include "base/log.h"
@@ -212,12 +214,18 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
 		     void *dst, size_t dlen)
 {
+	return kt_reader_unpack_ctx(r, &r->zctx, src, slen, dst, dlen);
+}
+
+int kt_reader_unpack_ctx(struct kt_reader *r, ZSTD_DCtx **zctx, const void *src,
+			 size_t slen, void *dst, size_t dlen)
+{
 	if (r->comp == COMP_ZSTD) {
 		size_t n;
 
-		if (!r->zctx && !(r->zctx = ZSTD_createDCtx()))
+		if (!*zctx && !(*zctx = ZSTD_createDCtx()))
 			return -EBADMSG;
-		n = ZSTD_decompressDCtx(r->zctx, dst, dlen, src, slen);
+		n = ZSTD_decompressDCtx(*zctx, dst, dlen, src, slen);
 
 		return ZSTD_isError(n) || n != dlen ? -EBADMSG : 0;
 	}
@@ -1773,12 +1781,48 @@ out:
 	return ret;
 }
 
+bool kt_reader_ahead_pays(const struct kt_reader *r)
+{
+	uint64_t bytes = 0;
+	cpu_set_t set;
+	double load;
+	int b, i, ncpu;
+
+	for (b = 0; b < r->nbufs; b++)
+		for (i = 0; i < r->bufs[b].nstreams; i++)
+			bytes += r->bufs[b].streams[i].size;
+	if (r->series || bytes < KT_AHEAD_MIN_BYTES)
+		return false;
+	ncpu = sched_getaffinity(0, sizeof(set), &set) ? (int)sysconf(_SC_NPROCESSORS_ONLN) :
+	       CPU_COUNT(&set);
+	if (ncpu < 2)
+		return false;
+	return getloadavg(&load, 1) != 1 || ncpu - load > 1.5;
+}
+
+int kt_reader_read_ahead(struct kt_reader *r)
+{
+	if (r->ahead || r->series)
+		return 0;
+	r->ahead = kt_ahead_new();
+	if (!r->ahead)
+		return -errno;
+	/* Two windows a stream now: the same memory budget for them all. */
+	r->window /= 2;
+	r->window -= r->window % r->page_size;
+	if (r->window < r->page_size)
+		r->window = r->page_size;
+	return 0;
+}
+
 void kt_reader_close(struct kt_reader *r)
 {
 	int i;
 
 	if (!r)
 		return;
+	kt_ahead_free(r->ahead);
+	ZSTD_freeDCtx(r->ahead_zctx);
 	kt_series_free(r->series);
 	for (i = 0; i < r->nbufs; i++) {
 		free(r->bufs[i].name);
