@@ -21,7 +21,6 @@
 #include "decode/fgraph.h"
 #include "decode/printer.h"
 #include "decode/select.h"
-#include "decode/threaded.h"
 #include "decode/ustack.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
@@ -244,25 +243,22 @@ static int fgraph_fn(const struct kt_event *ev, void *arg)
 }
 
 /*
- * Decode in a thread of its own while this one formats and writes
- * (lib/decode/threaded.h): when the text goes to a file or a pipe, not
- * a terminal.  A terminal shows the lines as they come and is read by a
- * person; a file or a pipe takes the whole report, and that is where the
- * time goes.  The bytes are the same either way.  Not with selections
- * that look up pids and comms (-F, --pid, --comm), which formatting adds
- * to, nor the process view, which follows every record itself; not on
- * one CPU, where the two stages would only take turns.
- * KTRACE_NO_THREADS=1 keeps it serial (the tests compare the two).
+ * Read (and unpack) each CPU's next pages in a second thread while this
+ * one decodes, formats and writes the current ones (kt_reader_read_ahead()):
+ * where it pays (kt_reader_ahead_pays(): a file of some size, a second CPU
+ * free).  The thread only reads the file, so the bytes are the same, with
+ * any option.  KTRACE_NO_THREADS=1 keeps the report in one thread,
+ * KTRACE_THREADS=1 reads ahead wherever it can (the tests compare the two).
  */
-static bool decode_threaded(const struct report_opts *o, FILE *out, bool procview)
+static bool read_ahead(const struct kt_reader *r)
 {
-	const char *no = getenv("KTRACE_NO_THREADS");
+	const char *no = getenv("KTRACE_NO_THREADS"), *yes = getenv("KTRACE_THREADS");
 
 	if (no && *no && strcmp(no, "0"))
 		return false;
-	if (procview || kt_select_by_task(o->sel))
-		return false;
-	return !isatty(fileno(out)) && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	if (yes && *yes)
+		return strcmp(yes, "0") != 0;
+	return kt_reader_ahead_pays(r);
 }
 
 static int open_reader(const struct input_list *in, struct kt_reader **r)
@@ -542,9 +538,10 @@ static int report(const struct report_opts *o)
 	}
 	run.p = p;
 	run.left = o->head;
-	ret = decode_threaded(o, out, procview) ?
-	      kt_decoder_run_threaded(d, run.fg ? fgraph_fn : print_fn, &run) :
-	      kt_decoder_run(d, run.fg ? fgraph_fn : print_fn, &run);
+	/* (no thread: the same report, in one) */
+	if (read_ahead(r))
+		kt_reader_read_ahead(r);
+	ret = kt_decoder_run(d, run.fg ? fgraph_fn : print_fn, &run);
 	if (run.fg && !ret)
 		ret = kt_fgraph_flush(run.fg, print_fn, &run);
 	if (!ret || ret == -ECANCELED) {

@@ -1287,6 +1287,20 @@ static bool cc_plugin(struct cc *c, struct ff_prog *pg)
 			NUMF(FX_UADDR2, "uaddr2", true) &&
 			NUMF(FX_VAL3, "val3", true) && cc_format(c, pg);
 	}
+	if (!strcmp(so, "plugin_function.so") && !strcmp(ev->system, "ftrace") &&
+	    !strcmp(ev->name, "kernel_stack")) {
+		struct tep_format_field *f = tep_find_any_field(ev, "caller");
+
+		/* (without it the plugin prints "<CANT FIND FIELD caller>") */
+		if (!f)
+			return fail(c, "plugin field missing");
+		/* the frames run to the record's end, wherever that is */
+		pg->plug = P_KSTACK;
+		pg->pf[KS_CALLER].off = f->offset;
+		pg->pf[KS_CALLER].size = 8;
+		pg->pf[KS_CALLER].ok = true;
+		return true;
+	}
 	return fail(c, "plugin handler not compiled");
 }
 

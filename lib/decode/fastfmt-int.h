@@ -8,8 +8,8 @@
  *
  * The semantics followed here are libtraceevent 1.7's (pretty_print(),
  * eval_num_arg(), print_str_arg() and the sched_switch, kmem, hrtimer,
- * tlb and futex plugins), reimplemented for speed: each event's print
- * format is split once into literal text and conversions exactly as
+ * tlb, futex and function (kernel_stack) plugins), reimplemented for
+ * speed: each event's print format is split once into literal text and conversions exactly as
  * libtraceevent splits it, every argument tree is turned into a small
  * expression of field loads, and the conversions are done by
  * hand-written emitters instead of vsnprintf.  Conversions whose printf spec is unusual keep using
@@ -355,6 +355,7 @@ enum plug_kind {
 	P_HRTIMER_START,
 	P_TLB_FLUSH,
 	P_FUTEX,	/* the futex plugin's text, or the format for other ops */
+	P_KSTACK,	/* the function plugin's kernel_stack: "=> name (addr)" lines */
 };
 
 struct ff_field {			/* a field a plugin reads */
@@ -408,6 +409,34 @@ struct func_ent {
 	bool valid;
 };
 
+/*
+ * A kernel stack frame's line as the function plugin prints it, by
+ * address: a report prints a few thousand addresses millions of times.
+ * 128 bytes a slot; a line longer than text[] is not kept.
+ */
+#define FRAME_SLOTS 4096	/* a power of 2 */
+
+struct frame_ent {
+	uint64_t addr;
+	uint16_t len;		/* 0: an empty slot */
+	char text[118];
+};
+
+/*
+ * A whole kernel stack's lines (after "<stack trace >"), by the record's
+ * caller[] bytes: most stacks of a recording are a few hundred
+ * distinct ones, each printed thousands of times.
+ */
+#define STACK_SLOTS 1024	/* a power of 2 */
+#define STACK_WORDS 12		/* deeper stacks are printed frame by frame */
+
+struct stack_ent {
+	uint16_t nbytes;	/* 0: an empty slot */
+	uint16_t len;
+	uint64_t words[STACK_WORDS];
+	char text[STACK_WORDS * 56];
+};
+
 struct kt_fastfmt {
 	struct tep_handle *tep;
 	bool usable;		/* host endian and 64-bit longs */
@@ -418,6 +447,8 @@ struct kt_fastfmt {
 	int comm_pid[COMM_CACHE];	/* pids already registered (+1) */
 	struct printk_ent *printk;	/* PRINTK_SLOTS, allocated on use */
 	char *scratch;			/* SCRATCH bytes, for kt_fastfmt_seq() */
+	struct frame_ent *frames;	/* FRAME_SLOTS, allocated on use */
+	struct stack_ent *stacks;	/* STACK_SLOTS, allocated on use */
 };
 
 /* The longest info text kt_fastfmt_seq() builds outside the trace_seq. */
@@ -436,6 +467,7 @@ enum { KM_CALL_SITE };
 enum { HR_TIMER, HR_NOW, HR_FUNCTION, HR_EXPIRES, HR_SOFTEXPIRES };
 enum { TLB_PAGES, TLB_REASON };
 enum { FX_UADDR, FX_OP, FX_VAL, FX_UTIME, FX_UADDR2, FX_VAL3 };
+enum { KS_CALLER };
 
 /* ------------------------------------------------------------------ */
 /* A run over one record                                               */
@@ -550,5 +582,6 @@ void ff_run_kmem(struct run *r, const struct ff_prog *pg);
 void ff_run_hrtimer(struct run *r, const struct ff_prog *pg);
 void ff_run_tlb_flush(struct run *r, const struct ff_prog *pg);
 bool ff_run_futex(struct run *r, const struct ff_prog *pg);
+void ff_run_kstack(struct run *r, const struct ff_prog *pg);
 
 #endif

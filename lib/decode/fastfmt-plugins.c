@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The texts of libtraceevent's plugins (sched, kmem, hrtimer, tlb, futex). */
+/* The texts of libtraceevent's plugins (sched, kmem, hrtimer, tlb, futex, function). */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
@@ -291,4 +292,144 @@ bool ff_run_futex(struct run *r, const struct ff_prog *pg)
 	if (futex_ops[cmd].val3)
 		put_hex8(r, "val3", pfield(r, &f[FX_VAL3]));
 	return true;
+}
+
+/*
+ * One frame's line as the function plugin prints it (its "offset"
+ * option off, as nothing here sets it): "=> name (addr)\n", or
+ * "=> addr\n" for an address no function holds.  Writes into buf of
+ * size cap; returns the length, or 0 when it does not fit.
+ */
+static size_t frame_line(struct kt_fastfmt *ff, uint64_t addr, char *buf,
+			 size_t cap)
+{
+	const struct func_ent *fe = ff_func_lookup(ff, addr);
+	char *p = buf;
+
+	if (cap < fe->len + 24)
+		return 0;
+	memcpy(p, "=> ", 3);
+	p += 3;
+	if (fe->name) {
+		memcpy(p, fe->name, fe->len);
+		p += fe->len;
+		memcpy(p, " (", 2);
+		p = put_hex(p + 2, addr);
+		*p++ = ')';
+	} else {
+		p = put_hex(p, addr);
+	}
+	*p++ = '\n';
+	return (size_t)(p - buf);
+}
+
+/* The frame's line, from the cache (NULL: not kept, out of memory or too long). */
+static const struct frame_ent *frame_of(struct kt_fastfmt *ff, uint64_t addr)
+{
+	struct frame_ent *fe;
+	size_t n;
+
+	if (!ff->frames) {
+		ff->frames = calloc(FRAME_SLOTS, sizeof(*ff->frames));
+		if (!ff->frames)
+			return NULL;
+	}
+	fe = &ff->frames[(unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 50) &
+			 (FRAME_SLOTS - 1)];
+	if (fe->len && fe->addr == addr)
+		return fe;
+	n = frame_line(ff, addr, fe->text, sizeof(fe->text));
+	if (!n) {
+		fe->len = 0;
+		return NULL;
+	}
+	fe->addr = addr;
+	fe->len = (uint16_t)n;
+	return fe;
+}
+
+/*
+ * ftrace:kernel_stack as the function plugin prints it: "<stack trace >"
+ * and a line for each 8-byte address from caller[] to the record's end
+ * (as many as the stack had, whatever caller[8] declares), up to the
+ * first of all ones or of low 32 bits all ones.  A record that ends
+ * inside an address (the plugin reads past it) answers -ENOTSUP.
+ */
+static void kstack_frames(struct run *r, int off)
+{
+	const struct frame_ent *fe;
+	uint64_t addr;
+	size_t n;
+
+	for (; off < r->size; off += 8) {
+		if (r->size - off < 8) {
+			r->err = -ENOTSUP;
+			return;
+		}
+		addr = load(r->data + off, 8);
+		if (addr == UINT64_MAX || (uint32_t)addr == UINT32_MAX)
+			break;
+		fe = frame_of(r->ff, addr);
+		if (fe) {
+			put(r, fe->text, fe->len);
+			continue;
+		}
+		n = frame_line(r->ff, addr, r->p, (size_t)(r->end - r->p));
+		if (!n) {
+			/* no room: the caller retries with more */
+			r->err = -ENOSPC;
+			return;
+		}
+		r->p += n;
+	}
+}
+
+/* The slot of the stack whose caller[] bytes are at p (n bytes, whole words). */
+static struct stack_ent *stack_slot(struct kt_fastfmt *ff, const unsigned char *p,
+				    size_t n)
+{
+	uint64_t h = n, w;
+	size_t i;
+
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	return &ff->stacks[(unsigned int)(h >> 54) & (STACK_SLOTS - 1)];
+}
+
+void ff_run_kstack(struct run *r, const struct ff_prog *pg)
+{
+	int off = pg->pf[KS_CALLER].off;
+	size_t n = off < r->size ? (size_t)(r->size - off) : 0;
+	struct stack_ent *se;
+	char *start;
+
+	put(r, "<stack trace >\n", 15);
+	if (!n || n % 8 || n > sizeof(se->words)) {
+		kstack_frames(r, off);
+		return;
+	}
+	if (!r->ff->stacks) {
+		r->ff->stacks = calloc(STACK_SLOTS, sizeof(*r->ff->stacks));
+		if (!r->ff->stacks) {
+			kstack_frames(r, off);
+			return;
+		}
+	}
+	se = stack_slot(r->ff, r->data + off, n);
+	if (se->nbytes == n && !memcmp(se->words, r->data + off, n)) {
+		put(r, se->text, se->len);
+		return;
+	}
+	start = r->p;
+	kstack_frames(r, off);
+	if (r->err || (size_t)(r->p - start) > sizeof(se->text)) {
+		se->nbytes = 0;
+		return;
+	}
+	memcpy(se->words, r->data + off, n);
+	se->nbytes = (uint16_t)n;
+	se->len = (uint16_t)(r->p - start);
+	memcpy(se->text, start, se->len);
 }

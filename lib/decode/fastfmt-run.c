@@ -1245,6 +1245,9 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		if (!ff_run_futex(&r, pg))
 			run_segs(&r, pg);
 		break;
+	case P_KSTACK:
+		ff_run_kstack(&r, pg);
+		break;
 	}
 	if (r.err)
 		return r.err;

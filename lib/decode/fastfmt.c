@@ -45,6 +45,8 @@ void kt_fastfmt_free(struct kt_fastfmt *ff)
 	}
 	free(ff->progs);
 	free(ff->scratch);
+	free(ff->frames);
+	free(ff->stacks);
 	free(ff);
 }
 

@@ -18,6 +18,7 @@
 
 struct tep_handle;
 struct tep_plugin_list;
+struct kt_ahead;
 
 enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
 
@@ -85,6 +86,9 @@ struct kt_reader {
 	enum comp_kind comp;
 	char comp_name[MAX_NAME];
 	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
+	/* Streams' next windows read ahead in a thread (kt_reader_read_ahead). */
+	struct kt_ahead *ahead;
+	ZSTD_DCtx *ahead_zctx;	/* that thread's own */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
 	/*
@@ -104,6 +108,8 @@ struct kt_reader {
 	uint64_t ksyms_off, ksyms_size;
 	struct tep_handle *ksyms_tep;
 	bool ksyms_tried;
+	/* Its answers by address (lazy_symbols()), allocated with it. */
+	struct ksym_ent *ksyms_cache;
 	int cpus;
 	char *clock;
 	bool in_usecs;
@@ -150,6 +156,9 @@ static inline uint64_t get64(const struct kt_reader *r, const void *p)
 /* Read n bytes at off: 0, -EBADMSG when the file ends first, or -errno. */
 int kt_reader_pread_all(int fd, void *buf, size_t n, uint64_t off);
 /* Unpack a chunk with the file's compression to exactly dlen bytes. */
+/* kt_reader_unpack() with a zstd context of the caller's (one a thread). */
+int kt_reader_unpack_ctx(struct kt_reader *r, ZSTD_DCtx **zctx, const void *src,
+			 size_t slen, void *dst, size_t dlen);
 int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
 		     void *dst, size_t dlen);
 

@@ -12,6 +12,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include <zstd.h>
 
 #include "base/byteorder.h"
+#include "file/ahead.h"
 #include "file/kallsyms.h"
 #include "file/tepcheck.h"
 #include "base/log.h"
@@ -212,12 +214,18 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
 		     void *dst, size_t dlen)
 {
+	return kt_reader_unpack_ctx(r, &r->zctx, src, slen, dst, dlen);
+}
+
+int kt_reader_unpack_ctx(struct kt_reader *r, ZSTD_DCtx **zctx, const void *src,
+			 size_t slen, void *dst, size_t dlen)
+{
 	if (r->comp == COMP_ZSTD) {
 		size_t n;
 
-		if (!r->zctx && !(r->zctx = ZSTD_createDCtx()))
+		if (!*zctx && !(*zctx = ZSTD_createDCtx()))
 			return -EBADMSG;
-		n = ZSTD_decompressDCtx(r->zctx, dst, dlen, src, slen);
+		n = ZSTD_decompressDCtx(*zctx, dst, dlen, src, slen);
 
 		return ZSTD_isError(n) || n != dlen ? -EBADMSG : 0;
 	}
@@ -460,9 +468,29 @@ static void read_kallsyms(struct kt_reader *r)
  * ones the file's tep would give with them registered (name and start;
  * nothing in libtraceevent prints the module).
  */
+/*
+ * A report names the same few thousand addresses millions of times (a
+ * kernel stack's frames, fastfmt's %ps): each answer is kept, by
+ * address, so that a lookup is one probe and not two binary searches
+ * of the 200,000 symbols.
+ */
+#define KSYM_CACHE	8192	/* a power of 2 */
+
+struct ksym_ent {
+	unsigned long long addr, start;
+	const char *name;	/* NULL: no function there */
+	bool valid;
+};
+
+static unsigned int ksym_slot(unsigned long long addr)
+{
+	return (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 51) & (KSYM_CACHE - 1);
+}
+
 static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 {
 	struct kt_reader *r = priv;
+	struct ksym_ent *ke;
 	const char *name;
 
 	(void)modp;
@@ -471,8 +499,10 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 		if (!r->ksyms && r->ksyms_size)
 			read_kallsyms(r);
 		r->ksyms_tep = r->ksyms ? tep_alloc() : NULL;
-		if (r->ksyms_tep)
+		if (r->ksyms_tep) {
 			kt_kallsyms_parse(r->ksyms_tep, r->ksyms);
+			r->ksyms_cache = calloc(KSYM_CACHE, sizeof(*r->ksyms_cache));
+		}
 		else if (r->ksyms)
 			kt_warn("out of memory for the kallsyms of '%s': kernel addresses are not named",
 				r->path);
@@ -482,10 +512,27 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 	}
 	if (!r->ksyms_tep)
 		return NULL;
-	name = tep_find_function(r->ksyms_tep, *addrp);
-	if (name)
-		*addrp = tep_find_function_address(r->ksyms_tep, *addrp);
-	return (char *)name;
+	if (!r->ksyms_cache) {
+		unsigned long long start;
+
+		/* Out of memory: one lookup each time, as libtraceevent's. */
+		if (!tep_find_function_info(r->ksyms_tep, *addrp, &name, &start, NULL))
+			return NULL;
+		*addrp = start;
+		return (char *)name;
+	}
+	ke = &r->ksyms_cache[ksym_slot(*addrp)];
+	if (!ke->valid || ke->addr != *addrp) {
+		ke->addr = *addrp;
+		ke->valid = true;
+		if (!tep_find_function_info(r->ksyms_tep, ke->addr, &ke->name,
+					    &ke->start, NULL))
+			ke->name = NULL;
+	}
+	if (!ke->name)
+		return NULL;
+	*addrp = ke->start;
+	return (char *)ke->name;
 }
 
 static int parse_kallsyms(struct cur *c)
@@ -1734,12 +1781,48 @@ out:
 	return ret;
 }
 
+bool kt_reader_ahead_pays(const struct kt_reader *r)
+{
+	uint64_t bytes = 0;
+	cpu_set_t set;
+	double load;
+	int b, i, ncpu;
+
+	for (b = 0; b < r->nbufs; b++)
+		for (i = 0; i < r->bufs[b].nstreams; i++)
+			bytes += r->bufs[b].streams[i].size;
+	if (r->series || bytes < KT_AHEAD_MIN_BYTES)
+		return false;
+	ncpu = sched_getaffinity(0, sizeof(set), &set) ? (int)sysconf(_SC_NPROCESSORS_ONLN) :
+	       CPU_COUNT(&set);
+	if (ncpu < 2)
+		return false;
+	return getloadavg(&load, 1) != 1 || ncpu - load > 1.5;
+}
+
+int kt_reader_read_ahead(struct kt_reader *r)
+{
+	if (r->ahead || r->series)
+		return 0;
+	r->ahead = kt_ahead_new();
+	if (!r->ahead)
+		return -errno;
+	/* Two windows a stream now: the same memory budget for them all. */
+	r->window /= 2;
+	r->window -= r->window % r->page_size;
+	if (r->window < r->page_size)
+		r->window = r->page_size;
+	return 0;
+}
+
 void kt_reader_close(struct kt_reader *r)
 {
 	int i;
 
 	if (!r)
 		return;
+	kt_ahead_free(r->ahead);
+	ZSTD_freeDCtx(r->ahead_zctx);
 	kt_series_free(r->series);
 	for (i = 0; i < r->nbufs; i++) {
 		free(r->bufs[i].name);
@@ -1761,6 +1844,7 @@ void kt_reader_close(struct kt_reader *r)
 	}
 	if (r->ksyms_tep)
 		tep_free(r->ksyms_tep);
+	free(r->ksyms_cache);
 	free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
 	if (r->fd >= 0)
 		close(r->fd);

@@ -153,6 +153,26 @@ const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);
 bool kt_reader_damaged(const struct kt_reader *r);
 void kt_reader_set_damaged(struct kt_reader *r);
 
+/*
+ * Have r's streams read (and unpack) their next window in a second
+ * thread while the current one is decoded: the same pages, in the same
+ * order, with the same warnings (whatever goes wrong there is done again
+ * in the stream's own thread, as without it).  Not for a series, whose
+ * chunks are read one at a time.  0, or -errno when no thread starts.
+ * Streams must be closed before r.
+ */
+int kt_reader_read_ahead(struct kt_reader *r);
+/*
+ * Whether reading ahead pays for r: the file holds at least
+ * KT_AHEAD_MIN_BYTES of trace data (below that a whole report takes a
+ * few tens of milliseconds), it is not a series, and a second CPU is free
+ * for the thread: the CPUs this process may run on, less the 1-minute
+ * load average, leave more than 1.5.  Otherwise the two threads would
+ * only take turns.
+ */
+#define KT_AHEAD_MIN_BYTES	(4u << 20)
+bool kt_reader_ahead_pays(const struct kt_reader *r);
+
 /* Buffers: 0 is the top buffer, 1.. the instances in file order. */
 int kt_reader_buffers(const struct kt_reader *r);
 const char *kt_reader_buffer_name(const struct kt_reader *r, int buf);

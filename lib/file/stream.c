@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "file/ahead.h"
 #include "file/rawpage.h"
 #include "file/reader-int.h"
 #include "file/tracedat.h"
@@ -46,6 +47,40 @@ struct kt_stream {
 	struct kt_stream *sub;
 	bool windowed;
 	uint64_t from, to;	/* shown times: chunks outside are not read */
+	struct ahead_fill *fill;	/* the next window, read ahead */
+	/*
+	 * A packed window read ahead holds several chunks: the file offset
+	 * of each (a page's offset is its chunk's) and where it ends in win.
+	 * nc 0: one chunk, at win_off.
+	 */
+	uint64_t *coff;
+	size_t *cend;
+	int nc, ci, ccap;
+};
+
+/*
+ * The stream's next window, read (and unpacked) by the reader's second
+ * thread (ahead.h) from where the stream stood when it was posted, into
+ * a window of its own that is swapped with the stream's when taken.  It
+ * only reads what fill_plain() and fill_packed() would read without a
+ * complaint; anything else (the stream's end, damage, no memory) leaves
+ * ok false, and the stream does the fill itself, warnings and all.
+ */
+struct ahead_fill {
+	struct kt_ahead_job job;	/* first: the job is the fill */
+	struct kt_stream *s;		/* read only in the thread */
+	uint64_t pos;			/* the stream's pos ... */
+	uint32_t chunks_left;		/* ... and chunks when posted */
+	bool ok;
+	unsigned char *win, *zbuf;
+	size_t win_cap, zcap;
+	uint64_t win_off, pos_after;
+	size_t win_len;
+	uint32_t chunks_after;
+	/* packed: the chunks unpacked one after the other into win */
+	uint64_t *coff;
+	size_t *cend;
+	int nc, ccap;
 };
 
 static int stream_bad(struct kt_stream *s, uint64_t at, const char *fmt, ...)
@@ -112,10 +147,28 @@ static void series_leave(struct kt_stream *s)
 	s->cr = NULL;
 }
 
+static void ahead_drop(struct kt_stream *s)
+{
+	struct ahead_fill *f = s->fill;
+
+	if (!f)
+		return;
+	kt_ahead_wait(s->r->ahead, &f->job);
+	free(f->win);
+	free(f->zbuf);
+	free(f->coff);
+	free(f->cend);
+	free(f);
+	s->fill = NULL;
+}
+
 void kt_stream_close(struct kt_stream *s)
 {
 	if (!s)
 		return;
+	ahead_drop(s);
+	free(s->coff);
+	free(s->cend);
 	series_leave(s);
 	free(s->win);
 	free(s->zbuf);
@@ -220,6 +273,144 @@ static int fill_packed(struct kt_stream *s)
 	return 1;
 }
 
+/* A chunk's place in f: false when the arrays cannot grow. */
+static bool ahead_chunk(struct ahead_fill *f, uint64_t at, size_t end)
+{
+	if (f->nc == f->ccap) {
+		int n = f->ccap ? 2 * f->ccap : 16;
+		uint64_t *o = realloc(f->coff, (size_t)n * sizeof(*o));
+		size_t *e;
+
+		if (!o)
+			return false;
+		f->coff = o;
+		e = realloc(f->cend, (size_t)n * sizeof(*e));
+		if (!e)
+			return false;
+		f->cend = e;
+		f->ccap = n;
+	}
+	f->coff[f->nc] = at;
+	f->cend[f->nc++] = end;
+	return true;
+}
+
+/*
+ * In the reader's second thread: the fill posted, into f's own window.
+ * Packed data: chunk after chunk (a trace-cmd chunk is a few tens of KB)
+ * up to a window's worth, so that the thread is woken once a window, not
+ * once a chunk; it stops before the first chunk it cannot take.
+ */
+static void fill_ahead(struct kt_ahead_job *j)
+{
+	struct ahead_fill *f = (struct ahead_fill *)j;
+	const struct kt_stream *s = f->s;
+	struct kt_reader *r = s->r;
+	unsigned char h[8];
+	uint32_t csize, usize, left = f->chunks_left;
+	uint64_t pos = f->pos;
+	size_t n = 0;
+
+	f->ok = false;
+	f->nc = 0;
+	if (!s->compressed) {
+		uint64_t rest = s->end - pos;
+
+		if (rest < r->page_size)
+			return;
+		n = rest < r->window ? (size_t)rest : r->window;
+		n -= n % r->page_size;
+		if (grow(&f->win, &f->win_cap, n + KT_STREAM_SLACK) ||
+		    kt_reader_pread_all(r->fd, f->win, n, pos))
+			return;
+		pos += n;
+	}
+	while (s->compressed && left && n < r->window) {
+		if (s->end - pos < 8 || kt_reader_pread_all(r->fd, h, 8, pos))
+			break;
+		csize = get32(r, h);
+		usize = get32(r, h + 4);
+		if (csize > s->end - pos - 8 || usize > KT_DAT_MAX_CHUNK || !usize ||
+		    usize % r->page_size ||
+		    grow(&f->zbuf, &f->zcap, csize ? csize : 1) ||
+		    grow(&f->win, &f->win_cap, n + usize + KT_STREAM_SLACK) ||
+		    kt_reader_pread_all(r->fd, f->zbuf, csize, pos + 8) ||
+		    kt_reader_unpack_ctx(r, &r->ahead_zctx, f->zbuf, csize, f->win + n, usize) ||
+		    !ahead_chunk(f, pos, n + usize))
+			break;
+		n += usize;
+		pos += 8 + (uint64_t)csize;
+		left--;
+	}
+	if (!n)
+		return;
+	memset(f->win + n, 0, KT_STREAM_SLACK);
+	f->win_off = f->pos;
+	f->win_len = n;
+	f->pos_after = pos;
+	f->chunks_after = left;
+	f->ok = true;
+}
+
+/* After a fill: post the next one, if the reader reads ahead and there is one. */
+static void ahead_post(struct kt_stream *s)
+{
+	struct ahead_fill *f = s->fill;
+
+	if (!s->r->ahead || s->done)
+		return;
+	if (s->compressed ? !s->chunks_left : s->end - s->pos < s->r->page_size)
+		return;
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return;
+		f->job.fn = fill_ahead;
+		f->s = s;
+		s->fill = f;
+	}
+	f->pos = s->pos;
+	f->chunks_left = s->chunks_left;
+	kt_ahead_post(s->r->ahead, &f->job);
+}
+
+/* The window read ahead, swapped in: 1, or 0 when the stream must fill itself. */
+static int ahead_take(struct kt_stream *s)
+{
+	struct ahead_fill *f = s->fill;
+	unsigned char *w;
+	size_t cap;
+
+	if (!f || !kt_ahead_wait(s->r->ahead, &f->job) || !f->ok ||
+	    f->pos != s->pos)
+		return 0;
+	w = s->win;
+	cap = s->win_cap;
+	s->win = f->win;
+	s->win_cap = f->win_cap;
+	f->win = w;
+	f->win_cap = cap;
+	s->win_off = f->win_off;
+	s->win_len = f->win_len;
+	s->pos = f->pos_after;
+	s->chunks_left = f->chunks_after;
+	if (s->compressed) {
+		uint64_t *o = s->coff;
+		size_t *e = s->cend;
+		int c = s->ccap;
+
+		s->coff = f->coff;
+		s->cend = f->cend;
+		s->ccap = f->ccap;
+		s->nc = f->nc;
+		s->ci = 0;
+		f->coff = o;
+		f->cend = e;
+		f->ccap = c;
+	}
+	return 1;
+}
+
 /* Chunk c's part of s: 1 and *b, *i when it has pages in s's window. */
 static bool series_wants(const struct kt_stream *s, const struct kt_chunk *c,
 			 int *b, int *i)
@@ -286,16 +477,26 @@ int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
 	if (s->started && s->cur + 2 * (size_t)s->r->page_size <= s->win_len) {
 		s->cur += s->r->page_size;
 	} else {
-		ret = s->compressed ? fill_packed(s) : fill_plain(s);
+		ret = s->started ? ahead_take(s) : 0;
+		if (!ret) {
+			s->nc = 0;
+			ret = s->compressed ? fill_packed(s) : fill_plain(s);
+		}
 		s->started = true;
 		if (ret <= 0) {
 			s->done = true;
 			return ret;
 		}
 		s->cur = 0;
+		ahead_post(s);
 	}
 	*page = s->win + s->cur;
 	*offset = s->win_off + (s->compressed ? 0 : s->cur);
+	if (s->nc) {
+		while (s->ci < s->nc - 1 && s->cur >= s->cend[s->ci])
+			s->ci++;
+		*offset = s->coff[s->ci];
+	}
 	return 1;
 }
 
@@ -310,6 +511,9 @@ void *kt_stream_peek_page(struct kt_stream *s)
 		return s->sub ? kt_stream_peek_page(s->sub) : NULL;
 	if (s->done || !s->started ||
 	    s->cur + 2 * (size_t)s->r->page_size > s->win_len)
+		return NULL;
+	/* (as without reading ahead: not a page of the next chunk) */
+	if (s->nc && s->cur + s->r->page_size >= s->cend[s->ci])
 		return NULL;
 	return s->win + s->cur + s->r->page_size;
 }

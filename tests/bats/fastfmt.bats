@@ -52,6 +52,17 @@ REQUIRED="sched:sched_switch sched:sched_wakeup sched:sched_waking
 	[ ! -d "$TRACEFS/instances/$inst" ]
 }
 
+@test "report formatter: identical to libtraceevent on kernel stacks (-T), frames named from kallsyms" {
+	local inst
+	inst=$(kt_test_instance)
+	run check -T -i "$inst" -e sched -e raw_syscalls -r ftrace:kernel_stack \
+		-- "$TOP/tests/fastfmt-load.sh" 1
+	assert_success
+	assert_output --regexp 'total: [0-9]+ records, [0-9]+ event kinds .* 0 mismatches'
+	refute_output --partial MISMATCH
+	refute_output --partial REQUIRED
+}
+
 @test "report formatter: most live event kinds are compiled, not left to libtraceevent" {
 	local inst kinds compiled
 	inst=$(kt_test_instance)

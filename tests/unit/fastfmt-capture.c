@@ -75,6 +75,8 @@ int capture_run(struct capture *cap, const char *name, const char **systems,
 	snprintf(kb, sizeof(kb), "%zu", buffer_kb);
 	tracefs_instance_file_write(inst, "buffer_size_kb", kb);
 	tracefs_trace_off(inst);
+	if (cap->stacks && tracefs_option_enable(inst, TRACEFS_OPTION_STACKTRACE))
+		fprintf(stderr, "capture: no stacktrace option here\n");
 	for (i = 0; systems[i]; i++) {
 		char sys[128], *ev;
 

@@ -8,6 +8,8 @@
 #ifndef KT_FASTFMT_CAPTURE_H
 #define KT_FASTFMT_CAPTURE_H
 
+#include <stdbool.h>
+
 #include <event-parse.h>
 
 struct cap_rec {
@@ -23,6 +25,7 @@ struct capture {
 	struct cap_rec *recs;
 	size_t nrecs, cap;
 	size_t max;		/* stop keeping records beyond this */
+	bool stacks;		/* the instance's stacktrace option: kernel_stack records */
 };
 
 /*

@@ -3,13 +3,13 @@
  * Identity check of the report formatter (lib/decode/fastfmt.c) against
  * libtraceevent, which is what trace-cmd report prints with.
  *
- *   fastfmt-check [-i INSTANCE] [-e SYSTEM]... [-r SYS:EVENT]... -- CMD...
+ *   fastfmt-check [-i INSTANCE] [-T] [-e SYSTEM]... [-r SYS:EVENT]... -- CMD...
  *	records CMD's events live and compares, for every record,
  *	kt_fastfmt_info() with tep_print_event(..., "%s", TEP_PRINT_INFO);
  *	then feeds truncated and corrupted copies of each compiled event's
  *	records to kt_fastfmt_info() (build with ASan to catch any read
  *	outside the record).  -r: fail unless that event was seen and
- *	compiled.
+ *	compiled.  -T: a kernel stack after each event (ftrace:kernel_stack).
  *   fastfmt-check --all
  *	compiles every event format of the running kernel and lists the
  *	ones left to libtraceevent, with the reason.
@@ -764,7 +764,7 @@ static int run_all(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: fastfmt-check [-v] [-i INSTANCE] [-e SYSTEM]... [-r SYS:EVENT]... -- CMD...\n"
+		"usage: fastfmt-check [-v] [-i INSTANCE] [-T] [-e SYSTEM]... [-r SYS:EVENT]... -- CMD...\n"
 		"       fastfmt-check [-v] --synth N\n"
 		"       fastfmt-check --all\n");
 	exit(64);
@@ -787,8 +787,11 @@ int main(int argc, char **argv)
 	char defname[64];
 	size_t r;
 
-	while ((opt = getopt_long(argc, argv, "+vi:e:r:m:", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+vi:e:r:m:T", lopts, NULL)) != -1) {
 		switch (opt) {
+		case 'T':
+			cap.stacks = true;
+			break;
 		case 'v':
 			verbose++;
 			break;

@@ -1,0 +1,195 @@
+# bench/report-speed's second part: `ktrace report` against `trace-cmd
+# report` on each kind of file (see report-speed's header).  Sourced by
+# report-speed after its own part: uses its ktrace, work, rounds, file,
+# record(), locked() and put_section().
+# shellcheck shell=bash disable=SC2154
+
+kd=$work/kinds
+mkdir -p "$kd"
+
+# The kinds: NAME, then what makes the file.
+rec_ktrace() { # FILE: ktrace's own -T recording of the same workload
+	mkdir -p "$work/dbench"
+	locked "$ktrace" record -q -b 65536 -T -e sched:sched_switch -e sched:sched_wakeup \
+		-e raw_syscalls -o "$1.new" -- dbench -D "$work/dbench" -t 2 2 \
+		>"$work/record.log" 2>&1
+	mv "$1.new" "$1"
+	rm -rf "$work/dbench"
+}
+
+rec_multi() { # FILE: three instances, one with kernel stacks
+	local i=kt-bench-report-$$
+	mkdir -p "$work/dbench"
+	locked env LD_PRELOAD="$work/tc-shim.so" trace-cmd record \
+		-B "$i-a" -b 16384 -e sched:sched_switch -e sched:sched_wakeup \
+		-B "$i-b" -b 65536 -e raw_syscalls \
+		-B "$i-c" -b 16384 -T -e sched:sched_switch \
+		--file-version 7 -o "$1.new" -- dbench -D "$work/dbench" -t 2 2 \
+		>"$work/record.log" 2>&1
+	mv "$1.new" "$1"
+	rm -rf "$work/dbench"
+}
+
+make_kind() { # NAME FILE
+	case $1 in
+	stacks) record "$2" 2 -T --file-version 7 --compression zstd ;;
+	stacks-zlib)
+		[ -s "$kd/stacks.dat" ] || make_kind stacks "$kd/stacks.dat"
+		cc -O2 -o "$work/dat-zlib" "$top/tests/dat-zlib.c" -lz -lzstd
+		"$work/dat-zlib" "$kd/stacks.dat" "$2" ;;
+	stacks-v6) record "$2" 2 -T --file-version 6 ;;
+	stacks-ktrace) rec_ktrace "$2" ;;
+	ustacks) record "$2" 2 -O userstacktrace --file-version 7 ;;
+	multi) rec_multi "$2" ;;
+	esac
+}
+
+kinds="stacks stacks-zlib stacks-v6 stacks-ktrace ustacks multi"
+[ -s "$file" ] && kinds="$kinds plain"
+kinds="$kinds corpus"
+corpus=$(ls "$top"/tests/data/*.dat)
+
+kfile() { # NAME: the file of a kind
+	case $1 in
+	plain) echo "$file" ;;
+	corpus) echo "$top/tests/data" ;;
+	*) echo "$kd/$1.dat" ;;
+	esac
+}
+
+for k in $kinds; do
+	f=$(kfile "$k")
+	[ "$k" = corpus ] || [ -s "$f" ] || { echo "recording the '$k' file ..."; make_kind "$k" "$f"; }
+done
+
+# krun NAME MODE: one timed run of kind NAME; appends "cpu wall rss" to
+# $kd/NAME.MODE (MODE ser, thr or tc).  The output is deleted before.
+krun() {
+	local k=$1 m=$2 f cmd
+	f=$(kfile "$k")
+	rm -f "$kd/out.$m"
+	case $m in
+	ser) cmd="KTRACE_NO_THREADS=1 '$ktrace' report -i" ;;
+	thr) cmd="KTRACE_THREADS=1 '$ktrace' report -i" ;;
+	tc) cmd="trace-cmd report" ;;
+	esac
+	if [ "$k" = corpus ]; then
+		# every stored file, one run each, the CPU summed (sh waits for them)
+		/usr/bin/time -f "%U %S %e %M" -o "$kd/time.out" sh -c "
+			for f in $(tr '\n' ' ' <<<"$corpus"); do
+				$cmd \"\$f\" >/dev/null 2>&1 || :
+			done"
+	else
+		# trace-cmd here has no zlib: it reads the zstd original
+		[ "$m" = tc ] && [ "$k" = stacks-zlib ] && f=$(kfile stacks)
+		/usr/bin/time -f "%U %S %e %M" -o "$kd/time.out" \
+			sh -c "$cmd '$f' >'$kd/out.$m' 2>/dev/null" || :
+	fi
+	awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$kd/time.out" >>"$kd/$k.$m"
+}
+
+kmedian() { # FILE COLUMN
+	cut -d ' ' -f "$2" "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+# The median of the rounds' ratios A/B of column 1 (a round's runs share its load).
+kratio() { # A-TIMES B-TIMES
+	paste -d ' ' "$1" "$2" | awk '{ print ($4 > 0 ? $1 / $4 : 0) }' |
+		sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) / 2)] }'
+}
+
+krounds=$rounds
+[ "$krounds" -ge 3 ] || krounds=3
+load0=$(cut -d ' ' -f 1-3 /proc/loadavg)
+for k in $kinds; do
+	rm -f "$kd/$k".ser "$kd/$k".thr "$kd/$k".tc
+done
+declare -A same lines
+for r in $(seq 1 "$krounds"); do
+	for k in $kinds; do
+		krun "$k" ser
+		krun "$k" thr
+		krun "$k" tc
+		if [ "$r" = 1 ] && [ "$k" != corpus ]; then
+			lines[$k]=$(wc -l <"$kd/out.ser")
+			same[$k]=identical
+			cmp -s "$kd/out.ser" "$kd/out.thr" || same[$k]="threaded DIFFERENT"
+			# trace-cmd's first line (cpus=N, version = N) aside
+			tail -n +2 "$kd/out.tc" | cmp -s - "$kd/out.ser" || same[$k]="DIFFERENT"
+		fi
+		echo "round $r $k: serial $(tail -n 1 "$kd/$k.ser"), threaded $(tail -n 1 "$kd/$k.thr"), trace-cmd $(tail -n 1 "$kd/$k.tc") (cpu s, wall s, max RSS KB)"
+	done
+done
+rm -f "$kd"/out.*
+load1=$(cut -d ' ' -f 1-3 /proc/loadavg)
+
+describe() { # NAME
+	case $1 in
+	stacks) echo "kernel stacks (\`trace-cmd record -T\`), v7 zstd" ;;
+	stacks-zlib) echo "the same repacked with zlib (tests/dat-zlib.c; trace-cmd, without zlib here, reads the zstd original)" ;;
+	stacks-v6) echo "kernel stacks (\`trace-cmd record -T\`), v6" ;;
+	stacks-ktrace) echo "kernel stacks (\`ktrace record -T\`), v7 zstd" ;;
+	ustacks) echo "user stacks (\`trace-cmd record -O userstacktrace\`), v7 zstd" ;;
+	multi) echo "three instances (\`-B\` x3, one with -T), v7 zstd" ;;
+	plain) echo "plain: sched + raw_syscalls (the file above)" ;;
+	corpus) echo "tests/data, $(echo "$corpus" | wc -l) files, CPU summed" ;;
+	esac
+}
+
+rows=""
+worst=""
+for k in $kinds; do
+	f=$(kfile "$k")
+	size="-"
+	[ "$k" = corpus ] || size="$(( $(stat -c %s "$f") / 1048576 )) MB"
+	a=$(kratio "$kd/$k.tc" "$kd/$k.ser")
+	b=$(kratio "$kd/$k.tc" "$kd/$k.thr")
+	c=$(kratio "$kd/$k.thr" "$kd/$k.ser")
+	rss="$(( $(kmedian "$kd/$k.ser" 3) / 1024 ))/$(( $(kmedian "$kd/$k.thr" 3) / 1024 )) MB"
+	out=${same[$k]:-"(corpus.bats compares)"}
+	rows="$rows
+| $(describe "$k") | $size | ${lines[$k]:--} | $(kmedian "$kd/$k.ser" 1) | $(kmedian "$kd/$k.thr" 1) | $(kmedian "$kd/$k.tc" 1) | ${a}x | ${b}x | ${c} | $(kmedian "$kd/$k.ser" 2) / $(kmedian "$kd/$k.thr" 2) / $(kmedian "$kd/$k.tc" 2) | $rss | $out |"
+	case $out in *DIFFERENT*) worst="$worst $k" ;; esac
+done
+
+# Where the serial path's time goes on the kernel-stack file.
+prof="(perf is not installed)"
+if command -v perf >/dev/null; then
+	KTRACE_NO_THREADS=1 perf record -q -F 4999 -o "$kd/perf.data" \
+		"$ktrace" report -i "$(kfile stacks)" -o /dev/null >/dev/null 2>&1 || :
+	prof=$(perf report -i "$kd/perf.data" --no-children --sort dso,sym --stdio 2>/dev/null |
+		grep '%' | head -n 16)
+	rm -f "$kd/perf.data"
+fi
+
+ksummary=$(cat <<EOF
+## report: kinds of file
+
+\`bench/report-speed\` (its second part): \`ktrace report\` serial
+(\`KTRACE_NO_THREADS=1\`), reading and unpacking ahead in its second
+thread (\`KTRACE_THREADS=1\`, \`lib/file/ahead.c\`) and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
+recorded with sched_switch, sched_wakeup and raw_syscalls; each run
+writes the text to a file on /var/tmp (deleted before it), $krounds
+interleaved rounds, medians of the CPU time (user + sys) and of the
+rounds' ratios.  $(nproc) CPUs shared with other work: load average
+$load0 at the start, $load1 at the end.  trace-cmd's CPU time
+grows with the load much more than ktrace's: ratios taken at a load
+above 1 flatter ktrace.
+
+| file | size | lines | ktrace serial CPU s | ktrace threaded CPU s | trace-cmd CPU s | trace-cmd / serial | trace-cmd / threaded | threaded / serial CPU | wall s: serial / threaded / trace-cmd | peak RSS serial/threaded | output |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|$rows
+
+Where the serial path's CPU goes on the kernel-stack file
+(\`perf record -F 4999\`, \`KTRACE_NO_THREADS=1 ktrace report -i FILE -o
+/dev/null\`; top entries by DSO and symbol):
+
+\`\`\`
+$prof
+\`\`\`
+
+Measured $(date -u +%Y-%m-%d).
+EOF
+)
+echo
+echo "$ksummary"
+put_section "report: kinds of file" "$ksummary"
+[ -z "$worst" ] || { echo "report-speed: outputs differ:$worst" >&2; exit 1; }
