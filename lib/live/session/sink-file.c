@@ -750,8 +750,11 @@ static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 	return 0;
 }
 
-/* "DIR/snapshot-DATE.dat", or "FILE.snapshot-DATE.dat" beside FILE. */
-static char *default_name(const char *out, bool dir)
+/*
+ * "FILE.snapshot-DATE.dat" beside FILE (its .dat dropped), or beside DIR
+ * for a series: in DIR it would be read as one of its chunks.
+ */
+static char *default_name(const char *out)
 {
 	char date[32], num[16] = "", *p = NULL, *base;
 	time_t t = time(NULL);
@@ -767,15 +770,16 @@ static char *default_name(const char *out, bool dir)
 	if (!base)
 		return NULL;
 	len = strlen(base);
-	if (!dir && len > 4 && !strcmp(base + len - 4, ".dat"))
+	while (len > 1 && base[len - 1] == '/')
+		base[--len] = '\0';
+	if (len > 4 && !strcmp(base + len - 4, ".dat"))
 		base[len - 4] = '\0';
 	/* Two in one second: the second gets a number. */
 	for (i = 0; i < 100; i++) {
 		free(p);
 		if (i)
 			snprintf(num, sizeof(num), "-%d", i);
-		if (asprintf(&p, dir ? "%s/snapshot-%s%s.dat" : "%s.snapshot-%s%s.dat",
-			     base, date, num) < 0) {
+		if (asprintf(&p, "%s.snapshot-%s%s.dat", base, date, num) < 0) {
 			p = NULL;
 			break;
 		}
@@ -787,7 +791,7 @@ static char *default_name(const char *out, bool dir)
 }
 
 int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
-			  const unsigned long long *unw_base, bool dir,
+			  const unsigned long long *unw_base,
 			  const char *const *chunks, int nchunks,
 			  const struct kt_snapshot_req *req,
 			  struct kt_snapshot_res *res)
@@ -805,7 +809,7 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 	ret = snapshot_sources(s);
 	if (ret)
 		return ret;
-	path = req->path ? strdup(req->path) : default_name(f->s->cfg->output, dir);
+	path = req->path ? strdup(req->path) : default_name(f->s->cfg->output);
 	if (!path)
 		return -ENOMEM;
 	ret = kt_file_sink_head(f, &head, &len);
@@ -868,7 +872,7 @@ static int file_snapshot(void *state, struct kt_session *s,
 			 const struct kt_snapshot_req *req,
 			 struct kt_snapshot_res *res)
 {
-	return kt_file_sink_snapshot(state, s->st0, NULL, false, NULL, 0, req, res);
+	return kt_file_sink_snapshot(state, s->st0, NULL, NULL, 0, req, res);
 }
 
 const struct kt_sink_ops kt_file_sink_ops = {

@@ -9,7 +9,6 @@
 #ifndef KT_SINK_FILE_H
 #define KT_SINK_FILE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "live/session/sink.h"
@@ -66,13 +65,13 @@ char *kt_file_sink_cpustat(int cpu, const struct kt_cpu_stats *now,
  * A snapshot (sink.h's snapshot op) of the recording f writes, or of
  * the chunk f is: the sources' pieces up to now, the partly filled
  * pages taken, in a file of their own (req->path, or by default beside
- * the output, or in it when dir), written read only from the pieces;
+ * the output, a series' DIR too), written read only from the pieces;
  * a series' finished chunks (chunks[nchunks], oldest first) before
  * them (snappages.h); losses counted from base (per CPU) and unw_base
  * (NULL: 0).  0 or -errno (said).
  */
 int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
-			  const unsigned long long *unw_base, bool dir,
+			  const unsigned long long *unw_base,
 			  const char *const *chunks, int nchunks,
 			  const struct kt_snapshot_req *req,
 			  struct kt_snapshot_res *res);

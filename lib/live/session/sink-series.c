@@ -632,7 +632,7 @@ static int series_snapshot(void *state, struct kt_session *s,
 	if (r->done.chunks && !chunks)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = kt_file_sink_snapshot(r->cur, r->base, r->unw_base, true,
+		ret = kt_file_sink_snapshot(r->cur, r->base, r->unw_base,
 					    (const char *const *)chunks, n, req, res);
 	while (n-- > 0)
 		free(chunks[n]);
