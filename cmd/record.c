@@ -91,12 +91,14 @@ static const char doc[] =
 	"'ktrace report' and 'trace-cmd report -i FILE' read it.  With "
 	"--rotate, it records until stopped into a series of whole files in "
 	"-o DIR, DIR/ktrace-NNNNNN.dat, a new one at a size or after a "
-	"duration (--keep N: the newest N stay; --recover DIR after a kill).";
+	"duration (--keep N: the newest N stay; --recover DIR after a kill).  "
+	"While it records, 'ktrace snapshot' or SIGUSR2 writes a whole file of "
+	"what it holds, and it goes on.";
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
 	{ "output", 'o', "FILE", 0, "write FILE (default " DEFAULT_OUTPUT ")", 0 },
-	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end", 0 },
+	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end (or by 'ktrace snapshot', any number of times)", 0 },
 	{ "seconds", 's', "SECONDS", 0, "stop after SECONDS", 0 },
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "rotate", OPT_ROTATE, "SIZE|DURATION", 0, "write a series of complete files into -o DIR, a new one at SIZE (64M; K, M, G) or after DURATION (10m; ms, s, m, h): DIR/ktrace-NNNNNN.dat", 0 },

@@ -27,7 +27,7 @@ struct snapshot_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "output", 'o', "FILE", 0, "write FILE (default: beside the recording's file, FILE.snapshot-DATE.dat, or DIR/snapshot-DATE.dat for --rotate)", 0 },
+	{ "output", 'o', "FILE", 0, "write FILE (default: beside the recording's FILE or DIR, FILE.snapshot-DATE.dat)", 0 },
 	{ "last", 'l', "DURATION", 0, "only the newest DURATION (ms, s, m, h): the pages whose events reach into it (default: all the recording holds)", 0 },
 	{ 0 }
 };
@@ -42,9 +42,9 @@ static const char doc[] =
 	"SIGUSR2 to the recording does the same into the default file and says "
 	"the line on the recording's standard error.  A plain recording's "
 	"snapshot holds everything since its start; a --flight one's, what its "
-	"buffers held and every earlier snapshot took; a --rotate one's, the "
-	"file being written (the finished ones are in DIR).  Recordings are "
-	"found in /run/ktrace ($KTRACE_RUN_DIR).";
+	"buffers hold and every earlier snapshot took from them; a --rotate "
+	"one's, its files still in DIR and the one being written.  Recordings "
+	"are found in /run/ktrace ($KTRACE_RUN_DIR).";
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
