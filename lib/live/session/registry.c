@@ -229,17 +229,25 @@ int kt_registry_ask(pid_t pid, const char *path, unsigned long long last_ns,
 
 int kt_registry_wait(pid_t pid, int lock, int timeout_ms, char **line, bool *ok)
 {
-	char ans[4096], *text = NULL;
+	char ans[4096], reg[4096], *text = NULL;
 	size_t len;
 	int waited, ret = path_of(ans, sizeof(ans), pid, ".ans");
 
+	if (!ret)
+		ret = path_of(reg, sizeof(reg), pid, "");
 	for (waited = 0; !ret; waited += POLL_MS) {
 		ret = kt_file_slurp(ans, &text, &len);
 		if (ret != -ENOENT)
 			break;
 		ret = 0;
-		if (!alive(pid)) {
-			ret = -ESRCH;
+		/*
+		 * Gone, or stopping (its entry goes as it stops recording):
+		 * unless it answered meanwhile.
+		 */
+		if (!alive(pid) || access(reg, F_OK)) {
+			ret = kt_file_slurp(ans, &text, &len);
+			if (ret == -ENOENT)
+				ret = -ESRCH;
 			break;
 		}
 		if (waited >= timeout_ms) {
@@ -258,8 +266,8 @@ int kt_registry_wait(pid_t pid, int lock, int timeout_ms, char **line, bool *ok)
 	}
 	free(text);
 	/* An unanswered request is not answered later. */
-	if (ret && !path_of(ans, sizeof(ans), pid, ".req"))
-		unlink(ans);
+	if (ret && !path_of(reg, sizeof(reg), pid, ".req"))
+		unlink(reg);
 	close(lock);
 	return ret;
 }

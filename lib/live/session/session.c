@@ -596,6 +596,9 @@ static void run_request(void *arg)
 		snprintf(line, sizeof(line), "snapshot '%s': %.6f s, %llu events, %llu lost",
 			 res.path, (res.last_ts - res.first_ts) / 1e9, res.events,
 			 res.lost);
+	else if (ret == -EOPNOTSUPP && kt_session_lacking(s, offsetof(struct kt_source_ops, flush)))
+		snprintf(line, sizeof(line), "a snapshot does not take %s's events yet; stop the recording to have them",
+			 kt_session_lacking(s, offsetof(struct kt_source_ops, flush)));
 	else
 		snprintf(line, sizeof(line), "cannot write '%s': %s",
 			 req.path ? req.path : "the snapshot", strerror(-ret));
