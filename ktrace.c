@@ -39,6 +39,7 @@ static const struct cmd commands[] = {
 	{ "record", cmd_record, NEED_TRACEFS, "trace a command or the system into a trace.dat file" },
 	{ "report", cmd_report, 0,            "decode a trace.dat file into text or JSON" },
 	{ "reset",  cmd_reset,  NEED_TRACEFS, "return tracing to a clean state" },
+	{ "snapshot", cmd_snapshot, 0,        "write a whole file of a running recording, which goes on" },
 	{ "sql",    cmd_sql,    0,            "SQL over a recording, on SQLite: no server" },
 	{ "stat",   cmd_stat,   0,            "show tracing state and lost events, live or of a file" },
 	{ "stream", cmd_stream, NEED_TRACEFS, "trace and print events as they happen, no file" },

@@ -38,6 +38,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_push(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 int cmd_sql(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
@@ -61,6 +62,14 @@ int parse_file_version(struct argp_state *state, const char *arg);
 const char *parse_compression(struct argp_state *state, const char *arg);
 void check_file_format(struct argp_state *state, int version,
 		       const char *compression);
+
+/*
+ * A size (K, M, G; B or iB after them taken too) into *size, or a
+ * duration (ms, s, m, h) into *ns, the other set to 0: record --rotate,
+ * snapshot --last.  A bare number is neither.  0 or -EINVAL.
+ */
+int parse_size_duration(const char *arg, unsigned long long *size,
+			unsigned long long *ns);
 
 /*
  * Make sure tracefs is there and writable; print the one-line reason and

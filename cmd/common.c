@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +156,42 @@ void input_free(struct input_list *in)
 	in->paths = NULL;
 	in->name = NULL;
 	in->n = 0;
+}
+
+int parse_size_duration(const char *arg, unsigned long long *size,
+			unsigned long long *ns)
+{
+	static const struct {
+		const char *suffix;
+		unsigned long long bytes, ns;
+	} units[] = {
+		{ "K", 1ULL << 10, 0 }, { "k", 1ULL << 10, 0 }, { "KB", 1ULL << 10, 0 },
+		{ "KiB", 1ULL << 10, 0 }, { "M", 1ULL << 20, 0 }, { "MB", 1ULL << 20, 0 },
+		{ "MiB", 1ULL << 20, 0 }, { "G", 1ULL << 30, 0 }, { "GB", 1ULL << 30, 0 },
+		{ "GiB", 1ULL << 30, 0 },
+		{ "ms", 0, 1000000ULL }, { "s", 0, 1000000000ULL },
+		{ "m", 0, 60000000000ULL }, { "h", 0, 3600000000000ULL },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*arg < '0' || *arg > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		unsigned long long unit = units[i].bytes ? units[i].bytes : units[i].ns;
+
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > UINT64_MAX / unit)
+			return -EINVAL;
+		*size = units[i].bytes ? v * unit : 0;
+		*ns = units[i].ns ? v * unit : 0;
+		return 0;
+	}
+	return -EINVAL;
 }

@@ -91,12 +91,14 @@ static const char doc[] =
 	"'ktrace report' and 'trace-cmd report -i FILE' read it.  With "
 	"--rotate, it records until stopped into a series of whole files in "
 	"-o DIR, DIR/ktrace-NNNNNN.dat, a new one at a size or after a "
-	"duration (--keep N: the newest N stay; --recover DIR after a kill).";
+	"duration (--keep N: the newest N stay; --recover DIR after a kill).  "
+	"While it records, 'ktrace snapshot' or SIGUSR2 writes a whole file of "
+	"what it holds, and it goes on.";
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
 	{ "output", 'o', "FILE", 0, "write FILE (default " DEFAULT_OUTPUT ")", 0 },
-	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end", 0 },
+	{ "flight", OPT_FLIGHT, NULL, 0, "flight recorder: keep only the newest -b KB per CPU, written at the end (or by 'ktrace snapshot', any number of times)", 0 },
 	{ "seconds", 's', "SECONDS", 0, "stop after SECONDS", 0 },
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "rotate", OPT_ROTATE, "SIZE|DURATION", 0, "write a series of complete files into -o DIR, a new one at SIZE (64M; K, M, G) or after DURATION (10m; ms, s, m, h): DIR/ktrace-NNNNNN.dat", 0 },
@@ -199,48 +201,6 @@ static void add_preset(struct record_opts *o, const char *name, struct argp_stat
 	}
 }
 
-/*
- * --rotate: a size (K, M, G; B or iB after them taken too) or a
- * duration (ms, s, m, h).  A bare number is neither.  0 or -EINVAL.
- */
-static int parse_rotate(const char *arg, unsigned long long *size,
-			unsigned long long *ns)
-{
-	static const struct {
-		const char *suffix;
-		unsigned long long bytes, ns;
-	} units[] = {
-		{ "K", 1ULL << 10, 0 }, { "k", 1ULL << 10, 0 }, { "KB", 1ULL << 10, 0 },
-		{ "KiB", 1ULL << 10, 0 }, { "M", 1ULL << 20, 0 }, { "MB", 1ULL << 20, 0 },
-		{ "MiB", 1ULL << 20, 0 }, { "G", 1ULL << 30, 0 }, { "GB", 1ULL << 30, 0 },
-		{ "GiB", 1ULL << 30, 0 },
-		{ "ms", 0, 1000000ULL }, { "s", 0, 1000000000ULL },
-		{ "m", 0, 60000000000ULL }, { "h", 0, 3600000000000ULL },
-	};
-	unsigned long long v;
-	char *end;
-	size_t i;
-
-	if (*arg < '0' || *arg > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		unsigned long long unit = units[i].bytes ? units[i].bytes : units[i].ns;
-
-		if (strcmp(end, units[i].suffix))
-			continue;
-		if (v > UINT64_MAX / unit)
-			return -EINVAL;
-		*size = units[i].bytes ? v * unit : 0;
-		*ns = units[i].ns ? v * unit : 0;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 /* What --rotate does not go with, and its -o DIR. */
 static void rotate_end(struct record_opts *o, struct argp_state *state)
 {
@@ -280,7 +240,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ROTATE:
 		if (*arg && strspn(arg, "0") == strlen(arg))
 			o->series.size = o->series.ns = 0;
-		else if (parse_rotate(arg, &o->series.size, &o->series.ns))
+		else if (parse_size_duration(arg, &o->series.size, &o->series.ns))
 			argp_error(state, "bad --rotate '%s'; give a size (64M: K, M or G) or a duration (10m: ms, s, m or h)",
 				   arg);
 		if (!o->series.size && !o->series.ns)

@@ -101,6 +101,9 @@ _ktrace()
 	--keep)
 		COMPREPLY=($(compgen -W "10 20 100" -- "$cur"))
 		return 0 ;;
+	--last)
+		COMPREPLY=($(compgen -W "10s 30s 1m 10m 1h" -- "$cur"))
+		return 0 ;;
 	--sort)
 		COMPREPLY=($(compgen -W "total calls errors mean p50 p99 max name run wait sleep switches wakeups comm blocked S D times" -- "$cur"))
 		return 0 ;;
@@ -111,6 +114,10 @@ _ktrace()
 		COMPREPLY=($(compgen -W "sched syscalls cpu offcpu" -- "$cur"))
 		return 0 ;;
 	esac
+	if [ "$cmd" = snapshot ] && [ "$prev" = -l ]; then
+		COMPREPLY=($(compgen -W "10s 30s 1m 10m 1h" -- "$cur"))
+		return 0
+	fi
 	# record's function tracers (-p, -n and -g are other things elsewhere).
 	if [ "$cmd" = record ]; then
 		case "$prev" in
@@ -145,6 +152,9 @@ _ktrace()
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	record|stream)
 		COMPREPLY=($(compgen -c -- "$cur")) ;;
+	snapshot)
+		# The running recordings, as the registry names them.
+		COMPREPLY=($(compgen -W "$(ls "${KTRACE_RUN_DIR:-/run/ktrace}" 2>/dev/null | grep -x '[0-9]*')" -- "$cur")) ;;
 	esac
 	return 0
 }

@@ -63,6 +63,7 @@ struct kt_writer {
 	unsigned long long off;
 	int page_size;
 	bool committed;
+	bool keep_sources;		/* kt_writer_keep_sources() */
 	/* The section kt_writer_kallsyms_begin() opened. */
 	unsigned long long sec_start, sec_len;
 	int sec_err;
@@ -794,9 +795,10 @@ static int make_room(int ncpus, struct kt_writer_cpu *cpus, int page)
 	if (best < 0)
 		return -ENOSPC;
 	cut = cpus[best].size > step ? cpus[best].size - step : 0;
-	count_cut(&cpus[best], cpus[best].fd, cut, cpus[best].size, page);
+	count_cut(&cpus[best], cpus[best].fd, cpus[best].off + cut,
+		  cpus[best].off + cpus[best].size, page);
 	cpus[best].size = cut;
-	if (ftruncate(cpus[best].fd, cpus[best].size) < 0)
+	if (ftruncate(cpus[best].fd, cpus[best].off + cpus[best].size) < 0)
 		return -errno;
 	return 0;
 }
@@ -812,7 +814,8 @@ static int move_piece(struct kt_writer *w, int fd, off_t src,
 
 	if (ret)
 		return ret;
-	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	if (!w->keep_sources &&
+	    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      src, len) < 0 && errno != EOPNOTSUPP)
 		return -errno;
 	return write_all(w, buf, len);
@@ -839,7 +842,7 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 		if (len > COPY_CHUNK)
 			len = COPY_CHUNK;
 		if (!slow) {
-			loff_t in = *done, out = w->off;
+			loff_t in = c->off + *done, out = w->off;
 
 			n = copy_file_range(c->fd, &in, w->fd, &out, len, 0);
 			if (n > 0) {
@@ -853,6 +856,8 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 				continue;
 			if (n == 0)
 				return -EIO;
+			if (errno == ENOSPC && w->keep_sources)
+				return -ENOSPC;
 			if (errno != ENOSPC && errno != EXDEV &&
 			    errno != EINVAL && errno != ENOSYS &&
 			    errno != EOPNOTSUPP)
@@ -864,14 +869,15 @@ static int copy_cpu(struct kt_writer *w, struct kt_writer_cpu *c,
 			 * not fit.
 			 */
 			slow_from = *done - *done % w->page_size;
-			if (kt_rawpage_count_file(c->fd, slow_from, c->size,
+			if (kt_rawpage_count_file(c->fd, c->off + slow_from,
+						  c->off + c->size,
 						  w->page_size, &slow_events))
 				c->cut_unknown = true;
 			buf = malloc(COPY_CHUNK);
 			if (!buf)
 				return -ENOMEM;
 		}
-		ret = move_piece(w, c->fd, *done, len, buf);
+		ret = move_piece(w, c->fd, c->off + *done, len, buf);
 		if (ret)
 			break;
 		*done += len;
@@ -915,7 +921,7 @@ static int write_cpus(struct kt_writer *w, unsigned long long table,
 			return -errno;
 		w->off = off;
 		ret = copy_cpu(w, &cpus[i], &done);
-		if (ret == -ENOSPC)
+		if (ret == -ENOSPC && !w->keep_sources)
 			result = 1;
 		else if (ret)
 			return ret;
@@ -1136,7 +1142,7 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 		unsigned long long ev = 0;
 		ssize_t n;
 
-		ret = kt_pread_all(c->fd, in, len, *done);
+		ret = kt_pread_all(c->fd, in, len, c->off + *done);
 		if (ret)
 			break;
 		n = kt_pack_block(w->pack, in, len, out + 12, cap, 0);
@@ -1149,19 +1155,22 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 		memcpy(out + 4, sizes, 8);
 		if (slow && !count_pages(in, len, w->page_size, &ev, c))
 			fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  *done, len);
+				  c->off + *done, len);
 		ret = write_all(w, out + skip, 12 - skip + n);
+		if (ret == -ENOSPC && w->keep_sources)
+			break;
 		if (ret == -ENOSPC && !slow) {
 			ret = rewind_to(w, good);
 			if (ret)
 				break;
 			slow = true;
-			if (kt_rawpage_count_file(c->fd, *done, c->size,
+			if (kt_rawpage_count_file(c->fd, c->off + *done,
+						  c->off + c->size,
 						  w->page_size, &slow_events))
 				c->cut_unknown = true;
 			count_pages(in, len, w->page_size, &ev, c);
 			fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  *done, len);
+				  c->off + *done, len);
 			ret = write_all(w, out + skip, 12 - skip + n);
 		}
 		if (ret)
@@ -1171,8 +1180,11 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 		*done += len;
 		good = w->off;
 	}
+	if (ret == -ENOSPC && w->keep_sources)
+		goto out;
 	if (ret == -ENOSPC) {
-		if (!slow && kt_rawpage_count_file(c->fd, *done, c->size,
+		if (!slow && kt_rawpage_count_file(c->fd, c->off + *done,
+						   c->off + c->size,
 						   w->page_size, &slow_events))
 			c->cut_unknown = true;
 		c->cut_events += slow_events > kept ? slow_events - kept : 0;
@@ -1219,7 +1231,7 @@ static int write_cpus_v7(struct kt_writer *w, const struct v7_tail *vt,
 			ret = copy_cpu(w, &cpus[i], &done);
 		if (!w->pack)
 			wsize = done;
-		if (ret == -ENOSPC)
+		if (ret == -ENOSPC && !w->keep_sources)
 			result = 1;
 		else if (ret)
 			return ret;
@@ -1264,6 +1276,8 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 			ret = write_tail_header(w, tail, ncpus, &table);
 		if (ret != -ENOSPC)
 			break;
+		if (w->keep_sources)
+			return -ENOSPC;
 		result = 1;
 		ret = rewind_to(w, base);
 		if (!ret)
@@ -1353,6 +1367,11 @@ int kt_writer_patch_option(struct kt_writer *w, unsigned short id, int nth,
 		return kt_pwrite_all(w->fd, data, len, w->opts[i].at);
 	}
 	return -ENOENT;
+}
+
+void kt_writer_keep_sources(struct kt_writer *w)
+{
+	w->keep_sources = true;
 }
 
 int kt_writer_commit(struct kt_writer *w)

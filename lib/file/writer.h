@@ -28,7 +28,7 @@ struct kt_writer;
 
 /* One CPU's recorded pages, as the recorder left them. */
 struct kt_writer_cpu {
-	int fd;				/* read from offset 0 */
+	int fd;				/* read from offset off */
 	unsigned long long size;	/* in: bytes in fd; out: bytes written */
 	/*
 	 * Out: events in the pages a full disk left out, counted from the
@@ -36,6 +36,8 @@ struct kt_writer_cpu {
 	 */
 	unsigned long long cut_events;
 	bool cut_unknown;
+	/* Where the pages begin in fd (page-aligned; 0: its start). */
+	unsigned long long off;
 };
 
 /*
@@ -143,6 +145,13 @@ int kt_writer_append_buffer(struct kt_writer *w, const char *name,
  */
 int kt_writer_patch_option(struct kt_writer *w, unsigned short id, int nth,
 			   const void *data, size_t len);
+
+/*
+ * The sources of kt_writer_finish() are read only (a snapshot of pieces
+ * a recording still writes): a full disk fails the file with -ENOSPC
+ * instead of cutting, truncating or punching them.
+ */
+void kt_writer_keep_sources(struct kt_writer *w);
 
 /* Give the file its final name. */
 int kt_writer_commit(struct kt_writer *w);

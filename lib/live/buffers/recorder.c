@@ -55,6 +55,7 @@ struct cpu_rec {
 	int next_fd, old_fd;
 	char *next_path;
 	unsigned long long old_size;
+	bool flush_only;		/* a snapshot's flush: no switch */
 	bool switched;			/* under rec->lock */
 	bool exited;			/* the thread returned; under rec->lock */
 };
@@ -454,6 +455,25 @@ static int cut(struct cpu_rec *c, bool take)
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * A snapshot's flush, in the CPU's thread: the pages the kernel has now,
+ * the partly filled one too, into the piece, which goes on (the next
+ * pages follow it at a page boundary, as a rotation's do).
+ */
+static int flush_now(struct cpu_rec *c)
+{
+	struct kt_recorder *rec = c->rec;
+	long n = move_pages(c);
+
+	if (n >= 0)
+		n = flush_partial(c, (int)(c->pipe_size / rec->page_size));
+	pthread_mutex_lock(&rec->lock);
+	c->switched = true;
+	pthread_cond_broadcast(&rec->cond);
+	pthread_mutex_unlock(&rec->lock);
+	return n < 0 ? (int)n : 0;
+}
+
 static void *cpu_main(void *arg)
 {
 	struct cpu_rec *c = arg;
@@ -488,7 +508,7 @@ static void *cpu_main(void *arg)
 		if (pfd[1].revents)
 			break;
 		if (pfd[2].revents && read(c->rot_fd, &one, sizeof(one)) > 0) {
-			n = cut(c, true);
+			n = c->flush_only ? flush_now(c) : cut(c, true);
 			if (n < 0) {
 				set_error(rec, n);
 				return NULL;
@@ -644,6 +664,37 @@ static int open_next(struct kt_recorder *rec, const char *prefix)
 	return fd;
 }
 
+/*
+ * Ask every thread to cut (a rotation) or to flush (a snapshot) and wait
+ * until each did, or is gone: then its request is taken back (a thread
+ * gone writes nothing more).
+ */
+static void ask_all(struct kt_recorder *rec, bool flush_only)
+{
+	struct cpu_rec *c;
+	uint64_t one;
+	int i;
+
+	for (i = 0; i < rec->ncpus; i++) {
+		rec->cpus[i].switched = false;
+		rec->cpus[i].flush_only = flush_only;
+		poke(rec->cpus[i].rot_fd);
+	}
+	pthread_mutex_lock(&rec->lock);
+	for (i = 0; i < rec->ncpus; i++) {
+		c = &rec->cpus[i];
+		while (!c->switched && !c->exited)
+			pthread_cond_wait(&rec->cond, &rec->lock);
+	}
+	pthread_mutex_unlock(&rec->lock);
+	for (i = 0; i < rec->ncpus; i++) {
+		c = &rec->cpus[i];
+		if (!c->switched && read(c->rot_fd, &one, sizeof(one)) < 0)
+			one = 0;
+		c->flush_only = false;
+	}
+}
+
 int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
 		       unsigned long long *size)
 {
@@ -655,30 +706,53 @@ int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
 	ret = open_next(rec, prefix);
 	if (ret)
 		return ret;
+	ask_all(rec, false);
 	for (i = 0; i < rec->ncpus; i++) {
-		rec->cpus[i].switched = false;
-		poke(rec->cpus[i].rot_fd);
-	}
-	pthread_mutex_lock(&rec->lock);
-	for (i = 0; i < rec->ncpus; i++) {
-		c = &rec->cpus[i];
-		while (!c->switched && !c->exited)
-			pthread_cond_wait(&rec->cond, &rec->lock);
-	}
-	pthread_mutex_unlock(&rec->lock);
-	for (i = 0; i < rec->ncpus; i++) {
-		uint64_t one;
-
 		c = &rec->cpus[i];
 		/* Gone (an error, the limit): it writes nothing more. */
-		if (!c->switched) {
-			if (read(c->rot_fd, &one, sizeof(one)) < 0)
-				one = 0;
+		if (!c->switched)
 			cut(c, false);
-		}
 		fd[i] = c->old_fd;
 		size[i] = c->old_size;
 		c->old_fd = -1;
+	}
+	return 0;
+}
+
+int kt_recorder_flush(struct kt_recorder *rec, int *fd,
+		      unsigned long long *size)
+{
+	struct cpu_rec *c;
+	int i, ret = 0;
+
+	if (rec->running && !rec->stopped) {
+		ask_all(rec, true);
+	} else if (!rec->stopped) {
+		/* A flight recording: read the buffers here, tracing on. */
+		for (i = 0; !ret && i < rec->ncpus; i++) {
+			long n;
+
+			c = &rec->cpus[i];
+			n = move_pages(c);
+			ret = n < 0 ? (int)n :
+			      flush_partial(c, (int)(c->pipe_size / rec->page_size));
+		}
+		if (ret)
+			return ret;
+	}
+	ret = kt_recorder_error(rec);
+	if (ret)
+		return ret;
+	for (i = 0; i < rec->ncpus; i++) {
+		c = &rec->cpus[i];
+		fd[i] = c->out_path ? open(c->out_path, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd[i] < 0) {
+			ret = c->out_path ? -errno : -ENOENT;
+			while (i-- > 0)
+				close(fd[i]);
+			return ret;
+		}
+		size[i] = atomic_load(&c->bytes) - atomic_load(&c->base);
 	}
 	return 0;
 }

@@ -74,4 +74,15 @@ unsigned long long kt_recorder_piece_size(const struct kt_recorder *rec, int cpu
 int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
 		       unsigned long long *size);
 
+/*
+ * A snapshot: every page the kernel has now, the partly filled one too,
+ * taken into the pieces (in each CPU's thread, waited for; a flight
+ * recording's read here), and the pieces handed out read only: fd[cpu]
+ * (a new descriptor, to close) and size[cpu] of ncpus.  The pieces go
+ * on growing after size; nothing is switched, lost or doubled.  0 or
+ * -errno (the first error a recorder met).
+ */
+int kt_recorder_flush(struct kt_recorder *rec, int *fd,
+		      unsigned long long *size);
+
 #endif

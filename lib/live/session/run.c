@@ -50,6 +50,8 @@ struct kt_run *kt_run_new(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	/* perf's convention: a snapshot of the recording (run.h's request). */
+	sigaddset(&set, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &set, &r->oldmask) < 0)
 		goto err_free;
 	r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -164,7 +166,7 @@ static bool child_exited(struct kt_run *r)
 }
 
 /* Read every pending signal: 0 (go on) or why the session ends. */
-static int read_signals(struct kt_run *r)
+static int read_signals(struct kt_run *r, const struct kt_run_hooks *h)
 {
 	struct signalfd_siginfo si;
 
@@ -172,6 +174,11 @@ static int read_signals(struct kt_run *r)
 		if (si.ssi_signo == SIGCHLD) {
 			if (r->child && !r->child_done && child_exited(r))
 				return KT_RUN_CHILD_EXITED;
+			continue;
+		}
+		if (si.ssi_signo == SIGUSR2) {
+			if (h->request)
+				h->request(h->arg);
 			continue;
 		}
 		r->nsignals++;
@@ -211,7 +218,7 @@ static int turn(struct kt_run *r, const struct kt_run_hooks *h,
 		pfd[i + 1] = h->fds[i];
 	if (poll(pfd, h->nfds + 1, timeout) < 0 && errno != EINTR)
 		return -errno;
-	why = read_signals(r);
+	why = read_signals(r, h);
 	if (!why && h->woke)
 		why = h->woke(h->arg, pfd + 1);
 	return why;

@@ -2,8 +2,9 @@
 /*
  * The run loop of a tracing session (`ktrace record`, `ktrace stream`):
  * COMMAND as the session runs it, and the signals that end the session.
- * SIGINT, SIGTERM, SIGHUP and SIGCHLD are blocked and read from a
- * signalfd, polled together with the caller's own file descriptors.
+ * SIGINT, SIGTERM, SIGHUP, SIGCHLD and SIGUSR2 (a snapshot asked) are
+ * blocked and read from a signalfd, polled together with the caller's
+ * own file descriptors.
  */
 #ifndef KT_RUN_H
 #define KT_RUN_H
@@ -17,8 +18,8 @@
 struct kt_run;
 
 /*
- * Block SIGINT, SIGTERM, SIGHUP (unless ignored) and SIGCHLD for a
- * signalfd.  NULL + errno.
+ * Block SIGINT, SIGTERM, SIGHUP (unless ignored), SIGCHLD and SIGUSR2
+ * for a signalfd.  NULL + errno.
  */
 struct kt_run *kt_run_new(void);
 /* COMMAND killed if still held, reaped; the old signal mask back. */
@@ -60,14 +61,16 @@ enum {
  * What the caller adds to the loop.  Each turn: COMMAND's exit ends it;
  * then before() may end it (a reason >= KT_RUN_HOOK) or set how long
  * to wait (*timeout_ms, -1 for ever); then poll() on the signals and
- * fds; then the signals; then woke() may end it after looking at fds'
- * revents.  NULL hooks do nothing.
+ * fds; then the signals (request() at each SIGUSR2, which ends
+ * nothing); then woke() may end it after looking at fds' revents.
+ * NULL hooks do nothing.
  */
 struct kt_run_hooks {
 	struct pollfd *fds;
 	int nfds;
 	int (*before)(void *arg, int *timeout_ms);
 	int (*woke)(void *arg, const struct pollfd *fds);
+	void (*request)(void *arg);
 	void *arg;
 };
 

@@ -9,6 +9,7 @@
 #define KT_SESSION_PRIV_H
 
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
@@ -52,11 +53,22 @@ struct kt_session {
 	int err;			/* what stopped it with KT_STOP_ERROR */
 	struct pollfd *step_fds;	/* kt_session_step()'s: ours, then the caller's */
 	int nstep_fds;			/* ours */
+	bool registered;		/* in the registry for snapshots */
 };
 
 /* The trace clock's name, from "[local] global counter ..."; NULL + errno. */
 char *kt_session_clock_name(const char *text);
 /* The instance's clock now, as a record's timestamp (0: unknown). */
 unsigned long long kt_session_trace_now(struct kt_session *s);
+
+/*
+ * The first source of the recording whose ops lack the hook at offset
+ * hook (offsetof(struct kt_source_ops, rotate)), named as messages name
+ * it ("ktrace.ko"); NULL when every one has it.
+ */
+const char *kt_session_lacking(const struct kt_session *s, size_t hook);
+
+/* Events of a CPU read but not written: every source's. */
+unsigned long long kt_session_unwritten(struct kt_session *s, int cpu);
 
 #endif

@@ -27,6 +27,7 @@
 #include "base/log.h"
 #include "live/buffers/livebuf.h"
 #include "live/session/process.h"
+#include "live/session/registry.h"
 #include "live/session/run.h"
 #include "live/session/session.h"
 #include "live/session/session-priv.h"
@@ -285,6 +286,67 @@ static const char *wake_percent(const struct kt_session *s)
 	return WAKE_PERCENT;
 }
 
+unsigned long long kt_session_unwritten(struct kt_session *s, int cpu)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	for (i = 0; i < NSOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->unwritten)
+			n += s->src[i].ops->unwritten(s->src[i].state, cpu);
+	return n;
+}
+
+const char *kt_session_lacking(const struct kt_session *s, size_t hook)
+{
+	const struct kt_source_ops *ops;
+	size_t i;
+
+	for (i = 0; i < NSOURCES; i++) {
+		ops = s->src[i].ops;
+		if (!s->src[i].state || *(void *const *)((const char *)ops + hook))
+			continue;
+		return !strcmp(ops->name, "module") ? "ktrace.ko" : ops->name;
+	}
+	return NULL;
+}
+
+/* The first sink that takes snapshots, or NULL. */
+static struct kt_sink *snapshot_sink(struct kt_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsinks; i++)
+		if (s->sink[i].ops->snapshot && s->sink[i].state)
+			return &s->sink[i];
+	return NULL;
+}
+
+/* A recording that takes snapshots is found by `ktrace snapshot`. */
+static void enroll(struct kt_session *s)
+{
+	struct kt_sink *k = snapshot_sink(s);
+	int ret;
+
+	if (!k || s->cfg->take)
+		return;
+	ret = kt_registry_add(s->cfg->flight ? "flight" :
+			      !strcmp(k->ops->name, "series") ? "rotate" : "plain",
+			      s->cfg->output);
+	if (ret)
+		kt_warn("cannot enter the recording in '%s' (%s): 'ktrace snapshot' will not find it; SIGUSR2 still takes a snapshot",
+			kt_registry_dir(), strerror(-ret));
+	else
+		s->registered = true;
+}
+
+static void unenroll(struct kt_session *s)
+{
+	if (s->registered)
+		kt_registry_remove();
+	s->registered = false;
+}
+
 int kt_session_start(struct kt_session *s)
 {
 	const struct kt_session_config *o = s->cfg;
@@ -363,6 +425,7 @@ int kt_session_start(struct kt_session *s)
 	ret = sinks_begin(s, KT_SINK_STARTED);
 	if (ret)
 		return ret;
+	enroll(s);
 	if (o->started)
 		o->started(o->arg);
 	if (kt_run_child_pid(s->run)) {
@@ -507,10 +570,50 @@ static enum kt_session_stop stopped_by(struct kt_session *s, int why)
 	return s->why;
 }
 
+/*
+ * SIGUSR2: a snapshot, into the file `ktrace snapshot` asked for and
+ * answered there, or by default and said on stderr.
+ */
+static void run_request(void *arg)
+{
+	struct kt_session *s = arg;
+	struct kt_snapshot_req req = { 0 };
+	struct kt_snapshot_res res;
+	struct kt_sink *k = snapshot_sink(s);
+	char *path = NULL, line[4400];
+	int asked = s->registered ? kt_registry_take(&path, &req.last_ns) : 0;
+	int ret;
+
+	if (asked < 0) {
+		kt_err("cannot read the snapshot request in '%s': %s",
+		       kt_registry_dir(), strerror(-asked));
+		return;
+	}
+	/* An empty path: the sink's default. */
+	req.path = path && *path ? path : NULL;
+	ret = k ? k->ops->snapshot(k->state, s, &req, &res) : -EOPNOTSUPP;
+	if (!ret)
+		snprintf(line, sizeof(line), "snapshot '%s': %.6f s, %llu events, %llu lost",
+			 res.path, (res.last_ts - res.first_ts) / 1e9, res.events,
+			 res.lost);
+	else if (ret == -EOPNOTSUPP && kt_session_lacking(s, offsetof(struct kt_source_ops, flush)))
+		snprintf(line, sizeof(line), "a snapshot does not take %s's events yet; stop the recording to have them",
+			 kt_session_lacking(s, offsetof(struct kt_source_ops, flush)));
+	else
+		snprintf(line, sizeof(line), "cannot write '%s': %s",
+			 req.path ? req.path : "the snapshot", strerror(-ret));
+	if (asked)
+		kt_registry_answer(!ret, line);
+	else if (!ret)
+		kt_info("%s", line);
+	free(path);
+}
+
 enum kt_session_stop kt_session_run(struct kt_session *s)
 {
 	struct kt_run_hooks hooks = {
-		.before = run_before, .woke = run_woke, .arg = s,
+		.before = run_before, .woke = run_woke, .request = run_request,
+		.arg = s,
 	};
 	int why;
 
@@ -524,7 +627,8 @@ int kt_session_step(struct kt_session *s, struct pollfd *fds, int nfds,
 		    int timeout_ms)
 {
 	struct kt_run_hooks hooks = {
-		.before = run_before, .woke = run_woke, .arg = s,
+		.before = run_before, .woke = run_woke, .request = run_request,
+		.arg = s,
 	};
 	int why;
 
@@ -555,6 +659,7 @@ int kt_session_finish(struct kt_session *s)
 	size_t i;
 	int ret, end = 0;
 
+	unenroll(s);
 	sinks_begin(s, KT_SINK_STOPPING);
 	/* Stop: nothing new in the buffers, then take what is there. */
 	if (!s->cfg->take)
@@ -633,6 +738,7 @@ void kt_session_free(struct kt_session *s)
 
 	if (!s)
 		return;
+	unenroll(s);
 	/* A signal ended it, not COMMAND: COMMAND gets the signal too. */
 	if (s->why == KT_STOP_SIGNAL && s->run)
 		kt_run_child_kill(s->run, kt_run_stop_signal(s->run));

@@ -11,10 +11,12 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "base/fileio.h"
 #include "base/human.h"
+#include "file/rawpage.h"
 #include "base/log.h"
 #include "file/tracedat.h"
 #include "file/wallclock.h"
@@ -26,6 +28,7 @@
 #include "live/session/run.h"
 #include "live/session/session-priv.h"
 #include "live/session/sink-file.h"
+#include "live/session/snappages.h"
 #include "live/session/tgids.h"
 #include "live/tracefs/tracefs.h"
 #include "live/session/tracing.h"
@@ -67,26 +70,34 @@ static void join_ksyms(struct kt_file_sink *f)
 
 /* ---- set-up ---- */
 
-static int open_output(struct kt_file_sink *f)
+/* The writer of f->out, in the recording's format. */
+static int open_writer(struct kt_file_sink *f)
 {
-	const char *out = f->out;
-	char *copy, *slash;
 	int ret;
 
-	f->w = kt_writer_open(out);
+	f->w = kt_writer_open(f->out);
 	if (!f->w) {
 		ret = -errno;
 		kt_err("cannot open '%s': %s; try -o in a writable directory",
-		       out, strerror(errno));
+		       f->out, strerror(errno));
 		return ret;
 	}
 	ret = kt_writer_set_format(f->w, f->s->cfg->file_version ?
 				   f->s->cfg->file_version : KT_DAT_VERSION_DEFAULT,
 				   f->s->cfg->compression);
-	if (ret) {
-		kt_err("cannot write '%s': %s", out, strerror(-ret));
+	if (ret)
+		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
+	return ret;
+}
+
+static int open_output(struct kt_file_sink *f)
+{
+	const char *out = f->out;
+	char *copy, *slash;
+	int ret = open_writer(f);
+
+	if (ret)
 		return ret;
-	}
 	copy = strdup(out);
 	if (!copy)
 		return -ENOMEM;
@@ -523,13 +534,7 @@ static void file_free(void *state)
 	free(f);
 }
 
-const struct kt_sink_ops kt_file_sink_ops = {
-	.name = "trace.dat",
-	.wake_percent = "10",
-	.begin = file_begin,
-	.end = file_end,
-	.free = file_free,
-};
+
 
 /* ---- a chunk of a series (sink-series.c) ---- */
 
@@ -569,9 +574,14 @@ int kt_file_sink_head(struct kt_file_sink *f, void **buf, size_t *len)
 	return 0;
 }
 
-struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
-				       const char *path, const void *head,
-				       size_t len)
+/*
+ * A file begun from head: a chunk of a series (its pieces named, its
+ * clock read now) or a snapshot (snap: its sources read only, nothing
+ * named beside it, the recording's clock).  NULL + errno (said).
+ */
+static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
+				      const char *path, const void *head,
+				      size_t len, bool snap)
 {
 	struct kt_file_sink *f = kt_file_sink_new();
 	int ret = -ENOMEM;
@@ -581,21 +591,27 @@ struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
 	f->s = prev->s;
 	if (kt_file_sink_set_path(f, path))
 		goto err;
-	ret = open_output(f);
+	ret = snap ? open_writer(f) : open_output(f);
 	if (!ret) {
+		if (snap)
+			kt_writer_keep_sources(f->w);
 		ret = kt_writer_resume(f->w, head, len);
 		if (ret)
 			kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	}
-	if (!ret) {
+	if (!ret && !snap) {
 		ret = write_meta(f);
 		if (ret)
 			kt_err("cannot write beside '%s': %s", f->out, strerror(-ret));
 	}
 	if (ret)
 		goto err;
-	read_boot_id(&f->wall);
-	measure_wall(f, &f->wall.start);
+	if (snap) {
+		f->wall = prev->wall;
+	} else {
+		read_boot_id(&f->wall);
+		measure_wall(f, &f->wall.start);
+	}
 	f->tgids = kt_tgids_new();
 	ret = f->tgids ? kt_tgids_scan(f->tgids) : -ENOMEM;
 	if (ret)
@@ -606,6 +622,13 @@ err:
 	file_free(f);
 	errno = -ret;
 	return NULL;
+}
+
+struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
+				       const char *path, const void *head,
+				       size_t len)
+{
+	return from_head(prev, path, head, len, false);
 }
 
 int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
@@ -623,3 +646,240 @@ int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	return ret;
 }
+
+/* ---- a snapshot while recording ---- */
+
+
+/*
+ * Where the pages of [0, size) of fd whose events reach cutoff or later
+ * begin: a page is left out when the next one starts before cutoff.
+ */
+static unsigned long long window_start(int fd, unsigned long long size,
+				       int page, unsigned long long cutoff)
+{
+	unsigned long long at, keep = 0;
+	uint64_t ts;
+
+	for (at = page; at + page <= size; at += page) {
+		if (kt_pread_all(fd, &ts, sizeof(ts), at) || ts >= cutoff)
+			break;
+		keep = at;
+	}
+	return keep;
+}
+
+/* A CPU's CPUSTAT over [base, now], what was unwritten of it added. */
+char *kt_file_sink_cpustat(int cpu, const struct kt_cpu_stats *now,
+			   const struct kt_cpu_stats *base,
+			   unsigned long long unw)
+{
+	char *t;
+
+	if (asprintf(&t, "CPU: %d\nentries: %llu\noverrun: %llu\ncommit overrun: %llu\n"
+		     "bytes: %llu\noldest event ts: %.6f\nnow ts: %.6f\n"
+		     "dropped events: %llu\nread events: %llu\n%s%llu\n",
+		     cpu, now->entries, kt_stat_delta(now->overrun, base->overrun),
+		     kt_stat_delta(now->commit_overrun, base->commit_overrun),
+		     now->bytes, now->oldest_ts, now->now_ts,
+		     kt_stat_delta(now->dropped, base->dropped),
+		     kt_stat_delta(now->read, base->read), KT_CPUSTAT_UNWRITTEN,
+		     unw) < 0)
+		return NULL;
+	return t;
+}
+
+/* Every source of the recording must hand out its pieces. */
+static int snapshot_sources(struct kt_session *s)
+{
+	const char *name = kt_session_lacking(s, offsetof(struct kt_source_ops, flush));
+
+	if (!name)
+		return 0;
+	kt_err("a snapshot does not take %s's events yet; stop the recording to have them",
+	       name);
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Each CPU's window of the pieces (cpus[].off, .size: the pages whose
+ * events reach cutoff or later; 0, all), its events and the oldest
+ * page's time into res; the CPUSTAT texts into texts.
+ */
+static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
+			   const struct kt_cpu_stats *base,
+			   const unsigned long long *unw_base,
+			   unsigned long long cutoff, char **texts,
+			   struct kt_snapshot_res *res)
+{
+	struct kt_session *s = f->s;
+	int page = getpagesize(), cpu;
+	unsigned long long unw, n;
+	struct kt_cpu_stats now;
+	uint64_t ts;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		struct kt_writer_cpu *c = &cpus[cpu];
+
+		c->size -= c->size % page;
+		if (cutoff && c->size) {
+			c->off = window_start(c->fd, c->size, page, cutoff);
+			c->size -= c->off;
+		}
+		n = 0;
+		if (c->size && !kt_rawpage_count_file(c->fd, c->off, c->off + c->size,
+						      page, &n))
+			res->events += n;
+		if (c->size && !kt_pread_all(c->fd, &ts, sizeof(ts), c->off) &&
+		    (!res->first_ts || ts < res->first_ts))
+			res->first_ts = ts;
+		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now))
+			now = base[cpu];
+		/* What the buffer holds now comes after the snapshot. */
+		now.entries = 0;
+		unw = kt_session_unwritten(s, cpu);
+		unw = kt_stat_delta(unw, unw_base ? unw_base[cpu] : 0);
+		texts[cpu] = kt_file_sink_cpustat(cpu, &now, &base[cpu], unw);
+		if (!texts[cpu])
+			return -ENOMEM;
+		res->lost += kt_stat_delta(now.overrun, base[cpu].overrun) +
+			     kt_stat_delta(now.commit_overrun, base[cpu].commit_overrun) +
+			     kt_stat_delta(now.dropped, base[cpu].dropped) + unw;
+	}
+	if (!res->first_ts || res->first_ts > res->last_ts)
+		res->first_ts = res->last_ts;
+	return 0;
+}
+
+/*
+ * "FILE.snapshot-DATE.dat" beside FILE (its .dat dropped), or beside DIR
+ * for a series: in DIR it would be read as one of its chunks.
+ */
+static char *default_name(const char *out)
+{
+	char date[32], num[16] = "", *p = NULL, *base;
+	time_t t = time(NULL);
+	struct tm tm;
+	size_t len;
+	int i;
+
+	localtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+	if (!out || !strcmp(out, "-"))
+		out = "ktrace.dat";
+	base = strdup(out);
+	if (!base)
+		return NULL;
+	len = strlen(base);
+	while (len > 1 && base[len - 1] == '/')
+		base[--len] = '\0';
+	if (len > 4 && !strcmp(base + len - 4, ".dat"))
+		base[len - 4] = '\0';
+	/* Two in one second: the second gets a number. */
+	for (i = 0; i < 100; i++) {
+		free(p);
+		if (i)
+			snprintf(num, sizeof(num), "-%d", i);
+		if (asprintf(&p, "%s.snapshot-%s%s.dat", base, date, num) < 0) {
+			p = NULL;
+			break;
+		}
+		if (access(p, F_OK))
+			break;
+	}
+	free(base);
+	return p;
+}
+
+int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
+			  const unsigned long long *unw_base,
+			  const char *const *chunks, int nchunks,
+			  const struct kt_snapshot_req *req,
+			  struct kt_snapshot_res *res)
+{
+	unsigned long long cutoff;
+	struct kt_session *s = f->s;
+	struct kt_writer_cpu *cpus = NULL;
+	struct kt_file_sink *snap = NULL;
+	char **texts = NULL, *path = NULL;
+	void *head = NULL;
+	size_t len, i;
+	int cpu, ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = snapshot_sources(s);
+	if (ret)
+		return ret;
+	path = req->path ? strdup(req->path) : default_name(f->s->cfg->output);
+	if (!path)
+		return -ENOMEM;
+	ret = kt_file_sink_head(f, &head, &len);
+	if (ret) {
+		kt_err("cannot read the start of '%s': %s", f->out, strerror(-ret));
+		goto out;
+	}
+	cpus = calloc(s->ncpus, sizeof(*cpus));
+	texts = calloc(s->ncpus, sizeof(*texts));
+	ret = cpus && texts ? 0 : -ENOMEM;
+	for (cpu = 0; cpus && cpu < s->ncpus; cpu++)
+		cpus[cpu].fd = -1;
+	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state)
+			ret = s->src[i].ops->flush(s->src[i].state, cpus);
+	if (ret) {
+		kt_err("cannot take the recording's pages for '%s': %s", path,
+		       strerror(-ret));
+		goto out;
+	}
+	res->last_ts = kt_session_trace_now(s);
+	cutoff = req->last_ns && res->last_ts > req->last_ns ?
+		 res->last_ts - req->last_ns : 0;
+	/* A series' finished chunks, then its pieces, in scratch files. */
+	if (nchunks) {
+		ret = kt_snappages_gather(chunks, nchunks, cutoff, path, s->ncpus, cpus);
+		if (ret)
+			goto out;
+		cutoff = 0;
+	}
+	ret = snapshot_window(f, cpus, base, unw_base, cutoff, texts, res);
+	if (ret)
+		goto out;
+	snap = from_head(f, path, head, len, true);
+	if (!snap) {
+		ret = -errno;
+		goto out;
+	}
+	ret = kt_file_sink_write_chunk(snap, cpus, texts);
+	if (!ret)
+		snprintf(res->path, sizeof(res->path), "%s", path);
+	else if (ret > 0)
+		ret = -ENOSPC;
+out:
+	if (snap)
+		file_free(snap);
+	for (cpu = 0; cpus && cpu < s->ncpus; cpu++)
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+	for (cpu = 0; texts && cpu < s->ncpus; cpu++)
+		free(texts[cpu]);
+	free(texts);
+	free(cpus);
+	free(head);
+	free(path);
+	return ret;
+}
+
+static int file_snapshot(void *state, struct kt_session *s,
+			 const struct kt_snapshot_req *req,
+			 struct kt_snapshot_res *res)
+{
+	return kt_file_sink_snapshot(state, s->st0, NULL, NULL, 0, req, res);
+}
+
+const struct kt_sink_ops kt_file_sink_ops = {
+	.name = "trace.dat",
+	.wake_percent = "10",
+	.begin = file_begin,
+	.snapshot = file_snapshot,
+	.end = file_end,
+	.free = file_free,
+};

@@ -13,6 +13,7 @@
 
 #include "live/session/sink.h"
 
+struct kt_cpu_stats;
 struct kt_writer_cpu;
 
 struct kt_file_sink;
@@ -51,5 +52,28 @@ struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
  */
 int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 			     char *const *stat_text);
+
+/*
+ * A CPU's CPUSTAT option text over [base, now] (a chunk's, a
+ * snapshot's), with unw events unwritten.  NULL: ENOMEM.
+ */
+char *kt_file_sink_cpustat(int cpu, const struct kt_cpu_stats *now,
+			   const struct kt_cpu_stats *base,
+			   unsigned long long unw);
+
+/*
+ * A snapshot (sink.h's snapshot op) of the recording f writes, or of
+ * the chunk f is: the sources' pieces up to now, the partly filled
+ * pages taken, in a file of their own (req->path, or by default beside
+ * the output, a series' DIR too), written read only from the pieces;
+ * a series' finished chunks (chunks[nchunks], oldest first) before
+ * them (snappages.h); losses counted from base (per CPU) and unw_base
+ * (NULL: 0).  0 or -errno (said).
+ */
+int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
+			  const unsigned long long *unw_base,
+			  const char *const *chunks, int nchunks,
+			  const struct kt_snapshot_req *req,
+			  struct kt_snapshot_res *res);
 
 #endif

@@ -224,17 +224,13 @@ static void arm(struct kt_series_sink *r)
 /* Every source of the recording must move to the next pieces. */
 static int check_sources(struct kt_session *s)
 {
-	size_t i;
+	const char *name = kt_session_lacking(s, offsetof(struct kt_source_ops, rotate));
 
-	for (i = 0; i < KT_SESSION_SOURCES; i++) {
-		if (!s->src[i].state || s->src[i].ops->rotate)
-			continue;
-		kt_err("--rotate does not take %s's events yet; record them without --rotate",
-		       !strcmp(s->src[i].ops->name, "module") ? "ktrace.ko" :
-							       s->src[i].ops->name);
-		return -EOPNOTSUPP;
-	}
-	return 0;
+	if (!name)
+		return 0;
+	kt_err("--rotate does not take %s's events yet; record them without --rotate",
+	       name);
+	return -EOPNOTSUPP;
 }
 
 /* Bytes of pages recorded, unwritten events of a CPU: every source's. */
@@ -248,17 +244,6 @@ static unsigned long long raw_bytes(struct kt_session *s)
 		for (cpu = 0; s->src[i].state && s->src[i].ops->bytes &&
 			      cpu < s->ncpus; cpu++)
 			n += s->src[i].ops->bytes(s->src[i].state, cpu);
-	return n;
-}
-
-static unsigned long long unwritten(struct kt_session *s, int cpu)
-{
-	unsigned long long n = 0;
-	size_t i;
-
-	for (i = 0; i < KT_SESSION_SOURCES; i++)
-		if (s->src[i].state && s->src[i].ops->unwritten)
-			n += s->src[i].ops->unwritten(s->src[i].state, cpu);
 	return n;
 }
 
@@ -310,28 +295,6 @@ static int series_begin(void *state, struct kt_session *s, enum kt_sink_step ste
 
 /* ---- a chunk ends ---- */
 
-/*
- * A chunk's CPUSTAT: the kernel's stats text, its counts over this
- * chunk only (so a series' losses add up), what was unwritten of it.
- */
-static char *stat_text(int cpu, const struct kt_cpu_stats *now,
-		       const struct kt_cpu_stats *base, unsigned long long unw)
-{
-	char *t;
-
-	if (asprintf(&t, "CPU: %d\nentries: %llu\noverrun: %llu\ncommit overrun: %llu\n"
-		     "bytes: %llu\noldest event ts: %.6f\nnow ts: %.6f\n"
-		     "dropped events: %llu\nread events: %llu\n%s%llu\n",
-		     cpu, now->entries, kt_stat_delta(now->overrun, base->overrun),
-		     kt_stat_delta(now->commit_overrun, base->commit_overrun),
-		     now->bytes, now->oldest_ts, now->now_ts,
-		     kt_stat_delta(now->dropped, base->dropped),
-		     kt_stat_delta(now->read, base->read), KT_CPUSTAT_UNWRITTEN,
-		     unw) < 0)
-		return NULL;
-	return t;
-}
-
 static void free_texts(char **t, int n)
 {
 	int i;
@@ -357,10 +320,10 @@ static char **chunk_stats(struct kt_series_sink *r, struct kt_cpu_stats *now,
 	for (cpu = 0; t && cpu < s->ncpus; cpu++) {
 		if (!last)
 			now[cpu].entries = 0;
-		unw = unwritten(s, cpu);
-		t[cpu] = stat_text(cpu, &now[cpu], &r->base[cpu],
-				   kt_stat_delta(unw, r->unw_base[cpu]) +
-				   (error ? now[cpu].entries : 0));
+		unw = kt_session_unwritten(s, cpu);
+		t[cpu] = kt_file_sink_cpustat(cpu, &now[cpu], &r->base[cpu],
+					      kt_stat_delta(unw, r->unw_base[cpu]) +
+					      (error ? now[cpu].entries : 0));
 		if (!t[cpu]) {
 			free_texts(t, s->ncpus);
 			return NULL;
@@ -637,6 +600,46 @@ static int series_end(void *state, struct kt_session *s)
 	return ret;
 }
 
+/*
+ * A snapshot: this recording's finished chunks still in DIR, then the
+ * one being recorded, from its pieces, in one file.  Its losses are the
+ * current chunk's (the finished ones store theirs).
+ */
+static int series_snapshot(void *state, struct kt_session *s,
+			   const struct kt_snapshot_req *req,
+			   struct kt_snapshot_res *res)
+{
+	struct kt_series_sink *r = state;
+	char **chunks = NULL;
+	unsigned int seq;
+	int n = 0, ret = 0;
+
+	(void)s;
+	if (r->done.chunks)
+		chunks = calloc(r->done.last - r->done.first + 1, sizeof(*chunks));
+	for (seq = r->done.first; chunks && seq <= r->done.last; seq++) {
+		chunks[n] = chunk_path(r, seq, false);
+		if (!chunks[n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		/* --keep removed it, or it was never finished. */
+		if (access(chunks[n], R_OK))
+			free(chunks[n]);
+		else
+			n++;
+	}
+	if (r->done.chunks && !chunks)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = kt_file_sink_snapshot(r->cur, r->base, r->unw_base,
+					    (const char *const *)chunks, n, req, res);
+	while (n-- > 0)
+		free(chunks[n]);
+	free(chunks);
+	return ret;
+}
+
 static void series_free(void *state)
 {
 	struct kt_series_sink *r = state;
@@ -661,6 +664,7 @@ const struct kt_sink_ops kt_series_sink_ops = {
 	.begin = series_begin,
 	.poll_fds = series_poll_fds,
 	.pages = series_pages,
+	.snapshot = series_snapshot,
 	.end = series_end,
 	.free = series_free,
 };

@@ -55,6 +55,21 @@ enum {
 	KT_SINK_LIVE = 1 << 0,	/* reads the kernel's buffers itself */
 };
 
+/* A snapshot asked of a running recording (ktrace snapshot, SIGUSR2). */
+struct kt_snapshot_req {
+	const char *path;		/* the file; NULL: the sink's default */
+	unsigned long long last_ns;	/* the newest ns only; 0: all it holds */
+};
+
+/* What a snapshot wrote. */
+struct kt_snapshot_res {
+	char path[4096];
+	unsigned long long first_ts;	/* its oldest page, trace clock */
+	unsigned long long last_ts;	/* the moment it was taken */
+	unsigned long long events;
+	unsigned long long lost;	/* overwritten, dropped, unwritten */
+};
+
 struct kt_sink_ops {
 	const char *name;
 	unsigned int flags;	/* KT_SINK_* */
@@ -81,6 +96,16 @@ struct kt_sink_ops {
 	 * when nothing could be written.
 	 */
 	int (*end)(void *state, struct kt_session *s);
+	/*
+	 * While tracing runs: write a whole file of what the recording
+	 * holds (its last req->last_ns), under a temporary name until it
+	 * is complete, and go on recording with nothing lost or doubled; a
+	 * failure (a full disk) fails the snapshot, not the recording.  0
+	 * with res filled, or -errno (said).  NULL: cannot be snapshotted.
+	 */
+	int (*snapshot)(void *state, struct kt_session *s,
+			const struct kt_snapshot_req *req,
+			struct kt_snapshot_res *res);
 	/* Live sinks before the sources are put back, the others after. */
 	void (*free)(void *state);
 };

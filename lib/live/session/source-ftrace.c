@@ -189,10 +189,13 @@ static int ftrace_data(void *state, int cpu, int *fd, unsigned long long *size)
 	return 0;
 }
 
-static int ftrace_rotate(void *state, const char *prefix,
-			 struct kt_writer_cpu *cpus)
+/*
+ * The pieces so far handed out: a rotation's (prefix: the pages go on
+ * into new pieces) or a snapshot's (NULL: read only, the pieces go on).
+ */
+static int hand_out(struct ftrace_src *f, const char *prefix,
+		    struct kt_writer_cpu *cpus)
 {
-	struct ftrace_src *f = state;
 	unsigned long long *size;
 	int *fd, cpu, ret;
 
@@ -200,7 +203,9 @@ static int ftrace_rotate(void *state, const char *prefix,
 		return -EOPNOTSUPP;
 	fd = calloc(f->e->ncpus, sizeof(*fd));
 	size = calloc(f->e->ncpus, sizeof(*size));
-	ret = fd && size ? kt_recorder_rotate(f->rec, prefix, fd, size) : -ENOMEM;
+	ret = !fd || !size ? -ENOMEM :
+	      prefix ? kt_recorder_rotate(f->rec, prefix, fd, size) :
+		       kt_recorder_flush(f->rec, fd, size);
 	for (cpu = 0; !ret && cpu < f->e->ncpus; cpu++) {
 		memset(&cpus[cpu], 0, sizeof(cpus[cpu]));
 		cpus[cpu].fd = fd[cpu];
@@ -209,6 +214,17 @@ static int ftrace_rotate(void *state, const char *prefix,
 	free(fd);
 	free(size);
 	return ret;
+}
+
+static int ftrace_rotate(void *state, const char *prefix,
+			 struct kt_writer_cpu *cpus)
+{
+	return hand_out(state, prefix, cpus);
+}
+
+static int ftrace_flush(void *state, struct kt_writer_cpu *cpus)
+{
+	return hand_out(state, NULL, cpus);
 }
 
 static unsigned long long ftrace_bytes(void *state, int cpu)
@@ -286,6 +302,7 @@ const struct kt_source_ops kt_source_ftrace = {
 	.woke = ftrace_woke,
 	.data = ftrace_data,
 	.rotate = ftrace_rotate,
+	.flush = ftrace_flush,
 	.bytes = ftrace_bytes,
 	.unwritten = ftrace_unwritten,
 	.options = ftrace_options,

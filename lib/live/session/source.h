@@ -89,6 +89,13 @@ struct kt_source_ops {
 	 * NULL: this source cannot be rotated.
 	 */
 	int (*rotate)(void *state, const char *prefix, struct kt_writer_cpu *cpus);
+	/*
+	 * A snapshot while recording: every page so far, the partly filled
+	 * ones too, into the pieces, which go on; they are handed out read
+	 * only in cpus[ncpus] (fd: a new descriptor the caller closes, from
+	 * offset 0; size).  NULL: this source cannot be snapshotted.
+	 */
+	int (*flush)(void *state, struct kt_writer_cpu *cpus);
 	/* Bytes of trace data, and events read but not written, of a CPU. */
 	unsigned long long (*bytes)(void *state, int cpu);
 	unsigned long long (*unwritten)(void *state, int cpu);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pages of a snapshot of a --rotate recording (sink-file.h's
+ * kt_file_sink_snapshot): each CPU's pages of the recording's finished
+ * chunks (read as one series, file/reader.h) and then of the chunk being
+ * written (its pieces), the pages before the window left out, copied
+ * into a scratch file with no name beside the snapshot.
+ */
+#ifndef KT_SNAPPAGES_H
+#define KT_SNAPPAGES_H
+
+struct kt_writer_cpu;
+
+/*
+ * chunks[n]: the finished chunks, oldest first; cutoff: the window's
+ * start (trace clock; 0: everything), a page kept when the next one
+ * starts at or after it, and the last always; cpus[ncpus]: in, the
+ * pieces (fd, off, size: closed here); out, the scratch files (fd, off
+ * 0, size).  0 or -errno (said); on failure cpus is as it came.
+ */
+int kt_snappages_gather(const char *const *chunks, int n,
+			unsigned long long cutoff, const char *beside,
+			int ncpus, struct kt_writer_cpu *cpus);
+
+#endif
