@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "decode/decoder.h"
-#include "views/perfetto.h"
+#include "views/chrome.h"
 #include "file/reader.h"
 #include "views/timeline.h"
 #include "views/whole.h"
@@ -16,15 +16,15 @@ int kt_whole_write(struct kt_decoder *d, struct kt_reader *r,
 	struct tep_handle *tep = kt_reader_tep(r);
 	int ret;
 
-	if (view == KT_WHOLE_PERFETTO) {
-		struct kt_perfetto *pf = kt_perfetto_new(tep, kt_reader_machine(r), out);
+	if (view == KT_WHOLE_CHROME) {
+		struct kt_chrome *c = kt_chrome_new(r, out);
 
-		if (!pf)
-			return -ENOMEM;
-		ret = kt_decoder_run(d, kt_perfetto_add, pf);
+		if (!c)
+			return -errno;
+		ret = kt_decoder_run(d, kt_chrome_add, c);
 		if (!ret)
-			ret = kt_perfetto_finish(pf);
-		kt_perfetto_free(pf);
+			ret = kt_chrome_finish(c);
+		kt_chrome_free(c);
 		return ret;
 	} else {
 		struct kt_timeline *tl = kt_timeline_new(tep, kt_reader_cpus(r));

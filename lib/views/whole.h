@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The whole-trace views `ktrace report` writes instead of lines: the
- * Perfetto/Chrome trace JSON (perfetto.h) and the CPU timeline SVG
+ * Chrome trace-event JSON (chrome.h) and the CPU timeline SVG
  * (timeline.h), fed every record of the decoder in time order.
  */
 #ifndef KT_WHOLE_H
@@ -13,7 +13,7 @@ struct kt_decoder;
 struct kt_reader;
 
 enum kt_whole_view {
-	KT_WHOLE_PERFETTO,
+	KT_WHOLE_CHROME,
 	KT_WHOLE_TIMELINE,
 };
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# ktrace report's whole-trace views: --format perfetto (trace-event JSON)
+# ktrace report's whole-trace views: --format chrome (trace-event JSON)
 # and --timeline (SVG).  Checked against the same file's own events as
 # `ktrace report --format json` decodes them.
 
@@ -20,8 +20,8 @@ setup() {
 	cd "$VD"
 }
 
-# python3 check of a perfetto JSON against report's JSON lines.
-check_perfetto() { # TRACE.json JSONL
+# python3 check of a chrome JSON against report's JSON lines.
+check_chrome() { # TRACE.json JSONL
 	python3 - "$1" "$2" <<'PY'
 import json, sys
 from collections import defaultdict
@@ -59,8 +59,8 @@ print("ok %d slices, %d instants" % (sum(map(len, slices.values())), len(inst)))
 PY
 }
 
-@test "--format perfetto: trace-event JSON with names and one track per CPU" {
-	run "$KTRACE" report -i sched.dat --format perfetto -o trace.json
+@test "--format chrome: trace-event JSON with names and one track per CPU" {
+	run "$KTRACE" report -i sched.dat --format chrome -o trace.json
 	assert_success
 	# The structure Perfetto and chrome://tracing load.
 	jq -e '(.traceEvents | type) == "array" and (.traceEvents | length) > 100' trace.json
@@ -77,21 +77,21 @@ PY
 	jq -e '[.traceEvents[] | select(.ph == "X" and (.name | startswith("dbench:")))] | length > 0' trace.json
 }
 
-@test "--format perfetto: every run slice ends at its CPU's next sched_switch" {
-	"$KTRACE" report -i sched.dat --format perfetto -o trace.json
-	run check_perfetto trace.json sched.jsonl
+@test "--format chrome: every run slice ends at its CPU's next sched_switch" {
+	"$KTRACE" report -i sched.dat --format chrome -o trace.json
+	run check_chrome trace.json sched.jsonl
 	assert_success
 	assert_output --partial "ok "
 }
 
-@test "--format perfetto: lost events are instants on their CPU's track" {
-	"$KTRACE" report -i lost.dat --format perfetto -o lost.json
+@test "--format chrome: lost events are instants on their CPU's track" {
+	"$KTRACE" report -i lost.dat --format chrome -o lost.json
 	marks=$("$KTRACE" report -i lost.dat | grep -c 'EVENTS DROPPED')
 	[ "$marks" -gt 0 ]
 	[ "$(jq '[.traceEvents[] | select(.cat == "lost" and .pid == 1000000000)] | length' lost.json)" -eq "$marks" ]
 }
 
-# python3 check of perfetto's system call and interrupt slices against
+# python3 check of chrome's system call and interrupt slices against
 # the pairs report's JSON lines give, event by event.
 check_slices() { # TRACE.json JSONL
 	python3 - "$1" "$2" <<'PY'
@@ -130,8 +130,8 @@ for t in sorted((t for t in tr if t["ph"] in "BE"), key=lambda t: t["ts"]):
     if t["args"].get("unfinished"):
         continue
     if t["cat"] == "syscall":
-        assert t["pid"] == t["tid"] == b["pid"], t
-        got_sys.append((t["pid"], ns(b["ts"]), ns(t["ts"]), t["args"]["ret"]))
+        assert t["tid"] == b["tid"] and t["pid"] == b["pid"], t
+        got_sys.append((t["tid"], ns(b["ts"]), ns(t["ts"]), t["args"]["ret"]))
     else:
         assert t["pid"] == CPU and t["tid"] >= IRQ, t
         got_irq.append((t["tid"] - IRQ, t["cat"], ns(b["ts"]), ns(t["ts"])))
@@ -142,15 +142,15 @@ print("ok %d system calls, %d interrupts" % (len(got_sys), len(got_irq)))
 PY
 }
 
-@test "--format perfetto: system calls and interrupts are slices, as the events pair" {
+@test "--format chrome: system calls and interrupts are slices, as the events pair" {
 	kt_tool getppid_n "$PWD"
 	"$KTRACE" record -q -e raw_syscalls -e irq -e sched_switch -o sys.dat -- ./getppid_n 100 >gp.pid
 	"$KTRACE" report -i sys.dat --format json >sys.jsonl
-	"$KTRACE" report -i sys.dat --format perfetto -o sys.json
+	"$KTRACE" report -i sys.dat --format chrome -o sys.json
 	run check_slices sys.json sys.jsonl
 	assert_success
 	assert_output --partial "ok "
-	run check_perfetto sys.json sys.jsonl
+	run check_chrome sys.json sys.jsonl
 	assert_success
 	# The traced program's 100 getppid calls, named, from its own pid.
 	gp=$(cat gp.pid)
@@ -160,9 +160,104 @@ PY
 	jq -e '[.traceEvents[] | select(.ph == "B" and .cat == "softirq")] | all(.name | test("^softirq (HI|TIMER|NET_TX|NET_RX|BLOCK|IRQ_POLL|TASKLET|SCHED|HRTIMER|RCU)$"))' sys.json
 	# syscalls:* events pair the same way, named by the call.
 	"$KTRACE" record -q -e syscalls:sys_enter_getppid -e syscalls:sys_exit_getppid -o sc.dat -- ./getppid_n 100 >/dev/null
-	"$KTRACE" report -i sc.dat --format perfetto -o sc.json
+	"$KTRACE" report -i sc.dat --format chrome -o sc.json
 	[ "$(jq '[.traceEvents[] | select(.ph == "B" and .name == "getppid")] | length' sc.json)" -ge 100 ]
 	[ "$(jq '[.traceEvents[] | select(.ph == "E" and .cat == "syscall")] | length' sc.json)" -ge 100 ]
+}
+
+# python3 check of chrome's stacks against report's JSON lines: every
+# record followed on its CPU by stacks (kernel_stack, user_stack) has
+# them as "sf" (a run slice's end: "esf") or, where it made no trace
+# event, as an instant of its own; every frame named resolves.
+check_stacks() { # TRACE.json JSONL
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+tr = json.load(open(sys.argv[1]))
+ev = [json.loads(l) for l in open(sys.argv[2]) if '"event"' in l]
+frames = tr["stackFrames"]
+last, followed = {}, set()
+for i, e in enumerate(ev):
+    if e["event"] in ("kernel_stack", "user_stack"):
+        if e["cpu"] in last:
+            followed.add(last[e["cpu"]])
+    else:
+        last[e["cpu"]] = i
+with_sf = [t for t in tr["traceEvents"] if "sf" in t or "esf" in t]
+alone = [t for t in with_sf if t.get("cat") == "stack"]
+assert len(with_sf) == len(followed), (len(with_sf), len(followed))
+for t in with_sf:
+    f = t.get("sf", t.get("esf"))
+    n = 0
+    while f is not None:
+        assert f in frames, f
+        assert frames[f]["category"] in ("kernel", "user"), frames[f]
+        f, n = frames[f].get("parent"), n + 1
+        assert n < 10000, "a cycle"
+assert "(array)" not in open(sys.argv[1]).read()
+print("ok %d stacks, %d alone, %d frames" % (len(with_sf), len(alone), len(frames)))
+PY
+}
+
+# The frames of an event's stack, innermost first: "category:name".
+chain() { # TRACE.json SF
+	jq -r --arg f "$2" '.stackFrames as $F | [$f | recurse($F[.].parent // empty)] | .[] | "\($F[.].category):\($F[.].name)"' "$1"
+}
+
+@test "--format chrome: kernel and user stacks are the stack frames of their events" {
+	kt_tool getppid_n "$PWD"
+	"$KTRACE" record -q -T --user-stack -F -e syscalls:sys_enter_getppid -e sched_switch \
+		-o u.dat -- ./getppid_n 20
+	"$KTRACE" report -i u.dat --format json >u.jsonl
+	run "$KTRACE" report -i u.dat --format chrome -o u.json
+	assert_success
+	run check_stacks u.json u.jsonl
+	assert_success
+	assert_output --partial "ok "
+	# Each getppid's stack: the kernel's frames on top of libc's syscall.
+	sf=$(jq -r '[.traceEvents[] | select(.ph == "B" and .name == "getppid")] | .[0].sf' u.json)
+	run chain u.json "$sf"
+	assert_line "kernel:do_syscall_64"
+	assert_line --index $((${#lines[@]} - 1)) "user:syscall"
+	[ "$(jq '[.traceEvents[] | select(.ph == "B" and .name == "getppid" and .sf)] | length' u.json)" -eq 20 ]
+	# The same with -e: a stack goes with its event when that is selected.
+	"$KTRACE" report -i u.dat -e sched_switch --format chrome -o s.json
+	jq -e '[.traceEvents[] | select(.name == "getppid")] | length == 0' s.json
+	jq -e '[.traceEvents[] | select(.esf)] | length > 0' s.json
+	# A bigger mixed file: wakeups, interrupts, calls, switches.
+	"$KTRACE" record -q -T -e sched_switch -e sched_wakeup -e raw_syscalls -e irq \
+		-o st.dat -- ./getppid_n 2000
+	"$KTRACE" report -i st.dat --format json >st.jsonl
+	"$KTRACE" report -i st.dat --format chrome -o st.json
+	run check_stacks st.json st.jsonl
+	assert_success
+	assert_output --partial "ok "
+}
+
+@test "--format chrome: threads under their process (pid is the tgid), named" {
+	cc -O2 -o threads_n "$TOP/tests/threads_n.c" -lpthread
+	"$KTRACE" record -q -e sched_switch -e raw_syscalls -o th.dat -- ./threads_n 3 20 100 >/dev/null
+	"$KTRACE" report -i th.dat --format chrome -o th.json
+	# The 4 tasks' getppid slices: one process, 4 threads, 20 each.
+	run jq -c '[.traceEvents[] | select(.ph == "B" and .name == "getppid") | [.pid, .tid]] |
+		group_by(.) | map(length)' th.json
+	assert_output "[20,20,20,20]"
+	[ "$(jq '[.traceEvents[] | select(.ph == "B" and .name == "getppid") | .pid] | unique | length' th.json)" -eq 1 ]
+	tgid=$(jq '[.traceEvents[] | select(.ph == "B" and .name == "getppid") | .pid] | unique | .[0]' th.json)
+	[ "$(jq --argjson p "$tgid" '[.traceEvents[] | select(.ph == "M" and .name == "process_name" and .pid == $p and .args.name == "threads_n")] | length' th.json)" -eq 1 ]
+	[ "$(jq --argjson p "$tgid" '[.traceEvents[] | select(.ph == "M" and .name == "thread_name" and .pid == $p)] | length' th.json)" -eq 4 ]
+	# A process named once, every track named.
+	jq -e '[.traceEvents[] | select(.ph == "M" and .name == "process_name") | .pid] | length == (unique | length)' th.json
+}
+
+@test "--format chrome: a probe's events have the category probe, not its group" {
+	[ -e "$TRACEFS/uprobe_events" ] || skip "no uprobe_events"
+	kt_tool probe_target "$PWD" -O1 -g
+	"$KTRACE" record -q -F -o p.dat --uprobe "$PWD/probe_target:kt_probe_target x=%di:s32" \
+		-- ./probe_target 10
+	"$KTRACE" report -i p.dat --format chrome -o p.json
+	run jq -c '[.traceEvents[] | select(.name == "kt_probe_target") | .cat] | unique' p.json
+	assert_output '["probe"]'
+	[ "$(jq '[.traceEvents[] | select(.name == "kt_probe_target")] | map(.args.x) | sort' p.json | jq -c .)" = "[0,1,2,3,4,5,6,7,8,9]" ]
 }
 
 check_svg() { # SVG JSONL
@@ -233,8 +328,10 @@ assert len(ax.findall("{http://www.w3.org/2000/svg}text")) >= 3' sched.svg
 }
 
 @test "views reject options that do not apply" {
-	run "$KTRACE" report -i sched.dat --format perfetto --raw
+	run "$KTRACE" report -i sched.dat --format chrome --raw
 	assert_failure 64
-	run "$KTRACE" report -i sched.dat --format perfetto --timeline
+	run "$KTRACE" report -i sched.dat --format chrome --timeline
+	assert_failure 64
+	run "$KTRACE" report -i sched.dat --format perfetto --raw
 	assert_failure 64
 }
