@@ -497,8 +497,10 @@ static int report(const struct report_opts *o)
 		goto view_done;
 	}
 	if (o->whole || o->timeline) {
-		/* The views: lib/views/chrome.c, lib/views/timeline.c. */
-		ret = kt_whole_write(d, r, o->timeline ? KT_WHOLE_TIMELINE : KT_WHOLE_CHROME, out);
+		/* The views: lib/views/perfetto.c, chrome.c, timeline.c. */
+		ret = kt_whole_write(d, r, o->timeline ? KT_WHOLE_TIMELINE :
+				     !strcmp(o->whole, "chrome") ? KT_WHOLE_CHROME : KT_WHOLE_PERFETTO,
+				     kt_select_by_task(o->sel), out);
 		goto view_done;
 	}
 	procview = !o->json && !o->raw && o->view != VIEW_TRACECMD &&

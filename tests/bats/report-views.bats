@@ -260,6 +260,216 @@ chain() { # TRACE.json SF
 	[ "$(jq '[.traceEvents[] | select(.name == "kt_probe_target")] | map(.args.x) | sort' p.json | jq -c .)" = "[0,1,2,3,4,5,6,7,8,9]" ]
 }
 
+# protoc's text of a Perfetto trace report wrote (--format perfetto),
+# decoded with lib/views/perfetto_trace.proto: that subset is upstream's
+# (tests/perfetto-proto-check.py).
+pf_decode() { # TRACE.pftrace
+	protoc --proto_path="$TOP/lib" --decode=perfetto.protos.Trace \
+		views/perfetto_trace.proto <"$1"
+}
+
+# python3 check of a Perfetto trace against report's JSON lines, CPU by
+# CPU: the compact switches and wakings (timestamps undone from their
+# deltas), every other event by name and time, typed or generic, their
+# fields' values where JSON has them, no field protoc does not know, the
+# process tree naming every task, the losses in the stats.
+check_pftrace() { # TRACE.pftrace JSONL
+	pf_decode "$1" >"$1.txt" || return 1
+	python3 - "$1.txt" "$2" <<'PY'
+import ast, json, re, sys
+from collections import defaultdict
+text = open(sys.argv[1]).read()
+# protoc's strings: C escapes (octal for bytes past ASCII).
+unquote = lambda v: ast.literal_eval("b" + v).decode("utf-8", "replace")
+assert not re.search(r"^\s*\d+(:| \{)", text, re.M), "unknown fields"
+def parse(lines, i):
+    node = defaultdict(list)
+    while i < len(lines):
+        l = lines[i].strip()
+        i += 1
+        if l == "}":
+            return node, i
+        if l.endswith("{"):
+            sub, i = parse(lines, i)
+            node[l[:-1].strip()].append(sub)
+        else:
+            k, v = l.split(": ", 1)
+            node[k].append(unquote(v) if v[0] == '"' else int(v) if re.match(r"^-?\d+$", v) else v)
+    return node, i
+root, _ = parse(text.splitlines(), 0)
+ev = [json.loads(l) for l in open(sys.argv[2])]
+lost = defaultdict(int)
+for e in ev:
+    if "lost" in e and "event" not in e and e["lost"]:
+        lost[e["cpu"]] += e["lost"]
+ev = [e for e in ev if "event" in e and e["event"] not in ("kernel_stack", "user_stack")]
+COMMON = ("timestamp", "pid", "common_flags")
+got_sw, got_wk, got = defaultdict(list), defaultdict(list), defaultdict(list)
+stats, tree = {}, None
+for p in root["packet"]:
+    if "ftrace_events" in p:
+        b = p["ftrace_events"][0]
+        cpu = b["cpu"][0]
+        for fe in b.get("event", []):
+            (kind,) = [k for k in fe if k not in COMMON]
+            msg = fe[kind][0]
+            name = msg["event_name"][0] if kind == "generic" else kind
+            got[cpu].append((fe["timestamp"][0], name, fe["pid"][0], msg))
+        for cs in b.get("compact_sched", []):
+            tab = cs.get("intern_table", [])
+            t = 0
+            for i, d in enumerate(cs.get("switch_timestamp", [])):
+                t = d if i == 0 else t + d
+                got_sw[cpu].append((t, cs["switch_next_pid"][i], tab[cs["switch_next_comm_index"][i]], cs["switch_prev_state"][i]))
+            t = 0
+            for i, d in enumerate(cs.get("waking_timestamp", [])):
+                t = d if i == 0 else t + d
+                got_wk[cpu].append((t, cs["waking_pid"][i], tab[cs["waking_comm_index"][i]], cs["waking_target_cpu"][i]))
+    elif "process_tree" in p:
+        tree = p["process_tree"][0]
+    elif "ftrace_stats" in p:
+        st = p["ftrace_stats"][0]
+        stats[st["phase"][0]] = {c["cpu"][0]: c for c in st.get("cpu_stats", [])}
+compact = bool(got_sw or got_wk)
+want_sw, want_wk, want = defaultdict(list), defaultdict(list), defaultdict(list)
+for e in ev:
+    if compact and e["event"] == "sched_switch":
+        want_sw[e["cpu"]].append((e["ts"], e["next_pid"], e["next_comm"], e["prev_state"]))
+    elif compact and e["event"] == "sched_waking":
+        want_wk[e["cpu"]].append((e["ts"], e["field_pid"], e["field_comm"], e["target_cpu"]))
+    else:
+        want[e["cpu"]].append(e)
+assert dict(got_sw) == dict(want_sw), "compact switches differ"
+assert dict(got_wk) == dict(want_wk), "compact wakings differ"
+n = 0
+for cpu in set(want) | set(got):
+    g = sorted(got[cpu], key=lambda x: (x[0], x[1]))
+    w = sorted(want[cpu], key=lambda e: (e["ts"], e["event"]))
+    assert [(x[0], x[1], x[2]) for x in g] == [(e["ts"], e["event"], e["pid"]) for e in w], ("events differ", cpu, len(g), len(w))
+    for (ts, name, pid, msg), e in zip(g, w):
+        vals = {f["name"][0]: (f.get("str_value") or f.get("int_value") or f.get("uint_value"))[0]
+                for f in msg.get("field", [])} if "event_name" in msg else {k: v[0] for k, v in msg.items()}
+        for k, v in vals.items():
+            # JSON names a field that is also a common key field_NAME.
+            k = "field_" + k if "field_" + k in e else k
+            if k in ("pid", "comm", "cpu", "ts", "event", "system", "buffer"):
+                continue
+            if k in e and isinstance(e[k], (int, str)) and not isinstance(e[k], bool):
+                x = e[k] if not isinstance(e[k], int) or isinstance(v, str) or e[k] >= 0 else e[k] % (1 << 64) if v > (1 << 63) else e[k]
+                assert v == x or str(v) == str(x), (name, k, v, e[k])
+        n += 1
+# Every task an event names is in the process tree.
+tids = {t["tid"][0]: t["tgid"][0] for t in tree.get("threads", [])} if tree else {}
+pids = {p["pid"][0] for p in tree.get("processes", [])} if tree else set()
+for e in ev:
+    for k in ("pid", "next_pid", "prev_pid", "field_pid"):
+        if isinstance(e.get(k), int) and e[k] > 0:
+            assert e[k] in tids or e[k] in pids, ("not in the tree", k, e[k])
+for tid, tgid in tids.items():
+    assert tgid in pids, ("a thread's process is missing", tid, tgid)
+# The losses, per CPU, in the stats at the end.
+end = stats.get("END_OF_TRACE", {})
+for cpu, c in end.items():
+    assert c.get("overrun", [0])[0] == lost.get(cpu, 0), (cpu, c, lost.get(cpu))
+print("ok %d events, %d switches, %d wakings, %d processes, %d threads" % (
+    n, sum(map(len, got_sw.values())), sum(map(len, got_wk.values())), len(pids), len(tids)))
+PY
+}
+
+@test "--format perfetto: the proto subset is upstream's (field numbers, types, labels)" {
+	run python3 "$TOP/tests/perfetto-proto-check.py" "$TOP/lib/views/perfetto_trace.proto" \
+		"$TOP/tests/data/perfetto-protos"
+	assert_success
+	assert_output --regexp "^ok [0-9]+ messages, [0-9]+ fields$"
+	# And it tells a change from upstream.
+	sed 's/optional int32 next_pid = 6;/optional int32 next_pid = 7;/' \
+		"$TOP/lib/views/perfetto_trace.proto" >bad.proto
+	run python3 "$TOP/tests/perfetto-proto-check.py" bad.proto "$TOP/tests/data/perfetto-protos"
+	assert_failure
+	assert_output --partial "SchedSwitchFtraceEvent.next_pid"
+}
+
+@test "--format perfetto: the stored corpus, event for event, compact sched and typed" {
+	for f in kt-kinds tc-sched kt-sched tc-v7-lost tc-syscalls tc-v7-stack; do
+		"$KTRACE" report -i "$TOP/tests/data/$f.dat" --format json >"$f.jsonl"
+		run "$KTRACE" report -i "$TOP/tests/data/$f.dat" --format perfetto -o "$f.pftrace"
+		assert_success
+		run check_pftrace "$f.pftrace" "$f.jsonl"
+		assert_success
+		assert_output --partial "ok "
+	done
+	# Typed messages where Perfetto has them, generic ones for the rest.
+	run pf_decode kt-kinds.pftrace
+	assert_output --partial "sched_wakeup {"
+	assert_output --partial "softirq_raise {"
+	assert_output --partial 'event_name: "mm_page_alloc"'
+	assert_output --partial "compact_sched {"
+	run pf_decode tc-sched.pftrace
+	assert_output --partial "sched_process_fork {"
+	assert_output --partial "sched_process_exec {"
+	# A loss marks the bundle after it.
+	run pf_decode tc-v7-lost.pftrace
+	assert_output --partial "lost_events: true"
+}
+
+@test "--format perfetto: a recording: switches per CPU as report counts them, the process tree" {
+	"$KTRACE" report -i sched.dat --format perfetto -o sched.pftrace
+	run check_pftrace sched.pftrace sched.jsonl
+	assert_success
+	assert_output --partial "ok "
+	# No bigger than the trace.dat of the same events.
+	[ "$(stat -c %s sched.pftrace)" -le "$(stat -c %s sched.dat)" ]
+	# threads_n's threads under their process.
+	cc -O2 -o threads_n "$TOP/tests/threads_n.c" -lpthread
+	"$KTRACE" record -q -e sched_switch -e sched_waking -e raw_syscalls -o th.dat -- ./threads_n 3 20 100 >/dev/null
+	"$KTRACE" report -i th.dat --format json >th.jsonl
+	"$KTRACE" report -i th.dat --format perfetto -o th.pftrace
+	run check_pftrace th.pftrace th.jsonl
+	assert_success
+	tgid=$(jq -s '[.[] | select(.event == "sys_enter" and .comm == "threads_n") | .pid] | min' th.jsonl)
+	run pf_decode th.pftrace
+	[ "$(grep -c "tgid: $tgid\$" <<<"$output")" -eq 3 ]
+	grep -q "pid: $tgid\$" <<<"$output"
+}
+
+@test "--format perfetto: selections apply (-e, --cpu, --pid, --from/--to)" {
+	"$KTRACE" report -i sched.dat -e sched_switch --cpu 0 --format json >sel.jsonl
+	"$KTRACE" report -i sched.dat -e sched_switch --cpu 0 --format perfetto -o sel.pftrace
+	run check_pftrace sel.pftrace sel.jsonl
+	assert_success
+	run pf_decode sel.pftrace
+	refute_output --regexp "cpu: [1-9]"
+	# A task's events: switches typed, whole (the compact form needs every switch).
+	pid=$(jq -s 'map(select(.event == "sched_switch" and .next_pid > 0)) | .[0].next_pid' sched.jsonl)
+	"$KTRACE" report -i sched.dat --pid "$pid" --format json >pid.jsonl
+	"$KTRACE" report -i sched.dat --pid "$pid" --format perfetto -o pid.pftrace
+	run check_pftrace pid.pftrace pid.jsonl
+	assert_success
+	run pf_decode pid.pftrace
+	refute_output --partial "compact_sched"
+	assert_output --partial "sched_switch {"
+	# A window.
+	from=$(jq -s '.[length / 3 | floor].ts' sched.jsonl)
+	to=$(jq -s '.[2 * length / 3 | floor].ts' sched.jsonl)
+	from=@$((from / 1000000000)).$(printf %09d $((from % 1000000000)))
+	to=@$((to / 1000000000)).$(printf %09d $((to % 1000000000)))
+	"$KTRACE" report -i sched.dat --from "$from" --to "$to" --format json >win.jsonl
+	"$KTRACE" report -i sched.dat --from "$from" --to "$to" --format perfetto -o win.pftrace
+	run check_pftrace win.pftrace win.jsonl
+	assert_success
+}
+
+@test "--format perfetto: a series of chunks (-i DIR) converts as one trace" {
+	"$KTRACE" record -q --rotate 1100K -e sched -e raw_syscalls -o ser -- dbench -t 1 2 >/dev/null 2>&1
+	[ "$(ls ser | wc -l)" -ge 2 ]
+	"$KTRACE" report -i ser --format json >ser.jsonl
+	run "$KTRACE" report -i ser --format perfetto -o ser.pftrace
+	assert_success
+	run check_pftrace ser.pftrace ser.jsonl
+	assert_success
+	assert_output --partial "ok "
+}
+
 check_svg() { # SVG JSONL
 	python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -328,6 +538,8 @@ assert len(ax.findall("{http://www.w3.org/2000/svg}text")) >= 3' sched.svg
 }
 
 @test "views reject options that do not apply" {
+	run "$KTRACE" report -i sched.dat --format perfetto --stat
+	assert_failure 64
 	run "$KTRACE" report -i sched.dat --format chrome --raw
 	assert_failure 64
 	run "$KTRACE" report -i sched.dat --format chrome --timeline
