@@ -822,8 +822,10 @@ static int on_user_stack(struct kt_chrome *pf, const struct kt_event *ev,
 		if (!id)
 			return -ENOMEM;
 	}
-	p->uleaf = id;
-	p->stack = true;
+	if (id) {
+		p->uleaf = id;
+		p->stack = true;
+	}
 	return 0;
 }
 
@@ -835,8 +837,8 @@ static int on_stack(struct kt_chrome *pf, const struct kt_event *ev, struct pend
 	if (is_stack(ev->event, "user_stack"))
 		return on_user_stack(pf, ev, p);
 	n = kt_kstack_read(pf->tep, ev->event, ev->record, p->kst, KT_KSTACK_MAX, true);
-	if (n < 0)
-		return 0;
+	if (n <= 0)
+		return 0;	/* no frames: nothing to name */
 	p->nk = n;
 	p->stack = true;
 	return 0;

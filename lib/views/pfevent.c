@@ -21,7 +21,6 @@ struct evmap {
 	const ProtobufCFieldDescriptor *oneof;
 	/* per field of the typed message: the record's field, or NULL */
 	struct tep_format_field **src;
-	struct tep_format_field *cflags;	/* common_flags, or NULL */
 };
 
 struct kt_pfevent {
@@ -105,7 +104,6 @@ static struct evmap *map_of(struct kt_pfevent *m, struct tep_event *e)
 	em = &m->map[e->id];
 	if (em->seen)
 		return em;
-	em->cflags = tep_find_common_field(e, "common_flags");
 	em->oneof = typed(e);
 	if (em->oneof) {
 		const ProtobufCMessageDescriptor *md = em->oneof->descriptor;
@@ -320,9 +318,5 @@ int kt_pfevent_fill(struct kt_pfevent *m, const struct kt_event *ev,
 	fe->timestamp = ev->record->ts;
 	fe->has_pid = 1;
 	fe->pid = (uint32_t)tep_data_pid(m->tep, ev->record);
-	if (em->cflags) {
-		fe->has_common_flags = 1;
-		fe->common_flags = (uint32_t)num(em->cflags, ev->record->data);
-	}
 	return em->oneof ? fill_typed(em, ev, fe, a) : fill_generic(ev, fe, a);
 }

@@ -24,8 +24,9 @@ struct kt_pfevent;
 struct kt_pfevent *kt_pfevent_new(struct tep_handle *tep);
 void kt_pfevent_free(struct kt_pfevent *m);
 /*
- * Fill fe (timestamp, pid, common_flags and the event) from ev, its
- * messages and strings in a.  0, or -ENOMEM.
+ * Fill fe (timestamp, pid and the event) from ev, its messages and
+ * strings in a.  0, or -ENOMEM.  common_flags is left out, as
+ * traced_probes leaves it out unless asked: two bytes of every event.
  */
 int kt_pfevent_fill(struct kt_pfevent *m, const struct kt_event *ev,
 		    Perfetto__Protos__FtraceEvent *fe, struct kt_pfarena *a);

@@ -178,7 +178,9 @@ frames = tr["stackFrames"]
 last, followed = {}, set()
 for i, e in enumerate(ev):
     if e["event"] in ("kernel_stack", "user_stack"):
-        if e["cpu"] in last:
+        # A stack of no frames names nothing.
+        named = [c for c in e.get("caller", []) if c not in (0, (1 << 64) - 1)]
+        if e["cpu"] in last and named:
             followed.add(last[e["cpu"]])
     else:
         last[e["cpu"]] = i
@@ -223,6 +225,12 @@ chain() { # TRACE.json SF
 	"$KTRACE" report -i u.dat -e sched_switch --format chrome -o s.json
 	jq -e '[.traceEvents[] | select(.name == "getppid")] | length == 0' s.json
 	jq -e '[.traceEvents[] | select(.esf)] | length > 0' s.json
+	# trace-cmd's stacks (caller[8] with the end mark), from the corpus.
+	"$KTRACE" report -i "$TOP/tests/data/tc-v7-stack.dat" --format json >tcs.jsonl
+	"$KTRACE" report -i "$TOP/tests/data/tc-v7-stack.dat" --format chrome -o tcs.json
+	run check_stacks tcs.json tcs.jsonl
+	assert_success
+	assert_output --partial "ok "
 	# A bigger mixed file: wakeups, interrupts, calls, switches.
 	"$KTRACE" record -q -T -e sched_switch -e sched_wakeup -e raw_syscalls -e irq \
 		-o st.dat -- ./getppid_n 2000
