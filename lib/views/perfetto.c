@@ -43,6 +43,8 @@ struct sched_fields {
 
 struct kt_perfetto {
 	struct tep_handle *tep;
+	char sysname[32], release[128], machine[32];
+	int ncpus_file;
 	FILE *out;
 	bool compact;
 	struct kt_tgidmap tg;
@@ -79,6 +81,24 @@ static void find_sched(struct tep_handle *tep, const char *name, const char *pid
 		s->id = e->id;
 }
 
+/* The system's name and release: uname's "Linux HOST RELEASE ... MACHINE". */
+static void uname_words(const char *u, char *sys, size_t slen, char *rel, size_t rlen)
+{
+	const char *host, *r;
+
+	*sys = *rel = 0;
+	if (!u)
+		return;
+	snprintf(sys, slen, "%.*s", (int)strcspn(u, " "), u);
+	host = u + strcspn(u, " ");
+	host += strspn(host, " ");
+	r = host + strcspn(host, " ");
+	r += strspn(r, " ");
+	snprintf(rel, rlen, "%.*s", (int)strcspn(r, " "), r);
+}
+
+static int write_system(struct kt_perfetto *pf);
+
 struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out)
 {
 	struct kt_perfetto *pf = calloc(1, sizeof(*pf));
@@ -87,6 +107,11 @@ struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out
 		return NULL;
 	pf->tep = kt_reader_tep(r);
 	pf->out = out;
+	uname_words(kt_reader_uname(r), pf->sysname, sizeof(pf->sysname),
+		    pf->release, sizeof(pf->release));
+	snprintf(pf->machine, sizeof(pf->machine), "%s",
+		 kt_reader_machine(r) ? kt_reader_machine(r) : "");
+	pf->ncpus_file = kt_reader_cpus(r);
 	pf->compact = compact;
 	if (kt_wallclock_parse(kt_reader_wall_clock(r), &pf->wall))
 		memset(&pf->wall, 0, sizeof(pf->wall));
@@ -103,6 +128,12 @@ struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out
 						     "common_flags");
 	find_sched(pf->tep, "sched_wakeup", "pid", "comm", NULL, NULL, &pf->wu);
 	find_sched(pf->tep, "sched_wakeup_new", "pid", "comm", NULL, NULL, &pf->wn);
+	/* The kernel first: Perfetto reads the switches after by it. */
+	if (write_system(pf)) {
+		kt_perfetto_free(pf);
+		errno = EIO;
+		return NULL;
+	}
 	return pf;
 err:
 	kt_perfetto_free(pf);
@@ -476,6 +507,32 @@ static int write_stats(struct kt_perfetto *pf, struct kt_pfarena *a,
 	p.timestamp = end ? pf->last_ts : pf->first_ts;
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_STATS;
 	p.ftrace_stats = &st;
+	return kt_pfbundle_put_packet(&p, pf->out);
+}
+
+/*
+ * The traced kernel: its release tells Perfetto how prev_state reads
+ * (without one it takes a 4.4 kernel, and 6.x's preempted for waking).
+ */
+static int write_system(struct kt_perfetto *pf)
+{
+	Perfetto__Protos__SystemInfo si = PERFETTO__PROTOS__SYSTEM_INFO__INIT;
+	Perfetto__Protos__Utsname un = PERFETTO__PROTOS__UTSNAME__INIT;
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+
+	if (!pf->release[0])
+		return 0;
+	un.sysname = pf->sysname;
+	un.release = pf->release;
+	if (pf->machine[0])
+		un.machine = pf->machine;
+	si.utsname = &un;
+	if (pf->ncpus_file > 0) {
+		si.has_num_cpus = 1;
+		si.num_cpus = (uint32_t)pf->ncpus_file;
+	}
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SYSTEM_INFO;
+	p.system_info = &si;
 	return kt_pfbundle_put_packet(&p, pf->out);
 }
 

@@ -12,6 +12,8 @@
  *   - a ProcessTree: every task the events name, each thread under its
  *     process (the tgids the recording stored, file/tgidmap.h), named
  *     by its comm;
+ *   - first, a SystemInfo naming the kernel (uname's release), by which
+ *     Perfetto reads sched_switch's prev_state;
  *   - a ClockSnapshot of the trace clock (as BOOTTIME, the clock Perfetto
  *     takes ftrace's to be) against REALTIME, when the recording
  *     measured it (file/wallclock.h);

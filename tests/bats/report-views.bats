@@ -408,6 +408,8 @@ PY
 	done
 	# Typed messages where Perfetto has them, generic ones for the rest.
 	run pf_decode kt-kinds.pftrace
+	# The kernel first, by which Perfetto reads prev_state.
+	[ "$(sed -n 3,6p <<<"$output" | tr -d ' \n')" = 'system_info{utsname{sysname:"Linux"release:"6.18.44-fc-v782"' ]
 	assert_output --partial "sched_wakeup {"
 	assert_output --partial "softirq_raise {"
 	assert_output --partial 'event_name: "mm_page_alloc"'
