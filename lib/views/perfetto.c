@@ -389,10 +389,10 @@ static const char *comm_of(struct kt_perfetto *pf, const struct task *t)
 {
 	const char *c = tep_data_comm_from_pid(pf->tep, t->pid);
 
-	/* The file's saved comm, else the one an event gave. */
-	if ((!c || !strcmp(c, "<...>")) && t->comm[0])
-		return t->comm;
-	return c ? c : "";
+	/* The file's saved comm, else the one an event gave, else "". */
+	if (c && strcmp(c, "<...>"))
+		return c;
+	return t->comm;
 }
 
 static const struct task *find_task(const struct task *v, size_t n, int pid)
@@ -436,7 +436,7 @@ static int write_tree_packet(struct kt_perfetto *pf, struct kt_pfarena *a)
 			t->has_tid = t->has_tgid = 1;
 			t->tid = v[i].pid;
 			t->tgid = tgid;
-			t->name = (char *)comm_of(pf, &v[i]);
+			t->name = *comm_of(pf, &v[i]) ? (char *)comm_of(pf, &v[i]) : NULL;
 			tree.threads[tree.n_threads++] = t;
 			/* Its process, when no event named the leader. */
 			leader = find_task(v, n, tgid);
@@ -463,7 +463,8 @@ static int write_tree_packet(struct kt_perfetto *pf, struct kt_pfarena *a)
 			*cmd = (char *)comm_of(pf, tgid == v[i].pid ? &v[i] : &lt);
 			if (!**cmd)
 				*cmd = (char *)comm_of(pf, &v[i]);
-			pr->n_cmdline = 1;
+			/* A process no comm names has no command line. */
+			pr->n_cmdline = **cmd ? 1 : 0;
 			pr->cmdline = cmd;
 			pr->has_cmdline_is_comm = 1;
 			pr->cmdline_is_comm = 1;
