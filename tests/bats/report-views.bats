@@ -429,6 +429,17 @@ PY
 	assert_output --partial "ok "
 	# No bigger than the trace.dat of the same events.
 	[ "$(stat -c %s sched.pftrace)" -le "$(stat -c %s sched.dat)" ]
+	# The clock snapshot: the trace's start (BOOTTIME, 6) in REALTIME (1),
+	# by the offsets record measured (sql's meta shows them).
+	run pf_decode sched.pftrace
+	boot=$(grep -A3 "clock_id: 6" <<<"$output" | awk '/timestamp/ { print $2 }')
+	real=$(grep -A3 "clock_id: 1$" <<<"$output" | awk '/timestamp/ { print $2 }')
+	[ -n "$boot" ]
+	[ -n "$real" ]
+	offs=$("$KTRACE" sql -i sched.dat "select value from meta where key like 'realtime_offset_%'" | grep -E '^[0-9]+$' | sort -n)
+	lo=$(head -1 <<<"$offs") hi=$(tail -1 <<<"$offs")
+	[ $((real - boot)) -ge "$lo" ]
+	[ $((real - boot)) -le "$hi" ]
 	# threads_n's threads under their process.
 	cc -O2 -o threads_n "$TOP/tests/threads_n.c" -lpthread
 	"$KTRACE" record -q -e sched_switch -e sched_waking -e raw_syscalls -o th.dat -- ./threads_n 3 20 100 >/dev/null
