@@ -9,12 +9,14 @@
 
 #include <traceevent/event-parse.h>
 
+#include "decode/ustack.h"
 #include "file/reader.h"
 #include "file/tgidmap.h"
 #include "file/wallclock.h"
 #include "views/pfarena.h"
 #include "views/pfbundle.h"
 #include "views/pfevent.h"
+#include "views/pfstack.h"
 #include "views/perfetto.h"
 
 /* A task the events name: open addressing on pid (0: a free slot). */
@@ -27,6 +29,7 @@ struct task {
 struct cpu {
 	struct kt_pfbundle *b;
 	unsigned long long events, lost;
+	bool last_sel;		/* its last record was selected: a stack after is its */
 };
 
 /* The fields of an event that name tasks (pid, child_pid...), by event id. */
@@ -50,6 +53,8 @@ struct kt_perfetto {
 	struct kt_tgidmap tg;
 	struct kt_wallclock wall;
 	struct kt_pfevent *ev;
+	struct kt_ustack *ustack;	/* user stacks' maps, or NULL */
+	struct kt_pfstack *stacks;
 	struct cpu *cpus;
 	int ncpus;
 	struct task *tasks;
@@ -120,6 +125,14 @@ struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out
 	pf->ev = kt_pfevent_new(pf->tep);
 	if (!pf->ev)
 		goto err;
+	if (tep_find_event_by_name(pf->tep, "ftrace", "user_stack")) {
+		pf->ustack = kt_ustack_new(r);
+		if (!pf->ustack && errno != ENOENT)
+			goto err;
+	}
+	pf->stacks = kt_pfstack_new(pf->tep, pf->ustack);
+	if (!pf->stacks)
+		goto err;
 	find_sched(pf->tep, "sched_switch", "next_pid", "next_comm", "next_prio",
 		   "prev_state", &pf->sw);
 	find_sched(pf->tep, "sched_waking", "pid", "comm", "prio", "target_cpu", &pf->wk);
@@ -153,6 +166,8 @@ void kt_perfetto_free(struct kt_perfetto *pf)
 	free(pf->tasks);
 	free(pf->tf);
 	kt_pfevent_free(pf->ev);
+	kt_pfstack_free(pf->stacks);
+	kt_ustack_free(pf->ustack);
 	kt_tgidmap_free(&pf->tg);
 	free(pf);
 }
@@ -289,12 +304,6 @@ static int note_named(struct kt_perfetto *pf, const struct kt_event *ev)
 	return ret;
 }
 
-static bool is_stack(const struct tep_event *e)
-{
-	return !strcmp(e->system, "ftrace") &&
-	       (!strcmp(e->name, "kernel_stack") || !strcmp(e->name, "user_stack"));
-}
-
 static int add_record(struct kt_perfetto *pf, struct cpu *c, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
@@ -360,7 +369,18 @@ int kt_perfetto_add(const struct kt_event *ev, void *arg)
 		if (rec->missed_events > 0)
 			c->lost += (unsigned long long)rec->missed_events;
 	}
-	if (!ev->selected || is_stack(ev->event))
+	if (kt_pfstack_is_stack(ev->event)) {
+		/* The stack of the CPU's last record, when that is selected. */
+		int pid = tep_data_pid(pf->tep, rec);
+
+		if (!c->last_sel)
+			return 0;
+		ret = note_task(pf, pid, NULL, 0);
+		return ret ? ret : kt_pfstack_write(pf->stacks, ev, kt_tgidmap_of(&pf->tg, pid),
+						    pid, pf->out);
+	}
+	c->last_sel = ev->selected;
+	if (!ev->selected)
 		return 0;
 	if (!pf->any)
 		pf->first_ts = rec->ts;
@@ -521,19 +541,22 @@ static int write_system(struct kt_perfetto *pf)
 	Perfetto__Protos__Utsname un = PERFETTO__PROTOS__UTSNAME__INIT;
 	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 
-	if (!pf->release[0])
-		return 0;
-	un.sysname = pf->sysname;
-	un.release = pf->release;
-	if (pf->machine[0])
-		un.machine = pf->machine;
-	si.utsname = &un;
+	if (pf->release[0]) {
+		un.sysname = pf->sysname;
+		un.release = pf->release;
+		if (pf->machine[0])
+			un.machine = pf->machine;
+		si.utsname = &un;
+	}
 	if (pf->ncpus_file > 0) {
 		si.has_num_cpus = 1;
 		si.num_cpus = (uint32_t)pf->ncpus_file;
 	}
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SYSTEM_INFO;
 	p.system_info = &si;
+	/* The sequence's start: the stacks' interned data comes after. */
+	p.has_sequence_flags = 1;
+	p.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
 	return kt_pfbundle_put_packet(&p, pf->out);
 }
 

@@ -7,8 +7,9 @@
  *     sched_switch and sched_waking in the compact form, comms interned;
  *     the events Perfetto defines in their own messages, the others as
  *     generic events with their fields by name (views/pfevent.h); a
- *     loss marks the CPU's next bundle (lost_events); the stacks of
- *     kernel_stack and user_stack are not written;
+ *     loss marks the CPU's next bundle (lost_events);
+ *   - each kernel or user stack of a selected event a PerfSample of its
+ *     thread, its callstack interned (views/pfstack.h);
  *   - a ProcessTree: every task the events name, each thread under its
  *     process (the tgids the recording stored, file/tgidmap.h), named
  *     by its comm;

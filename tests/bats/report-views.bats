@@ -231,6 +231,14 @@ chain() { # TRACE.json SF
 	run check_stacks tcs.json tcs.jsonl
 	assert_success
 	assert_output --partial "ok "
+	# Perfetto's trace: the same stacks as samples, libc's syscall named.
+	"$KTRACE" report -i u.dat --format perfetto -o u.pftrace
+	run check_pftrace u.pftrace u.jsonl
+	assert_success
+	assert_output --regexp ", [1-9][0-9]* stacks$"
+	run pf_decode u.pftrace
+	assert_output --partial 'str: "syscall"'
+	assert_output --partial 'str: "do_syscall_64"'
 	# A bigger mixed file: wakeups, interrupts, calls, switches.
 	"$KTRACE" record -q -T -e sched_switch -e sched_wakeup -e raw_syscalls -e irq \
 		-o st.dat -- ./getppid_n 2000
@@ -306,6 +314,21 @@ def parse(lines, i):
     return node, i
 root, _ = parse(text.splitlines(), 0)
 ev = [json.loads(l) for l in open(sys.argv[2])]
+# The stacks: each of a record that has one before it on its CPU, its
+# frames up to the kernel's end mark, outermost first, named or 0xADDR.
+want_st, seen = [], set()
+for e in ev:
+    if e.get("event") in ("kernel_stack", "user_stack"):
+        named = []
+        for c, n in zip(e["caller"], e.get("caller_names") or [None] * len(e["caller"])):
+            if c == (1 << 64) - 1:
+                break
+            if c:
+                named.append(n or "0x%x" % c)
+        if e["cpu"] in seen and named:
+            want_st.append((e["cpu"], e["ts"], named[::-1]))
+    elif "event" in e:
+        seen.add(e["cpu"])
 lost = defaultdict(int)
 for e in ev:
     if "lost" in e and "event" not in e and e["lost"]:
@@ -314,7 +337,16 @@ ev = [e for e in ev if "event" in e and e["event"] not in ("kernel_stack", "user
 COMMON = ("timestamp", "pid", "common_flags")
 got_sw, got_wk, got = defaultdict(list), defaultdict(list), defaultdict(list)
 stats, tree = {}, None
+names, frames, stacks, got_st = {}, {}, {}, []
 for p in root["packet"]:
+    for d in p.get("interned_data", []):
+        names.update({x["iid"][0]: x["str"][0] for x in d.get("function_names", [])})
+        frames.update({x["iid"][0]: x["function_name_id"][0] for x in d.get("frames", [])})
+        stacks.update({x["iid"][0]: x["frame_ids"] for x in d.get("callstacks", [])})
+    if "perf_sample" in p:
+        ps = p["perf_sample"][0]
+        got_st.append((ps["cpu"][0], p["timestamp"][0],
+                       [names[frames[f]] for f in stacks[ps["callstack_iid"][0]]]))
     if "ftrace_events" in p:
         b = p["ftrace_events"][0]
         cpu = b["cpu"][0]
@@ -379,8 +411,9 @@ for tid, tgid in tids.items():
 end = stats.get("END_OF_TRACE", {})
 for cpu, c in end.items():
     assert c.get("overrun", [0])[0] == lost.get(cpu, 0), (cpu, c, lost.get(cpu))
-print("ok %d events, %d switches, %d wakings, %d processes, %d threads" % (
-    n, sum(map(len, got_sw.values())), sum(map(len, got_wk.values())), len(pids), len(tids)))
+assert sorted(got_st) == sorted(want_st), ("stacks differ", len(got_st), len(want_st))
+print("ok %d events, %d switches, %d wakings, %d processes, %d threads, %d stacks" % (
+    n, sum(map(len, got_sw.values())), sum(map(len, got_wk.values())), len(pids), len(tids), len(got_st)))
 PY
 }
 
@@ -406,10 +439,14 @@ PY
 		assert_success
 		assert_output --partial "ok "
 	done
+	# trace-cmd's stacks as samples.
+	run check_pftrace tc-v7-stack.pftrace tc-v7-stack.jsonl
+	assert_output --regexp ", 109 stacks$"
 	# Typed messages where Perfetto has them, generic ones for the rest.
 	run pf_decode kt-kinds.pftrace
 	# The kernel first, by which Perfetto reads prev_state.
-	[ "$(sed -n 3,6p <<<"$output" | tr -d ' \n')" = 'system_info{utsname{sysname:"Linux"release:"6.18.44-fc-v782"' ]
+	first=$(sed -n '1,/^}/p' <<<"$output" | tr -d ' \n')
+	[[ $first == *'sequence_flags:1system_info{utsname{sysname:"Linux"release:"6.18.44-fc-v782"'* ]]
 	assert_output --partial "sched_wakeup {"
 	assert_output --partial "softirq_raise {"
 	assert_output --partial 'event_name: "mm_page_alloc"'
