@@ -14,7 +14,7 @@ SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 
 BUILD      ?= build
 CC         ?= cc
-PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash
+PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash libprotobuf-c
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libcurl is not linked: push loads it when it needs it (lib/push/curlfns.h).
@@ -22,15 +22,22 @@ PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/nul
 
 CFLAGS     ?= -O2 -g
 KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-              -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd -Ikernel \
+              -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd -Ikernel -I$(BUILD)/gen \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS_ALL  = $(PKG_LIBS) -lzstd -lz -lncursesw $(EXTRA_LDFLAGS)
 
 LIB_SRCS   := $(sort $(wildcard lib/*/*.c lib/live/*/*.c))
 CMD_SRCS   := $(sort $(wildcard cmd/*.c))
 SRCS       := ktrace.c $(CMD_SRCS) $(LIB_SRCS)
-OBJS       := $(SRCS:%.c=$(BUILD)/%.o)
-DEPS       := $(OBJS:.o=.d)
+# Perfetto's trace messages (lib/views/perfetto_trace.proto, the part of
+# upstream's protos report --format perfetto writes): protoc-c makes their
+# C in $(BUILD)/gen, compiled with lib (PROTO_OBJ) and packed by libprotobuf-c.
+PROTOS     := $(wildcard lib/views/*.proto)
+PROTO_HDRS  = $(PROTOS:lib/%.proto=$(BUILD)/gen/%.pb-c.h)
+PROTO_OBJS  = $(PROTOS:lib/%.proto=$(BUILD)/gen/%.pb-c.o)
+OBJS        = $(SRCS:%.c=$(BUILD)/%.o) $(PROTO_OBJS)
+LIB_OBJS    = $(LIB_SRCS:%.c=$(BUILD)/%.o) $(PROTO_OBJS)
+DEPS        = $(OBJS:.o=.d)
 
 ASAN_BUILD := build/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -48,6 +55,16 @@ $(BUILD)/ktrace: $(OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KT_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: lib/%.proto
+	@mkdir -p $(BUILD)/gen
+	protoc-c --proto_path=lib --c_out=$(BUILD)/gen $*.proto
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -MMD -MP -c -o $@ $<
+
+# Made before any lib object, which may include them.
+$(LIB_SRCS:%.c=$(BUILD)/%.o): | $(PROTO_HDRS)
 
 -include $(DEPS)
 
@@ -95,7 +112,8 @@ fuzz-replay: asan
 build/replay/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_COMMON) tests/fuzz/replay.c $(LIB_SRCS:%.c=$(ASAN_BUILD)/%.o)
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g $(KT_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(FUZZ_COMMON) tests/fuzz/replay.c \
-		$(LIB_SRCS:%.c=$(ASAN_BUILD)/%.o) $(LDLIBS_ALL) $(ASAN_FLAGS)
+		$(LIB_SRCS:%.c=$(ASAN_BUILD)/%.o) $(PROTOS:lib/%.proto=$(ASAN_BUILD)/gen/%.pb-c.o) \
+		$(LDLIBS_ALL) $(ASAN_FLAGS)
 
 fuzz-objs:
 	scripts/deps.sh fuzz
@@ -144,7 +162,7 @@ UNIT_OBJS := $(UNIT_OBJS:%.c=$(BUILD)/%.o)
 unit: asan
 	$(MAKE) BUILD=$(ASAN_BUILD) EXTRA_CFLAGS='$(ASAN_FLAGS)' EXTRA_LDFLAGS='$(ASAN_FLAGS)' $(UNIT_BINS)
 
-$(BUILD)/libktrace.a: $(LIB_SRCS:%.c=$(BUILD)/%.o)
+$(BUILD)/libktrace.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 

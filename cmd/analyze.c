@@ -16,7 +16,7 @@
 #include "analyze/offcpu.h"
 #include "analyze/sched.h"
 #include "analyze/syscalls.h"
-#include "analyze/tgidmap.h"
+#include "file/tgidmap.h"
 #include "base/human.h"
 #include "base/log.h"
 #include "decode/decoder.h"

@@ -53,7 +53,7 @@ struct report_opts {
 	bool raw;
 	bool stat;
 	bool json;
-	bool perfetto;		/* --format perfetto */
+	const char *whole;	/* --format perfetto or chrome: its name */
 	bool dat;		/* --format dat, or -o *.dat */
 	int file_version;	/* its --file-version; 0: the input's */
 	const char *compression;	/* its --compression; NULL: the input's */
@@ -71,7 +71,7 @@ static const struct argp_option options[] = {
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
 	{ "raw", OPT_RAW, NULL, 0, "print every field as field=value", 0 },
 	{ "stat", OPT_STAT, NULL, 0, "print record-time stats, lost events and event counts instead (of the selection, when one is given)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines with user stacks' frames named), process, trace-cmd (its exact bytes), json (one object per line), perfetto (Chrome/Perfetto trace JSON) or dat (the selected events as a trace.dat of the input's version and compression, with -o; the default for -o NAME.dat)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "text (default: the process view for 'record --process' files, else trace-cmd's lines with user stacks' frames named), process, trace-cmd (its exact bytes), json (one object per line), perfetto (Perfetto's trace, for ui.perfetto.dev), chrome (Chrome's trace-event JSON, for chrome://tracing) or dat (the selected events as a trace.dat of the input's version and compression, with -o; the default for -o NAME.dat)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "the trace.dat version -o writes (default: the input's; 6 is never compressed)", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how -o packs a v7 trace.dat (default: as the input; zstd or zlib make it v7)", 0 },
 	{ "timeline", OPT_TIMELINE, NULL, 0, "an SVG of CPU occupancy over time instead (with -o FILE.svg)", 0 },
@@ -111,8 +111,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
 			o->json = true;
-		else if (!strcmp(arg, "perfetto"))
-			o->perfetto = true;
+		else if (!strcmp(arg, "perfetto") || !strcmp(arg, "chrome"))
+			o->whole = arg;
 		else if (!strcmp(arg, "dat"))
 			o->dat = true;
 		else if (!strcmp(arg, "process"))
@@ -120,7 +120,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "trace-cmd"))
 			o->view = VIEW_TRACECMD;
 		else if (strcmp(arg, "text"))
-			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json, perfetto or dat", arg);
+			argp_error(state, "bad --format '%s'; use text, process, trace-cmd, json, perfetto, chrome or dat", arg);
 		break;
 	case OPT_TIMELINE: o->timeline = true; break;
 	case OPT_STACKS:
@@ -143,7 +143,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		/* -o out.dat writes a trace.dat unless another format is asked. */
 		if (o->output && strlen(o->output) > 4 &&
 		    !strcmp(o->output + strlen(o->output) - 4, ".dat") &&
-		    !o->raw && !o->json && !o->perfetto && !o->timeline &&
+		    !o->raw && !o->json && !o->whole && !o->timeline &&
 		    !o->stat && !o->stacks && o->view == VIEW_AUTO)
 			o->dat = true;
 		if ((o->file_version || o->compression) && !o->dat)
@@ -151,21 +151,23 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		check_file_format(state, o->file_version, o->compression);
 		if (o->dat && (!o->output || !strcmp(o->output, "-")))
 			argp_error(state, "--format dat writes a file; give it with -o OUT.dat");
-		if (o->dat && (o->raw || o->json || o->perfetto || o->timeline ||
+		if (o->dat && (o->raw || o->json || o->whole || o->timeline ||
 			       o->stat || o->nsec || o->head >= 0 || o->view != VIEW_AUTO))
 			argp_error(state, "--format dat takes the selection options only (no --raw, -t, --stat, --head, --timeline or other --format)");
 		if (o->raw && o->json)
 			argp_error(state, "--raw and --format json do not go together");
 		if (o->raw && o->view == VIEW_PROCESS)
 			argp_error(state, "--raw and --format process do not go together");
-		if ((o->perfetto || o->timeline) &&
+		if ((o->whole || o->timeline) &&
 		    (o->raw || o->json || o->stat || o->nsec || o->view != VIEW_AUTO))
-			argp_error(state, "--format perfetto and --timeline take no --raw, --stat, -t or other --format");
-		if (o->perfetto && o->timeline)
-			argp_error(state, "--format perfetto and --timeline do not go together; run report twice");
+			argp_error(state, "--format %s takes no --raw, --stat, -t or other --format",
+				   o->whole ? o->whole : "--timeline");
+		if (o->whole && o->timeline)
+			argp_error(state, "--format %s and --timeline do not go together; run report twice",
+				   o->whole);
 		if (o->flame && !o->stacks)
 			o->stacks = 1;
-		if (o->stacks && (o->raw || o->json || o->perfetto || o->timeline ||
+		if (o->stacks && (o->raw || o->json || o->whole || o->timeline ||
 				  o->stat || o->nsec || o->head >= 0 || o->dat ||
 				  o->view != VIEW_AUTO))
 			argp_error(state, "--stacks and --flamegraph take only the selection options and -o");
@@ -345,7 +347,7 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 	int status = KT_EXIT_OK;
 
 	/* -t and --raw change no text of it, as in trace-cmd report. */
-	if (kt_select_any(o->sel) || o->json || o->perfetto || o->timeline ||
+	if (kt_select_any(o->sel) || o->json || o->whole || o->timeline ||
 	    o->dat || o->stat || o->head >= 0 || o->view != VIEW_AUTO) {
 		kt_err("'%s' holds a latency trace (text): report prints it as stored; drop the selection and format options",
 		       o->input);
@@ -490,9 +492,11 @@ static int report(const struct report_opts *o)
 		ret = stacks_view(o, d, r, out, &status);
 		goto view_done;
 	}
-	if (o->perfetto || o->timeline) {
-		/* The views: lib/views/perfetto.c, lib/views/timeline.c. */
-		ret = kt_whole_write(d, r, o->timeline ? KT_WHOLE_TIMELINE : KT_WHOLE_PERFETTO, out);
+	if (o->whole || o->timeline) {
+		/* The views: lib/views/perfetto.c, chrome.c, timeline.c. */
+		ret = kt_whole_write(d, r, o->timeline ? KT_WHOLE_TIMELINE :
+				     !strcmp(o->whole, "chrome") ? KT_WHOLE_CHROME : KT_WHOLE_PERFETTO,
+				     kt_select_by_task(o->sel), out);
 		goto view_done;
 	}
 	procview = !o->json && !o->raw && o->view != VIEW_TRACECMD &&

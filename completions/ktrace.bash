@@ -83,7 +83,7 @@ _ktrace()
 		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		analyze) COMPREPLY=($(compgen -W "table json folded" -- "$cur")) ;;
 		sql) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
-		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto dat" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto chrome dat" -- "$cur")) ;;
 		esac
 		return 0 ;;
 	--backend)

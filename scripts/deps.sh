@@ -8,10 +8,13 @@ set -eu
 # libsqlite3-dev, libedit-dev: ktrace sql's SQLite and its prompt's line
 # editor (lib/sql/, cmd/sql.c).  libcurl4-openssl-dev: ktrace push's HTTP
 # client to ClickHouse (lib/push/); libxxhash-dev: push's trace_id, the
-# file's XXH3 (lib/push/traceid.c).
+# file's XXH3 (lib/push/traceid.c); protobuf-c-compiler, libprotobuf-c-dev:
+# the C of Perfetto's trace messages and their packing (report --format
+# perfetto, lib/views/perfetto_trace.proto).
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
 	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev
-	libsqlite3-dev libedit-dev man-db libcurl4-openssl-dev libxxhash-dev"
+	libsqlite3-dev libedit-dev man-db libcurl4-openssl-dev libxxhash-dev
+	protobuf-c-compiler libprotobuf-c-dev"
 # What the tests drive or compare against: trace-cmd is the oracle for
 # files and output, dbench the workload, jq checks JSON, util-linux gives
 # setpriv, procps gives ps, the VM tests boot Debian kernels in qemu,
@@ -29,6 +32,9 @@ CHECK_PKGS="$CHECK_PKGS chromium libxml2-utils python3"
 # sqlite3: sql.bats opens the database ktrace sql --save writes;
 # linux-perf: analyze.bats compares analyze syscalls with perf trace -s.
 CHECK_PKGS="$CHECK_PKGS sqlite3 linux-perf"
+# protobuf-compiler: report-views.bats decodes report --format perfetto's
+# trace with protoc --decode.
+CHECK_PKGS="$CHECK_PKGS protobuf-compiler"
 # clickhouse-server, clickhouse-client: push.bats starts real servers
 # (as nobody, on loopback ports, in a temporary directory) and queries them
 # over HTTP with curl (tests/bats/clickhouse.bash); xxhash: its xxhsum is

@@ -13,7 +13,7 @@
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
 #include "analyze/sched.h"
-#include "analyze/tgidmap.h"
+#include "file/tgidmap.h"
 #include "base/collect.h"
 
 enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };

@@ -13,7 +13,7 @@
 #include "analyze/evcache.h"
 #include "analyze/rows.h"
 #include "analyze/syscalls.h"
-#include "analyze/tgidmap.h"
+#include "file/tgidmap.h"
 #include "base/collect.h"
 #include "decode/symbols.h"
 

@@ -48,7 +48,7 @@
 #include <traceevent/event-parse.h>
 
 #include "analyze/pidmap.h"
-#include "analyze/tgidmap.h"
+#include "file/tgidmap.h"
 #include "base/log.h"
 #include "decode/decoder.h"
 #include "file/reader.h"

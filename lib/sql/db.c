@@ -15,7 +15,7 @@
 
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
-#include "analyze/tgidmap.h"
+#include "file/tgidmap.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
 #include "decode/decoder.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace-event JSON for Perfetto and chrome://tracing.  See perfetto.h.
+ * Perfetto's protobuf trace of a recording.  See perfetto.h.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -9,603 +9,345 @@
 
 #include <traceevent/event-parse.h>
 
-#include "decode/symbols.h"
+#include "decode/ustack.h"
+#include "file/reader.h"
+#include "file/tgidmap.h"
+#include "file/wallclock.h"
+#include "views/pfarena.h"
+#include "views/pfbundle.h"
+#include "views/pfevent.h"
+#include "views/pfstack.h"
 #include "views/perfetto.h"
 
-struct run {
-	bool on;		/* a task is running (not idle) */
-	unsigned long long since;
-	int pid;
-	char comm[17];
-};
-
+/* A task the events name: open addressing on pid (0: a free slot). */
 struct task {
 	int pid;
-	char comm[17];
+	char comm[17];		/* from a switch or waking; "" not seen */
 };
 
-/* An interrupt begun on a CPU and not yet ended. */
-struct irq_open {
-	bool on;
-	unsigned long long nr;	/* irq number or softirq vector */
+/* Per CPU: its bundle, and what its stats say. */
+struct cpu {
+	struct kt_pfbundle *b;
+	unsigned long long events, lost;
+	bool last_sel;		/* its last record was selected: a stack after is its */
 };
 
-/* Per CPU: the task run, and the hard and soft interrupt in progress. */
-struct cpu_state {
-	struct irq_open hard, soft;
-	bool irq_track;		/* a slice went on "CPU N irq": name it */
+/* The fields of an event that name tasks (pid, child_pid...), by event id. */
+struct task_fields {
+	bool seen;
+	struct tep_format_field *f[3];
 };
 
-/* A task inside a system call: open addressing on pid. */
-struct sys_open {
-	int pid;		/* 0: a free slot */
-	long long nr;
-};
-
-/* Which events pair into slices, by event id (-1: not in the file). */
-struct pairs {
-	int sys_enter, sys_exit;	/* raw_syscalls */
-	int hard_entry, hard_exit, soft_entry, soft_exit;
-	struct tep_format_field *enter_id, *exit_id, *exit_ret;
-	struct tep_format_field *hard_irq, *hard_name, *hard_ret;
-	struct tep_format_field *soft_vec, *soft_exit_vec;
+/* The fields the compact form takes. */
+struct sched_fields {
+	int id;			/* -1: not in the file */
+	struct tep_format_field *pid, *comm, *prio, *a, *b;
 };
 
 struct kt_perfetto {
 	struct tep_handle *tep;
+	char sysname[32], release[128], machine[32];
+	int ncpus_file;
 	FILE *out;
-	bool any;		/* an event was written: commas */
-	unsigned long long last_ts;
-	struct run *runs;	/* per CPU */
+	bool compact;
+	struct kt_tgidmap tg;
+	struct kt_wallclock wall;
+	struct kt_pfevent *ev;
+	struct kt_ustack *ustack;	/* user stacks' maps, or NULL */
+	struct kt_pfstack *stacks;
+	struct cpu *cpus;
 	int ncpus;
-	struct task *tasks;	/* named, for the metadata */
-	size_t ntasks, cap;
-	int switch_id;
-	struct tep_format_field *prev_pid, *next_pid, *next_comm, *next_prio;
-	struct pairs pr;
-	struct cpu_state *cs;	/* per CPU, ncpus long */
-	struct sys_open *sys;	/* tasks in a system call */
-	size_t sys_cap, sys_used;
-	const char *machine;
-	unsigned char *kind;	/* per event id: enum kind, KIND_UNSEEN first */
-	int nkind;
+	struct task *tasks;
+	size_t ntasks, tasks_cap;
+	bool any;
+	unsigned long long first_ts, last_ts;
+	/* sched_switch: next_pid, next_comm, next_prio, prev_state;
+	 * sched_waking: pid, comm, prio, target_cpu; sched_wakeup*: pid, comm */
+	struct sched_fields sw, wk, wu, wn;
+	struct tep_format_field *wk_flags;	/* sched_waking's common_flags */
+	struct task_fields *tf;		/* by event id */
+	int ntf;
 };
 
-/* What an event is to the slices, found once per event id. */
-enum kind {
-	KIND_UNSEEN,
-	KIND_OTHER,
-	KIND_SYS_ENTER,		/* raw_syscalls:sys_enter, syscalls:sys_enter_* */
-	KIND_SYS_EXIT,
-	KIND_IRQ,		/* irq:irq_handler_* and softirq_entry/_exit */
-};
-
-/* The pid of the interrupt track of a CPU: "CPU N irq", beside "CPU N". */
-#define IRQ_TID(cpu) (KT_PERFETTO_IRQ_TID + (cpu))
-
-/* ev's id when it has every field named (NULL ends), else -1. */
-static int event_with(struct tep_handle *tep, const char *sys, const char *name,
-		      struct tep_format_field **f1, const char *n1,
-		      struct tep_format_field **f2, const char *n2)
+static void find_sched(struct tep_handle *tep, const char *name, const char *pid,
+		       const char *comm, const char *prio, const char *a,
+		       struct sched_fields *s)
 {
-	struct tep_event *e = tep_find_event_by_name(tep, sys, name);
+	struct tep_event *e = tep_find_event_by_name(tep, "sched", name);
 
+	s->id = -1;
 	if (!e)
-		return -1;
-	*f1 = tep_find_field(e, n1);
-	if (!*f1)
-		return -1;
-	if (f2) {
-		*f2 = tep_find_field(e, n2);
-		if (!*f2)
-			return -1;
-	}
-	return e->id;
+		return;
+	s->pid = tep_find_field(e, pid);
+	s->comm = tep_find_field(e, comm);
+	s->prio = prio ? tep_find_field(e, prio) : NULL;
+	s->a = a ? tep_find_field(e, a) : NULL;
+	if (s->pid && s->comm && (!prio || s->prio) && (!a || s->a))
+		s->id = e->id;
 }
 
-static void find_pairs(struct kt_perfetto *pf)
+/* The system's name and release: uname's "Linux HOST RELEASE ... MACHINE". */
+static void uname_words(const char *u, char *sys, size_t slen, char *rel, size_t rlen)
 {
-	struct pairs *p = &pf->pr;
-	struct tep_format_field *unused;
+	const char *host, *r;
 
-	p->sys_enter = event_with(pf->tep, "raw_syscalls", "sys_enter",
-				  &p->enter_id, "id", NULL, NULL);
-	p->sys_exit = event_with(pf->tep, "raw_syscalls", "sys_exit",
-				 &p->exit_id, "id", &p->exit_ret, "ret");
-	p->hard_entry = event_with(pf->tep, "irq", "irq_handler_entry",
-				   &p->hard_irq, "irq", &p->hard_name, "name");
-	p->hard_exit = event_with(pf->tep, "irq", "irq_handler_exit",
-				  &unused, "irq", &p->hard_ret, "ret");
-	p->soft_entry = event_with(pf->tep, "irq", "softirq_entry",
-				   &p->soft_vec, "vec", NULL, NULL);
-	p->soft_exit = event_with(pf->tep, "irq", "softirq_exit",
-				  &p->soft_exit_vec, "vec", NULL, NULL);
-	/* A pair needs both ends. */
-	if (p->sys_enter < 0 || p->sys_exit < 0)
-		p->sys_enter = p->sys_exit = -1;
-	if (p->hard_entry < 0 || p->hard_exit < 0)
-		p->hard_entry = p->hard_exit = -1;
-	if (p->soft_entry < 0 || p->soft_exit < 0)
-		p->soft_entry = p->soft_exit = -1;
+	*sys = *rel = 0;
+	if (!u)
+		return;
+	snprintf(sys, slen, "%.*s", (int)strcspn(u, " "), u);
+	host = u + strcspn(u, " ");
+	host += strspn(host, " ");
+	r = host + strcspn(host, " ");
+	r += strspn(r, " ");
+	snprintf(rel, rlen, "%.*s", (int)strcspn(r, " "), r);
 }
 
-struct kt_perfetto *kt_perfetto_new(struct tep_handle *tep, const char *machine,
-				    FILE *out)
+static int write_system(struct kt_perfetto *pf);
+
+struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out)
 {
 	struct kt_perfetto *pf = calloc(1, sizeof(*pf));
-	struct tep_event *sw;
 
 	if (!pf)
 		return NULL;
-	pf->tep = tep;
+	pf->tep = kt_reader_tep(r);
 	pf->out = out;
-	pf->machine = machine;
-	pf->switch_id = -1;
-	sw = tep_find_event_by_name(tep, "sched", "sched_switch");
-	if (sw) {
-		pf->prev_pid = tep_find_field(sw, "prev_pid");
-		pf->next_pid = tep_find_field(sw, "next_pid");
-		pf->next_comm = tep_find_field(sw, "next_comm");
-		pf->next_prio = tep_find_field(sw, "next_prio");
-		if (pf->next_pid && pf->next_comm)
-			pf->switch_id = sw->id;
+	uname_words(kt_reader_uname(r), pf->sysname, sizeof(pf->sysname),
+		    pf->release, sizeof(pf->release));
+	snprintf(pf->machine, sizeof(pf->machine), "%s",
+		 kt_reader_machine(r) ? kt_reader_machine(r) : "");
+	pf->ncpus_file = kt_reader_cpus(r);
+	pf->compact = compact;
+	if (kt_wallclock_parse(kt_reader_wall_clock(r), &pf->wall))
+		memset(&pf->wall, 0, sizeof(pf->wall));
+	if (kt_tgidmap_load(&pf->tg, kt_reader_tgids(r)))
+		goto err;
+	pf->ev = kt_pfevent_new(pf->tep);
+	if (!pf->ev)
+		goto err;
+	if (tep_find_event_by_name(pf->tep, "ftrace", "user_stack")) {
+		pf->ustack = kt_ustack_new(r);
+		if (!pf->ustack && errno != ENOENT)
+			goto err;
 	}
-	find_pairs(pf);
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+	pf->stacks = kt_pfstack_new(pf->tep, pf->ustack);
+	if (!pf->stacks)
+		goto err;
+	find_sched(pf->tep, "sched_switch", "next_pid", "next_comm", "next_prio",
+		   "prev_state", &pf->sw);
+	find_sched(pf->tep, "sched_waking", "pid", "comm", "prio", "target_cpu", &pf->wk);
+	if (pf->wk.id >= 0)
+		pf->wk_flags = tep_find_common_field(tep_find_event(pf->tep, pf->wk.id),
+						     "common_flags");
+	find_sched(pf->tep, "sched_wakeup", "pid", "comm", NULL, NULL, &pf->wu);
+	find_sched(pf->tep, "sched_wakeup_new", "pid", "comm", NULL, NULL, &pf->wn);
+	/* The kernel first: Perfetto reads the switches after by it. */
+	if (write_system(pf)) {
+		kt_perfetto_free(pf);
+		errno = EIO;
+		return NULL;
+	}
 	return pf;
+err:
+	kt_perfetto_free(pf);
+	errno = ENOMEM;
+	return NULL;
 }
 
 void kt_perfetto_free(struct kt_perfetto *pf)
 {
+	int i;
+
 	if (!pf)
 		return;
-	free(pf->runs);
-	free(pf->cs);
-	free(pf->sys);
-	free(pf->kind);
+	for (i = 0; i < pf->ncpus; i++)
+		kt_pfbundle_free(pf->cpus[i].b);
+	free(pf->cpus);
 	free(pf->tasks);
+	free(pf->tf);
+	kt_pfevent_free(pf->ev);
+	kt_pfstack_free(pf->stacks);
+	kt_ustack_free(pf->ustack);
+	kt_tgidmap_free(&pf->tg);
 	free(pf);
 }
 
-static void put_str(FILE *out, const char *s, size_t max)
+static struct cpu *cpu_of(struct kt_perfetto *pf, int cpu)
 {
-	const unsigned char *c = (const unsigned char *)s;
-	size_t i;
+	struct cpu *c;
 
-	putc('"', out);
-	for (i = 0; i < max && c[i]; i++) {
-		if (c[i] == '"' || c[i] == '\\')
-			fprintf(out, "\\%c", c[i]);
-		else if (c[i] < 0x20 || c[i] >= 0x7f)
-			fprintf(out, "\\u%04x", c[i]);
-		else
-			putc(c[i], out);
-	}
-	putc('"', out);
-}
-
-/* "ts" in microseconds, exact to the nanosecond. */
-static void put_us(FILE *out, const char *key, unsigned long long ns)
-{
-	fprintf(out, ",\"%s\":%llu.%03llu", key, ns / 1000, ns % 1000);
-}
-
-static void begin(struct kt_perfetto *pf)
-{
-	if (pf->any)
-		fputs(",\n", pf->out);
-	pf->any = true;
-}
-
-static int grow_cpus(struct kt_perfetto *pf, int cpu)
-{
-	struct cpu_state *c;
-	struct run *r;
-
-	if (cpu < pf->ncpus)
-		return 0;
 	if (cpu < 0 || cpu >= 65536)
-		return -EINVAL;
-	r = realloc(pf->runs, (size_t)(cpu + 1) * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	memset(r + pf->ncpus, 0, (size_t)(cpu + 1 - pf->ncpus) * sizeof(*r));
-	pf->runs = r;
-	c = realloc(pf->cs, (size_t)(cpu + 1) * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	memset(c + pf->ncpus, 0, (size_t)(cpu + 1 - pf->ncpus) * sizeof(*c));
-	pf->cs = c;
-	pf->ncpus = cpu + 1;
-	return 0;
-}
-
-/* Remember a task's latest name for the thread_name metadata. */
-static void name_task(struct kt_perfetto *pf, int pid, const char *comm)
-{
-	size_t i;
-
-	for (i = 0; i < pf->ntasks; i++)
-		if (pf->tasks[i].pid == pid)
-			break;
-	if (i == pf->ntasks) {
-		if (pf->ntasks == pf->cap) {
-			size_t cap = pf->cap ? pf->cap * 2 : 256;
-			struct task *t = realloc(pf->tasks, cap * sizeof(*t));
-
-			if (!t)
-				return;
-			pf->tasks = t;
-			pf->cap = cap;
-		}
-		pf->ntasks++;
-		pf->tasks[i].pid = pid;
-	}
-	snprintf(pf->tasks[i].comm, sizeof(pf->tasks[i].comm), "%s", comm);
-}
-
-static void end_run(struct kt_perfetto *pf, int cpu, unsigned long long ts)
-{
-	struct run *r = &pf->runs[cpu];
-
-	if (!r->on)
-		return;
-	begin(pf);
-	fputs("{\"ph\":\"X\",\"cat\":\"sched\",\"name\":", pf->out);
-	{
-		char name[40];
-
-		snprintf(name, sizeof(name), "%s:%d", r->comm, r->pid);
-		put_str(pf->out, name, sizeof(name));
-	}
-	fprintf(pf->out, ",\"pid\":%d,\"tid\":%d", KT_PERFETTO_CPU_PID, cpu);
-	put_us(pf->out, "ts", r->since);
-	put_us(pf->out, "dur", ts - r->since);
-	fprintf(pf->out, ",\"args\":{\"pid\":%d,\"comm\":", r->pid);
-	put_str(pf->out, r->comm, sizeof(r->comm));
-	fputs("}}", pf->out);
-	r->on = false;
-}
-
-static void on_switch(struct kt_perfetto *pf, const struct kt_event *ev)
-{
-	struct tep_record *rec = ev->record;
-	struct run *r = &pf->runs[ev->cpu];
-	unsigned long long pid = 0;
-	const char *comm;
-	int len;
-
-	end_run(pf, ev->cpu, rec->ts);
-	if (tep_read_number_field(pf->next_pid, rec->data, &pid))
-		return;
-	if (pid == 0)
-		return;		/* idle: no slice */
-	comm = tep_get_field_raw(NULL, ev->event, "next_comm", rec, &len, 0);
-	r->on = true;
-	r->since = rec->ts;
-	r->pid = (int)pid;
-	snprintf(r->comm, sizeof(r->comm), "%.*s", comm ? (len < 16 ? len : 16) : 0,
-		 comm ? comm : "");
-	name_task(pf, r->pid, r->comm);
-}
-
-/* An event's fields as JSON args: numbers, text for char arrays. */
-static void put_fields(struct kt_perfetto *pf, const struct kt_event *ev)
-{
-	struct tep_record *rec = ev->record;
-	struct tep_format_field *f;
-	bool first = true;
-
-	fputs(",\"args\":{", pf->out);
-	for (f = ev->event->format.fields; f; f = f->next) {
-		unsigned long long v;
-
-		fprintf(pf->out, "%s\"%s\":", first ? "" : ",", f->name);
-		first = false;
-		if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING)) {
-			int len = 0;
-			const char *p = tep_get_field_raw(NULL, ev->event, f->name,
-							  rec, &len, 0);
-
-			if (p && f->type && strstr(f->type, "char")) {
-				if (!len && (f->flags & TEP_FIELD_IS_ARRAY))
-					len = rec->size - f->offset;
-				put_str(pf->out, p, len > 0 ? (size_t)len : 0);
-			} else {
-				fputs(p ? "\"(array)\"" : "null", pf->out);
-			}
-		} else if (tep_read_number_field(f, rec->data, &v) == 0) {
-			if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size > 0 && f->size < 8 &&
-			    (v >> (f->size * 8 - 1)) & 1)
-				fprintf(pf->out, "%lld", (long long)(v | (~0ULL << (f->size * 8))));
-			else if (f->flags & TEP_FIELD_IS_SIGNED)
-				fprintf(pf->out, "%lld", (long long)v);
-			else
-				fprintf(pf->out, "%llu", v);
-		} else {
-			fputs("null", pf->out);
-		}
-	}
-	putc('}', pf->out);
-}
-
-/* ---- system calls and interrupts as slices: "B" at the entry, "E" at the exit ---- */
-
-static struct sys_open *sys_slot(struct kt_perfetto *pf, int pid)
-{
-	size_t i;
-
-	if (!pf->sys_cap)
 		return NULL;
-	for (i = ((unsigned int)pid * 2654435761u) & (pf->sys_cap - 1);;
-	     i = (i + 1) & (pf->sys_cap - 1))
-		if (pf->sys[i].pid == pid || !pf->sys[i].pid)
-			return &pf->sys[i];
-}
-
-/* Linear probing with backward-shift deletion keeps every chain whole. */
-static void sys_del(struct kt_perfetto *pf, struct sys_open *e)
-{
-	size_t i = (size_t)(e - pf->sys), j = i, home;
-
-	for (;;) {
-		j = (j + 1) & (pf->sys_cap - 1);
-		if (!pf->sys[j].pid)
-			break;
-		home = ((unsigned int)pf->sys[j].pid * 2654435761u) & (pf->sys_cap - 1);
-		/* Move j back to i when i lies on j's chain from home. */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			pf->sys[i] = pf->sys[j];
-			i = j;
-		}
+	if (cpu >= pf->ncpus) {
+		c = realloc(pf->cpus, (size_t)(cpu + 1) * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + pf->ncpus, 0, (size_t)(cpu + 1 - pf->ncpus) * sizeof(*c));
+		pf->cpus = c;
+		pf->ncpus = cpu + 1;
 	}
-	pf->sys[i].pid = 0;
-	pf->sys_used--;
+	c = &pf->cpus[cpu];
+	if (!c->b)
+		c->b = kt_pfbundle_new((unsigned int)cpu);
+	return c->b ? c : NULL;
 }
 
-static int sys_grow(struct kt_perfetto *pf)
+static size_t task_slot(const struct kt_perfetto *pf, int pid)
 {
-	struct sys_open *old = pf->sys;
-	size_t cap = pf->sys_cap, i;
+	size_t i;
 
-	if ((pf->sys_used + 1) * 2 <= pf->sys_cap)
+	for (i = ((unsigned int)pid * 2654435761u) & (pf->tasks_cap - 1);
+	     pf->tasks[i].pid && pf->tasks[i].pid != pid; i = (i + 1) & (pf->tasks_cap - 1))
+		;
+	return i;
+}
+
+/* Remember a task for the process tree, with its comm when given. */
+static int note_task(struct kt_perfetto *pf, int pid, const char *comm, int len)
+{
+	size_t i;
+
+	if (pid <= 0)
 		return 0;
-	pf->sys_cap = cap ? cap * 2 : 256;
-	pf->sys = calloc(pf->sys_cap, sizeof(*pf->sys));
-	if (!pf->sys) {
-		pf->sys = old;
-		pf->sys_cap = cap;
-		return -ENOMEM;
+	if ((pf->ntasks + 1) * 2 > pf->tasks_cap) {
+		struct task *old = pf->tasks;
+		size_t cap = pf->tasks_cap, k;
+
+		pf->tasks_cap = cap ? cap * 2 : 1024;
+		pf->tasks = calloc(pf->tasks_cap, sizeof(*pf->tasks));
+		if (!pf->tasks) {
+			pf->tasks = old;
+			pf->tasks_cap = cap;
+			return -ENOMEM;
+		}
+		for (k = 0; k < cap; k++)
+			if (old[k].pid)
+				pf->tasks[task_slot(pf, old[k].pid)] = old[k];
+		free(old);
 	}
-	for (i = 0; i < cap; i++)
-		if (old[i].pid)
-			*sys_slot(pf, old[i].pid) = old[i];
-	free(old);
+	i = task_slot(pf, pid);
+	if (!pf->tasks[i].pid) {
+		pf->tasks[i].pid = pid;
+		pf->ntasks++;
+	}
+	if (comm && len > 0)
+		snprintf(pf->tasks[i].comm, sizeof(pf->tasks[i].comm), "%.*s",
+			 (int)strnlen(comm, (size_t)len), comm);
 	return 0;
 }
 
-static void slice_head(struct kt_perfetto *pf, char ph, const char *cat,
-		       const char *name, int pid, int tid, unsigned long long ts)
-{
-	begin(pf);
-	fprintf(pf->out, "{\"ph\":\"%c\",\"cat\":\"%s\"", ph, cat);
-	if (name) {
-		fputs(",\"name\":", pf->out);
-		put_str(pf->out, name, 64);
-	}
-	fprintf(pf->out, ",\"pid\":%d,\"tid\":%d", pid, tid);
-	put_us(pf->out, "ts", ts);
-}
-
-static long long field_num(struct tep_format_field *f, const struct tep_record *rec)
+static long long field(const struct tep_format_field *f, const struct tep_record *rec)
 {
 	unsigned long long v = 0;
 
-	tep_read_number_field(f, rec->data, &v);
+	tep_read_number_field((struct tep_format_field *)f, rec->data, &v);
 	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size > 0 && f->size < 8 &&
 	    (v >> (f->size * 8 - 1)) & 1)
 		v |= ~0ULL << (f->size * 8);
 	return (long long)v;
 }
 
-static const char *sys_name(struct kt_perfetto *pf, long long nr, char *buf, size_t len)
+/* A wakee or the next task, remembered with its comm; the comm's text. */
+static const char *sched_task(struct kt_perfetto *pf, const struct sched_fields *s,
+			      const struct kt_event *ev, char comm[17], int *ret)
 {
-	int nargs;
-	const char *n = kt_syscall_name(pf->machine, (long)nr, &nargs);
+	int len = 0;
+	const char *c = tep_get_field_raw(NULL, ev->event, s->comm->name, ev->record, &len, 0);
 
-	if (n)
-		return n;
-	snprintf(buf, len, "syscall %lld", nr);
-	return buf;
+	snprintf(comm, 17, "%.*s", c ? (int)strnlen(c, len > 0 ? (size_t)len : 0) : 0,
+		 c ? c : "");
+	*ret = note_task(pf, (int)field(s->pid, ev->record), comm, 16);
+	return comm;
 }
 
 /*
- * The call number of a system call event: raw_syscalls' id, or
- * syscalls:sys_*_NAME's __syscall_nr.  -1 when the record has none.
+ * Every task a scheduler, task or signal event names (a wakee, a child,
+ * a task waited for) goes in the process tree, as well as the tasks
+ * that emit events.
  */
-static long long sys_nr(struct kt_perfetto *pf, const struct kt_event *ev)
+static int note_named(struct kt_perfetto *pf, const struct kt_event *ev)
 {
-	struct tep_format_field *f;
+	static const char *const names[] = {
+		"pid", "next_pid", "prev_pid", "child_pid", "parent_pid",
+	};
+	struct tep_event *e = ev->event;
+	struct task_fields *t;
+	size_t i, n = 0;
+	int ret = 0;
 
-	if (ev->event->id == pf->pr.sys_enter)
-		f = pf->pr.enter_id;
-	else if (ev->event->id == pf->pr.sys_exit)
-		f = pf->pr.exit_id;
-	else
-		f = tep_find_field(ev->event, "__syscall_nr");
-	return f ? field_num(f, ev->record) : -1;
+	if (e->id < 0 || e->id > 65535)
+		return 0;
+	if (e->id >= pf->ntf) {
+		int cap = e->id + 1 > 2 * pf->ntf ? e->id + 1 : 2 * pf->ntf;
+		struct task_fields *v = realloc(pf->tf, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + pf->ntf, 0, (size_t)(cap - pf->ntf) * sizeof(*v));
+		pf->tf = v;
+		pf->ntf = cap;
+	}
+	t = &pf->tf[e->id];
+	if (!t->seen) {
+		t->seen = true;
+		if (!strcmp(e->system, "sched") || !strcmp(e->system, "task") ||
+		    !strcmp(e->system, "signal"))
+			for (i = 0; i < sizeof(names) / sizeof(names[0]) && n < 3; i++) {
+				struct tep_format_field *f = tep_find_field(e, names[i]);
+
+				if (f && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING)))
+					t->f[n++] = f;
+			}
+	}
+	for (i = 0; i < 3 && t->f[i] && !ret; i++)
+		ret = note_task(pf, (int)field(t->f[i], ev->record), NULL, 0);
+	return ret;
 }
 
-/* sys_enter: a "B" on the task's track, the slice named for the call. */
-static int on_sys_enter(struct kt_perfetto *pf, const struct kt_event *ev, int pid)
+static int add_record(struct kt_perfetto *pf, struct cpu *c, const struct kt_event *ev)
 {
-	const struct tep_record *rec = ev->record;
-	long long nr = sys_nr(pf, ev);
-	struct sys_open *o;
-	char buf[32];
-	int ret;
+	struct tep_record *rec = ev->record;
+	int id = ev->event->id, ret = 0;
+	char comm[17];
 
-	if (pid <= 0)
-		return 1;	/* the idle task makes no calls: an instant */
-	ret = sys_grow(pf);
+	ret = note_task(pf, tep_data_pid(pf->tep, rec), NULL, 0);
+	if (!ret)
+		ret = note_named(pf, ev);
 	if (ret)
 		return ret;
-	o = sys_slot(pf, pid);
-	if (o->pid) {
-		/* An enter with no exit (lost, or the task died): end it here. */
-		slice_head(pf, 'E', "syscall", NULL, pid, pid, rec->ts);
-		fputs(",\"args\":{\"unfinished\":true}}", pf->out);
-	} else {
-		pf->sys_used++;
+	if (pf->compact && id == pf->sw.id) {
+		sched_task(pf, &pf->sw, ev, comm, &ret);
+		if (ret)
+			return ret;
+		return kt_pfbundle_switch(c->b, rec->ts, field(pf->sw.a, rec),
+					  (int32_t)field(pf->sw.pid, rec),
+					  (int32_t)field(pf->sw.prio, rec), comm);
 	}
-	o->pid = pid;
-	o->nr = nr;
-	slice_head(pf, 'B', "syscall", sys_name(pf, nr, buf, sizeof(buf)), pid, pid, rec->ts);
-	/* The entry's fields (id, or __syscall_nr and the named arguments). */
-	put_fields(pf, ev);
-	putc('}', pf->out);
-	name_task(pf, pid, tep_data_comm_from_pid(pf->tep, pid));
-	return 0;
-}
+	if (pf->compact && id == pf->wk.id) {
+		struct tep_format_field *cf = pf->wk_flags;
 
-/* sys_exit: the "E" of the task's open call; 1 when there is none. */
-static int on_sys_exit(struct kt_perfetto *pf, const struct kt_event *ev, int pid)
-{
-	const struct tep_record *rec = ev->record;
-	long long nr = sys_nr(pf, ev), ret;
-	struct sys_open *o = pid > 0 ? sys_slot(pf, pid) : NULL;
-	struct tep_format_field *rf;
-	const char *err;
-
-	if (!o || !o->pid || o->nr != nr)
-		return 1;
-	rf = ev->event->id == pf->pr.sys_exit ? pf->pr.exit_ret
-					      : tep_find_field(ev->event, "ret");
-	ret = rf ? field_num(rf, rec) : 0;
-	sys_del(pf, o);
-	slice_head(pf, 'E', "syscall", NULL, pid, pid, rec->ts);
-	fprintf(pf->out, ",\"args\":{\"ret\":%lld", ret);
-	err = ret < 0 ? kt_errno_name(-ret) : NULL;
-	if (err)
-		fprintf(pf->out, ",\"errno\":\"%s\"", err);
-	fputs("}}", pf->out);
-	return 0;
-}
-
-/*
- * Interrupts go on a track of their own per CPU, so that their slices
- * nest only with each other (a softirq may take a hard irq) and never
- * cut across a task's run.  Returns 1 for an exit with no entry.
- */
-static int on_irq(struct kt_perfetto *pf, const struct kt_event *ev)
-{
-	const struct tep_record *rec = ev->record;
-	struct cpu_state *c = &pf->cs[ev->cpu];
-	int id = ev->event->id, tid = IRQ_TID(ev->cpu);
-	char name[48];
-
-	c->irq_track = true;
-	if (id == pf->pr.hard_entry) {
-		const char *n;
-		int len = 0;
-
-		if (c->hard.on) {
-			slice_head(pf, 'E', "irq", NULL, KT_PERFETTO_CPU_PID, tid, rec->ts);
-			fputs(",\"args\":{\"unfinished\":true}}", pf->out);
-		}
-		c->hard.on = true;
-		c->hard.nr = (unsigned long long)field_num(pf->pr.hard_irq, rec);
-		n = tep_get_field_raw(NULL, ev->event, "name", (struct tep_record *)rec, &len, 0);
-		snprintf(name, sizeof(name), "irq %llu %.*s", c->hard.nr,
-			 n ? (int)strnlen(n, len > 0 ? (size_t)len : 0) : 0, n ? n : "");
-		slice_head(pf, 'B', "irq", name, KT_PERFETTO_CPU_PID, tid, rec->ts);
-		fprintf(pf->out, ",\"args\":{\"irq\":%llu}}", c->hard.nr);
-		return 0;
+		sched_task(pf, &pf->wk, ev, comm, &ret);
+		if (ret)
+			return ret;
+		return kt_pfbundle_waking(c->b, rec->ts, (int32_t)field(pf->wk.pid, rec),
+					  (int32_t)field(pf->wk.a, rec),
+					  (int32_t)field(pf->wk.prio, rec), comm,
+					  cf ? (uint32_t)field(cf, rec) : 0);
 	}
-	if (id == pf->pr.hard_exit) {
-		if (!c->hard.on)
-			return 1;
-		c->hard.on = false;
-		slice_head(pf, 'E', "irq", NULL, KT_PERFETTO_CPU_PID, tid, rec->ts);
-		fprintf(pf->out, ",\"args\":{\"ret\":\"%s\"}}",
-			field_num(pf->pr.hard_ret, rec) ? "handled" : "unhandled");
-		return 0;
+	if (id == pf->sw.id || id == pf->wk.id || id == pf->wu.id || id == pf->wn.id) {
+		const struct sched_fields *s = id == pf->sw.id ? &pf->sw : id == pf->wk.id ?
+					       &pf->wk : id == pf->wu.id ? &pf->wu : &pf->wn;
+
+		sched_task(pf, s, ev, comm, &ret);
+		if (ret)
+			return ret;
 	}
-	if (id == pf->pr.soft_entry) {
-		unsigned long long vec = (unsigned long long)field_num(pf->pr.soft_vec, rec);
-		const char *vn = kt_softirq_name(vec);
+	{
+		Perfetto__Protos__FtraceEvent *fe = kt_pfbundle_event(c->b);
 
-		if (c->soft.on) {
-			slice_head(pf, 'E', "softirq", NULL, KT_PERFETTO_CPU_PID, tid, rec->ts);
-			fputs(",\"args\":{\"unfinished\":true}}", pf->out);
-		}
-		c->soft.on = true;
-		c->soft.nr = vec;
-		if (vn)
-			snprintf(name, sizeof(name), "softirq %s", vn);
-		else
-			snprintf(name, sizeof(name), "softirq %llu", vec);
-		slice_head(pf, 'B', "softirq", name, KT_PERFETTO_CPU_PID, tid, rec->ts);
-		fprintf(pf->out, ",\"args\":{\"vec\":%llu}}", vec);
-		return 0;
-	}
-	/* softirq_exit */
-	if (!c->soft.on ||
-	    c->soft.nr != (unsigned long long)field_num(pf->pr.soft_exit_vec, rec))
-		return 1;
-	c->soft.on = false;
-	slice_head(pf, 'E', "softirq", NULL, KT_PERFETTO_CPU_PID, tid, rec->ts);
-	fprintf(pf->out, ",\"args\":{\"vec\":%llu}}", c->soft.nr);
-	return 0;
-}
-
-static enum kind kind_of(struct kt_perfetto *pf, const struct tep_event *e)
-{
-	if (e->id == pf->pr.sys_enter)
-		return KIND_SYS_ENTER;
-	if (e->id == pf->pr.sys_exit)
-		return KIND_SYS_EXIT;
-	if (e->id == pf->pr.hard_entry || e->id == pf->pr.hard_exit ||
-	    e->id == pf->pr.soft_entry || e->id == pf->pr.soft_exit)
-		return KIND_IRQ;
-	if (!strcmp(e->system, "syscalls")) {
-		if (!strncmp(e->name, "sys_enter_", 10) && tep_find_field((struct tep_event *)e, "__syscall_nr"))
-			return KIND_SYS_ENTER;
-		if (!strncmp(e->name, "sys_exit_", 9) && tep_find_field((struct tep_event *)e, "__syscall_nr") &&
-		    tep_find_field((struct tep_event *)e, "ret"))
-			return KIND_SYS_EXIT;
-	}
-	return KIND_OTHER;
-}
-
-/* A record that is one end of a slice: 0 done, 1 an instant after all. */
-static int on_pair(struct kt_perfetto *pf, const struct kt_event *ev, int pid)
-{
-	int id = ev->event->id;
-
-	if (id < 0 || id > 65535)
-		return 1;
-	if (id >= pf->nkind) {
-		int n = id + 1 > 2 * pf->nkind ? id + 1 : 2 * pf->nkind;
-		unsigned char *k = realloc(pf->kind, (size_t)n);
-
-		if (!k)
+		if (!fe)
 			return -ENOMEM;
-		memset(k + pf->nkind, KIND_UNSEEN, (size_t)(n - pf->nkind));
-		pf->kind = k;
-		pf->nkind = n;
-	}
-	if (pf->kind[id] == KIND_UNSEEN)
-		pf->kind[id] = kind_of(pf, ev->event);
-	switch (pf->kind[id]) {
-	case KIND_SYS_ENTER:
-		return on_sys_enter(pf, ev, pid);
-	case KIND_SYS_EXIT:
-		return on_sys_exit(pf, ev, pid);
-	case KIND_IRQ:
-		return on_irq(pf, ev);
-	default:
-		return 1;
+		return kt_pfevent_fill(pf->ev, ev, fe, kt_pfbundle_arena(c->b));
 	}
 }
 
@@ -613,106 +355,259 @@ int kt_perfetto_add(const struct kt_event *ev, void *arg)
 {
 	struct kt_perfetto *pf = arg;
 	struct tep_record *rec = ev->record;
-	int pid, ret;
+	struct cpu *c = cpu_of(pf, ev->cpu);
+	int ret;
 
-	ret = grow_cpus(pf, ev->cpu);
-	if (ret)
-		return ret;
+	if (!c)
+		return ev->cpu < 0 || ev->cpu >= 65536 ? -EINVAL : -ENOMEM;
+	if (rec->missed_events) {
+		/* The loss is before this record: the bundle after it says so. */
+		ret = kt_pfbundle_write(c->b, pf->out);
+		if (ret)
+			return ret;
+		kt_pfbundle_lost(c->b);
+		if (rec->missed_events > 0)
+			c->lost += (unsigned long long)rec->missed_events;
+	}
+	if (kt_pfstack_is_stack(ev->event)) {
+		/* The stack of the CPU's last record, when that is selected. */
+		int pid = tep_data_pid(pf->tep, rec);
+
+		if (!c->last_sel)
+			return 0;
+		ret = note_task(pf, pid, NULL, 0);
+		return ret ? ret : kt_pfstack_write(pf->stacks, ev, kt_tgidmap_of(&pf->tg, pid),
+						    pid, pf->out);
+	}
+	c->last_sel = ev->selected;
+	if (!ev->selected)
+		return 0;
+	if (!pf->any)
+		pf->first_ts = rec->ts;
+	pf->any = true;
 	if (rec->ts > pf->last_ts)
 		pf->last_ts = rec->ts;
-	if (rec->missed_events) {
-		begin(pf);
-		fprintf(pf->out, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"lost\",\"name\":\"events lost\",\"pid\":%d,\"tid\":%d",
-			KT_PERFETTO_CPU_PID, ev->cpu);
-		put_us(pf->out, "ts", rec->ts);
-		if (rec->missed_events > 0)
-			fprintf(pf->out, ",\"args\":{\"lost\":%lld}}", rec->missed_events);
-		else
-			fputs(",\"args\":{\"lost\":null}}", pf->out);
-	}
-	if (!ev->selected)
-		return ferror(pf->out) ? -EIO : 0;
-	if (ev->event->id == pf->switch_id) {
-		on_switch(pf, ev);
-		return ferror(pf->out) ? -EIO : 0;
-	}
-	pid = tep_data_pid(pf->tep, rec);
-	ret = on_pair(pf, ev, pid);
-	if (ret <= 0)
-		return ret ? ret : ferror(pf->out) ? -EIO : 0;
-	begin(pf);
-	fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":", pf->out);
-	put_str(pf->out, ev->event->system, 64);
-	fputs(",\"name\":", pf->out);
-	put_str(pf->out, ev->event->name, 128);
-	if (pid > 0) {
-		fprintf(pf->out, ",\"pid\":%d,\"tid\":%d", pid, pid);
-		name_task(pf, pid, tep_data_comm_from_pid(pf->tep, pid));
-	} else {
-		fprintf(pf->out, ",\"pid\":%d,\"tid\":%d", KT_PERFETTO_CPU_PID, ev->cpu);
-	}
-	put_us(pf->out, "ts", rec->ts);
-	put_fields(pf, ev);
-	putc('}', pf->out);
-	return ferror(pf->out) ? -EIO : 0;
+	ret = add_record(pf, c, ev);
+	if (ret)
+		return ret;
+	c->events++;
+	if (kt_pfbundle_count(c->b) >= KT_PFBUNDLE_EVENTS)
+		return kt_pfbundle_write(c->b, pf->out);
+	return 0;
 }
 
-static void meta(struct kt_perfetto *pf, const char *what, int pid, int tid,
-		 const char *name)
+/* ---- the packets at the end ---- */
+
+static int by_pid(const void *a, const void *b)
 {
-	begin(pf);
-	fprintf(pf->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
-		what, pid, tid);
-	put_str(pf->out, name, 64);
-	fputs("}}", pf->out);
+	const struct task *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static const char *comm_of(struct kt_perfetto *pf, const struct task *t)
+{
+	const char *c = tep_data_comm_from_pid(pf->tep, t->pid);
+
+	/* The file's saved comm, else the one an event gave, else "". */
+	if (c && strcmp(c, "<...>"))
+		return c;
+	return t->comm;
+}
+
+static const struct task *find_task(const struct task *v, size_t n, int pid)
+{
+	struct task key = { .pid = pid };
+
+	return bsearch(&key, v, n, sizeof(*v), by_pid);
+}
+
+/*
+ * Every task as a thread of its process, every process once: its pid
+ * the tgid, its command line its leader's comm (all a recording has).
+ */
+static int write_tree_packet(struct kt_perfetto *pf, struct kt_pfarena *a)
+{
+	Perfetto__Protos__ProcessTree tree = PERFETTO__PROTOS__PROCESS_TREE__INIT;
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	struct task *v;
+	size_t n = 0, i;
+
+	/* The tasks packed and sorted by pid. */
+	v = kt_pfarena_alloc(a, (pf->ntasks ? pf->ntasks : 1) * sizeof(*v));
+	tree.processes = kt_pfarena_alloc(a, (pf->ntasks ? pf->ntasks : 1) * sizeof(*tree.processes));
+	tree.threads = kt_pfarena_alloc(a, (pf->ntasks ? pf->ntasks : 1) * sizeof(*tree.threads));
+	if (!v || !tree.processes || !tree.threads)
+		return -ENOMEM;
+	for (i = 0; i < pf->tasks_cap; i++)
+		if (pf->tasks[i].pid)
+			v[n++] = pf->tasks[i];
+	qsort(v, n, sizeof(*v), by_pid);
+	for (i = 0; i < n; i++) {
+		int tgid = kt_tgidmap_of(&pf->tg, v[i].pid);
+		const struct task *leader;
+
+		if (tgid != v[i].pid) {
+			Perfetto__Protos__ProcessTree__Thread *t = kt_pfarena_alloc(a, sizeof(*t));
+
+			if (!t)
+				return -ENOMEM;
+			perfetto__protos__process_tree__thread__init(t);
+			t->has_tid = t->has_tgid = 1;
+			t->tid = v[i].pid;
+			t->tgid = tgid;
+			t->name = *comm_of(pf, &v[i]) ? (char *)comm_of(pf, &v[i]) : NULL;
+			tree.threads[tree.n_threads++] = t;
+			/* Its process, when no event named the leader. */
+			leader = find_task(v, n, tgid);
+			if (leader)
+				continue;
+		}
+		{
+			Perfetto__Protos__ProcessTree__Process *pr = kt_pfarena_alloc(a, sizeof(*pr));
+			char **cmd = kt_pfarena_alloc(a, sizeof(*cmd));
+			struct task lt = { .pid = tgid };
+			size_t k;
+
+			if (!pr || !cmd)
+				return -ENOMEM;
+			/* A process named by two of its threads: once. */
+			for (k = 0; k < tree.n_processes; k++)
+				if (tree.processes[k]->pid == tgid)
+					break;
+			if (k < tree.n_processes)
+				continue;
+			perfetto__protos__process_tree__process__init(pr);
+			pr->has_pid = 1;
+			pr->pid = tgid;
+			*cmd = (char *)comm_of(pf, tgid == v[i].pid ? &v[i] : &lt);
+			if (!**cmd)
+				*cmd = (char *)comm_of(pf, &v[i]);
+			/* A process no comm names has no command line. */
+			pr->n_cmdline = **cmd ? 1 : 0;
+			pr->cmdline = cmd;
+			pr->has_cmdline_is_comm = 1;
+			pr->cmdline_is_comm = 1;
+			tree.processes[tree.n_processes++] = pr;
+		}
+	}
+	p.has_timestamp = 1;
+	p.timestamp = pf->first_ts;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_PROCESS_TREE;
+	p.process_tree = &tree;
+	return kt_pfbundle_put_packet(&p, pf->out);
+}
+
+/* The stats at a phase: per CPU, events written and lost. */
+static int write_stats(struct kt_perfetto *pf, struct kt_pfarena *a,
+		       Perfetto__Protos__FtraceStats__Phase phase)
+{
+	Perfetto__Protos__FtraceStats st = PERFETTO__PROTOS__FTRACE_STATS__INIT;
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	bool end = phase == PERFETTO__PROTOS__FTRACE_STATS__PHASE__END_OF_TRACE;
+	int i;
+
+	st.has_phase = 1;
+	st.phase = phase;
+	st.cpu_stats = kt_pfarena_alloc(a, (pf->ncpus ? (size_t)pf->ncpus : 1) * sizeof(*st.cpu_stats));
+	if (!st.cpu_stats)
+		return -ENOMEM;
+	for (i = 0; i < pf->ncpus; i++) {
+		Perfetto__Protos__FtraceCpuStats *cs = kt_pfarena_alloc(a, sizeof(*cs));
+
+		if (!cs)
+			return -ENOMEM;
+		perfetto__protos__ftrace_cpu_stats__init(cs);
+		cs->has_cpu = cs->has_overrun = cs->has_read_events = 1;
+		cs->cpu = (uint64_t)i;
+		cs->overrun = end ? pf->cpus[i].lost : 0;
+		cs->read_events = end ? pf->cpus[i].events : 0;
+		st.cpu_stats[st.n_cpu_stats++] = cs;
+	}
+	p.has_timestamp = 1;
+	p.timestamp = end ? pf->last_ts : pf->first_ts;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_STATS;
+	p.ftrace_stats = &st;
+	return kt_pfbundle_put_packet(&p, pf->out);
+}
+
+/*
+ * The traced kernel: its release tells Perfetto how prev_state reads
+ * (without one it takes a 4.4 kernel, and 6.x's preempted for waking).
+ */
+static int write_system(struct kt_perfetto *pf)
+{
+	Perfetto__Protos__SystemInfo si = PERFETTO__PROTOS__SYSTEM_INFO__INIT;
+	Perfetto__Protos__Utsname un = PERFETTO__PROTOS__UTSNAME__INIT;
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+
+	if (pf->release[0]) {
+		un.sysname = pf->sysname;
+		un.release = pf->release;
+		if (pf->machine[0])
+			un.machine = pf->machine;
+		si.utsname = &un;
+	}
+	if (pf->ncpus_file > 0) {
+		si.has_num_cpus = 1;
+		si.num_cpus = (uint32_t)pf->ncpus_file;
+	}
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_SYSTEM_INFO;
+	p.system_info = &si;
+	/* The sequence's start: the stacks' interned data comes after. */
+	p.has_sequence_flags = 1;
+	p.sequence_flags = PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+	return kt_pfbundle_put_packet(&p, pf->out);
+}
+
+/* The trace clock (BOOTTIME to Perfetto) against REALTIME, when known. */
+static int write_clock(struct kt_perfetto *pf)
+{
+	Perfetto__Protos__ClockSnapshot cs = PERFETTO__PROTOS__CLOCK_SNAPSHOT__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock boot = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock real = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__INIT;
+	Perfetto__Protos__ClockSnapshot__Clock *clocks[2] = { &boot, &real };
+	Perfetto__Protos__TracePacket p = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	long long rt;
+
+	if (!kt_wallclock_known(&pf->wall) || !pf->any)
+		return 0;
+	rt = kt_wallclock_at(&pf->wall, pf->first_ts);
+	if (rt <= 0)
+		return 0;
+	boot.has_clock_id = boot.has_timestamp = 1;
+	boot.clock_id = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__BUILTIN_CLOCKS__BOOTTIME;
+	boot.timestamp = pf->first_ts;
+	real.has_clock_id = real.has_timestamp = 1;
+	real.clock_id = PERFETTO__PROTOS__CLOCK_SNAPSHOT__CLOCK__BUILTIN_CLOCKS__REALTIME;
+	real.timestamp = (uint64_t)rt;
+	cs.n_clocks = 2;
+	cs.clocks = clocks;
+	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_CLOCK_SNAPSHOT;
+	p.clock_snapshot = &cs;
+	return kt_pfbundle_put_packet(&p, pf->out);
 }
 
 int kt_perfetto_finish(struct kt_perfetto *pf)
 {
-	char name[32];
-	size_t i;
-	int cpu;
+	struct kt_pfarena *a;
+	int i, ret = 0;
 
-	for (cpu = 0; cpu < pf->ncpus; cpu++)
-		end_run(pf, cpu, pf->last_ts);
-	/* Slices still open at the end close there, marked unfinished. */
-	for (i = 0; i < pf->sys_cap; i++) {
-		if (!pf->sys[i].pid)
-			continue;
-		slice_head(pf, 'E', "syscall", NULL, pf->sys[i].pid, pf->sys[i].pid, pf->last_ts);
-		fputs(",\"args\":{\"unfinished\":true}}", pf->out);
-	}
-	for (cpu = 0; cpu < pf->ncpus; cpu++) {
-		if (pf->cs[cpu].hard.on) {
-			slice_head(pf, 'E', "irq", NULL, KT_PERFETTO_CPU_PID, IRQ_TID(cpu), pf->last_ts);
-			fputs(",\"args\":{\"unfinished\":true}}", pf->out);
-		}
-		if (pf->cs[cpu].soft.on) {
-			slice_head(pf, 'E', "softirq", NULL, KT_PERFETTO_CPU_PID, IRQ_TID(cpu), pf->last_ts);
-			fputs(",\"args\":{\"unfinished\":true}}", pf->out);
-		}
-	}
-	meta(pf, "process_name", KT_PERFETTO_CPU_PID, 0, "CPUs");
-	for (cpu = 0; cpu < pf->ncpus; cpu++) {
-		snprintf(name, sizeof(name), "CPU %d", cpu);
-		meta(pf, "thread_name", KT_PERFETTO_CPU_PID, cpu, name);
-		begin(pf);
-		fprintf(pf->out, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%d}}",
-			KT_PERFETTO_CPU_PID, cpu, 2 * cpu);
-		if (!pf->cs[cpu].irq_track)
-			continue;
-		snprintf(name, sizeof(name), "CPU %d irq", cpu);
-		meta(pf, "thread_name", KT_PERFETTO_CPU_PID, IRQ_TID(cpu), name);
-		begin(pf);
-		fprintf(pf->out, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%d}}",
-			KT_PERFETTO_CPU_PID, IRQ_TID(cpu), 2 * cpu + 1);
-	}
-	for (i = 0; i < pf->ntasks; i++) {
-		meta(pf, "process_name", pf->tasks[i].pid, pf->tasks[i].pid,
-		     pf->tasks[i].comm);
-		meta(pf, "thread_name", pf->tasks[i].pid, pf->tasks[i].pid,
-		     pf->tasks[i].comm);
-	}
-	fputs("\n]}\n", pf->out);
-	return ferror(pf->out) ? -EIO : 0;
+	for (i = 0; i < pf->ncpus && !ret; i++)
+		if (pf->cpus[i].b)
+			ret = kt_pfbundle_write(pf->cpus[i].b, pf->out);
+	if (ret)
+		return ret;
+	a = kt_pfarena_new();
+	if (!a)
+		return -ENOMEM;
+	ret = write_clock(pf);
+	if (!ret)
+		ret = write_tree_packet(pf, a);
+	if (!ret)
+		ret = write_stats(pf, a, PERFETTO__PROTOS__FTRACE_STATS__PHASE__START_OF_TRACE);
+	if (!ret)
+		ret = write_stats(pf, a, PERFETTO__PROTOS__FTRACE_STATS__PHASE__END_OF_TRACE);
+	kt_pfarena_free(a);
+	return ret;
 }

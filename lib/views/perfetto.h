@@ -1,53 +1,47 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The Chrome/Perfetto trace-event JSON of a trace (opens in
- * ui.perfetto.dev and chrome://tracing), fed record by record:
- *   - a "CPUs" process with one track (thread) per CPU, and on it a
- *     complete slice ("X") per task run, named comm:pid, from the
- *     sched_switch that put the task on the CPU to the next sched_switch
- *     on that CPU (idle is no slice); runs still going at the end close
- *     at the trace's last timestamp;
- *   - system calls as slices on the task's own track: a "B" at
- *     sys_enter named for the call (its number in args.id), an "E" at
- *     the matching sys_exit (args.ret, and args.errno for an error);
- *   - hard and soft interrupts as slices on a second track per CPU,
- *     "CPU N irq": "irq 24 nvme0q1" from irq_handler_entry to _exit,
- *     "softirq TIMER" from softirq_entry to _exit;
- *     a slice whose end is missing (lost, or outside the recording)
- *     ends at the next begin or at the trace's end, args.unfinished;
- *   - every other event (wakeups too, and an exit with no entry) an
- *     instant event ("i") on the emitting task's own track, its fields
- *     as args; events of the idle task go on the CPU's track;
- *   - lost events an instant event on the CPU's track;
- *   - process_name/thread_name metadata for the CPUs and every task.
- * Timestamps are microseconds with three decimals (exact nanoseconds).
+ * Perfetto's own trace format (`report --format perfetto`): a protobuf
+ * perfetto.protos.Trace, as Perfetto's traced_probes writes one of a
+ * kernel's ftrace, for ui.perfetto.dev and Perfetto's trace processor:
+ *   - the records in per-CPU FtraceEventBundles (views/pfbundle.h):
+ *     sched_switch and sched_waking in the compact form, comms interned;
+ *     the events Perfetto defines in their own messages, the others as
+ *     generic events with their fields by name (views/pfevent.h); a
+ *     loss marks the CPU's next bundle (lost_events);
+ *   - each kernel or user stack of a selected event a PerfSample of its
+ *     thread, its callstack interned (views/pfstack.h);
+ *   - a ProcessTree: every task the events name, each thread under its
+ *     process (the tgids the recording stored, file/tgidmap.h), named
+ *     by its comm;
+ *   - first, a SystemInfo naming the kernel (uname's release), by which
+ *     Perfetto reads sched_switch's prev_state;
+ *   - a ClockSnapshot of the trace clock (as BOOTTIME, the clock Perfetto
+ *     takes ftrace's to be) against REALTIME, when the recording
+ *     measured it (file/wallclock.h);
+ *   - FtraceStats at the start and the end: per CPU, the events written
+ *     and those lost (overrun).
+ * With compact false (a selection of tasks: -F, --pid, --comm), switches
+ * and wakings are typed events too: the compact form leaves out the
+ * task switched from, which Perfetto takes from the CPU's switch before,
+ * and a selection of tasks leaves that out.
  */
 #ifndef KT_PERFETTO_H
 #define KT_PERFETTO_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "decode/decoder.h"
 
-/* The pid of the synthetic "CPUs" process holding the CPU tracks. */
-#define KT_PERFETTO_CPU_PID 1000000000
-/* CPU N's interrupt track is thread KT_PERFETTO_IRQ_TID + N of it. */
-#define KT_PERFETTO_IRQ_TID 100000
-
-struct tep_handle;
+struct kt_reader;
 struct kt_perfetto;
 
-/*
- * machine: the traced machine (kt_reader_machine()), for the names of
- * system calls; NULL means x86_64.
- */
-struct kt_perfetto *kt_perfetto_new(struct tep_handle *tep, const char *machine,
-				    FILE *out);
+struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out);
 /* Frees; does not write the end (see kt_perfetto_finish). */
 void kt_perfetto_free(struct kt_perfetto *pf);
 /* A record from the decoder (kt_event_fn shape); 0 or -errno. */
 int kt_perfetto_add(const struct kt_event *ev, void *pf);
-/* Close the runs, write the names and the end of the JSON. */
+/* Write the bundles still held, the process tree and the stats. */
 int kt_perfetto_finish(struct kt_perfetto *pf);
 
 #endif

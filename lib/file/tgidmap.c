@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/tgidmap.h"
+#include "file/tgidmap.h"
 
 static int cmp_pid(const void *a, const void *b)
 {
