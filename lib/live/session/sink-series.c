@@ -226,12 +226,19 @@ static int check_sources(struct kt_session *s)
 {
 	size_t i;
 
+	int ret;
+
 	for (i = 0; i < KT_SESSION_SOURCES; i++) {
-		if (!s->src[i].state || s->src[i].ops->rotate)
+		if (!s->src[i].state)
 			continue;
+		if (s->src[i].ops->rotate) {
+			ret = s->src[i].ops->rotate(s->src[i].state, NULL, NULL);
+			if (ret)
+				return ret;
+			continue;
+		}
 		kt_err("--rotate does not take %s's events yet; record them without --rotate",
-		       !strcmp(s->src[i].ops->name, "module") ? "ktrace.ko" :
-							       s->src[i].ops->name);
+		       s->src[i].ops->name);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -494,6 +501,9 @@ static int rotate(struct kt_series_sink *r)
 	}
 	/* The pages so far are this chunk's: their pieces, then the counts. */
 	for (i = 0, ret = 0; !ret && i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->rotating)
+			ret = s->src[i].ops->rotating(s->src[i].state);
+	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
 		if (s->src[i].state)
 			ret = s->src[i].ops->rotate(s->src[i].state, s->env.prefix, cpus);
 	if (ret) {
@@ -507,6 +517,10 @@ static int rotate(struct kt_series_sink *r)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now[cpu]))
 			now[cpu] = r->base[cpu];
+	/* Other sources' losses (ktrace.ko's) join the instance's. */
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->collect)
+			s->src[i].ops->collect(s->src[i].state, now, KT_SOURCE_CUT);
 	texts = chunk_stats(r, now, false, false);
 	ret = texts ? 0 : -ENOMEM;
 	if (!ret)

@@ -109,6 +109,9 @@ static int ftrace_collect(void *state, struct kt_cpu_stats *st,
 	struct ftrace_src *f = state;
 	int cpu;
 
+	/* A rotation reads the instance's counters itself. */
+	if (phase == KT_SOURCE_CUT)
+		return 0;
 	if (!f->rec) {
 		/* Live: only the counters, zero where they cannot be read. */
 		for (cpu = 0; cpu < f->e->ncpus; cpu++)
@@ -198,6 +201,8 @@ static int ftrace_rotate(void *state, const char *prefix,
 
 	if (!f->rec)
 		return -EOPNOTSUPP;
+	if (!prefix)
+		return 0;
 	fd = calloc(f->e->ncpus, sizeof(*fd));
 	size = calloc(f->e->ncpus, sizeof(*size));
 	ret = fd && size ? kt_recorder_rotate(f->rec, prefix, fd, size) : -ENOMEM;
