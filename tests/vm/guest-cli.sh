@@ -568,7 +568,7 @@ test_cli_rotate_memory() {
 	wait $rp
 	rc=$?
 	cat /tmp/err
-	echo "# VmRSS $early kB at file 30, $late kB at file $(rot_high)"
+	echo "VmRSS $early kB at file 30, $late kB at file $(rot_high)" | tee $CLI/rotm.txt
 	[ $ok = 0 ] || return 1
 	expect "record's status after SIGTERM" "$rc" 0 || return 1
 	n=$(ls /tmp/rotm | wc -l)

@@ -103,6 +103,7 @@ cli_report() {
 	else
 		result "not ok" "$s: cli: trace-cmd report of each --rotate file (none sent)"
 	fi
+	[ -s "$x/rotm.txt" ] && sed 's/^/# 300 rotations: /' "$x/rotm.txt"
 	# -F: only when this ktrace.ko has a pid filter (else the guest
 	# checked that record -F refuses to run).
 	[ -s "$x/pid.dat" ] || return 0

@@ -497,6 +497,8 @@ static int rotate(struct kt_series_sink *r)
 	next = kt_file_sink_next(r->cur, path, r->head, r->head_len);
 	if (!next) {
 		ret = -errno;
+		if (ret == -ENOSPC)
+			kt_debug("no room for '%s'", path);
 		goto out;
 	}
 	/* The pages so far are this chunk's: their pieces, then the counts. */
@@ -507,8 +509,10 @@ static int rotate(struct kt_series_sink *r)
 		if (s->src[i].state)
 			ret = s->src[i].ops->rotate(s->src[i].state, s->env.prefix, cpus);
 	if (ret) {
-		kt_err("cannot begin the next chunk in '%s': %s", r->o.dir,
-		       strerror(-ret));
+		/* A full disk: said once at the end, with its account. */
+		if (ret != -ENOSPC)
+			kt_err("cannot begin the next chunk in '%s': %s",
+			       r->o.dir, strerror(-ret));
 		goto out;
 	}
 	raw = raw_bytes(s) - r->raw_base;
@@ -639,14 +643,13 @@ static int series_end(void *state, struct kt_session *s)
 	}
 	if ((error && (s->err == -ENOSPC || disk_free(r->o.dir) < (1 << 20))) ||
 	    ret == 1 || ret == -ENOSPC) {
-		kt_err("disk full: recording into '%s' stopped; its %u files (%06u to %06u) are complete; free space, or use --keep N to drop the oldest",
-		       r->o.dir, r->done.chunks, r->done.first, r->done.last);
+		r->done.disk_full = true;
 		/*
 		 * A chunk cut at a rotation stopped the recording; the last
-		 * one may have fit whole: the recording failed all the same.
+		 * one may have fit whole, or not at all: the files before it
+		 * are whole, and the recording failed all the same.
 		 */
-		if (ret == 0)
-			ret = 1;
+		ret = 1;
 	}
 	return ret;
 }

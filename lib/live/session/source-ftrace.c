@@ -82,9 +82,10 @@ static int ftrace_stop(void *state)
 	struct ftrace_src *f = state;
 	int ret = f->rec ? kt_recorder_stop(f->rec) : 0;
 
+	/* A full disk: the output says so, with what it kept and lost. */
 	if (ret == -ENOSPC)
-		kt_err("disk full: recording for '%s' stopped early; the file keeps what fits",
-		       f->e->cfg->output);
+		kt_debug("disk full: the recorders for '%s' stopped early",
+			 f->e->cfg->output);
 	else if (ret)
 		kt_err("recording stopped: %s", strerror(-ret));
 	return ret;

@@ -257,8 +257,14 @@ static int module_stop(void *state)
 	s->started = false;
 	if (!ret && s->mrec)
 		ret = kt_modrec_stop(s->mrec);
-	/* top's counter only stops it: what is left is not counted. */
-	if (ret && !s->e->counter)
+	/*
+	 * top's counter only stops it: what is left is not counted.  A full
+	 * disk is the output's to say; what the readers could not write
+	 * stayed in the module's buffers, counted as their loss.
+	 */
+	if (ret == -ENOSPC && !s->e->counter)
+		kt_debug("ktrace.ko's readers stopped: %s", strerror(-ret));
+	else if (ret && !s->e->counter)
 		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
 	return ret;
 }
