@@ -464,12 +464,49 @@ static void summary(const struct record_opts *o, const struct kt_session *s,
 	}
 }
 
+/*
+ * A full disk stopped the recording or cut its file: one account, even
+ * with -q: what is in the files, what is not, and what to do.
+ */
+static void disk_full(const struct record_opts *o, const struct kt_session *s,
+		      const struct kt_series_done *d, unsigned long long unwritten,
+		      unsigned long long lost)
+{
+	unsigned long long written = 0;
+	struct kt_session_cpu c;
+	char why[96] = "";
+	int cpu;
+
+	for (cpu = 0; cpu < kt_session_ncpus(s); cpu++) {
+		kt_session_cpu(s, cpu, &c);
+		written += c.events;
+	}
+	if (lost)
+		snprintf(why, sizeof(why), " (%llu of them lost in the kernel buffers)",
+			 lost);
+	if (!d)
+		kt_err("disk full: '%s' holds %llu events, %llu more were not written%s; free space or record elsewhere (-o)",
+		       o->output, written, unwritten + lost, why);
+	else if (!d->chunks)
+		kt_err("disk full: recording into '%s' stopped before its first file was complete; %llu events were not written%s; free space, or use --keep N to drop the oldest",
+		       o->output, written + unwritten + lost, why);
+	else
+		kt_err("disk full: recording into '%s' stopped; its %u files (%06u to %06u) are complete and hold %llu events, %llu more were not written%s; free space, or use --keep N to drop the oldest",
+		       o->output, d->chunks, d->first, d->last, written,
+		       unwritten + lost, why);
+}
+
 /* Loud, even with -q: loss is never silent. */
 static unsigned long long report_loss(const struct record_opts *o,
-				      const struct kt_session *s)
+				      const struct kt_session *s,
+				      const struct kt_file_sink *file,
+				      const struct kt_series_sink *series)
 {
 	unsigned long long lost = 0, left = 0, unwritten = 0;
 	bool error = kt_session_stopped(s) == KT_STOP_ERROR;
+	bool full = file ? kt_file_sink_disk_full(file) ||
+			   kt_session_error(s) == -ENOSPC : false;
+	struct kt_series_done d;
 	int cpu, ncpus = kt_session_ncpus(s);
 	struct kt_session_cpu c;
 
@@ -477,6 +514,21 @@ static unsigned long long report_loss(const struct record_opts *o,
 		kt_session_cpu(s, cpu, &c);
 		lost += c.lost;
 		left += c.left;
+		/*
+		 * Read from the kernel, then refused by a full disk, or never
+		 * read because the disk stopped the recorders: lost too.
+		 */
+		unwritten += c.unwritten + (error ? c.left : 0);
+	}
+	if (series) {
+		kt_series_sink_done(series, &d);
+		full = d.disk_full;
+	}
+	/* The buffer overran while the disk held the readers: one account. */
+	if (full) {
+		disk_full(o, s, series ? &d : NULL, unwritten,
+			  o->flight ? 0 : lost);
+		return (o->flight ? 0 : lost) + unwritten;
 	}
 	if (lost && o->flight) {
 		if (!o->quiet)
@@ -495,14 +547,6 @@ static unsigned long long report_loss(const struct record_opts *o,
 	}
 	if (left && kt_session_stopped(s) == KT_STOP_SIZE)
 		kt_warn("%llu events after the -m limit were not written", left);
-	/*
-	 * Read from the kernel, then refused by a full disk, or never read
-	 * because the disk stopped the recorders: lost too.
-	 */
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		kt_session_cpu(s, cpu, &c);
-		unwritten += c.unwritten + (error ? c.left : 0);
-	}
 	if (unwritten) {
 		kt_warn("NOT WRITTEN %llu events: the output refused them or stopped the recorders before they were read", unwritten);
 		for (cpu = 0; cpu < ncpus; cpu++) {
@@ -583,7 +627,7 @@ static int record(struct record_opts *o)
 		goto out;
 	if (!o->quiet)
 		summary(o, s, file, series);
-	lost = report_loss(o, s);
+	lost = report_loss(o, s, file, series);
 
 	if (kt_run_child_running(run) && why != KT_STOP_SIGNAL) {
 		/* -s, -m or a full disk ended the recording, not the command. */

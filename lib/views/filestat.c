@@ -85,6 +85,16 @@ static void verdict(struct kt_reader *r, const struct kt_summary *s, FILE *out,
 		fprintf(out, "no events lost%s\n", where);
 		return;
 	}
+	/* Lost to a full disk alone: a bigger buffer would not have kept them. */
+	if (unwritten && unwritten >= total && !unknown) {
+		if (ncpu_lost == 1)
+			fprintf(out, "%llu events lost%s on CPU %d, read but refused by the output (a full disk) — free space or record elsewhere (-o)\n",
+				(unsigned long long)total, where, worst_cpu);
+		else
+			fprintf(out, "%llu events lost%s on %d CPUs (most on CPU %d), read but refused by the output (a full disk) — free space or record elsewhere (-o)\n",
+				(unsigned long long)total, where, ncpu_lost, worst_cpu);
+		return;
+	}
 	if (ncpu_lost == 1)
 		fprintf(out, "%llu%s events lost%s on CPU %d — rerun with -b (a larger buffer per CPU, e.g. -b 8192) or fewer events\n",
 			(unsigned long long)total, unknown ? "+" : "", where, worst_cpu);

@@ -4,7 +4,10 @@
  * merge two files' CPU data (offset and size from trace-cmd dump
  * --flyrecord), then decode all three with kbuffer and require that the
  * output holds exactly the records of both inputs (time and bytes), in
- * time order.  Prints the counts and the merge's cost per record.
+ * time order.  Then the same merge cut at its middle record's time (a
+ * rotation's): the records up to it in one file, the later ones in the
+ * other, together the whole merge.  Prints the counts and the merge's
+ * cost per record.
  *
  *   pages-merge FILE_A OFF SIZE FILE_B OFF SIZE
  */
@@ -72,6 +75,29 @@ static struct rec *decode(int fd, unsigned long long size, size_t *n,
 	return r;
 }
 
+/* The two files merged, the records after cut into carry (-1: none). */
+static int merge2(int a, unsigned long long asz, int b, unsigned long long bsz,
+		  int out, unsigned long long cut, int carry,
+		  unsigned long long *written, unsigned long long *carried)
+{
+	struct kt_modrec_cursor c[2] = {
+		{ .fd = a, .size = asz },
+		{ .fd = b, .size = bsz },
+	};
+	struct outpage o, rest;
+	int ret = outpage_init(&o, out, getpagesize());
+
+	if (!ret)
+		ret = outpage_init(&rest, carry, getpagesize());
+	if (!ret)
+		ret = pages_merge(c, 2, &o, carry >= 0 ? &rest : NULL, cut);
+	*written = o.written;
+	*carried = rest.written;
+	free(o.buf);
+	free(rest.buf);
+	return ret;
+}
+
 static int cmp_rec(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
@@ -83,11 +109,11 @@ static int cmp_rec(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	unsigned long long asz, bsz, written = 0;
-	size_t na, nb, no, back, ba, bb, i;
-	struct rec *ra, *rb, *ro, *both = NULL;
+	unsigned long long asz, bsz, written = 0, w1 = 0, w2 = 0, carried, cut;
+	size_t na, nb, no, back, ba, bb, i, n1, n2;
+	struct rec *ra, *rb, *ro, *both = NULL, *r1 = NULL, *r2 = NULL;
 	struct timespec t0, t1;
-	int a, b, out, ret;
+	int a, b, out, out1, out2, ret;
 
 	if (argc != 7) {
 		fprintf(stderr, "usage: pages-merge FILE OFF SIZE FILE OFF SIZE\n");
@@ -99,7 +125,7 @@ int main(int argc, char **argv)
 	b = copy_range(argv[4], strtoll(argv[5], NULL, 0), bsz);
 	out = memfd_create("out", 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = pages_merge(a, asz, b, bsz, out, getpagesize(), &written);
+	ret = merge2(a, asz, b, bsz, out, 0, -1, &written, &carried);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret) {
 		fprintf(stderr, "pages_merge: %s\n", strerror(-ret));
@@ -127,10 +153,33 @@ int main(int argc, char **argv)
 			printf("FAIL: record %zu differs\n", i);
 			goto out;
 		}
+	/* Cut at the middle record's time: before it and after, exactly. */
+	cut = no ? ro[no / 2].ts : 0;
+	out1 = memfd_create("out1", 0);
+	out2 = memfd_create("out2", 0);
+	if (merge2(a, asz, b, bsz, out1, cut, out2, &w1, &w2)) {
+		printf("FAIL: the cut merge\n");
+		goto out;
+	}
+	r1 = decode(out1, w1, &n1, &back);
+	r2 = decode(out2, w2, &n2, &back);
+	printf("cut at %llu: %zu up to it, %zu after\n", cut, n1, n2);
+	if (n1 + n2 != no || (n1 && r1[n1 - 1].ts > cut) || (n2 && r2[0].ts <= cut)) {
+		printf("FAIL: the cut's counts or times\n");
+		goto out;
+	}
+	for (i = 0; i < n1 && ro[i].ts <= cut; i++)
+		;
+	if (i != n1) {
+		printf("FAIL: %zu records up to the cut, %zu kept\n", i, n1);
+		goto out;
+	}
 	printf("ok\n");
 	ret = 0;
 out:
 	/* Freed, so that the ASan build (make unit) finds no leak. */
+	free(r1);
+	free(r2);
 	free(both);
 	free(ro);
 	free(rb);

@@ -485,6 +485,103 @@ test_cli_modevent_leak() {
 	rmmod ktrace_event_sample
 }
 
+# record --rotate with ktrace.ko's events and ftrace's: each getppid of
+# the workload, entry and exit, in exactly one chunk across many
+# boundaries (the two sources' records cut at one time, per CPU in
+# order from chunk to chunk, as the series reader checks); each chunk
+# read alone with its own counts, the directory read as one.  The host
+# counts the chunks again with trace-cmd (host-cli.sh).
+ROT_N=60000
+test_cli_rotate() {
+	rm -rf $CLI/rot
+	# 20 ms after each 1000 calls: 1.2 s at least, a dozen files or more.
+	$K record -q --rotate 50ms -o $CLI/rot -b 4096 -e ktrace:syscall_entry \
+		-e ktrace:syscall_exit -e sched:sched_switch -F -- /ktvm getppid $ROT_N 20 \
+		>/dev/null 2>/tmp/err
+	rc=$?
+	cat /tmp/err
+	expect "record --rotate's status" "$rc" 0 || return 1
+	echo $ROT_N >$CLI/rot.n
+	ls -A $CLI/rot | grep -q '\.part' && fail "a hidden file left: $(ls -A $CLI/rot)" && return 1
+	nf=0 e=0 x=0
+	for f in $CLI/rot/ktrace-*.dat; do
+		$K report -i $f >/tmp/rot.txt 2>/tmp/rerr || { cat /tmp/rerr; fail "$f not read"; return 1; }
+		$K stat -i $f >/tmp/rot.st 2>/tmp/rerr || { cat /tmp/rerr; fail "stat -i $f"; return 1; }
+		fe=$(grep -c ' syscall_entry: *nr=110 ' /tmp/rot.txt)
+		fx=$(grep -c ' syscall_exit: *nr=110 ' /tmp/rot.txt)
+		fs=$(grep -c ' sched_switch: ' /tmp/rot.txt)
+		echo "# $f: $fe entries, $fx exits of getppid, $fs sched_switch"
+		e=$((e + fe))
+		x=$((x + fx))
+		nf=$((nf + 1))
+	done
+	echo "# $nf files: $e entries, $x exits of $ROT_N getppid calls"
+	[ "$nf" -ge 4 ] || fail "only $nf files" || return 1
+	expect "getppid entries in the files" "$e" $ROT_N &&
+	expect "getppid exits in the files" "$x" $ROT_N || return 1
+	# Read as one: the series reader refuses a chunk whose CPU starts
+	# before the last chunk's ended.
+	$K report -i $CLI/rot >/tmp/rot.txt 2>/tmp/rerr || { cat /tmp/rerr; fail "the directory not read as one"; return 1; }
+	expect "getppid entries in the directory read as one" \
+		"$(grep -c ' syscall_entry: *nr=110 ' /tmp/rot.txt)" $ROT_N || return 1
+	$K stat -i $CLI/rot >/tmp/rot.st || return 1
+	cat /tmp/rot.st
+	expect "state after record" "$(cat $D/state)" stopped &&
+	expect "enabled after record" "$(cat $D/enabled)" 0
+}
+
+# 300 rotations with ktrace.ko's events, a getppid workload running
+# throughout: record's memory stays flat, --keep 3 bounds the directory,
+# SIGTERM ends it with status 0.
+rot_high() {
+	ls /tmp/rotm 2>/dev/null | sed -n 's/^ktrace-0*\([0-9][0-9]*\)\.dat$/\1/p' |
+		sort -n | tail -n 1
+}
+rot_wait() {
+	i=0
+	until [ "$(rot_high)" -ge "$1" ] 2>/dev/null; do
+		kill -0 $rp 2>/dev/null || { cat /tmp/err; fail "record exited"; return 1; }
+		i=$((i + 1))
+		[ $i -lt 3000 ] || { fail "no file $1 in 300 s"; return 1; }
+		sleep 0.1
+	done
+}
+test_cli_rotate_memory() {
+	rm -rf /tmp/rotm
+	# 20000 calls a second: a tmpfs /tmp holds what an emulated CPU
+	# has not yet written out.
+	/ktvm getppid 2000000000 50 >/dev/null &
+	wp=$!
+	$K record -q --rotate 10ms --keep 3 -o /tmp/rotm -e ktrace:syscall_entry \
+		-e ktrace:syscall_exit -e sched:sched_switch 2>/tmp/err &
+	rp=$!
+	if ! rot_wait 30; then
+		kill $wp $rp 2>/dev/null
+		return 1
+	fi
+	early=$(awk '/^VmRSS/ { print $2 }' /proc/$rp/status)
+	rot_wait 330
+	ok=$?
+	late=$(awk '/^VmRSS/ { print $2 }' /proc/$rp/status)
+	kill $wp
+	kill -TERM $rp
+	wait $rp
+	rc=$?
+	cat /tmp/err
+	echo "VmRSS $early kB at file 30, $late kB at file $(rot_high)" | tee $CLI/rotm.txt
+	[ $ok = 0 ] || return 1
+	expect "record's status after SIGTERM" "$rc" 0 || return 1
+	n=$(ls /tmp/rotm | wc -l)
+	[ "$n" -le 3 ] || fail "$n files kept with --keep 3: $(ls -A /tmp/rotm)" || return 1
+	[ "$late" -le $((early + early / 10 + 1024)) ] ||
+		fail "VmRSS grew from $early to $late kB" || return 1
+	for f in /tmp/rotm/ktrace-*.dat; do
+		$K report -i $f >/dev/null 2>/tmp/rerr || { cat /tmp/rerr; fail "$f not read"; return 1; }
+	done
+	rm -rf /tmp/rotm
+	expect "state after record" "$(cat $D/state)" stopped
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -773,6 +870,8 @@ t "cli: another module's event (KTRACE_EVENT): files, info, list, recorded acros
 t "cli: 100 loads and unloads of a module while its event is recorded and its files read: every tick" test_cli_modevent_cycles
 t "cli: an event its module left registered is taken away as it goes" test_cli_modevent_leak
 t "cli: record with ktrace.ko in flight mode, its readers stopped: the newest kept, the overwritten counted and marked" test_cli_record_flight
+t "cli: record --rotate with ktrace.ko's and ftrace's events: every getppid in exactly one file, the files read alone and as one" test_cli_rotate
+t "cli: 300 rotations with ktrace.ko's events: memory flat, --keep 3, SIGTERM ends it cleanly" test_cli_rotate_memory
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too, mapped and read()" test_cli_top
 t "cli: top, stream and record refuse a module that is already running, and leave it running" test_cli_module_busy

@@ -80,6 +80,30 @@ cli_report() {
 			result "not ok" "$s: cli: trace-cmd report of the $a recording is ktrace's"
 		fi
 	done
+	# record --rotate with module events: each chunk read by trace-cmd
+	# on its own, every getppid in exactly one.
+	if [ -s "$x/rot.n" ]; then
+		local f e=0 ex=0 nf=0 bad=0
+		for f in "$x"/rot/ktrace-*.dat; do
+			if ! trace-cmd report -i "$f" >"$x/rot.tc" 2>"$x/rot.err" ||
+				grep -qE 'UNKNOWN|[Ff]ailed|[Ee]rror' "$x/rot.tc" "$x/rot.err"; then
+				echo "# $f: $(head -n 3 "$x/rot.err")"
+				bad=1
+			fi
+			e=$((e + $(cli_count "$x/rot.tc" " syscall_entry: +nr=110 ")))
+			ex=$((ex + $(cli_count "$x/rot.tc" " syscall_exit: +nr=110 ")))
+			nf=$((nf + 1))
+		done
+		echo "# rot: $nf files, $e entries, $ex exits of $(cat "$x/rot.n") getppid calls"
+		if [ "$bad" = 0 ] && [ "$e" = "$(cat "$x/rot.n")" ] && [ "$ex" = "$e" ]; then
+			result ok "$s: cli: trace-cmd report of each --rotate file: every getppid of the workload in exactly one ($nf files)"
+		else
+			result "not ok" "$s: cli: trace-cmd report of each --rotate file: every getppid of the workload in exactly one"
+		fi
+	else
+		result "not ok" "$s: cli: trace-cmd report of each --rotate file (none sent)"
+	fi
+	[ -s "$x/rotm.txt" ] && sed 's/^/# 300 rotations: /' "$x/rotm.txt"
 	# -F: only when this ktrace.ko has a pid filter (else the guest
 	# checked that record -F refuses to run).
 	[ -s "$x/pid.dat" ] || return 0

@@ -5,7 +5,9 @@
  * channels, decoding ring-buffer pages on its own (no libtraceevent in
  * the guest), so every count a test compares comes from real records.
  *
- *   ktvm getppid N            N getppid() calls; prints our pid
+ *   ktvm getppid N [MS]       N getppid() calls; prints our pid; MS:
+ *                             a sleep of MS ms after each 1000 (a
+ *                             workload that lasts, for record --rotate)
  *   ktvm sleeper N            N 1 ms sleeps (2N context switches)
  *   ktvm read DIR [opts]      drain DIR/trace*, print counts
  *       -f EVENTS_DIR         name records by EVENTS_DIR/<name>/format
@@ -1111,14 +1113,19 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (!strcmp(argv[1], "getppid") && argc == 3) {
+	if (!strcmp(argv[1], "getppid") && (argc == 3 || argc == 4)) {
+		long ms = argc == 4 ? atol(argv[3]) : 0;
+
 		n = atol(argv[2]);
 		if (!gated) {
 			printf("%d\n", getpid());
 			fflush(stdout);
 		}
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			syscall(SYS_getppid);
+			if (ms && i % 1000 == 999)
+				usleep(ms * 1000);
+		}
 		if (gated)
 			_exit(0);
 		return 0;

@@ -64,7 +64,9 @@ static int comms_of_cpu(const struct modrec_cpu *c, int page_size,
 			const int *ids, const int *offsets, size_t n,
 			struct comm_map *m)
 {
-	unsigned long long size = atomic_load(&((struct modrec_cpu *)c)->bytes);
+	struct modrec_cpu *w = (struct modrec_cpu *)c;
+	/* The current file's: a rotation's chunks named their own. */
+	unsigned long long size = atomic_load(&w->bytes) - atomic_load(&w->base);
 	struct kt_modrec_cursor cur = { .fd = c->out_fd, .size = size };
 	int ret = -ENOMEM;
 

@@ -28,6 +28,18 @@ struct modrec_cpu {
 	int err;
 	struct kt_modring *ring;
 	unsigned long long missed;	/* told, not yet put in a page */
+	/* bytes when out_fd was begun: out_fd holds bytes - base. */
+	atomic_ullong base;
+	/* A rotation (kt_modrec_rotate): the next file, the one left. */
+	int rot_fd;			/* eventfd: wakes the waiting reader */
+	atomic_bool rot_req;		/* cut now */
+	int next_fd, old_fd;
+	unsigned long long old_size;
+	bool switched;			/* under mr->lock */
+	bool exited;			/* the thread returned; under mr->lock */
+	/* Records read before a chunk's cut time, after it: the next one's. */
+	int carry_fd;
+	unsigned long long carry_size;
 };
 
 struct kt_modrec {
@@ -35,6 +47,9 @@ struct kt_modrec {
 	int page_size;
 	char *tmpdir;
 	struct modrec_cpu *cpus;
+	/* Held by a reader while it writes a batch, and by a cut. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 /* A walk of the records of a file of pages, page by page. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <kbuffer.h>
@@ -62,9 +63,14 @@ struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap)
 	mr->cpus = calloc(ncpus > 0 ? ncpus : 1, sizeof(*mr->cpus));
 	if (!mr->cpus)
 		goto err_mr;
-	for (i = 0; i < ncpus; i++)
-		mr->cpus[i].in_fd = mr->cpus[i].out_fd =
-			mr->cpus[i].merged_fd = -1;
+	pthread_mutex_init(&mr->lock, NULL);
+	pthread_cond_init(&mr->cond, NULL);
+	for (i = 0; i < ncpus; i++) {
+		struct modrec_cpu *c = &mr->cpus[i];
+
+		c->in_fd = c->out_fd = c->merged_fd = -1;
+		c->rot_fd = c->next_fd = c->old_fd = c->carry_fd = -1;
+	}
 	for (i = 0; i < ncpus; i++) {
 		struct modrec_cpu *c = &mr->cpus[i];
 
@@ -89,6 +95,12 @@ struct kt_modrec *kt_modrec_new(int ncpus, const char *tmpdir, bool no_mmap)
 			ret = -errno;
 			goto err_mr;
 		}
+		c->rot_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (c->rot_fd < 0) {
+			ret = -errno;
+			goto err_mr;
+		}
+		kt_modring_set_wake(c->ring, c->rot_fd);
 	}
 	return mr;
 
@@ -144,12 +156,10 @@ static int modrec_fix_pages(struct modrec_cpu *c, off_t base,
 }
 
 /*
- * What is complete goes to the file straight from the mapping (or the
- * page read()), then back to the writer; the cursor waits as a blocking
- * read() would, and after "stop" hands out what is left and then the
- * end.  So the thread needs no stop signal of its own.
+ * A batch taken: to the file straight from the mapping (or the page
+ * read()), then back to the writer.  Under mr->lock.
  */
-static int modrec_copy(struct modrec_cpu *c)
+static int modrec_take(struct modrec_cpu *c)
 {
 	size_t page = c->mr->page_size;
 	struct kt_modring_gone gone;
@@ -158,30 +168,100 @@ static int modrec_copy(struct modrec_cpu *c)
 	off_t base;
 	int ret;
 
-	for (;;) {
-		ret = kt_modring_get(c->ring, true);
-		if (ret <= 0)
-			return ret;
-		/* One write() a run, two when the batch wraps round the ring. */
-		while ((n = kt_modring_walk(c->ring, UINT_MAX, &pages))) {
-			ret = kt_write_all(c->out_fd, pages, (size_t)n * page);
-			if (ret)
-				return ret;
-		}
-		ret = kt_modring_put(c->ring, &gone);
+	/* One write() a run, two when the batch wraps round the ring. */
+	while ((n = kt_modring_walk(c->ring, UINT_MAX, &pages))) {
+		ret = kt_write_all(c->out_fd, pages, (size_t)n * page);
 		if (ret)
 			return ret;
-		c->missed += gone.missed;
-		if (gone.taken || c->missed) {
-			base = lseek(c->out_fd, 0, SEEK_CUR);
-			if (base < 0)
-				return -errno;
-			base -= (off_t)(gone.pages * page);
-			ret = modrec_fix_pages(c, base, &gone);
+	}
+	ret = kt_modring_put(c->ring, &gone);
+	if (ret)
+		return ret;
+	c->missed += gone.missed;
+	if (gone.taken || c->missed) {
+		base = lseek(c->out_fd, 0, SEEK_CUR);
+		if (base < 0)
+			return -errno;
+		base -= (off_t)(gone.pages * page);
+		ret = modrec_fix_pages(c, base, &gone);
+		if (ret)
+			return ret;
+	}
+	atomic_fetch_add(&c->bytes, gone.pages * page);
+	return 0;
+}
+
+/* Rounds of a cut's last batches: the writer may fill pages meanwhile. */
+#define CUT_ROUNDS	16
+
+/*
+ * A rotation's cut, in the CPU's reader (take) or in the rotating
+ * thread (a CPU whose reader is gone or never maps): what the ring
+ * holds now, the page being written closed (FLUSH) and taken too, goes
+ * to the old file, then the next file takes over, at a page boundary.
+ */
+static int modrec_cut(struct modrec_cpu *c, bool take)
+{
+	struct kt_modrec *mr = c->mr;
+	uint64_t one;
+	int i, ret = 0;
+
+	pthread_mutex_lock(&mr->lock);
+	if (take) {
+		if (read(c->rot_fd, &one, sizeof(one)) < 0)
+			one = 0;
+		for (i = 0; !ret && i < CUT_ROUNDS; i++) {
+			ret = kt_modring_get(c->ring, false);
+			if (ret != 1)
+				break;
+			ret = modrec_take(c);
+		}
+		ret = ret < 0 ? ret : 0;
+	}
+	c->old_fd = c->out_fd;
+	c->old_size = atomic_load(&c->bytes) - atomic_load(&c->base);
+	c->out_fd = c->next_fd;
+	c->next_fd = -1;
+	atomic_store(&c->base, atomic_load(&c->bytes));
+	atomic_store(&c->rot_req, false);
+	c->switched = true;
+	pthread_cond_broadcast(&mr->cond);
+	pthread_mutex_unlock(&mr->lock);
+	return ret;
+}
+
+/*
+ * The cursor waits as a blocking read() would, and after "stop" hands
+ * out what is left and then the end, so the thread needs no stop signal
+ * of its own; a rotation wakes it to cut.
+ */
+static int modrec_copy(struct modrec_cpu *c)
+{
+	uint64_t one;
+	int ret, got;
+
+	for (;;) {
+		got = kt_modring_get(c->ring, true);
+		if (got < 0)
+			return got;
+		if (got == 1) {
+			pthread_mutex_lock(&c->mr->lock);
+			ret = modrec_take(c);
+			pthread_mutex_unlock(&c->mr->lock);
 			if (ret)
 				return ret;
 		}
-		atomic_fetch_add(&c->bytes, gone.pages * page);
+		if (atomic_load(&c->rot_req)) {
+			ret = modrec_cut(c, true);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (got == KT_MODRING_WOKEN &&
+		    read(c->rot_fd, &one, sizeof(one)) < 0)
+			continue;
+		if (!got)
+			return 0;
 	}
 }
 
@@ -203,6 +283,11 @@ static void *modrec_main(void *arg)
 	snprintf(name, sizeof(name), "ktrace-mod%d", c->cpu);
 	pthread_setname_np(pthread_self(), name);
 	c->err = modrec_copy(c);
+	/* Gone: a rotation no longer waits for it. */
+	pthread_mutex_lock(&c->mr->lock);
+	c->exited = true;
+	pthread_cond_broadcast(&c->mr->cond);
+	pthread_mutex_unlock(&c->mr->lock);
 	return NULL;
 }
 
@@ -259,11 +344,17 @@ void kt_modrec_free(struct kt_modrec *mr)
 			}
 		kt_modrec_stop(mr);
 		for (i = 0; i < mr->ncpus; i++) {
-			if (mr->cpus[i].out_fd >= 0)
-				close(mr->cpus[i].out_fd);
-			if (mr->cpus[i].merged_fd >= 0)
-				close(mr->cpus[i].merged_fd);
+			struct modrec_cpu *c = &mr->cpus[i];
+			int *fds[] = { &c->out_fd, &c->merged_fd, &c->rot_fd,
+				       &c->next_fd, &c->old_fd, &c->carry_fd };
+			size_t k;
+
+			for (k = 0; k < sizeof(fds) / sizeof(fds[0]); k++)
+				if (*fds[k] >= 0)
+					close(*fds[k]);
 		}
+		pthread_mutex_destroy(&mr->lock);
+		pthread_cond_destroy(&mr->cond);
 	}
 	free(mr->tmpdir);
 	free(mr->cpus);
@@ -422,53 +513,112 @@ static int out_add(struct outpage *o, unsigned long long ts, const void *data,
 	return 0;
 }
 
-static int pages_merge(int a, unsigned long long a_size, int b,
-		       unsigned long long b_size, int out, int page_size,
-		       unsigned long long *written)
+/*
+ * The records of n files of pages (c[i].fd, c[i].size), merged in time
+ * order: those at or before cut into o, the later ones into rest (NULL:
+ * none is later).
+ */
+static int pages_merge(struct kt_modrec_cursor *c, int n, struct outpage *o,
+		       struct outpage *rest, unsigned long long cut)
 {
-	struct kt_modrec_cursor c[2] = {
-		{ .fd = a, .size = a_size },
-		{ .fd = b, .size = b_size },
-	};
-	struct outpage o = { .fd = out, .page_size = page_size,
-			     .hdr = sizeof(uint64_t) + sizeof(long) };
 	int i, ret = -ENOMEM;
 
-	o.used = o.hdr;
-	o.buf = calloc(1, page_size);
-	for (i = 0; i < 2; i++) {
-		c[i].page = malloc(page_size);
+	for (i = 0; i < n; i++) {
+		c[i].page = malloc(o->page_size);
 		c[i].kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST,
 					KBUFFER_ENDIAN_SAME_AS_HOST);
 		if (!c[i].page || !c[i].kb)
 			goto out;
 	}
-	if (!o.buf)
-		goto out;
-	ret = kt_modrec_cursor_load(&c[0], page_size);
-	if (!ret)
-		ret = kt_modrec_cursor_load(&c[1], page_size);
-	while (!ret && (c[0].data || c[1].data)) {
-		struct kt_modrec_cursor *p =
-			!c[1].data ? &c[0] : !c[0].data ? &c[1] :
-			c[0].ts <= c[1].ts ? &c[0] : &c[1];
+	for (i = 0, ret = 0; !ret && i < n; i++)
+		ret = kt_modrec_cursor_load(&c[i], o->page_size);
+	while (!ret) {
+		struct kt_modrec_cursor *p = NULL;
 
-		ret = out_add(&o, p->ts, p->data, kbuffer_event_size(p->kb),
-			      p->missed);
+		for (i = 0; i < n; i++)
+			if (c[i].data && (!p || c[i].ts < p->ts))
+				p = &c[i];
+		if (!p)
+			break;
+		ret = out_add(rest && p->ts > cut ? rest : o, p->ts, p->data,
+			      kbuffer_event_size(p->kb), p->missed);
 		p->missed = false;
 		if (!ret)
-			ret = kt_modrec_cursor_next(p, page_size);
+			ret = kt_modrec_cursor_next(p, o->page_size);
 	}
 	if (!ret)
-		ret = out_flush(&o);
-	*written = o.written;
+		ret = out_flush(o);
+	if (!ret && rest)
+		ret = out_flush(rest);
 out:
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
 		free(c[i].page);
 		if (c[i].kb)
 			kbuffer_free(c[i].kb);
 	}
+	return ret;
+}
+
+static int outpage_init(struct outpage *o, int fd, int page_size)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->page_size = page_size;
+	o->hdr = sizeof(uint64_t) + sizeof(long);
+	o->used = o->hdr;
+	o->buf = calloc(1, page_size);
+	return o->buf ? 0 : -ENOMEM;
+}
+
+/*
+ * A CPU's pages from the files in[0, n) (size 0: none) into a new
+ * temporary file *out of *written bytes: records at or before cut;
+ * with carry, the later ones go into a second new file (*carry,
+ * *carry_size), else cut is ignored.
+ */
+static int merge_files(struct kt_modrec *mr, const int *fd,
+		       const unsigned long long *size, int n,
+		       unsigned long long cut, int *out,
+		       unsigned long long *written, int *carry,
+		       unsigned long long *carry_size)
+{
+	struct kt_modrec_cursor c[3];
+	struct outpage o = { .buf = NULL }, rest = { .buf = NULL };
+	int i, k = 0, ret;
+
+	*out = temp_file(mr->tmpdir);
+	if (*out < 0)
+		return *out;
+	if (carry) {
+		*carry = temp_file(mr->tmpdir);
+		if (*carry < 0) {
+			ret = *carry;
+			goto err_out;
+		}
+	}
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < n && k < 3; i++)
+		if (size[i]) {
+			c[k].fd = fd[i];
+			c[k++].size = size[i];
+		}
+	ret = outpage_init(&o, *out, mr->page_size);
+	if (!ret)
+		ret = outpage_init(&rest, carry ? *carry : -1, mr->page_size);
+	if (!ret)
+		ret = pages_merge(c, k, &o, carry ? &rest : NULL, cut);
+	*written = o.written;
+	if (carry)
+		*carry_size = rest.written;
 	free(o.buf);
+	free(rest.buf);
+	if (!ret)
+		return 0;
+	if (carry)
+		close(*carry);
+err_out:
+	close(*out);
+	*out = -1;
 	return ret;
 }
 
@@ -476,32 +626,122 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 		    unsigned long long *size)
 {
 	struct modrec_cpu *c;
-	unsigned long long mine, merged = 0;
-	int out, ret;
+	unsigned long long sizes[3], merged = 0;
+	int fds[3], out, ret;
 
 	if (cpu < 0 || cpu >= mr->ncpus)
 		return 0;
 	c = &mr->cpus[cpu];
-	mine = kt_modrec_bytes(mr, cpu);
-	if (!mine)
+	fds[0] = *fd;
+	sizes[0] = *size;
+	fds[1] = c->carry_fd;
+	sizes[1] = c->carry_fd >= 0 ? c->carry_size : 0;
+	fds[2] = c->out_fd;
+	sizes[2] = kt_modrec_bytes(mr, cpu) - atomic_load(&c->base);
+	if (!sizes[1] && !sizes[2])
 		return 0;
-	if (!*size) {
+	if (!sizes[0] && !sizes[1]) {
 		*fd = c->out_fd;
-		*size = mine;
+		*size = sizes[2];
 		return 0;
 	}
-	out = temp_file(mr->tmpdir);
-	if (out < 0)
-		return out;
-	ret = pages_merge(*fd, *size, c->out_fd, mine, out, mr->page_size,
-			  &merged);
-	if (ret) {
-		close(out);
+	ret = merge_files(mr, fds, sizes, 3, 0, &out, &merged, NULL, NULL);
+	if (ret)
 		return ret;
-	}
 	if (c->merged_fd >= 0)
 		close(c->merged_fd);
 	c->merged_fd = out;
+	*fd = out;
+	*size = merged;
+	return 0;
+}
+
+/* ---- rotation ---- */
+
+bool kt_modrec_can_rotate(const struct kt_modrec *mr)
+{
+	int i;
+
+	for (i = 0; i < mr->ncpus; i++)
+		if (mr->cpus[i].ring && !kt_modring_mapped(mr->cpus[i].ring) &&
+		    !kt_modring_ringless(mr->cpus[i].ring))
+			return false;
+	return true;
+}
+
+int kt_modrec_rotate(struct kt_modrec *mr)
+{
+	struct modrec_cpu *c;
+	int i, ret = 0;
+
+	for (i = 0; i < mr->ncpus; i++) {
+		c = &mr->cpus[i];
+		c->next_fd = temp_file(mr->tmpdir);
+		if (c->next_fd < 0) {
+			ret = c->next_fd;
+			c->next_fd = -1;
+			goto err;
+		}
+		if (c->old_fd >= 0)
+			close(c->old_fd);
+		c->old_fd = -1;
+		c->old_size = 0;
+		c->switched = false;
+	}
+	for (i = 0; i < mr->ncpus; i++) {
+		c = &mr->cpus[i];
+		if (c->started && c->ring && kt_modring_mapped(c->ring)) {
+			atomic_store(&c->rot_req, true);
+			if (eventfd_write(c->rot_fd, 1))
+				ret = -errno;
+		}
+	}
+	pthread_mutex_lock(&mr->lock);
+	for (i = 0; i < mr->ncpus; i++) {
+		c = &mr->cpus[i];
+		while (c->started && c->ring && kt_modring_mapped(c->ring) &&
+		       !c->switched && !c->exited)
+			pthread_cond_wait(&mr->cond, &mr->lock);
+	}
+	pthread_mutex_unlock(&mr->lock);
+	/* Gone, never started or never mapped (a CPU never up): cut here. */
+	for (i = 0; i < mr->ncpus; i++)
+		if (!mr->cpus[i].switched)
+			modrec_cut(&mr->cpus[i], false);
+	return ret;
+
+err:
+	while (i-- > 0) {
+		close(mr->cpus[i].next_fd);
+		mr->cpus[i].next_fd = -1;
+	}
+	return ret;
+}
+
+int kt_modrec_cut_merge(struct kt_modrec *mr, int cpu, unsigned long long cut,
+			int *fd, unsigned long long *size)
+{
+	struct modrec_cpu *c = &mr->cpus[cpu];
+	unsigned long long sizes[3], merged = 0, carry_size = 0;
+	int fds[3], out, carry, ret;
+
+	fds[0] = *fd;
+	sizes[0] = *fd >= 0 ? *size : 0;
+	fds[1] = c->carry_fd;
+	sizes[1] = c->carry_fd >= 0 ? c->carry_size : 0;
+	fds[2] = c->old_fd;
+	sizes[2] = c->old_fd >= 0 ? c->old_size : 0;
+	ret = merge_files(mr, fds, sizes, 3, cut, &out, &merged, &carry,
+			  &carry_size);
+	if (ret)
+		return ret;
+	if (c->carry_fd >= 0)
+		close(c->carry_fd);
+	c->carry_fd = carry;
+	c->carry_size = carry_size;
+	if (c->old_fd >= 0)
+		close(c->old_fd);
+	c->old_fd = -1;
 	*fd = out;
 	*size = merged;
 	return 0;

@@ -42,6 +42,25 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 		    unsigned long long *size);
 
 /*
+ * A series of chunks (record --rotate).  kt_modrec_can_rotate: every
+ * CPU's ring is mapped (or the CPU was never up), so a reader can be
+ * woken to cut; read() blocks in the module until a page is full.
+ * kt_modrec_rotate: each CPU's reader takes what the ring holds, the
+ * page being written closed too, and goes on into a new file at a page
+ * boundary; the old file waits for kt_modrec_cut_merge.  That merges
+ * it with *fd (*size bytes of another source's pages of this CPU, -1:
+ * none) and what the last cut carried over, into a new file it returns
+ * in *fd and *size (the caller closes it): the records at or before
+ * cut; the later ones are carried into the next chunk's, so a chunk's
+ * records all come before the next one's.  kt_modrec_merge at the end
+ * takes what was carried too.  kt_modrec_bytes counts on across cuts.
+ */
+bool kt_modrec_can_rotate(const struct kt_modrec *mr);
+int kt_modrec_rotate(struct kt_modrec *mr);
+int kt_modrec_cut_merge(struct kt_modrec *mr, int cpu, unsigned long long cut,
+			int *fd, unsigned long long *size);
+
+/*
  * The names of the tasks in the recorded pages, as saved_cmdlines lines
  * ("PID COMM\n", one per pid, the newest name): from the records of the
  * events ids[i], whose name is a char array at offsets[i] of 16 bytes.

@@ -24,6 +24,7 @@ struct kt_modring {
 	size_t map_len;
 	unsigned int nr_pages;
 	bool ringless;
+	int wake;			/* kt_modring_set_wake(), or -1 */
 	unsigned char *page;
 	/*
 	 * The batch: [start, next) walked, not yet given back, and
@@ -66,6 +67,7 @@ struct kt_modring *kt_modring_new(int fd, int cpu, bool no_mmap)
 	if (!r)
 		return NULL;
 	r->fd = fd;
+	r->wake = -1;
 	r->page_size = (size_t)getpagesize();
 	if (!no_mmap) {
 		ret = modring_map(r);
@@ -93,6 +95,11 @@ void kt_modring_free(struct kt_modring *r)
 	free(r);
 }
 
+void kt_modring_set_wake(struct kt_modring *r, int fd)
+{
+	r->wake = fd;
+}
+
 bool kt_modring_mapped(const struct kt_modring *r)
 {
 	return r->map != NULL;
@@ -118,7 +125,10 @@ size_t kt_modring_page_size(const struct kt_modring *r)
  */
 static int get_mapped(struct kt_modring *r, bool wait)
 {
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = r->fd, .events = POLLIN },
+		{ .fd = r->wake, .events = POLLIN },
+	};
 	struct ktrace_buf_pos pos;
 	bool ready = false, stopped;
 
@@ -134,8 +144,10 @@ static int get_mapped(struct kt_modring *r, bool wait)
 			break;
 		if (!wait || stopped)
 			return 0;
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+		if (poll(pfd, r->wake >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			return -errno;
+		if (r->wake >= 0 && (pfd[1].revents & POLLIN))
+			return KT_MODRING_WOKEN;
 		ready = true;
 	}
 	r->start = r->next = pos.consumed;

@@ -24,6 +24,14 @@ struct kt_modring;
  */
 struct kt_modring *kt_modring_new(int fd, int cpu, bool no_mmap);
 void kt_modring_free(struct kt_modring *r);
+/*
+ * A mapped ring's waiting kt_modring_get() also wakes when fd (an
+ * eventfd the caller reads) turns readable, and then returns
+ * KT_MODRING_WOKEN: a record's rotation asks its reader to cut.  -1:
+ * no such fd (the default).
+ */
+void kt_modring_set_wake(struct kt_modring *r, int fd);
+#define KT_MODRING_WOKEN	2
 /* Whether the ring is read in place. */
 bool kt_modring_mapped(const struct kt_modring *r);
 /*
@@ -42,7 +50,8 @@ size_t kt_modring_page_size(const struct kt_modring *r);
  * polled already; the page being written is closed when nothing is
  * complete, and read() answering EAGAIN or ENODEV is nothing.  Returns
  * 1 with a batch, 0 for nothing (!wait) or the end (wait: stopped and
- * drained), -errno.  A batch not given back is kept, not taken again.
+ * drained), KT_MODRING_WOKEN (wait: the wake fd turned readable first),
+ * -errno.  A batch not given back is kept, not taken again.
  */
 int kt_modring_get(struct kt_modring *r, bool wait);
 /*

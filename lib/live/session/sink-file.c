@@ -48,11 +48,17 @@ struct kt_file_sink {
 	/* A chunk's pages and CPUSTAT texts, given by its series (NULL: the sources'). */
 	struct kt_writer_cpu *given;
 	char *const *stat_text;
+	bool disk_full;			/* a full disk cut the file */
 };
 
 struct kt_file_sink *kt_file_sink_new(void)
 {
 	return calloc(1, sizeof(struct kt_file_sink));
+}
+
+bool kt_file_sink_disk_full(const struct kt_file_sink *f)
+{
+	return f->disk_full;
 }
 
 unsigned long long kt_file_sink_size(const struct kt_file_sink *f)
@@ -414,15 +420,17 @@ static void report_cut(struct kt_file_sink *f, const struct kt_writer_cpu *had,
 		unknown |= kept[cpu].cut_unknown;
 		s->cut[cpu] += kept[cpu].cut_events;
 	}
+	f->disk_full = true;
+	/* Counted in the recording's unwritten events: its caller says them. */
 	kt_human_bytes(all, a, sizeof(a));
 	kt_human_bytes(lost, b, sizeof(b));
-	kt_err("disk full writing '%s': kept %s of trace data, the newest %s (%s%llu events) did not fit; free space or use -o elsewhere",
-	       f->out, a, b, unknown ? "at least " : "", events);
-	for (cpu = 0; !s->cfg->quiet && cpu < s->ncpus; cpu++)
+	kt_debug("disk full writing '%s': kept %s of trace data, the newest %s (%s%llu events) did not fit",
+		 f->out, a, b, unknown ? "at least " : "", events);
+	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (had[cpu].size > kept[cpu].size)
-			kt_info("  CPU %d: %llu events (%llu bytes) did not fit",
-				cpu, kept[cpu].cut_events,
-				had[cpu].size - kept[cpu].size);
+			kt_debug("  CPU %d: %llu events (%llu bytes) did not fit",
+				 cpu, kept[cpu].cut_events,
+				 had[cpu].size - kept[cpu].size);
 }
 
 /* Each CPU's pages: every source's, in order. */
@@ -463,9 +471,11 @@ static int write_file(struct kt_file_sink *f)
 	int cpu, ret;
 
 	join_ksyms(f);
-	if (f->ksyms_err == -ENOSPC)
-		kt_warn("kallsyms left out of '%s': %s; kernel addresses will not be named",
-			f->out, strerror(-f->ksyms_err));
+	if (f->ksyms_err == -ENOSPC) {
+		f->disk_full = true;
+		kt_debug("kallsyms left out of '%s': %s; kernel addresses will not be named",
+			 f->out, strerror(-f->ksyms_err));
+	}
 	else if (f->ksyms_err)
 		return f->ksyms_err;
 	ret = add_options(f);
@@ -592,16 +602,17 @@ static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
 	if (kt_file_sink_set_path(f, path))
 		goto err;
 	ret = snap ? open_writer(f) : open_output(f);
+	/* A full disk is the series' to say, with its account. */
 	if (!ret) {
 		if (snap)
 			kt_writer_keep_sources(f->w);
 		ret = kt_writer_resume(f->w, head, len);
-		if (ret)
+		if (ret && ret != -ENOSPC)
 			kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	}
 	if (!ret && !snap) {
 		ret = write_meta(f);
-		if (ret)
+		if (ret && ret != -ENOSPC)
 			kt_err("cannot write beside '%s': %s", f->out, strerror(-ret));
 	}
 	if (ret)
@@ -642,7 +653,8 @@ int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 	ret = write_file(f);
 	f->given = NULL;
 	f->stat_text = NULL;
-	if (ret < 0)
+	/* A full disk is the series' to say, with its account. */
+	if (ret < 0 && ret != -ENOSPC)
 		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	return ret;
 }

@@ -24,6 +24,11 @@ extern const struct kt_sink_ops kt_file_sink_ops;
 struct kt_file_sink *kt_file_sink_new(void);
 /* The file's size, as written so far. */
 unsigned long long kt_file_sink_size(const struct kt_file_sink *f);
+/*
+ * A full disk cut the file (its newest pages, or kallsyms, left out):
+ * the caller says so once, with the recording's unwritten events.
+ */
+bool kt_file_sink_disk_full(const struct kt_file_sink *f);
 
 /*
  * A chunk of a series (sink-series.c), one file sink per chunk.  The

@@ -224,13 +224,23 @@ static void arm(struct kt_series_sink *r)
 /* Every source of the recording must move to the next pieces. */
 static int check_sources(struct kt_session *s)
 {
-	const char *name = kt_session_lacking(s, offsetof(struct kt_source_ops, rotate));
+	size_t i;
+	int ret;
 
-	if (!name)
-		return 0;
-	kt_err("--rotate does not take %s's events yet; record them without --rotate",
-	       name);
-	return -EOPNOTSUPP;
+	for (i = 0; i < KT_SESSION_SOURCES; i++) {
+		if (!s->src[i].state)
+			continue;
+		if (s->src[i].ops->rotate) {
+			ret = s->src[i].ops->rotate(s->src[i].state, NULL, NULL);
+			if (ret)
+				return ret;
+			continue;
+		}
+		kt_err("--rotate does not take %s's events yet; record them without --rotate",
+		       s->src[i].ops->name);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /* Bytes of pages recorded, unwritten events of a CPU: every source's. */
@@ -453,15 +463,22 @@ static int rotate(struct kt_series_sink *r)
 	next = kt_file_sink_next(r->cur, path, r->head, r->head_len);
 	if (!next) {
 		ret = -errno;
+		if (ret == -ENOSPC)
+			kt_debug("no room for '%s'", path);
 		goto out;
 	}
 	/* The pages so far are this chunk's: their pieces, then the counts. */
 	for (i = 0, ret = 0; !ret && i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->rotating)
+			ret = s->src[i].ops->rotating(s->src[i].state);
+	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
 		if (s->src[i].state)
 			ret = s->src[i].ops->rotate(s->src[i].state, s->env.prefix, cpus);
 	if (ret) {
-		kt_err("cannot begin the next chunk in '%s': %s", r->o.dir,
-		       strerror(-ret));
+		/* A full disk: said once at the end, with its account. */
+		if (ret != -ENOSPC)
+			kt_err("cannot begin the next chunk in '%s': %s",
+			       r->o.dir, strerror(-ret));
 		goto out;
 	}
 	raw = raw_bytes(s) - r->raw_base;
@@ -470,6 +487,10 @@ static int rotate(struct kt_series_sink *r)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now[cpu]))
 			now[cpu] = r->base[cpu];
+	/* Other sources' losses (ktrace.ko's) join the instance's. */
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->collect)
+			s->src[i].ops->collect(s->src[i].state, now, KT_SOURCE_CUT);
 	texts = chunk_stats(r, now, false, false);
 	ret = texts ? 0 : -ENOMEM;
 	if (!ret)
@@ -588,14 +609,13 @@ static int series_end(void *state, struct kt_session *s)
 	}
 	if ((error && (s->err == -ENOSPC || disk_free(r->o.dir) < (1 << 20))) ||
 	    ret == 1 || ret == -ENOSPC) {
-		kt_err("disk full: recording into '%s' stopped; its %u files (%06u to %06u) are complete; free space, or use --keep N to drop the oldest",
-		       r->o.dir, r->done.chunks, r->done.first, r->done.last);
+		r->done.disk_full = true;
 		/*
 		 * A chunk cut at a rotation stopped the recording; the last
-		 * one may have fit whole: the recording failed all the same.
+		 * one may have fit whole, or not at all: the files before it
+		 * are whole, and the recording failed all the same.
 		 */
-		if (ret == 0)
-			ret = 1;
+		ret = 1;
 	}
 	return ret;
 }

@@ -37,6 +37,11 @@ struct kt_series_done {
 	unsigned int first, last;
 	unsigned long long bytes;
 	unsigned int removed;		/* by --keep or a full disk */
+	/*
+	 * A full disk stopped the recording (no --keep): the files named
+	 * are complete; the caller says so, with the events (one account).
+	 */
+	bool disk_full;
 };
 void kt_series_sink_done(const struct kt_series_sink *r,
 			 struct kt_series_done *d);

@@ -82,9 +82,10 @@ static int ftrace_stop(void *state)
 	struct ftrace_src *f = state;
 	int ret = f->rec ? kt_recorder_stop(f->rec) : 0;
 
+	/* A full disk: the output says so, with what it kept and lost. */
 	if (ret == -ENOSPC)
-		kt_err("disk full: recording for '%s' stopped early; the file keeps what fits",
-		       f->e->cfg->output);
+		kt_debug("disk full: the recorders for '%s' stopped early",
+			 f->e->cfg->output);
 	else if (ret)
 		kt_err("recording stopped: %s", strerror(-ret));
 	return ret;
@@ -109,6 +110,9 @@ static int ftrace_collect(void *state, struct kt_cpu_stats *st,
 	struct ftrace_src *f = state;
 	int cpu;
 
+	/* A rotation reads the instance's counters itself. */
+	if (phase == KT_SOURCE_CUT)
+		return 0;
 	if (!f->rec) {
 		/* Live: only the counters, zero where they cannot be read. */
 		for (cpu = 0; cpu < f->e->ncpus; cpu++)
@@ -201,6 +205,8 @@ static int hand_out(struct ftrace_src *f, const char *prefix,
 
 	if (!f->rec)
 		return -EOPNOTSUPP;
+	if (!prefix)
+		return 0;
 	fd = calloc(f->e->ncpus, sizeof(*fd));
 	size = calloc(f->e->ncpus, sizeof(*size));
 	ret = !fd || !size ? -ENOMEM :

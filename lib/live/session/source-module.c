@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 
 #include "base/log.h"
+#include "file/writer.h"
 #include "live/events/evhome.h"
 #include "live/events/evstate.h"
 #include "live/buffers/livebuf.h"
@@ -50,6 +52,7 @@ struct modsrc {
 	struct kt_modrec *mrec;
 	char *proc_saved[NPROC_CTL];	/* the controls as found, to put back */
 	char *buf_saved;		/* -b: buffer_size_kb as found */
+	unsigned long long cut;		/* a rotation's: its chunk ends here */
 };
 
 /* The pids -F/-c/-p name, for ktrace.ko's pid filter. */
@@ -254,8 +257,14 @@ static int module_stop(void *state)
 	s->started = false;
 	if (!ret && s->mrec)
 		ret = kt_modrec_stop(s->mrec);
-	/* top's counter only stops it: what is left is not counted. */
-	if (ret && !s->e->counter)
+	/*
+	 * top's counter only stops it: what is left is not counted.  A full
+	 * disk is the output's to say; what the readers could not write
+	 * stayed in the module's buffers, counted as their loss.
+	 */
+	if (ret == -ENOSPC && !s->e->counter)
+		kt_debug("ktrace.ko's readers stopped: %s", strerror(-ret));
+	else if (ret && !s->e->counter)
 		kt_err("cannot read ktrace.ko's buffers to the end: %s", strerror(-ret));
 	return ret;
 }
@@ -270,6 +279,9 @@ static int module_collect(void *state, struct kt_cpu_stats *st,
 
 	/* Reset in prepare: its counts are this recording's from zero. */
 	if (phase == KT_SOURCE_BEGIN)
+		return 0;
+	/* A rotation's: only the readers' (live: the sink's, no rotation). */
+	if (phase == KT_SOURCE_CUT && !s->mrec)
 		return 0;
 	for (cpu = 0; (s->mrec || s->e->live) && cpu < s->e->ncpus; cpu++) {
 		if (kt_module_cpu_stats_read(cpu, &m))
@@ -421,6 +433,77 @@ static int module_data(void *state, int cpu, int *fd, unsigned long long *size)
 	return s->mrec ? kt_modrec_merge(s->mrec, cpu, fd, size) : 0;
 }
 
+/*
+ * Records are cut by time, not by pages read: a chunk's pages of a CPU,
+ * ftrace's and ktrace.ko's merged, hold the records up to the chunk's
+ * end and the next chunk's all come after, as the series reader wants
+ * (lib/file/series.c).  Taken before either source is cut, from the
+ * clock both record with (trace_clock local): what was written before
+ * it, each source's cut reads (ftrace's partial pages, ktrace.ko's page
+ * being written, closed by FLUSH); what came after is carried into the
+ * next chunk.  The margin covers the clock of the CPU that tells it
+ * against the other CPUs', and "now ts" is in microseconds.
+ */
+#define CUT_MARGIN_NS	1000000ULL
+
+static int module_rotating(void *state)
+{
+	struct modsrc *s = state;
+	struct kt_cpu_stats st;
+	int cpu;
+
+	if (!s->mrec)
+		return 0;
+	for (cpu = 0; cpu < s->e->ncpus; cpu++) {
+		unsigned long long ns;
+
+		if (kt_cpu_stats_read(kt_tracing_inst(s->e->t), cpu, &st))
+			continue;
+		ns = (unsigned long long)(st.now_ts * 1e6 + 0.5) * 1000ULL;
+		s->cut = ns > CUT_MARGIN_NS ? ns - CUT_MARGIN_NS : 0;
+		return 0;
+	}
+	kt_err("cannot read the trace clock to cut ktrace.ko's records into chunks");
+	return -EIO;
+}
+
+static int module_rotate(void *state, const char *prefix,
+			 struct kt_writer_cpu *cpus)
+{
+	struct modsrc *s = state;
+	unsigned long long size;
+	int cpu, fd, ret;
+
+	if (!s->mrec) {
+		kt_err("--rotate cannot take ktrace.ko's events into a live output");
+		return -EOPNOTSUPP;
+	}
+	if (!prefix) {
+		if (kt_modrec_can_rotate(s->mrec))
+			return 0;
+		kt_err("--rotate takes ktrace.ko's events only where its rings are mapped (ktrace.ko's buffers are read by %s: an older ktrace.ko, or KTRACE_NO_MMAP); load a newer ktrace.ko or record without --rotate",
+		       kt_modrec_read_mode(s->mrec));
+		return -EOPNOTSUPP;
+	}
+	ret = kt_modrec_rotate(s->mrec);
+	for (cpu = 0; !ret && cpu < s->e->ncpus; cpu++) {
+		fd = cpus[cpu].fd;
+		size = cpus[cpu].size;
+		ret = kt_modrec_cut_merge(s->mrec, cpu, s->cut, &fd, &size);
+		if (ret)
+			break;
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+		cpus[cpu].fd = fd;
+		cpus[cpu].size = size;
+	}
+	/* A full disk: the series says so, with its account. */
+	if (ret && ret != -ENOSPC)
+		kt_err("cannot cut ktrace.ko's records into the next chunk: %s",
+		       strerror(-ret));
+	return ret;
+}
+
 /* Live (no readers of its own): the live sink counts what it read. */
 static unsigned long long module_bytes(void *state, int cpu)
 {
@@ -492,6 +575,8 @@ const struct kt_source_ops kt_source_module = {
 	.stop = module_stop,
 	.collect = module_collect,
 	.data = module_data,
+	.rotate = module_rotate,
+	.rotating = module_rotating,
 	.bytes = module_bytes,
 	.cmdlines = module_cmdlines,
 	.page_file = module_page_file,

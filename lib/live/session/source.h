@@ -50,6 +50,11 @@ enum kt_source_phase {
 	KT_SOURCE_BEGIN,		/* before tracing starts */
 	KT_SOURCE_END,			/* after it stopped */
 	KT_SOURCE_END_ERROR,		/* ... stopped by an error */
+	/*
+	 * A rotation cut a chunk (tracing on): add the counters now; the
+	 * instance's own the series reads itself.
+	 */
+	KT_SOURCE_CUT,
 };
 
 struct kt_source_ops {
@@ -85,8 +90,11 @@ struct kt_source_ops {
 	/*
 	 * A rotation (a series of chunks): from now on the pages go to the
 	 * pieces of prefix; those so far are handed out in cpus[ncpus] (fd,
-	 * size: the caller closes the fds and removes the old pieces).
-	 * NULL: this source cannot be rotated.
+	 * size: the caller closes the fds and removes the old pieces), or
+	 * merged into what an earlier source handed out there (sources
+	 * rotate in order).  prefix NULL, before tracing starts: only
+	 * whether it can (0, or -errno said).  NULL: this source cannot be
+	 * rotated.
 	 */
 	int (*rotate)(void *state, const char *prefix, struct kt_writer_cpu *cpus);
 	/*
@@ -96,6 +104,11 @@ struct kt_source_ops {
 	 * offset 0; size).  NULL: this source cannot be snapshotted.
 	 */
 	int (*flush)(void *state, struct kt_writer_cpu *cpus);
+	/*
+	 * A rotation begins, before any source's rotate(): the moment its
+	 * chunk ends (ktrace.ko's records after it go to the next chunk).
+	 */
+	int (*rotating)(void *state);
 	/* Bytes of trace data, and events read but not written, of a CPU. */
 	unsigned long long (*bytes)(void *state, int cpu);
 	unsigned long long (*unwritten)(void *state, int cpu);
