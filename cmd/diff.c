@@ -150,6 +150,32 @@ static const char *machine_of(struct kt_reader *r)
 	return strrchr(un, ' ') ? strrchr(un, ' ') + 1 : un;
 }
 
+/*
+ * Whether record traced some tasks only (-c, -F, -P, by its command line
+ * in the file): then the tasks its switches name besides are seen only
+ * in part.  A short option among several ("-qc") counts too.
+ */
+static bool some_tasks(struct kt_reader *r)
+{
+	const char *cmd = kt_reader_record_cmdline(r), *p;
+	size_t len;
+
+	for (p = cmd; p && *p; p += len) {
+		p += strspn(p, " ");
+		len = strcspn(p, " ");
+		if (!len || (len == 2 && !strncmp(p, "--", 2)))
+			break;		/* the end, or the command's own */
+		if (!strncmp(p, "--", 2)) {
+			if (!strncmp(p, "--pid", 5) || !strncmp(p, "--children", 10) ||
+			    !strncmp(p, "--command-only", 14))
+				return true;
+		} else if (p[0] == '-' && strcspn(p, "cFP") < len) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Read one file through: KT_EXIT_OK or the status to end with. */
 static int read_side(struct side *sd, bool flame)
 {
@@ -166,7 +192,7 @@ static int read_side(struct side *sd, bool flame)
 	sd->r = kt_reader_open_list(&sd->path, 1);
 	if (!sd->r)
 		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
-	sd->s = kt_samples_new(kt_reader_tep(sd->r), machine_of(sd->r));
+	sd->s = kt_samples_new(kt_reader_tep(sd->r), machine_of(sd->r), some_tasks(sd->r));
 	if (sd->s && flame)
 		sd->f = kt_folded_new(kt_reader_tep(sd->r), KT_FOLDED_OFFCPU);
 	d = kt_decoder_new(sd->r, NULL);

@@ -80,6 +80,7 @@ struct kt_samples {
 	size_t nby_nr;
 	struct sample *v;
 	size_t n, cap;
+	bool own_only;			/* a recording of some tasks only */
 	bool others;			/* events that are not switches */
 	unsigned int has;
 	unsigned long long lost;
@@ -136,7 +137,8 @@ static void fill_info(void *entry, struct tep_event *e)
 	}
 }
 
-struct kt_samples *kt_samples_new(struct tep_handle *tep, const char *machine)
+struct kt_samples *kt_samples_new(struct tep_handle *tep, const char *machine,
+				  bool own_only)
 {
 	struct kt_samples *s = calloc(1, sizeof(*s));
 
@@ -144,6 +146,7 @@ struct kt_samples *kt_samples_new(struct tep_handle *tep, const char *machine)
 		return NULL;
 	s->tep = tep;
 	s->machine = machine;
+	s->own_only = own_only;
 	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	s->tasks.size = sizeof(struct dtask);
 	s->cpus.size = sizeof(struct dcpu);
@@ -566,7 +569,7 @@ static bool kept(struct kt_samples *s, const struct sample *x)
 {
 	struct dtask *t;
 
-	if (x->pid < 0 || !s->others)
+	if (x->pid < 0 || !s->own_only || !s->others)
 		return true;
 	t = kt_pidmap_find(&s->tasks, x->pid);
 	return t && t->own;

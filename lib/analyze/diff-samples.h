@@ -17,10 +17,11 @@
  *
  * What the file cannot support is not counted: a run or a stretch whose
  * switch is missing (the kernel dropped it uncounted), a call whose entry
- * is not in the file, an interrupt across a loss.  When the file holds
- * events other than switches (a recording of a command: -c, -F, --pid),
- * task, offcpu and syscall samples are those of the tasks with events of
- * their own, not of the others the switches name.
+ * is not in the file, an interrupt across a loss.  In a recording of
+ * some tasks only (record -c, -F, -P: own_only) that holds events other
+ * than switches, task, offcpu and syscall samples are those of the tasks
+ * with events of their own, not of the others its switches name (their
+ * runs and stretches are seen only in part).
  */
 #ifndef KT_DIFF_SAMPLES_H
 #define KT_DIFF_SAMPLES_H
@@ -68,7 +69,8 @@ struct tep_handle;
 struct kt_samples;
 
 /* machine: the file's ("x86_64"), for system call names. */
-struct kt_samples *kt_samples_new(struct tep_handle *tep, const char *machine);
+struct kt_samples *kt_samples_new(struct tep_handle *tep, const char *machine,
+				  bool own_only);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_samples_add(const struct kt_event *ev, void *arg);
 /*
