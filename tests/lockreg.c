@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lockreg EXTRA_US [N]: a workload of known structure for ktrace diff.
+ * lockreg EXTRA_US [N [DIR]]: a workload of known structure for ktrace diff.
  * Four threads (locker0..locker3) each take one mutex N times, hold it
  * 500 us on the CPU (locker0 EXTRA_US longer: the seeded regression),
- * and nap 1 ms; beside them, syncer writes 4 KB and fsyncs a file N
- * times, and sleeper naps 2 ms N times.  Run twice with EXTRA_US 0 it is
+ * and nap 1 ms; beside them, syncer writes 4 KB and fsyncs a file in
+ * DIR (default .) N times, and sleeper naps 2 ms N times.  Run twice with EXTRA_US 0 it is
  * the same workload twice; with 2000 the second holds the lock 2 ms
  * longer per iteration of one thread, and nothing else changes.
  */
@@ -19,6 +19,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long n = 50, extra_us;
+static const char *dir = ".";
 
 static unsigned long long now_us(void)
 {
@@ -57,14 +58,14 @@ static void *locker(void *arg)
 
 static void *syncer(void *arg)
 {
-	char buf[4096], path[64];
+	char buf[4096], path[4200];
 	long i;
 	int fd;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "syncer");
 	memset(buf, 'x', sizeof(buf));
-	snprintf(path, sizeof(path), "lockreg.%d.tmp", (int)getpid());
+	snprintf(path, sizeof(path), "%s/lockreg.%d.tmp", dir, (int)getpid());
 	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
 	if (fd < 0) {
 		perror(path);
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
 
 	extra_us = argc > 1 ? atol(argv[1]) : 0;
 	n = argc > 2 ? atol(argv[2]) : 50;
+	if (argc > 3)
+		dir = argv[3];
 	for (i = 0; i < 4; i++)
 		if (pthread_create(&t[i], NULL, locker, (void *)i))
 			return 1;

@@ -391,19 +391,17 @@ static long call_key(struct kt_samples *s, long nr, const char **name)
 	return key;
 }
 
-static int on_call(struct kt_samples *s, struct evinfo *in, struct tep_record *rec, int pid)
+static int on_call(struct kt_samples *s, struct evinfo *in, struct tep_record *rec,
+		   struct dtask *t)
 {
 	unsigned long long nr;
 	const char *name = in->call;
-	struct dtask *t;
+	int pid = t ? t->pid : -1;
 	long key;
 
 	s->has |= KT_DIFF_HAS_SYSCALLS;
-	if (pid <= 0)
-		return 0;
-	t = task_of(s, pid);
 	if (!t)
-		return -ENOMEM;
+		return 0;
 	if (in->kind == K_RAW_EXIT || in->kind == K_SYS_EXIT) {
 		if (t->call_key && rec->ts >= t->call_since) {
 			int ret = sample(s, t->call_key - 1, pid, rec->ts - t->call_since);
@@ -479,25 +477,30 @@ static int on_irq(struct kt_samples *s, struct evinfo *in, struct tep_record *re
 	return 0;
 }
 
-/* An event of the task's own while it was thought off: a switch lost. */
-static void on_evidence(struct kt_samples *s, int pid, unsigned long long ts)
+/*
+ * An event of the task's own: while it was thought off, a switch was
+ * lost.  The task, or NULL (ENOMEM).
+ */
+static struct dtask *on_evidence(struct kt_samples *s, int pid, unsigned long long ts)
 {
 	struct dtask *t = task_of(s, pid);
 
 	if (!t)
-		return;
+		return NULL;
 	t->own = true;
 	if (t->st == T_OFF || t->st == T_RUNNABLE) {
 		/* Its stretch's end is not known: not counted; it runs now. */
 		t->st = T_RUNNING;
 		t->since = ts;
 	}
+	return t;
 }
 
 int kt_samples_add(const struct kt_event *ev, void *arg)
 {
 	struct kt_samples *s = arg;
 	struct tep_record *rec = ev->record;
+	struct dtask *t = NULL;
 	struct evinfo *in;
 	struct dcpu *c;
 	int pid;
@@ -528,14 +531,16 @@ int kt_samples_add(const struct kt_event *ev, void *arg)
 	if (pid > 0 && in->kind != K_IRQ_IN && in->kind != K_IRQ_OUT &&
 	    in->kind != K_SOFT_IN && in->kind != K_SOFT_OUT) {
 		s->others = true;
-		on_evidence(s, pid, rec->ts);
+		t = on_evidence(s, pid, rec->ts);
+		if (!t)
+			return -ENOMEM;
 	}
 	switch (in->kind) {
 	case K_RAW_ENTER:
 	case K_RAW_EXIT:
 	case K_SYS_ENTER:
 	case K_SYS_EXIT:
-		return on_call(s, in, rec, pid);
+		return on_call(s, in, rec, t);
 	case K_IRQ_IN:
 	case K_IRQ_OUT:
 	case K_SOFT_IN:

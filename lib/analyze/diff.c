@@ -10,7 +10,7 @@
 #include "analyze/diff.h"
 
 #define MIN_N		8	/* durations a side, for the test */
-#define MATTERS		0.01	/* of the largest total of the kind */
+#define MATTERS		0.01	/* of the largest total of a row */
 
 void kt_diff_mwu(const unsigned long long *x, size_t nx,
 		 const unsigned long long *y, size_t ny, double *p, double *effect)
@@ -104,7 +104,7 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 	const struct kt_sample_set *sa, *sb, *x, *y;
 	double alpha = o->alpha > 0 ? o->alpha : 0.01;
 	double min_effect = o->min_effect > 0 ? o->min_effect : 0.2;
-	unsigned long long most[KT_DIFF_NKINDS] = { 0 };
+	unsigned long long most = 0;
 	size_t na, nb, i = 0, j = 0, m = 0, tested = 0;
 	struct kt_diff_row *v;
 	bool sig_first = o->sig_first;
@@ -138,15 +138,15 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 	for (i = 0; i < m; i++) {
 		unsigned long long top = v[i].a.total > v[i].b.total ? v[i].a.total : v[i].b.total;
 
-		if (top > most[v[i].kind])
-			most[v[i].kind] = top;
+		if (top > most)
+			most = top;
 	}
 	for (i = 0; i < m; i++) {
 		if (!v[i].tested)
 			continue;
 		v[i].p = fmin(1, v[i].p * (double)tested);
 		v[i].significant = v[i].p < alpha && fabs(v[i].effect) >= min_effect &&
-				   (double)impact(&v[i]) >= MATTERS * (double)most[v[i].kind];
+				   (double)impact(&v[i]) >= MATTERS * (double)most;
 	}
 	qsort_r(v, m, sizeof(*v), cmp_rows, &sig_first);
 	*rows = v;

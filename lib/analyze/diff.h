@@ -10,9 +10,9 @@
  * is below alpha, and its effect is not negligible: Cliff's delta, the
  * chance that a B duration is longer than an A one less the chance it is
  * shorter, at least min_effect in size; and it matters: its change in
- * total time is at least 1% of the largest total of a row of its kind
- * (a system call's 37 us more, beside one that took 200 ms, is not a
- * change anyone is after).  A key with fewer than eight durations on a
+ * total time is at least 1% of the largest total of any row (a system
+ * call's 37 us more, or an irq's 1 ms, beside a wait that took 200 ms,
+ * is not the change anyone is after).  A key with fewer than eight durations on a
  * side is not tested.
  *
  * Rows are ranked by impact, the change in total time, the largest
