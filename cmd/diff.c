@@ -62,7 +62,8 @@ static const char doc[] =
 	"state and the system call), an irq handler or a softirq, with its "
 	"count, total time, p50 and p99 in A and in B, and whether its "
 	"durations changed: a Mann-Whitney U test, corrected for the number of "
-	"rows, and an effect (Cliff's delta) of at least 0.2.  Rows are ranked "
+	"rows, an effect (Cliff's delta) of at least 0.2 and a change of at "
+	"least 1% of the largest total of any row.  Rows are ranked "
 	"by impact, the change in total time, the significant ones first.  "
 	"Record both alike, e.g. 'ktrace record -c --for offcpu --for cpu "
 	"--for syscalls -- CMD'.  "
@@ -266,53 +267,62 @@ static int comparable(const struct side *a, const struct side *b, bool flame)
 	return KT_EXIT_OK;
 }
 
-static int write_flame(const struct diff_opts *o, struct side *sd)
+/* -o FILE: written whole or not at all; else stdout. */
+static FILE *open_out(const char *path, char **tmp)
 {
-	char title[512], *tmp = NULL;
 	FILE *out;
-	int fd, ret;
+	int fd;
 
-	fd = kt_tmpfile_open(o->output, &tmp);
+	*tmp = NULL;
+	if (!path || !strcmp(path, "-"))
+		return stdout;
+	fd = kt_tmpfile_open(path, tmp);
 	if (fd < 0) {
-		kt_err("cannot create '%s': %s; try -o in a writable directory",
-		       o->output, strerror(-fd));
-		return KT_EXIT_FAIL;
+		kt_err("cannot create '%s': %s; try -o in a writable directory", path, strerror(-fd));
+		return NULL;
 	}
 	out = fdopen(fd, "w");
 	if (!out) {
-		ret = -errno;
+		kt_err("cannot create '%s': %s", path, strerror(errno));
 		close(fd);
-	} else {
-		snprintf(title, sizeof(title), "Off-CPU time by kernel stack: %s against %s",
-			 sd[1].path, sd[0].path);
-		ret = kt_flamegraph_write_diff(sd[0].f, sd[1].f, title, "us off-CPU", out);
-		if (fclose(out) && !ret)
-			ret = -errno;
+		kt_tmpfile_discard(*tmp);
+		free(*tmp);
+		*tmp = NULL;
 	}
+	return out;
+}
+
+/* ret: the writing's; the status to end with. */
+static int close_out(FILE *out, const char *path, char *tmp, int ret)
+{
+	if (out == stdout)
+		return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
+	if (fclose(out) && !ret)
+		ret = -errno;
 	if (!ret)
-		ret = kt_tmpfile_commit(tmp, o->output);
+		ret = kt_tmpfile_commit(tmp, path);
 	else
 		kt_tmpfile_discard(tmp);
 	free(tmp);
 	if (ret) {
-		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
+		kt_err("cannot write '%s': %s", path, strerror(-ret));
 		return KT_EXIT_FAIL;
 	}
 	return KT_EXIT_OK;
 }
 
 /* Milliseconds with three decimals, signed. */
-static void put_ms(long long ns, bool sign)
+static void put_ms(FILE *out, long long ns, bool sign)
 {
 	unsigned long long a = ns < 0 ? (unsigned long long)-ns : (unsigned long long)ns;
 
-	printf(" %s%*llu.%03llu", sign ? (ns < 0 ? "-" : "+") : "",
+	fprintf(out, " %s%*llu.%03llu", sign ? (ns < 0 ? "-" : "+") : "",
 	       sign ? 8 : 9, a / 1000000, a / 1000 % 1000);
 }
 
-static void put_us(unsigned long long ns)
+static void put_us(FILE *out, unsigned long long ns)
 {
-	printf(" %9llu.%03llu", ns / 1000, ns % 1000);
+	fprintf(out, " %9llu.%03llu", ns / 1000, ns % 1000);
 }
 
 static long long delta(unsigned long long a, unsigned long long b)
@@ -320,66 +330,67 @@ static long long delta(unsigned long long a, unsigned long long b)
 	return (long long)b - (long long)a;
 }
 
-static void print_table(const struct kt_diff_row *v, size_t n)
+static void print_table(FILE *out, const struct kt_diff_row *v, size_t n)
 {
 	size_t i;
 
-	printf("%-4s %-8s %-24s %8s %8s %13s %13s %13s %13s %13s %13s %13s %9s %7s\n",
+	fprintf(out, "%-4s %-8s %-24s %8s %8s %13s %13s %13s %13s %13s %13s %13s %9s %7s\n",
 	       "sig", "kind", "name", "count A", "count B", "total A ms", "total B ms",
 	       "delta ms", "p50 A us", "p50 B us", "p99 A us", "p99 B us", "p", "effect");
 	for (i = 0; i < n; i++) {
 		const struct kt_diff_row *r = &v[i];
 
-		printf("%-4s %-8s %-24.24s %8llu %8llu", r->significant ? "*" : "",
+		fprintf(out, "%-4s %-8s %-24.24s %8llu %8llu", r->significant ? "*" : "",
 		       kt_diff_kind_name(r->kind), r->name, r->a.count, r->b.count);
-		put_ms((long long)r->a.total, false);
-		put_ms((long long)r->b.total, false);
-		put_ms(delta(r->a.total, r->b.total), true);
-		put_us(r->a.p50);
-		put_us(r->b.p50);
-		put_us(r->a.p99);
-		put_us(r->b.p99);
+		put_ms(out, (long long)r->a.total, false);
+		put_ms(out, (long long)r->b.total, false);
+		put_ms(out, delta(r->a.total, r->b.total), true);
+		put_us(out, r->a.p50);
+		put_us(out, r->b.p50);
+		put_us(out, r->a.p99);
+		put_us(out, r->b.p99);
 		if (r->tested)
-			printf(" %9.2g %+7.2f\n", r->p, r->effect);
+			fprintf(out, " %9.2g %+7.2f\n", r->p, r->effect);
 		else
-			printf(" %9s %7s\n", "-", "-");
+			fprintf(out, " %9s %7s\n", "-", "-");
 	}
 }
 
-static void put_side(const char *name, const struct kt_diff_side *s)
+static void put_side(FILE *out, const char *name, const struct kt_diff_side *s)
 {
-	printf(",\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu}",
+	fprintf(out, ",\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"p50_ns\":%llu,\"p99_ns\":%llu}",
 	       name, s->count, s->total, s->p50, s->p99);
 }
 
-static void print_json(const struct side *sd, const struct kt_diff_row *v, size_t n)
+static void print_json(FILE *out, const struct side *sd, const struct kt_diff_row *v,
+		       size_t n)
 {
 	size_t i;
 
-	printf("{\"a\":");
-	kt_json_put_str(stdout, sd[0].path);
-	printf(",\"b\":");
-	kt_json_put_str(stdout, sd[1].path);
-	printf(",\"rows\":[");
+	fprintf(out, "{\"a\":");
+	kt_json_put_str(out, sd[0].path);
+	fprintf(out, ",\"b\":");
+	kt_json_put_str(out, sd[1].path);
+	fprintf(out, ",\"rows\":[");
 	for (i = 0; i < n; i++) {
 		const struct kt_diff_row *r = &v[i];
 
-		printf("%s{\"rank\":%zu,\"kind\":\"%s\",\"name\":", i ? "," : "", i + 1,
+		fprintf(out, "%s{\"rank\":%zu,\"kind\":\"%s\",\"name\":", i ? "," : "", i + 1,
 		       kt_diff_kind_name(r->kind));
-		kt_json_put_str(stdout, r->name);
-		printf(",\"significant\":%s,\"tested\":%s", r->significant ? "true" : "false",
+		kt_json_put_str(out, r->name);
+		fprintf(out, ",\"significant\":%s,\"tested\":%s", r->significant ? "true" : "false",
 		       r->tested ? "true" : "false");
 		if (r->tested)
-			printf(",\"p\":%.6g,\"effect\":%.4f", r->p, r->effect);
+			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f", r->p, r->effect);
 		else
-			printf(",\"p\":null,\"effect\":null");
-		put_side("a", &r->a);
-		put_side("b", &r->b);
-		printf(",\"delta\":{\"count\":%lld,\"total_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld}}",
+			fprintf(out, ",\"p\":null,\"effect\":null");
+		put_side(out, "a", &r->a);
+		put_side(out, "b", &r->b);
+		fprintf(out, ",\"delta\":{\"count\":%lld,\"total_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld}}",
 		       delta(r->a.count, r->b.count), delta(r->a.total, r->b.total),
 		       delta(r->a.p50, r->b.p50), delta(r->a.p99, r->b.p99));
 	}
-	printf("]}\n");
+	fprintf(out, "]}\n");
 }
 
 static int diff(const struct diff_opts *o)
@@ -387,8 +398,10 @@ static int diff(const struct diff_opts *o)
 	struct side sd[2] = { { .path = o->path[0] }, { .path = o->path[1] } };
 	struct kt_diff_opts how = { .alpha = o->alpha, .sig_first = !o->by_impact };
 	struct kt_diff_row *rows = NULL;
+	char *tmp = NULL;
 	size_t n, i, k;
 	int status, ret;
+	FILE *out;
 
 	status = read_side(&sd[0], o->flame);
 	if (!status)
@@ -397,13 +410,24 @@ static int diff(const struct diff_opts *o)
 		status = comparable(&sd[0], &sd[1], o->flame);
 	if (status)
 		goto out;
+	out = open_out(o->output, &tmp);
+	if (!out) {
+		status = KT_EXIT_FAIL;
+		goto out;
+	}
 	if (o->flame) {
-		status = write_flame(o, sd);
+		char title[512];
+
+		snprintf(title, sizeof(title), "Off-CPU time by kernel stack: %s against %s",
+			 sd[1].path, sd[0].path);
+		ret = kt_flamegraph_write_diff(sd[0].f, sd[1].f, title, "us off-CPU", out);
+		status = close_out(out, o->output, tmp, ret);
 		goto out;
 	}
 	ret = kt_diff_compare(sd[0].s, sd[1].s, &how, &rows, &n);
 	if (ret) {
 		kt_err("cannot compare '%s' and '%s': %s", sd[0].path, sd[1].path, strerror(-ret));
+		close_out(out, o->output, tmp, ret);
 		status = KT_EXIT_FAIL;
 		goto out;
 	}
@@ -416,9 +440,10 @@ static int diff(const struct diff_opts *o)
 	if (o->top && (size_t)o->top < n)
 		n = (size_t)o->top;
 	if (o->json)
-		print_json(sd, rows, n);
+		print_json(out, sd, rows, n);
 	else
-		print_table(rows, n);
+		print_table(out, rows, n);
+	status = close_out(out, o->output, tmp, ferror(out) ? -EIO : 0);
 out:
 	free(rows);
 	for (i = 0; i < 2; i++) {
