@@ -62,7 +62,7 @@ static const char doc[] =
 	"state and the system call), an irq handler or a softirq, with its "
 	"count, total time, p50 and p99 in A and in B, and whether its "
 	"durations changed: a Mann-Whitney U test, corrected for the number of "
-	"rows, an effect (Cliff's delta) of at least 0.2 and a change of at "
+	"rows, an effect (Cliff's delta) of at least 0.4 and a change of at "
 	"least 1% of the largest total of any row.  Rows are ranked "
 	"by impact, the change in total time, the significant ones first.  "
 	"Record both alike, e.g. 'ktrace record -c --for offcpu --for cpu "

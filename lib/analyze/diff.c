@@ -103,7 +103,7 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 {
 	const struct kt_sample_set *sa, *sb, *x, *y;
 	double alpha = o->alpha > 0 ? o->alpha : 0.01;
-	double min_effect = o->min_effect > 0 ? o->min_effect : 0.2;
+	double min_effect = o->min_effect > 0 ? o->min_effect : 0.4;
 	unsigned long long most = 0;
 	size_t na, nb, i = 0, j = 0, m = 0, tested = 0;
 	struct kt_diff_row *v;
