@@ -31,6 +31,7 @@ enum {
 };
 
 int cmd_analyze(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_list(int argc, char **argv);

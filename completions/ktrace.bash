@@ -82,6 +82,7 @@ _ktrace()
 		case "$cmd" in
 		stream) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
 		analyze) COMPREPLY=($(compgen -W "table json folded" -- "$cur")) ;;
+		diff) COMPREPLY=($(compgen -W "table json" -- "$cur")) ;;
 		sql) COMPREPLY=($(compgen -W "table csv json" -- "$cur")) ;;
 		*) COMPREPLY=($(compgen -W "text process json trace-cmd perfetto chrome dat" -- "$cur")) ;;
 		esac
@@ -112,6 +113,12 @@ _ktrace()
 		return 0 ;;
 	--for)
 		COMPREPLY=($(compgen -W "sched syscalls cpu offcpu" -- "$cur"))
+		return 0 ;;
+	--rank)
+		COMPREPLY=($(compgen -W "significant impact" -- "$cur"))
+		return 0 ;;
+	--alpha)
+		COMPREPLY=($(compgen -W "0.01 0.05 0.001" -- "$cur"))
 		return 0 ;;
 	esac
 	if [ "$cmd" = snapshot ] && [ "$prev" = -l ]; then
@@ -148,7 +155,7 @@ _ktrace()
 		else
 			COMPREPLY=($(compgen -W "events systems tracers options aliases functions" -- "$cur"))
 		fi ;;
-	report|stat)
+	report|stat|diff)
 		COMPREPLY=($(compgen -f -- "$cur")) ;;
 	record|stream)
 		COMPREPLY=($(compgen -c -- "$cur")) ;;

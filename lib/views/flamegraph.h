@@ -23,4 +23,15 @@
 int kt_flamegraph_write(struct kt_folded *f, const char *title,
 			const char *unit, FILE *out);
 
+/*
+ * A differential flame graph, as Brendan Gregg's difference graphs: the
+ * frames of b (the new recording) with b's widths, each coloured by how
+ * it changed from a: red grew, blue shrank, the deeper the more (its
+ * change over the larger of its two counts); a frame only in a has no
+ * width in b and is not drawn.  Each frame has data-before, its count
+ * in a, and says both in its tooltip.
+ */
+int kt_flamegraph_write_diff(struct kt_folded *a, struct kt_folded *b,
+			     const char *title, const char *unit, FILE *out);
+
 #endif
