@@ -205,8 +205,6 @@ static int hand_out(struct ftrace_src *f, const char *prefix,
 
 	if (!f->rec)
 		return -EOPNOTSUPP;
-	if (!prefix)
-		return 0;
 	fd = calloc(f->e->ncpus, sizeof(*fd));
 	size = calloc(f->e->ncpus, sizeof(*size));
 	ret = !fd || !size ? -ENOMEM :
@@ -225,7 +223,12 @@ static int hand_out(struct ftrace_src *f, const char *prefix,
 static int ftrace_rotate(void *state, const char *prefix,
 			 struct kt_writer_cpu *cpus)
 {
-	return hand_out(state, prefix, cpus);
+	struct ftrace_src *f = state;
+
+	/* No prefix: only whether it can (a recording to files can). */
+	if (!prefix)
+		return f->rec ? 0 : -EOPNOTSUPP;
+	return hand_out(f, prefix, cpus);
 }
 
 static int ftrace_flush(void *state, struct kt_writer_cpu *cpus)
