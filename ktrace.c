@@ -31,12 +31,13 @@ struct cmd {
 
 /* Sorted by name. */
 static const struct cmd commands[] = {
+	{ "agent",  cmd_agent,  NEED_TRACEFS, "serve recordings of this machine to 'ktrace record --remote'" },
 	{ "analyze", cmd_analyze, 0,          "answers from a recording: system calls, scheduling, CPU time, off-CPU time" },
 	{ "doctor", cmd_doctor, 0,            "check what tracing will and will not work here" },
 	{ "enable", cmd_enable, NEED_TRACEFS, "turn events on or off, with filters" },
 	{ "list",   cmd_list,   NEED_TRACEFS, "list events, systems, tracers, options and aliases" },
 	{ "push",   cmd_push,   0,            "load recordings into ClickHouse, on sql's schema" },
-	{ "record", cmd_record, NEED_TRACEFS, "trace a command or the system into a trace.dat file" },
+	{ "record", cmd_record, 0,            "trace a command or the system into a trace.dat file, here or on an agent" },
 	{ "report", cmd_report, 0,            "decode a trace.dat file into text or JSON" },
 	{ "reset",  cmd_reset,  NEED_TRACEFS, "return tracing to a clean state" },
 	{ "sql",    cmd_sql,    0,            "SQL over a recording, on SQLite: no server" },

@@ -15,6 +15,7 @@
 #include "live/events/evhome.h"
 #include "live/tracefs/tracefs.h"
 #include "live/module/module.h"
+#include "net/auth.h"
 
 static void list_options(const struct argp *argp)
 {
@@ -155,4 +156,15 @@ void input_free(struct input_list *in)
 	in->paths = NULL;
 	in->name = NULL;
 	in->n = 0;
+}
+
+int token_load(const char *path, unsigned char *key)
+{
+	int ret = kt_auth_load(path, key);
+
+	if (ret)
+		kt_err("cannot read the token in '%s': %s", path,
+		       ret == -EPERM ? "others may read it; chmod 600 it" :
+		       ret == -EINVAL ? "it is empty" : strerror(-ret));
+	return ret;
 }

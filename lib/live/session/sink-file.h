@@ -13,6 +13,7 @@
 
 #include "live/session/sink.h"
 
+struct kt_writer;
 struct kt_writer_cpu;
 
 struct kt_file_sink;
@@ -23,6 +24,15 @@ extern const struct kt_sink_ops kt_file_sink_ops;
 struct kt_file_sink *kt_file_sink_new(void);
 /* The file's size, as written so far. */
 unsigned long long kt_file_sink_size(const struct kt_file_sink *f);
+
+/*
+ * For a sink that sends the file elsewhere (sink-net.c), after the
+ * sources stopped: the options the file would hold queued in its writer
+ * (kt_writer_option_at()), and the cmdlines' text (malloc'ed, NULL when
+ * none).  0 or -errno.
+ */
+int kt_file_sink_tail(struct kt_file_sink *f, struct kt_writer **w,
+		      char **cmdlines);
 
 /*
  * A chunk of a series (sink-series.c), one file sink per chunk.  The
