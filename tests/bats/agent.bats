@@ -307,3 +307,37 @@ marks_in() { # FILE: the marks' numbers, sorted, one a line
 	run trace-cmd report -i a.dat
 	assert_success
 }
+
+@test "agent: the clock offsets measured at the start, during and at the end are in the file; stat -i shows them" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	# 2.5 s at 400 marks a second: a measure every second between.
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -o t.dat -e ftrace:print -- "$KT_AG_BIN/wl" 1000 400
+	assert_success
+	[ "$(marks_in t.dat)" = "$(seq 1 1000)" ]
+	run "$KTRACE" stat -i t.dat
+	assert_success
+	assert_output --regexp "recorded by ktrace agent on .* \(clock local\) for .* \(clock [a-z_]+\)"
+	assert_output --regexp "clock offsets \(the controller's clock less this file's; [0-9]+ measures"
+	assert_output --regexp "  start  at [0-9]+\.[0-9]{6}: [-+][0-9]+\.[0-9]{9} s, within [0-9]+\.[0-9]{9} s"
+	assert_output --regexp "  end    at "
+	run "$KTRACE" stat -i t.dat --json
+	assert_success
+	local m
+	m=$(grep -o '"measures":\[[^]]*\]' <<<"$output" | grep -o '{[^}]*}')
+	grep -q '"when":"start"' <<<"$m"
+	grep -q '"when":"during"' <<<"$m"
+	grep -q '"when":"end"' <<<"$m"
+	# One machine, one clock (the controller reads the top-level trace
+	# clock, local here): each offset is within its bound, give or take
+	# the microsecond the clocks are read at on each side.
+	if [ "$(cat "$TRACEFS/trace_clock" | grep -o '\[[a-z_-]*\]')" = "[local]" ]; then
+		local off bound
+		while read -r off bound; do
+			[ "${off#-}" -le $((bound + 2000)) ] || fail "offset $off outside its bound $bound"
+		done < <(sed -E 's/.*"offset":(-?[0-9]+),"bound":([0-9]+).*/\1 \2/' <<<"$m")
+	fi
+	# trace-cmd reads the file, skipping the option.
+	run trace-cmd report -i t.dat
+	assert_success
+	[ "$(grep -c ' mark [0-9]*$' <<<"$output")" -eq 1000 ]
+}
