@@ -14,7 +14,7 @@ SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 
 BUILD      ?= build
 CC         ?= cc
-PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash libprotobuf-c
+PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash libprotobuf-c libsodium
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libcurl is not linked: push loads it when it needs it (lib/push/curlfns.h).
@@ -227,6 +227,8 @@ install: all
 	install -d $(DESTDIR)$(SYSTEMDDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' contrib/ktrace.service.in >$(DESTDIR)$(SYSTEMDDIR)/ktrace.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/ktrace.service
+	sed 's|@BINDIR@|$(BINDIR)|g' contrib/ktrace-agent.service.in >$(DESTDIR)$(SYSTEMDDIR)/ktrace-agent.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/ktrace-agent.service
 
 clean:
 	rm -rf build ktrace

@@ -31,13 +31,14 @@ struct cmd {
 
 /* Sorted by name. */
 static const struct cmd commands[] = {
+	{ "agent",  cmd_agent,  NEED_TRACEFS, "serve recordings of this machine to 'ktrace record --remote'" },
 	{ "analyze", cmd_analyze, 0,          "answers from a recording: system calls, scheduling, CPU time, off-CPU time" },
 	{ "diff",   cmd_diff,   0,            "what changed between two recordings: tasks, system calls, off-CPU reasons, interrupts" },
 	{ "doctor", cmd_doctor, 0,            "check what tracing will and will not work here" },
 	{ "enable", cmd_enable, NEED_TRACEFS, "turn events on or off, with filters" },
 	{ "list",   cmd_list,   NEED_TRACEFS, "list events, systems, tracers, options and aliases" },
 	{ "push",   cmd_push,   0,            "load recordings into ClickHouse, on sql's schema" },
-	{ "record", cmd_record, NEED_TRACEFS, "trace a command or the system into a trace.dat file" },
+	{ "record", cmd_record, 0,            "trace a command or the system into a trace.dat file, here or on an agent" },
 	{ "report", cmd_report, 0,            "decode a trace.dat file into text or JSON" },
 	{ "reset",  cmd_reset,  NEED_TRACEFS, "return tracing to a clean state" },
 	{ "snapshot", cmd_snapshot, 0,        "write a whole file of a running recording, which goes on" },

@@ -30,6 +30,7 @@ enum {
 	KT_EXIT_USAGE = 64,
 };
 
+int cmd_agent(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
@@ -44,6 +45,21 @@ int cmd_sql(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+
+/*
+ * ktrace agent's worker: one controller's recording on connection fd
+ * (authenticated), with record's arguments argv (argv[0] "ktrace
+ * record"), checked by record's own parser; COMMAND only when allow
+ * names it.  agent is the agent's pid.  Returns record's exit status.
+ */
+int record_serve(int fd, int agent, char *const *allow, size_t nallow,
+		 int argc, char **argv);
+
+/*
+ * --token-file FILE of agent and record --remote: its token's key
+ * (net/auth.h), 32 bytes; 0, or -errno when it cannot be had (said).
+ */
+int token_load(const char *path, unsigned char *key);
 
 /*
  * argp_parse() for a subcommand, plus the hidden --list-opts that prints

@@ -16,6 +16,7 @@
 #include "live/events/evhome.h"
 #include "live/tracefs/tracefs.h"
 #include "live/module/module.h"
+#include "net/auth.h"
 
 static void list_options(const struct argp *argp)
 {
@@ -194,4 +195,15 @@ int parse_size_duration(const char *arg, unsigned long long *size,
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int token_load(const char *path, unsigned char *key)
+{
+	int ret = kt_auth_load(path, key);
+
+	if (ret)
+		kt_err("cannot read the token in '%s': %s", path,
+		       ret == -EPERM ? "others may read it; chmod 600 it" :
+		       ret == -EINVAL ? "it is empty" : strerror(-ret));
+	return ret;
 }

@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "base/human.h"
 #include "base/log.h"
@@ -22,6 +26,11 @@
 #include "live/session/run.h"
 #include "live/session/session.h"
 #include "live/session/sink-file.h"
+#include "live/session/sink-net.h"
+#include "live/tracefs/tracefs.h"
+#include "net/auth.h"
+#include "net/remote.h"
+#include "net/wire.h"
 #include "live/session/sink-series.h"
 #include "util-session-opts.h"
 #include "views/procview.h"
@@ -52,6 +61,8 @@ enum {
 	OPT_FILE_VERSION,
 	OPT_ROTATE,
 	OPT_KEEP,
+	OPT_REMOTE,
+	OPT_TOKEN_FILE,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -78,6 +89,9 @@ struct record_opts {
 	bool no_syscalls, no_signals, no_lifecycle;
 	char comm[COMM_MAX + 1];
 	const char *uid;
+	/* --remote: the agent, and its token */
+	const char *remote;
+	const char *token_file;
 };
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
@@ -106,6 +120,8 @@ static const struct argp_option options[] = {
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
+	{ "remote", OPT_REMOTE, "HOST:PORT", 0, "record on the machine where 'ktrace agent' listens at HOST:PORT, with these options; the file is written here", 0 },
+	{ "token-file", OPT_TOKEN_FILE, "FILE", 0, "with --remote: the agent's token, proved and never sent", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "recover", OPT_RECOVER, "FILE|DIR", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left (DIR: the files in progress of a killed --rotate)", 0 },
 	{ "backend", OPT_BACKEND, "ftrace|module", 0, "names mean ftrace's events, or ktrace.ko's (default: a bare name ktrace.ko offers is its own)", 0 },
@@ -254,6 +270,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   arg);
 		o->series.keep = v;
 		break;
+	case OPT_REMOTE:
+		if (!*arg)
+			argp_error(state, "--remote needs HOST:PORT, where 'ktrace agent' listens");
+		o->remote = arg;
+		break;
+	case OPT_TOKEN_FILE:
+		if (!*arg)
+			argp_error(state, "--token-file needs a file name");
+		o->token_file = arg;
+		break;
 	case OPT_FLIGHT:
 		o->flight = true;
 		break;
@@ -396,6 +422,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->series.keep && !o->rotate)
 			argp_error(state, "--keep %u goes with --rotate; e.g. --rotate 64M --keep %u",
 				   o->series.keep, o->series.keep);
+		if (o->token_file && !o->remote)
+			argp_error(state, "--token-file goes with --remote HOST:PORT");
+		if (o->remote && (o->rotate || o->recover || o->flight))
+			argp_error(state, "--remote and %s conflict; record that on the agent's machine itself",
+				   o->rotate ? "--rotate" : o->recover ? "--recover" : "--flight");
 		if (o->rotate)
 			rotate_end(o, state);
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
@@ -561,7 +592,11 @@ static unsigned long long report_loss(const struct record_opts *o,
 
 /* ---- the recording ---- */
 
-static int record(struct record_opts *o)
+/* ktrace agent's worker (record_serve()): the connection and its sink. */
+static int serve_fd = -1;
+static struct kt_net_sink *serve_net;
+
+static int record(struct record_opts *o, struct kt_net_sink *net)
 {
 	struct kt_session_config cfg = {
 		.t = &o->t,
@@ -598,11 +633,20 @@ static int record(struct record_opts *o)
 		sink.ops = &kt_series_sink_ops;
 		sink.state = series;
 	}
+	if (net) {
+		sink.ops = &kt_net_sink_ops;
+		sink.state = net;
+		free(file);
+		file = NULL;
+	}
 	cfg.sinks = &sink;
 	cfg.nsinks = 1;
 	s = kt_session_new(&cfg);
-	if (!s)
+	if (!s) {
+		/* The session freed the sink. */
+		serve_net = NULL;
 		return KT_EXIT_FAIL;
+	}
 	run = kt_session_runner(s);
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
@@ -629,6 +673,14 @@ static int record(struct record_opts *o)
 		summary(o, s, file, series);
 	lost = report_loss(o, s, file, series);
 
+	if (net && kt_run_child_running(run) &&
+	    (why == KT_STOP_SIGNAL || kt_net_sink_gone(net))) {
+		/* The agent's controller left or stopped it: COMMAND ends too. */
+		kt_info("stopping '%s' (pid %d): the recording ended",
+			o->t.cmd[0], (int)kt_run_child_pid(run));
+		kt_run_child_kill(run, why == KT_STOP_SIGNAL ? SIGINT : SIGTERM);
+		kt_run_child_wait(run);
+	}
 	if (kt_run_child_running(run) && why != KT_STOP_SIGNAL) {
 		/* -s, -m or a full disk ended the recording, not the command. */
 		if (!o->quiet)
@@ -651,6 +703,12 @@ static int record(struct record_opts *o)
 		status = KT_EXIT_OK;
 	}
 out:
+	if (net) {
+		/* The END, then the rest of the log stays here. */
+		kt_net_sink_close(net, status);
+		serve_net = NULL;
+		serve_fd = -1;
+	}
 	kt_session_free(s);
 	return status;
 }
@@ -741,6 +799,252 @@ static int recover(const struct record_opts *o)
 	return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
 }
 
+static char *join_cmdline(int argc, char **argv);
+
+/* ---- --remote: the controller ---- */
+
+/* The controller's clock: its top-level trace clock, or CLOCK_MONOTONIC. */
+struct ctl_clock {
+	bool tracefs;
+	char name[32];
+};
+
+static uint64_t ctl_now(void *arg)
+{
+	struct ctl_clock *c = arg;
+	unsigned long long sec = 0, usec = 0;
+	struct timespec t;
+	char *text, *at;
+
+	if (c->tracefs) {
+		text = kt_tracefs_read(NULL, "per_cpu/cpu0/stats");
+		at = text ? strstr(text, "now ts:") : NULL;
+		if (at && sscanf(at, "now ts: %llu.%llu", &sec, &usec) == 2) {
+			free(text);
+			return sec * 1000000000ULL + usec * 1000ULL;
+		}
+		free(text);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static void ctl_clock_init(struct ctl_clock *c)
+{
+	const char *dir = NULL;
+	char *text, *a, *b;
+
+	snprintf(c->name, sizeof(c->name), "mono");
+	if (kt_tracefs_open(&dir))
+		return;
+	text = kt_tracefs_read(NULL, "trace_clock");
+	a = text ? strchr(text, '[') : NULL;
+	b = a ? strchr(a, ']') : NULL;
+	if (b && b - a - 1 > 0 && (size_t)(b - a - 1) < sizeof(c->name)) {
+		snprintf(c->name, sizeof(c->name), "%.*s", (int)(b - a - 1), a + 1);
+		c->tracefs = ctl_now(c) != 0;
+	}
+	free(text);
+	if (!c->tracefs)
+		snprintf(c->name, sizeof(c->name), "mono");
+}
+
+/* record's arguments less the controller's own: --remote, --token-file. */
+static char **agent_args(int argc, char **argv, int *n)
+{
+	char **out = calloc((size_t)argc + 1, sizeof(*out));
+	bool cmd = false;
+	int i;
+
+	if (!out)
+		return NULL;
+	*n = 0;
+	for (i = 1; i < argc; i++) {
+		if (!cmd && !strcmp(argv[i], "--"))
+			cmd = true;
+		if (!cmd && (!strcmp(argv[i], "--remote") || !strcmp(argv[i], "--token-file"))) {
+			i++;
+			continue;
+		}
+		if (!cmd && (!strncmp(argv[i], "--remote=", 9) ||
+			     !strncmp(argv[i], "--token-file=", 13)))
+			continue;
+		out[(*n)++] = argv[i];
+	}
+	return out;
+}
+
+static int remote(struct record_opts *o, int argc, char **argv)
+{
+	struct kt_remote_opts ro = { .addr = o->remote, .output = o->output, .sigfd = -1 };
+	struct kt_remote_result r;
+	struct ctl_clock clk = { 0 };
+	uint8_t key[KT_AUTH_KEY];
+	sigset_t set, old;
+	char b[32];
+	int ret;
+
+	if (o->token_file) {
+		if (token_load(o->token_file, key))
+			return KT_EXIT_FAIL;
+		ro.key = key;
+	}
+	/* With COMMAND after "--" in argv: all of it goes. */
+	while (argv[argc])
+		argc++;
+	ro.argv = agent_args(argc, argv, &ro.argc);
+	if (!ro.argv)
+		return KT_EXIT_FAIL;
+	ctl_clock_init(&clk);
+	ro.clock_now = ctl_now;
+	ro.clock_name = clk.name;
+	ro.arg = &clk;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sigdelset(&set, SIGPIPE);
+	ro.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	ret = kt_remote_record(&ro, &r);
+	if (ro.sigfd >= 0)
+		close(ro.sigfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(ro.argv);
+	if (ret)
+		return r.usage ? KT_EXIT_USAGE : KT_EXIT_FAIL;
+	kt_human_bytes(r.bytes, b, sizeof(b));
+	if (r.dropped) {
+		kt_err("the connection to the agent at '%s' dropped (%s): '%s' holds the recording up to the drop, %s of pages",
+		       o->remote, r.why, o->output, b);
+		return KT_EXIT_FAIL;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "%s: wrote '%s' from %s (agent at %s): %s of pages on %d CPUs, %u clock offsets\n",
+			kt_log_prog(), o->output, *r.host ? r.host : "?", o->remote, b,
+			r.ncpus, r.offsets);
+	return r.status;
+}
+
+/* ---- ktrace agent's side: one controller's recording ---- */
+
+/* The worker's log: its own stderr, and errors and warnings to the controller. */
+static void serve_log(enum kt_log_level level, const char *msg)
+{
+	uint8_t lv = (uint8_t)level;
+	size_t len = strlen(msg);
+
+	fprintf(stderr, "%s: %s%s\n", kt_log_prog(),
+		level == KT_LOG_WARN ? "warning: " : "", msg);
+	if (level > KT_LOG_WARN || serve_fd < 0 ||
+	    (serve_net && kt_net_sink_gone(serve_net)))
+		return;
+	kt_wire_send2(serve_fd, KT_MSG_LOG, &lv, 1, msg, len < 4000 ? len : 4000, 2000);
+}
+
+/*
+ * The arguments checked by record's own parser in a child, whose errors
+ * (argp's usage lines) are kept: the worker goes on only when it took
+ * them, and the controller gets the first line of its refusal.
+ */
+static int serve_check(int argc, char **argv, char *const *allow, size_t nallow,
+		       char *why, size_t whylen)
+{
+	int p[2], status = 0, devnull;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		struct record_opts o = { .output = DEFAULT_OUTPUT, .max_lost = -1 };
+		struct argp a = argp;
+		const char *bad = NULL;
+		size_t i;
+		int at;
+
+		devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
+		kt_log_set_handler(NULL);
+		at = split_command(options, argc, argv, &o.t);
+		argp_parse(&a, at, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &o);
+		if (o.remote)
+			bad = "--remote";
+		else if (o.rotate)
+			bad = "--rotate";
+		else if (o.recover)
+			bad = "--recover";
+		if (bad)
+			fprintf(stderr, "ktrace agent: %s is not taken by an agent\n", bad);
+		if (o.t.cmd) {
+			for (i = 0; i < nallow; i++)
+				if (!strcmp(o.t.cmd[0], allow[i]))
+					break;
+			if (i == nallow)
+				fprintf(stderr, "ktrace agent: '%s' is not allowed here; the agent runs only what --allow-command names\n",
+					o.t.cmd[0]);
+		}
+		fflush(stderr);
+		_exit(0);
+	}
+	close(p[1]);
+	while (got < (ssize_t)whylen - 1 &&
+	       (n = read(p[0], why + got, whylen - 1 - (size_t)got)) > 0)
+		got += n;
+	why[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return -EINVAL;
+	return got ? -EINVAL : 0;
+}
+
+int record_serve(int fd, int agent, char *const *allow, size_t nallow,
+		 int argc, char **argv)
+{
+	struct record_opts o = { .output = DEFAULT_OUTPUT, .max_lost = -1 };
+	char why[1024], *nl;
+	int cmd_at, status, ret;
+
+	ret = serve_check(argc, argv, allow, nallow, why, sizeof(why));
+	if (ret) {
+		nl = strchr(why, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!*why)
+			snprintf(why, sizeof(why), "cannot check the options: %s", strerror(-ret));
+		kt_err("refused: %s", why);
+		kt_wire_send(fd, KT_MSG_REFUSE, why, strlen(why), 2000);
+		return KT_EXIT_USAGE;
+	}
+	o.cmdline = join_cmdline(argc, argv);
+	cmd_at = split_command(options, argc, argv, &o.t);
+	parse_args(&argp, cmd_at, argv, &o);
+	o.quiet = true;
+	serve_fd = fd;
+	kt_log_set_handler(serve_log);
+	serve_net = kt_net_sink_new(fd, agent);
+	if (!serve_net) {
+		kt_err("cannot start the recording: %s", strerror(errno));
+		status = KT_EXIT_FAIL;
+	} else {
+		status = need_backend() ? KT_EXIT_FAIL : record(&o, serve_net);
+	}
+	serve_net = NULL;
+	kt_log_set_handler(NULL);
+	serve_fd = -1;
+	trace_opts_free(&o.t);
+	free(o.cmdline);
+	return status;
+}
+
 /* "ktrace record ARGS...", a word with a space or quote in single quotes. */
 static char *join_cmdline(int argc, char **argv)
 {
@@ -789,8 +1093,13 @@ int cmd_record(int argc, char **argv)
 		free(o.cmdline);
 		return KT_EXIT_OK;
 	}
-	status = o.recover ? recover(&o) :
-		 need_backend() ? KT_EXIT_FAIL : record(&o);
+	if (o.remote)
+		status = remote(&o, cmd_at, argv);
+	else if ((status = need_tracefs()) != KT_EXIT_OK)
+		;
+	else
+		status = o.recover ? recover(&o) :
+			 need_backend() ? KT_EXIT_FAIL : record(&o, NULL);
 	trace_opts_free(&o.t);
 	free(o.cmdline);
 	return status;

@@ -69,9 +69,12 @@ _ktrace()
 	-B|--instance)
 		COMPREPLY=($(compgen -W "$(_ktrace_instances)" -- "$cur"))
 		return 0 ;;
-	-i|--input|-o|--output|--recover|--save|--password-file)
+	-i|--input|-o|--output|--recover|--save|--password-file|--token-file)
 		# compgen -f offers directories too: -i DIR reads a series of chunks.
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	--allow-command)
+		COMPREPLY=($(compgen -c -- "$cur"))
 		return 0 ;;
 	--to)
 		# push: ClickHouse's HTTP interface.

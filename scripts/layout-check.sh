@@ -18,13 +18,14 @@ allowed() {
 	base) echo "base" ;;
 	file) echo "base file" ;;
 	decode) echo "$dec" ;;
+	net) echo "base file net" ;;
 	views) echo "$dec views" ;;
 	live/tracefs) echo "$dec live/tracefs" ;;
 	live/module) echo "$dec live/tracefs live/module" ;;
 	live/events) echo "$dec live/tracefs live/module live/events" ;;
 	live/probes) echo "$dec live/tracefs live/probes" ;;
 	live/buffers) echo "$dec live/tracefs live/module live/buffers" ;;
-	live/session) echo "$dec live/tracefs live/module live/events live/probes live/buffers live/session" ;;
+	live/session) echo "$dec live/tracefs live/module live/events live/probes live/buffers live/session net" ;;
 	analyze) echo "$dec views analyze" ;;
 	sql) echo "$dec views analyze sql" ;;
 	push) echo "$dec views analyze sql push" ;;

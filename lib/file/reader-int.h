@@ -123,6 +123,7 @@ struct kt_reader {
 	struct kt_optext user_maps;	/* KT_OPT_KTRACE_MAPS' lines, all options' */
 	struct kt_optext tgids;		/* KT_OPT_KTRACE_TGIDS' lines */
 	char *wall_clock;	/* KT_OPT_KTRACE_CLOCK's text */
+	char *tsync;		/* KT_OPT_KTRACE_TSYNC's text */
 	char *record_cmdline;	/* KT_OPT_KTRACE_CMDLINE's */
 	char **cpustat;		/* "CPU: n\n..." texts */
 	char **cpustat_buf;	/* the buffer each belongs to ("" top) */

@@ -1014,6 +1014,10 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 			if (top)
 				ret = set_string(&r->wall_clock, buf, size);
 			break;
+		case KT_OPT_KTRACE_TSYNC:
+			if (top)
+				ret = set_string(&r->tsync, buf, size);
+			break;
 		case KT_OPT_KTRACE_CMDLINE:
 			if (top)
 				ret = set_string(&r->record_cmdline, buf, size);
@@ -1854,6 +1858,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->user_maps.s);
 	free(r->tgids.s);
 	free(r->wall_clock);
+	free(r->tsync);
 	free(r->record_cmdline);
 	free(r->path);
 	free(r);
@@ -1899,6 +1904,7 @@ const char *kt_reader_tool_version(const struct kt_reader *r) { return r->tool_v
 const char *kt_reader_user_maps(const struct kt_reader *r) { return r->user_maps.s; }
 const char *kt_reader_tgids(const struct kt_reader *r) { return r->tgids.s; }
 const char *kt_reader_wall_clock(const struct kt_reader *r) { return r->wall_clock; }
+const char *kt_reader_tsync(const struct kt_reader *r) { return r->tsync; }
 const char *kt_reader_record_cmdline(const struct kt_reader *r) { return r->record_cmdline; }
 bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }
 void kt_reader_set_damaged(struct kt_reader *r) { r->damaged = true; }

@@ -145,6 +145,11 @@ const char *kt_reader_tgids(const struct kt_reader *r);
 /* The trace clock against realtime record stored (KT_OPT_KTRACE_CLOCK's
  * text, file/wallclock.h reads it), or NULL. */
 const char *kt_reader_wall_clock(const struct kt_reader *r);
+/*
+ * The offsets of a remote recording's trace clock against its
+ * controller's (KT_OPT_KTRACE_TSYNC's text, file/tracedat.h), or NULL.
+ */
+const char *kt_reader_tsync(const struct kt_reader *r);
 /* The `ktrace record ...` command line that made the file, or NULL. */
 const char *kt_reader_record_cmdline(const struct kt_reader *r);
 /* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */

@@ -115,6 +115,20 @@ enum kt_dat_option {
  */
 #define KT_OPT_KTRACE_CMDLINE	0x6b72	/* "kr" */
 
+/*
+ * ktrace's own option: the offsets between the trace clock of the host
+ * that recorded the file (an agent, `ktrace agent`) and its controller's
+ * clock (`ktrace record --remote`), measured by round trips as the
+ * recording starts, every second and as it stops.  trace-cmd skips it.
+ * NUL-terminated text:
+ *   "agent HOST CLOCK\n"                  the recording host, its clock
+ *   "controller HOST CLOCK\n"             the controller, its clock
+ *   "start|during|end TS OFFSET BOUND\n"  one measure: at trace time TS
+ *       (ns) the controller's clock read TS + OFFSET (ns, signed),
+ *       within +-BOUND ns (half the round trip)
+ */
+#define KT_OPT_KTRACE_TSYNC	0x6b73	/* "ks" */
+
 /* v7 section flags. */
 #define KT_DAT_SEC_COMPRESSED	1
 

@@ -703,6 +703,17 @@ int kt_writer_add_option(struct kt_writer *w, unsigned short id,
 	return 0;
 }
 
+int kt_writer_option_at(const struct kt_writer *w, size_t i,
+			unsigned short *id, const void **data, size_t *len)
+{
+	if (i >= w->nopts)
+		return -ENOENT;
+	*id = w->opts[i].id;
+	*data = w->opts[i].data;
+	*len = w->opts[i].len;
+	return 0;
+}
+
 int kt_writer_add_option_str(struct kt_writer *w, unsigned short id,
 			     const char *s)
 {

@@ -104,6 +104,12 @@ int kt_writer_kallsyms_end(struct kt_writer *w, bool keep);
 /* Queue an option (KT_OPT_*) for kt_writer_finish(). */
 int kt_writer_add_option(struct kt_writer *w, unsigned short id,
 			 const void *data, size_t len);
+/*
+ * The i-th option queued: its id and data.  0, or -ENOENT past the last
+ * (the agent sends a recording's options to its controller).
+ */
+int kt_writer_option_at(const struct kt_writer *w, size_t i,
+			unsigned short *id, const void **data, size_t *len);
 /* Queue a NUL-terminated string option. */
 int kt_writer_add_option_str(struct kt_writer *w, unsigned short id,
 			     const char *s);

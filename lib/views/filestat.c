@@ -214,6 +214,102 @@ static int series_text(struct kt_reader *r, FILE *out)
 	return 0;
 }
 
+/* One clock measure of KT_OPT_KTRACE_TSYNC's text (file/tracedat.h). */
+struct tsync_line {
+	char when[8];
+	unsigned long long ts, bound;
+	long long offset;
+};
+
+static bool tsync_parse(const char *line, struct tsync_line *t)
+{
+	return sscanf(line, "%7s %llu %lld %llu", t->when, &t->ts, &t->offset,
+		      &t->bound) == 4 &&
+	       (!strcmp(t->when, "start") || !strcmp(t->when, "during") ||
+		!strcmp(t->when, "end"));
+}
+
+/* "agent HOST CLOCK" or "controller HOST CLOCK": HOST (CLOCK). */
+static void tsync_who(const char *text, const char *who, char *buf, size_t len)
+{
+	char host[128], clock[32];
+	const char *p;
+
+	snprintf(buf, len, "?");
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, who, strlen(who)) && p[strlen(who)] == ' ' &&
+		    sscanf(p + strlen(who) + 1, "%127s %31s", host, clock) == 2) {
+			snprintf(buf, len, "%s (clock %s)", host, clock);
+			return;
+		}
+}
+
+static void offset_text(const struct tsync_line *t, FILE *out)
+{
+	unsigned long long a = (unsigned long long)(t->offset < 0 ? -t->offset : t->offset);
+
+	fprintf(out, "  %-6s at %llu.%06llu: %c%llu.%09llu s, within %llu.%09llu s\n",
+		t->when, t->ts / 1000000000ULL, t->ts / 1000 % 1000000ULL,
+		t->offset < 0 ? '-' : '+', a / 1000000000ULL, a % 1000000000ULL,
+		t->bound / 1000000000ULL, t->bound % 1000000000ULL);
+}
+
+/*
+ * A remote recording's clock offsets: the first and the last measure,
+ * and how many were taken between.
+ */
+static void tsync_text(struct kt_reader *r, FILE *out)
+{
+	const char *text = kt_reader_tsync(r), *p;
+	struct tsync_line t, first = { .when = "" }, last = { .when = "" };
+	unsigned long long n = 0, worst = 0;
+	char agent[192], ctl[192];
+
+	if (!text)
+		return;
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!tsync_parse(p, &t))
+			continue;
+		if (!n++)
+			first = t;
+		last = t;
+		if (t.bound > worst)
+			worst = t.bound;
+	}
+	tsync_who(text, "agent", agent, sizeof(agent));
+	tsync_who(text, "controller", ctl, sizeof(ctl));
+	fprintf(out, "recorded by ktrace agent on %s for %s\n", agent, ctl);
+	fprintf(out, "clock offsets (the controller's clock less this file's; %llu measures, the widest bound %llu.%09llu s):\n",
+		n, worst / 1000000000ULL, worst % 1000000000ULL);
+	if (n)
+		offset_text(&first, out);
+	if (n > 1)
+		offset_text(&last, out);
+}
+
+static void tsync_json(struct kt_reader *r, FILE *out)
+{
+	const char *text = kt_reader_tsync(r), *p;
+	struct tsync_line t;
+	char who[192];
+	int n = 0;
+
+	if (!text)
+		return;
+	fprintf(out, "\"clock_offsets\":{\"agent\":");
+	tsync_who(text, "agent", who, sizeof(who));
+	kt_json_put_str(out, who);
+	fprintf(out, ",\"controller\":");
+	tsync_who(text, "controller", who, sizeof(who));
+	kt_json_put_str(out, who);
+	fprintf(out, ",\"measures\":[");
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (tsync_parse(p, &t))
+			fprintf(out, "%s{\"when\":\"%s\",\"ts\":%llu,\"offset\":%lld,\"bound\":%llu}",
+				n++ ? "," : "", t.when, t.ts, t.offset, t.bound);
+	fprintf(out, "]},");
+}
+
 static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 		      const struct kt_select *sel, FILE *out)
 {
@@ -229,6 +325,7 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 		fprintf(out, "file: %s (trace.dat v%d, compression %s, %d CPUs, clock %s)\n",
 			kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
 			kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
+	tsync_text(r, out);
 	if (sel)
 		selection_text(sel, out);
 	if (list_chunks(r, sel) && series_text(r, out))
@@ -320,6 +417,7 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s,
 	fprintf(out, "{\"file\":");
 	kt_json_put_str(out, kt_reader_path(r));
 	fprintf(out, ",\"version\":%d,", kt_reader_version(r));
+	tsync_json(r, out);
 	if (list_chunks(r, sel)) {
 		struct chunk_row row;
 

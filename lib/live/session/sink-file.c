@@ -514,6 +514,20 @@ static int write_file(struct kt_file_sink *f)
 	return cpu ? cpu : ret;
 }
 
+int kt_file_sink_tail(struct kt_file_sink *f, struct kt_writer **w,
+		      char **cmdl)
+{
+	int ret;
+
+	join_ksyms(f);
+	ret = add_options(f);
+	if (ret)
+		return ret;
+	*w = f->w;
+	*cmdl = cmdlines(f->s);
+	return 0;
+}
+
 static int file_end(void *state, struct kt_session *s)
 {
 	struct kt_file_sink *f = state;

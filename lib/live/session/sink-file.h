@@ -14,6 +14,7 @@
 #include "live/session/sink.h"
 
 struct kt_cpu_stats;
+struct kt_writer;
 struct kt_writer_cpu;
 
 struct kt_file_sink;
@@ -29,6 +30,15 @@ unsigned long long kt_file_sink_size(const struct kt_file_sink *f);
  * the caller says so once, with the recording's unwritten events.
  */
 bool kt_file_sink_disk_full(const struct kt_file_sink *f);
+
+/*
+ * For a sink that sends the file elsewhere (sink-net.c), after the
+ * sources stopped: the options the file would hold queued in its writer
+ * (kt_writer_option_at()), and the cmdlines' text (malloc'ed, NULL when
+ * none).  0 or -errno.
+ */
+int kt_file_sink_tail(struct kt_file_sink *f, struct kt_writer **w,
+		      char **cmdlines);
 
 /*
  * A chunk of a series (sink-series.c), one file sink per chunk.  The

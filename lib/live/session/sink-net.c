@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The agent's output: see sink-net.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "file/pieces.h"
+#include "file/writer.h"
+#include "net/wire.h"
+#include "live/session/session-priv.h"
+#include "live/session/sink-file.h"
+#include "live/session/sink-net.h"
+
+/* How often the pieces are sent. */
+#define TICK_NS		100000000LL
+/* A clock round trip every this many ticks. */
+#define SYNC_TICKS	10
+/* What the controller has to answer a round trip or take a message. */
+#define PEER_MS		10000
+/* A PAGES message's pages at most. */
+#define SEND_CHUNK	(1U << 20)
+
+struct kt_net_sink {
+	int fd;
+	pid_t parent;
+	struct kt_session *s;
+	struct kt_file_sink *file;
+	char *dir;			/* private: the head and the pieces */
+	char *prefix;			/* the pieces the recorders fill now */
+	unsigned int seq;
+	int timer;
+	unsigned int ticks;
+	uint64_t sync_seq;
+	bool gone;			/* no more to send: the peer or the agent left */
+	bool stop;			/* the controller asked to stop */
+	uint8_t *buf;			/* SEND_CHUNK + 4 */
+};
+
+struct kt_net_sink *kt_net_sink_new(int fd, pid_t parent)
+{
+	struct kt_net_sink *n = calloc(1, sizeof(*n));
+	const char *tmp = getenv("TMPDIR");
+	char *path = NULL;
+	int err = ENOMEM;
+
+	if (!n)
+		return NULL;
+	n->fd = fd;
+	n->parent = parent;
+	n->timer = -1;
+	n->buf = malloc(SEND_CHUNK + 4);
+	if (asprintf(&n->dir, "%s/ktrace-agent-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+		n->dir = NULL;
+	if (!n->buf || !n->dir)
+		goto err;
+	if (!mkdtemp(n->dir)) {
+		err = errno;
+		free(n->dir);
+		n->dir = NULL;
+		goto err;
+	}
+	n->file = kt_file_sink_new();
+	if (!n->file || asprintf(&path, "%s/head.dat", n->dir) < 0)
+		goto err;
+	if (kt_file_sink_set_path(n->file, path))
+		goto err;
+	free(path);
+	return n;
+err:
+	free(path);
+	if (n->dir)
+		rmdir(n->dir);
+	free(n->dir);
+	free(n->file);
+	free(n->buf);
+	free(n);
+	errno = err;
+	return NULL;
+}
+
+bool kt_net_sink_gone(const struct kt_net_sink *n)
+{
+	return n->gone;
+}
+
+/* The agent that started this worker is gone: drop as it would. */
+static bool agent_gone(struct kt_net_sink *n)
+{
+	if (!n->gone && n->parent && getppid() != n->parent) {
+		n->gone = true;
+		kt_warn("the agent is gone: the connection is dropped");
+	}
+	return n->gone;
+}
+
+static int send_msg(struct kt_net_sink *n, uint8_t type, const void *a,
+		    size_t alen, const void *b, size_t blen)
+{
+	int ret;
+
+	if (agent_gone(n))
+		return -EPIPE;
+	ret = kt_wire_send2(n->fd, type, a, alen, b, blen, PEER_MS);
+	if (ret) {
+		n->gone = true;
+		kt_err("the controller left: %s; stopping",
+		       ret == -ETIMEDOUT ? "it took nothing for 10 s" : strerror(-ret));
+	}
+	return ret;
+}
+
+/* What the controller may send while recording. */
+static const uint32_t peer_max[KT_MSG_MAX] = {
+	[KT_MSG_SYNC_REPLY] = 16,
+	[KT_MSG_STOP] = 1,
+};
+
+/* One message of the controller's; -errno when it left. */
+static int take(struct kt_net_sink *n, struct kt_wire_msg *m, uint64_t deadline)
+{
+	int ret = kt_wire_recv(n->fd, m, peer_max, deadline);
+
+	if (ret) {
+		n->gone = true;
+		kt_err("the controller left: %s; stopping",
+		       ret == -EPIPE || ret == -ECONNRESET ? "connection closed" :
+		       ret == -ETIMEDOUT ? "no answer for 10 s" :
+		       ret == -EPROTO ? "a message ktrace does not take" : strerror(-ret));
+		return ret;
+	}
+	if (m->type == KT_MSG_STOP)
+		n->stop = true;
+	return 0;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * One round trip: the trace clock before and after the controller's
+ * answer; its clock is taken to be read in the middle, within half the
+ * round trip.  The measure goes to the controller.
+ */
+static int sync_clock(struct kt_net_sink *n, const char *when)
+{
+	uint64_t deadline, t1, t4, ctl;
+	struct kt_wire_msg m;
+	uint8_t q[8];
+	char line[160];
+	int ret, len;
+
+	if (n->gone)
+		return -EPIPE;
+	put64(q, ++n->sync_seq);
+	t1 = kt_session_trace_now(n->s);
+	ret = send_msg(n, KT_MSG_SYNC, q, sizeof(q), NULL, 0);
+	if (ret)
+		return ret;
+	deadline = kt_wire_now_ms() + PEER_MS;
+	for (;;) {
+		ret = take(n, &m, deadline);
+		if (ret)
+			return ret;
+		if (m.type == KT_MSG_SYNC_REPLY && m.len == 16 &&
+		    get64(m.body) == n->sync_seq)
+			break;
+		kt_wire_msg_free(&m);
+	}
+	t4 = kt_session_trace_now(n->s);
+	ctl = get64(m.body + 8);
+	kt_wire_msg_free(&m);
+	if (!t1 || !t4 || t4 < t1 || !ctl)
+		return 0;
+	len = snprintf(line, sizeof(line), "%s %" PRIu64 " %" PRId64 " %" PRIu64 "\n",
+		       when, (t1 + t4) / 2,
+		       (int64_t)(ctl - (t1 + t4) / 2), (t4 - t1 + 1) / 2);
+	return send_msg(n, KT_MSG_OFFSET, line, (size_t)len, NULL, 0);
+}
+
+/* The recording's shape and the file's head. */
+static int send_start(struct kt_net_sink *n)
+{
+	struct kt_session *s = n->s;
+	const struct kt_session_config *cfg = s->cfg;
+	struct utsname u;
+	char *info = NULL, *clk;
+	void *head;
+	size_t len, at;
+	int ret;
+
+	ret = kt_file_sink_head(n->file, &head, &len);
+	if (ret) {
+		kt_err("cannot read the file's start: %s", strerror(-ret));
+		return ret;
+	}
+	if (uname(&u))
+		snprintf(u.nodename, sizeof(u.nodename), "?");
+	clk = kt_session_clock_name(s->clock);
+	ret = asprintf(&info, "ncpus %d\npage_size %ld\nfile_version %d\ncompression %s\nclock %s\nhost %s\nuname %s %s %s %s\nhead %zu\ntrace_clock %s\n",
+		       s->ncpus, sysconf(_SC_PAGESIZE),
+		       cfg->file_version ? cfg->file_version : 7,
+		       cfg->compression ? cfg->compression : "zstd",
+		       clk ? clk : "local", u.nodename, u.sysname, u.nodename,
+		       u.release, u.machine, len, s->clock ? s->clock : "") < 0 ? -ENOMEM : 0;
+	free(clk);
+	if (!ret)
+		ret = send_msg(n, KT_MSG_INFO, info, strlen(info), NULL, 0);
+	for (at = 0; !ret && at < len; at += SEND_CHUNK)
+		ret = send_msg(n, KT_MSG_HEAD, (char *)head + at,
+			       len - at < SEND_CHUNK ? len - at : SEND_CHUNK, NULL, 0);
+	free(info);
+	free(head);
+	return ret;
+}
+
+/* One CPU's pages, in fd from 0, sent in messages of whole pages. */
+static int send_pages(struct kt_net_sink *n, int cpu, int fd,
+		      unsigned long long size)
+{
+	unsigned long long at = 0;
+	size_t want;
+	ssize_t got;
+	int ret;
+
+	n->buf[0] = cpu;
+	n->buf[1] = cpu >> 8;
+	n->buf[2] = cpu >> 16;
+	n->buf[3] = cpu >> 24;
+	while (at < size) {
+		want = size - at < SEND_CHUNK ? size - at : SEND_CHUNK;
+		got = pread(fd, n->buf + 4, want, (off_t)at);
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		ret = send_msg(n, KT_MSG_PAGES, n->buf, (size_t)got + 4, NULL, 0);
+		if (ret)
+			return ret;
+		at += (unsigned long long)got;
+	}
+	return 0;
+}
+
+static void remove_pieces(const char *prefix, int ncpus)
+{
+	char name[PATH_MAX];
+	int cpu;
+
+	for (cpu = 0; prefix && cpu < ncpus; cpu++)
+		if (!kt_pieces_cpu(name, sizeof(name), prefix, cpu))
+			unlink(name);
+}
+
+/* The recorders to fresh pieces; the pages of the old ones sent. */
+static int stream(struct kt_net_sink *n)
+{
+	struct kt_session *s = n->s;
+	struct kt_writer_cpu *cpus;
+	char *next = NULL, *old = n->prefix;
+	size_t i;
+	int cpu, ret = 0;
+
+	if (asprintf(&next, "%s/p%u", n->dir, ++n->seq) < 0)
+		return -ENOMEM;
+	cpus = calloc((size_t)s->ncpus, sizeof(*cpus));
+	if (!cpus) {
+		free(next);
+		return -ENOMEM;
+	}
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		cpus[cpu].fd = -1;
+	old = s->env.prefix ? strdup(s->env.prefix) : NULL;
+	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->rotate)
+			ret = s->src[i].ops->rotate(s->src[i].state, next, cpus);
+	free(n->prefix);
+	n->prefix = next;
+	s->env.prefix = next;
+	if (ret)
+		kt_err("cannot move the recorders to new pieces: %s", strerror(-ret));
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		if (!ret && cpus[cpu].fd >= 0 && cpus[cpu].size)
+			ret = send_pages(n, cpu, cpus[cpu].fd, cpus[cpu].size);
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+	}
+	remove_pieces(old, s->ncpus);
+	free(old);
+	free(cpus);
+	return ret;
+}
+
+static int net_begin(void *state, struct kt_session *s, enum kt_sink_step step)
+{
+	struct kt_net_sink *n = state;
+	struct itimerspec its = {
+		.it_interval = { 0, TICK_NS },
+		.it_value = { 0, TICK_NS },
+	};
+	size_t i;
+	int ret;
+
+	if (step == KT_SINK_NEW)
+		n->s = s;
+	ret = kt_file_sink_ops.begin(n->file, s, step);
+	if (ret)
+		return ret;
+	switch (step) {
+	case KT_SINK_ARMED:
+		for (i = 0; i < KT_SESSION_SOURCES; i++)
+			if (s->src[i].state && !s->src[i].ops->rotate) {
+				kt_err("%s's pages cannot be sent while it records; record it locally",
+				       !strcmp(s->src[i].ops->name, "module") ? "ktrace.ko" :
+				       s->src[i].ops->name);
+				return -EOPNOTSUPP;
+			}
+		return 0;
+	case KT_SINK_STARTED:
+		ret = send_start(n);
+		if (!ret)
+			ret = sync_clock(n, "start");
+		if (ret)
+			return ret;
+		n->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (n->timer < 0 || timerfd_settime(n->timer, 0, &its, NULL))
+			return -errno;
+		return 0;
+	case KT_SINK_STOPPING:
+		sync_clock(n, "end");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int net_poll_fds(void *state, struct pollfd *fds, int max)
+{
+	struct kt_net_sink *n = state;
+
+	if (!fds)
+		return 2;
+	if (max < 2 || n->timer < 0)
+		return 0;
+	fds[0].fd = n->timer;
+	fds[0].events = POLLIN;
+	fds[1].fd = n->gone ? -1 : n->fd;
+	fds[1].events = POLLIN;
+	return 2;
+}
+
+static int net_pages(void *state, const struct pollfd *fds)
+{
+	struct kt_net_sink *n = state;
+	struct kt_wire_msg m;
+	uint64_t ticks;
+	int ret;
+
+	if (!fds || n->timer < 0)
+		return 0;
+	if (fds[1].fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		ret = take(n, &m, kt_wire_now_ms() + PEER_MS);
+		if (ret)
+			return KT_STOP_OUTPUT;
+		kt_wire_msg_free(&m);
+	}
+	if (n->stop)
+		return KT_STOP_SIGNAL;
+	if (fds[0].revents & POLLIN) {
+		if (read(n->timer, &ticks, sizeof(ticks)) != sizeof(ticks))
+			ticks = 1;
+		if (agent_gone(n))
+			return KT_STOP_OUTPUT;
+		if (stream(n))
+			return KT_STOP_OUTPUT;
+		n->ticks += (unsigned int)ticks;
+		if (n->ticks >= SYNC_TICKS) {
+			n->ticks = 0;
+			if (sync_clock(n, "during"))
+				return KT_STOP_OUTPUT;
+		}
+		if (n->stop)
+			return KT_STOP_SIGNAL;
+	}
+	return 0;
+}
+
+static int net_end(void *state, struct kt_session *s)
+{
+	struct kt_net_sink *n = state;
+	struct kt_writer *w;
+	unsigned short id;
+	const void *data;
+	char *cmdl = NULL;
+	uint8_t idb[2];
+	size_t i, len;
+	int cpu, fd, ret = 0;
+	unsigned long long size;
+
+	if (agent_gone(n) || n->gone)
+		return 1;
+	/* The rest of each CPU's pages: every source's, in order. */
+	for (cpu = 0; !ret && cpu < s->ncpus; cpu++) {
+		fd = -1;
+		size = 0;
+		for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
+			if (s->src[i].state && s->src[i].ops->data)
+				ret = s->src[i].ops->data(s->src[i].state, cpu, &fd, &size);
+		if (!ret && fd >= 0 && size)
+			ret = send_pages(n, cpu, fd, size);
+	}
+	if (!ret)
+		ret = kt_file_sink_tail(n->file, &w, &cmdl);
+	for (i = 0; !ret && !kt_writer_option_at(w, i, &id, &data, &len); i++) {
+		idb[0] = id;
+		idb[1] = id >> 8;
+		ret = send_msg(n, KT_MSG_OPTION, idb, 2, data, len);
+	}
+	if (!ret && cmdl)
+		ret = send_msg(n, KT_MSG_CMDLINES, cmdl,
+			       strlen(cmdl) < KT_WIRE_MAX ? strlen(cmdl) : KT_WIRE_MAX, NULL, 0);
+	free(cmdl);
+	if (ret && !n->gone)
+		kt_err("cannot send the end of the recording: %s", strerror(-ret));
+	return ret ? 1 : 0;
+}
+
+static void net_free(void *state)
+{
+	struct kt_net_sink *n = state;
+
+	if (n->s)
+		remove_pieces(n->prefix, n->s->ncpus);
+	kt_file_sink_ops.free(n->file);
+	if (n->timer >= 0)
+		close(n->timer);
+	if (n->dir && rmdir(n->dir))
+		kt_warn("cannot remove '%s': %s", n->dir, strerror(errno));
+	free(n->dir);
+	free(n->prefix);
+	free(n->buf);
+	free(n);
+}
+
+void kt_net_sink_close(struct kt_net_sink *n, int status)
+{
+	uint8_t b[8];
+
+	if (!n || n->gone || agent_gone(n))
+		return;
+	b[0] = (uint8_t)status;
+	b[1] = (uint8_t)((unsigned int)status >> 8);
+	b[2] = (uint8_t)((unsigned int)status >> 16);
+	b[3] = (uint8_t)((unsigned int)status >> 24);
+	memset(b + 4, 0, 4);
+	send_msg(n, KT_MSG_END, b, sizeof(b), NULL, 0);
+}
+
+const struct kt_sink_ops kt_net_sink_ops = {
+	.name = "network",
+	.wake_percent = "10",
+	.begin = net_begin,
+	.poll_fds = net_poll_fds,
+	.pages = net_pages,
+	.end = net_end,
+	.free = net_free,
+};

@@ -1,0 +1,343 @@
+#!/usr/bin/env bats
+# ktrace agent and ktrace record --remote on loopback, both started by
+# the test: exact counts of a marks workload run on the agent
+# (--allow-command), drops (the agent killed, the controller killed or
+# stopped), tokens, and hostile peers (random bytes, a huge length, a
+# peer that says nothing).  After each: the agent's workers gone, no
+# ktrace-* instance of theirs, no private directory left.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export KT_AG_BIN="$BATS_FILE_TMPDIR/bin"
+	kt_tool marks "$KT_AG_BIN"
+	# The workload the agent is allowed to run: marks N [RATE] into the
+	# instance of the worker that runs it (its parent, ktrace-PPID).
+	cat >"$KT_AG_BIN/wl" <<-EOS
+	#!/bin/sh
+	exec "$KT_AG_BIN/marks" "\$1" "$TRACEFS/instances/ktrace-\$PPID/trace_marker" mark \${2:+"\$2"}
+	EOS
+	chmod +x "$KT_AG_BIN/wl"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	AGENT_PID=
+	CTL_PID=
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir -p "$TMPDIR"
+}
+
+teardown() {
+	cd /
+	[ -z "$CTL_PID" ] || { kill -KILL "$CTL_PID" 2>/dev/null; wait "$CTL_PID" 2>/dev/null; } || true
+	# SIGTERM ends the agent with status 0 (under ASan: no leak either).
+	local st=0
+	if [ -n "$AGENT_PID" ]; then
+		kill -TERM "$AGENT_PID" 2>/dev/null || true
+		wait "$AGENT_PID" 2>/dev/null || st=$?
+	fi
+	# Each worker the agent started: gone, and its instance with it.
+	local w
+	for w in $(workers); do
+		wait_gone "$w"
+		assert_no_instance "$w"
+	done
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp" 2>/dev/null)" ] ||
+		fail "left in TMPDIR: $(ls -A "$BATS_TEST_TMPDIR/tmp")"
+	[ "$st" -eq 0 ] || fail "the agent exited with status $st: $(cat "$BATS_TEST_TMPDIR/agent.err")"
+}
+
+# The workers' pids, from the agent's log.
+workers() {
+	sed -n 's/.*: recording in instance ktrace-\([0-9]*\)$/\1/p' "$BATS_TEST_TMPDIR/agent.err" 2>/dev/null
+}
+
+wait_gone() { # PID: at most 20 s
+	local i
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	fail "pid $1 still running"
+}
+
+# wait_line FILE REGEX: at most 20 s for a line.
+wait_line() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no line '$2' in $1: $(cat "$1" 2>/dev/null)"
+}
+
+# wait_pages FILE: pages have reached the controller (its spool of
+# FILE grew), at most 20 s.
+wait_pages() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ "$(cat "$1".tmp-*.cpu* 2>/dev/null | wc -c)" -gt 0 ] && return 0
+		sleep 0.1
+	done
+	fail "no pages reached the spool of $1"
+}
+
+# start_agent ARGS...: on a free loopback port ($PORT), in the background.
+start_agent() {
+	local try
+	for try in 1 2 3 4 5 6 7 8; do
+		PORT=$((20000 + RANDOM % 20000))
+		: >"$BATS_TEST_TMPDIR/agent.err"
+		"$KTRACE" agent --listen "127.0.0.1:$PORT" "$@" 2>"$BATS_TEST_TMPDIR/agent.err" &
+		AGENT_PID=$!
+		local i
+		for ((i = 0; i < 200; i++)); do
+			grep -q "listening on" "$BATS_TEST_TMPDIR/agent.err" && return 0
+			kill -0 "$AGENT_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		wait "$AGENT_PID" 2>/dev/null || true
+		AGENT_PID=
+	done
+	fail "no agent: $(cat "$BATS_TEST_TMPDIR/agent.err")"
+}
+
+marks_in() { # FILE: the marks' numbers, sorted, one a line
+	"$KTRACE" report -i "$1" | sed -n 's/.* mark \([0-9]*\)$/\1/p' | sort -n
+}
+
+@test "agent: a remote recording of COMMAND holds every mark, read by ktrace and trace-cmd" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -o r.dat -e ftrace:print -- "$KT_AG_BIN/wl" 3000
+	assert_success
+	assert_output --regexp "wrote 'r.dat' from .* \(agent at 127.0.0.1:$PORT\)"
+	[ "$(marks_in r.dat)" = "$(seq 1 3000)" ]
+	run trace-cmd report -i r.dat
+	assert_success
+	[ "$(grep -c ' mark [0-9]*$' <<<"$output")" -eq 3000 ]
+	# The agent's options came along: its clock, its host, its statistics.
+	run "$KTRACE" stat -i r.dat
+	assert_success
+	# A second controller after the first: served.
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q -o r2.dat -e ftrace:print -- "$KT_AG_BIN/wl" 10
+	assert_success
+	[ "$(marks_in r2.dat)" = "$(seq 1 10)" ]
+	[ "$(workers | wc -l)" -eq 2 ]
+}
+
+@test "agent: COMMAND's status passes through; v6 files too" {
+	start_agent --allow-command "$KT_AG_BIN/wl" --allow-command false
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q -o f.dat -- false
+	assert_failure 1
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q --file-version 6 -o v6.dat -e ftrace:print -- "$KT_AG_BIN/wl" 100
+	assert_success
+	[ "$(marks_in v6.dat)" = "$(seq 1 100)" ]
+	run trace-cmd report -i v6.dat
+	assert_success
+}
+
+@test "agent: record's options are checked by record's parser on the agent; COMMAND only when allowed" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -o x.dat -- /bin/sh -c 'echo hi'
+	assert_failure 64
+	assert_output --partial "refused: ktrace agent: '/bin/sh' is not allowed here"
+	[ ! -e x.dat ]
+	grep -q "refused: ktrace agent: '/bin/sh' is not allowed here" agent.err
+	# Bad options are refused here first, by the same parser.
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -s 0 -o x.dat
+	assert_failure 64
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" --rotate 1M -o x.dat
+	assert_failure 64
+	assert_output --partial "--remote and --rotate conflict"
+	# An event the agent's kernel does not have: its error, once, here.
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q -s 1 -e nosuch:event -o x.dat
+	assert_failure
+	assert_output --partial "agent 127.0.0.1:$PORT:"
+	[ ! -e x.dat ]
+}
+
+@test "agent: the agent killed mid-recording: its worker stops, removes its instance; a valid partial file" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	"$KTRACE" record --remote "127.0.0.1:$PORT" -o d.dat -e ftrace:print -- "$KT_AG_BIN/wl" 1000000 2000 2>ctl.err &
+	CTL_PID=$!
+	wait_line agent.err "recording in instance"
+	wait_pages d.dat
+	kill -KILL "$AGENT_PID"
+	wait "$AGENT_PID" || true
+	AGENT_PID=
+	local st=0
+	wait "$CTL_PID" || st=$?
+	CTL_PID=
+	[ "$st" -eq 1 ]
+	run cat ctl.err
+	[ "$(grep -c "dropped" <<<"$output")" -eq 1 ]
+	assert_output --regexp "the connection to the agent at '127.0.0.1:$PORT' dropped \(the agent closed the connection\): 'd.dat' holds the recording up to the drop"
+	# The marks are 1..N with no gap, N > 0: what came before the drop.
+	local m
+	m=$(marks_in d.dat)
+	[ -n "$m" ]
+	[ "$m" = "$(seq 1 "$(tail -1 <<<"$m")")" ]
+	run trace-cmd report -i d.dat
+	assert_success
+	[ -z "$(ls d.dat.tmp-* 2>/dev/null)" ]
+}
+
+@test "agent: the controller killed: the agent stops the recording and COMMAND, removes its instance, serves the next" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	"$KTRACE" record --remote "127.0.0.1:$PORT" -o c.dat -e ftrace:print -- "$KT_AG_BIN/wl" 1000000 2000 2>ctl.err &
+	CTL_PID=$!
+	wait_line agent.err "recording in instance"
+	kill -KILL "$CTL_PID"
+	wait "$CTL_PID" || true
+	CTL_PID=
+	wait_line agent.err "done, status"
+	[ "$(grep -c "the controller left" agent.err)" -eq 1 ]
+	local w
+	w=$(workers)
+	wait_gone "$w"
+	assert_no_instance "$w"
+	run pgrep -f "$KT_AG_BIN/marks 1000000"
+	assert_failure
+	rm -f c.dat.tmp-*
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q -o n.dat -e ftrace:print -- "$KT_AG_BIN/wl" 50
+	assert_success
+	[ "$(marks_in n.dat)" = "$(seq 1 50)" ]
+}
+
+@test "agent: SIGINT to the controller stops the remote recording; the file is whole" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	"$KTRACE" record --remote "127.0.0.1:$PORT" -o i.dat -e ftrace:print -- "$KT_AG_BIN/wl" 1000000 2000 2>ctl.err &
+	CTL_PID=$!
+	wait_line agent.err "recording in instance"
+	wait_pages i.dat
+	kill -INT "$CTL_PID"
+	local st=0
+	wait "$CTL_PID" || st=$?
+	CTL_PID=
+	# COMMAND's status: it was stopped by SIGINT.
+	[ "$st" -eq 130 ]
+	run cat ctl.err
+	assert_output --partial "wrote 'i.dat'"
+	refute_output --partial "dropped"
+	local m
+	m=$(marks_in i.dat)
+	[ -n "$m" ]
+	[ "$m" = "$(seq 1 "$(tail -1 <<<"$m")")" ]
+	run trace-cmd report -i i.dat
+	assert_success
+}
+
+@test "agent: a token is proved, never sent; a wrong or missing one is refused in one line on each side" {
+	umask 077
+	echo "secret-one" >t1
+	echo "secret-two" >t2
+	start_agent --token-file t1 --allow-command "$KT_AG_BIN/wl"
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" --token-file t2 -o w.dat -e ftrace:print -- "$KT_AG_BIN/wl" 10
+	assert_failure 1
+	assert_output "ktrace record: the agent at 127.0.0.1:$PORT refused: wrong token"
+	[ "$(grep -c "wrong token" agent.err)" -eq 1 ]
+	[ ! -e w.dat ]
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -o w.dat -e ftrace:print -- "$KT_AG_BIN/wl" 10
+	assert_failure 1
+	assert_output "ktrace record: the agent at '127.0.0.1:$PORT' wants a token; give --token-file FILE (the agent's)"
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" --token-file t1 -q -o ok.dat -e ftrace:print -- "$KT_AG_BIN/wl" 10
+	assert_success
+	[ "$(marks_in ok.dat)" = "$(seq 1 10)" ]
+	# The token is in no file the recording wrote.
+	run grep -c secret-one ok.dat
+	assert_output 0
+	# A token others may read is refused.
+	chmod 644 t2
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" --token-file t2 -o w.dat
+	assert_failure 1
+	assert_output --partial "others may read it"
+}
+
+@test "agent: a non-loopback address needs --token-file" {
+	run "$KTRACE" agent --listen "0.0.0.0:$((20000 + RANDOM % 20000))"
+	assert_failure 64
+	assert_output --partial "is not a loopback address: give --token-file FILE"
+	run "$KTRACE" agent --listen 127.0.0.1:1 --vsock 5
+	assert_failure 64
+}
+
+@test "agent: hostile peers (random bytes, a huge length, silence) get one line each; the agent serves on" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	# Random bytes in place of the answer to the challenge.
+	exec 5<>"/dev/tcp/127.0.0.1/$PORT"
+	head -c 65536 /dev/urandom >&5 || true
+	exec 5>&-
+	wait_line agent.err "refused 127.0.0.1:[0-9]*: not ktrace's protocol"
+	# A header that claims 2 GB: refused before anything is read or kept.
+	exec 5<>"/dev/tcp/127.0.0.1/$PORT"
+	printf 'KT\001\002\377\377\377\177\000\000\000\000' >&5
+	wait_line agent.err "refused 127.0.0.1:[0-9]*: not ktrace's protocol.*"
+	exec 5>&-
+	[ "$(grep -c "not ktrace's protocol" agent.err)" -eq 2 ]
+	# A peer that says nothing (or a byte at a time): cut after 10 s.
+	exec 5<>"/dev/tcp/127.0.0.1/$PORT"
+	printf 'K' >&5
+	wait_line agent.err "no answer within 10 s"
+	exec 5>&-
+	[ "$(grep -c "refused" agent.err)" -eq 3 ]
+	# The agent is still there, and small.
+	kill -0 "$AGENT_PID"
+	local rss
+	rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$AGENT_PID/status")
+	[ "$rss" -lt 65536 ]
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q -o h.dat -e ftrace:print -- "$KT_AG_BIN/wl" 20
+	assert_success
+	[ "$(marks_in h.dat)" = "$(seq 1 20)" ]
+}
+
+@test "agent: one controller at a time, the next refused as busy" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	"$KTRACE" record --remote "127.0.0.1:$PORT" -o a.dat -e ftrace:print -- "$KT_AG_BIN/wl" 1000000 2000 2>ctl.err &
+	CTL_PID=$!
+	wait_line agent.err "recording in instance"
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -o b.dat
+	assert_failure 1
+	assert_output "ktrace record: the agent at 127.0.0.1:$PORT refused: busy: the agent serves another controller; try again when it is done"
+	kill -INT "$CTL_PID"
+	wait "$CTL_PID" || true
+	CTL_PID=
+	run trace-cmd report -i a.dat
+	assert_success
+}
+
+@test "agent: the clock offsets measured at the start, during and at the end are in the file; stat -i shows them" {
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	# 2.5 s at 400 marks a second: a measure every second between.
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" -o t.dat -e ftrace:print -- "$KT_AG_BIN/wl" 1000 400
+	assert_success
+	[ "$(marks_in t.dat)" = "$(seq 1 1000)" ]
+	run "$KTRACE" stat -i t.dat
+	assert_success
+	assert_output --regexp "recorded by ktrace agent on .* \(clock local\) for .* \(clock [a-z_]+\)"
+	assert_output --regexp "clock offsets \(the controller's clock less this file's; [0-9]+ measures"
+	assert_output --regexp "  start  at [0-9]+\.[0-9]{6}: [-+][0-9]+\.[0-9]{9} s, within [0-9]+\.[0-9]{9} s"
+	assert_output --regexp "  end    at "
+	run "$KTRACE" stat -i t.dat --json
+	assert_success
+	local m
+	m=$(grep -o '"measures":\[[^]]*\]' <<<"$output" | grep -o '{[^}]*}')
+	grep -q '"when":"start"' <<<"$m"
+	grep -q '"when":"during"' <<<"$m"
+	grep -q '"when":"end"' <<<"$m"
+	# One machine, one clock (the controller reads the top-level trace
+	# clock, local here): each offset is within its bound, give or take
+	# the microsecond the clocks are read at on each side.
+	if [ "$(cat "$TRACEFS/trace_clock" | grep -o '\[[a-z_-]*\]')" = "[local]" ]; then
+		local off bound
+		while read -r off bound; do
+			[ "${off#-}" -le $((bound + 2000)) ] || fail "offset $off outside its bound $bound"
+		done < <(sed -E 's/.*"offset":(-?[0-9]+),"bound":([0-9]+).*/\1 \2/' <<<"$m")
+	fi
+	# trace-cmd reads the file, skipping the option.
+	run trace-cmd report -i t.dat
+	assert_success
+	[ "$(grep -c ' mark [0-9]*$' <<<"$output")" -eq 1000 ]
+}
