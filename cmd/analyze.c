@@ -325,8 +325,12 @@ static void put_ms(unsigned long long ns)
 	printf(" %9llu.%03llu", ns / 1000000, ns / 1000 % 1000);
 }
 
+/*
+ * The table; lat false (the file has no wakeups): the wakeup columns
+ * say '-', not 0.
+ */
 static void print_sched_table(const struct analyze_opts *o,
-			      struct kt_sched_row **rows, size_t n)
+			      struct kt_sched_row **rows, size_t n, bool lat)
 {
 	bool by_comm = o->by && !strcmp(o->by, "comm");
 	bool by_proc = o->by && !strcmp(o->by, "process");
@@ -353,6 +357,10 @@ static void print_sched_table(const struct analyze_opts *o,
 		put_ms(r->sleep_s_ns);
 		put_ms(r->sleep_d_ns);
 		put_ms(r->sleep_other_ns);
+		if (!lat) {
+			printf(" %8s %12s %12s %12s %12s\n", "-", "-", "-", "-", "-");
+			continue;
+		}
 		printf(" %8zu", r->lat.n);
 		put_us(kt_dist_mean(&r->lat));
 		put_us(kt_dist_pct(&r->lat, 50));
@@ -392,6 +400,11 @@ static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row *
 		printf(",\"switches\":%llu,\"run_ns\":%llu,\"wait_ns\":%llu,\"sleep_s_ns\":%llu,\"sleep_d_ns\":%llu,\"sleep_other_ns\":%llu",
 		       r->switches, r->run_ns, r->wait_ns, r->sleep_s_ns, r->sleep_d_ns,
 		       r->sleep_other_ns);
+		if (!t->has_wakeup) {
+			/* No wakeups in the file: nothing to say, not 0. */
+			printf(",\"wakeups\":null,\"lat_mean_ns\":null,\"lat_p50_ns\":null,\"lat_p90_ns\":null,\"lat_p99_ns\":null,\"lat_max_ns\":null}");
+			continue;
+		}
 		printf(",\"wakeups\":%zu,\"lat_mean_ns\":%llu,\"lat_p50_ns\":%llu,\"lat_p90_ns\":%llu,\"lat_p99_ns\":%llu,\"lat_max_ns\":%llu",
 		       r->lat.n, kt_dist_mean(&r->lat), kt_dist_pct(&r->lat, 50),
 		       kt_dist_pct(&r->lat, 90), kt_dist_pct(&r->lat, 99), r->lat.max);
@@ -430,7 +443,7 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	warn_loss(o, t.lost, t.lost_unknown);
 	if (!t.has_wakeup)
-		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies, and sleep time runs to the switch-in; record them with 'ktrace record --for sched'",
+		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies ('-'), and sleep time runs to the switch-in; record them with 'ktrace record --for sched'",
 			o->input);
 	if (t.missed_ins)
 		kt_warn("%llu switch%s onto a CPU %s missing from '%s' (dropped uncounted, see 'ktrace doctor'); those waits are not counted",
@@ -441,7 +454,7 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 	if (o->json)
 		print_sched_json(o, rows, n, &t);
 	else
-		print_sched_table(o, rows, n);
+		print_sched_table(o, rows, n, t.has_wakeup);
 	status = KT_EXIT_OK;
 out:
 	kt_sched_free(s);

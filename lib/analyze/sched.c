@@ -139,6 +139,8 @@ static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *r
 			p->row.run_ns += ts > p->since ? ts - p->since : 0;
 		else if (p->st != T_UNKNOWN)
 			s->t.missed_ins++;	/* out again, never seen in */
+		if (p->st == T_ASLEEP)
+			add_sleep(p, ts);	/* ... asleep until then at most */
 		p->row.switches++;
 		p->since = ts;
 		/* R (0) or R+ (preempted): still runnable; else asleep. */
@@ -200,6 +202,13 @@ static int on_evidence(struct kt_sched *s, int pid, unsigned long long ts)
 		return 0;
 	if (t->st == T_RUNNABLE || t->st == T_ASLEEP) {
 		s->t.missed_ins++;
+		/*
+		 * Asleep until now at the latest, as analyze offcpu ends
+		 * the stretch; where the file has no wakeups, sleep has
+		 * no other end.
+		 */
+		if (t->st == T_ASLEEP)
+			add_sleep(t, ts);
 		t->st = T_RUNNING;
 		t->since = ts;
 	}

@@ -16,7 +16,9 @@
  * counting them (doctor's switch_records).  A task seen running while
  * believed runnable or asleep (an event of its own, or a switch-out) had
  * its switch-in dropped: that wait is not counted, and missed_ins says
- * how many there were.
+ * how many there were; a sleep ends there, the latest it can, as analyze
+ * offcpu ends it, so a file without wakeups (record --for offcpu) gives
+ * each task the time offcpu gives it blocked.
  */
 #ifndef KT_ANALYZE_SCHED_H
 #define KT_ANALYZE_SCHED_H
