@@ -5,7 +5,9 @@
  * sched_wakeup_new, whichever the file holds.
  *
  * A task is running from the switch that puts it on a CPU to the one that
- * takes it off; runnable from a wakeup (or a preemption, prev_state R) to
+ * takes it off, by the CPU's chain of switches (runs.h: the rule analyze
+ * cpu and offcpu count run time, switches and missing switches by);
+ * runnable from a wakeup (or a preemption, prev_state R) to
  * the next switch-in; asleep from a switch-out in state S, D or another
  * to its wakeup.  The wakeup latency is wakeup to switch-in; sched_waking
  * (where the file has it) is the wakeup, else sched_wakeup.  Preempted
@@ -39,6 +41,7 @@ struct kt_sched_row {
 	int threads;			/* tasks in the row (by comm, process) */
 	char comm[32];
 	unsigned long long switches;	/* switch-outs */
+	unsigned long long missing;	/* runs whose start is missing (runs.h) */
 	unsigned long long run_ns;
 	unsigned long long wait_ns;	/* runnable, not running */
 	unsigned long long sleep_s_ns;	/* asleep in state S */
@@ -49,6 +52,7 @@ struct kt_sched_row {
 
 struct kt_sched_totals {
 	unsigned long long switches;
+	unsigned long long missing;	/* switches missing (runs.h) */
 	unsigned long long missed_ins;	/* switch-ins the file lacks */
 	unsigned long long lost;	/* events lost in the window */
 	bool lost_unknown;

@@ -282,6 +282,50 @@ cpu_oracle() {
 			   for (p in task) print "task", p, task[p] }' | sort
 }
 
+# The query of ktrace-sql(1)'s examples: each task's switches, missing
+# switches and run time by each CPU's chain of switches (analyze/runs.h).
+runs_sql() {
+	"$KTRACE" sql -i "$1" --format csv "with c as (select ts, cpu, prev_pid, lag(next_pid) over w as cur,
+    lag(ts) over w as since from sched_switch window w as (partition by cpu order by ts, rowid)),
+  k as (select *, cur is not null and not exists (select 1 from losses l where l.cpu = c.cpu
+    and l.before_ts > c.since and l.before_ts <= c.ts) as known from c)
+select prev_pid as pid, count(*) as switches, sum(known and cur <> prev_pid) as missing,
+  sum(case when known and cur = prev_pid then ts - since else 0 end) as run_ns
+from k where prev_pid <> 0 group by prev_pid"
+}
+
+@test "analyze sched, analyze cpu and sql give every task the same run time, switches and missing switches" {
+	kt_tool naps "$KT_AN_BIN"
+	run rec -q --for sched --for cpu -o a.dat -- sh -c "$KT_AN_BIN/naps 50 2000; i=0; while [ \$i -lt 20000 ]; do i=\$((i + 1)); done"
+	assert_success
+	"$KTRACE" analyze sched -i a.dat --format json 2>/dev/null |
+		jq -r '.rows[] | select(.switches > 0) | "\(.pid) \(.switches) \(.missing_switches) \(.run_ns)"' | sort >s.txt
+	"$KTRACE" analyze cpu -i a.dat --format json 2>/dev/null |
+		jq -r '.tasks[] | "\(.pid) \(.switches) \(.missing_switches) \(.cpu_ns)"' | sort >c.txt
+	runs_sql a.dat | tail -n +2 | tr , ' ' | sort >q.txt
+	[ "$(wc -l <s.txt)" -ge 3 ] || fail "$(cat s.txt)"
+	# Every task of sched's rows that was switched out, the same in cpu's
+	# and in SQL's (a file of trace-cmd's with losses, too).
+	[ -z "$(join -a 1 s.txt c.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')" ] ||
+		fail "sched against cpu: $(join -a 1 s.txt c.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')"
+	[ -z "$(join -a 1 s.txt q.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')" ] ||
+		fail "sched against sql: $(join -a 1 s.txt q.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')"
+	f=$TOP/tests/data/tc-v7-lost.dat
+	"$KTRACE" analyze sched -i "$f" --format json 2>/dev/null |
+		jq -r '.rows[] | select(.switches > 0) | "\(.pid) \(.switches) \(.missing_switches) \(.run_ns)"' | sort >s2.txt
+	runs_sql "$f" 2>/dev/null | tail -n +2 | tr , ' ' | sort >q2.txt
+	[ "$(wc -l <s2.txt)" -ge 10 ] || fail "$(cat s2.txt)"
+	[ -z "$(join -a 1 s2.txt q2.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')" ] ||
+		fail "sched against sql on $f: $(join -a 1 s2.txt q2.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')"
+	# The totals: the same missing switches in the three analyses.
+	m=$("$KTRACE" analyze sched -i a.dat --format json 2>/dev/null | jq .missing_switches)
+	c=$("$KTRACE" analyze cpu -i a.dat --format json 2>/dev/null | jq .missing_switches)
+	o=$("$KTRACE" analyze offcpu -i a.dat --format json 2>/dev/null | jq .missing_switches)
+	[ "$m" = "$c" ] && [ "$m" = "$o" ] || fail "missing switches: sched $m, cpu $c, offcpu $o"
+	# naps ran, in the three.
+	jq -e 'any(.rows[]; .comm == "naps" and .switches >= 40 and .run_ns > 0)' <<<"$("$KTRACE" analyze sched -i a.dat --format json 2>/dev/null)"
+}
+
 @test "analyze cpu: each task's and CPU's time as report's JSON adds it up; interrupts counted" {
 	run rec -q -e sched_switch -e irq -o c.dat -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; sleep 0.1'
 	assert_success
