@@ -49,6 +49,8 @@ struct kt_sched {
 	struct kt_sched_row *merged;	/* by comm's or process's rows */
 	size_t nmerged;
 	struct kt_sched_totals t;
+	int (*on_wakeup)(const struct kt_sched_wakeup *w, void *arg);
+	void *wakeup_arg;
 };
 
 const char *const kt_sched_sort_keys =
@@ -178,6 +180,12 @@ static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *r
 			n->row.wait_ns += ts > n->since ? ts - n->since : 0;
 			if (n->woken && kt_dist_add(&n->row.lat, ts > n->since ? ts - n->since : 0, ts, cpu))
 				return -ENOMEM;
+			if (n->woken && s->on_wakeup) {
+				ret = s->on_wakeup(&(struct kt_sched_wakeup){
+					(int)next, n->row.comm, n->since, ts, cpu }, s->wakeup_arg);
+				if (ret)
+					return ret;
+			}
 		} else if (n->st == T_ASLEEP) {
 			/* No wakeup in the file: asleep until now. */
 			add_sleep(n, ts);
@@ -230,6 +238,13 @@ static int on_evidence(struct kt_sched *s, int pid, unsigned long long ts)
 		t->since = ts;
 	}
 	return 0;
+}
+
+void kt_sched_on_wakeup(struct kt_sched *s,
+			int (*fn)(const struct kt_sched_wakeup *w, void *arg), void *arg)
+{
+	s->on_wakeup = fn;
+	s->wakeup_arg = arg;
 }
 
 int kt_sched_add(const struct kt_event *ev, void *arg)

@@ -69,6 +69,21 @@ struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
 			      const struct kt_tgidmap *tg);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_sched_add(const struct kt_event *ev, void *arg);
+
+/* One wakeup latency, as the rows count it (sql's wakeups table). */
+struct kt_sched_wakeup {
+	int pid;
+	const char *comm;		/* at the switch-in */
+	unsigned long long wake_ts;	/* the wakeup */
+	unsigned long long run_ts;	/* the switch onto a CPU */
+	int cpu;			/* of the switch-in */
+};
+/*
+ * fn(w, arg) for each wakeup latency as kt_sched_add() counts it; its
+ * non-zero return ends the pass with that value.
+ */
+void kt_sched_on_wakeup(struct kt_sched *s,
+			int (*fn)(const struct kt_sched_wakeup *w, void *arg), void *arg);
 /*
  * The rows (tasks that ran, waited or slept in the window; the idle task
  * left out), sorted by key, the largest first: "run" (the default),
