@@ -319,14 +319,30 @@ out:
 	return status;
 }
 
+/*
+ * The switches the file lacks, counted as every analysis counts them
+ * (analyze/runs.h), and what this analysis does about them.
+ */
+static void warn_missing(const struct analyze_opts *o, unsigned long long n,
+			 const char *then)
+{
+	if (n)
+		kt_warn("%llu switch%s missing from '%s' (dropped uncounted, see 'ktrace doctor'); the time around each is unknown, given to no task%s",
+			n, n == 1 ? " is" : "es are", o->input, then);
+}
+
 /* Milliseconds with three decimals, from nanoseconds. */
 static void put_ms(unsigned long long ns)
 {
 	printf(" %9llu.%03llu", ns / 1000000, ns / 1000 % 1000);
 }
 
+/*
+ * The table; lat false (the file has no wakeups): the wakeup columns
+ * say '-', not 0.
+ */
 static void print_sched_table(const struct analyze_opts *o,
-			      struct kt_sched_row **rows, size_t n)
+			      struct kt_sched_row **rows, size_t n, bool lat)
 {
 	bool by_comm = o->by && !strcmp(o->by, "comm");
 	bool by_proc = o->by && !strcmp(o->by, "process");
@@ -353,6 +369,10 @@ static void print_sched_table(const struct analyze_opts *o,
 		put_ms(r->sleep_s_ns);
 		put_ms(r->sleep_d_ns);
 		put_ms(r->sleep_other_ns);
+		if (!lat) {
+			printf(" %8s %12s %12s %12s %12s\n", "-", "-", "-", "-", "-");
+			continue;
+		}
 		printf(" %8zu", r->lat.n);
 		put_us(kt_dist_mean(&r->lat));
 		put_us(kt_dist_pct(&r->lat, 50));
@@ -377,8 +397,8 @@ static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row *
 
 	printf("{\"analysis\":\"sched\",\"file\":");
 	kt_json_put_str(stdout, o->input);
-	printf(",\"switches\":%llu,\"missed_switch_ins\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"rows\":[",
-	       t->switches, t->missed_ins, t->lost, t->lost_unknown ? "true" : "false");
+	printf(",\"switches\":%llu,\"missing_switches\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"rows\":[",
+	       t->switches, t->missing, t->lost, t->lost_unknown ? "true" : "false");
 	for (i = 0; i < n; i++) {
 		struct kt_sched_row *r = rows[i];
 
@@ -389,9 +409,14 @@ static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row *
 			printf("\"pid\":%d,", r->pid);
 		printf("\"comm\":");
 		kt_json_put_str(stdout, r->comm);
-		printf(",\"switches\":%llu,\"run_ns\":%llu,\"wait_ns\":%llu,\"sleep_s_ns\":%llu,\"sleep_d_ns\":%llu,\"sleep_other_ns\":%llu",
-		       r->switches, r->run_ns, r->wait_ns, r->sleep_s_ns, r->sleep_d_ns,
+		printf(",\"switches\":%llu,\"missing_switches\":%llu,\"run_ns\":%llu,\"wait_ns\":%llu,\"sleep_s_ns\":%llu,\"sleep_d_ns\":%llu,\"sleep_other_ns\":%llu",
+		       r->switches, r->missing, r->run_ns, r->wait_ns, r->sleep_s_ns, r->sleep_d_ns,
 		       r->sleep_other_ns);
+		if (!t->has_wakeup) {
+			/* No wakeups in the file: nothing to say, not 0. */
+			printf(",\"wakeups\":null,\"lat_mean_ns\":null,\"lat_p50_ns\":null,\"lat_p90_ns\":null,\"lat_p99_ns\":null,\"lat_max_ns\":null}");
+			continue;
+		}
 		printf(",\"wakeups\":%zu,\"lat_mean_ns\":%llu,\"lat_p50_ns\":%llu,\"lat_p90_ns\":%llu,\"lat_p99_ns\":%llu,\"lat_max_ns\":%llu",
 		       r->lat.n, kt_dist_mean(&r->lat), kt_dist_pct(&r->lat, 50),
 		       kt_dist_pct(&r->lat, 90), kt_dist_pct(&r->lat, 99), r->lat.max);
@@ -430,18 +455,15 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	warn_loss(o, t.lost, t.lost_unknown);
 	if (!t.has_wakeup)
-		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies, and sleep time runs to the switch-in; record them with 'ktrace record --for sched'",
+		kt_warn("'%s' holds no sched_waking or sched_wakeup: no wakeup latencies ('-'), and sleep time runs to the switch-in; record them with 'ktrace record --for sched'",
 			o->input);
-	if (t.missed_ins)
-		kt_warn("%llu switch%s onto a CPU %s missing from '%s' (dropped uncounted, see 'ktrace doctor'); those waits are not counted",
-			t.missed_ins, t.missed_ins == 1 ? "" : "es",
-			t.missed_ins == 1 ? "is" : "are", o->input);
+	warn_missing(o, t.missing, "; a wait they cut is not counted, a sleep ends at the task's next event");
 	if (o->top && (size_t)o->top < n)
 		n = (size_t)o->top;
 	if (o->json)
 		print_sched_json(o, rows, n, &t);
 	else
-		print_sched_table(o, rows, n);
+		print_sched_table(o, rows, n, t.has_wakeup);
 	status = KT_EXIT_OK;
 out:
 	kt_sched_free(s);
@@ -500,12 +522,13 @@ static void print_cpu_json(const struct analyze_opts *o, struct kt_cpu_task **tv
 
 	printf("{\"analysis\":\"cpu\",\"file\":");
 	kt_json_put_str(stdout, o->input);
-	printf(",\"gaps\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"tasks\":[",
-	       t->gaps, t->lost, t->lost_unknown ? "true" : "false");
+	printf(",\"gaps\":%llu,\"missing_switches\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"tasks\":[",
+	       t->gaps, t->gaps, t->lost, t->lost_unknown ? "true" : "false");
 	for (i = 0; i < nt && (!o->top || i < (size_t)o->top); i++) {
 		printf("%s{\"pid\":%d,\"comm\":", i ? "," : "", tv[i]->pid);
 		kt_json_put_str(stdout, tv[i]->comm);
-		printf(",\"cpu_ns\":%llu,\"switches\":%llu}", tv[i]->ns, tv[i]->switches);
+		printf(",\"cpu_ns\":%llu,\"switches\":%llu,\"missing_switches\":%llu}",
+		       tv[i]->ns, tv[i]->switches, tv[i]->missing);
 	}
 	printf("],\"cpus\":[");
 	for (i = 0; i < nc; i++)
@@ -565,9 +588,7 @@ static int run_cpu(const struct analyze_opts *o, struct kt_reader *r,
 		goto out;
 	}
 	warn_loss(o, t.lost, t.lost_unknown);
-	if (t.gaps)
-		kt_warn("%llu switch%s missing from '%s' (dropped uncounted, see 'ktrace doctor'); the time around each is unknown, not given to a task",
-			t.gaps, t.gaps == 1 ? " is" : "es are", o->input);
+	warn_missing(o, t.gaps, "");
 	if (!t.has_irq && !t.has_softirq)
 		kt_warn("'%s' holds no irq events: no interrupt times; record them with 'ktrace record --for cpu'", o->input);
 	if (o->json)
@@ -616,8 +637,8 @@ static void print_off_json(const struct analyze_opts *o, struct kt_off_row **row
 
 	printf("{\"analysis\":\"offcpu\",\"file\":");
 	kt_json_put_str(stdout, o->input);
-	printf(",\"missed_switch_ins\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"rows\":[",
-	       t->missed_ins, t->lost, t->lost_unknown ? "true" : "false");
+	printf(",\"missing_switches\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"rows\":[",
+	       t->missing, t->lost, t->lost_unknown ? "true" : "false");
 	for (i = 0; i < n; i++) {
 		struct kt_off_row *r = rows[i];
 
@@ -687,10 +708,7 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 	if (status)
 		goto out;
 	warn_loss(o, t.lost, t.lost_unknown);
-	if (t.missed_ins)
-		kt_warn("%llu switch%s onto a CPU %s missing from '%s' (dropped uncounted, see 'ktrace doctor'); each such time blocked ends at the task's next event",
-			t.missed_ins, t.missed_ins == 1 ? "" : "es",
-			t.missed_ins == 1 ? "is" : "are", o->input);
+	warn_missing(o, t.missing, "; a time blocked they cut ends at the task's next event");
 	if (!t.has_stacks && !t.has_syscalls)
 		kt_warn("'%s' holds no kernel stacks or syscall events: no reasons; record with 'ktrace record --for offcpu'",
 			o->input);

@@ -48,7 +48,8 @@ static const char args_doc[] = "[QUERY]";
 static const char doc[] =
 	"SQL over a recording, on SQLite in memory: no server.\v"
 	"Tables: one per event kind (sched_switch: ts, cpu, pid, comm and its "
-	"fields), events, tasks, losses and meta; --schema, .tables and "
+	"fields), events, tasks, losses, meta and wakeups (each wakeup latency "
+	"as analyze sched counts it); --schema, .tables and "
 	"sqlite_master list those the file has.  A "
 	"table is loaded from the file when a query first names it.  Without "
 	"QUERY, the queries come from standard input, or from a prompt with "

@@ -17,8 +17,8 @@
 	{ "filter", 'f', "FILTER", 0, "ftrace filter for the preceding -e", 0 }, \
 	{ "buffer-size", 'b', "KB", 0, "per-CPU kernel buffer size in KB", 0 }, \
 	{ "pid", 'P', "PID", 0, "trace only this running process; repeatable (-p PID, a number, too)", 0 }, \
-	{ "command-only", 'F', NULL, 0, "trace only COMMAND's process", 0 }, \
-	{ "children", 'c', NULL, 0, "trace COMMAND (or -P PID) and its descendants", 0 }
+	{ "command-only", 'F', NULL, 0, "trace COMMAND's process: all its threads, not the processes it forks", 0 }, \
+	{ "children", 'c', NULL, 0, "trace COMMAND (or -P PID), its threads and its descendants", 0 }
 
 /*
  * parse_opt() for the shared options: handles its keys (also the

@@ -14,6 +14,7 @@
 #include "analyze/evcache.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "analyze/runs.h"
 #include "base/collect.h"
 #include "decode/symbols.h"
 
@@ -26,11 +27,9 @@ struct evinfo {
 	struct tep_format_field *irq, *name, *vec;
 };
 
-/* One CPU's state: who runs since when, and the interrupt it is in. */
+/* One CPU's times, and the interrupt it is in (who runs: c->runs). */
 struct percpu {
 	bool seen;			/* a switch was seen */
-	int pid;			/* who the last switch put here */
-	unsigned long long since;
 	struct kt_cpu_cpu out;
 	unsigned long long irq_since, soft_since;
 	struct kt_cpu_irq *irq_in, *soft_in;	/* NULL: not in one */
@@ -43,6 +42,7 @@ struct kt_cpu {
 	void *irqs;			/* tsearch: struct kt_cpu_irq */
 	size_t nirqs;
 	struct kt_percpu cpus;		/* struct percpu */
+	struct kt_runs *runs;
 	struct kt_cpu_task **tv;
 	struct kt_cpu_irq **iv;
 	struct kt_cpu_cpu *cv;
@@ -78,6 +78,11 @@ struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
 
 	if (!c)
 		return NULL;
+	c->runs = kt_runs_new();
+	if (!c->runs) {
+		free(c);
+		return NULL;
+	}
 	c->tep = tep;
 	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	c->tasks.size = sizeof(struct kt_cpu_task);
@@ -126,39 +131,44 @@ static struct kt_cpu_irq *irq_of(struct kt_cpu *c, int irq, const char *name)
 }
 
 static int on_switch(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
-		     struct percpu *p)
+		     int cpu, struct percpu *p)
 {
-	unsigned long long prev, next, ts = rec->ts, d;
-	struct kt_cpu_task *t;
+	unsigned long long prev, next, d;
+	struct kt_cpu_task *t = NULL;
+	struct kt_run run;
+	int ret;
 
 	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
 	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
 		return 0;
-	if (p->seen) {
-		d = ts > p->since ? ts - p->since : 0;
-		if ((unsigned long long)p->pid != prev) {
-			/* Who ran since the last switch is not known. */
-			c->t.gaps++;
-			p->out.gap_ns += d;
-		} else if (!prev) {
-			p->out.idle_ns += d;
-		} else {
-			p->out.busy_ns += d;
-			t = task_of(c, (int)prev);
-			if (!t)
-				return -ENOMEM;
-			t->ns += d;
-			kt_field_str(in->sw.prev_comm, rec, t->comm, sizeof(t->comm));
-		}
-	}
+	ret = kt_runs_switch(c->runs, cpu, rec->ts, (int)prev, (int)next, &run);
+	if (ret)
+		return ret;
 	p->seen = true;
-	p->pid = (int)next;
-	p->since = ts;
+	if (prev) {
+		t = task_of(c, (int)prev);
+		if (!t)
+			return -ENOMEM;
+		t->switches++;
+		kt_field_str(in->sw.prev_comm, rec, t->comm, sizeof(t->comm));
+	}
+	d = run.end > run.start ? run.end - run.start : 0;
+	if (run.kind == KT_RUN_MISSING) {
+		/* Who ran since the last switch is not known. */
+		c->t.gaps++;
+		p->out.gap_ns += d;
+		if (t)
+			t->missing++;
+	} else if (run.kind == KT_RUN_RAN && !prev) {
+		p->out.idle_ns += d;
+	} else if (run.kind == KT_RUN_RAN) {
+		p->out.busy_ns += d;
+		t->ns += d;
+	}
 	if (next) {
 		t = task_of(c, (int)next);
 		if (!t)
 			return -ENOMEM;
-		t->switches++;
 		kt_field_str(in->sw.next_comm, rec, t->comm, sizeof(t->comm));
 	}
 	return 0;
@@ -217,21 +227,20 @@ int kt_cpu_add(const struct kt_event *ev, void *arg)
 	else if (rec->missed_events < 0)
 		c->t.lost_unknown = true;
 	in = kt_evcache_get(&c->evs, ev->event);
-	if (!in)
-		return -ENOMEM;
-	if (in->kind == K_OTHER)
-		return 0;
 	p = cpu_of(c, ev->cpu);
-	if (!p)
+	if (!in || !p)
 		return -ENOMEM;
 	if (rec->missed_events) {
 		/* What this CPU did in the loss is not known. */
-		p->seen = false;
+		if (kt_runs_loss(c->runs, ev->cpu))
+			return -ENOMEM;
 		p->irq_in = p->soft_in = NULL;
 	}
+	if (in->kind == K_OTHER)
+		return 0;
 	if (in->kind == K_SWITCH) {
 		c->t.has_switch = true;
-		return on_switch(c, in, rec, p);
+		return on_switch(c, in, rec, ev->cpu, p);
 	}
 	if (in->kind == K_IRQ_IN || in->kind == K_IRQ_OUT)
 		c->t.has_irq = true;
@@ -332,6 +341,7 @@ void kt_cpu_free(struct kt_cpu *c)
 	if (!c)
 		return;
 	kt_evcache_free(&c->evs);
+	kt_runs_free(c->runs);
 	kt_pidmap_free(&c->tasks, NULL);
 	tdestroy(c->irqs, free_irq);
 	free(c->cpus.v);

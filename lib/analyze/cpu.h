@@ -8,10 +8,12 @@
  * inside the task time of whoever was interrupted, as the kernel's own
  * accounting has it without IRQ_TIME_ACCOUNTING.
  *
- * Time before a CPU's first switch in the window is not attributed; a
- * switch whose prev_pid is not the task the CPU's last switch put there
- * (a record the kernel dropped, doctor's switch_records) leaves the time
- * since that last switch unattributed, and counted (gaps, gap_ns).
+ * Who ran when, switches and missing switches follow runs.h's rule,
+ * as analyze sched's and offcpu's do: time before a CPU's first switch
+ * in the window is not attributed; a switch whose prev_pid is not the
+ * task the CPU's last switch put there (a record the kernel dropped,
+ * doctor's switch_records) leaves the time since that last switch
+ * unattributed, and counted (gaps, gap_ns, the task's missing).
  */
 #ifndef KT_ANALYZE_CPU_H
 #define KT_ANALYZE_CPU_H
@@ -25,7 +27,8 @@ struct kt_cpu_task {
 	int pid;
 	char comm[32];
 	unsigned long long ns;		/* on a CPU */
-	unsigned long long switches;	/* times put on a CPU */
+	unsigned long long switches;	/* times taken off a CPU */
+	unsigned long long missing;	/* runs of its whose start is missing */
 };
 
 struct kt_cpu_cpu {

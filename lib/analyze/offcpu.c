@@ -13,6 +13,7 @@
 #include "analyze/offcpu.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "analyze/runs.h"
 #include "base/collect.h"
 #include "decode/kstack.h"
 #include "decode/symbols.h"
@@ -51,6 +52,7 @@ struct kt_offcpu {
 	struct kt_evcache evs;
 	struct kt_pidmap tasks;		/* struct otask */
 	struct kt_percpu last;		/* struct last */
+	struct kt_runs *runs;		/* missing switches */
 	struct kt_off_row **sorted;
 	struct kt_off_row *merged;
 	size_t nmerged;
@@ -87,6 +89,11 @@ struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
 
 	if (!o)
 		return NULL;
+	o->runs = kt_runs_new();
+	if (!o->runs) {
+		free(o);
+		return NULL;
+	}
 	o->tep = tep;
 	o->machine = machine;
 	o->by_comm = by_comm;
@@ -179,16 +186,22 @@ static const char *syscall_reason(struct kt_offcpu *o, long nr)
 }
 
 static int on_switch(struct kt_offcpu *o, struct evinfo *in, struct tep_record *rec,
-		     struct last *l)
+		     int cpu, struct last *l)
 {
 	unsigned long long prev, state, next, ts = rec->ts;
 	struct otask *p, *n;
+	struct kt_run run;
 	int ret;
 
 	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
 	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
 	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
 		return 0;
+	ret = kt_runs_switch(o->runs, cpu, ts, (int)prev, (int)next, &run);
+	if (ret)
+		return ret;
+	if (run.kind == KT_RUN_MISSING)
+		o->t.missing++;
 	l->is_switch = true;
 	l->prev = (int)prev;
 	if (prev) {
@@ -255,6 +268,8 @@ int kt_offcpu_add(const struct kt_event *ev, void *arg)
 		o->t.lost += (unsigned long long)rec->missed_events;
 	else if (rec->missed_events < 0)
 		o->t.lost_unknown = true;
+	if (rec->missed_events && kt_runs_loss(o->runs, ev->cpu))
+		return -ENOMEM;
 	in = kt_evcache_get(&o->evs, ev->event);
 	l = last_of(o, ev->cpu);
 	if (!in || !l)
@@ -292,7 +307,7 @@ int kt_offcpu_add(const struct kt_event *ev, void *arg)
 	switch (in->kind) {
 	case K_SWITCH:
 		o->t.has_switch = true;
-		return on_switch(o, in, rec, l);
+		return on_switch(o, in, rec, ev->cpu, l);
 	case K_SYS_ENTER:
 	case K_SYS_EXIT:
 		o->t.has_syscalls = true;
@@ -456,6 +471,7 @@ void kt_offcpu_free(struct kt_offcpu *o)
 	if (!o)
 		return;
 	kt_evcache_free(&o->evs);
+	kt_runs_free(o->runs);
 	kt_pidmap_free(&o->tasks, free_task);
 	free(o->last.v);
 	free(o->sorted);

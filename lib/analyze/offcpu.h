@@ -11,7 +11,8 @@
  *
  * As in analyze sched, a switch back the kernel dropped is seen by the
  * task's own next event: that stretch ends there (the latest it can),
- * and missed_ins counts them.
+ * and missed_ins counts them; missing counts the switches the file
+ * lacks by runs.h's rule, as analyze sched and cpu count them.
  */
 #ifndef KT_ANALYZE_OFFCPU_H
 #define KT_ANALYZE_OFFCPU_H
@@ -35,6 +36,7 @@ struct kt_off_row {
 };
 
 struct kt_off_totals {
+	unsigned long long missing;	/* switches missing (runs.h) */
 	unsigned long long missed_ins;
 	unsigned long long lost;
 	bool lost_unknown;

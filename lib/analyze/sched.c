@@ -12,6 +12,7 @@
 #include "analyze/evcache.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "analyze/runs.h"
 #include "analyze/sched.h"
 #include "file/tgidmap.h"
 #include "base/collect.h"
@@ -43,10 +44,13 @@ struct kt_sched {
 	const struct kt_tgidmap *tg;
 	struct kt_evcache evs;		/* struct evinfo by event id */
 	struct kt_pidmap tasks;		/* struct task */
+	struct kt_runs *runs;		/* run time and missing switches */
 	struct kt_sched_row **sorted;
 	struct kt_sched_row *merged;	/* by comm's or process's rows */
 	size_t nmerged;
 	struct kt_sched_totals t;
+	int (*on_wakeup)(const struct kt_sched_wakeup *w, void *arg);
+	void *wakeup_arg;
 };
 
 const char *const kt_sched_sort_keys =
@@ -81,6 +85,11 @@ struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
 
 	if (!s)
 		return NULL;
+	s->runs = kt_runs_new();
+	if (!s->runs) {
+		free(s);
+		return NULL;
+	}
 	s->tep = tep;
 	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	s->tasks.size = sizeof(struct task);
@@ -124,21 +133,33 @@ static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *r
 {
 	unsigned long long prev, state, next, ts = rec->ts;
 	struct task *p, *n;
+	struct kt_run run;
+	int ret;
 
 	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
 	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
 	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
 		return 0;
 	s->t.switches++;
+	ret = kt_runs_switch(s->runs, cpu, ts, (int)prev, (int)next, &run);
+	if (ret)
+		return ret;
+	if (run.kind == KT_RUN_MISSING)
+		s->t.missing++;
 	if (prev) {
 		p = task_of(s, (int)prev);
 		if (!p)
 			return -ENOMEM;
 		kt_field_str(in->sw.prev_comm, rec, p->row.comm, sizeof(p->row.comm));
-		if (p->st == T_RUNNING)
-			p->row.run_ns += ts > p->since ? ts - p->since : 0;
-		else if (p->st != T_UNKNOWN)
+		/* The CPU's chain says how long it ran (runs.h). */
+		if (run.kind == KT_RUN_RAN)
+			p->row.run_ns += run.end > run.start ? run.end - run.start : 0;
+		else if (run.kind == KT_RUN_MISSING)
+			p->row.missing++;
+		if (p->st == T_RUNNABLE || p->st == T_ASLEEP)
 			s->t.missed_ins++;	/* out again, never seen in */
+		if (p->st == T_ASLEEP)
+			add_sleep(p, ts);	/* ... asleep until then at most */
 		p->row.switches++;
 		p->since = ts;
 		/* R (0) or R+ (preempted): still runnable; else asleep. */
@@ -159,6 +180,12 @@ static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *r
 			n->row.wait_ns += ts > n->since ? ts - n->since : 0;
 			if (n->woken && kt_dist_add(&n->row.lat, ts > n->since ? ts - n->since : 0, ts, cpu))
 				return -ENOMEM;
+			if (n->woken && s->on_wakeup) {
+				ret = s->on_wakeup(&(struct kt_sched_wakeup){
+					(int)next, n->row.comm, n->since, ts, cpu }, s->wakeup_arg);
+				if (ret)
+					return ret;
+			}
 		} else if (n->st == T_ASLEEP) {
 			/* No wakeup in the file: asleep until now. */
 			add_sleep(n, ts);
@@ -200,10 +227,24 @@ static int on_evidence(struct kt_sched *s, int pid, unsigned long long ts)
 		return 0;
 	if (t->st == T_RUNNABLE || t->st == T_ASLEEP) {
 		s->t.missed_ins++;
+		/*
+		 * Asleep until now at the latest, as analyze offcpu ends
+		 * the stretch; where the file has no wakeups, sleep has
+		 * no other end.
+		 */
+		if (t->st == T_ASLEEP)
+			add_sleep(t, ts);
 		t->st = T_RUNNING;
 		t->since = ts;
 	}
 	return 0;
+}
+
+void kt_sched_on_wakeup(struct kt_sched *s,
+			int (*fn)(const struct kt_sched_wakeup *w, void *arg), void *arg)
+{
+	s->on_wakeup = fn;
+	s->wakeup_arg = arg;
 }
 
 int kt_sched_add(const struct kt_event *ev, void *arg)
@@ -217,6 +258,8 @@ int kt_sched_add(const struct kt_event *ev, void *arg)
 		s->t.lost += (unsigned long long)rec->missed_events;
 	else if (rec->missed_events < 0)
 		s->t.lost_unknown = true;
+	if (rec->missed_events && kt_runs_loss(s->runs, ev->cpu))
+		return -ENOMEM;
 	in = kt_evcache_get(&s->evs, ev->event);
 	if (!in)
 		return -ENOMEM;
@@ -307,6 +350,7 @@ static int fold(struct kt_sched_row *a, const struct kt_sched_row *b)
 	size_t i;
 
 	a->switches += b->switches;
+	a->missing += b->missing;
 	a->run_ns += b->run_ns;
 	a->wait_ns += b->wait_ns;
 	a->sleep_s_ns += b->sleep_s_ns;
@@ -423,6 +467,7 @@ void kt_sched_free(struct kt_sched *s)
 	if (!s)
 		return;
 	kt_evcache_free(&s->evs);
+	kt_runs_free(s->runs);
 	kt_pidmap_free(&s->tasks, free_task);
 	free(s->sorted);
 	free_merged(s);

@@ -5,7 +5,9 @@
  * sched_wakeup_new, whichever the file holds.
  *
  * A task is running from the switch that puts it on a CPU to the one that
- * takes it off; runnable from a wakeup (or a preemption, prev_state R) to
+ * takes it off, by the CPU's chain of switches (runs.h: the rule analyze
+ * cpu and offcpu count run time, switches and missing switches by);
+ * runnable from a wakeup (or a preemption, prev_state R) to
  * the next switch-in; asleep from a switch-out in state S, D or another
  * to its wakeup.  The wakeup latency is wakeup to switch-in; sched_waking
  * (where the file has it) is the wakeup, else sched_wakeup.  Preempted
@@ -16,7 +18,9 @@
  * counting them (doctor's switch_records).  A task seen running while
  * believed runnable or asleep (an event of its own, or a switch-out) had
  * its switch-in dropped: that wait is not counted, and missed_ins says
- * how many there were.
+ * how many there were; a sleep ends there, the latest it can, as analyze
+ * offcpu ends it, so a file without wakeups (record --for offcpu) gives
+ * each task the time offcpu gives it blocked.
  */
 #ifndef KT_ANALYZE_SCHED_H
 #define KT_ANALYZE_SCHED_H
@@ -37,6 +41,7 @@ struct kt_sched_row {
 	int threads;			/* tasks in the row (by comm, process) */
 	char comm[32];
 	unsigned long long switches;	/* switch-outs */
+	unsigned long long missing;	/* runs whose start is missing (runs.h) */
 	unsigned long long run_ns;
 	unsigned long long wait_ns;	/* runnable, not running */
 	unsigned long long sleep_s_ns;	/* asleep in state S */
@@ -47,6 +52,7 @@ struct kt_sched_row {
 
 struct kt_sched_totals {
 	unsigned long long switches;
+	unsigned long long missing;	/* switches missing (runs.h) */
 	unsigned long long missed_ins;	/* switch-ins the file lacks */
 	unsigned long long lost;	/* events lost in the window */
 	bool lost_unknown;
@@ -63,6 +69,21 @@ struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
 			      const struct kt_tgidmap *tg);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_sched_add(const struct kt_event *ev, void *arg);
+
+/* One wakeup latency, as the rows count it (sql's wakeups table). */
+struct kt_sched_wakeup {
+	int pid;
+	const char *comm;		/* at the switch-in */
+	unsigned long long wake_ts;	/* the wakeup */
+	unsigned long long run_ts;	/* the switch onto a CPU */
+	int cpu;			/* of the switch-in */
+};
+/*
+ * fn(w, arg) for each wakeup latency as kt_sched_add() counts it; its
+ * non-zero return ends the pass with that value.
+ */
+void kt_sched_on_wakeup(struct kt_sched *s,
+			int (*fn)(const struct kt_sched_wakeup *w, void *arg), void *arg);
 /*
  * The rows (tasks that ran, waited or slept in the window; the idle task
  * left out), sorted by key, the largest first: "run" (the default),

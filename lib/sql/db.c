@@ -15,6 +15,7 @@
 
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
+#include "analyze/sched.h"
 #include "file/tgidmap.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
@@ -159,14 +160,27 @@ static int make_create(struct table *t)
 	return 0;
 }
 
-/* The schema's tables (schema.h), each with its CREATE TABLE. */
+/*
+ * sql's own table, after the schema's: each wakeup with its latency, as
+ * analyze sched counts it (sched.h), so that a query of it gives
+ * analyze's figures.
+ */
+static char c_ts[] = "ts", c_cpu[] = "cpu", c_pid[] = "pid", c_comm[] = "comm",
+	    c_lat[] = "latency_ns", c_run[] = "run_ts";
+static const struct kt_schema_col wakeup_cols[] = {
+	{ c_ts, KT_COL_NUM, NULL, false }, { c_cpu, KT_COL_NUM, NULL, false },
+	{ c_pid, KT_COL_NUM, NULL, false }, { c_comm, KT_COL_STR, NULL, false },
+	{ c_lat, KT_COL_NUM, NULL, false }, { c_run, KT_COL_NUM, NULL, false },
+};
+
+/* The schema's tables (schema.h), each with its CREATE TABLE, then sql's own. */
 static int make_tables(struct kt_sqldb *db)
 {
 	size_t i, n = kt_schema_ntables(db->schema);
 	long k;
 	int id, err = 0;
 
-	db->t = calloc(n ? n : 1, sizeof(*db->t));
+	db->t = calloc(n + 1, sizeof(*db->t));
 	if (!db->t)
 		return -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
@@ -182,6 +196,15 @@ static int make_tables(struct kt_sqldb *db)
 		err = make_create(t);
 		if (t->ev && t->ev->id >= db->nid)
 			db->nid = t->ev->id + 1;
+	}
+	if (!err) {
+		struct table *t = &db->t[db->nt++];
+
+		t->name = "wakeups";
+		t->kind = KT_TAB_WAKEUPS;
+		t->cols = wakeup_cols;
+		t->ncols = (int)(sizeof(wakeup_cols) / sizeof(wakeup_cols[0]));
+		err = make_create(t);
 	}
 	if (err || !db->nid)
 		return err;
@@ -290,8 +313,18 @@ bool kt_sqldb_has(struct kt_sqldb *db, size_t i)
 {
 	struct table *t = i < db->nt ? &db->t[i] : NULL;
 
+	size_t k;
+
 	if (!t)
 		return false;
+	if (t->kind == KT_TAB_WAKEUPS) {
+		/* With sched_switch records to end a wakeup at. */
+		for (k = 0; k < db->nt; k++)
+			if (db->t[k].ev && !strcmp(db->t[k].ev->name, "sched_switch") &&
+			    db->t[k].ev->system && !strcmp(db->t[k].ev->system, "sched"))
+				return kt_sqldb_has(db, k);
+		return false;
+	}
 	if (t->kind != KT_TAB_EVENT)
 		return true;
 	count_once(db);
@@ -551,7 +584,8 @@ static int rows_flush(struct kt_sqldb *db, struct table *t)
 /* What one pass over the file fills. */
 struct pass {
 	struct kt_sqldb *db;
-	struct table *events, *tasks, *losses;
+	struct table *events, *tasks, *losses, *wakeups;
+	struct kt_sched *sched;		/* wakeups' */
 	struct kt_percpu last;		/* unsigned long long: a stream's last ts */
 	struct kt_summary *sum;		/* the loss, on the first pass */
 };
@@ -639,6 +673,11 @@ static int load_record(const struct kt_event *ev, void *arg)
 		}
 		*last = rec->ts;
 	}
+	if (p->sched) {
+		ret = kt_sched_add(ev, p->sched);
+		if (ret)
+			return ret;
+	}
 	if (ev->event->id >= 0 && ev->event->id < db->nid)
 		t = db->by_id[ev->event->id];
 	if (t && !t->ins)
@@ -678,6 +717,55 @@ static int load_record(const struct kt_event *ev, void *arg)
 			bind_col(db, t, st, b + i, &t->cols[i], rec);
 	}
 	return row_end(db, t);
+}
+
+/* A row of wakeups, from analyze sched. */
+static int insert_wakeup(const struct kt_sched_wakeup *w, void *arg)
+{
+	struct pass *p = arg;
+	sqlite3_stmt *st = p->wakeups->ins;
+
+	sqlite3_bind_int64(st, 1, (long long)w->wake_ts);
+	sqlite3_bind_int(st, 2, w->cpu);
+	sqlite3_bind_int(st, 3, w->pid);
+	bind_copy(st, 4, w->comm);
+	sqlite3_bind_int64(st, 5, (long long)(w->run_ts - w->wake_ts));
+	sqlite3_bind_int64(st, 6, (long long)w->run_ts);
+	return step(p->db, st);
+}
+
+/*
+ * Each wakeup's comm as analyze sched's row of its task has it (the
+ * task's last, after an exec too), so that a query by comm gives
+ * analyze sched --by comm's figures.  A task analyze shows no row of
+ * (no record of its own in the file) has none here either.
+ */
+static int wakeup_comms(struct kt_sqldb *db, struct kt_sched *s)
+{
+	struct kt_sched_row **rows;
+	sqlite3_stmt *st = NULL;
+	size_t i, n;
+	int ret;
+
+	ret = kt_sched_rows(s, "run", &rows, &n);
+	if (ret)
+		return ret;
+	if (sqlite3_exec(db->h, "CREATE TEMP TABLE wcomm (pid INTEGER PRIMARY KEY, comm TEXT)",
+			 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->h, "INSERT INTO wcomm VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
+		ret = -EIO;
+	for (i = 0; !ret && i < n; i++) {
+		sqlite3_bind_int(st, 1, rows[i]->pid);
+		bind_copy(st, 2, rows[i]->comm);
+		ret = step(db, st);
+	}
+	sqlite3_finalize(st);
+	if (!ret && sqlite3_exec(db->h, "UPDATE wakeups SET comm = (SELECT w.comm FROM wcomm w "
+				 "WHERE w.pid = wakeups.pid); DELETE FROM wakeups WHERE comm IS NULL",
+				 NULL, NULL, NULL) != SQLITE_OK)
+		ret = -EIO;
+	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.wcomm", NULL, NULL, NULL);
+	return ret;
 }
 
 struct task_ins {
@@ -780,9 +868,20 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 			return -ENOMEM;
 	}
 	p->last.size = sizeof(unsigned long long);
+	if (p->wakeups) {
+		p->sched = kt_sched_new(db->tep, KT_SCHED_BY_TASK, NULL);
+		if (!p->sched) {
+			kt_summary_free(p->sum);
+			return -ENOMEM;
+		}
+		kt_sched_on_wakeup(p->sched, insert_wakeup, p);
+	}
 	d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
 	ret = !d ? (errno ? -errno : -ENOMEM) : kt_decoder_run(d, load_record, p);
 	kt_decoder_free(d);
+	if (!ret && p->sched)
+		ret = wakeup_comms(db, p->sched);
+	kt_sched_free(p->sched);
 	free(p->last.v);
 	if (!ret && p->sum) {
 		kt_summary_end(p->sum);
@@ -827,6 +926,8 @@ static int load_wanted(struct kt_sqldb *db)
 			p.tasks = t;
 		else if (t->kind == KT_TAB_LOSSES)
 			p.losses = t;
+		else if (t->kind == KT_TAB_WAKEUPS)
+			p.wakeups = t;
 	}
 	if (!ret && pass) {
 		ret = run_pass(db, &p);

@@ -27,6 +27,10 @@
  *                                     machine, compression, and where
  *                                     record measured them, boot_id and
  *                                     realtime_offset_start/_end (ns)
+ *   wakeups(ts, cpu, pid, comm, latency_ns, run_ts)
+ *                                     sql's own, not the schema's: each
+ *                                     wakeup latency as analyze sched
+ *                                     counts it (analyze/sched.h)
  */
 #ifndef KT_SQL_DB_H
 #define KT_SQL_DB_H

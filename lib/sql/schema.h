@@ -27,7 +27,14 @@ enum kt_col_kind {
 	KT_COL_VEC,
 };
 
-enum kt_tab_kind { KT_TAB_EVENT, KT_TAB_EVENTS, KT_TAB_TASKS, KT_TAB_LOSSES, KT_TAB_META };
+/*
+ * KT_TAB_WAKEUPS is sql's alone (lib/sql/db.c): derived by analyze
+ * sched, not one of the schema's tables, not pushed.
+ */
+enum kt_tab_kind {
+	KT_TAB_EVENT, KT_TAB_EVENTS, KT_TAB_TASKS, KT_TAB_LOSSES, KT_TAB_META,
+	KT_TAB_WAKEUPS,
+};
 
 /* A column; f is the field it reads (NULL for the fixed tables' and ts, cpu, pid, comm). */
 struct kt_schema_col {

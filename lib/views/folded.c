@@ -333,7 +333,13 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 			if (pid > 0 && switched_in(f, pid, rec->ts))
 				f->st.missed_ins++;
 		}
-		note_event(f, ev, l);
+		/*
+		 * A user stack (--user-stack) is written between its event
+		 * and that event's kernel stack: the kernel stack is still
+		 * the event's, not the user stack's.
+		 */
+		if (!after_the_fact(ev))
+			note_event(f, ev, l);
 		return 0;
 	}
 	/* A stack: of the last event on this CPU, once. */

@@ -153,9 +153,10 @@ syscalls"
 
 # sched_oracle FILE PID: the task's switches, sleep in S, and wakeup
 # latencies (count, sum, max), made from report's JSON by hand: a sleep
-# runs from a switch-out in S to its sched_waking, a latency from the
-# waking to the switch-in, unless an event of the task's own comes first
-# (its switch-in was dropped: not counted).
+# runs from a switch-out in S to its sched_waking (or, with none, to the
+# task's next switch or event of its own), a latency from the waking to
+# the switch-in, unless an event of the task's own comes first (its
+# switch-in was dropped: not counted).
 sched_oracle() {
 	"$KTRACE" report -i "$1" --format json -e sched_switch -e sched_waking |
 		jq -r --argjson p "$2" '
@@ -167,14 +168,16 @@ sched_oracle() {
 			elif .pid == $p then "own \(.ts)"
 			else empty end' |
 		awk '
-		$1 == "out" { sw++; if (st == "run") {} ; st = ($3 % 256 == 0) ? "runnable" : "asleep"
+		$1 == "out" { sw++; if (st == "asleep" && sl) ss += $2 - t; st = ($3 % 256 == 0) ? "runnable" : "asleep"
 			      sl = ($3 % 2 == 1); t = $2; woken = 0; next }
 		$1 == "wake" { if (st == "asleep") { if (sl) ss += $2 - t; st = "runnable"; woken = 1; t = $2 }
 			       else if (st == "") { st = "runnable"; woken = 1; t = $2 }
 			       next }
 		$1 == "in" { if (st == "runnable" && woken) { n++; d = $2 - t; s += d; if (d > m) m = d }
+			     if (st == "asleep" && sl) ss += $2 - t
 			     st = "run"; next }
-		$1 == "own" { if (st == "runnable" || st == "asleep") st = "run" }
+		$1 == "own" { if (st == "asleep" && sl) ss += $2 - t
+			      if (st == "runnable" || st == "asleep") st = "run" }
 		END { print sw + 0, ss + 0, n + 0, s + 0, m + 0 }'
 }
 
@@ -206,6 +209,31 @@ sched_oracle() {
 	assert_success
 	assert_line --regexp '^comm +switches +run ms +wait ms +sleep S ms +sleep D ms +other ms +wakeups +lat mean us +lat p50 us +lat p99 us +lat max us +max at$'
 	assert_line --regexp '^naps +[0-9]+ '
+}
+
+@test "analyze sched on a file without wakeups (record --for offcpu): sleep as long as the naps, offcpu's blocked time; the wakeup columns say '-'" {
+	kt_tool naps "$KT_AN_BIN"
+	# Only naps's switch-outs: each switch back in is missing, as when
+	# the kernel drops it; its next system call ends the sleep.
+	run rec -q -e sched_switch -f 'prev_comm == "naps"' --for offcpu -o n.dat -- "$KT_AN_BIN/naps" 5 100000
+	assert_success
+	s=$("$KTRACE" analyze sched -i n.dat --comm naps --format json 2>/dev/null)
+	o=$("$KTRACE" analyze offcpu -i n.dat --comm naps --format json 2>/dev/null)
+	jq -e '.rows | length == 1' <<<"$s"
+	pid=$(jq '.rows[0].pid' <<<"$s")
+	ss=$(jq '.rows[0].sleep_s_ns' <<<"$s")
+	# The construction: 5 naps of 100 ms, each at least that long; at
+	# most the time between naps's first and last events in the file.
+	span=$("$KTRACE" report -i n.dat --format json | jq -s --argjson p "$pid" '[.[] | select(.pid == $p) | .ts] | max - min')
+	[ "$ss" -ge 495000000 ] && [ "$ss" -le "$span" ] || fail "$ss ns asleep for 5 naps of 100 ms (span $span ns)"
+	# offcpu's blocked time, by the same rule.
+	os=$(jq '.rows[0].s_ns' <<<"$o")
+	[ "$ss" = "$os" ] || fail "analyze sched: $ss ns asleep; analyze offcpu: $os ns blocked in S"
+	jq -e '.rows[0].wakeups == null and .rows[0].lat_max_ns == null' <<<"$s"
+	run "$KTRACE" analyze sched -i n.dat --comm naps
+	assert_success
+	assert_line --regexp "^ +$pid naps +[0-9]+( +[0-9]+\\.[0-9]{3}){5} +- +- +- +- +-$"
+	assert_line --partial "holds no sched_waking or sched_wakeup: no wakeup latencies ('-')"
 }
 
 @test "analyze sched's max at is a time report prints: rounded to the microsecond as report rounds it, not cut" {
@@ -252,6 +280,50 @@ cpu_oracle() {
 		       since[c] = $2; who[c] = $4; if ($4 != 0) task[$4] += 0 }
 		     END { for (c in since) print "cpu", c, busy[c] + 0, idle[c] + 0, gap[c] + 0
 			   for (p in task) print "task", p, task[p] }' | sort
+}
+
+# The query of ktrace-sql(1)'s examples: each task's switches, missing
+# switches and run time by each CPU's chain of switches (analyze/runs.h).
+runs_sql() {
+	"$KTRACE" sql -i "$1" --format csv "with c as (select ts, cpu, prev_pid, lag(next_pid) over w as cur,
+    lag(ts) over w as since from sched_switch window w as (partition by cpu order by ts, rowid)),
+  k as (select *, cur is not null and not exists (select 1 from losses l where l.cpu = c.cpu
+    and l.before_ts > c.since and l.before_ts <= c.ts) as known from c)
+select prev_pid as pid, count(*) as switches, sum(known and cur <> prev_pid) as missing,
+  sum(case when known and cur = prev_pid then ts - since else 0 end) as run_ns
+from k where prev_pid <> 0 group by prev_pid"
+}
+
+@test "analyze sched, analyze cpu and sql give every task the same run time, switches and missing switches" {
+	kt_tool naps "$KT_AN_BIN"
+	run rec -q --for sched --for cpu -o a.dat -- sh -c "$KT_AN_BIN/naps 50 2000; i=0; while [ \$i -lt 20000 ]; do i=\$((i + 1)); done"
+	assert_success
+	"$KTRACE" analyze sched -i a.dat --format json 2>/dev/null |
+		jq -r '.rows[] | select(.switches > 0) | "\(.pid) \(.switches) \(.missing_switches) \(.run_ns)"' | sort >s.txt
+	"$KTRACE" analyze cpu -i a.dat --format json 2>/dev/null |
+		jq -r '.tasks[] | "\(.pid) \(.switches) \(.missing_switches) \(.cpu_ns)"' | sort >c.txt
+	runs_sql a.dat | tail -n +2 | tr , ' ' | sort >q.txt
+	[ "$(wc -l <s.txt)" -ge 3 ] || fail "$(cat s.txt)"
+	# Every task of sched's rows that was switched out, the same in cpu's
+	# and in SQL's (a file of trace-cmd's with losses, too).
+	[ -z "$(join -a 1 s.txt c.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')" ] ||
+		fail "sched against cpu: $(join -a 1 s.txt c.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')"
+	[ -z "$(join -a 1 s.txt q.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')" ] ||
+		fail "sched against sql: $(join -a 1 s.txt q.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')"
+	f=$TOP/tests/data/tc-v7-lost.dat
+	"$KTRACE" analyze sched -i "$f" --format json 2>/dev/null |
+		jq -r '.rows[] | select(.switches > 0) | "\(.pid) \(.switches) \(.missing_switches) \(.run_ns)"' | sort >s2.txt
+	runs_sql "$f" 2>/dev/null | tail -n +2 | tr , ' ' | sort >q2.txt
+	[ "$(wc -l <s2.txt)" -ge 10 ] || fail "$(cat s2.txt)"
+	[ -z "$(join -a 1 s2.txt q2.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')" ] ||
+		fail "sched against sql on $f: $(join -a 1 s2.txt q2.txt | awk 'NF != 7 || $2 != $5 || $3 != $6 || $4 != $7')"
+	# The totals: the same missing switches in the three analyses.
+	m=$("$KTRACE" analyze sched -i a.dat --format json 2>/dev/null | jq .missing_switches)
+	c=$("$KTRACE" analyze cpu -i a.dat --format json 2>/dev/null | jq .missing_switches)
+	o=$("$KTRACE" analyze offcpu -i a.dat --format json 2>/dev/null | jq .missing_switches)
+	[ "$m" = "$c" ] && [ "$m" = "$o" ] || fail "missing switches: sched $m, cpu $c, offcpu $o"
+	# naps ran, in the three.
+	jq -e 'any(.rows[]; .comm == "naps" and .switches >= 40 and .run_ns > 0)' <<<"$("$KTRACE" analyze sched -i a.dat --format json 2>/dev/null)"
 }
 
 @test "analyze cpu: each task's and CPU's time as report's JSON adds it up; interrupts counted" {

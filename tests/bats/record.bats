@@ -167,6 +167,25 @@ no_leftovers() { # DIR: no temporary file of ours
 		fail "-c recorded pids: $(echo $seen) (want $parent $child)"
 }
 
+@test "-F follows the command's threads, not the process one of them forks; -c both" {
+	kt_tool group "$BATS_TEST_TMPDIR/bin" -lpthread
+	# group 3 50: 3 threads of 50 getppid each; the first forks a child
+	# process of 50 getuid.
+	run rec -q -o F.dat -F -e raw_syscalls -- "$BATS_TEST_TMPDIR/bin/group" 3 50
+	assert_success
+	got=$("$KTRACE" analyze syscalls -i F.dat --format json |
+		jq -r '[.rows[] | select(.syscall == "getppid" or .syscall == "getuid") | "\(.syscall) \(.calls)"] | sort | join(",")')
+	[ "$got" = "getppid 150" ] || fail "-F: $got (want getppid 150 and no getuid)"
+	# Four tasks of one process made system calls; the child entered none.
+	n=$("$KTRACE" report -i F.dat --format json -e sys_enter | jq -r .pid | sort -u | wc -l)
+	[ "$n" -eq 4 ] || fail "-F: $n tasks entered system calls, not 4"
+	run rec -q -o c.dat -c -e raw_syscalls -- "$BATS_TEST_TMPDIR/bin/group" 3 50
+	assert_success
+	got=$("$KTRACE" analyze syscalls -i c.dat --format json |
+		jq -r '[.rows[] | select(.syscall == "getppid" or .syscall == "getuid") | "\(.syscall) \(.calls)"] | sort | join(",")')
+	[ "$got" = "getppid 150,getuid 50" ] || fail "-c: $got"
+}
+
 @test "-c follows three generations from the command's exec on; -p with -c a running process's new children" {
 	# gen.sh N: note its pid, then run gen.sh N-1 as a child and wait;
 	# no other process (a $(...) would be one more descendant).

@@ -159,9 +159,9 @@ $(jsonl "$D/tc-sched.dat" sched_switch | wc -l)"
 	[ "$(wc -l <<<"$want")" -ge 3 ]
 	run "$KTRACE" sql -i "$D/tc-sched.dat" .tables
 	assert_success
-	[ "$(tr ',' '\n' <<<"$output" | tr -d ' ' | grep -vxE 'events|tasks|losses|meta' | sort)" = "$want" ] ||
+	[ "$(tr ',' '\n' <<<"$output" | tr -d ' ' | grep -vxE 'events|tasks|losses|meta|wakeups' | sort)" = "$want" ] ||
 		fail ".tables: $output; the file's events: $want"
-	assert_output --regexp ', events, tasks, losses, meta$'
+	assert_output --regexp ', events, tasks, losses, meta, wakeups$'
 	tables=$output
 	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select name from sqlite_master where type = 'table'"
 	assert_success
@@ -200,7 +200,7 @@ EOF2
 	assert_output "ktrace sql: near \"selec\": syntax error, at character 1 of the query: 'selec 1'"
 	run "$KTRACE" sql -i "$D/tc-sched.dat" "select * from nosuch"
 	assert_failure 1
-	assert_output --regexp "^ktrace sql: no such table: nosuch; the tables are: .*sched_switch.*, events, tasks, losses, meta \(--schema shows their columns\)$"
+	assert_output --regexp "^ktrace sql: no such table: nosuch; the tables are: .*sched_switch.*, events, tasks, losses, meta, wakeups \(--schema shows their columns\)$"
 	run "$KTRACE" sql -i "$D/tc-sched.dat" "select nocol from sched_switch"
 	assert_failure 1
 	assert_output "ktrace sql: no such column: nocol; --schema (or .schema TABLE) shows each table's columns"
@@ -216,4 +216,31 @@ EOF2
 	[ "$status" = 64 ]
 	run complete_words ktrace sql --format c
 	assert_output csv
+}
+
+@test "sql: wakeups, each wakeup's latency as analyze sched counts it; README's worst wakeup per comm is analyze sched's" {
+	local f
+	for f in tc-sched kt-sched tc-kinds tc-v7-lost; do
+		want=$("$KTRACE" analyze sched -i "$D/$f.dat" --by comm --format json 2>/dev/null |
+			jq -r '.rows[] | select(.wakeups > 0) | "\(.comm),\(.wakeups),\(.lat_max_ns)"' | sort)
+		[ -n "$want" ] || fail "$f: no wakeups in analyze sched"
+		got=$("$KTRACE" sql -i "$D/$f.dat" --format csv \
+			"select comm, count(*), max(latency_ns) from wakeups group by comm" 2>/dev/null | tail -n +2 | sort)
+		[ "$got" = "$want" ] || fail "$f: $(diff <(echo "$want") <(echo "$got"))"
+		# README's and ktrace-sql(1)'s example: the top 5 by the worst.
+		want=$("$KTRACE" analyze sched -i "$D/$f.dat" --by comm --sort max --top 5 --format json 2>/dev/null |
+			jq -r '.rows[] | select(.wakeups > 0) | "\(.comm),\(.lat_max_ns / 1000 | floor)"' | sort)
+		got=$("$KTRACE" sql -i "$D/$f.dat" --format csv "select comm, max(latency_ns) / 1000 as max_us from wakeups
+  group by comm order by max_us desc limit 5" 2>/dev/null | tail -n +2 | sort)
+		[ "$got" = "$want" ] || fail "$f, the example: $(diff <(echo "$want") <(echo "$got"))"
+	done
+	# Each row: the switch-in after its wakeup, on the pid's own switch.
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select count(*) from wakeups w where w.latency_ns != w.run_ts - w.ts
+  or not exists (select 1 from sched_switch s where s.next_pid = w.pid and s.ts = w.run_ts and s.cpu = w.cpu)"
+	assert_success
+	assert_output "$(printf 'count(*)\n0')"
+	# The table is listed only where a file has switches.
+	run "$KTRACE" sql -i "$D/tc-syscalls.dat" .tables
+	assert_success
+	refute_output --partial wakeups
 }

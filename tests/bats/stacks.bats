@@ -299,6 +299,20 @@ rec_sleep() {
 	[ "$us" -ge 290000 ] && [ "$us" -lt 1000000 ] || fail "cut: sleep 0.3 off the CPU for $us us: $output"
 }
 
+@test "report --stacks=offcpu with --stack sched_switch and --user-stack together: the kernel stacks are found" {
+	kt_tool naps "$KT_STACK_BIN"
+	# 10 naps of 30 ms: at least 300 ms blocked in do_nanosleep.
+	run rec -q --stack sched_switch --user-stack -o su.dat -- "$KT_STACK_BIN/naps" 10 30000
+	assert_success
+	# Each switch's user stack comes between it and its kernel stack.
+	"$KTRACE" report -i su.dat -e user_stack | grep -q user_stack || fail "no user stacks"
+	output=$("$KTRACE" report -i su.dat --stacks=offcpu 2>/dev/null) || fail "report --stacks=offcpu failed"
+	us=$(grep '^naps;.*do_nanosleep;' <<<"$output" | awk '{ s += $NF } END { print s + 0 }')
+	[ "$us" -ge 290000 ] || fail "naps off the CPU in do_nanosleep for $us us: $output"
+	# The same as analyze offcpu folds it.
+	cmp <("$KTRACE" analyze offcpu -i su.dat --format folded 2>/dev/null) <(echo "$output")
+}
+
 @test "report --stacks: no stacks, a loss and bad options each say so" {
 	# No stacks: one line with the way to record some; exit 1.
 	run "$KTRACE" report -i "$TOP/tests/data/tc-sched.dat" --stacks

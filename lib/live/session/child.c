@@ -28,6 +28,9 @@ struct kt_child {
 	int status;
 	kt_child_stop_fn on_stop;	/* traced: called at exec and exit */
 	void *stop_priv;
+	kt_child_fork_fn on_fork;	/* traced: a process it forks */
+	void *fork_priv;
+	bool seized;
 };
 
 static void child_exec(char *const argv[], int go_rd, int err_wr)
@@ -130,22 +133,111 @@ int kt_child_release(struct kt_child *c)
 	return 0;
 }
 
+/*
+ * PTRACE_SEIZE: no stop now and no bare SIGTRAP at exec; only the exec
+ * and exit stops (on_stop), the forks, and for on_fork the threads'
+ * creation (a thread's forks are seen only when the thread is traced),
+ * and the signals it must pass on (below).
+ */
+static int seize(struct kt_child *c)
+{
+	long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	int st, ret;
+
+	if (c->on_stop)
+		opts |= PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC;
+	if (c->on_fork)
+		opts |= PTRACE_O_TRACECLONE;
+	if (!c->seized) {
+		if (ptrace(PTRACE_SEIZE, c->pid, 0, (void *)opts) < 0)
+			return -errno;
+		c->seized = true;
+		return 0;
+	}
+	/*
+	 * Seized already (both --user-stack and -F): options are set on a
+	 * stopped tracee, and the held child waits in read().
+	 */
+	if (ptrace(PTRACE_INTERRUPT, c->pid, 0, 0) < 0)
+		return -errno;
+	if (waitpid(c->pid, &st, __WALL) < 0)
+		return -errno;
+	ret = ptrace(PTRACE_SETOPTIONS, c->pid, 0, (void *)opts) < 0 ? -errno : 0;
+	if (ptrace(PTRACE_CONT, c->pid, 0, 0) < 0 && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv)
 {
+	int ret;
+
 	if (c->released)
 		return -EALREADY;
-	/*
-	 * PTRACE_SEIZE: no stop now and no bare SIGTRAP at exec; only the
-	 * exec and exit stops (and the signals it must pass on, below), in
-	 * it and in every process it forks (its threads are not traced).
-	 */
-	if (ptrace(PTRACE_SEIZE, c->pid, 0,
-		   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC |
-				  PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)) < 0)
-		return -errno;
 	c->on_stop = fn;
 	c->stop_priv = priv;
-	return 0;
+	ret = seize(c);
+	if (ret)
+		c->on_stop = NULL;
+	return ret;
+}
+
+int kt_child_forks(struct kt_child *c, kt_child_fork_fn fn, void *priv)
+{
+	int ret;
+
+	if (c->released)
+		return -EALREADY;
+	c->on_fork = fn;
+	c->fork_priv = priv;
+	ret = seize(c);
+	if (ret)
+		c->on_fork = NULL;
+	return ret;
+}
+
+/* The thread group pid is in, from /proc; -1 when gone. */
+static pid_t tgid_of(pid_t pid)
+{
+	char path[64], line[128];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = (pid_t)atoi(line + 5);
+			break;
+		}
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * For on_fork: a fork's stop in its parent (the new pid told), or the
+ * first stop of a new task.  A new process, told to on_fork before it
+ * runs an instruction of its own (whichever of the two stops comes
+ * first), is let go untraced; a new thread goes on traced.  true when
+ * the stop was one of these and is dealt with.
+ */
+static bool fork_stop(struct kt_child *c, pid_t pid, int sig, int ev)
+{
+	unsigned long msg = 0;
+
+	if (sig == SIGTRAP && (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK)) {
+		if (!ptrace(PTRACE_GETEVENTMSG, pid, 0, &msg) && msg)
+			c->on_fork((pid_t)msg, c->fork_priv);
+		ptrace(PTRACE_CONT, pid, 0, 0);
+		return true;
+	}
+	if (ev != PTRACE_EVENT_STOP || sig != SIGTRAP || pid == c->pid || tgid_of(pid) != pid)
+		return false;
+	c->on_fork(pid, c->fork_priv);
+	ptrace(PTRACE_DETACH, pid, 0, 0);
+	return true;
 }
 
 /* A stop of a traced task: what it was, dealt with, and the task let go. */
@@ -153,6 +245,8 @@ static void traced_stop(struct kt_child *c, pid_t pid, int st)
 {
 	int sig = WSTOPSIG(st), ev = st >> 16;
 
+	if (c->on_fork && fork_stop(c, pid, sig, ev))
+		return;
 	if (sig == SIGTRAP && (ev == PTRACE_EVENT_EXIT || ev == PTRACE_EVENT_EXEC)) {
 		c->on_stop(pid, ev == PTRACE_EVENT_EXEC, c->stop_priv);
 		ptrace(PTRACE_CONT, pid, 0, 0);
@@ -179,18 +273,18 @@ static void traced_stop(struct kt_child *c, pid_t pid, int st)
  */
 static int reap(struct kt_child *c, int flags)
 {
-	pid_t r, want = c->on_stop ? -1 : c->pid;
+	pid_t r, want = c->seized ? -1 : c->pid;
 	int st;
 
 	for (;;) {
-		r = waitpid(want, &st, flags | (c->on_stop ? __WALL : 0));
+		r = waitpid(want, &st, flags | (c->seized ? __WALL : 0));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -errno;
 		if (r == 0)
 			return 0;
-		if (c->on_stop && WIFSTOPPED(st)) {
+		if (c->seized && WIFSTOPPED(st)) {
 			traced_stop(c, r, st);
 			continue;
 		}

@@ -50,6 +50,18 @@ typedef void (*kt_child_stop_fn)(pid_t pid, bool exec, void *priv);
 int kt_child_watch(struct kt_child *c, kt_child_stop_fn fn, void *priv);
 
 /*
+ * Before kt_child_release(): follow the child's thread group alone
+ * (record -F): ptrace sees its threads made and its forks, and each
+ * process it forks, from any thread, is given to fn(pid, priv) before it
+ * runs an instruction of its own (record puts it in
+ * set_event_notrace_pid), then let go untraced.  fn runs from
+ * kt_child_poll() or kt_child_wait(), as kt_child_watch()'s does, and
+ * may be told the same pid twice.  0 or -errno.
+ */
+typedef void (*kt_child_fork_fn)(pid_t pid, void *priv);
+int kt_child_forks(struct kt_child *c, kt_child_fork_fn fn, void *priv);
+
+/*
  * Whether argv0 names something exec could run, as a shell decides
  * before forking: 0, -ENOENT (not found) or -EACCES.
  */

@@ -92,6 +92,11 @@ int kt_run_child_watch(struct kt_run *r, kt_child_stop_fn fn, void *priv)
 	return kt_child_watch(r->child, fn, priv);
 }
 
+int kt_run_child_forks(struct kt_run *r, kt_child_fork_fn fn, void *priv)
+{
+	return kt_child_forks(r->child, fn, priv);
+}
+
 pid_t kt_run_child_pid(const struct kt_run *r)
 {
 	return r->child ? kt_child_pid(r->child) : 0;

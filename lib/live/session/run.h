@@ -29,6 +29,8 @@ void kt_run_free(struct kt_run *r);
 int kt_run_child_new(struct kt_run *r, char *const argv[]);
 /* kt_child_watch() for COMMAND, before kt_run_child_release(). */
 int kt_run_child_watch(struct kt_run *r, kt_child_stop_fn fn, void *priv);
+/* kt_child_forks() for COMMAND, before kt_run_child_release(). */
+int kt_run_child_forks(struct kt_run *r, kt_child_fork_fn fn, void *priv);
 /* COMMAND's pid, or 0 without one. */
 pid_t kt_run_child_pid(const struct kt_run *r);
 /*

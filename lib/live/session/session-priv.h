@@ -49,6 +49,7 @@ struct kt_session {
 	pthread_t remover;
 	bool remover_running;
 	int remove_err;
+	int exclude_err;		/* -F: the first fork left in */
 	enum kt_session_stop why;
 	int err;			/* what stopped it with KT_STOP_ERROR */
 	struct pollfd *step_fds;	/* kt_session_step()'s: ours, then the caller's */

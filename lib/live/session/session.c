@@ -347,6 +347,19 @@ static void unenroll(struct kt_session *s)
 	s->registered = false;
 }
 
+/* -F: a process COMMAND forked, and all it forks, left out. */
+static void exclude_fork(pid_t pid, void *arg)
+{
+	struct kt_session *s = arg;
+	int ret = kt_tracing_exclude(s->t, pid);
+
+	if (ret && !s->exclude_err) {
+		s->exclude_err = ret;
+		kt_warn("cannot leave out process %d, forked by the command: %s; the file has its events",
+			(int)pid, strerror(-ret));
+	}
+}
+
 int kt_session_start(struct kt_session *s)
 {
 	const struct kt_session_config *o = s->cfg;
@@ -397,6 +410,8 @@ int kt_session_start(struct kt_session *s)
 			       (kt_run_child_pid(s->run) || o->t->npids));
 	/* A taken instance's sinks switch its events themselves. */
 	ret = o->take ? 0 : kt_tracing_arm(s->t, kt_run_child_pid(s->run));
+	if (!ret && kt_tracing_excludes(s->t))
+		ret = kt_run_child_forks(s->run, exclude_fork, s);
 	if (!ret)
 		ret = prepare_sources(s);
 	if (ret)

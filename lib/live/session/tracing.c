@@ -28,6 +28,7 @@ struct kt_tracing {
 	struct tracefs_instance *inst;
 	const char *comm;		/* ANDed into every filter, or NULL */
 	bool follow_children;		/* follow forks as -c does */
+	bool exclude_forks;		/* -F: forks go to set_event_notrace_pid */
 	/*
 	 * -p TRACER that the kernel runs only at the top level: the
 	 * recording borrows it (inst stays NULL) and saved puts it back.
@@ -525,7 +526,17 @@ static int set_pids(struct kt_tracing *t, pid_t child)
 		ret = append_pid(&list, &len, child);
 	for (i = 0; !ret && i < o->npids; i++)
 		ret = append_pid(&list, &len, o->pids[i]);
-	if (!ret && children)
+	/*
+	 * -F follows COMMAND's threads as -c follows forks: the kernel
+	 * follows both, and the processes it forks are put in
+	 * set_event_notrace_pid as they begin (kt_tracing_exclude()).
+	 */
+	if (!ret && !children && o->only_cmd && child > 0) {
+		t->exclude_forks = !kt_tracefs_write(t->inst, "set_event_notrace_pid", "");
+		if (!t->exclude_forks)
+			kt_warn("this kernel has no set_event_notrace_pid: -F traces the command's first thread only");
+	}
+	if (!ret && (children || t->exclude_forks))
 		ret = kt_tracefs_write(t->inst, "options/event-fork", "1");
 	if (!ret)
 		ret = kt_tracefs_write(t->inst, "set_event_pid", list);
@@ -625,6 +636,19 @@ int kt_tracing_arm(struct kt_tracing *t, pid_t child)
 	if (!ret)
 		ret = set_tracer(t, child);
 	return ret;
+}
+
+bool kt_tracing_excludes(const struct kt_tracing *t)
+{
+	return t->exclude_forks;
+}
+
+int kt_tracing_exclude(struct kt_tracing *t, pid_t pid)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	return kt_tracefs_append(t->inst, "set_event_notrace_pid", num);
 }
 
 void kt_tracing_set_process(struct kt_tracing *t, const char *comm,

@@ -92,6 +92,13 @@ bool kt_tracing_borrowed(const struct kt_tracing *t);
  */
 void kt_tracing_set_process(struct kt_tracing *t, const char *comm,
 			    bool follow_children);
+/*
+ * pid (a process -F's COMMAND forked) and what it forks are not traced:
+ * set_event_notrace_pid, which event-fork follows.  0 or -errno.
+ */
+int kt_tracing_exclude(struct kt_tracing *t, pid_t pid);
+/* After kt_tracing_arm(): whether -F's forks must be excluded so. */
+bool kt_tracing_excludes(const struct kt_tracing *t);
 /* set_event_pid (child: COMMAND's pid or 0), filters, enable.  0 or -errno. */
 int kt_tracing_arm(struct kt_tracing *t, pid_t child);
 /*
