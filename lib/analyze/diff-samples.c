@@ -315,26 +315,6 @@ static int on_switch(struct kt_samples *s, struct evinfo *in, struct tep_record 
 	return 0;
 }
 
-/* The first frame out from the scheduler: what the task waited in. */
-static const char *stack_reason(struct kt_samples *s, const struct kt_event *ev)
-{
-	unsigned long long v[KT_KSTACK_MAX];
-	const char *name;
-	int i, n;
-
-	n = kt_kstack_read(s->tep, ev->event, ev->record, v, KT_KSTACK_MAX, true);
-	for (i = 0; i < n; i++) {
-		name = tep_find_function(s->tep, v[i]);
-		if (!name)
-			continue;
-		if (strstr(name, "schedule") || !strncmp(name, "trace_", 6) ||
-		    !strncmp(name, "__traceiter_", 12) || !strncmp(name, "perf_trace_", 11))
-			continue;
-		return name;
-	}
-	return NULL;
-}
-
 static int on_stack(struct kt_samples *s, const struct kt_event *ev, struct dcpu *c)
 {
 	const char *why;
@@ -348,7 +328,7 @@ static int on_stack(struct kt_samples *s, const struct kt_event *ev, struct dcpu
 	t = kt_pidmap_find(&s->tasks, c->prev);
 	if (!t || t->st != T_OFF)
 		return 0;
-	why = stack_reason(s, ev);
+	why = kt_kstack_reason(s->tep, ev->event, ev->record);
 	if (!why)
 		return 0;
 	key = key_of(s, KT_DIFF_OFFCPU, why);

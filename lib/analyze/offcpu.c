@@ -154,26 +154,6 @@ static int back_on(struct otask *t, unsigned long long ts)
 	return add_reason(&t->row, t->reason ? t->reason : "-", d, 1);
 }
 
-/* The first frame out from the scheduler: what the task waited in. */
-static const char *stack_reason(struct kt_offcpu *o, const struct kt_event *ev)
-{
-	unsigned long long v[KT_KSTACK_MAX];
-	const char *name;
-	int i, n;
-
-	n = kt_kstack_read(o->tep, ev->event, ev->record, v, KT_KSTACK_MAX, true);
-	for (i = 0; i < n; i++) {
-		name = tep_find_function(o->tep, v[i]);
-		if (!name)
-			continue;
-		if (strstr(name, "schedule") || !strncmp(name, "trace_", 6) ||
-		    !strncmp(name, "__traceiter_", 12) || !strncmp(name, "perf_trace_", 11))
-			continue;
-		return name;
-	}
-	return NULL;
-}
-
 static const char *syscall_reason(struct kt_offcpu *o, long nr)
 {
 	int nargs;
@@ -282,7 +262,8 @@ int kt_offcpu_add(const struct kt_event *ev, void *arg)
 		if (l->is_switch && l->prev > 0) {
 			t = kt_pidmap_find(&o->tasks, l->prev);
 			if (t && t->st == T_OFF) {
-				const char *why = stack_reason(o, ev);
+				const char *why = kt_kstack_reason(o->tep, ev->event,
+								   ev->record);
 
 				if (why)
 					t->reason = why;

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <traceevent/event-parse.h>
 
@@ -30,4 +31,24 @@ int kt_kstack_read(struct tep_handle *tep, struct tep_event *e,
 		v[i] = addr;
 	}
 	return i;
+}
+
+const char *kt_kstack_reason(struct tep_handle *tep, struct tep_event *e,
+			     struct tep_record *rec)
+{
+	unsigned long long v[KT_KSTACK_MAX];
+	const char *name;
+	int i, n;
+
+	n = kt_kstack_read(tep, e, rec, v, KT_KSTACK_MAX, true);
+	for (i = 0; i < n; i++) {
+		name = tep_find_function(tep, v[i]);
+		if (!name)
+			continue;
+		if (strstr(name, "schedule") || !strncmp(name, "trace_", 6) ||
+		    !strncmp(name, "__traceiter_", 12) || !strncmp(name, "perf_trace_", 11))
+			continue;
+		return name;
+	}
+	return NULL;
 }

@@ -27,4 +27,12 @@ int kt_kstack_read(struct tep_handle *tep, struct tep_event *e,
 		   struct tep_record *rec, unsigned long long *v, int max,
 		   bool stop);
 
+/*
+ * The first frame out from the scheduler and the tracing code: what a
+ * task switched out with this stack waited in (NULL: no named frame).
+ * offcpu's reasons and diff's keys are this one answer.
+ */
+const char *kt_kstack_reason(struct tep_handle *tep, struct tep_event *e,
+			     struct tep_record *rec);
+
 #endif
