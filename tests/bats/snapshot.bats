@@ -156,6 +156,36 @@ events_in() {
 	[ -z "$(find d -name '.*' -o -name '*snapshot*')" ] || fail "stray: $(ls -A d)"
 }
 
+@test "--rotate: a snapshot says and stores what its finished files lost, not only the file being written" {
+	local n lost stored
+	started --rotate 100ms -b 4 -o d
+	# The recorder stopped, a burst into a one-page buffer: losses in the
+	# file being written, which then finishes.
+	kill -STOP "$pid"
+	# SIGSTOP lands when it lands: every thread stopped before the burst.
+	for _ in $(seq 500); do
+		! grep -qv '^T' <(sed 's/.*) //' /proc/"$pid"/task/*/stat) && break
+		sleep 0.01
+	done
+	! grep -qv '^T' <(sed 's/.*) //' /proc/"$pid"/task/*/stat) || fail "ktrace record never stopped"
+	marks 3000 x || true
+	kill -CONT "$pid"
+	n=$(find d -name 'ktrace-*.dat' | wc -l)
+	for _ in $(seq 500); do
+		[ "$(find d -name 'ktrace-*.dat' | wc -l)" -ge $((n + 3)) ] && break
+		sleep 0.01
+	done
+	[ "$(find d -name 'ktrace-*.dat' | wc -l)" -ge $((n + 3)) ] || fail "no files finished after the burst"
+	run -0 "$KTRACE" snapshot -o s.dat
+	line_ok "$output" "$PWD/s.dat"
+	lost=$(sed -n 's/.* events, \([0-9]*\) lost$/\1/p' <<<"$output")
+	stop
+	# The burst overran the buffer: at least 1000 of the 3000 were lost.
+	[ "$lost" -ge 1000 ] || fail "the snapshot says $lost lost: $output"
+	stored=$("$KTRACE" stat -i s.dat --json | jq .lost)
+	[ "$stored" -eq "$lost" ] || fail "the snapshot stores $stored lost, its line says $lost"
+}
+
 @test "SIGUSR2: a snapshot beside the file, its line on record's stderr" {
 	started -o rec.dat
 	marks 700 a

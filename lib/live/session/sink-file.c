@@ -734,6 +734,8 @@ static int snapshot_sources(struct kt_session *s)
 static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 			   const struct kt_cpu_stats *base,
 			   const unsigned long long *unw_base,
+			   const struct kt_cpu_stats *prior,
+			   const unsigned long long *prior_unw,
 			   unsigned long long cutoff, char **texts,
 			   struct kt_snapshot_res *res)
 {
@@ -764,6 +766,13 @@ static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 		now.entries = 0;
 		unw = kt_session_unwritten(s, cpu);
 		unw = kt_stat_delta(unw, unw_base ? unw_base[cpu] : 0);
+		/* A series' finished chunks in the file: their losses too. */
+		if (prior) {
+			now.overrun += prior[cpu].overrun;
+			now.commit_overrun += prior[cpu].commit_overrun;
+			now.dropped += prior[cpu].dropped;
+			unw += prior_unw[cpu];
+		}
 		texts[cpu] = kt_file_sink_cpustat(cpu, &now, &base[cpu], unw);
 		if (!texts[cpu])
 			return -ENOMEM;
@@ -826,6 +835,8 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 	struct kt_session *s = f->s;
 	struct kt_writer_cpu *cpus = NULL;
 	struct kt_file_sink *snap = NULL;
+	struct kt_cpu_stats *prior = NULL;
+	unsigned long long *prior_unw = NULL;
 	char **texts = NULL, *path = NULL;
 	void *head = NULL;
 	size_t len, i;
@@ -861,12 +872,18 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 		 res->last_ts - req->last_ns : 0;
 	/* A series' finished chunks, then its pieces, in scratch files. */
 	if (nchunks) {
-		ret = kt_snappages_gather(chunks, nchunks, cutoff, path, s->ncpus, cpus);
+		prior = calloc(s->ncpus, sizeof(*prior));
+		prior_unw = calloc(s->ncpus, sizeof(*prior_unw));
+		ret = prior && prior_unw ? 0 : -ENOMEM;
+		if (!ret)
+			ret = kt_snappages_gather(chunks, nchunks, cutoff, path,
+						  s->ncpus, cpus, prior, prior_unw);
 		if (ret)
 			goto out;
 		cutoff = 0;
 	}
-	ret = snapshot_window(f, cpus, base, unw_base, cutoff, texts, res);
+	ret = snapshot_window(f, cpus, base, unw_base, prior, prior_unw, cutoff,
+			      texts, res);
 	if (ret)
 		goto out;
 	snap = from_head(f, path, head, len, true);
@@ -889,6 +906,8 @@ out:
 		free(texts[cpu]);
 	free(texts);
 	free(cpus);
+	free(prior);
+	free(prior_unw);
 	free(head);
 	free(path);
 	return ret;

@@ -623,7 +623,7 @@ static int series_end(void *state, struct kt_session *s)
 /*
  * A snapshot: this recording's finished chunks still in DIR, then the
  * one being recorded, from its pieces, in one file.  Its losses are the
- * current chunk's (the finished ones store theirs).
+ * finished chunks' (as they stored them) and the current chunk's.
  */
 static int series_snapshot(void *state, struct kt_session *s,
 			   const struct kt_snapshot_req *req,

@@ -12,8 +12,10 @@
 #include "base/log.h"
 #include "base/tmpfile.h"
 #include "file/reader.h"
+#include "file/tracedat.h"
 #include "file/writer.h"
 #include "live/session/snappages.h"
+#include "live/tracefs/tracefs.h"
 
 /* One CPU's scratch file, a page behind: kept only once the next one says. */
 struct cpu_out {
@@ -52,10 +54,32 @@ static int put_page(struct cpu_out *o, const void *page, size_t len,
 	return ret;
 }
 
+/* What the chunks stored they lost, per CPU (the series sums them). */
+static void chunk_losses(const struct kt_reader *r, int ncpus,
+			 struct kt_cpu_stats *prior, unsigned long long *prior_unw)
+{
+	struct kt_cpu_stats st;
+	const char *text, *u;
+	int cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		text = kt_reader_cpustat(r, 0, cpu);
+		if (!text || kt_cpu_stats_parse(text, &st))
+			continue;
+		prior[cpu].overrun += st.overrun;
+		prior[cpu].commit_overrun += st.commit_overrun;
+		prior[cpu].dropped += st.dropped;
+		u = strstr(text, KT_CPUSTAT_UNWRITTEN);
+		if (u)
+			prior_unw[cpu] += strtoull(u + strlen(KT_CPUSTAT_UNWRITTEN), NULL, 10);
+	}
+}
+
 /* The finished chunks' pages, per CPU. */
 static int from_chunks(const char *const *chunks, int n,
 		       unsigned long long cutoff, int ncpus, size_t page,
-		       struct cpu_out *out)
+		       struct cpu_out *out, struct kt_cpu_stats *prior,
+		       unsigned long long *prior_unw)
 {
 	struct kt_reader *r = kt_reader_open_list(chunks, n);
 	struct kt_stream *st;
@@ -69,6 +93,7 @@ static int from_chunks(const char *const *chunks, int n,
 		kt_reader_close(r);
 		return -EINVAL;
 	}
+	chunk_losses(r, ncpus, prior, prior_unw);
 	for (i = 0; !ret && i < kt_reader_streams(r, 0); i++) {
 		cpu = kt_reader_stream_cpu(r, 0, i);
 		if (cpu < 0 || cpu >= ncpus)
@@ -103,7 +128,8 @@ static int from_piece(const struct kt_writer_cpu *c, unsigned long long cutoff,
 
 int kt_snappages_gather(const char *const *chunks, int n,
 			unsigned long long cutoff, const char *beside,
-			int ncpus, struct kt_writer_cpu *cpus)
+			int ncpus, struct kt_writer_cpu *cpus,
+			struct kt_cpu_stats *prior, unsigned long long *prior_unw)
 {
 	size_t page = (size_t)getpagesize();
 	struct cpu_out *out = calloc(ncpus, sizeof(*out));
@@ -122,7 +148,7 @@ int kt_snappages_gather(const char *const *chunks, int n,
 		kt_err("cannot make room beside '%s': %s", beside, strerror(-ret));
 		goto out;
 	}
-	ret = from_chunks(chunks, n, cutoff, ncpus, page, out);
+	ret = from_chunks(chunks, n, cutoff, ncpus, page, out, prior, prior_unw);
 	if (ret)
 		kt_err("cannot read the finished files of the recording for '%s': %s",
 		       beside, strerror(-ret));

@@ -9,6 +9,7 @@
 #ifndef KT_SNAPPAGES_H
 #define KT_SNAPPAGES_H
 
+struct kt_cpu_stats;
 struct kt_writer_cpu;
 
 /*
@@ -17,9 +18,13 @@ struct kt_writer_cpu;
  * starts at or after it, and the last always; cpus[ncpus]: in, the
  * pieces (fd, off, size: closed here); out, the scratch files (fd, off
  * 0, size).  0 or -errno (said); on failure cpus is as it came.
+ * prior[ncpus], prior_unw[ncpus]: what the chunks stored they lost (their
+ * CPUSTATs summed: overrun, commit overrun, dropped, unwritten events),
+ * for the snapshot to say with its own.
  */
 int kt_snappages_gather(const char *const *chunks, int n,
 			unsigned long long cutoff, const char *beside,
-			int ncpus, struct kt_writer_cpu *cpus);
+			int ncpus, struct kt_writer_cpu *cpus,
+			struct kt_cpu_stats *prior, unsigned long long *prior_unw);
 
 #endif
