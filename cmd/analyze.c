@@ -78,7 +78,6 @@ static const char *const kinds[] = { "cpu", "offcpu", "sched", "syscalls" };
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct analyze_opts *o = state->input;
-	char *end;
 
 	if (select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
 		return 0;
@@ -94,10 +93,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SORT: o->sort = arg; break;
 	case OPT_TOP:
-		errno = 0;
-		o->top = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || o->top < 1)
-			argp_error(state, "bad --top '%s'; give a number of rows", arg);
+		o->top = parse_top(state, arg);
 		break;
 	case OPT_BY: o->by = arg; break;
 	case ARGP_KEY_ARG:

@@ -88,6 +88,9 @@ void check_file_format(struct argp_state *state, int version,
 int parse_size_duration(const char *arg, unsigned long long *size,
 			unsigned long long *ns);
 
+/* --top N of analyze and diff: rows shown, 1 or more (exit 64 when bad). */
+long parse_top(struct argp_state *state, const char *arg);
+
 /*
  * Make sure tracefs is there and writable; print the one-line reason and
  * return KT_EXIT_FAIL when it is not.  Commands with an offline mode call

@@ -159,6 +159,18 @@ void input_free(struct input_list *in)
 	in->n = 0;
 }
 
+long parse_top(struct argp_state *state, const char *arg)
+{
+	char *end;
+	long top;
+
+	errno = 0;
+	top = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || top < 1)
+		argp_error(state, "bad --top '%s'; give a number of rows", arg);
+	return top;
+}
+
 int parse_size_duration(const char *arg, unsigned long long *size,
 			unsigned long long *ns)
 {

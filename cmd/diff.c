@@ -84,10 +84,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --format '%s'; use table or json", arg);
 		break;
 	case OPT_TOP:
-		errno = 0;
-		o->top = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || o->top < 1)
-			argp_error(state, "bad --top '%s'; give a number of rows", arg);
+		o->top = parse_top(state, arg);
 		break;
 	case OPT_SIGNIFICANT: o->only_sig = true; break;
 	case OPT_RANK:
