@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "base/shot.h"
 #include "live/session/tracing.h"
 
 struct kt_sink;
@@ -57,6 +58,13 @@ struct kt_session_config {
 	/* Tracing is on, COMMAND about to be let go: when not NULL. */
 	void (*started)(void *arg);
 	void *arg;
+	/*
+	 * A trigger's or a `ktrace snapshot`'s file is complete under its
+	 * final name (base/shot.h): when not NULL, called from the
+	 * session's thread, and must not block.
+	 */
+	kt_shot_fn on_shot;
+	void *on_shot_ctx;
 };
 
 /* Why the recording ended. */
