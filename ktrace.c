@@ -32,7 +32,7 @@ struct cmd {
 /* Sorted by name. */
 static const struct cmd commands[] = {
 	{ "agent",  cmd_agent,  NEED_TRACEFS, "serve recordings of this machine to 'ktrace record --remote'" },
-	{ "analyze", cmd_analyze, 0,          "answers from a recording: system calls, scheduling, CPU time, off-CPU time" },
+	{ "analyze", cmd_analyze, 0,          "answers from a recording: system calls, scheduling, CPU time, off-CPU time, critical path" },
 	{ "diff",   cmd_diff,   0,            "what changed between two recordings: tasks, system calls, off-CPU reasons, interrupts" },
 	{ "doctor", cmd_doctor, 0,            "check what tracing will and will not work here" },
 	{ "enable", cmd_enable, NEED_TRACEFS, "turn events on or off, with filters" },

@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "util-select-opts.h"
 #include "analyze/cpu.h"
+#include "analyze/critpath.h"
 #include "analyze/offcpu.h"
 #include "analyze/sched.h"
 #include "analyze/syscalls.h"
@@ -38,7 +39,8 @@ struct analyze_opts {
 	const char *input;	/* what messages call it */
 	struct kt_select *sel;
 	bool json;
-	bool folded;			/* offcpu's --format folded */
+	bool folded;			/* offcpu's and critpath's --format folded */
+	bool targeted;			/* --pid or --comm: critpath's target */
 	const char *sort;
 	long top;			/* rows shown; 0: all */
 	const char *by;			/* --by as given; checked per KIND */
@@ -48,7 +50,7 @@ struct analyze_opts {
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
 	KT_SELECT_OPTIONS,
-	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json; offcpu also folded (stacks weighted by the microseconds blocked, for flame graphs)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json; offcpu and critpath also folded (stacks weighted by microseconds, for flame graphs: offcpu's kernel stacks blocked, critpath's target;waker;...;state)", 0 },
 	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm; offcpu: blocked (default), S, D, times, comm", 0 },
 	{ "top", OPT_TOP, "N", 0, "show the first N rows only", 0 },
 	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task, process or comm; sched: task (default), process or comm; offcpu: task (default) or comm", 0 },
@@ -69,16 +71,32 @@ static const char doc[] =
 	"and softirq time per vector (record -e sched_switch -e irq); or "
 	"offcpu: per task its time blocked (S, D, other) and why: the function "
 	"that called the scheduler (with --stack sched_switch) or the syscall "
-	"it was in (with -e raw_syscalls).  "
+	"it was in (with -e raw_syscalls); or critpath: the critical path of "
+	"the tasks given by --pid or --comm, each of their sleeps followed to "
+	"the task that woke them and what it was doing until then (running, "
+	"runnable, or asleep, then woken by whom, and so on), their time given "
+	"to (task, state) pairs (record with 'ktrace record --for sched').  "
 	"Exit status: 0 ok, 1 failure (or nothing to analyze), 2 damaged "
 	"input file, 64 usage.";
 
-static const char *const kinds[] = { "cpu", "offcpu", "sched", "syscalls" };
+static const char *const kinds[] = { "cpu", "critpath", "offcpu", "sched", "syscalls" };
+
+static bool kind_known(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct analyze_opts *o = state->input;
 
+	if (key == KT_OPT_SEL_PID || key == KT_OPT_SEL_COMM)
+		o->targeted = true;
 	if (select_opt(o->sel, key, arg, state) != ARGP_ERR_UNKNOWN)
 		return 0;
 	switch (key) {
@@ -89,7 +107,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "folded"))
 			o->folded = true;
 		else if (strcmp(arg, "table"))
-			argp_error(state, "bad --format '%s'; use table, json or folded (offcpu)", arg);
+			argp_error(state, "bad --format '%s'; use table, json or folded (offcpu, critpath)", arg);
 		break;
 	case OPT_SORT: o->sort = arg; break;
 	case OPT_TOP:
@@ -99,17 +117,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (o->kind)
 			argp_error(state, "unexpected argument '%s'; give one KIND and the file with -i", arg);
-		if (strcmp(arg, kinds[0]) && strcmp(arg, kinds[1]) && strcmp(arg, kinds[2]) &&
-		    strcmp(arg, kinds[3]))
-			argp_error(state, "unknown KIND '%s'; use cpu, offcpu, sched or syscalls", arg);
+		if (!kind_known(arg))
+			argp_error(state, "unknown KIND '%s'; use cpu, critpath, offcpu, sched or syscalls", arg);
 		o->kind = arg;
 		break;
 	case ARGP_KEY_END:
 		o->input = input_done(state, &o->in);
 		if (!o->kind)
-			argp_error(state, "give a KIND: cpu, offcpu, sched or syscalls");
-		if (o->folded && strcmp(o->kind, "offcpu"))
-			argp_error(state, "--format folded is analyze offcpu's");
+			argp_error(state, "give a KIND: cpu, critpath, offcpu, sched or syscalls");
+		if (o->folded && strcmp(o->kind, "offcpu") && strcmp(o->kind, "critpath"))
+			argp_error(state, "--format folded is analyze offcpu's and critpath's");
+		if (!strcmp(o->kind, "critpath") && (o->by || o->sort))
+			argp_error(state, "analyze critpath takes no --by or --sort: its rows are (task, state), the most time first");
+		if (!strcmp(o->kind, "critpath") && !o->targeted)
+			argp_error(state, "analyze critpath needs --pid or --comm: the task whose waits to follow");
 		if (!strcmp(o->kind, "cpu") && (o->by || o->sort))
 			argp_error(state, "analyze cpu takes no --by or --sort: its tables are by task, CPU and interrupt, the most time first");
 		if (o->by && !strcmp(o->kind, "syscalls") && strcmp(o->by, "call") &&
@@ -727,6 +748,122 @@ out:
 	return status;
 }
 
+static double share(unsigned long long ns, unsigned long long all)
+{
+	return all ? 100.0 * (double)ns / (double)all : 0.0;
+}
+
+static void print_cp_table(const struct analyze_opts *o, struct kt_critpath_target *tv,
+			   size_t nt, struct kt_critpath_row **rows, size_t n,
+			   const struct kt_critpath_totals *t)
+{
+	size_t i;
+
+	(void)o;
+	for (i = 0; i < nt; i++) {
+		printf("critical path of %s (tid %d):", tv[i].comm, tv[i].pid);
+		put_ms(tv[i].ns);
+		printf(" ms, of which asleep until a task woke it");
+		put_ms(tv[i].woken_ns);
+		printf(" ms\n");
+	}
+	printf("%7s %-16s %-12s %13s %7s\n", "tid", "comm", "state", "time ms", "share");
+	for (i = 0; i < n; i++) {
+		printf("%7d %-16s %-12s", rows[i]->pid, rows[i]->comm,
+		       kt_critpath_state_name(rows[i]->state));
+		put_ms(rows[i]->ns);
+		printf(" %6.2f%%\n", share(rows[i]->ns, t->ns));
+	}
+}
+
+static void print_cp_json(const struct analyze_opts *o, struct kt_critpath_target *tv,
+			  size_t nt, struct kt_critpath_row **rows, size_t n,
+			  const struct kt_critpath_totals *t)
+{
+	size_t i;
+
+	printf("{\"analysis\":\"critpath\",\"file\":");
+	kt_json_put_str(stdout, o->input);
+	printf(",\"ns\":%llu,\"missing_switches\":%llu,\"lost\":%llu,\"lost_unknown\":%s,\"targets\":[",
+	       t->ns, t->missing, t->lost, t->lost_unknown ? "true" : "false");
+	for (i = 0; i < nt; i++) {
+		printf("%s{\"pid\":%d,\"comm\":", i ? "," : "", tv[i].pid);
+		kt_json_put_str(stdout, tv[i].comm);
+		printf(",\"ns\":%llu,\"woken_ns\":%llu}", tv[i].ns, tv[i].woken_ns);
+	}
+	printf("],\"rows\":[");
+	for (i = 0; i < n; i++) {
+		printf("%s{\"pid\":%d,\"comm\":", i ? "," : "", rows[i]->pid);
+		kt_json_put_str(stdout, rows[i]->comm);
+		printf(",\"state\":\"%s\",\"ns\":%llu,\"share\":%.4f}",
+		       kt_critpath_state_name(rows[i]->state), rows[i]->ns,
+		       share(rows[i]->ns, t->ns) / 100.0);
+	}
+	printf("]}\n");
+}
+
+/* A folded line: the path and its microseconds (none for less than 1). */
+static int put_path(const char *path, unsigned long long ns, void *arg)
+{
+	(void)arg;
+	if (ns >= 1000)
+		printf("%s %llu\n", path, ns / 1000);
+	return 0;
+}
+
+static int run_critpath(const struct analyze_opts *o, struct kt_reader *r,
+			struct kt_decoder *d)
+{
+	struct kt_critpath *cp;
+	struct kt_critpath_totals t;
+	struct kt_critpath_target *tv;
+	struct kt_critpath_row **rows;
+	size_t nt, n;
+	int status = KT_EXIT_FAIL, ret;
+
+	cp = kt_critpath_new(kt_reader_tep(r));
+	if (!cp) {
+		kt_err("cannot start the analysis: %s", strerror(errno));
+		return KT_EXIT_FAIL;
+	}
+	if (!ran(o, kt_decoder_run(d, kt_critpath_add, cp)))
+		goto out;
+	kt_critpath_totals(cp, &t);
+	if (!t.has_switch || !t.has_wakeup) {
+		kt_err("'%s' holds no %s; record them with 'ktrace record --for sched' (sched_switch, sched_waking)",
+		       o->input, t.has_switch ? "sched_waking or sched_wakeup events (who woke whom)" :
+		       "sched_switch events");
+		goto out;
+	}
+	ret = kt_critpath_targets(cp, &tv, &nt);
+	if (!ret)
+		ret = kt_critpath_rows(cp, &rows, &n);
+	if (ret) {
+		kt_err("cannot follow the waits: %s", strerror(-ret));
+		goto out;
+	}
+	if (!nt) {
+		kt_err("no task of '%s' is selected by --pid or --comm with a switch or wakeup of its own",
+		       o->input);
+		goto out;
+	}
+	warn_loss(o, t.lost, t.lost_unknown);
+	warn_missing(o, t.missing, "; 'unknown' rows say how much");
+	if (o->top && (size_t)o->top < n)
+		n = (size_t)o->top;
+	if (o->folded) {
+		kt_critpath_each_path(cp, put_path, NULL);
+	} else if (o->json) {
+		print_cp_json(o, tv, nt, rows, n, &t);
+	} else {
+		print_cp_table(o, tv, nt, rows, n, &t);
+	}
+	status = KT_EXIT_OK;
+out:
+	kt_critpath_free(cp);
+	return status;
+}
+
 /*
  * --by process: which process each thread is of, as record stored it.
  * KT_EXIT_OK (0) or KT_EXIT_FAIL.
@@ -768,7 +905,8 @@ static int analyze(struct analyze_opts *o)
 	}
 	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) :
 		 !strcmp(o->kind, "cpu") ? run_cpu(o, r, d) :
-		 !strcmp(o->kind, "offcpu") ? run_offcpu(o, r, d) : run_syscalls(o, r, d);
+		 !strcmp(o->kind, "offcpu") ? run_offcpu(o, r, d) :
+		 !strcmp(o->kind, "critpath") ? run_critpath(o, r, d) : run_syscalls(o, r, d);
 	if (status == KT_EXIT_OK && kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the figures above stop short where the warnings say", o->input);
 		status = KT_EXIT_DAMAGED;

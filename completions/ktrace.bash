@@ -149,7 +149,7 @@ _ktrace()
 	# Positional arguments.
 	case "$cmd" in
 	analyze)
-		COMPREPLY=($(compgen -W "cpu offcpu sched syscalls" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "cpu critpath offcpu sched syscalls" -- "$cur")) ;;
 	enable)
 		_ktrace_complete_events ;;
 	list)

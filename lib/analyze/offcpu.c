@@ -244,11 +244,8 @@ int kt_offcpu_add(const struct kt_event *ev, void *arg)
 	struct otask *t;
 	int pid, ret;
 
-	if (rec->missed_events > 0)
-		o->t.lost += (unsigned long long)rec->missed_events;
-	else if (rec->missed_events < 0)
-		o->t.lost_unknown = true;
-	if (rec->missed_events && kt_runs_loss(o->runs, ev->cpu))
+	if (kt_runs_record(o->runs, ev->cpu, rec->missed_events, &o->t.lost,
+			   &o->t.lost_unknown))
 		return -ENOMEM;
 	in = kt_evcache_get(&o->evs, ev->event);
 	l = last_of(o, ev->cpu);

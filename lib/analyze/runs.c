@@ -37,6 +37,18 @@ int kt_runs_loss(struct kt_runs *r, int cpu)
 	return 0;
 }
 
+int kt_runs_record(struct kt_runs *r, int cpu, long long missed,
+		   unsigned long long *lost, bool *lost_unknown)
+{
+	if (!missed)
+		return 0;
+	if (missed > 0)
+		*lost += (unsigned long long)missed;
+	else
+		*lost_unknown = true;
+	return kt_runs_loss(r, cpu);
+}
+
 int kt_runs_switch(struct kt_runs *r, int cpu, unsigned long long ts, int prev,
 		   int next, struct kt_run *out)
 {

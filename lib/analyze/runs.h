@@ -39,6 +39,13 @@ struct kt_runs;
 struct kt_runs *kt_runs_new(void);
 /* A record on cpu lost events before it (missed_events != 0). */
 int kt_runs_loss(struct kt_runs *r, int cpu);
+/*
+ * Every record's missed_events: a loss is added to *lost (or sets
+ * *lost_unknown, of no known size) and begins cpu's chain again
+ * (kt_runs_loss).  0 or -ENOMEM.
+ */
+int kt_runs_record(struct kt_runs *r, int cpu, long long missed,
+		   unsigned long long *lost, bool *lost_unknown);
 /* A sched_switch on cpu at ts: what it ends, into out.  0 or -ENOMEM. */
 int kt_runs_switch(struct kt_runs *r, int cpu, unsigned long long ts, int prev,
 		   int next, struct kt_run *out);

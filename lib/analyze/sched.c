@@ -254,11 +254,8 @@ int kt_sched_add(const struct kt_event *ev, void *arg)
 	struct evinfo *in;
 	int pid, ret;
 
-	if (rec->missed_events > 0)
-		s->t.lost += (unsigned long long)rec->missed_events;
-	else if (rec->missed_events < 0)
-		s->t.lost_unknown = true;
-	if (rec->missed_events && kt_runs_loss(s->runs, ev->cpu))
+	if (kt_runs_record(s->runs, ev->cpu, rec->missed_events, &s->t.lost,
+			   &s->t.lost_unknown))
 		return -ENOMEM;
 	in = kt_evcache_get(&s->evs, ev->event);
 	if (!in)

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * analyze critpath.  See critpath.h.
+ */
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "analyze/critpath.h"
+#include "analyze/evcache.h"
+#include "analyze/pidmap.h"
+#include "analyze/runs.h"
+
+enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
+
+/* A task's state as the records go: the known ones, then asleep. */
+enum { S_BLOCKED = KT_CP_NSTATES };
+
+/* Interrupt context in common_flags: hardirq, softirq, NMI. */
+#define IRQ_FLAGS (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ | 0x40)
+
+struct evinfo {
+	int id;
+	enum kind kind;
+	struct kt_switch_fields sw;
+	struct tep_format_field *pid, *comm;
+};
+
+/* A stretch of one state; a sleep says who ended it (0: no task). */
+struct ival {
+	unsigned long long start, end;
+	int waker;
+	unsigned char state;		/* enum kt_cp_state */
+};
+
+struct task {
+	int pid;
+	bool selected;			/* an event of its own was selected */
+	bool known;			/* st is: the task was seen */
+	bool waking;			/* woken while still running: not asleep */
+	int st;				/* enum kt_cp_state, or S_BLOCKED */
+	unsigned char sleep;		/* KT_CP_SLEEP_* while S_BLOCKED */
+	unsigned long long since;
+	char comm[32];
+	struct ival *v;
+	size_t n, cap;
+};
+
+/* A (task, state) row or a path, summed in a tsearch tree. */
+struct sum {
+	struct kt_critpath_row row;
+	char *path;			/* paths only */
+};
+
+struct kt_critpath {
+	struct tep_handle *tep;
+	struct kt_evcache evs;		/* struct evinfo by event id */
+	struct kt_pidmap tasks;		/* struct task */
+	struct kt_runs *runs;
+	unsigned long long last_ts;
+	struct kt_critpath_totals t;
+	bool done;			/* the sums below are made */
+	void *rowtree, *pathtree;
+	size_t nrows, npaths;
+	struct kt_critpath_row **rows;
+	struct sum **paths;
+	struct kt_critpath_target *targets;
+	size_t ntargets;
+	char path[4096];		/* the walk's, "a-1;b-2" */
+	int err;
+};
+
+static const char *const state_names[] = {
+	"running", "runnable", "sleep-S", "sleep-D", "sleep-other", "unknown",
+};
+
+const char *kt_critpath_state_name(enum kt_cp_state st)
+{
+	return st < KT_CP_NSTATES ? state_names[st] : "?";
+}
+
+static void fill_info(void *entry, struct tep_event *e)
+{
+	struct evinfo *in = entry;
+
+	if (kt_switch_fields_find(e, &in->sw)) {
+		in->kind = K_SWITCH;
+	} else if (e->system && !strcmp(e->system, "sched") &&
+		   (!strcmp(e->name, "sched_waking") || !strcmp(e->name, "sched_wakeup") ||
+		    !strcmp(e->name, "sched_wakeup_new"))) {
+		in->pid = tep_find_field(e, "pid");
+		in->comm = tep_find_field(e, "comm");
+		if (in->pid)
+			in->kind = K_WAKE;
+	} else if (e->system && !strcmp(e->system, "ftrace") &&
+		   (!strcmp(e->name, "kernel_stack") || !strcmp(e->name, "user_stack"))) {
+		/* Written after their event, with its task: no evidence. */
+		in->kind = K_AFTER;
+	}
+}
+
+struct kt_critpath *kt_critpath_new(struct tep_handle *tep)
+{
+	struct kt_critpath *cp = calloc(1, sizeof(*cp));
+
+	if (!cp)
+		return NULL;
+	cp->runs = kt_runs_new();
+	if (!cp->runs) {
+		free(cp);
+		return NULL;
+	}
+	cp->tep = tep;
+	cp->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	cp->tasks.size = sizeof(struct task);
+	return cp;
+}
+
+static struct task *task_of(struct kt_critpath *cp, int pid)
+{
+	return kt_pidmap_get(&cp->tasks, pid);
+}
+
+/* The stretch since t's last change, as st (a sleep: its waker), ends at ts. */
+static int close_as(struct task *t, int st, int waker, unsigned long long ts)
+{
+	struct ival *v;
+
+	if (!t->known || ts <= t->since)
+		return 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+
+		v = realloc(t->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	v = &t->v[t->n];
+	/* One state on: the same stretch, longer. */
+	if (t->n && v[-1].end == t->since && v[-1].state == st && v[-1].waker == waker &&
+	    st != KT_CP_SLEEP_S && st != KT_CP_SLEEP_D && st != KT_CP_SLEEP_OTHER) {
+		v[-1].end = ts;
+		return 0;
+	}
+	*v = (struct ival){ .start = t->since, .end = ts, .waker = waker, .state = (unsigned char)st };
+	t->n++;
+	return 0;
+}
+
+/* t is now in state st, from ts. */
+static void now(struct task *t, int st, unsigned long long ts)
+{
+	t->known = true;
+	t->st = st;
+	t->since = ts;
+	t->waking = false;
+}
+
+static unsigned char sleep_of(unsigned long long state)
+{
+	if (state & 1)
+		return KT_CP_SLEEP_S;
+	if (state & 2)
+		return KT_CP_SLEEP_D;
+	return KT_CP_SLEEP_OTHER;
+}
+
+static int on_switch(struct kt_critpath *cp, struct evinfo *in, struct tep_record *rec,
+		     int cpu)
+{
+	unsigned long long prev, state, next, ts = rec->ts;
+	struct task *p, *n;
+	struct kt_run run;
+	int ret;
+
+	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
+	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
+	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
+		return 0;
+	cp->t.switches++;
+	ret = kt_runs_switch(cp->runs, cpu, ts, (int)prev, (int)next, &run);
+	if (ret)
+		return ret;
+	if (run.kind == KT_RUN_MISSING) {
+		cp->t.missing++;
+		/* Who the chain had here left at a time not known. */
+		n = run.cur > 0 ? kt_pidmap_find(&cp->tasks, run.cur) : NULL;
+		if (n && n->known && n->st == KT_CP_RUNNING && n->since == run.start)
+			n->st = KT_CP_UNKNOWN;
+	}
+	if (prev) {
+		p = task_of(cp, (int)prev);
+		if (!p)
+			return -ENOMEM;
+		kt_field_str(in->sw.prev_comm, rec, p->comm, sizeof(p->comm));
+		/* The CPU's chain says whether it ran (runs.h). */
+		ret = close_as(p, run.kind == KT_RUN_RAN && p->st == KT_CP_RUNNING ?
+			       KT_CP_RUNNING : KT_CP_UNKNOWN, 0, ts);
+		if (ret)
+			return ret;
+		/* R (0) or R+ (preempted), or woken before it was off: runnable. */
+		if (!(state & 0xff) || p->waking) {
+			now(p, KT_CP_RUNNABLE, ts);
+		} else {
+			now(p, S_BLOCKED, ts);
+			p->sleep = sleep_of(state);
+		}
+	}
+	if (next) {
+		n = task_of(cp, (int)next);
+		if (!n)
+			return -ENOMEM;
+		kt_field_str(in->sw.next_comm, rec, n->comm, sizeof(n->comm));
+		/* Runnable until now; else its wakeup or switch-out is missing. */
+		ret = close_as(n, n->st == KT_CP_RUNNABLE ? KT_CP_RUNNABLE : KT_CP_UNKNOWN, 0, ts);
+		if (ret)
+			return ret;
+		now(n, KT_CP_RUNNING, ts);
+	}
+	return 0;
+}
+
+static int on_wake(struct kt_critpath *cp, struct evinfo *in, struct tep_record *rec,
+		   int waker)
+{
+	unsigned long long pid;
+	struct task *t;
+	int flags, ret;
+
+	if (tep_read_number_field(in->pid, rec->data, &pid) || !pid)
+		return 0;
+	t = task_of(cp, (int)pid);
+	if (!t)
+		return -ENOMEM;
+	if (in->comm && !t->comm[0])
+		kt_field_str(in->comm, rec, t->comm, sizeof(t->comm));
+	switch (t->known ? t->st : -1) {
+	case S_BLOCKED:
+		flags = tep_data_flags(cp->tep, rec);
+		if (flags < 0 || (flags & IRQ_FLAGS) || waker <= 0 || waker == (int)pid)
+			waker = 0;
+		ret = close_as(t, t->sleep, waker, rec->ts);
+		if (ret)
+			return ret;
+		break;
+	case KT_CP_RUNNING:
+		/* Woken as it went to sleep: its switch-out comes next. */
+		t->waking = true;
+		return 0;
+	case KT_CP_RUNNABLE:
+		return 0;		/* woken already (sched_waking, then sched_wakeup) */
+	default:
+		ret = close_as(t, KT_CP_UNKNOWN, 0, rec->ts);
+		if (ret)
+			return ret;
+	}
+	now(t, KT_CP_RUNNABLE, rec->ts);
+	return 0;
+}
+
+/* An event of the task's own: it is on a CPU now. */
+static int on_evidence(struct kt_critpath *cp, int pid, unsigned long long ts)
+{
+	struct task *t = kt_pidmap_find(&cp->tasks, pid);
+	int ret;
+
+	if (!t || !t->known || t->st == KT_CP_RUNNING)
+		return 0;
+	/* Its switch-in is missing: since its last change, unknown. */
+	ret = close_as(t, KT_CP_UNKNOWN, 0, ts);
+	if (!ret)
+		now(t, KT_CP_RUNNING, ts);
+	return ret;
+}
+
+int kt_critpath_add(const struct kt_event *ev, void *arg)
+{
+	struct kt_critpath *cp = arg;
+	struct tep_record *rec = ev->record;
+	struct evinfo *in;
+	int pid, ret;
+
+	if (kt_runs_record(cp->runs, ev->cpu, rec->missed_events, &cp->t.lost,
+			   &cp->t.lost_unknown))
+		return -ENOMEM;
+	if (rec->ts > cp->last_ts)
+		cp->last_ts = rec->ts;
+	in = kt_evcache_get(&cp->evs, ev->event);
+	if (!in)
+		return -ENOMEM;
+	if (in->kind == K_AFTER)
+		return 0;
+	pid = tep_data_pid(cp->tep, rec);
+	if (pid > 0 && ev->selected) {
+		struct task *t = task_of(cp, pid);
+
+		if (!t)
+			return -ENOMEM;
+		t->selected = true;
+	}
+	if (pid > 0 && in->kind != K_SWITCH) {
+		ret = on_evidence(cp, pid, rec->ts);
+		if (ret)
+			return ret;
+	}
+	if (in->kind == K_SWITCH) {
+		cp->t.has_switch = true;
+		return on_switch(cp, in, rec, ev->cpu);
+	}
+	if (in->kind == K_WAKE) {
+		cp->t.has_wakeup = true;
+		return on_wake(cp, in, rec, pid);
+	}
+	return 0;
+}
+
+/* The sums: rows by (pid, state), paths by their text. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct sum *x = a, *y = b;
+
+	if (x->row.pid != y->row.pid)
+		return x->row.pid < y->row.pid ? -1 : 1;
+	return (int)x->row.state - (int)y->row.state;
+}
+
+static int path_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct sum *)a)->path, ((const struct sum *)b)->path);
+}
+
+/* ns of t in state st, along the walk's path (cp->path, len long). */
+static void give(struct kt_critpath *cp, const struct task *t, int st,
+		 unsigned long long ns, size_t len)
+{
+	struct sum key = { .row = { .pid = t->pid, .state = st } }, *s, **found;
+	int n;
+
+	if (!ns || cp->err)
+		return;
+	found = tfind(&key, &cp->rowtree, row_cmp);
+	if (!found) {
+		s = calloc(1, sizeof(*s));
+		if (s) {
+			s->row = key.row;
+			memcpy(s->row.comm, t->comm, sizeof(s->row.comm));
+		}
+		if (!s || !tsearch(s, &cp->rowtree, row_cmp)) {
+			free(s);
+			cp->err = -ENOMEM;
+			return;
+		}
+		cp->nrows++;
+		found = &s;
+	}
+	(*found)->row.ns += ns;
+
+	n = snprintf(cp->path + len, sizeof(cp->path) - len, ";%s", state_names[st]);
+	if (n < 0 || (size_t)n >= sizeof(cp->path) - len)
+		return;			/* too deep to say: in the rows only */
+	key.path = cp->path;
+	found = tfind(&key, &cp->pathtree, path_cmp);
+	if (!found) {
+		s = calloc(1, sizeof(*s));
+		if (s)
+			s->path = strdup(cp->path);
+		if (!s || !s->path || !tsearch(s, &cp->pathtree, path_cmp)) {
+			if (s)
+				free(s->path);
+			free(s);
+			cp->err = -ENOMEM;
+			cp->path[len] = '\0';
+			return;
+		}
+		cp->npaths++;
+		found = &s;
+	}
+	(*found)->row.ns += ns;
+	cp->path[len] = '\0';
+}
+
+/* Append "comm-pid" of t to the path: its new length, or 0 when full. */
+static size_t push(struct kt_critpath *cp, const struct task *t, size_t len)
+{
+	int n = snprintf(cp->path + len, sizeof(cp->path) - len, "%s%s-%d",
+			 len ? ";" : "", t->comm[0] ? t->comm : "?", t->pid);
+
+	if (n < 0 || (size_t)n >= sizeof(cp->path) - len) {
+		cp->path[len] = '\0';
+		return 0;
+	}
+	return len + (size_t)n;
+}
+
+/* The first stretch of t that ends after ts. */
+static size_t first_after(const struct task *t, unsigned long long ts)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void walk(struct kt_critpath *cp, struct task *w, unsigned long long a,
+		 unsigned long long b, int depth, size_t len);
+
+/* One stretch of t, clipped to [a, b): given, or followed to its waker. */
+static void stretch(struct kt_critpath *cp, struct task *t, const struct ival *v,
+		    unsigned long long a, unsigned long long b, int depth, size_t len)
+{
+	struct task *w = NULL;
+	size_t wlen;
+
+	if (v->waker > 0 && depth < KT_CRITPATH_DEPTH)
+		w = kt_pidmap_find(&cp->tasks, v->waker);
+	wlen = w ? push(cp, w, len) : 0;
+	if (!wlen) {
+		give(cp, t, v->state, b - a, len);
+		return;
+	}
+	walk(cp, w, a, b, depth + 1, wlen);
+	cp->path[len] = '\0';
+}
+
+/* What w did over [a, b), along the path so far (len long). */
+static void walk(struct kt_critpath *cp, struct task *w, unsigned long long a,
+		 unsigned long long b, int depth, size_t len)
+{
+	unsigned long long at = a;
+	size_t i;
+
+	for (i = first_after(w, a); i < w->n && w->v[i].start < b && !cp->err; i++) {
+		unsigned long long x = w->v[i].start > a ? w->v[i].start : a;
+		unsigned long long y = w->v[i].end < b ? w->v[i].end : b;
+
+		if (x > at)
+			give(cp, w, KT_CP_UNKNOWN, x - at, len);	/* not seen then */
+		stretch(cp, w, &w->v[i], x, y, depth, len);
+		at = y;
+	}
+	if (b > at)
+		give(cp, w, KT_CP_UNKNOWN, b - at, len);
+}
+
+/* tsearch walks: count and collect the targets, the rows, the paths. */
+static struct kt_critpath *g_cp;	/* twalk has no argument */
+
+static void end_task(const void *node, VISIT which, int depth)
+{
+	struct task *t = *(struct task *const *)node;
+	int ret;
+
+	(void)depth;
+	if ((which != postorder && which != leaf) || g_cp->err)
+		return;
+	/* Open at the end: in that state until the last record. */
+	ret = close_as(t, t->st == S_BLOCKED ? t->sleep : t->st, 0, g_cp->last_ts);
+	if (ret)
+		g_cp->err = ret;
+	t->known = false;
+}
+
+static void add_target(const void *node, VISIT which, int depth)
+{
+	struct task *t = *(struct task *const *)node;
+	struct kt_critpath *cp = g_cp;
+	struct kt_critpath_target *g;
+	size_t i, len;
+
+	(void)depth;
+	if ((which != postorder && which != leaf) || cp->err || !t->selected || !t->n)
+		return;
+	g = &cp->targets[cp->ntargets++];
+	*g = (struct kt_critpath_target){ .pid = t->pid };
+	memcpy(g->comm, t->comm, sizeof(g->comm));
+	len = push(cp, t, 0);
+	for (i = 0; i < t->n && !cp->err; i++) {
+		g->ns += t->v[i].end - t->v[i].start;
+		if (t->v[i].waker > 0)
+			g->woken_ns += t->v[i].end - t->v[i].start;
+		stretch(cp, t, &t->v[i], t->v[i].start, t->v[i].end, 1, len);
+	}
+	cp->path[0] = '\0';
+	cp->t.ns += g->ns;
+}
+
+static size_t g_at;
+
+static void collect_row(const void *node, VISIT which, int depth)
+{
+	struct sum *s = *(struct sum *const *)node;
+
+	(void)depth;
+	if (which == postorder || which == leaf)
+		g_cp->rows[g_at++] = &s->row;
+}
+
+static void collect_path(const void *node, VISIT which, int depth)
+{
+	struct sum *s = *(struct sum *const *)node;
+
+	(void)depth;
+	if (which == postorder || which == leaf)
+		g_cp->paths[g_at++] = s;
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct kt_critpath_row *x = *(struct kt_critpath_row *const *)a;
+	const struct kt_critpath_row *y = *(struct kt_critpath_row *const *)b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (int)x->state - (int)y->state;
+}
+
+static int path_by_ns(const void *a, const void *b)
+{
+	const struct sum *x = *(struct sum *const *)a, *y = *(struct sum *const *)b;
+
+	if (x->row.ns != y->row.ns)
+		return x->row.ns > y->row.ns ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int make(struct kt_critpath *cp)
+{
+	if (cp->done)
+		return cp->err;
+	cp->done = true;
+	g_cp = cp;
+	twalk(cp->tasks.tree, end_task);
+	cp->targets = calloc(cp->tasks.n ? cp->tasks.n : 1, sizeof(*cp->targets));
+	if (!cp->targets)
+		cp->err = -ENOMEM;
+	if (!cp->err)
+		twalk(cp->tasks.tree, add_target);
+	if (!cp->err) {
+		cp->rows = calloc(cp->nrows ? cp->nrows : 1, sizeof(*cp->rows));
+		cp->paths = calloc(cp->npaths ? cp->npaths : 1, sizeof(*cp->paths));
+		if (!cp->rows || !cp->paths)
+			cp->err = -ENOMEM;
+	}
+	if (!cp->err) {
+		g_at = 0;
+		twalk(cp->rowtree, collect_row);
+		qsort(cp->rows, cp->nrows, sizeof(*cp->rows), by_ns);
+		g_at = 0;
+		twalk(cp->pathtree, collect_path);
+		qsort(cp->paths, cp->npaths, sizeof(*cp->paths), path_by_ns);
+	}
+	g_cp = NULL;
+	return cp->err;
+}
+
+int kt_critpath_rows(struct kt_critpath *cp, struct kt_critpath_row ***rows,
+		     size_t *n)
+{
+	int ret = make(cp);
+
+	if (ret)
+		return ret;
+	*rows = cp->rows;
+	*n = cp->nrows;
+	return 0;
+}
+
+int kt_critpath_targets(struct kt_critpath *cp, struct kt_critpath_target **t,
+			size_t *n)
+{
+	int ret = make(cp);
+
+	if (ret)
+		return ret;
+	*t = cp->targets;
+	*n = cp->ntargets;
+	return 0;
+}
+
+int kt_critpath_each_path(struct kt_critpath *cp,
+			  int (*fn)(const char *path, unsigned long long ns, void *arg),
+			  void *arg)
+{
+	size_t i;
+	int ret = make(cp);
+
+	for (i = 0; !ret && i < cp->npaths; i++)
+		ret = fn(cp->paths[i]->path, cp->paths[i]->row.ns, arg);
+	return ret;
+}
+
+void kt_critpath_totals(struct kt_critpath *cp, struct kt_critpath_totals *t)
+{
+	make(cp);
+	*t = cp->t;
+}
+
+static void free_task(void *p)
+{
+	struct task *t = p;
+
+	free(t->v);
+	free(t);
+}
+
+static void free_sum(void *p)
+{
+	struct sum *s = p;
+
+	free(s->path);
+	free(s);
+}
+
+void kt_critpath_free(struct kt_critpath *cp)
+{
+	if (!cp)
+		return;
+	tdestroy(cp->rowtree, free_sum);
+	tdestroy(cp->pathtree, free_sum);
+	free(cp->rows);
+	free(cp->paths);
+	free(cp->targets);
+	kt_pidmap_free(&cp->tasks, free_task);
+	kt_evcache_free(&cp->evs);
+	kt_runs_free(cp->runs);
+	free(cp);
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# ktrace analyze critpath: on a live recording (record --for sched) of
+# tests/pipeline.c, three threads of known structure: C hands a token to
+# A and waits on a condition variable; A computes, sleeps and writes a
+# pipe; B reads it, computes and signals C.  C's waits must be given to
+# A's and B's running and sleeping as the program itself measured them.
+
+load helpers
+
+setup_file() {
+	export KT_CP_BIN="$BATS_FILE_TMPDIR/bin"
+	kt_tool pipeline "$KT_CP_BIN" -pthread
+	cd "$BATS_FILE_TMPDIR"
+	: >"$BATS_FILE_TMPDIR/ktrace.pids"
+	# 8 rounds of A 30 ms on the CPU, A 20 ms asleep, B 25 ms on the CPU.
+	BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR rec -q --for sched -o "$BATS_FILE_TMPDIR/p.dat" -- \
+		"$KT_CP_BIN/pipeline" 8 30 20 25 >"$BATS_FILE_TMPDIR/p.out"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+teardown() {
+	cd /
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+# ns COMM STATE: the critpath JSON's row of that task and state (0: none).
+ns() {
+	jq --arg c "$1" --arg s "$2" '[.rows[] | select(.comm == $c and .state == $s) | .ns] | add // 0' <<<"$cp"
+}
+
+# within GOT UNKNOWN WANT: GOT at most 5% above WANT, and GOT with the
+# time the file cannot tell (the switches it lacks) at most 5% below.
+within() {
+	[ $(($1 * 100)) -le $(($3 * 105)) ] && [ $((($1 + $2) * 100)) -ge $(($3 * 95)) ] ||
+		fail "$4: $1 ns (and $2 ns unknown), the program's $3 ns"
+}
+
+@test "analyze critpath: C's waits are A's running and sleeping and B's running, as the pipeline measured them" {
+	read -r _ ta tb tc a_run a_sleep b_run c_wait <"$BATS_FILE_TMPDIR/p.out"
+	cp=$("$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --comm stageC --format json 2>/dev/null)
+	jq -e --argjson c "$tc" '.targets | length == 1 and .[0].pid == $c and .[0].comm == "stageC"' <<<"$cp"
+	unknown=$(jq '[.rows[] | select(.state == "unknown") | .ns] | add // 0' <<<"$cp")
+	within "$(ns stageA running)" "$unknown" "$a_run" "stageA running"
+	within "$(ns stageB running)" "$unknown" "$b_run" "stageB running"
+	# Asleep: from A's switch-out to the timer's wakeup, 8 naps of 20 ms
+	# each (and its timer slack); the program's clock around nanosleep
+	# adds A's wait for a CPU after it, so it is the most.
+	sleep_ns=$(ns stageA sleep-S)
+	within "$sleep_ns" "$unknown" 160000000 "stageA sleep-S"
+	[ "$sleep_ns" -le "$a_sleep" ] || fail "stageA asleep $sleep_ns ns, more than the program's $a_sleep"
+	# A timer, not a task, ends A's naps: nothing is followed past them.
+	jq -e '[.rows[] | select(.comm != "stageA" and .comm != "stageB" and .comm != "stageC")] | length == 0' <<<"$cp"
+	# C's waits that a task ended, and its waits for a CPU after: what C measured.
+	woken=$(($(jq '.targets[0].woken_ns' <<<"$cp") + $(ns stageC runnable)))
+	within "$woken" "$unknown" "$c_wait" "stageC woken"
+	jq -e '([.rows[].ns] | add) == .ns and ([.rows[].share] | add | . > 0.999 and . < 1.001)' <<<"$cp"
+	# --pid is the same target as --comm.
+	[ "$("$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --pid "$tc" --format json 2>/dev/null)" = "$cp" ]
+}
+
+@test "analyze critpath: the table and the folded stacks (target;waker;...;state) say the same" {
+	read -r _ ta tb tc _ <"$BATS_FILE_TMPDIR/p.out"
+	cp=$("$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --comm stageC --format json 2>/dev/null)
+	run "$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --comm stageC
+	assert_success
+	assert_line --regexp "^critical path of stageC \\(tid $tc\\): +[0-9]+\\.[0-9]{3} ms"
+	assert_line --regexp "^ +$ta stageA +running +[0-9]+\\.[0-9]{3} +[0-9.]+%$"
+	assert_line --regexp "^ +$tb stageB +running +[0-9]+\\.[0-9]{3} +[0-9.]+%$"
+	run "$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --comm stageC --format folded
+	assert_success
+	assert_line --regexp "^stageC-$tc;stageB-$tb;stageA-$ta;sleep-S [0-9]+$"
+	assert_line --regexp "^stageC-$tc;stageB-$tb;stageA-$ta;running [0-9]+$"
+	assert_line --regexp "^stageC-$tc;stageB-$tb;running [0-9]+$"
+	# Each path's microseconds, cut: their sum is the JSON's, to a
+	# microsecond a line; and A's running by path is its row.
+	lines=$(grep -c . <<<"$output")
+	sum=$(awk '{ s += $NF } END { print s }' <<<"$output")
+	total=$(jq '.ns / 1000 | floor' <<<"$cp")
+	[ "$sum" -le "$total" ] && [ "$sum" -ge $((total - lines)) ] || fail "folded $sum us, JSON $total us"
+	a=$(awk -v k="stageA-$ta;running" 'index($1, k) { s += $NF } END { print s }' <<<"$output")
+	want=$(($(ns stageA running) / 1000))
+	[ "$a" -le "$want" ] && [ "$a" -ge $((want - lines)) ] || fail "folded A running $a us, row $want us"
+}
+
+@test "analyze critpath: a file without wakeups is refused naming --for sched; no target, --by, --sort are usage errors" {
+	"$KTRACE" report -i "$BATS_FILE_TMPDIR/p.dat" -e sched_switch --format dat -o sw.dat
+	run "$KTRACE" analyze critpath -i sw.dat --comm stageC
+	assert_failure 1
+	assert_output --partial "holds no sched_waking or sched_wakeup events"
+	assert_output --partial "ktrace record --for sched"
+	run "$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat"
+	assert_failure 64
+	assert_output --partial "analyze critpath needs --pid or --comm"
+	run "$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --comm stageC --by comm
+	assert_failure 64
+	run "$KTRACE" analyze sched -i "$BATS_FILE_TMPDIR/p.dat" --format folded
+	assert_failure 64
+	assert_output --partial "--format folded is analyze offcpu's and critpath's"
+	run "$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --comm no-such-task
+	assert_failure 1
+	assert_output --partial "no task of"
+}
