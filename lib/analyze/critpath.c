@@ -455,32 +455,29 @@ static void walk(struct kt_critpath *cp, struct task *w, unsigned long long a,
 		give(cp, w, KT_CP_UNKNOWN, b - at, len);
 }
 
-/* tsearch walks: count and collect the targets, the rows, the paths. */
-static struct kt_critpath *g_cp;	/* twalk has no argument */
-
-static void end_task(const void *node, VISIT which, int depth)
+/* tsearch walks: end the tasks, follow the targets, collect the sums. */
+static void end_task(const void *node, VISIT which, void *arg)
 {
 	struct task *t = *(struct task *const *)node;
+	struct kt_critpath *cp = arg;
 	int ret;
 
-	(void)depth;
-	if ((which != postorder && which != leaf) || g_cp->err)
+	if ((which != postorder && which != leaf) || cp->err)
 		return;
 	/* Open at the end: in that state until the last record. */
-	ret = close_as(t, t->st == S_BLOCKED ? t->sleep : t->st, 0, g_cp->last_ts);
+	ret = close_as(t, t->st == S_BLOCKED ? t->sleep : t->st, 0, cp->last_ts);
 	if (ret)
-		g_cp->err = ret;
+		cp->err = ret;
 	t->known = false;
 }
 
-static void add_target(const void *node, VISIT which, int depth)
+static void add_target(const void *node, VISIT which, void *arg)
 {
 	struct task *t = *(struct task *const *)node;
-	struct kt_critpath *cp = g_cp;
+	struct kt_critpath *cp = arg;
 	struct kt_critpath_target *g;
 	size_t i, len;
 
-	(void)depth;
 	if ((which != postorder && which != leaf) || cp->err || !t->selected || !t->n)
 		return;
 	g = &cp->targets[cp->ntargets++];
@@ -497,24 +494,19 @@ static void add_target(const void *node, VISIT which, int depth)
 	cp->t.ns += g->ns;
 }
 
-static size_t g_at;
+struct gather {
+	void **v;
+	size_t n;
+	bool rows;			/* the rows (else the paths) */
+};
 
-static void collect_row(const void *node, VISIT which, int depth)
+static void gather(const void *node, VISIT which, void *arg)
 {
 	struct sum *s = *(struct sum *const *)node;
+	struct gather *g = arg;
 
-	(void)depth;
 	if (which == postorder || which == leaf)
-		g_cp->rows[g_at++] = &s->row;
-}
-
-static void collect_path(const void *node, VISIT which, int depth)
-{
-	struct sum *s = *(struct sum *const *)node;
-
-	(void)depth;
-	if (which == postorder || which == leaf)
-		g_cp->paths[g_at++] = s;
+		g->v[g->n++] = g->rows ? (void *)&s->row : (void *)s;
 }
 
 static int by_ns(const void *a, const void *b)
@@ -543,13 +535,12 @@ static int make(struct kt_critpath *cp)
 	if (cp->done)
 		return cp->err;
 	cp->done = true;
-	g_cp = cp;
-	twalk(cp->tasks.tree, end_task);
+	twalk_r(cp->tasks.tree, end_task, cp);
 	cp->targets = calloc(cp->tasks.n ? cp->tasks.n : 1, sizeof(*cp->targets));
 	if (!cp->targets)
 		cp->err = -ENOMEM;
 	if (!cp->err)
-		twalk(cp->tasks.tree, add_target);
+		twalk_r(cp->tasks.tree, add_target, cp);
 	if (!cp->err) {
 		cp->rows = calloc(cp->nrows ? cp->nrows : 1, sizeof(*cp->rows));
 		cp->paths = calloc(cp->npaths ? cp->npaths : 1, sizeof(*cp->paths));
@@ -557,14 +548,14 @@ static int make(struct kt_critpath *cp)
 			cp->err = -ENOMEM;
 	}
 	if (!cp->err) {
-		g_at = 0;
-		twalk(cp->rowtree, collect_row);
+		struct gather g = { (void **)cp->rows, 0, true };
+
+		twalk_r(cp->rowtree, gather, &g);
 		qsort(cp->rows, cp->nrows, sizeof(*cp->rows), by_ns);
-		g_at = 0;
-		twalk(cp->pathtree, collect_path);
+		g = (struct gather){ (void **)cp->paths, 0, false };
+		twalk_r(cp->pathtree, gather, &g);
 		qsort(cp->paths, cp->npaths, sizeof(*cp->paths), path_by_ns);
 	}
-	g_cp = NULL;
 	return cp->err;
 }
 
