@@ -20,6 +20,10 @@ enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
 /* A task's state as the records go: the known ones, then asleep. */
 enum { S_BLOCKED = KT_CP_NSTATES };
 
+/* prev_state's X and Z: the task exited. */
+#define EXIT_DEAD 0x10
+#define EXIT_ZOMBIE 0x20
+
 /* Interrupt context in common_flags: hardirq, softirq, NMI. */
 #define IRQ_FLAGS (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ | 0x40)
 
@@ -205,7 +209,9 @@ static int on_switch(struct kt_critpath *cp, struct evinfo *in, struct tep_recor
 		if (ret)
 			return ret;
 		/* R (0) or R+ (preempted), or woken before it was off: runnable. */
-		if (!(state & 0xff) || p->waking) {
+		if (state & (EXIT_DEAD | EXIT_ZOMBIE)) {
+			p->known = false;	/* it exited: its time ends */
+		} else if (!(state & 0xff) || p->waking) {
 			now(p, KT_CP_RUNNABLE, ts);
 		} else {
 			now(p, S_BLOCKED, ts);
@@ -446,6 +452,10 @@ static void walk(struct kt_critpath *cp, struct task *w, unsigned long long a,
 		unsigned long long x = w->v[i].start > a ? w->v[i].start : a;
 		unsigned long long y = w->v[i].end < b ? w->v[i].end : b;
 
+		if (y <= x || y <= at)
+			continue;	/* out of order (a damaged file's times) */
+		if (x < at)
+			x = at;
 		if (x > at)
 			give(cp, w, KT_CP_UNKNOWN, x - at, len);	/* not seen then */
 		stretch(cp, w, &w->v[i], x, y, depth, len);

@@ -15,7 +15,8 @@
  * NMI bits: a timer, a device) or by the idle task: then no task woke it.
  *
  * A target's (a task with an event of its own selected: --pid, --comm)
- * time is its running, runnable and unknown time, its sleeps that no task
+ * time, from its first known state to its exit (a switch out in state X
+ * or Z) or the end of the window, is its running, runnable and unknown time, its sleeps that no task
  * ended, and each sleep a task W ended: W's states over that sleep, W's
  * own sleeps followed to their waker in turn, at most KT_CRITPATH_DEPTH
  * tasks deep and always within the target's sleep.  So the time a target

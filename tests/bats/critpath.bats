@@ -104,3 +104,21 @@ within() {
 	assert_failure 1
 	assert_output --partial "no task of"
 }
+
+@test "analyze critpath on the stored files: a target's own running time and the missing switches are analyze sched's (one rule, runs.h)" {
+	local f pid s c
+	for f in kt-sched tc-sched tc-multi; do
+		s=$("$KTRACE" analyze sched -i "$TOP/tests/data/$f.dat" --format json 2>/dev/null)
+		for pid in $(jq -r '.rows[:4][] | .pid' <<<"$s"); do
+			c=$("$KTRACE" analyze critpath -i "$TOP/tests/data/$f.dat" --pid "$pid" --format json 2>/dev/null)
+			jq -e '.targets | length == 1' <<<"$c"
+			want=$(jq --argjson p "$pid" '.rows[] | select(.pid == $p) | .run_ns' <<<"$s")
+			got=$(jq --argjson p "$pid" '[.rows[] | select(.pid == $p and .state == "running") | .ns] | add // 0' <<<"$c")
+			[ "$got" = "$want" ] || fail "$f: task $pid ran $got ns by critpath, $want ns by sched"
+			[ "$(jq .missing_switches <<<"$c")" = "$(jq .missing_switches <<<"$s")" ] ||
+				fail "$f: the missing switches differ"
+			# Every nanosecond of the target is in some row.
+			jq -e '([.rows[].ns] | add) == .ns and .ns == .targets[0].ns' <<<"$c"
+		done
+	done
+}
