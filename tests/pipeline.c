@@ -33,6 +33,7 @@ static long ready;
 static int tid_a, tid_b, tid_c;
 static long long a_run, a_sleep, b_run, c_wait;
 static int cpu_a = -1, cpu_c = -1;
+static pthread_barrier_t started;	/* all three named and placed */
 
 static void pin(int cpu)
 {
@@ -84,6 +85,7 @@ static void *stage_a(void *arg)
 	pthread_setname_np(pthread_self(), "stageA");
 	pin(cpu_a);
 	tid_a = (int)syscall(SYS_gettid);
+	pthread_barrier_wait(&started);
 	for (long i = 0; i < rounds; i++) {
 		must(read(tok[0], &c, 1) == 1, "read token");
 		a_run += compute(a_run_ms);
@@ -102,6 +104,7 @@ static void *stage_b(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "stageB");
 	tid_b = (int)syscall(SYS_gettid);
+	pthread_barrier_wait(&started);
 	for (long i = 0; i < rounds; i++) {
 		must(read(pipe_ab[0], &c, 1) == 1, "read pipe");
 		b_run += compute(b_run_ms);
@@ -119,6 +122,8 @@ static void *stage_c(void *arg)
 	pthread_setname_np(pthread_self(), "stageC");
 	pin(cpu_c);
 	tid_c = (int)syscall(SYS_gettid);
+	/* A's move to its CPU waits on a kernel thread: not in C's waits. */
+	pthread_barrier_wait(&started);
 	for (long i = 0; i < rounds; i++) {
 		must(write(tok[1], "t", 1) == 1, "write token");
 		pthread_mutex_lock(&lock);
@@ -153,6 +158,7 @@ int main(int argc, char **argv)
 					cpu_a = i;
 			}
 	}
+	pthread_barrier_init(&started, NULL, 3);
 	must(!pipe(tok) && !pipe(pipe_ab), "pipe");
 	must(!pthread_create(&a, NULL, stage_a, NULL) && !pthread_create(&b, NULL, stage_b, NULL) &&
 	     !pthread_create(&c, NULL, stage_c, NULL), "pthread_create");

@@ -52,8 +52,10 @@ within() {
 	sleep_ns=$(ns stageA sleep-S)
 	within "$sleep_ns" "$unknown" 160000000 "stageA sleep-S"
 	[ "$sleep_ns" -le "$a_sleep" ] || fail "stageA asleep $sleep_ns ns, more than the program's $a_sleep"
-	# A timer, not a task, ends A's naps: nothing is followed past them.
-	jq -e '[.rows[] | select(.comm != "stageA" and .comm != "stageB" and .comm != "stageC")] | length == 0' <<<"$cp"
+	# A timer, not a task, ends A's naps: nothing is followed past them;
+	# other tasks (a kernel thread that woke one of the stages) hold
+	# under 1% of C's time.
+	jq -e '([.rows[] | select(.comm != "stageA" and .comm != "stageB" and .comm != "stageC") | .ns] | add // 0) < .ns / 100' <<<"$cp"
 	# C's waits that a task ended, and its waits for a CPU after: what C measured.
 	woken=$(($(jq '.targets[0].woken_ns' <<<"$cp") + $(ns stageC runnable)))
 	within "$woken" "$unknown" "$c_wait" "stageC woken"
