@@ -114,7 +114,7 @@ pairs() {
 @test "analyze: bad input names what is valid" {
 	run "$KTRACE" analyze bogus -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
-	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use cpu, offcpu, sched or syscalls"
+	assert_output --partial "ktrace analyze: unknown KIND 'bogus'; use cpu, critpath, offcpu, sched or syscalls"
 	run "$KTRACE" analyze -i "$BATS_FILE_TMPDIR/sc.dat"
 	[ "$status" = 64 ]
 	run "$KTRACE" analyze syscalls -i "$BATS_FILE_TMPDIR/sc.dat" --sort bogus
@@ -140,7 +140,10 @@ pairs() {
 	assert_output "sched
 syscalls"
 	run complete_words ktrace analyze c
-	assert_output cpu
+	assert_output "cpu
+critpath"
+	run complete_words ktrace analyze cr
+	assert_output critpath
 	run complete_words ktrace analyze o
 	assert_output offcpu
 	run complete_words ktrace analyze offcpu --format f
