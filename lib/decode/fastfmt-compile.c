@@ -1304,6 +1304,29 @@ static bool cc_plugin(struct cc *c, struct ff_prog *pg)
 	return fail(c, "plugin handler not compiled");
 }
 
+/*
+ * ftrace:user_stack printed by its format: the text is kept by the
+ * bytes after the common fields (its format reads only caller[]).
+ */
+static void memo_ustack(struct ff_prog *pg)
+{
+	struct tep_event *ev = pg->ev;
+	struct tep_format_field *f;
+	int off = -1;
+
+	if (pg->plug != P_NONE || strcmp(ev->system, "ftrace") ||
+	    strcmp(ev->name, "user_stack") || !tep_find_field(ev, "caller"))
+		return;
+	for (f = ev->format.fields; f; f = f->next)
+		if (off < 0 || f->offset < off)
+			off = f->offset;
+	if (off <= 0)
+		return;
+	pg->plug = P_USTACK;
+	pg->pf[KS_CALLER].off = off;
+	pg->pf[KS_CALLER].ok = true;
+}
+
 struct ff_prog *ff_compile(struct kt_fastfmt *ff, struct tep_event *ev)
 {
 	struct ff_prog *pg = arena_alloc(ff, sizeof(*pg));
@@ -1346,6 +1369,8 @@ struct ff_prog *ff_compile(struct kt_fastfmt *ff, struct tep_event *ev)
 	}
 	if (!c.why && (ev->flags & TEP_EVENT_FL_FAILED))
 		fail(&c, "event failed to parse");
+	if (!c.why)
+		memo_ustack(pg);
 	pg->why = c.why;
 	pg->printk_off = c.printk_off;
 	return pg;

@@ -356,6 +356,7 @@ enum plug_kind {
 	P_TLB_FLUSH,
 	P_FUTEX,	/* the futex plugin's text, or the format for other ops */
 	P_KSTACK,	/* the function plugin's kernel_stack: "=> name (addr)" lines */
+	P_USTACK,	/* ftrace:user_stack's format, its texts kept by the record's fields */
 };
 
 struct ff_field {			/* a field a plugin reads */
@@ -437,6 +438,13 @@ struct stack_ent {
 	char text[STACK_WORDS * 56];
 };
 
+/*
+ * A user stack's text (its format's, "\t=> %ps" lines), by the record's
+ * bytes after the common fields (tgid and caller[]), in stack_ents: a
+ * recording's millions of user stacks are a few thousand distinct ones.
+ */
+#define USTACK_SLOTS 4096	/* a power of 2 */
+
 struct kt_fastfmt {
 	struct tep_handle *tep;
 	bool usable;		/* host endian and 64-bit longs */
@@ -449,6 +457,7 @@ struct kt_fastfmt {
 	char *scratch;			/* SCRATCH bytes, for kt_fastfmt_seq() */
 	struct frame_ent *frames;	/* FRAME_SLOTS, allocated on use */
 	struct stack_ent *stacks;	/* STACK_SLOTS, allocated on use */
+	struct stack_ent *ustacks;	/* USTACK_SLOTS, allocated on use */
 };
 
 /* The longest info text kt_fastfmt_seq() builds outside the trace_seq. */
@@ -583,5 +592,7 @@ void ff_run_hrtimer(struct run *r, const struct ff_prog *pg);
 void ff_run_tlb_flush(struct run *r, const struct ff_prog *pg);
 bool ff_run_futex(struct run *r, const struct ff_prog *pg);
 void ff_run_kstack(struct run *r, const struct ff_prog *pg);
+void ff_run_ustack(struct run *r, const struct ff_prog *pg);
+void ff_run_segs(struct run *r, const struct ff_prog *pg);
 
 #endif

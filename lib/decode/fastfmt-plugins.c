@@ -384,52 +384,76 @@ static void kstack_frames(struct run *r, int off)
 	}
 }
 
-/* The slot of the stack whose caller[] bytes are at p (n bytes, whole words). */
-static struct stack_ent *stack_slot(struct kt_fastfmt *ff, const unsigned char *p,
-				    size_t n)
+/*
+ * The text fill() prints for the n bytes of words at r->data + off, from
+ * *tab (slots entries, allocated here) or printed and kept there.
+ */
+static void run_kept(struct run *r, const struct ff_prog *pg, struct stack_ent **tab,
+		     unsigned int slots, int off,
+		     void (*fill)(struct run *, const struct ff_prog *, int))
 {
+	size_t n = off < r->size ? (size_t)(r->size - off) : 0;
+	const unsigned char *key = r->data + off;
+	struct stack_ent *se;
 	uint64_t h = n, w;
+	char *start;
 	size_t i;
 
-	for (i = 0; i < n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	}
-	return &ff->stacks[(unsigned int)(h >> 54) & (STACK_SLOTS - 1)];
-}
-
-void ff_run_kstack(struct run *r, const struct ff_prog *pg)
-{
-	int off = pg->pf[KS_CALLER].off;
-	size_t n = off < r->size ? (size_t)(r->size - off) : 0;
-	struct stack_ent *se;
-	char *start;
-
-	put(r, "<stack trace >\n", 15);
 	if (!n || n % 8 || n > sizeof(se->words)) {
-		kstack_frames(r, off);
+		fill(r, pg, off);
 		return;
 	}
-	if (!r->ff->stacks) {
-		r->ff->stacks = calloc(STACK_SLOTS, sizeof(*r->ff->stacks));
-		if (!r->ff->stacks) {
-			kstack_frames(r, off);
+	if (!*tab) {
+		*tab = calloc(slots, sizeof(**tab));
+		if (!*tab) {
+			fill(r, pg, off);
 			return;
 		}
 	}
-	se = stack_slot(r->ff, r->data + off, n);
-	if (se->nbytes == n && !memcmp(se->words, r->data + off, n)) {
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	se = &(*tab)[(unsigned int)(h >> 48) & (slots - 1)];
+	if (se->nbytes == n && !memcmp(se->words, key, n)) {
 		put(r, se->text, se->len);
 		return;
 	}
 	start = r->p;
-	kstack_frames(r, off);
+	fill(r, pg, off);
 	if (r->err || (size_t)(r->p - start) > sizeof(se->text)) {
 		se->nbytes = 0;
 		return;
 	}
-	memcpy(se->words, r->data + off, n);
+	memcpy(se->words, key, n);
 	se->nbytes = (uint16_t)n;
 	se->len = (uint16_t)(r->p - start);
 	memcpy(se->text, start, se->len);
+}
+
+static void kstack_fill(struct run *r, const struct ff_prog *pg, int off)
+{
+	(void)pg;
+	kstack_frames(r, off);
+}
+
+void ff_run_kstack(struct run *r, const struct ff_prog *pg)
+{
+	put(r, "<stack trace >\n", 15);
+	run_kept(r, pg, &r->ff->stacks, STACK_SLOTS, pg->pf[KS_CALLER].off, kstack_fill);
+}
+
+static void ustack_fill(struct run *r, const struct ff_prog *pg, int off)
+{
+	(void)off;
+	ff_run_segs(r, pg);
+}
+
+/*
+ * ftrace:user_stack: its format's text (run_segs()), kept by the bytes
+ * after the common fields, which are all the format reads.
+ */
+void ff_run_ustack(struct run *r, const struct ff_prog *pg)
+{
+	run_kept(r, pg, &r->ff->ustacks, USTACK_SLOTS, pg->pf[KS_CALLER].off, ustack_fill);
 }

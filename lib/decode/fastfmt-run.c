@@ -1119,6 +1119,11 @@ static void run_segs(struct run *r, const struct ff_prog *pg)
 	}
 }
 
+void ff_run_segs(struct run *r, const struct ff_prog *pg)
+{
+	run_segs(r, pg);
+}
+
 /* Is pg one for run_fixed()?  Sets fixed, fixed_end, fixed_max. */
 void ff_mark_fixed(struct ff_prog *pg)
 {
@@ -1247,6 +1252,9 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		break;
 	case P_KSTACK:
 		ff_run_kstack(&r, pg);
+		break;
+	case P_USTACK:
+		ff_run_ustack(&r, pg);
 		break;
 	}
 	if (r.err)

@@ -47,6 +47,7 @@ void kt_fastfmt_free(struct kt_fastfmt *ff)
 	free(ff->scratch);
 	free(ff->frames);
 	free(ff->stacks);
+	free(ff->ustacks);
 	free(ff);
 }
 

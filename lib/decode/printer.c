@@ -829,7 +829,11 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 			return 1;
 		unsigned int len = p->bufpre_len[ev->buffer];
 
-		memcpy(e, p->bufpre[ev->buffer], len <= BUFPRE_COPY ? BUFPRE_COPY : len);
+		/* a constant size, copied inline */
+		if (len <= BUFPRE_COPY)
+			memcpy(e, p->bufpre[ev->buffer], BUFPRE_COPY);
+		else
+			memcpy(e, p->bufpre[ev->buffer], len);
 		e += len;
 	}
 	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);

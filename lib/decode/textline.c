@@ -45,6 +45,9 @@ struct kt_textline {
 	unsigned long long secs;
 	unsigned int secs_len;
 	char secs_txt[32];
+	/* "%06llu: " of the last microseconds printed (a stack's record follows its event's). */
+	unsigned long long us;
+	char us_txt[8];
 };
 
 static const char digits2[] =
@@ -74,6 +77,7 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 		return NULL;
 	}
 	t->secs = ~0ULL;
+	t->us = ~0ULL;
 	/* libtraceevent reads common_pid where the first event has it. */
 	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	if (evs && evs[0] && tep_is_file_bigendian(tep) == host_big) {
@@ -251,9 +255,17 @@ static struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
 static char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
 {
 	unsigned long long us = (ts + 500) / 1000;
-	unsigned long long secs = us / 1000000;
-	unsigned int frac = (unsigned int)(us % 1000000);
+	unsigned long long secs;
+	unsigned int frac;
 
+	if (us == t->us) {
+		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
+		p += t->secs_len;
+		memcpy(p, t->us_txt, 8);
+		return p + 8;
+	}
+	secs = us / 1000000;
+	frac = (unsigned int)(us % 1000000);
 	if (secs != t->secs) {
 		char *e = put_num(t->secs_txt + 1, secs, 5, ' ');
 
@@ -269,6 +281,8 @@ static char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
 	memcpy(p + 4, digits2 + 2 * (frac % 100), 2);
 	p[6] = ':';
 	p[7] = ' ';
+	memcpy(t->us_txt, p, 8);
+	t->us = us;
 	return p + 8;
 }
 

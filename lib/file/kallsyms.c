@@ -2,40 +2,64 @@
 /*
  * kallsyms text into the function table.  See kallsyms.h.
  */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <traceevent/event-parse.h>
 
 #include "file/kallsyms.h"
 
-/* sscanf()'s white space in the C locale. */
+/* The longest name or module a line may have (libtraceevent reads any). */
+#define KLINE_MAX	512
+
+/*
+ * Each byte's class, one load a character (a machine's 120,000 lines
+ * are read at a report's first address): a hex digit's value + 1,
+ * SPACE for sscanf()'s white space in the C locale, 0 for the rest.
+ */
+#define SPACE	32
+
+static const unsigned char cls[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+	['\t'] = SPACE, ['\n'] = SPACE, ['\v'] = SPACE, ['\f'] = SPACE,
+	['\r'] = SPACE, [' '] = SPACE,
+};
+
 static bool is_space(char c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return cls[(unsigned char)c] == SPACE;
 }
 
 static int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	unsigned char v = cls[(unsigned char)c];
+
+	return v && v <= 16 ? v - 1 : -1;
 }
+
+/* One line of the usual shape, as parse_line() reads it. */
+struct kline {
+	unsigned long long addr;
+	const char *func, *mod;	/* mod: NULL when there is none */
+	size_t flen, mlen;
+	bool skip;		/* read, but libtraceevent registers nothing */
+};
 
 /*
  * One line of the usual shape: 1-16 hex digits, one space, a type
  * letter, one space, the name, and optionally a tab and "[module]".
  * These are read by libtraceevent's
  * sscanf("%16llx %c %n%*s%n%*1[\t][%n%*s%n") exactly as here.  Returns
- * false (nothing registered) for any other shape.
+ * false for any other shape.
  */
-static bool parse_line(struct tep_handle *tep, const char *p, const char *end)
+static bool parse_line(const char *p, const char *end, struct kline *l)
 {
-	char func[512], mod[512];
 	unsigned long long addr = 0;
 	const char *f, *m = NULL;
 	size_t flen, mlen = 0;
@@ -63,36 +87,182 @@ static bool parse_line(struct tep_handle *tep, const char *p, const char *end)
 		/* libtraceevent cuts the last character (the ']'). */
 		mlen = (size_t)(p - m) - 1;
 	}
-	if (flen >= sizeof(func) || mlen >= sizeof(mod))
+	if (flen >= KLINE_MAX || mlen >= KLINE_MAX)
 		return false;
+	l->addr = addr;
+	l->func = f;
+	l->flen = flen;
+	l->mod = m;
+	l->mlen = mlen;
 	/* arm's '$a' marks and x86-64's absolute per-CPU offsets, as there. */
-	if (f[0] == '$' || ch == 'A' || ch == 'a')
-		return true;
-	memcpy(func, f, flen);
-	func[flen] = '\0';
-	if (m) {
-		memcpy(mod, m, mlen);
-		mod[mlen] = '\0';
-	}
-	tep_register_function(tep, func, addr, m ? mod : NULL);
+	l->skip = f[0] == '$' || ch == 'A' || ch == 'a';
 	return true;
+}
+
+/* Each line of text (to its first NUL), as strtok_r(.., "\n") cuts them: empty lines are no lines. */
+static const char *next_line(const char *p, const char **nl)
+{
+	while (*p == '\n')
+		p++;
+	if (!*p)
+		return NULL;
+	*nl = strchrnul(p, '\n');
+	return p;
+}
+
+static void register_line(struct tep_handle *tep, const struct kline *l)
+{
+	char func[KLINE_MAX], mod[KLINE_MAX];
+
+	memcpy(func, l->func, l->flen);
+	func[l->flen] = '\0';
+	if (l->mod) {
+		memcpy(mod, l->mod, l->mlen);
+		mod[l->mlen] = '\0';
+	}
+	tep_register_function(tep, func, l->addr, l->mod ? mod : NULL);
 }
 
 int kt_kallsyms_parse(struct tep_handle *tep, const char *text)
 {
 	const char *p = text, *nl;
+	struct kline l;
 
-	for (;;) {
-		/* strtok_r(.., "\n") as there: empty lines are no lines. */
-		while (*p == '\n')
-			p++;
-		if (!*p)
-			return 0;
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		if (!parse_line(tep, p, nl))
+	for (; (p = next_line(p, &nl)); p = nl) {
+		if (!parse_line(p, nl, &l))
 			return tep_parse_kallsyms(tep, p);
-		p = nl;
+		if (!l.skip)
+			register_line(tep, &l);
 	}
+	return 0;
+}
+
+/*
+ * The table libtraceevent's func_map_init() makes of the registered
+ * functions: its list is in the reverse order of registration, sorted
+ * (glibc's stable merge sort) by address, so among the functions of one
+ * address the last registered comes first.  idx keeps the line order
+ * for that tie.
+ */
+struct ksym {
+	unsigned long long addr;
+	const char *name;
+	uint32_t idx;
+	uint32_t len;
+};
+
+struct kt_ksymtab {
+	struct ksym *syms;	/* n, then a last one of address 0, as there */
+	size_t n;
+	void *mem;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->idx > y->idx ? -1 : x->idx < y->idx;
+}
+
+struct kt_ksymtab *kt_ksymtab_new(char *text, void *mem)
+{
+	struct kt_ksymtab *t = calloc(1, sizeof(*t));
+	const char *p = text, *nl;
+	struct ksym *s;
+	size_t cap = 4096, i, j, k;
+	bool sorted = true;
+	struct kline l;
+
+	if (!t)
+		return NULL;
+	t->syms = malloc(cap * sizeof(*t->syms));
+	if (!t->syms)
+		goto err_free;
+	for (; (p = next_line(p, &nl)); p = nl) {
+		if (!parse_line(p, nl, &l)) {
+			errno = EINVAL;
+			goto err_free;
+		}
+		if (l.skip)
+			continue;
+		if (t->n + 1 >= cap || t->n >= UINT32_MAX) {
+			if (t->n >= UINT32_MAX) {
+				errno = EFBIG;
+				goto err_free;
+			}
+			s = realloc(t->syms, 2 * cap * sizeof(*s));
+			if (!s)
+				goto err_free;
+			t->syms = s;
+			cap *= 2;
+		}
+		s = &t->syms[t->n];
+		s->addr = l.addr;
+		s->name = l.func;
+		s->len = (uint32_t)l.flen;
+		s->idx = (uint32_t)t->n;
+		if (t->n && s->addr < s[-1].addr)
+			sorted = false;
+		t->n++;
+	}
+	/* Every line read: the names end where they are. */
+	for (i = 0; i < t->n; i++)
+		((char *)t->syms[i].name)[t->syms[i].len] = '\0';
+	if (!sorted) {
+		qsort(t->syms, t->n, sizeof(*t->syms), ksym_cmp);
+	} else {
+		/* In address order already: each run of one address reversed. */
+		for (i = 0; i < t->n; i = j) {
+			for (j = i + 1; j < t->n && t->syms[j].addr == t->syms[i].addr; j++)
+				;
+			for (k = 0; k < (j - i) / 2; k++) {
+				struct ksym tmp = t->syms[i + k];
+
+				t->syms[i + k] = t->syms[j - 1 - k];
+				t->syms[j - 1 - k] = tmp;
+			}
+		}
+	}
+	t->syms[t->n].addr = 0;
+	t->syms[t->n].name = NULL;
+	t->mem = mem;
+	return t;
+
+err_free:
+	free(t->syms);
+	free(t);
+	return NULL;
+}
+
+void kt_ksymtab_free(struct kt_ksymtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->mem);
+	free(t);
+}
+
+/* glibc's bsearch() with libtraceevent's func_bcmp(), step for step: the same entry among equals. */
+const char *kt_ksymtab_find(const struct kt_ksymtab *t, unsigned long long addr,
+			    unsigned long long *start)
+{
+	size_t l = 0, u = t->n, idx;
+	const struct ksym *s;
+
+	while (l < u) {
+		idx = (l + u) / 2;
+		s = &t->syms[idx];
+		if (addr == s->addr || (addr > s->addr && addr < s[1].addr)) {
+			*start = s->addr;
+			return s->name;
+		}
+		if (addr < s->addr)
+			u = idx;
+		else
+			l = idx + 1;
+	}
+	return NULL;
 }

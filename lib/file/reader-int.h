@@ -19,6 +19,7 @@
 struct tep_handle;
 struct tep_plugin_list;
 struct kt_ahead;
+struct kt_ksymtab;
 
 enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
 
@@ -106,6 +107,8 @@ struct kt_reader {
 	 * and paged in for the many commands that name no address).
 	 */
 	uint64_t ksyms_off, ksyms_size;
+	/* Parsed: a table of its own, or a tep for a text of another shape. */
+	struct kt_ksymtab *ksyms_tab;
 	struct tep_handle *ksyms_tep;
 	bool ksyms_tried;
 	/* Its answers by address (lazy_symbols()), allocated with it. */

@@ -463,10 +463,12 @@ static void read_kallsyms(struct kt_reader *r)
  * The function table is built at the first address libtraceevent (or
  * fastfmt) asks to name, through its resolver hook: most reports name
  * none, and a machine's 120,000 symbols cost a quarter of a report's
- * time to register.  They are registered, in the file's order, into a
- * tep of their own, and each lookup asks that tep: the answers are the
- * ones the file's tep would give with them registered (name and start;
- * nothing in libtraceevent prints the module).
+ * time to register.  They go into a table of their own (kt_ksymtab:
+ * the names where they are in the text, no sort when the text is in
+ * address order, as a kernel's is), and each lookup asks that table:
+ * the answers are the ones the file's tep would give with them
+ * registered (name and start; nothing in libtraceevent prints the
+ * module).  A text of another shape is registered into a tep of its own.
  */
 /*
  * A report names the same few thousand addresses millions of times (a
@@ -487,6 +489,14 @@ static unsigned int ksym_slot(unsigned long long addr)
 	return (unsigned int)((addr * 0x9e3779b97f4a7c15ULL) >> 51) & (KSYM_CACHE - 1);
 }
 
+static bool ksyms_find(struct kt_reader *r, unsigned long long addr,
+		       const char **name, unsigned long long *start)
+{
+	if (r->ksyms_tab)
+		return (*name = kt_ksymtab_find(r->ksyms_tab, addr, start)) != NULL;
+	return tep_find_function_info(r->ksyms_tep, addr, name, start, NULL);
+}
+
 static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 {
 	struct kt_reader *r = priv;
@@ -498,35 +508,37 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 		r->ksyms_tried = true;
 		if (!r->ksyms && r->ksyms_size)
 			read_kallsyms(r);
-		r->ksyms_tep = r->ksyms ? tep_alloc() : NULL;
-		if (r->ksyms_tep) {
+		/* A table of its own; a text of another shape goes into a tep. */
+		r->ksyms_tab = r->ksyms ? kt_ksymtab_new(r->ksyms, r->ksyms_mem ?
+					 (void *)r->ksyms_mem : r->ksyms) : NULL;
+		if (r->ksyms_tab) {
+			r->ksyms = NULL;
+			r->ksyms_mem = NULL;
+		} else if (r->ksyms && errno == EINVAL && (r->ksyms_tep = tep_alloc())) {
 			kt_kallsyms_parse(r->ksyms_tep, r->ksyms);
-			r->ksyms_cache = calloc(KSYM_CACHE, sizeof(*r->ksyms_cache));
-		}
-		else if (r->ksyms)
+		} else if (r->ksyms) {
 			kt_warn("out of memory for the kallsyms of '%s': kernel addresses are not named",
 				r->path);
+		}
+		if (r->ksyms_tab || r->ksyms_tep)
+			r->ksyms_cache = calloc(KSYM_CACHE, sizeof(*r->ksyms_cache));
 		free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
 		r->ksyms = NULL;
 		r->ksyms_mem = NULL;
 	}
-	if (!r->ksyms_tep)
+	if (!r->ksyms_tab && !r->ksyms_tep)
 		return NULL;
 	if (!r->ksyms_cache) {
-		unsigned long long start;
-
 		/* Out of memory: one lookup each time, as libtraceevent's. */
-		if (!tep_find_function_info(r->ksyms_tep, *addrp, &name, &start, NULL))
+		if (!ksyms_find(r, *addrp, &name, addrp))
 			return NULL;
-		*addrp = start;
 		return (char *)name;
 	}
 	ke = &r->ksyms_cache[ksym_slot(*addrp)];
 	if (!ke->valid || ke->addr != *addrp) {
 		ke->addr = *addrp;
 		ke->valid = true;
-		if (!tep_find_function_info(r->ksyms_tep, ke->addr, &ke->name,
-					    &ke->start, NULL))
+		if (!ksyms_find(r, ke->addr, &ke->name, &ke->start))
 			ke->name = NULL;
 	}
 	if (!ke->name)
@@ -1848,6 +1860,7 @@ void kt_reader_close(struct kt_reader *r)
 	}
 	if (r->ksyms_tep)
 		tep_free(r->ksyms_tep);
+	kt_ksymtab_free(r->ksyms_tab);
 	free(r->ksyms_cache);
 	free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
 	if (r->fd >= 0)

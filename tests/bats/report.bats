@@ -695,6 +695,8 @@ patch() {
 @test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
 	# This kernel's symbols, and each odd shape of line between good ones.
 	cp /proc/kallsyms "$RD/ks.0"
+	# Out of address order, the same addresses in another order.
+	shuf "$RD/ks.0" >"$RD/ks.shuf"
 	n=0
 	while IFS= read -r odd; do
 		n=$((n + 1))
@@ -722,6 +724,15 @@ ODD
 		"$UNIT/kallsyms-check" lib "$f" >"$RD/lib.out"
 		"$UNIT/kallsyms-check" ours "$f" >"$RD/ours.out"
 		cmp "$RD/lib.out" "$RD/ours.out" || fail "$f: $(diff "$RD/lib.out" "$RD/ours.out" | head -n 5)"
+		# kt_ksymtab (report's lookups) answers as that table does.
+		run "$UNIT/kallsyms-check" find "$f"
+		assert_success
+		[[ "$output" =~ ^(ok\ [0-9]+\ lookups|shape)$ ]] || fail "$f: $output"
+	done
+	# The kernel's own text, in order and not, is kt_ksymtab's.
+	for f in "$RD/ks.0" "$RD/ks.shuf"; do
+		run "$UNIT/kallsyms-check" find "$f"
+		[[ "$output" =~ ^ok\ [0-9]{6,}\ lookups$ ]] || fail "$f: $output"
 	done
 	# The real table was read, not an empty one.
 	[ "$(wc -l <"$RD/ks.0" )" -gt 1000 ]
