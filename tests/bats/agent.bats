@@ -376,34 +376,28 @@ mark_ts() {
 	awk -v m="$2" '$NF == m { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); split($i, a, "."); printf "%d%09d\n", a[1], a[2]; exit } }' "$1"
 }
 
-@test "agent: a host and a remote recording at once; report -i host -i remote merges them: marks written at one moment line up within the stored bound" {
-	start_agent --allow-command "$KT_AG_BIN/waitfor"
-	"$KTRACE" record --remote "127.0.0.1:$PORT" -q -o guest.dat -e ftrace:print -- "$KT_AG_BIN/waitfor" "$BATS_TEST_TMPDIR/done" 2>ctl.err &
-	CTL_PID=$!
-	run "$KTRACE" record -q -o host.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
-	assert_success
-	local st=0
-	wait "$CTL_PID" || st=$?
-	CTL_PID=
-	[ "$st" -eq 0 ] || fail "the remote recording: status $st: $(cat ctl.err)"
+# check_merged HOST REMOTE: the host's recording (marks Lk, Mk) and the
+# remote one (Rk, written between them) of sync 40, each alone and
+# merged by report -i HOST -i REMOTE.
+check_merged() {
 	# Each side alone: its own marks, every one.
-	run "$KTRACE" report -i host.dat
+	run "$KTRACE" report -i "$1"
 	assert_success
 	local nhost nguest
 	nhost=$(grep -c ': [LM][0-9]*$' <<<"$output")
 	[ "$nhost" -eq 80 ]
-	run "$KTRACE" report -i guest.dat
+	run "$KTRACE" report -i "$2"
 	assert_success
 	nguest=$(grep -c ': R[0-9]*$' <<<"$output")
 	[ "$nguest" -eq 40 ]
 	# Merged: a header line per host (one name: the files' names), the
 	# remote one with its offsets and error bound, then each line named.
-	"$KTRACE" report -t -i host.dat -i guest.dat >merged.txt
+	"$KTRACE" report -t -i "$1" -i "$2" >merged.txt
 	run sed -n 1,2p merged.txt
-	assert_line --index 0 --regexp "^ host\.dat: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
-	assert_line --index 1 --regexp "^guest\.dat: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=[-+][0-9.]+\.\.[-+][0-9.]+ s to .*'s clock [a-z0-9_-]+ \([0-9]+ measures\), error bound [0-9]+\.[0-9]{9} s$"
-	[ "$(grep -c '^ host\.dat: .*: [LM][0-9]*$' merged.txt)" -eq "$nhost" ]
-	[ "$(grep -c '^guest\.dat: .*: R[0-9]*$' merged.txt)" -eq "$nguest" ]
+	assert_line --index 0 --regexp "^ *$1: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
+	assert_line --index 1 --regexp "^ *$2: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=[-+][0-9.]+\.\.[-+][0-9.]+ s to .*'s clock [a-z0-9_-]+ \([0-9]+ measures\), error bound [0-9]+\.[0-9]{9} s$"
+	[ "$(grep -c "^ *$1: .*: [LM][0-9]*$" merged.txt)" -eq "$nhost" ]
+	[ "$(grep -c "^ *$2: .*: R[0-9]*$" merged.txt)" -eq "$nguest" ]
 	[ "$(wc -l <merged.txt)" -eq $((2 + nhost + nguest)) ]
 	# The lines are in time order, whichever host they come from.
 	sed -n '3,$p' merged.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print $i + 0; break } }' >ts.txt
@@ -423,21 +417,49 @@ mark_ts() {
 			fail "R$k at $r is not within $bound ns of [$l, $m]"
 	done
 	# JSON: each object names its host.
-	run "$KTRACE" report --format json -i host.dat -i guest.dat
+	run "$KTRACE" report --format json -i "$1" -i "$2"
 	assert_success
-	[ "$(grep -c '^{"host":"guest.dat",' <<<"$output")" -eq "$nguest" ]
-	[ "$(grep -c '^{"host":"host.dat",' <<<"$output")" -eq "$nhost" ]
+	[ "$(grep -c "^{\"host\":\"$2\"," <<<"$output")" -eq "$nguest" ]
+	[ "$(grep -c "^{\"host\":\"$1\"," <<<"$output")" -eq "$nhost" ]
 	# stat -i says the same bound.
-	run "$KTRACE" stat -i guest.dat
+	run "$KTRACE" stat -i "$2"
 	assert_success
 	assert_output --partial "the widest bound $(sed -n '2s/.*error bound \([0-9.]*\) s$/\1/p' merged.txt) s"
 	# trace-cmd reads the pair too (its own clock each: its files carry
 	# no ktrace offsets), each line named by its file.
-	run trace-cmd report -i host.dat -i guest.dat
+	run trace-cmd report -i "$1" -i "$2"
 	assert_success
-	[ "$(grep -c 'guest.dat: .*R[0-9]*$' <<<"$output")" -eq "$nguest" ]
+	[ "$(grep -c "$2: .*R[0-9]*$" <<<"$output")" -eq "$nguest" ]
+}
+
+@test "agent: a host and a remote recording at once; report -i host -i remote merges them: marks written at one moment line up within the stored bound" {
+	start_agent --allow-command "$KT_AG_BIN/waitfor"
+	"$KTRACE" record --remote "127.0.0.1:$PORT" -q -o guest.dat -e ftrace:print -- "$KT_AG_BIN/waitfor" "$BATS_TEST_TMPDIR/done" 2>ctl.err &
+	CTL_PID=$!
+	run "$KTRACE" record -q -o host.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
+	assert_success
+	local st=0
+	wait "$CTL_PID" || st=$?
+	CTL_PID=
+	[ "$st" -eq 0 ] || fail "the remote recording: status $st: $(cat ctl.err)"
+	check_merged host.dat guest.dat
 	# Options that need one recording are refused in one line.
 	run "$KTRACE" report -i host.dat -i guest.dat --timeline -o t.svg
 	assert_failure 64
 	assert_output --partial "are recordings of several hosts"
+}
+
+@test "agent: record --local --remote: this machine and an agent in one run, read in one go by report -i" {
+	start_agent
+	run "$KTRACE" record --local --remote "127.0.0.1:$PORT" -q -o two.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
+	assert_success
+	# trace-cmd's layout: OUT for this machine, OUT-HOST.dat for the agent.
+	[ -f two.dat ] && [ -f two-127.0.0.1.dat ]
+	check_merged two.dat two-127.0.0.1.dat
+	# Usage: --local needs --remote; an agent named twice.
+	run "$KTRACE" record --local -o x.dat
+	assert_failure 64
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" --remote "127.0.0.1:$PORT" -o x.dat
+	assert_failure 64
+	assert_output --partial "is given twice with --remote"
 }
