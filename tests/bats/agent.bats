@@ -456,6 +456,19 @@ check_merged() {
 	# trace-cmd's layout: OUT for this machine, OUT-HOST.dat for the agent.
 	[ -f two.dat ] && [ -f two-127.0.0.1.dat ]
 	check_merged two.dat two-127.0.0.1.dat
+	# analyze: each host's analysis under its name (no syscalls here:
+	# each says so), JSON refused; sql: refused in one line.
+	run "$KTRACE" analyze -i two.dat -i two-127.0.0.1.dat syscalls
+	assert_failure 1
+	assert_line --index 0 "host two.dat:"
+	assert_line "host two-127.0.0.1.dat:"
+	[ "$(grep -c "holds no system call events" <<<"$output")" -eq 2 ]
+	run "$KTRACE" analyze -i two.dat -i two-127.0.0.1.dat --format json syscalls
+	assert_failure 64
+	assert_output --partial "are recordings of several hosts"
+	run "$KTRACE" sql -i two.dat -i two-127.0.0.1.dat 'select 1'
+	assert_failure 1
+	assert_output --partial "are recordings of several hosts: sql reads one recording"
 	# Usage: --local needs --remote; an agent named twice.
 	run "$KTRACE" record --local -o x.dat
 	assert_failure 64
