@@ -142,5 +142,7 @@ void input_free(struct input_list *in);
  */
 struct kt_reader;
 bool hosts_open(const struct input_list *in, struct kt_reader **rs);
+/* The same question, nothing left open. */
+bool hosts_given(const struct input_list *in);
 
 #endif

@@ -188,6 +188,18 @@ no:
 	return false;
 }
 
+bool hosts_given(const struct input_list *in)
+{
+	struct kt_reader **rs = in->n > 1 ? calloc((size_t)in->n, sizeof(*rs)) : NULL;
+	bool hosts = rs && hosts_open(in, rs);
+	int i;
+
+	for (i = 0; hosts && i < in->n; i++)
+		kt_reader_close(rs[i]);
+	free(rs);
+	return hosts;
+}
+
 void input_free(struct input_list *in)
 {
 	free(in->paths);

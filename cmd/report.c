@@ -595,11 +595,16 @@ static int hosts_report(const struct report_opts *o, struct kt_reader **rs)
 			goto out;
 		}
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0, ret = 0; i < n; i++) {
 		kt_hosts_info(h, i, &hi);
 		if ((int)strlen(hi.name) > width)
 			width = (int)strlen(hi.name);
+		ret |= hi.remote;
 	}
+	if (!ret)
+		kt_warn("none of '%s' stores clock offsets ('record --remote' files do): each host's times are its own clock's, merged as they are",
+			o->input);
+	ret = 0;
 	out = open_output(o->output, &tmp);
 	if (!out) {
 		status = KT_EXIT_FAIL;
@@ -824,6 +829,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (parse_args(&argp, argc, argv, &o)) {
 		ret = KT_EXIT_OK;
+	} else if (o.stat && hosts_given(&o.in)) {
+		kt_err("'%s' are recordings of several hosts: --stat takes one; run it on each file (ktrace stat -i FILE)",
+		       o.input);
+		ret = KT_EXIT_USAGE;
 	} else if (o.stat) {
 		ret = kt_filestat_write(o.in.paths, o.in.n, o.input, o.sel,
 					stdout, o.json);

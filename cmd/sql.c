@@ -411,18 +411,10 @@ static int sql(const struct sql_opts *o)
 	char msg[512] = "";
 	int status = KT_EXIT_OK, ret = 0;
 
-	if (o->in.n > 1) {
-		struct kt_reader **rs = calloc((size_t)o->in.n, sizeof(*rs));
-		bool hosts = rs && hosts_open(&o->in, rs);
-
-		for (int i = 0; hosts && i < o->in.n; i++)
-			kt_reader_close(rs[i]);
-		free(rs);
-		if (hosts) {
-			kt_err("'%s' are recordings of several hosts: sql reads one recording; query each file (report -i A -i B merges their lines)",
-			       o->input);
-			return KT_EXIT_FAIL;
-		}
+	if (hosts_given(&o->in)) {
+		kt_err("'%s' are recordings of several hosts: sql reads one recording; query each file (report -i A -i B merges their lines)",
+		       o->input);
+		return KT_EXIT_FAIL;
 	}
 	r = kt_reader_open_list(o->in.paths, o->in.n);
 	if (!r)

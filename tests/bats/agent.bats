@@ -476,3 +476,21 @@ check_merged() {
 	assert_failure 64
 	assert_output --partial "is given twice with --remote"
 }
+
+@test "agent: report -i of two hosts' own recordings (no offsets): each named by its host name, merged on their own clocks, said once" {
+	# Another host name: a UTS namespace of its own.
+	unshare -u sh -c "hostname kt-other-host && exec \"$KTRACE\" record -q -o other.dat -e ftrace:print -- sh -c 'echo o1 >$TRACEFS/instances/ktrace-\$PPID/trace_marker'"
+	"$KTRACE" record -q -o mine.dat -e ftrace:print -- sh -c "echo m1 >$TRACEFS/instances/ktrace-\$PPID/trace_marker"
+	run "$KTRACE" report -i mine.dat -i other.dat
+	assert_success
+	local me
+	me=$(uname -n)
+	[ "$(grep -c "none of 'mine.dat, other.dat' stores clock offsets" <<<"$output")" -eq 1 ]
+	assert_line --regexp "^ *$me: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
+	assert_line --regexp "^ *kt-other-host: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
+	assert_line --regexp "^ *$me: .*: m1$"
+	assert_line --regexp "^ *kt-other-host: .*: o1$"
+	run "$KTRACE" report --stat -i mine.dat -i other.dat
+	assert_failure 64
+	assert_output --partial "are recordings of several hosts: --stat takes one"
+}
