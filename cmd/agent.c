@@ -258,7 +258,7 @@ static int run(const struct agent_opts *o, int lfd, const uint8_t *key)
 		}
 		if (!(p[0].revents & POLLIN))
 			continue;
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		fd = kt_wire_accept(lfd);
 		if (fd < 0)
 			continue;
 		kt_wire_peer(fd, peer, sizeof(peer));

@@ -25,6 +25,7 @@
 #include "decode/symbols.h"
 #include "file/reader.h"
 #include "views/folded.h"
+#include "decode/hosts.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -48,7 +49,7 @@ struct analyze_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording, or recordings of several hosts (report -i's), each host's analysis under a line 'host NAME:'", 0 },
 	KT_SELECT_OPTIONS,
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default) or json; offcpu and critpath also folded (stacks weighted by microseconds, for flame graphs: offcpu's kernel stacks blocked, critpath's target;waker;...;state)", 0 },
 	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm; offcpu: blocked (default), S, D, times, comm", 0 },
@@ -882,26 +883,21 @@ static int tgids_of(struct analyze_opts *o, struct kt_reader *r)
 	return KT_EXIT_OK;
 }
 
-static int analyze(struct analyze_opts *o)
+/* One recording's analysis; r stays open. */
+static int analyze_one(struct analyze_opts *o, struct kt_reader *r)
 {
-	struct kt_decoder *d = NULL;
-	struct kt_reader *r;
+	struct kt_decoder *d;
 	int status = KT_EXIT_FAIL, ret;
 
-	r = kt_reader_open_list(o->in.paths, o->in.n);
-	if (!r)
-		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
 	ret = kt_select_resolve(o->sel, r);
-	if (ret) {
-		status = ret == -EINVAL ? KT_EXIT_USAGE : KT_EXIT_FAIL;
-		goto out_reader;
-	}
+	if (ret)
+		return ret == -EINVAL ? KT_EXIT_USAGE : KT_EXIT_FAIL;
 	d = kt_select_decoder(o->sel, r);
 	if (!d)
-		goto out_reader;
+		return KT_EXIT_FAIL;
 	if (o->by && !strcmp(o->by, "process") && tgids_of(o, r)) {
 		kt_decoder_free(d);
-		goto out_reader;
+		return KT_EXIT_FAIL;
 	}
 	status = !strcmp(o->kind, "sched") ? run_sched(o, r, d) :
 		 !strcmp(o->kind, "cpu") ? run_cpu(o, r, d) :
@@ -912,7 +908,71 @@ static int analyze(struct analyze_opts *o)
 		status = KT_EXIT_DAMAGED;
 	}
 	kt_decoder_free(d);
-out_reader:
+	kt_tgidmap_free(&o->tg);
+	return status;
+}
+
+/*
+ * analyze -i A -i B of several hosts (cmd.h's hosts_open()): each host's
+ * analysis under a line "host NAME (FILE):" ("host FILE:" when it is
+ * named by its file), NAME as report names its lines (decode/hosts.h).  The figures are each host's own: a host's
+ * clock offset moves no duration.
+ */
+static int analyze_hosts(struct analyze_opts *o, struct kt_reader **rs)
+{
+	struct kt_hosts *h = kt_hosts_new();
+	struct kt_host_info hi;
+	const char *input = o->input;
+	int i, st, status = KT_EXIT_OK;
+
+	if (o->json || o->folded) {
+		kt_err("'%s' are recordings of several hosts: analyze gives each one's table; --format %s takes one file",
+		       input, o->json ? "json" : "folded");
+		status = KT_EXIT_USAGE;
+	}
+	for (i = 0; status == KT_EXIT_OK && h && i < o->in.n; i++)
+		if (kt_hosts_add(h, rs[i], NULL, o->in.paths[i]))
+			status = KT_EXIT_FAIL;
+	for (i = 0; status != KT_EXIT_USAGE && h && i < o->in.n; i++) {
+		kt_hosts_info(h, i, &hi);
+		if (strcmp(hi.name, hi.path))
+			printf("%shost %s (%s):\n", i ? "\n" : "", hi.name, hi.path);
+		else
+			printf("%shost %s:\n", i ? "\n" : "", hi.name);
+		fflush(stdout);
+		o->input = o->in.paths[i];
+		st = analyze_one(o, rs[i]);
+		if (st && (!status || st == KT_EXIT_USAGE))
+			status = st;
+	}
+	if (!h)
+		status = KT_EXIT_FAIL;
+	o->input = input;
+	kt_hosts_free(h);
+	for (i = 0; i < o->in.n; i++)
+		kt_reader_close(rs[i]);
+	return status;
+}
+
+static int analyze(struct analyze_opts *o)
+{
+	struct kt_reader *r;
+	int status;
+
+	if (o->in.n > 1) {
+		struct kt_reader **rs = calloc((size_t)o->in.n, sizeof(*rs));
+
+		if (rs && hosts_open(&o->in, rs)) {
+			status = analyze_hosts(o, rs);
+			free(rs);
+			return status;
+		}
+		free(rs);
+	}
+	r = kt_reader_open_list(o->in.paths, o->in.n);
+	if (!r)
+		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
+	status = analyze_one(o, r);
 	kt_reader_close(r);
 	kt_tgidmap_free(&o->tg);
 	return status;

@@ -132,5 +132,17 @@ void input_add(struct argp_state *state, struct input_list *in, const char *arg)
 /* At ARGP_KEY_END: ktrace.dat when no -i was given; sets and returns in->name. */
 const char *input_done(struct argp_state *state, struct input_list *in);
 void input_free(struct input_list *in);
+/*
+ * Several -i of different hosts (report -i host.dat -i guest.dat, their
+ * records on one timeline: decode/hosts.h) rather than chunks of one
+ * recording: when any is a remote recording (it stores clock offsets) or
+ * the host names they store differ.  Then true, with each file's reader
+ * in rs (in->n of them, the caller's to close); else false and nothing
+ * open (a file that does not open is left to the caller's own open).
+ */
+struct kt_reader;
+bool hosts_open(const struct input_list *in, struct kt_reader **rs);
+/* The same question, nothing left open. */
+bool hosts_given(const struct input_list *in);
 
 #endif

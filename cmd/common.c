@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "base/log.h"
+#include "decode/hosts.h"
+#include "file/reader.h"
 #include "file/pack.h"
 #include "live/events/evhome.h"
 #include "live/tracefs/tracefs.h"
@@ -148,6 +151,53 @@ const char *input_done(struct argp_state *state, struct input_list *in)
 		strcat(in->name, in->paths[i]);
 	}
 	return in->name;
+}
+
+bool hosts_open(const struct input_list *in, struct kt_reader **rs)
+{
+	char a[256], b[256];
+	const char *first = NULL, *name;
+	bool hosts = false;
+	int i;
+
+	struct stat st;
+
+	if (in->n < 2)
+		return false;
+	/* A directory is a series' chunks; a missing file is said by the caller. */
+	for (i = 0; i < in->n; i++)
+		if (stat(in->paths[i], &st) || !S_ISREG(st.st_mode))
+			return false;
+	for (i = 0; i < in->n; i++) {
+		rs[i] = kt_reader_open(in->paths[i]);
+		if (!rs[i])
+			goto no;
+		name = kt_hosts_stored_name(rs[i], i ? b : a, sizeof(a));
+		if (kt_hosts_is_remote(rs[i]))
+			hosts = true;
+		if (!i)
+			first = name;
+		else if (!first != !name || (first && strcmp(first, name)))
+			hosts = true;
+	}
+	if (hosts)
+		return true;
+no:
+	while (i-- > 0)
+		kt_reader_close(rs[i]);
+	return false;
+}
+
+bool hosts_given(const struct input_list *in)
+{
+	struct kt_reader **rs = in->n > 1 ? calloc((size_t)in->n, sizeof(*rs)) : NULL;
+	bool hosts = rs && hosts_open(in, rs);
+	int i;
+
+	for (i = 0; hosts && i < in->n; i++)
+		kt_reader_close(rs[i]);
+	free(rs);
+	return hosts;
 }
 
 void input_free(struct input_list *in)

@@ -5,6 +5,7 @@
  * line and the summary; the recording itself is lib/live/session/session.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +64,14 @@ enum {
 	OPT_KEEP,
 	OPT_REMOTE,
 	OPT_TOKEN_FILE,
+	OPT_LOCAL,
 };
 
 /* The kernel keeps this many characters of a process name. */
 #define COMM_MAX	15
+
+/* --remote given this many times at most. */
+#define MAX_REMOTES 16
 
 struct record_opts {
 	struct kt_trace_opts t;
@@ -89,8 +94,11 @@ struct record_opts {
 	bool no_syscalls, no_signals, no_lifecycle;
 	char comm[COMM_MAX + 1];
 	const char *uid;
-	/* --remote: the agent, and its token */
+	/* --remote: the agents (remote: the first), and their token */
 	const char *remote;
+	const char *remotes[MAX_REMOTES];
+	int nremotes;
+	bool local;		/* --local: this machine too */
 	const char *token_file;
 };
 
@@ -120,7 +128,8 @@ static const struct argp_option options[] = {
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
-	{ "remote", OPT_REMOTE, "HOST:PORT", 0, "record on the machine where 'ktrace agent' listens at HOST:PORT, with these options; the file is written here", 0 },
+	{ "remote", OPT_REMOTE, "HOST:PORT", 0, "record on the machine where 'ktrace agent' listens at HOST:PORT, with these options; the file is written here; repeated, several machines at once, each into OUT-HOST.dat", 0 },
+	{ "local", OPT_LOCAL, NULL, 0, "with --remote: record this machine too, into OUT, COMMAND run here; the agents record until it ends", 0 },
 	{ "token-file", OPT_TOKEN_FILE, "FILE", 0, "with --remote: the agent's token, proved and never sent", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "recover", OPT_RECOVER, "FILE|DIR", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left (DIR: the files in progress of a killed --rotate)", 0 },
@@ -273,7 +282,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_REMOTE:
 		if (!*arg)
 			argp_error(state, "--remote needs HOST:PORT, where 'ktrace agent' listens");
-		o->remote = arg;
+		if (o->nremotes == MAX_REMOTES)
+			argp_error(state, "at most %d --remote", MAX_REMOTES);
+		o->remotes[o->nremotes++] = arg;
+		o->remote = o->remotes[0];
+		break;
+	case OPT_LOCAL:
+		o->local = true;
 		break;
 	case OPT_TOKEN_FILE:
 		if (!*arg)
@@ -424,6 +439,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   o->series.keep, o->series.keep);
 		if (o->token_file && !o->remote)
 			argp_error(state, "--token-file goes with --remote HOST:PORT");
+		if (o->local && !o->remote)
+			argp_error(state, "--local goes with --remote HOST:PORT (this machine and that one); without --remote, record records this machine");
 		if (o->remote && (o->rotate || o->recover || o->flight))
 			argp_error(state, "--remote and %s conflict; record that on the agent's machine itself",
 				   o->rotate ? "--rotate" : o->recover ? "--recover" : "--flight");
@@ -849,8 +866,11 @@ static void ctl_clock_init(struct ctl_clock *c)
 		snprintf(c->name, sizeof(c->name), "mono");
 }
 
-/* record's arguments less the controller's own: --remote, --token-file. */
-static char **agent_args(int argc, char **argv, int *n)
+/*
+ * record's arguments less the controller's own: --remote, --token-file,
+ * --local; and less "-- COMMAND" with --local (COMMAND runs here).
+ */
+static char **agent_args(int argc, char **argv, bool no_cmd, int *n)
 {
 	char **out = calloc((size_t)argc + 1, sizeof(*out));
 	bool cmd = false;
@@ -860,23 +880,28 @@ static char **agent_args(int argc, char **argv, int *n)
 		return NULL;
 	*n = 0;
 	for (i = 1; i < argc; i++) {
-		if (!cmd && !strcmp(argv[i], "--"))
+		if (!cmd && !strcmp(argv[i], "--")) {
+			if (no_cmd)
+				break;
 			cmd = true;
+		}
 		if (!cmd && (!strcmp(argv[i], "--remote") || !strcmp(argv[i], "--token-file"))) {
 			i++;
 			continue;
 		}
 		if (!cmd && (!strncmp(argv[i], "--remote=", 9) ||
-			     !strncmp(argv[i], "--token-file=", 13)))
+			     !strncmp(argv[i], "--token-file=", 13) ||
+			     !strcmp(argv[i], "--local")))
 			continue;
 		out[(*n)++] = argv[i];
 	}
 	return out;
 }
 
-static int remote(struct record_opts *o, int argc, char **argv)
+static int remote(struct record_opts *o, const char *addr, const char *output,
+		  int argc, char **argv)
 {
-	struct kt_remote_opts ro = { .addr = o->remote, .output = o->output, .sigfd = -1 };
+	struct kt_remote_opts ro = { .addr = addr, .output = output, .sigfd = -1 };
 	struct kt_remote_result r;
 	struct ctl_clock clk = { 0 };
 	uint8_t key[KT_AUTH_KEY];
@@ -892,7 +917,7 @@ static int remote(struct record_opts *o, int argc, char **argv)
 	/* With COMMAND after "--" in argv: all of it goes. */
 	while (argv[argc])
 		argc++;
-	ro.argv = agent_args(argc, argv, &ro.argc);
+	ro.argv = agent_args(argc, argv, o->local, &ro.argc);
 	if (!ro.argv)
 		return KT_EXIT_FAIL;
 	ctl_clock_init(&clk);
@@ -916,14 +941,134 @@ static int remote(struct record_opts *o, int argc, char **argv)
 	kt_human_bytes(r.bytes, b, sizeof(b));
 	if (r.dropped) {
 		kt_err("the connection to the agent at '%s' dropped (%s): '%s' holds the recording up to the drop, %s of pages",
-		       o->remote, r.why, o->output, b);
+		       addr, r.why, output, b);
 		return KT_EXIT_FAIL;
 	}
 	if (!o->quiet)
 		fprintf(stderr, "%s: wrote '%s' from %s (agent at %s): %s of pages on %d CPUs, %u clock offsets\n",
-			kt_log_prog(), o->output, *r.host ? r.host : "?", o->remote, b,
+			kt_log_prog(), output, *r.host ? r.host : "?", addr, b,
 			r.ncpus, r.offsets);
 	return r.status;
+}
+
+/*
+ * Several --remote, or --remote with --local: one controller process per
+ * agent (each remote() as for one), this machine's recording here with
+ * COMMAND (--local), the agents stopped (SIGINT, as at a terminal) when
+ * it ends; SIGINT or SIGTERM here stops them too.  trace-cmd's layout:
+ * OUT for this machine, OUT-HOST.dat beside it for each agent.
+ */
+static void remote_output(const char *out, const char *addr, bool port,
+			  char *buf, size_t len)
+{
+	const char *dot = strrchr(out, '.'), *colon = strrchr(addr, ':');
+	int stem = dot && dot > out && !strchr(dot, '/') ? (int)(dot - out) : (int)strlen(out);
+	int host = colon ? (int)(colon - addr) : (int)strlen(addr);
+	char *p;
+
+	/* "[::1]:6517" is "::1" */
+	if (*addr == '[' && host > 2 && addr[host - 1] == ']')
+		snprintf(buf, len, "%.*s-%.*s%s%s.dat", stem, out, host - 2, addr + 1,
+			 port && colon ? "_" : "", port && colon ? colon + 1 : "");
+	else
+		snprintf(buf, len, "%.*s-%.*s%s%s.dat", stem, out, host, addr,
+			 port && colon ? "_" : "", port && colon ? colon + 1 : "");
+	for (p = buf + stem + 1; *p; p++)
+		if (*p == '/' || *p == ':')
+			*p = '_';
+}
+
+/* A controller's status, after --local's COMMAND stopped it (SIGINT: 130) too. */
+static int remote_status(const struct record_opts *o, int st)
+{
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : KT_EXIT_FAIL;
+	return o->local && st == 130 ? KT_EXIT_OK : st;
+}
+
+static int remotes(struct record_opts *o, int argc, char **argv)
+{
+	char outs[MAX_REMOTES][PATH_MAX];
+	pid_t pids[MAX_REMOTES];
+	int code[MAX_REMOTES];
+	bool done[MAX_REMOTES] = { false };
+	int i, j, status = KT_EXIT_OK, st, n = o->nremotes;
+	bool port;
+
+	for (i = 0; i < n; i++) {
+		/* Two agents on one host: their ports tell their files apart. */
+		port = false;
+		for (j = 0; j < n; j++)
+			if (j != i && !strncmp(o->remotes[i], o->remotes[j],
+					       strcspn(o->remotes[i], ":") + 1))
+				port = true;
+		remote_output(o->output, o->remotes[i], port, outs[i], sizeof(outs[i]));
+		for (j = 0; j < i; j++)
+			if (!strcmp(outs[i], outs[j])) {
+				kt_err("'%s' is given twice with --remote", o->remotes[i]);
+				return KT_EXIT_USAGE;
+			}
+	}
+	if (o->local && (need_tracefs() != KT_EXIT_OK || need_backend()))
+		return KT_EXIT_FAIL;
+	fflush(NULL);
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			kt_err("cannot start the recording of '%s': %s", o->remotes[i], strerror(errno));
+			status = KT_EXIT_FAIL;
+			for (j = 0; j < i; j++)
+				kill(pids[j], SIGINT);
+			n = i;
+			break;
+		}
+		if (pids[i] == 0)
+			_exit(remote(o, o->remotes[i], outs[i], argc, argv));
+	}
+	if (status == KT_EXIT_OK && o->local) {
+		status = record(o, NULL);
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGINT);
+	} else if (status == KT_EXIT_OK) {
+		struct signalfd_siginfo si;
+		sigset_t set, old;
+		int sfd, alive = n;
+
+		/* Until every agent is done; SIGINT or SIGTERM: stop them all. */
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &set, &old);
+		sfd = signalfd(-1, &set, SFD_CLOEXEC);
+		while (sfd >= 0 && alive > 0) {
+			for (i = 0; i < n; i++)
+				if (!done[i] && waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+					done[i] = true;
+					code[i] = remote_status(o, st);
+					alive--;
+				}
+			if (!alive || read(sfd, &si, sizeof(si)) != sizeof(si))
+				break;
+			if (si.ssi_signo != SIGCHLD)
+				for (i = 0; i < n; i++)
+					if (!done[i])
+						kill(pids[i], (int)si.ssi_signo);
+		}
+		if (sfd >= 0)
+			close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		if (!done[i]) {
+			st = KT_EXIT_FAIL << 8;
+			while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+				;
+			code[i] = remote_status(o, st);
+		}
+		if (code[i] && status == KT_EXIT_OK)
+			status = code[i];
+	}
+	return status;
 }
 
 /* ---- ktrace agent's side: one controller's recording ---- */
@@ -1093,8 +1238,10 @@ int cmd_record(int argc, char **argv)
 		free(o.cmdline);
 		return KT_EXIT_OK;
 	}
-	if (o.remote)
-		status = remote(&o, cmd_at, argv);
+	if (o.nremotes > 1 || o.local)
+		status = remotes(&o, cmd_at, argv);
+	else if (o.remote)
+		status = remote(&o, o.remote, o.output, cmd_at, argv);
 	else if ((status = need_tracefs()) != KT_EXIT_OK)
 		;
 	else

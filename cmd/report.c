@@ -19,9 +19,11 @@
 #include "views/filestat.h"
 #include "decode/decoder.h"
 #include "decode/fgraph.h"
+#include "decode/hosts.h"
 #include "decode/printer.h"
 #include "decode/select.h"
 #include "decode/ustack.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
 #include "views/flamegraph.h"
@@ -65,7 +67,7 @@ struct report_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording, or recordings of several hosts (a remote one among them, or their host names differ) merged on the controller's clock, each line after its host's name", 0 },
 	{ "output", 'o', "OUT", 0, "write to OUT instead of standard output", 0 },
 	KT_SELECT_OPTIONS,
 	{ "nsec", 't', NULL, 0, "timestamps in nanoseconds", 0 },
@@ -442,6 +444,227 @@ static struct kt_ustack *name_user_stacks(struct kt_printer *p, struct kt_reader
 	return u;
 }
 
+/* ---- several hosts on one timeline (decode/hosts.h) ---- */
+
+/*
+ * One host's lines go through a stream that puts its name before each
+ * line ("%*s: ", right-aligned to the longest name, as trace-cmd report
+ * names the file of each line when given several), or "host" first in
+ * each JSON object, on their way to the report's output.
+ */
+struct prefixer {
+	FILE *out;
+	const char *name;
+	int width;
+	bool json;
+	bool bol;		/* the next byte starts a line */
+};
+
+static ssize_t prefix_write(void *cookie, const char *buf, size_t n)
+{
+	struct prefixer *p = cookie;
+	const char *nl;
+	size_t i = 0, len;
+
+	while (i < n) {
+		if (p->bol && p->json && buf[i] == '{') {
+			fputs("{\"host\":", p->out);
+			kt_json_put_str(p->out, p->name);
+			fputc(',', p->out);
+			i++;
+		} else if (p->bol && !p->json) {
+			fprintf(p->out, "%*s: ", p->width, p->name);
+		}
+		p->bol = false;
+		nl = memchr(buf + i, '\n', n - i);
+		len = nl ? (size_t)(nl - (buf + i)) + 1 : n - i;
+		fwrite(buf + i, 1, len, p->out);
+		if (nl)
+			p->bol = true;
+		i += len;
+	}
+	return ferror(p->out) ? -1 : (ssize_t)n;
+}
+
+struct hosts_run {
+	struct kt_printer **p;
+	FILE **pf;
+	long long left;
+};
+
+static int hosts_fn(int host, const struct kt_event *ev, void *arg)
+{
+	struct hosts_run *hr = arg;
+	int ret;
+
+	if (!hr->left && ev->selected)
+		return -ECANCELED;
+	ret = kt_printer_print(hr->p[host], ev);
+	if (!ret && fflush(hr->pf[host]))
+		ret = -(errno ? errno : EIO);
+	if (ret)
+		return ret;
+	if (ev->selected && hr->left > 0)
+		hr->left--;
+	return 0;
+}
+
+static void ns_text(long long ns, bool sign, char *buf, size_t len)
+{
+	unsigned long long a = (unsigned long long)(ns < 0 ? -ns : ns);
+
+	snprintf(buf, len, "%s%llu.%09llu", sign ? (ns < 0 ? "-" : "+") : "",
+		 a / 1000000000ULL, a % 1000000000ULL);
+}
+
+/*
+ * The header: a line per host, "NAME: cpus=N clock=CLOCK" and how its
+ * times were moved: "offset=0" (the controller's own clock), or the
+ * offsets measured and their widest error bound.
+ */
+static void hosts_header(struct kt_hosts *h, struct kt_reader **rs, int width, FILE *out)
+{
+	struct kt_host_info hi;
+	char a[32], b[32], e[32];
+	int i;
+
+	for (i = 0; i < kt_hosts_count(h); i++) {
+		kt_hosts_info(h, i, &hi);
+		fprintf(out, "%*s: cpus=%d clock=%s", width, hi.name, kt_reader_cpus(rs[i]),
+			*kt_reader_clock(rs[i]) ? kt_reader_clock(rs[i]) : "unknown");
+		if (!hi.remote) {
+			fprintf(out, " offset=0\n");
+			continue;
+		}
+		ns_text(hi.first, true, a, sizeof(a));
+		ns_text(hi.last, true, b, sizeof(b));
+		ns_text((long long)hi.bound, false, e, sizeof(e));
+		fprintf(out, " offset=%s..%s s to %s's clock %s (%u measures), error bound %s s\n",
+			a, b, *hi.controller ? hi.controller : "?",
+			*hi.controller_clock ? hi.controller_clock : "?", hi.measures, e);
+	}
+}
+
+/* report -i A -i B of different hosts: their lines merged, each named. */
+static int hosts_report(const struct report_opts *o, struct kt_reader **rs)
+{
+	int n = o->in.n, i, width = 0, status = KT_EXIT_OK, ret = 0;
+	struct kt_decoder **ds = calloc((size_t)n, sizeof(*ds));
+	struct prefixer *px = calloc((size_t)n, sizeof(*px));
+	struct hosts_run hr = { .left = o->head };
+	struct kt_host_info hi;
+	struct kt_hosts *h = kt_hosts_new();
+	cookie_io_functions_t io = { .write = prefix_write };
+	char *tmp = NULL;
+	FILE *out = NULL;
+
+	hr.p = calloc((size_t)n, sizeof(*hr.p));
+	hr.pf = calloc((size_t)n, sizeof(*hr.pf));
+	if (!ds || !px || !h || !hr.p || !hr.pf) {
+		kt_err("cannot report: %s", strerror(ENOMEM));
+		status = KT_EXIT_FAIL;
+		goto out;
+	}
+	if (o->dat || o->whole || o->timeline || o->stacks || o->view == VIEW_PROCESS ||
+	    kt_select_has_window(o->sel)) {
+		kt_err("'%s' are recordings of several hosts: report prints their lines (text, --raw or json) and takes -e, -F, --pid, --comm, --cpu, -t and --head; report each file alone for the rest",
+		       o->input);
+		status = KT_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (kt_reader_latency(rs[i])) {
+			kt_err("'%s' holds a latency trace (text); it has no records to merge", o->in.paths[i]);
+			status = KT_EXIT_FAIL;
+			goto out;
+		}
+		ret = kt_select_resolve(o->sel, rs[i]);
+		if (ret) {
+			status = ret == -EINVAL ? KT_EXIT_USAGE : KT_EXIT_FAIL;
+			goto out;
+		}
+		ds[i] = kt_select_decoder(o->sel, rs[i]);
+		if (!ds[i]) {
+			status = KT_EXIT_FAIL;
+			goto out;
+		}
+		ret = kt_hosts_add(h, rs[i], ds[i], o->in.paths[i]);
+		if (ret) {
+			kt_err("cannot report: %s", strerror(-ret));
+			status = KT_EXIT_FAIL;
+			goto out;
+		}
+	}
+	for (i = 0, ret = 0; i < n; i++) {
+		kt_hosts_info(h, i, &hi);
+		if ((int)strlen(hi.name) > width)
+			width = (int)strlen(hi.name);
+		ret |= hi.remote;
+	}
+	if (!ret)
+		kt_warn("none of '%s' stores clock offsets ('record --remote' files do): each host's times are its own clock's, merged as they are",
+			o->input);
+	ret = 0;
+	out = open_output(o->output, &tmp);
+	if (!out) {
+		status = KT_EXIT_FAIL;
+		goto out;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	if (!o->json)
+		hosts_header(h, rs, width, out);
+	for (i = 0; i < n; i++) {
+		kt_hosts_info(h, i, &hi);
+		px[i] = (struct prefixer){ out, hi.name, width, o->json, true };
+		hr.pf[i] = fopencookie(&px[i], "w", io);
+		if (hr.pf[i])
+			hr.p[i] = kt_printer_new(rs[i], o->json ? KT_PRINT_JSON :
+						 o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
+						 (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_COMPILED,
+						 hr.pf[i]);
+		if (!hr.p[i]) {
+			kt_err("cannot report: %s", strerror(errno));
+			status = KT_EXIT_FAIL;
+			goto out_output;
+		}
+	}
+	ret = kt_hosts_run(h, hosts_fn, &hr);
+	if (!ret || ret == -ECANCELED) {
+		ret = fflush(out) ? -errno : 0;
+	}
+	if (ret == -EPIPE) {
+		status = KT_EXIT_OK;
+	} else if (ret && ret != -ECANCELED) {
+		kt_err("cannot write the report: %s", strerror(-ret));
+		status = KT_EXIT_FAIL;
+	} else {
+		for (i = 0; i < n; i++)
+			if (kt_reader_damaged(rs[i])) {
+				kt_err("'%s' is damaged: the report above stops short where the warnings say",
+				       o->in.paths[i]);
+				status = KT_EXIT_DAMAGED;
+			}
+	}
+out_output:
+	for (i = 0; i < n; i++) {
+		kt_printer_free(hr.p[i]);
+		if (hr.pf[i])
+			fclose(hr.pf[i]);
+	}
+	status = close_output(out, o->output, tmp, status);
+out:
+	kt_hosts_free(h);
+	for (i = 0; ds && i < n; i++)
+		kt_decoder_free(ds[i]);
+	for (i = 0; i < n; i++)
+		kt_reader_close(rs[i]);
+	free(ds);
+	free(px);
+	free(hr.p);
+	free(hr.pf);
+	return status;
+}
+
 static int report(const struct report_opts *o)
 {
 	struct kt_decoder *d = NULL;
@@ -454,6 +677,16 @@ static int report(const struct report_opts *o)
 	FILE *out;
 	int status, ret;
 
+	if (o->in.n > 1) {
+		struct kt_reader **rs = calloc((size_t)o->in.n, sizeof(*rs));
+
+		if (rs && hosts_open(&o->in, rs)) {
+			status = hosts_report(o, rs);
+			free(rs);
+			return status;
+		}
+		free(rs);
+	}
 	status = open_reader(&o->in, &r);
 	if (status)
 		return status;
@@ -596,6 +829,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (parse_args(&argp, argc, argv, &o)) {
 		ret = KT_EXIT_OK;
+	} else if (o.stat && hosts_given(&o.in)) {
+		kt_err("'%s' are recordings of several hosts: --stat takes one; run it on each file (ktrace stat -i FILE)",
+		       o.input);
+		ret = KT_EXIT_USAGE;
 	} else if (o.stat) {
 		ret = kt_filestat_write(o.in.paths, o.in.n, o.input, o.sel,
 					stdout, o.json);

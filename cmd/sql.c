@@ -411,6 +411,11 @@ static int sql(const struct sql_opts *o)
 	char msg[512] = "";
 	int status = KT_EXIT_OK, ret = 0;
 
+	if (hosts_given(&o->in)) {
+		kt_err("'%s' are recordings of several hosts: sql reads one recording; query each file (report -i A -i B merges their lines)",
+		       o->input);
+		return KT_EXIT_FAIL;
+	}
 	r = kt_reader_open_list(o->in.paths, o->in.n);
 	if (!r)
 		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;

@@ -68,6 +68,8 @@ struct kt_decoder {
 	char **comms;
 	int ncomms;
 	struct kt_catalog *cat;	/* the file's events, for -e */
+	/* kt_decoder_next(): the heap is built; its top was handed out. */
+	bool pulling, handed;
 };
 
 static uint32_t rd32(const struct kt_decoder *d, const void *p)
@@ -659,6 +661,53 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 			heap_down(d, 0);
 		}
 	}
+	return 0;
+}
+
+/* The heap's top has been used: step it on, or drop it at its end. */
+static void heap_pop(struct kt_decoder *d)
+{
+	if (iter_next(d, d->heap[0])) {
+		heap_down(d, 0);
+	} else {
+		d->heap[0] = d->heap[--d->nheap];
+		heap_down(d, 0);
+	}
+}
+
+int kt_decoder_next(struct kt_decoder *d, struct kt_event *ev)
+{
+	struct iter *it;
+	int i;
+
+	if (!d->pulling) {
+		d->pulling = true;
+		d->nheap = 0;
+		for (i = 0; i < d->nits; i++) {
+			if (iter_next(d, &d->its[i])) {
+				d->heap[d->nheap] = &d->its[i];
+				heap_up(d, d->nheap++);
+			}
+		}
+	} else if (d->handed) {
+		heap_pop(d);
+	}
+	d->handed = false;
+	while (d->nheap) {
+		it = d->heap[0];
+		/* The walker let only records of known events through. */
+		if (it->event) {
+			ev->record = &it->rec;
+			ev->event = it->event;
+			ev->buffer = it->buf;
+			ev->cpu = it->cpu;
+			ev->selected = !d->selecting || selected(d, ev->event, &it->rec);
+			d->handed = true;
+			return 1;
+		}
+		heap_pop(d);
+	}
+	warn_suppressed(d);
 	return 0;
 }
 

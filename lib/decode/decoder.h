@@ -80,4 +80,12 @@ int kt_decoder_add_comm(struct kt_decoder *d, const char *glob);
  */
 int kt_decoder_run(struct kt_decoder *d, kt_event_fn fn, void *arg);
 
+/*
+ * The same records one at a time, for a caller that merges several
+ * decoders (decode/hosts.h): 1 and the next record in *ev (valid until
+ * the next call; its record's ts may be changed by the caller), 0 at the
+ * end.  Not mixed with kt_decoder_run() on one decoder.
+ */
+int kt_decoder_next(struct kt_decoder *d, struct kt_event *ev);
+
 #endif

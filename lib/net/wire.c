@@ -300,6 +300,20 @@ int kt_wire_listen(const char *addr, bool *loopback)
 	return fd >= 0 ? fd : ret;
 }
 
+int kt_wire_accept(int lfd)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	/*
+	 * Each message goes at once: no 40 ms wait (Nagle's, for the ACK
+	 * delayed on the other side) on a clock round trip; vsock has none.
+	 */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
 int kt_wire_listen_vsock(unsigned int port)
 {
 	struct sockaddr_vm a = {

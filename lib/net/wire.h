@@ -90,6 +90,8 @@ void kt_wire_peer(int fd, char *buf, size_t len);
  * every address it listens on is a loopback one.  fd or -errno.
  */
 int kt_wire_listen(const char *addr, bool *loopback);
+/* A connection on lfd, sent without delay (TCP_NODELAY); fd or -errno. */
+int kt_wire_accept(int lfd);
 /* vsock: listen on PORT of any CID.  fd or -errno. */
 int kt_wire_listen_vsock(unsigned int port);
 /* Connect to "HOST:PORT" within timeout_ms.  fd or -errno. */

@@ -20,6 +20,34 @@ setup_file() {
 	exec "$KT_AG_BIN/marks" "\$1" "$TRACEFS/instances/ktrace-\$PPID/trace_marker" mark \${2:+"\$2"}
 	EOS
 	chmod +x "$KT_AG_BIN/wl"
+	# The remote side of a two-host recording: waits (at most 120 s)
+	# for the file its controller makes when the host's side is done.
+	cat >"$KT_AG_BIN/waitfor" <<-'EOS'
+	#!/bin/sh
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+	EOS
+	# The host's side: "sync N AGENTLOG DONE": once the agent's worker
+	# records, N times a mark Lk in this recording's instance (its
+	# parent's, ktrace-PPID), Rk in the worker's, Mk in this one's again,
+	# one write after another; then DONE.
+	cat >"$KT_AG_BIN/sync" <<-EOS
+	#!/bin/bash
+	here=$TRACEFS/instances/ktrace-\$PPID/trace_marker
+	for ((i = 0; i < 1200; i++)); do
+		w=\$(sed -n 's/.*: recording in instance ktrace-\([0-9]*\)\$/\1/p' "\$2")
+		[ -n "\$w" ] && [ "\$(cat $TRACEFS/instances/ktrace-\$w/tracing_on 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	there=$TRACEFS/instances/ktrace-\$w/trace_marker
+	for ((k = 1; k <= \$1; k++)); do
+		echo "L\$k" >"\$here"
+		echo "R\$k" >"\$there"
+		echo "M\$k" >"\$here"
+	done
+	: >"\$3"
+	EOS
+	chmod +x "$KT_AG_BIN/waitfor" "$KT_AG_BIN/sync"
 }
 
 setup() {
@@ -340,4 +368,129 @@ marks_in() { # FILE: the marks' numbers, sorted, one a line
 	run trace-cmd report -i t.dat
 	assert_success
 	[ "$(grep -c ' mark [0-9]*$' <<<"$output")" -eq 1000 ]
+}
+
+# mark_ts FILE NAME: the ns time of the mark NAME (L1, R1, ...) in
+# report -t's merged lines in FILE.
+mark_ts() {
+	awk -v m="$2" '$NF == m { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(":", "", $i); split($i, a, "."); printf "%d%09d\n", a[1], a[2]; exit } }' "$1"
+}
+
+# check_merged HOST REMOTE: the host's recording (marks Lk, Mk) and the
+# remote one (Rk, written between them) of sync 40, each alone and
+# merged by report -i HOST -i REMOTE.
+check_merged() {
+	# Each side alone: its own marks, every one.
+	run "$KTRACE" report -i "$1"
+	assert_success
+	local nhost nguest
+	nhost=$(grep -c ': [LM][0-9]*$' <<<"$output")
+	[ "$nhost" -eq 80 ]
+	run "$KTRACE" report -i "$2"
+	assert_success
+	nguest=$(grep -c ': R[0-9]*$' <<<"$output")
+	[ "$nguest" -eq 40 ]
+	# Merged: a header line per host (one name: the files' names), the
+	# remote one with its offsets and error bound, then each line named.
+	"$KTRACE" report -t -i "$1" -i "$2" >merged.txt
+	run sed -n 1,2p merged.txt
+	assert_line --index 0 --regexp "^ *$1: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
+	assert_line --index 1 --regexp "^ *$2: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=[-+][0-9.]+\.\.[-+][0-9.]+ s to .*'s clock [a-z0-9_-]+ \([0-9]+ measures\), error bound [0-9]+\.[0-9]{9} s$"
+	[ "$(grep -c "^ *$1: .*: [LM][0-9]*$" merged.txt)" -eq "$nhost" ]
+	[ "$(grep -c "^ *$2: .*: R[0-9]*$" merged.txt)" -eq "$nguest" ]
+	[ "$(wc -l <merged.txt)" -eq $((2 + nhost + nguest)) ]
+	# The lines are in time order, whichever host they come from.
+	sed -n '3,$p' merged.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print $i + 0; break } }' >ts.txt
+	sort -g -c ts.txt
+	# Rk, written on the remote side between Lk and Mk on the host, lies
+	# between them on the one timeline, give or take the stored bound
+	# (and the microsecond each side reads its clock at).
+	local bound k l r m
+	bound=$(sed -n '2s/.*error bound \([0-9]*\)\.\([0-9]*\) s$/\1\2/p' merged.txt)
+	bound=$((10#$bound + 2000))
+	for ((k = 1; k <= 40; k++)); do
+		l=$(mark_ts merged.txt "L$k")
+		r=$(mark_ts merged.txt "R$k")
+		m=$(mark_ts merged.txt "M$k")
+		[ -n "$l" ] && [ -n "$r" ] && [ -n "$m" ] || fail "mark $k missing"
+		[ "$r" -ge $((l - bound)) ] && [ "$r" -le $((m + bound)) ] ||
+			fail "R$k at $r is not within $bound ns of [$l, $m]"
+	done
+	# JSON: each object names its host.
+	run "$KTRACE" report --format json -i "$1" -i "$2"
+	assert_success
+	[ "$(grep -c "^{\"host\":\"$2\"," <<<"$output")" -eq "$nguest" ]
+	[ "$(grep -c "^{\"host\":\"$1\"," <<<"$output")" -eq "$nhost" ]
+	# stat -i says the same bound.
+	run "$KTRACE" stat -i "$2"
+	assert_success
+	assert_output --partial "the widest bound $(sed -n '2s/.*error bound \([0-9.]*\) s$/\1/p' merged.txt) s"
+	# trace-cmd reads the pair too (its own clock each: its files carry
+	# no ktrace offsets), each line named by its file.
+	run trace-cmd report -i "$1" -i "$2"
+	assert_success
+	[ "$(grep -c "$2: .*R[0-9]*$" <<<"$output")" -eq "$nguest" ]
+}
+
+@test "agent: a host and a remote recording at once; report -i host -i remote merges them: marks written at one moment line up within the stored bound" {
+	start_agent --allow-command "$KT_AG_BIN/waitfor"
+	"$KTRACE" record --remote "127.0.0.1:$PORT" -q -o guest.dat -e ftrace:print -- "$KT_AG_BIN/waitfor" "$BATS_TEST_TMPDIR/done" 2>ctl.err &
+	CTL_PID=$!
+	run "$KTRACE" record -q -o host.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
+	assert_success
+	local st=0
+	wait "$CTL_PID" || st=$?
+	CTL_PID=
+	[ "$st" -eq 0 ] || fail "the remote recording: status $st: $(cat ctl.err)"
+	check_merged host.dat guest.dat
+	# Options that need one recording are refused in one line.
+	run "$KTRACE" report -i host.dat -i guest.dat --timeline -o t.svg
+	assert_failure 64
+	assert_output --partial "are recordings of several hosts"
+}
+
+@test "agent: record --local --remote: this machine and an agent in one run, read in one go by report -i" {
+	start_agent
+	run "$KTRACE" record --local --remote "127.0.0.1:$PORT" -q -o two.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
+	assert_success
+	# trace-cmd's layout: OUT for this machine, OUT-HOST.dat for the agent.
+	[ -f two.dat ] && [ -f two-127.0.0.1.dat ]
+	check_merged two.dat two-127.0.0.1.dat
+	# analyze: each host's analysis under its name (no syscalls here:
+	# each says so), JSON refused; sql: refused in one line.
+	run "$KTRACE" analyze -i two.dat -i two-127.0.0.1.dat syscalls
+	assert_failure 1
+	assert_line --index 0 "host two.dat:"
+	assert_line "host two-127.0.0.1.dat:"
+	[ "$(grep -c "holds no system call events" <<<"$output")" -eq 2 ]
+	run "$KTRACE" analyze -i two.dat -i two-127.0.0.1.dat --format json syscalls
+	assert_failure 64
+	assert_output --partial "are recordings of several hosts"
+	run "$KTRACE" sql -i two.dat -i two-127.0.0.1.dat 'select 1'
+	assert_failure 1
+	assert_output --partial "are recordings of several hosts: sql reads one recording"
+	# Usage: --local needs --remote; an agent named twice.
+	run "$KTRACE" record --local -o x.dat
+	assert_failure 64
+	run "$KTRACE" record --remote "127.0.0.1:$PORT" --remote "127.0.0.1:$PORT" -o x.dat
+	assert_failure 64
+	assert_output --partial "is given twice with --remote"
+}
+
+@test "agent: report -i of two hosts' own recordings (no offsets): each named by its host name, merged on their own clocks, said once" {
+	# Another host name: a UTS namespace of its own.
+	unshare -u sh -c "hostname kt-other-host && exec \"$KTRACE\" record -q -o other.dat -e ftrace:print -- sh -c 'echo o1 >$TRACEFS/instances/ktrace-\$PPID/trace_marker'"
+	"$KTRACE" record -q -o mine.dat -e ftrace:print -- sh -c "echo m1 >$TRACEFS/instances/ktrace-\$PPID/trace_marker"
+	run "$KTRACE" report -i mine.dat -i other.dat
+	assert_success
+	local me
+	me=$(uname -n)
+	[ "$(grep -c "none of 'mine.dat, other.dat' stores clock offsets" <<<"$output")" -eq 1 ]
+	assert_line --regexp "^ *$me: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
+	assert_line --regexp "^ *kt-other-host: cpus=[0-9]+ clock=[a-z0-9_-]+ offset=0$"
+	assert_line --regexp "^ *$me: .*: m1$"
+	assert_line --regexp "^ *kt-other-host: .*: o1$"
+	run "$KTRACE" report --stat -i mine.dat -i other.dat
+	assert_failure 64
+	assert_output --partial "are recordings of several hosts: --stat takes one"
 }

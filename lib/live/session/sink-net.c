@@ -164,21 +164,17 @@ static void put64(uint8_t *p, uint64_t v)
 
 /*
  * One round trip: the trace clock before and after the controller's
- * answer; its clock is taken to be read in the middle, within half the
- * round trip.  The measure goes to the controller.
+ * answer, and the controller's clock read between.
  */
-static int sync_clock(struct kt_net_sink *n, const char *when)
+static int round_trip(struct kt_net_sink *n, uint64_t *t1, uint64_t *t4, uint64_t *ctl)
 {
-	uint64_t deadline, t1, t4, ctl;
+	uint64_t deadline;
 	struct kt_wire_msg m;
 	uint8_t q[8];
-	char line[160];
-	int ret, len;
+	int ret;
 
-	if (n->gone)
-		return -EPIPE;
 	put64(q, ++n->sync_seq);
-	t1 = kt_session_trace_now(n->s);
+	*t1 = kt_session_trace_now(n->s);
 	ret = send_msg(n, KT_MSG_SYNC, q, sizeof(q), NULL, 0);
 	if (ret)
 		return ret;
@@ -192,14 +188,42 @@ static int sync_clock(struct kt_net_sink *n, const char *when)
 			break;
 		kt_wire_msg_free(&m);
 	}
-	t4 = kt_session_trace_now(n->s);
-	ctl = get64(m.body + 8);
+	*t4 = kt_session_trace_now(n->s);
+	*ctl = get64(m.body + 8);
 	kt_wire_msg_free(&m);
-	if (!t1 || !t4 || t4 < t1 || !ctl)
+	return 0;
+}
+
+/*
+ * A measure: the shortest of SYNC_TRIES round trips (the one least
+ * delayed by the scheduler or the network); the controller's clock is
+ * taken to be read in its middle, within half of it.  The measure goes
+ * to the controller.
+ */
+#define SYNC_TRIES 5
+static int sync_clock(struct kt_net_sink *n, const char *when)
+{
+	uint64_t t1, t4, ctl, b1 = 0, b4 = 0, bctl = 0;
+	char line[160];
+	int ret, len, k;
+
+	if (n->gone)
+		return -EPIPE;
+	for (k = 0; k < SYNC_TRIES; k++) {
+		ret = round_trip(n, &t1, &t4, &ctl);
+		if (ret)
+			return ret;
+		if (t1 && t4 >= t1 && ctl && (!bctl || t4 - t1 < b4 - b1)) {
+			b1 = t1;
+			b4 = t4;
+			bctl = ctl;
+		}
+	}
+	if (!bctl)
 		return 0;
 	len = snprintf(line, sizeof(line), "%s %" PRIu64 " %" PRId64 " %" PRIu64 "\n",
-		       when, (t1 + t4) / 2,
-		       (int64_t)(ctl - (t1 + t4) / 2), (t4 - t1 + 1) / 2);
+		       when, (b1 + b4) / 2,
+		       (int64_t)(bctl - (b1 + b4) / 2), (b4 - b1 + 1) / 2);
 	return send_msg(n, KT_MSG_OFFSET, line, (size_t)len, NULL, 0);
 }
 
