@@ -270,6 +270,9 @@ sched_oracle() {
 # cpu_oracle FILE: per CPU "busy idle unknown" ns and per task ns, from
 # report's JSON by hand: on each CPU the time from one switch to the
 # next is its prev_pid's, when that is who the last switch put there.
+# Every task a switch names is listed, with 0 ns if it never ran between
+# two switches of the file (a CPU's first switch, or one after a dropped
+# record), as analyze cpu lists it.
 cpu_oracle() {
 	"$KTRACE" report -i "$1" --format json -e sched_switch |
 		jq -r '"\(.cpu) \(.ts) \(.prev_pid) \(.next_pid)"' |
@@ -280,7 +283,7 @@ cpu_oracle() {
 			   else if ($3 == 0) idle[c] += d
 			   else { busy[c] += d; task[$3] += d }
 		       }
-		       since[c] = $2; who[c] = $4; if ($4 != 0) task[$4] += 0 }
+		       since[c] = $2; who[c] = $4; if ($4 != 0) task[$4] += 0; if ($3 != 0) task[$3] += 0 }
 		     END { for (c in since) print "cpu", c, busy[c] + 0, idle[c] + 0, gap[c] + 0
 			   for (p in task) print "task", p, task[p] }' | sort
 }
