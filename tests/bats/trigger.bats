@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# ktrace record --trigger COND -o DIR: recent history kept in a bounded
+# ring, the moments COND holds written as files of their own, checked
+# against workloads built to fire a known number of times (tests/stall.c:
+# system calls, then exactly one slow nanosleep, then more), with
+# trace-cmd as the oracle of each file.
+
+load helpers
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export KT_TRIG_BIN="$BATS_FILE_TMPDIR/bin"
+	kt_tool stall "$KT_TRIG_BIN"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+	top_events_before=$(cat "$TRACEFS/set_event")
+}
+
+teardown() {
+	cd /
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids" INT
+	[ "$(cat "$TRACEFS/set_event")" = "$top_events_before" ] ||
+		fail "top-level set_event changed: $(cat "$TRACEFS/set_event")"
+}
+
+# stall_rec COND [ARGS...]: record the stall workload (2 s of calls, one
+# 80 ms nanosleep, 2 s of calls) on CPU 0, -F, into snaps/.
+stall_rec() {
+	local cond=$1
+	shift
+	run rec --trigger "$cond" --before 1s --after 200ms -F -o snaps "$@" \
+		-- taskset -c 0 "$KT_TRIG_BIN/stall" 2 80 2
+}
+
+# ts_of FILE PATTERN: the time of the first line of trace-cmd's report
+# that matches PATTERN, in seconds.
+ts_of() {
+	trace-cmd report -i "$1" 2>/dev/null | grep -m1 -E "$2" |
+		sed -E 's/.*\] +([0-9]+\.[0-9]+):.*/\1/'
+}
+
+@test "syscall>50ms: exactly one snapshot, holding the sleep's entry and exit and --before of history" {
+	stall_rec 'syscall>50ms'
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	shopt -s nullglob
+	files=(snaps/trigger-*-syscall-gt-50ms.dat)
+	[ "${#files[@]}" -eq 1 ] || fail "not one snapshot: $(ls -A snaps) / $output"
+	[ "$(ls -A snaps | wc -l)" -eq 1 ] || fail "stray files in snaps: $(ls -A snaps)"
+	f=${files[0]}
+	# One line per snapshot, naming the file and the firing event.
+	[ "$(grep -c "^trigger 'syscall>50ms' at .*: wrote '$f'" <<<"$output")" -eq 1 ] ||
+		fail "no line for $f: $output"
+	grep -q "nanosleep = 0 after 8[0-9]\.[0-9]* ms" <<<"$output" ||
+		fail "the line does not name the sleep: $output"
+	# trace-cmd reads it whole.
+	run -0 trace-cmd report -i "$f"
+	[[ $output != *"rror"* ]] || fail "trace-cmd: $output"
+	enter=$(ts_of "$f" 'stall-[0-9]+ .*sys_enter: +NR 35 ')
+	exit=$(ts_of "$f" 'stall-[0-9]+ .*sys_exit: +NR 35 ')
+	first=$(trace-cmd report -i "$f" 2>/dev/null | sed -nE 's/.*\] +([0-9]+\.[0-9]+):.*/\1/p' | sort -n | head -1)
+	[ -n "$enter" ] && [ -n "$exit" ] || fail "no nanosleep entry and exit in $f"
+	awk -v e="$enter" -v x="$exit" -v f="$first" 'BEGIN {
+		d = x - e
+		if (d < 0.080 || d > 1) { print "sleep took " d; exit 1 }
+		if (x - f < 1.0) { print "only " x - f " s before the exit"; exit 1 }
+	}' || fail "window of $f: enter $enter exit $exit first $first"
+}
+
+@test "syscall>200ms: no snapshot; syscall:getppid>50ms: none either" {
+	stall_rec 'syscall>200ms'
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	[ -z "$(ls -A snaps 2>/dev/null)" ] || fail "snapshots: $(ls -A snaps)"
+	[[ $output == *"0 snapshots into 'snaps'"* ]] || fail "no summary: $output"
+	stall_rec 'syscall:getppid>50ms'
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	[ -z "$(ls -A snaps 2>/dev/null)" ] || fail "snapshots: $(ls -A snaps)"
+}
+
+@test "syscall:nanosleep>50ms fires once; the recorded events include -e's and the condition's" {
+	stall_rec 'syscall:nanosleep>50ms' -e sched:sched_switch
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	shopt -s nullglob
+	files=(snaps/trigger-*-syscall_nanosleep-gt-50ms.dat)
+	[ "${#files[@]}" -eq 1 ] || fail "not one snapshot: $(ls -A snaps)"
+	run -0 trace-cmd report -i "${files[0]}"
+	[[ $output == *"sched_switch:"* ]] || fail "no sched_switch in the snapshot"
+	[[ $output == *"sys_exit:"* ]] || fail "no sys_exit in the snapshot"
+}
