@@ -279,7 +279,7 @@ static void window_opt(struct record_opts *o, int key, const char *arg,
 	char why[256];
 
 	if (kt_cond_duration(arg, &ns, why, sizeof(why)))
-		argp_error(state, "bad %s '%s': %s", name, arg, why);
+		argp_error(state, "bad %s: %s", name, why);
 	if (key == OPT_BEFORE) {
 		o->before = ns;
 		o->before_set = true;

@@ -68,6 +68,20 @@ ts_of() {
 		if (d < 0.080 || d > 1) { print "sleep took " d; exit 1 }
 		if (x - f < 1.0) { print "only " x - f " s before the exit"; exit 1 }
 	}' || fail "window of $f: enter $enter exit $exit first $first"
+	# The file says which condition fired on what: report's first line,
+	# a mark after the firing event, stat -i; trace-cmd's lines unchanged.
+	run -0 "$KTRACE" report -i "$f"
+	[[ ${lines[0]} =~ ^#\ trigger\ \'syscall\>50ms\'\ fired\ at\ [0-9]+\.[0-9]{6}\ on\ CPU\ 0\ \(pid\ [0-9]+\):\ raw_syscalls:sys_exit\ pid\ [0-9]+:\ nanosleep ]] ||
+		fail "report's first line: ${lines[0]}"
+	[ "$(grep -c "^# ^ trigger 'syscall>50ms' fired here$" <<<"$output")" -eq 1 ] ||
+		fail "no one mark in report"
+	grep -B1 "^# ^ trigger" <<<"$output" | head -1 | grep -q "sys_exit: *NR 35 = 0" ||
+		fail "the mark is not after the sleep's exit: $(grep -B1 "^# ^ trigger" <<<"$output")"
+	cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "$f" 2>/dev/null | tail -n +2) ||
+		fail "report differs from trace-cmd's beyond the trigger lines"
+	run -0 "$KTRACE" stat -i "$f"
+	[[ $output == *"trigger: 'syscall>50ms' fired at "*" on CPU 0 "*"nanosleep = 0 after 8"* ]] ||
+		fail "stat -i does not list the trigger: $output"
 }
 
 @test "syscall>200ms: no snapshot; syscall:getppid>50ms: none either" {

@@ -30,6 +30,7 @@
 
 #include "base/log.h"
 #include "file/pieces.h"
+#include "file/trigopt.h"
 #include "file/writer.h"
 #include "live/session/session-priv.h"
 #include "live/session/sink-series.h"
@@ -317,18 +318,27 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 	uint64_t start = p->f.ts > t->o.before ? p->f.ts - t->o.before : 0;
 	struct kt_snapshot_req req = { 0 };
 	struct kt_snapshot_res res;
+	struct kt_trigopt opt = { .ts = p->f.ts, .cpu = p->f.cpu, .pid = p->f.pid,
+				  .merged = p->merged };
 	struct kt_shot shot;
-	char *path = shot_path(t, p);
+	char *path = shot_path(t, p), *text;
 
-	if (!path) {
+	snprintf(opt.condition, sizeof(opt.condition), "%s", t->o.conds[p->f.cond].text);
+	snprintf(opt.event, sizeof(opt.event), "%s", p->f.what);
+	text = kt_trigopt_format(&opt);
+	if (!path || !text) {
 		t->done.failed++;
+		free(path);
+		free(text);
 		return;
 	}
 	req.path = path;
+	req.trigger = text;
 	req.last_ns = now > start ? now - start : 1;
 	if (kt_series_sink_ops.snapshot(t->ring, t->s, &req, &res)) {
 		t->done.failed++;
 		free(path);
+		free(text);
 		return;
 	}
 	t->done.snapshots++;
@@ -345,6 +355,7 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 		cfg->on_shot(cfg->on_shot_ctx, &shot);
 	}
 	free(path);
+	free(text);
 }
 
 /* The snapshots whose window has ended (all of them: at the end). */

@@ -74,7 +74,7 @@ int kt_cond_duration(const char *text, uint64_t *ns, char *why, size_t len)
 			return -EINVAL;
 		}
 	}
-	snprintf(why, len, "bad duration '%s'; give a number and a unit, e.g. 50ms (ns, us, ms, s, m, h)",
+	snprintf(why, len, "'%s' is not a duration; give a number and a unit, e.g. 50ms (ns, us, ms, s, m, h)",
 		 text);
 	return -EINVAL;
 }
