@@ -68,6 +68,8 @@ enum {
 	OPT_TRIGGER,
 	OPT_BEFORE,
 	OPT_AFTER,
+	OPT_MAX_SNAPSHOTS,
+	OPT_COOLDOWN,
 };
 
 /* --trigger given at most this many times. */
@@ -103,8 +105,9 @@ struct record_opts {
 	/* --trigger COND (each parsed), --before, --after */
 	struct kt_cond conds[TRIGGERS_MAX];
 	int nconds;
-	unsigned long long before, after;
-	bool before_set, after_set;
+	unsigned long long before, after, cooldown;
+	bool before_set, after_set, cooldown_set;
+	unsigned int max_snapshots;
 };
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
@@ -138,6 +141,8 @@ static const struct argp_option options[] = {
 	{ "trigger", OPT_TRIGGER, "COND", 0, "keep only recent history and write the moments COND holds into -o DIR, each as its own file: syscall>DUR, syscall:NAME>DUR; repeatable", 0 },
 	{ "before", OPT_BEFORE, "DURATION", 0, "with --trigger: the history a snapshot holds before the moment (default 10s; ms, s, m)", 0 },
 	{ "after", OPT_AFTER, "DURATION", 0, "with --trigger: what it holds after the moment (default 1s)", 0 },
+	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N", 0, "with --trigger: write at most N snapshots; later firings are counted as suppressed", 0 },
+	{ "cooldown", OPT_COOLDOWN, "DURATION", 0, "with --trigger: a firing within DURATION of the last snapshot's is counted as suppressed (default 3s; 0: none)", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
@@ -274,13 +279,22 @@ static void trigger_opt(struct record_opts *o, const char *arg,
 static void window_opt(struct record_opts *o, int key, const char *arg,
 		       struct argp_state *state)
 {
-	const char *name = key == OPT_BEFORE ? "--before" : "--after";
+	const char *name = key == OPT_BEFORE ? "--before" :
+			   key == OPT_AFTER ? "--after" : "--cooldown";
 	uint64_t ns;
 	char why[256];
 
+	if (key == OPT_COOLDOWN && !strcmp(arg, "0")) {
+		o->cooldown = 0;
+		o->cooldown_set = true;
+		return;
+	}
 	if (kt_cond_duration(arg, &ns, why, sizeof(why)))
 		argp_error(state, "bad %s: %s", name, why);
-	if (key == OPT_BEFORE) {
+	if (key == OPT_COOLDOWN) {
+		o->cooldown = ns;
+		o->cooldown_set = true;
+	} else if (key == OPT_BEFORE) {
 		o->before = ns;
 		o->before_set = true;
 	} else {
@@ -315,6 +329,8 @@ static void trigger_end(struct record_opts *o, struct argp_state *state)
 		o->before = 10000000000ULL;
 	if (!o->after_set)
 		o->after = 1000000000ULL;
+	if (!o->cooldown_set)
+		o->cooldown = 3000000000ULL;
 	if (!o->t.nspecs && !o->process && !o->t.ft.tracer)
 		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 			trace_opt(&o->t, 'e', (char *)defaults[i], state);
@@ -363,7 +379,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_BEFORE:
 	case OPT_AFTER:
+	case OPT_COOLDOWN:
 		window_opt(o, key, arg, state);
+		break;
+	case OPT_MAX_SNAPSHOTS:
+		if (parse_ulong(arg, 1000000, &v) || !v)
+			argp_error(state, "bad --max-snapshots '%s'; give how many snapshots at most, 1 or more, e.g. --max-snapshots 10",
+				   arg);
+		o->max_snapshots = v;
 		break;
 	case OPT_REMOTE:
 		if (!*arg)
@@ -526,8 +549,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			rotate_end(o, state);
 		if (o->nconds)
 			trigger_end(o, state);
-		else if (o->before_set || o->after_set)
-			argp_error(state, "--before and --after go with --trigger COND");
+		else if (o->before_set || o->after_set || o->cooldown_set || o->max_snapshots)
+			argp_error(state, "--before, --after, --cooldown and --max-snapshots go with --trigger COND");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
@@ -623,9 +646,9 @@ static void trigger_summary(const struct record_opts *o, const struct kt_session
 		       d.failed, o->output);
 	if (o->quiet)
 		return;
-	fprintf(stderr, "%s: %u snapshots into '%s' (%llu firings, %llu inside a window already taken) in %.2f s\n",
+	fprintf(stderr, "%s: %u snapshots into '%s' (%llu firings: %llu inside a window already taken, %llu suppressed by --cooldown or --max-snapshots) in %.2f s\n",
 		kt_log_prog(), d.snapshots, o->output, d.fired, d.merged,
-		kt_session_elapsed(s));
+		d.suppressed, kt_session_elapsed(s));
 }
 
 /*
@@ -756,6 +779,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 	struct kt_trigger_opts to = {
 		.dir = o->output, .conds = o->conds, .nconds = o->nconds,
 		.before = o->before, .after = o->after,
+		.max_snapshots = o->max_snapshots, .cooldown = o->cooldown,
 	};
 	struct kt_trigger_sink *trigger = o->nconds ? kt_trigger_sink_new(&to) : NULL;
 	struct kt_file_sink *file = o->rotate || o->nconds ? NULL : kt_file_sink_new();

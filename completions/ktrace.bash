@@ -108,7 +108,10 @@ _ktrace()
 	--trigger)
 		COMPREPLY=($(compgen -W "syscall>50ms syscall:fsync>20ms" -- "$cur"))
 		return 0 ;;
-	--before|--after)
+	--max-snapshots)
+		COMPREPLY=($(compgen -W "1 10 100" -- "$cur"))
+		return 0 ;;
+	--before|--after|--cooldown)
 		COMPREPLY=($(compgen -W "500ms 1s 10s 1m" -- "$cur"))
 		return 0 ;;
 	--last)

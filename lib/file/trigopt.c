@@ -11,10 +11,10 @@ char *kt_trigopt_format(const struct kt_trigopt *t)
 {
 	char *text;
 
-	if (asprintf(&text, "condition %s\nts %llu\ncpu %d\npid %d\nevent %s\nsuppressed %llu\nmerged %llu\n",
+	if (asprintf(&text, "condition %s\nts %llu\ncpu %d\npid %d\nevent %s\nsuppressed %llu\nmerged %llu\nchained %llu\n",
 		     t->condition, (unsigned long long)t->ts, t->cpu, t->pid,
 		     t->event, (unsigned long long)t->suppressed,
-		     (unsigned long long)t->merged) < 0)
+		     (unsigned long long)t->merged, (unsigned long long)t->chained) < 0)
 		return NULL;
 	return text;
 }
@@ -51,6 +51,9 @@ int kt_trigopt_parse(const char *text, struct kt_trigopt *t)
 		} else if (!strncmp(p, "suppressed ", 11)) {
 			value(p, 11, num, sizeof(num));
 			t->suppressed = strtoull(num, NULL, 10);
+		} else if (!strncmp(p, "chained ", 8)) {
+			value(p, 8, num, sizeof(num));
+			t->chained = strtoull(num, NULL, 10);
 		} else if (!strncmp(p, "merged ", 7)) {
 			value(p, 7, num, sizeof(num));
 			t->merged = strtoull(num, NULL, 10);

@@ -9,6 +9,9 @@
  *   "event raw_syscalls:sys_exit pid 14197: nanosleep = 0 after ...\n"
  *   "suppressed 0\n"              firings held back since the last one
  *   "merged 0\n"                  firings inside this file's window
+ *   "chained 48535100000\n"       the previous snapshot ended at this
+ *                                  time and this one begins there: a
+ *                                  page at the seam may be in both
  * Unknown keys are skipped, so more may be added.
  */
 #ifndef KT_TRIGOPT_H
@@ -25,6 +28,7 @@ struct kt_trigopt {
 	char event[256];
 	uint64_t suppressed;
 	uint64_t merged;
+	uint64_t chained;		/* 0: not chained */
 };
 
 /* The option's text of t, malloc'ed; NULL + errno. */

@@ -325,6 +325,10 @@ static void trigger_text(struct kt_reader *r, FILE *out)
 	if (t.merged || t.suppressed)
 		fprintf(out, "  %llu more firings inside this window, %llu suppressed before it\n",
 			(unsigned long long)t.merged, (unsigned long long)t.suppressed);
+	if (t.chained)
+		fprintf(out, "  chained: begins at %llu.%06llu, where the previous snapshot ended (a page at the seam may be in both)\n",
+			(unsigned long long)t.chained / 1000000000ULL,
+			(unsigned long long)t.chained / 1000 % 1000000ULL);
 }
 
 static void trigger_json(struct kt_reader *r, FILE *out)
@@ -339,8 +343,9 @@ static void trigger_json(struct kt_reader *r, FILE *out)
 	fprintf(out, ",\"ts\":%llu,\"cpu\":%d,\"pid\":%d,\"event\":",
 		(unsigned long long)t.ts, t.cpu, t.pid);
 	kt_json_put_str(out, t.event);
-	fprintf(out, ",\"merged\":%llu,\"suppressed\":%llu},",
-		(unsigned long long)t.merged, (unsigned long long)t.suppressed);
+	fprintf(out, ",\"merged\":%llu,\"suppressed\":%llu,\"chained\":%llu},",
+		(unsigned long long)t.merged, (unsigned long long)t.suppressed,
+		(unsigned long long)t.chained);
 }
 
 static void stat_text(struct kt_reader *r, const struct kt_summary *s,

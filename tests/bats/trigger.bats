@@ -104,3 +104,46 @@ ts_of() {
 	[[ $output == *"sched_switch:"* ]] || fail "no sched_switch in the snapshot"
 	[[ $output == *"sys_exit:"* ]] || fail "no sys_exit in the snapshot"
 }
+
+# storm ARGS...: 1000 nanosleeps of 2 ms in a row under
+# --trigger 'syscall:nanosleep>1ms'; $fired, $merged, $suppressed and
+# $snapshots from the summary, which must add up to 1000 firings.
+storm() {
+	run rec --trigger 'syscall:nanosleep>1ms' --before 200ms --after 100ms -F -o snaps "$@" \
+		-- taskset -c 0 "$KT_TRIG_BIN/stall" 0.3 2 0.3 1000
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	local sum
+	sum=$(grep "snapshots into 'snaps'" <<<"$output") || fail "no summary: $output"
+	read -r snapshots fired merged suppressed < <(sed -E 's/.*: ([0-9]+) snapshots into .* \(([0-9]+) firings: ([0-9]+) inside .*, ([0-9]+) suppressed .*/\1 \2 \3 \4/' <<<"$sum")
+	[ "$fired" -eq 1000 ] || fail "$fired firings, not 1000: $sum"
+	[ $((snapshots + merged + suppressed)) -eq 1000 ] || fail "firings do not add up: $sum"
+	[ "$(ls snaps | wc -l)" -eq "$snapshots" ] || fail "$(ls snaps | wc -l) files, $snapshots said"
+	[ "$(grep -c "^trigger 'syscall:nanosleep>1ms' at " <<<"$output")" -eq "$snapshots" ] ||
+		fail "not one line per snapshot: $output"
+}
+
+# stored: the suppressed counts the snapshots store, summed.
+stored() {
+	local f n=0 s
+	for f in snaps/*.dat; do
+		s=$("$KTRACE" stat -i "$f" | sed -nE 's/.* ([0-9]+) suppressed before it$/\1/p')
+		n=$((n + ${s:-0}))
+	done
+	echo "$n"
+}
+
+@test "storm: 1000 firings with --max-snapshots 3 --cooldown 0 give 3 files; the rest merged or suppressed, counted" {
+	storm --max-snapshots 3 --cooldown 0
+	[ "$snapshots" -eq 3 ] || fail "$snapshots snapshots, not 3"
+	[ "$suppressed" -gt 0 ] || fail "nothing suppressed past --max-snapshots"
+	for f in snaps/*.dat; do
+		trace-cmd report -i "$f" >/dev/null 2>&1 || fail "trace-cmd cannot read $f"
+	done
+}
+
+@test "storm: --cooldown 500ms suppresses the firings between snapshots and each snapshot stores those before it" {
+	storm --cooldown 500ms
+	[ "$snapshots" -ge 2 ] && [ "$snapshots" -le 10 ] || fail "$snapshots snapshots"
+	n=$(stored)
+	[ "$n" -gt 0 ] && [ "$n" -le "$suppressed" ] || fail "stored $n suppressed of $suppressed"
+}

@@ -10,8 +10,8 @@
  * end has passed on the trace clock, then the series' snapshot writes
  * it (sink-file.h's kt_file_sink_snapshot: the ring's finished chunks
  * and the pieces since the window's start), and cfg->on_shot is told.
- * A condition that holds again before a waiting snapshot is written is
- * merged into it (its window stretched to cover the new after).
+ * A condition that holds again inside a waiting snapshot's window is
+ * merged into it (counted, the window as it was).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +39,12 @@
 
 /* How often the new pages are read. */
 #define TICK_NS		100000000ULL
+/*
+ * Every this many ticks the partly filled pages are moved into the
+ * pieces too, so that a firing on a quiet CPU is seen within half a
+ * second, not once its page fills.
+ */
+#define FLUSH_TICKS	5
 /* Firings waiting for their window's end, at most. */
 #define PENDING_MAX	64
 
@@ -47,6 +53,7 @@ struct pending {
 	uint64_t due;			/* trace clock: write at or after */
 	int64_t realtime_ns;		/* f.ts on the wall clock */
 	uint64_t merged;		/* firings merged into it */
+	uint64_t suppressed;		/* held back since the last snapshot */
 };
 
 struct kt_trigger_sink {
@@ -65,6 +72,13 @@ struct kt_trigger_sink {
 	unsigned char *buf;
 	struct pending pend[PENDING_MAX];
 	int npend;
+	/* Storms: snapshots begun, the last one's firing, suppressed since. */
+	unsigned int started;
+	uint64_t last_fire;
+	bool fired_once;
+	uint64_t held;
+	uint64_t last_end;		/* the last snapshot's end, trace clock */
+	unsigned long ticks;
 	bool made_dir;
 	struct kt_trigger_done done;
 };
@@ -201,23 +215,37 @@ static void fired(struct kt_trigger_sink *t, const struct kt_fire *f)
 	int i;
 
 	t->done.fired++;
+	/* Seen late, inside the last snapshot written: it is in there. */
+	if (f->ts <= t->last_end) {
+		t->done.merged++;
+		return;
+	}
 	for (i = 0; i < t->npend; i++) {
 		p = &t->pend[i];
 		if (f->ts <= p->due) {
-			/* Inside a window still to be written: it is in there. */
-			if (f->ts + t->o.after > p->due)
-				p->due = f->ts + t->o.after;
+			/*
+			 * Inside a window still to be written: it is in there
+			 * (not stretched: a storm would hold it for ever).
+			 */
 			p->merged++;
 			t->done.merged++;
 			return;
 		}
 	}
-	if (t->npend == PENDING_MAX) {
-		t->done.merged++;
+	if (t->npend == PENDING_MAX ||
+	    (t->o.max_snapshots && t->started >= t->o.max_snapshots) ||
+	    (t->fired_once && f->ts < t->last_fire + t->o.cooldown)) {
+		t->done.suppressed++;
+		t->held++;
 		return;
 	}
+	t->started++;
+	t->fired_once = true;
+	t->last_fire = f->ts;
 	p = &t->pend[t->npend++];
 	memset(p, 0, sizeof(*p));
+	p->suppressed = t->held;
+	t->held = 0;
 	p->f = *f;
 	p->due = f->ts + t->o.after;
 	p->realtime_ns = realtime_of(t, f->ts);
@@ -316,10 +344,11 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 {
 	const struct kt_session_config *cfg = t->s->cfg;
 	uint64_t start = p->f.ts > t->o.before ? p->f.ts - t->o.before : 0;
+	bool chained = t->last_end && start < t->last_end;
 	struct kt_snapshot_req req = { 0 };
 	struct kt_snapshot_res res;
 	struct kt_trigopt opt = { .ts = p->f.ts, .cpu = p->f.cpu, .pid = p->f.pid,
-				  .merged = p->merged };
+				  .merged = p->merged, .suppressed = p->suppressed };
 	struct kt_shot shot;
 	char *path = shot_path(t, p), *text;
 
@@ -332,6 +361,18 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 		free(text);
 		return;
 	}
+	/* Never the last snapshot's events again: begin where it ended. */
+	if (chained) {
+		start = t->last_end;
+		opt.chained = start;
+		free(text);
+		text = kt_trigopt_format(&opt);
+		if (!text) {
+			t->done.failed++;
+			free(path);
+			return;
+		}
+	}
 	req.path = path;
 	req.trigger = text;
 	req.last_ns = now > start ? now - start : 1;
@@ -342,6 +383,7 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 		return;
 	}
 	t->done.snapshots++;
+	t->last_end = res.last_ts;
 	if (cfg->on_shot) {
 		memset(&shot, 0, sizeof(shot));
 		shot.path = res.path;
@@ -351,7 +393,7 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 		shot.fire_event = p->f.what;
 		shot.first_ts = res.first_ts;
 		shot.last_ts = res.last_ts;
-		shot.suppressed = 0;
+		shot.suppressed = p->suppressed;
 		cfg->on_shot(cfg->on_shot_ctx, &shot);
 	}
 	free(path);
@@ -455,6 +497,8 @@ static int trigger_pages(void *state, const struct pollfd *fds)
 	if (!fds)
 		return 0;
 	if ((fds[1].revents & POLLIN) && read(t->timer, &ticks, sizeof(ticks)) > 0) {
+		if (++t->ticks % FLUSH_TICKS == 0)
+			flush(t);
 		read_new(t);
 		write_due(t, false);
 	}

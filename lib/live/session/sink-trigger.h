@@ -7,6 +7,11 @@
  * records fed to the conditions (live/trigger/watch.h), and when one
  * holds at time t, once --after has passed, [t - before, t + after]
  * written as its own trace.dat into DIR while the recording goes on.
+ * A firing inside a window still to be written is merged into it; one
+ * within the cooldown of the last snapshot's, or past max_snapshots, is
+ * suppressed and counted (in the next snapshot, and in the summary).  A
+ * window that reaches back into the last snapshot's begins where that
+ * one ended (chained), and its file says so.
  */
 #ifndef KT_SINK_TRIGGER_H
 #define KT_SINK_TRIGGER_H
@@ -25,6 +30,9 @@ struct kt_trigger_opts {
 	const struct kt_cond *conds;	/* kept, not copied */
 	int nconds;
 	uint64_t before, after;		/* ns */
+	/* Storms: snapshots at most (0: no limit), and the least time between two firings that each take one. */
+	unsigned int max_snapshots;
+	uint64_t cooldown;		/* ns */
 };
 
 /* The trigger into o->dir (o is copied).  NULL + errno. */
@@ -35,6 +43,7 @@ struct kt_trigger_done {
 	unsigned int snapshots;		/* files written */
 	unsigned long long fired;	/* conditions that held */
 	unsigned long long merged;	/* ... inside a window being written */
+	unsigned long long suppressed;	/* ... held back by --cooldown, --max-snapshots */
 	unsigned long long failed;	/* snapshots that could not be written */
 };
 void kt_trigger_sink_done(const struct kt_trigger_sink *t,
