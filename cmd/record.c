@@ -128,7 +128,7 @@ static const char doc[] =
 	"[t - --before, t + --after] as its own file into DIR "
 	"(DIR/trigger-DATE-COND.dat), and goes on; COND is syscall>DUR or "
 	"syscall:NAME>DUR (a system call that took longer than DUR, e.g. "
-	"'syscall:fsync>20ms').";
+	"'syscall:fsync>20ms'), or exit (COMMAND exits non-zero or is killed).";
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
@@ -138,7 +138,7 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "rotate", OPT_ROTATE, "SIZE|DURATION", 0, "write a series of complete files into -o DIR, a new one at SIZE (64M; K, M, G) or after DURATION (10m; ms, s, m, h): DIR/ktrace-NNNNNN.dat", 0 },
 	{ "keep", OPT_KEEP, "N", 0, "with --rotate: keep at most N files in DIR, removing the oldest", 0 },
-	{ "trigger", OPT_TRIGGER, "COND", 0, "keep only recent history and write the moments COND holds into -o DIR, each as its own file: syscall>DUR, syscall:NAME>DUR; repeatable", 0 },
+	{ "trigger", OPT_TRIGGER, "COND", 0, "keep only recent history and write the moments COND holds into -o DIR, each as its own file: syscall>DUR, syscall:NAME>DUR, exit; repeatable", 0 },
 	{ "before", OPT_BEFORE, "DURATION", 0, "with --trigger: the history a snapshot holds before the moment (default 10s; ms, s, m)", 0 },
 	{ "after", OPT_AFTER, "DURATION", 0, "with --trigger: what it holds after the moment (default 1s)", 0 },
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N", 0, "with --trigger: write at most N snapshots; later firings are counted as suppressed", 0 },
@@ -334,10 +334,13 @@ static void trigger_end(struct record_opts *o, struct argp_state *state)
 	if (!o->t.nspecs && !o->process && !o->t.ft.tracer)
 		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
 			trace_opt(&o->t, 'e', (char *)defaults[i], state);
-	for (k = 0; k < o->nconds; k++)
+	for (k = 0; k < o->nconds; k++) {
+		if (o->conds[k].kind == KT_COND_EXIT && !o->t.cmd)
+			argp_error(state, "--trigger exit needs a COMMAND: ktrace record --trigger exit -o DIR -- COMMAND");
 		for (ev = kt_cond_events(&o->conds[k]); *ev; ev++)
 			if (!spec_of(o, *ev))
 				trace_opt(&o->t, 'e', (char *)*ev, state);
+	}
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

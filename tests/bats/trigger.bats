@@ -147,3 +147,47 @@ stored() {
 	n=$(stored)
 	[ "$n" -gt 0 ] && [ "$n" -le "$suppressed" ] || fail "stored $n suppressed of $suppressed"
 }
+
+@test "exit: a COMMAND that exits non-zero or is killed fires once, its status passed through; a clean exit none" {
+	run rec --trigger exit --before 1s -o snaps -- sh -c 'sleep 0.3; exit 3'
+	[ "$status" -eq 3 ] || fail "record exited $status, not the command's 3: $output"
+	shopt -s nullglob
+	files=(snaps/trigger-*-exit.dat)
+	[ "${#files[@]}" -eq 1 ] || fail "not one snapshot: $(ls -A snaps)"
+	[[ $output == *"exited with status 3"* ]] || fail "no line: $output"
+	run -0 "$KTRACE" stat -i "${files[0]}"
+	[[ $output == *"trigger: 'exit' fired at "*"(sh) exited with status 3"* ]] || fail "stat -i: $output"
+	trace-cmd report -i "${files[0]}" >/dev/null 2>&1 || fail "trace-cmd cannot read it"
+	rm -rf snaps
+	run rec --trigger exit -o snaps -- sh -c 'kill -KILL $$'
+	[ "$status" -eq 137 ] || fail "record exited $status: $output"
+	[[ $output == *"killed by signal 9"* ]] || fail "no line: $output"
+	[ "$(ls snaps | wc -l)" -eq 1 ] || fail "not one snapshot: $(ls -A snaps)"
+	rm -rf snaps
+	run rec --trigger exit -o snaps -- true
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	[ ! -e snaps ] || [ -z "$(ls -A snaps)" ] || fail "snapshots: $(ls -A snaps)"
+}
+
+@test "bad conditions and durations: one line naming the bad part and a suggestion, status 64, nothing left in tracefs" {
+	for args in "sycall>5ms|unknown condition 'sycall'; did you mean 'syscall'?" \
+		    "syscall>5|duration '5' has no unit; e.g. 5ms" \
+		    "syscall>5xs|'5xs' is not a duration; give a number and a unit" \
+		    "syscall:fsnc>5ms|unknown system call 'fsnc'; did you mean 'fsync'?" \
+		    "syscall>0ms|duration '0ms' is zero" \
+		    "exti|unknown condition 'exti'; did you mean 'exit'?"; do
+		cond=${args%%|*}
+		run -64 "$KTRACE" record --trigger "$cond" -o snaps -- true
+		[[ ${lines[0]} == "ktrace record: bad --trigger '$cond': ${args#*|}"* ]] ||
+			fail "for '$cond': ${lines[0]}"
+	done
+	run -64 "$KTRACE" record --trigger 'syscall>5ms' --before 10 -o snaps
+	[[ ${lines[0]} == "ktrace record: bad --before: duration '10' has no unit; e.g. 10ms"* ]] || fail "${lines[0]}"
+	run -64 "$KTRACE" record --trigger exit -o snaps
+	[[ ${lines[0]} == *"--trigger exit needs a COMMAND"* ]] || fail "${lines[0]}"
+	run -64 "$KTRACE" record --trigger 'syscall>5ms'
+	[[ ${lines[0]} == *"--trigger needs -o DIR"* ]] || fail "${lines[0]}"
+	run -64 "$KTRACE" record --cooldown 1s -o x.dat -- true
+	[[ ${lines[0]} == *"go with --trigger COND"* ]] || fail "${lines[0]}"
+	[ ! -e snaps ] || fail "snaps was made"
+}

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <tracefs.h>
@@ -32,6 +33,7 @@
 #include "file/pieces.h"
 #include "file/trigopt.h"
 #include "file/writer.h"
+#include "live/session/run.h"
 #include "live/session/session-priv.h"
 #include "live/session/sink-series.h"
 #include "live/session/sink-trigger.h"
@@ -442,6 +444,31 @@ static void flush(struct kt_trigger_sink *t)
 	free(cpus);
 }
 
+/* COMMAND ended the recording with a failure: `exit` fires now. */
+static void exit_cond(struct kt_trigger_sink *t)
+{
+	struct kt_fire f = { .cpu = -1 };
+	int i, st;
+
+	if (t->s->why != KT_STOP_CHILD || !kt_run_child_status(t->s->run, &st) ||
+	    st == 0)
+		return;
+	for (i = 0; i < t->o.nconds && t->o.conds[i].kind != KT_COND_EXIT; i++)
+		;
+	if (i == t->o.nconds)
+		return;
+	f.cond = i;
+	f.ts = f.since = kt_session_trace_now(t->s);
+	f.pid = kt_run_child_pid(t->s->run);
+	if (WIFSIGNALED(st))
+		snprintf(f.what, sizeof(f.what), "pid %d (%s) killed by signal %d",
+			 f.pid, t->s->cfg->t->cmd[0], WTERMSIG(st));
+	else
+		snprintf(f.what, sizeof(f.what), "pid %d (%s) exited with status %d",
+			 f.pid, t->s->cfg->t->cmd[0], WEXITSTATUS(st));
+	fired(t, &f);
+}
+
 /* ---- the sink's hooks ---- */
 
 static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step step)
@@ -460,6 +487,7 @@ static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step st
 		/* What the buffers hold, read; the waiting snapshots written. */
 		flush(t);
 		read_new(t);
+		exit_cond(t);
 		write_due(t, true);
 	}
 	ret = kt_series_sink_ops.begin(t->ring, s, step);

@@ -17,11 +17,13 @@
 /* System call numbers looked up by name go this far. */
 #define SYSCALL_MAX	1024
 
-static const char *const kinds[] = { "syscall" };
+static const char *const kinds[] = { "syscall", "exit" };
 
 static const char *const syscall_events[] = {
 	"raw_syscalls:sys_enter", "raw_syscalls:sys_exit", NULL,
 };
+
+static const char *const no_events[] = { NULL };
 
 static const struct {
 	const char *unit;
@@ -158,6 +160,13 @@ int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 	n = strcspn(text, ":> ");
 	if (n == 7 && !strncmp(text, "syscall", 7))
 		return parse_syscall(text + 7, c, why, len);
+	if (n == 4 && !strncmp(text, "exit", 4)) {
+		c->kind = KT_COND_EXIT;
+		if (!text[4])
+			return 0;
+		snprintf(why, len, "unexpected '%s' after 'exit'; it takes nothing", text + 4);
+		return -EINVAL;
+	}
 	if (!n) {
 		snprintf(why, len, "no condition; e.g. 'syscall>50ms'");
 		return -EINVAL;
@@ -167,15 +176,14 @@ int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 	if (hint)
 		snprintf(why, len, "unknown condition '%s'; did you mean '%s'?", word, hint);
 	else
-		snprintf(why, len, "unknown condition '%s'; give syscall>DUR or syscall:NAME>DUR",
+		snprintf(why, len, "unknown condition '%s'; give syscall>DUR, syscall:NAME>DUR or exit",
 			 word);
 	return -EINVAL;
 }
 
 const char *const *kt_cond_events(const struct kt_cond *c)
 {
-	(void)c;
-	return syscall_events;
+	return c->kind == KT_COND_SYSCALL ? syscall_events : no_events;
 }
 
 char *kt_cond_slug(const struct kt_cond *c, char *buf, size_t len)

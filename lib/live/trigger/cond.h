@@ -7,6 +7,7 @@
  *
  *   syscall>DUR           a system call that took longer than DUR
  *   syscall:NAME>DUR      ... the system call NAME (syscall:fsync>20ms)
+ *   exit                  the traced COMMAND exits non-zero or is killed
  *
  * DUR is a number and a unit: ns, us, ms, s, m, h.
  */
@@ -18,6 +19,7 @@
 
 enum kt_cond_kind {
 	KT_COND_SYSCALL,
+	KT_COND_EXIT,
 };
 
 struct kt_cond {
