@@ -191,3 +191,21 @@ stored() {
 	[[ ${lines[0]} == *"go with --trigger COND"* ]] || fail "${lines[0]}"
 	[ ! -e snaps ] || fail "snaps was made"
 }
+
+@test "event EVENT if FILTER: three SIGUSR1 a shell sends itself fire three times, its SIGUSR2 none" {
+	run rec --trigger 'event signal:signal_generate if sig == 10' --before 200ms --after 100ms \
+		--cooldown 0 -F -o snaps -- sh -c 'trap : USR1 USR2; for i in 1 2 3; do kill -USR1 $$; kill -USR2 $$; sleep 0.5; done'
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	[ "$(ls snaps | wc -l)" -eq 3 ] || fail "not 3 snapshots: $(ls -A snaps) / $output"
+	[ "$(grep -c "^trigger 'event signal:signal_generate if sig == 10' at .*: signal:signal_generate pid [0-9]*$" <<<"$output")" -eq 3 ] ||
+		fail "not 3 lines: $output"
+	for f in snaps/*.dat; do
+		run -0 trace-cmd report -i "$f"
+		[[ $output == *"signal_generate: "*"sig=10 "* ]] || fail "no SIGUSR1 in $f"
+	done
+	run -64 "$KTRACE" record --trigger 'event signal_generate' -o snaps -- true
+	[[ ${lines[0]} == *"give the event as SYSTEM:EVENT"* ]] || fail "${lines[0]}"
+	run -1 "$KTRACE" record --trigger 'event signal:signal_generate if nosuch == 1' -o snaps2 -- true
+	[[ $output == *"bad --trigger: bad filter 'nosuch == 1' of signal:signal_generate"* ]] || fail "$output"
+	[ ! -e snaps2 ] || fail "snaps2 left"
+}

@@ -146,6 +146,7 @@ static int load_formats(struct kt_trigger_sink *t)
 {
 	const char *systems[8] = { NULL };
 	const char *const *ev;
+	char why[512];
 	int i, k = 0, j;
 
 	for (i = 0; i < t->o.nconds; i++)
@@ -168,9 +169,14 @@ static int load_formats(struct kt_trigger_sink *t)
 	if (!t->tep)
 		goto err;
 	t->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	t->watch = kt_watch_new(t->tep, t->o.conds, t->o.nconds);
+	why[0] = '\0';
+	t->watch = kt_watch_new(t->tep, t->o.conds, t->o.nconds, why, sizeof(why));
 	if (t->kb && t->watch)
 		return 0;
+	if (*why) {
+		kt_err("bad --trigger: %s", why);
+		return -EINVAL;
+	}
 err:
 	kt_err("cannot read the formats of the events the triggers watch: %s",
 	       strerror(errno ? errno : ENOMEM));

@@ -17,7 +17,7 @@
 /* System call numbers looked up by name go this far. */
 #define SYSCALL_MAX	1024
 
-static const char *const kinds[] = { "syscall", "exit" };
+static const char *const kinds[] = { "syscall", "exit", "event" };
 
 static const char *const syscall_events[] = {
 	"raw_syscalls:sys_enter", "raw_syscalls:sys_exit", NULL,
@@ -147,6 +147,42 @@ static int parse_syscall(const char *rest, struct kt_cond *c, char *why,
 	return kt_cond_duration(gt + 1, &c->ns, why, len);
 }
 
+/* "event SYS:EVENT [if FILTER]" after "event". */
+static int parse_event(const char *rest, struct kt_cond *c, char *why,
+		       size_t len)
+{
+	size_t n;
+
+	c->kind = KT_COND_EVENT;
+	while (*rest == ' ')
+		rest++;
+	n = strcspn(rest, " ");
+	if (!n || n >= sizeof(c->spec) || !memchr(rest, ':', n)) {
+		snprintf(why, len, "give the event as SYSTEM:EVENT, e.g. 'event signal:signal_generate if sig == 11'");
+		return -EINVAL;
+	}
+	memcpy(c->spec, rest, n);
+	c->spec[n] = '\0';
+	c->events[0] = c->spec;
+	rest += n;
+	while (*rest == ' ')
+		rest++;
+	if (!*rest)
+		return 0;
+	if (strncmp(rest, "if ", 3)) {
+		snprintf(why, len, "unexpected '%s' after '%s'; give 'event %s if FILTER'",
+			 rest, c->spec, c->spec);
+		return -EINVAL;
+	}
+	c->filter = rest + 3;
+	while (*c->filter == ' ')
+		c->filter++;
+	if (*c->filter)
+		return 0;
+	snprintf(why, len, "no FILTER after 'if'; e.g. 'event %s if pid == 1'", c->spec);
+	return -EINVAL;
+}
+
 int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 {
 	const char *hint;
@@ -160,6 +196,8 @@ int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 	n = strcspn(text, ":> ");
 	if (n == 7 && !strncmp(text, "syscall", 7))
 		return parse_syscall(text + 7, c, why, len);
+	if (n == 5 && !strncmp(text, "event", 5) && text[5] == ' ')
+		return parse_event(text + 5, c, why, len);
 	if (n == 4 && !strncmp(text, "exit", 4)) {
 		c->kind = KT_COND_EXIT;
 		if (!text[4])
@@ -176,13 +214,15 @@ int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 	if (hint)
 		snprintf(why, len, "unknown condition '%s'; did you mean '%s'?", word, hint);
 	else
-		snprintf(why, len, "unknown condition '%s'; give syscall>DUR, syscall:NAME>DUR or exit",
+		snprintf(why, len, "unknown condition '%s'; give syscall>DUR, syscall:NAME>DUR, exit or event SYSTEM:EVENT [if FILTER]",
 			 word);
 	return -EINVAL;
 }
 
 const char *const *kt_cond_events(const struct kt_cond *c)
 {
+	if (c->kind == KT_COND_EVENT)
+		return c->events;
 	return c->kind == KT_COND_SYSCALL ? syscall_events : no_events;
 }
 

@@ -8,6 +8,9 @@
  *   syscall>DUR           a system call that took longer than DUR
  *   syscall:NAME>DUR      ... the system call NAME (syscall:fsync>20ms)
  *   exit                  the traced COMMAND exits non-zero or is killed
+ *   event SYS:EVENT [if FILTER]
+ *                         an event (that matches the kernel's filter
+ *                         grammar's FILTER, e.g. 'sig == 11')
  *
  * DUR is a number and a unit: ns, us, ms, s, m, h.
  */
@@ -20,6 +23,7 @@
 enum kt_cond_kind {
 	KT_COND_SYSCALL,
 	KT_COND_EXIT,
+	KT_COND_EVENT,
 };
 
 struct kt_cond {
@@ -27,6 +31,10 @@ struct kt_cond {
 	enum kt_cond_kind kind;
 	long nr;			/* syscall:NAME's number, or -1: any */
 	uint64_t ns;			/* the duration it must exceed */
+	/* event: its "system:event", its filter (or NULL), the list of it */
+	char spec[128];
+	const char *filter;
+	const char *events[2];
 };
 
 /*

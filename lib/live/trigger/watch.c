@@ -11,7 +11,9 @@
 #include <sys/utsname.h>
 #include <traceevent/event-parse.h>
 
+#include "decode/decoder.h"
 #include "decode/symbols.h"
+#include "file/tepcheck.h"
 #include "live/trigger/watch.h"
 
 struct open_call {
@@ -20,10 +22,17 @@ struct open_call {
 	uint64_t ts;
 };
 
+/* An event condition: its id and its filter (NULL: every one). */
+struct event_cond {
+	int id;
+	struct tep_event_filter *filter;
+};
+
 struct kt_watch {
 	struct tep_handle *tep;
 	const struct kt_cond *conds;
 	int n;
+	struct event_cond *ev;		/* per condition */
 	int enter_id, exit_id;
 	struct tep_format_field *enter_nr, *exit_nr, *exit_ret;
 	struct open_call *calls;
@@ -40,18 +49,75 @@ static struct tep_event *find(struct tep_handle *tep, const char *sys,
 	return e;
 }
 
+/* Condition c's event and filter, checked as the decoder checks -F. */
+static int event_cond(struct kt_watch *w, const struct kt_cond *c,
+		      struct event_cond *e, char *why, size_t len)
+{
+	char sys[64], *f, msg[256];
+	struct tep_event *ev;
+	const char *bad;
+	int ret;
+
+	snprintf(sys, sizeof(sys), "%.*s", (int)strcspn(c->spec, ":"), c->spec);
+	ev = tep_find_event_by_name(w->tep, sys, strchr(c->spec, ':') + 1);
+	if (!ev) {
+		snprintf(why, len, "no event '%s' in the recording's formats", c->spec);
+		return -EINVAL;
+	}
+	e->id = ev->id;
+	if (!c->filter)
+		return 0;
+	if (asprintf(&f, "%s/%s: %s", ev->system, ev->name, c->filter) < 0)
+		return -ENOMEM;
+	bad = kt_filter_problem(f);
+	ret = bad ? -1 : kt_decoder_filter_try(w->tep, f, msg, sizeof(msg));
+	if (!bad && ret)
+		bad = *msg ? msg : "it does not parse";
+	if (bad) {
+		snprintf(why, len, "bad filter '%s' of %s: %s", c->filter, c->spec, bad);
+		free(f);
+		return -EINVAL;
+	}
+	e->filter = tep_filter_alloc(w->tep);
+	ret = e->filter ? tep_filter_add_filter_str(e->filter, f) : -1;
+	free(f);
+	if (ret < 0) {
+		snprintf(why, len, "bad filter '%s' of %s", c->filter, c->spec);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *conds,
-			      int n)
+			      int n, char *why, size_t len)
 {
 	struct kt_watch *w = calloc(1, sizeof(*w));
 	struct tep_event *en, *ex;
 	struct utsname u;
+	int i, ret;
 
 	if (!w)
 		return NULL;
 	w->tep = tep;
 	w->conds = conds;
 	w->n = n;
+	w->ev = calloc(n, sizeof(*w->ev));
+	if (!w->ev) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		w->ev[i].id = -1;
+		if (conds[i].kind != KT_COND_EVENT)
+			continue;
+		ret = event_cond(w, &conds[i], &w->ev[i], why, len);
+		if (ret) {
+			kt_watch_free(w);
+			errno = -ret;
+			return NULL;
+		}
+	}
 	en = find(tep, "raw_syscalls", "sys_enter", &w->enter_id);
 	ex = find(tep, "raw_syscalls", "sys_exit", &w->exit_id);
 	if (en)
@@ -65,7 +131,7 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 	w->size = 1024;
 	w->calls = calloc(w->size, sizeof(*w->calls));
 	if (!w->calls) {
-		free(w);
+		kt_watch_free(w);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -74,10 +140,38 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 
 void kt_watch_free(struct kt_watch *w)
 {
+	int i;
+
 	if (!w)
 		return;
+	for (i = 0; w->ev && i < w->n; i++)
+		if (w->ev[i].filter)
+			tep_filter_free(w->ev[i].filter);
+	free(w->ev);
 	free(w->calls);
 	free(w);
+}
+
+/* An event condition's event: 1 with *f when it passes its filter. */
+static int event_record(struct kt_watch *w, struct tep_record *rec, int type,
+			struct kt_fire *f)
+{
+	int i;
+
+	for (i = 0; i < w->n; i++) {
+		if (w->ev[i].id != type)
+			continue;
+		if (w->ev[i].filter &&
+		    tep_filter_match(w->ev[i].filter, rec) != TEP_ERRNO__FILTER_MATCH)
+			continue;
+		f->cond = i;
+		f->ts = f->since = rec->ts;
+		f->cpu = rec->cpu;
+		f->pid = tep_data_pid(w->tep, rec);
+		snprintf(f->what, sizeof(f->what), "%s pid %d", w->conds[i].spec, f->pid);
+		return 1;
+	}
+	return 0;
 }
 
 static struct open_call *slot(struct open_call *calls, size_t size, int tid)
@@ -162,6 +256,8 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 	int type = tep_data_type(w->tep, rec), tid;
 	struct open_call *c;
 
+	if (event_record(w, rec, type, f))
+		return 1;
 	if (type != w->enter_id && type != w->exit_id)
 		return 0;
 	tid = tep_data_pid(w->tep, rec);

@@ -26,9 +26,12 @@ struct kt_fire {
 	char what[256];			/* the firing event, in words */
 };
 
-/* conds[n] (kept, not copied) against tep's formats.  NULL + errno. */
+/*
+ * conds[n] (kept, not copied) against tep's formats.  NULL + errno;
+ * EINVAL with why (len bytes) saying which event or filter is bad.
+ */
 struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *conds,
-			      int n);
+			      int n, char *why, size_t len);
 void kt_watch_free(struct kt_watch *w);
 
 /* One record: 1 with *f filled when a condition held, 0 when none. */
