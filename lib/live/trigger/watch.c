@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "decode/decoder.h"
@@ -49,6 +51,44 @@ static struct tep_event *find(struct tep_handle *tep, const char *sys,
 	return e;
 }
 
+/*
+ * The decoder's trial of a filter (decode/decoder.h), in a child: the
+ * parser can crash, and what it parsed is not freed.  0, or -1 with the
+ * reason in msg.
+ */
+static int filter_trial(struct tep_handle *tep, const char *filter,
+			char *msg, size_t len)
+{
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	*msg = '\0';
+	if (pipe(fds) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (!pid) {
+		int ret = kt_decoder_filter_try(tep, filter, msg, len);
+
+		close(fds[0]);
+		if (ret && write(fds[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(ret ? 1 : 0);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return 0;
+}
+
 /* Condition c's event and filter, checked as the decoder checks -F. */
 static int event_cond(struct kt_watch *w, const struct kt_cond *c,
 		      struct event_cond *e, char *why, size_t len)
@@ -70,7 +110,7 @@ static int event_cond(struct kt_watch *w, const struct kt_cond *c,
 	if (asprintf(&f, "%s/%s: %s", ev->system, ev->name, c->filter) < 0)
 		return -ENOMEM;
 	bad = kt_filter_problem(f);
-	ret = bad ? -1 : kt_decoder_filter_try(w->tep, f, msg, sizeof(msg));
+	ret = bad ? -1 : filter_trial(w->tep, f, msg, sizeof(msg));
 	if (!bad && ret)
 		bad = *msg ? msg : "it does not parse";
 	if (bad) {
@@ -159,7 +199,7 @@ static int event_record(struct kt_watch *w, struct tep_record *rec, int type,
 	int i;
 
 	for (i = 0; i < w->n; i++) {
-		if (w->ev[i].id != type)
+		if (w->conds[i].kind != KT_COND_EVENT || w->ev[i].id != type)
 			continue;
 		if (w->ev[i].filter &&
 		    tep_filter_match(w->ev[i].filter, rec) != TEP_ERRNO__FILTER_MATCH)
