@@ -33,6 +33,8 @@
 #include "net/remote.h"
 #include "net/wire.h"
 #include "live/session/sink-series.h"
+#include "live/session/sink-trigger.h"
+#include "live/trigger/cond.h"
 #include "util-session-opts.h"
 #include "views/procview.h"
 
@@ -65,7 +67,15 @@ enum {
 	OPT_REMOTE,
 	OPT_TOKEN_FILE,
 	OPT_LOCAL,
+	OPT_TRIGGER,
+	OPT_BEFORE,
+	OPT_AFTER,
+	OPT_MAX_SNAPSHOTS,
+	OPT_COOLDOWN,
 };
+
+/* --trigger given at most this many times. */
+#define TRIGGERS_MAX	16
 
 /* The kernel keeps this many characters of a process name. */
 #define COMM_MAX	15
@@ -100,6 +110,12 @@ struct record_opts {
 	int nremotes;
 	bool local;		/* --local: this machine too */
 	const char *token_file;
+	/* --trigger COND (each parsed), --before, --after */
+	struct kt_cond conds[TRIGGERS_MAX];
+	int nconds;
+	unsigned long long before, after, cooldown;
+	bool before_set, after_set, cooldown_set;
+	unsigned int max_snapshots;
 };
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
@@ -115,7 +131,13 @@ static const char doc[] =
 	"-o DIR, DIR/ktrace-NNNNNN.dat, a new one at a size or after a "
 	"duration (--keep N: the newest N stay; --recover DIR after a kill).  "
 	"While it records, 'ktrace snapshot' or SIGUSR2 writes a whole file of "
-	"what it holds, and it goes on.";
+	"what it holds, and it goes on.  With --trigger COND -o DIR, it keeps "
+	"only recent history and, each time COND holds at time t, writes "
+	"[t - --before, t + --after] as its own file into DIR "
+	"(DIR/trigger-DATE-COND.dat), and goes on; COND is syscall>DUR or "
+	"syscall:NAME>DUR (a system call that took longer than DUR, e.g. "
+	"'syscall:fsync>20ms'), exit (COMMAND exits non-zero or is killed), or "
+	"'event SYSTEM:EVENT [if FILTER]' (e.g. 'event signal:signal_generate if sig == 11').";
 
 static const struct argp_option options[] = {
 	KT_TRACE_OPTIONS,
@@ -125,6 +147,11 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "rotate", OPT_ROTATE, "SIZE|DURATION", 0, "write a series of complete files into -o DIR, a new one at SIZE (64M; K, M, G) or after DURATION (10m; ms, s, m, h): DIR/ktrace-NNNNNN.dat", 0 },
 	{ "keep", OPT_KEEP, "N", 0, "with --rotate: keep at most N files in DIR, removing the oldest", 0 },
+	{ "trigger", OPT_TRIGGER, "COND", 0, "keep only recent history and write the moments COND holds into -o DIR, each as its own file: syscall>DUR, syscall:NAME>DUR, exit, 'event SYS:EVENT [if FILTER]'; repeatable", 0 },
+	{ "before", OPT_BEFORE, "DURATION", 0, "with --trigger: the history a snapshot holds before the moment (default 10s; ms, s, m)", 0 },
+	{ "after", OPT_AFTER, "DURATION", 0, "with --trigger: what it holds after the moment (default 1s)", 0 },
+	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N", 0, "with --trigger: write at most N snapshots; later firings are counted as suppressed", 0 },
+	{ "cooldown", OPT_COOLDOWN, "DURATION", 0, "with --trigger: a firing within DURATION of the last snapshot's is counted as suppressed (default 3s; 0: none)", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
@@ -245,6 +272,87 @@ static void rotate_end(struct record_opts *o, struct argp_state *state)
 	o->series.dir = o->output;
 }
 
+/* --trigger COND: parsed now, so a bad one is said before anything is set up. */
+static void trigger_opt(struct record_opts *o, const char *arg,
+			struct argp_state *state)
+{
+	char why[256];
+
+	if (o->nconds == TRIGGERS_MAX)
+		argp_error(state, "more than %d --trigger; join conditions into fewer",
+			   TRIGGERS_MAX);
+	if (kt_cond_parse(arg, &o->conds[o->nconds], why, sizeof(why)))
+		argp_error(state, "bad --trigger '%s': %s", arg, why);
+	o->nconds++;
+}
+
+static void window_opt(struct record_opts *o, int key, const char *arg,
+		       struct argp_state *state)
+{
+	const char *name = key == OPT_BEFORE ? "--before" :
+			   key == OPT_AFTER ? "--after" : "--cooldown";
+	uint64_t ns;
+	char why[256];
+
+	if (key == OPT_COOLDOWN && !strcmp(arg, "0")) {
+		o->cooldown = 0;
+		o->cooldown_set = true;
+		return;
+	}
+	if (kt_cond_duration(arg, &ns, why, sizeof(why)))
+		argp_error(state, "bad %s: %s", name, why);
+	if (key == OPT_COOLDOWN) {
+		o->cooldown = ns;
+		o->cooldown_set = true;
+	} else if (key == OPT_BEFORE) {
+		o->before = ns;
+		o->before_set = true;
+	} else {
+		o->after = ns;
+		o->after_set = true;
+	}
+}
+
+/*
+ * What --trigger does not go with, its -o DIR, and the events its
+ * conditions need, added to -e (with record's defaults when -e named
+ * nothing).
+ */
+static void trigger_end(struct record_opts *o, struct argp_state *state)
+{
+	static const char *const defaults[] = { "sched:sched_switch", "sched:sched_wakeup" };
+	const char *const *ev;
+	struct stat st;
+	size_t i;
+	int k;
+
+	if (o->flight || o->max_mb || o->rotate || o->recover || o->remote)
+		argp_error(state, "--trigger and %s conflict; record without one of them",
+			   o->flight ? "--flight" : o->max_mb ? "-m" : o->rotate ? "--rotate" :
+			   o->recover ? "--recover" : "--remote");
+	if (!o->output_set || !strcmp(o->output, "-"))
+		argp_error(state, "--trigger needs -o DIR, the directory its snapshots go into (created if missing)");
+	if (stat(o->output, &st) == 0 && !S_ISDIR(st.st_mode))
+		argp_error(state, "-o '%s' is a file; --trigger writes its snapshots into a directory: give -o DIR",
+			   o->output);
+	if (!o->before_set)
+		o->before = 10000000000ULL;
+	if (!o->after_set)
+		o->after = 1000000000ULL;
+	if (!o->cooldown_set)
+		o->cooldown = 3000000000ULL;
+	if (!o->t.nspecs && !o->process && !o->t.ft.tracer)
+		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+			trace_opt(&o->t, 'e', (char *)defaults[i], state);
+	for (k = 0; k < o->nconds; k++) {
+		if (o->conds[k].kind == KT_COND_EXIT && !o->t.cmd)
+			argp_error(state, "--trigger exit needs a COMMAND: ktrace record --trigger exit -o DIR -- COMMAND");
+		for (ev = kt_cond_events(&o->conds[k]); *ev; ev++)
+			if (!spec_of(o, *ev))
+				trace_opt(&o->t, 'e', (char *)*ev, state);
+	}
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -278,6 +386,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --keep '%s'; give how many files to keep, 1 or more, e.g. --keep 10",
 				   arg);
 		o->series.keep = v;
+		break;
+	case OPT_TRIGGER:
+		trigger_opt(o, arg, state);
+		break;
+	case OPT_BEFORE:
+	case OPT_AFTER:
+	case OPT_COOLDOWN:
+		window_opt(o, key, arg, state);
+		break;
+	case OPT_MAX_SNAPSHOTS:
+		if (parse_ulong(arg, 1000000, &v) || !v)
+			argp_error(state, "bad --max-snapshots '%s'; give how many snapshots at most, 1 or more, e.g. --max-snapshots 10",
+				   arg);
+		o->max_snapshots = v;
 		break;
 	case OPT_REMOTE:
 		if (!*arg)
@@ -446,6 +568,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   o->rotate ? "--rotate" : o->recover ? "--recover" : "--flight");
 		if (o->rotate)
 			rotate_end(o, state);
+		if (o->nconds)
+			trigger_end(o, state);
+		else if (o->before_set || o->after_set || o->cooldown_set || o->max_snapshots)
+			argp_error(state, "--before, --after, --cooldown and --max-snapshots go with --trigger COND");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
@@ -510,6 +636,40 @@ static void summary(const struct record_opts *o, const struct kt_session *s,
 		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
 			c.events, b, c.overrun, c.dropped);
 	}
+}
+
+/* A trigger's snapshot is written: its one line. */
+static void trigger_shot(void *ctx, const struct kt_shot *shot)
+{
+	char at[32];
+	time_t sec = shot->fire_realtime_ns / 1000000000LL;
+	struct tm tm;
+
+	(void)ctx;
+	localtime_r(&sec, &tm);
+	strftime(at, sizeof(at), "%H:%M:%S", &tm);
+	printf("trigger '%s' at %s.%03d: wrote '%s' (%.3f s): %s\n",
+	       shot->condition, at, (int)(shot->fire_realtime_ns / 1000000 % 1000),
+	       shot->path, shot->last_ts > shot->first_ts ?
+	       (shot->last_ts - shot->first_ts) / 1e9 : 0.0, shot->fire_event);
+	fflush(stdout);
+}
+
+/* What the triggers did, even with -q when some failed. */
+static void trigger_summary(const struct record_opts *o, const struct kt_session *s,
+			    const struct kt_trigger_sink *t)
+{
+	struct kt_trigger_done d;
+
+	kt_trigger_sink_done(t, &d);
+	if (d.failed)
+		kt_err("%llu trigger snapshots could not be written into '%s'",
+		       d.failed, o->output);
+	if (o->quiet)
+		return;
+	fprintf(stderr, "%s: %u snapshots into '%s' (%llu firings: %llu inside a window already taken, %llu suppressed by --cooldown or --max-snapshots) in %.2f s\n",
+		kt_log_prog(), d.snapshots, o->output, d.fired, d.merged,
+		d.suppressed, kt_session_elapsed(s));
 }
 
 /*
@@ -637,7 +797,13 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		.progress = !o->quiet && isatty(STDERR_FILENO) ? status_line : NULL,
 		.arg = o,
 	};
-	struct kt_file_sink *file = o->rotate ? NULL : kt_file_sink_new();
+	struct kt_trigger_opts to = {
+		.dir = o->output, .conds = o->conds, .nconds = o->nconds,
+		.before = o->before, .after = o->after,
+		.max_snapshots = o->max_snapshots, .cooldown = o->cooldown,
+	};
+	struct kt_trigger_sink *trigger = o->nconds ? kt_trigger_sink_new(&to) : NULL;
+	struct kt_file_sink *file = o->rotate || o->nconds ? NULL : kt_file_sink_new();
 	struct kt_series_sink *series = o->rotate ? kt_series_sink_new(&o->series) : NULL;
 	struct kt_sink sink = { &kt_file_sink_ops, file };
 	enum kt_session_stop why;
@@ -649,6 +815,12 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 	if (o->rotate) {
 		sink.ops = &kt_series_sink_ops;
 		sink.state = series;
+	}
+	if (o->nconds) {
+		sink.ops = &kt_trigger_sink_ops;
+		sink.state = trigger;
+		cfg.on_shot = trigger_shot;
+		cfg.on_shot_ctx = o;
 	}
 	if (net) {
 		sink.ops = &kt_net_sink_ops;
@@ -686,7 +858,9 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 	ret = kt_session_finish(s);
 	if (ret < 0)
 		goto out;
-	if (!o->quiet)
+	if (trigger)
+		trigger_summary(o, s, trigger);
+	else if (!o->quiet)
 		summary(o, s, file, series);
 	lost = report_loss(o, s, file, series);
 

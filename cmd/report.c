@@ -21,6 +21,7 @@
 #include "decode/fgraph.h"
 #include "decode/hosts.h"
 #include "decode/printer.h"
+#include "file/trigopt.h"
 #include "decode/select.h"
 #include "decode/ustack.h"
 #include "base/json.h"
@@ -191,7 +192,44 @@ struct run {
 	struct tep_handle *tep;
 	struct trace_seq scratch;
 	struct kt_fgraph *fg;	/* function_graph's text, or NULL */
+	/* A trigger's snapshot: its firing event is marked (text only). */
+	struct kt_trigopt trig;
+	bool has_trig, marked;
+	FILE *out;
 };
+
+/*
+ * A trigger's snapshot (file/trigopt.h), in text: which condition
+ * fired, when and on what, as the first line.
+ */
+static void trigger_head(struct run *run, struct kt_reader *r, FILE *out)
+{
+	const char *text = kt_reader_trigger(r);
+
+	if (!text || kt_trigopt_parse(text, &run->trig))
+		return;
+	run->has_trig = true;
+	run->out = out;
+	fprintf(out, "# trigger '%s' fired at %llu.%06llu on CPU %d (pid %d): %s\n",
+		run->trig.condition, (unsigned long long)run->trig.ts / 1000000000ULL,
+		(unsigned long long)run->trig.ts / 1000 % 1000000ULL, run->trig.cpu,
+		run->trig.pid, run->trig.event);
+}
+
+/* After the firing event's line, a line that points at it. */
+static int trigger_mark(struct run *run, const struct kt_event *ev)
+{
+	int ret;
+
+	if (!run->has_trig || run->marked || !ev->selected ||
+	    ev->cpu != run->trig.cpu || ev->record->ts != run->trig.ts)
+		return 0;
+	run->marked = true;
+	ret = kt_printer_flush(run->p);
+	if (!ret)
+		fprintf(run->out, "# ^ trigger '%s' fired here\n", run->trig.condition);
+	return ret;
+}
 
 /*
  * The process view's text for its events; other events keep their name
@@ -231,6 +269,8 @@ static int print_fn(const struct kt_event *ev, void *arg)
 	if (!run->left && ev->selected)
 		return -ECANCELED;
 	ret = kt_printer_print(run->p, ev);
+	if (!ret)
+		ret = trigger_mark(run, ev);
 	if (ret)
 		return ret;
 	if (ev->selected && run->left > 0)
@@ -735,6 +775,8 @@ static int report(const struct report_opts *o)
 	procview = !o->json && !o->raw && o->view != VIEW_TRACECMD &&
 		   (o->view == VIEW_PROCESS ||
 		    kt_procview_marked(kt_reader_tool_version(r)));
+	if (!o->json)
+		trigger_head(&run, r, out);
 	p = kt_printer_new(r, o->json ? KT_PRINT_JSON : o->raw ? KT_PRINT_RAW : KT_PRINT_TEXT,
 			   (o->nsec ? KT_PRINT_NSEC : 0) | KT_PRINT_BATCH |
 			   (procview ? KT_PRINT_NO_NAME : KT_PRINT_COMPILED), out);

@@ -105,6 +105,15 @@ _ktrace()
 	--keep)
 		COMPREPLY=($(compgen -W "10 20 100" -- "$cur"))
 		return 0 ;;
+	--trigger)
+		COMPREPLY=($(compgen -W "syscall>50ms syscall:fsync>20ms exit" -- "$cur"))
+		return 0 ;;
+	--max-snapshots)
+		COMPREPLY=($(compgen -W "1 10 100" -- "$cur"))
+		return 0 ;;
+	--before|--after|--cooldown)
+		COMPREPLY=($(compgen -W "500ms 1s 10s 1m" -- "$cur"))
+		return 0 ;;
 	--last)
 		COMPREPLY=($(compgen -W "10s 30s 1m 10m 1h" -- "$cur"))
 		return 0 ;;

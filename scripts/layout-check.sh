@@ -25,7 +25,8 @@ allowed() {
 	live/events) echo "$dec live/tracefs live/module live/events" ;;
 	live/probes) echo "$dec live/tracefs live/probes" ;;
 	live/buffers) echo "$dec live/tracefs live/module live/buffers" ;;
-	live/session) echo "$dec live/tracefs live/module live/events live/probes live/buffers live/session net" ;;
+	live/trigger) echo "$dec live/trigger" ;;
+	live/session) echo "$dec live/tracefs live/module live/events live/probes live/buffers live/trigger live/session net" ;;
 	analyze) echo "$dec views analyze" ;;
 	sql) echo "$dec views analyze sql" ;;
 	push) echo "$dec views analyze sql push" ;;

@@ -128,6 +128,7 @@ struct kt_reader {
 	char *wall_clock;	/* KT_OPT_KTRACE_CLOCK's text */
 	char *tsync;		/* KT_OPT_KTRACE_TSYNC's text */
 	char *record_cmdline;	/* KT_OPT_KTRACE_CMDLINE's */
+	char *trigger;		/* KT_OPT_KTRACE_TRIGGER's */
 	char **cpustat;		/* "CPU: n\n..." texts */
 	char **cpustat_buf;	/* the buffer each belongs to ("" top) */
 	int ncpustat;

@@ -1034,6 +1034,10 @@ static int parse_options(struct cur *c, bool top, uint64_t *next)
 			if (top)
 				ret = set_string(&r->record_cmdline, buf, size);
 			break;
+		case KT_OPT_KTRACE_TRIGGER:
+			if (top)
+				ret = set_string(&r->trigger, buf, size);
+			break;
 		case KT_OPT_TSC2NSEC:
 			if (size >= 16 && top) {
 				r->tsc_mult = get32(r, buf);
@@ -1873,6 +1877,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->wall_clock);
 	free(r->tsync);
 	free(r->record_cmdline);
+	free(r->trigger);
 	free(r->path);
 	free(r);
 }
@@ -1919,6 +1924,7 @@ const char *kt_reader_tgids(const struct kt_reader *r) { return r->tgids.s; }
 const char *kt_reader_wall_clock(const struct kt_reader *r) { return r->wall_clock; }
 const char *kt_reader_tsync(const struct kt_reader *r) { return r->tsync; }
 const char *kt_reader_record_cmdline(const struct kt_reader *r) { return r->record_cmdline; }
+const char *kt_reader_trigger(const struct kt_reader *r) { return r->trigger; }
 bool kt_reader_damaged(const struct kt_reader *r) { return r->damaged; }
 void kt_reader_set_damaged(struct kt_reader *r) { r->damaged = true; }
 int kt_reader_buffers(const struct kt_reader *r) { return r->nbufs; }

@@ -152,6 +152,8 @@ const char *kt_reader_wall_clock(const struct kt_reader *r);
 const char *kt_reader_tsync(const struct kt_reader *r);
 /* The `ktrace record ...` command line that made the file, or NULL. */
 const char *kt_reader_record_cmdline(const struct kt_reader *r);
+/* A trigger's snapshot: its KT_OPT_KTRACE_TRIGGER text (file/trigopt.h), or NULL. */
+const char *kt_reader_trigger(const struct kt_reader *r);
 /* The CPUSTAT text stored for a CPU of a buffer at record time, or NULL. */
 const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu);
 /* Set once damage was found (and reported) in the data. */

@@ -129,6 +129,14 @@ enum kt_dat_option {
  */
 #define KT_OPT_KTRACE_TSYNC	0x6b73	/* "ks" */
 
+/*
+ * ktrace's own option: a trigger's snapshot (`record --trigger`), which
+ * condition fired and the event that fired it, as file/trigopt.h writes
+ * and reads it (NUL-terminated text, "key value" lines).  trace-cmd
+ * skips it.
+ */
+#define KT_OPT_KTRACE_TRIGGER	0x6b67	/* "kg" */
+
 /* v7 section flags. */
 #define KT_DAT_SEC_COMPRESSED	1
 

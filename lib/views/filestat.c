@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "decode/select.h"
 #include "file/reader.h"
+#include "file/trigopt.h"
 #include "views/filestat.h"
 #include "views/summary.h"
 
@@ -310,6 +311,43 @@ static void tsync_json(struct kt_reader *r, FILE *out)
 	fprintf(out, "]},");
 }
 
+/* A trigger's snapshot: which condition fired, on what. */
+static void trigger_text(struct kt_reader *r, FILE *out)
+{
+	const char *text = kt_reader_trigger(r);
+	struct kt_trigopt t;
+
+	if (!text || kt_trigopt_parse(text, &t))
+		return;
+	fprintf(out, "trigger: '%s' fired at %llu.%06llu on CPU %d (pid %d): %s\n",
+		t.condition, (unsigned long long)t.ts / 1000000000ULL,
+		(unsigned long long)t.ts / 1000 % 1000000ULL, t.cpu, t.pid, t.event);
+	if (t.merged || t.suppressed)
+		fprintf(out, "  %llu more firings inside this window, %llu suppressed before it\n",
+			(unsigned long long)t.merged, (unsigned long long)t.suppressed);
+	if (t.chained)
+		fprintf(out, "  chained: begins at %llu.%06llu, where the previous snapshot ended (a page at the seam may be in both)\n",
+			(unsigned long long)t.chained / 1000000000ULL,
+			(unsigned long long)t.chained / 1000 % 1000000ULL);
+}
+
+static void trigger_json(struct kt_reader *r, FILE *out)
+{
+	const char *text = kt_reader_trigger(r);
+	struct kt_trigopt t;
+
+	if (!text || kt_trigopt_parse(text, &t))
+		return;
+	fprintf(out, "\"trigger\":{\"condition\":");
+	kt_json_put_str(out, t.condition);
+	fprintf(out, ",\"ts\":%llu,\"cpu\":%d,\"pid\":%d,\"event\":",
+		(unsigned long long)t.ts, t.cpu, t.pid);
+	kt_json_put_str(out, t.event);
+	fprintf(out, ",\"merged\":%llu,\"suppressed\":%llu,\"chained\":%llu},",
+		(unsigned long long)t.merged, (unsigned long long)t.suppressed,
+		(unsigned long long)t.chained);
+}
+
 static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 		      const struct kt_select *sel, FILE *out)
 {
@@ -326,6 +364,7 @@ static void stat_text(struct kt_reader *r, const struct kt_summary *s,
 			kt_reader_path(r), kt_reader_version(r), kt_reader_compression(r),
 			kt_reader_cpus(r), *kt_reader_clock(r) ? kt_reader_clock(r) : "unknown");
 	tsync_text(r, out);
+	trigger_text(r, out);
 	if (sel)
 		selection_text(sel, out);
 	if (list_chunks(r, sel) && series_text(r, out))
@@ -418,6 +457,7 @@ static void stat_json(struct kt_reader *r, const struct kt_summary *s,
 	kt_json_put_str(out, kt_reader_path(r));
 	fprintf(out, ",\"version\":%d,", kt_reader_version(r));
 	tsync_json(r, out);
+	trigger_json(r, out);
 	if (list_chunks(r, sel)) {
 		struct chunk_row row;
 

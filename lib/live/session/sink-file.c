@@ -48,6 +48,8 @@ struct kt_file_sink {
 	/* A chunk's pages and CPUSTAT texts, given by its series (NULL: the sources'). */
 	struct kt_writer_cpu *given;
 	char *const *stat_text;
+	/* A trigger's snapshot: its option's text (file/trigopt.h), or NULL. */
+	const char *trigger;
 	bool disk_full;			/* a full disk cut the file */
 };
 
@@ -380,6 +382,8 @@ static int add_options(struct kt_file_sink *f)
 		ret = kt_writer_add_option(f->w, KT_OPT_TRACEID, &id, sizeof(id));
 	if (!ret && s->cfg->cmdline)
 		ret = kt_writer_add_option_str(f->w, KT_OPT_KTRACE_CMDLINE, s->cfg->cmdline);
+	if (!ret && f->trigger)
+		ret = kt_writer_add_option_str(f->w, KT_OPT_KTRACE_TRIGGER, f->trigger);
 	if (!ret && kt_wallclock_known(&f->wall)) {
 		char text[256];
 		size_t len = kt_wallclock_format(&f->wall, text, sizeof(text));
@@ -891,6 +895,7 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 		ret = -errno;
 		goto out;
 	}
+	snap->trigger = req->trigger;
 	ret = kt_file_sink_write_chunk(snap, cpus, texts);
 	if (!ret)
 		snprintf(res->path, sizeof(res->path), "%s", path);

@@ -59,6 +59,8 @@ enum {
 struct kt_snapshot_req {
 	const char *path;		/* the file; NULL: the sink's default */
 	unsigned long long last_ns;	/* the newest ns only; 0: all it holds */
+	/* A trigger's: KT_OPT_KTRACE_TRIGGER's text for the file, or NULL. */
+	const char *trigger;
 };
 
 /* What a snapshot wrote. */

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A trigger: see sink-trigger.h.  The ring is a series sink of its own
+ * (chunks of a part of before + after, as many kept as cover it twice)
+ * in DIR/.ktrace-ring-PID, removed at the end.  A timer wakes the sink
+ * every tick: each CPU's current pieces are read from where the last
+ * tick stopped, whole pages only, through a descriptor held across a
+ * rotation (the old pieces are read to their end before the new ones);
+ * the records go to the conditions.  A firing waits until its window's
+ * end has passed on the trace clock, then the series' snapshot writes
+ * it (sink-file.h's kt_file_sink_snapshot: the ring's finished chunks
+ * and the pieces since the window's start), and cfg->on_shot is told.
+ * A condition that holds again inside a waiting snapshot's window is
+ * merged into it (counted, the window as it was).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <tracefs.h>
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+#include "base/log.h"
+#include "file/pieces.h"
+#include "file/trigopt.h"
+#include "file/writer.h"
+#include "live/session/run.h"
+#include "live/session/session-priv.h"
+#include "live/session/sink-series.h"
+#include "live/session/sink-trigger.h"
+#include "live/trigger/watch.h"
+
+/* How often the new pages are read. */
+#define TICK_NS		100000000ULL
+/*
+ * Every this many ticks the partly filled pages are moved into the
+ * pieces too, so that a firing on a quiet CPU is seen within half a
+ * second, not once its page fills.
+ */
+#define FLUSH_TICKS	5
+/* Firings waiting for their window's end, at most. */
+#define PENDING_MAX	64
+
+struct pending {
+	struct kt_fire f;
+	uint64_t due;			/* trace clock: write at or after */
+	int64_t realtime_ns;		/* f.ts on the wall clock */
+	uint64_t merged;		/* firings merged into it */
+	uint64_t suppressed;		/* held back since the last snapshot */
+};
+
+struct kt_trigger_sink {
+	struct kt_trigger_opts o;
+	struct kt_session *s;
+	char *ring_dir;
+	struct kt_series_sink *ring;
+	struct tep_handle *tep;
+	struct kbuffer *kb;
+	struct kt_watch *watch;
+	int timer;
+	int page;
+	char *prefix;			/* the pieces being read */
+	int *fd;			/* per CPU */
+	unsigned long long *off;
+	unsigned char *buf;
+	struct pending pend[PENDING_MAX];
+	int npend;
+	/* Storms: snapshots begun, the last one's firing, suppressed since. */
+	unsigned int started;
+	uint64_t last_fire;
+	bool fired_once;
+	uint64_t held;
+	uint64_t last_end;		/* the last snapshot's end, trace clock */
+	unsigned long ticks;
+	bool made_dir;
+	struct kt_trigger_done done;
+};
+
+struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
+{
+	struct kt_trigger_sink *t = calloc(1, sizeof(*t));
+	struct kt_series_opts so = { 0 };
+	uint64_t span = o->before + o->after;
+
+	if (!t)
+		return NULL;
+	t->o = *o;
+	t->timer = -1;
+	t->page = getpagesize();
+	if (asprintf(&t->ring_dir, "%s/.ktrace-ring-%d", o->dir, (int)getpid()) < 0) {
+		t->ring_dir = NULL;
+		goto err;
+	}
+	/* Four chunks cover before + after: twice that kept, a late firing too. */
+	so.dir = t->ring_dir;
+	so.ns = span / 4 > 250000000ULL ? span / 4 : 250000000ULL;
+	so.keep = 8;
+	t->ring = kt_series_sink_new(&so);
+	t->o.dir = strdup(o->dir);
+	t->buf = malloc(t->page);
+	if (!t->ring || !t->o.dir || !t->buf)
+		goto err;
+	return t;
+err:
+	if (t->ring)
+		kt_series_sink_ops.free(t->ring);
+	free((char *)t->o.dir);
+	free(t->ring_dir);
+	free(t->buf);
+	free(t);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void kt_trigger_sink_done(const struct kt_trigger_sink *t,
+			  struct kt_trigger_done *d)
+{
+	*d = t->done;
+}
+
+/* ---- set-up ---- */
+
+static int make_dir(struct kt_trigger_sink *t)
+{
+	if (!mkdir(t->o.dir, 0755)) {
+		t->made_dir = true;
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	kt_err("cannot create '%s': %s", t->o.dir, strerror(errno));
+	return -errno;
+}
+
+/* The formats of the systems the conditions read. */
+static int load_formats(struct kt_trigger_sink *t)
+{
+	const char *systems[8] = { NULL };
+	const char *const *ev;
+	char why[512];
+	int i, k = 0, j;
+
+	for (i = 0; i < t->o.nconds; i++)
+		for (ev = kt_cond_events(&t->o.conds[i]); *ev; ev++) {
+			size_t n = strcspn(*ev, ":");
+
+			for (j = 0; j < k && (strlen(systems[j]) != n ||
+					      strncmp(systems[j], *ev, n)); j++)
+				;
+			if (j < k || k == 7)
+				continue;
+			systems[k] = strndup(*ev, n);
+			if (!systems[k])
+				break;
+			k++;
+		}
+	t->tep = tracefs_local_events_system(NULL, systems);
+	for (j = 0; j < k; j++)
+		free((char *)systems[j]);
+	if (!t->tep)
+		goto err;
+	t->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+	why[0] = '\0';
+	t->watch = kt_watch_new(t->tep, t->o.conds, t->o.nconds, why, sizeof(why));
+	if (t->kb && t->watch)
+		return 0;
+	if (*why) {
+		kt_err("bad --trigger: %s", why);
+		return -EINVAL;
+	}
+err:
+	kt_err("cannot read the formats of the events the triggers watch: %s",
+	       strerror(errno ? errno : ENOMEM));
+	return errno ? -errno : -ENOMEM;
+}
+
+static int arm(struct kt_trigger_sink *t)
+{
+	struct itimerspec it = {
+		.it_interval = { 0, TICK_NS },
+		.it_value = { 0, TICK_NS },
+	};
+	int cpu;
+
+	t->fd = calloc(t->s->ncpus, sizeof(*t->fd));
+	t->off = calloc(t->s->ncpus, sizeof(*t->off));
+	if (!t->fd || !t->off)
+		return -ENOMEM;
+	for (cpu = 0; cpu < t->s->ncpus; cpu++)
+		t->fd[cpu] = -1;
+	t->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (t->timer < 0 || timerfd_settime(t->timer, 0, &it, NULL)) {
+		kt_err("cannot start the trigger's timer: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* ---- reading the new pages ---- */
+
+/* The wall clock at trace time ts, from the clocks read now. */
+static int64_t realtime_of(struct kt_trigger_sink *t, uint64_t ts)
+{
+	uint64_t now = kt_session_trace_now(t->s);
+	struct timespec rt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	return (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec - (int64_t)(now - ts);
+}
+
+static void fired(struct kt_trigger_sink *t, const struct kt_fire *f)
+{
+	struct pending *p;
+	int i;
+
+	t->done.fired++;
+	/* Seen late, inside the last snapshot written: it is in there. */
+	if (f->ts <= t->last_end) {
+		t->done.merged++;
+		return;
+	}
+	for (i = 0; i < t->npend; i++) {
+		p = &t->pend[i];
+		if (f->ts <= p->due) {
+			/*
+			 * Inside a window still to be written: it is in there
+			 * (not stretched: a storm would hold it for ever).
+			 */
+			p->merged++;
+			t->done.merged++;
+			return;
+		}
+	}
+	if (t->npend == PENDING_MAX ||
+	    (t->o.max_snapshots && t->started >= t->o.max_snapshots) ||
+	    (t->fired_once && f->ts < t->last_fire + t->o.cooldown)) {
+		t->done.suppressed++;
+		t->held++;
+		return;
+	}
+	t->started++;
+	t->fired_once = true;
+	t->last_fire = f->ts;
+	p = &t->pend[t->npend++];
+	memset(p, 0, sizeof(*p));
+	p->suppressed = t->held;
+	t->held = 0;
+	p->f = *f;
+	p->due = f->ts + t->o.after;
+	p->realtime_ns = realtime_of(t, f->ts);
+}
+
+static void read_page(struct kt_trigger_sink *t, int cpu)
+{
+	struct tep_record rec;
+	unsigned long long ts;
+	struct kt_fire f;
+	void *data;
+
+	if (kbuffer_load_subbuffer(t->kb, t->buf))
+		return;
+	for (data = kbuffer_read_event(t->kb, &ts); data;
+	     data = kbuffer_next_event(t->kb, &ts)) {
+		memset(&rec, 0, sizeof(rec));
+		rec.ts = ts;
+		rec.cpu = cpu;
+		rec.data = data;
+		rec.size = kbuffer_event_size(t->kb);
+		if (kt_watch_record(t->watch, &rec, &f))
+			fired(t, &f);
+	}
+}
+
+/* A CPU's whole pages from where it stopped to the end of its pieces. */
+static void read_cpu(struct kt_trigger_sink *t, int cpu)
+{
+	struct stat st;
+	int fd = t->fd[cpu];
+
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	while (t->off[cpu] + t->page <= (unsigned long long)st.st_size) {
+		if (pread(fd, t->buf, t->page, t->off[cpu]) != t->page)
+			return;
+		t->off[cpu] += t->page;
+		read_page(t, cpu);
+	}
+}
+
+/* Every CPU's new pages, the last chunk's to their end first. */
+static void read_new(struct kt_trigger_sink *t)
+{
+	const char *prefix = t->s->env.prefix;
+	char path[PATH_MAX];
+	int cpu;
+
+	if (!prefix)
+		return;
+	for (cpu = 0; cpu < t->s->ncpus; cpu++)
+		read_cpu(t, cpu);
+	if (t->prefix && !strcmp(t->prefix, prefix))
+		return;
+	free(t->prefix);
+	t->prefix = strdup(prefix);
+	for (cpu = 0; cpu < t->s->ncpus; cpu++) {
+		if (t->fd[cpu] >= 0)
+			close(t->fd[cpu]);
+		t->fd[cpu] = -1;
+		t->off[cpu] = 0;
+		if (t->prefix && !kt_pieces_cpu(path, sizeof(path), t->prefix, cpu))
+			t->fd[cpu] = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	for (cpu = 0; cpu < t->s->ncpus; cpu++)
+		read_cpu(t, cpu);
+}
+
+/* ---- the snapshots ---- */
+
+static char *shot_path(struct kt_trigger_sink *t, const struct pending *p)
+{
+	time_t sec = p->realtime_ns / 1000000000LL;
+	char date[32], slug[96], *path = NULL;
+	struct tm tm;
+	int i;
+
+	localtime_r(&sec, &tm);
+	strftime(date, sizeof(date), "%Y%m%d-%H%M%S", &tm);
+	kt_cond_slug(&t->o.conds[p->f.cond], slug, sizeof(slug));
+	for (i = 0; i < 100; i++) {
+		free(path);
+		if (asprintf(&path, "%s/trigger-%s.%03d-%s%s%.0d.dat", t->o.dir, date,
+			     (int)(p->realtime_ns / 1000000 % 1000), slug,
+			     i ? "-" : "", i) < 0)
+			return NULL;
+		if (access(path, F_OK))
+			break;
+	}
+	return path;
+}
+
+static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
+		       uint64_t now)
+{
+	const struct kt_session_config *cfg = t->s->cfg;
+	uint64_t start = p->f.ts > t->o.before ? p->f.ts - t->o.before : 0;
+	bool chained = t->last_end && start < t->last_end;
+	struct kt_snapshot_req req = { 0 };
+	struct kt_snapshot_res res;
+	struct kt_trigopt opt = { .ts = p->f.ts, .cpu = p->f.cpu, .pid = p->f.pid,
+				  .merged = p->merged, .suppressed = p->suppressed };
+	struct kt_shot shot;
+	char *path = shot_path(t, p), *text;
+
+	snprintf(opt.condition, sizeof(opt.condition), "%s", t->o.conds[p->f.cond].text);
+	snprintf(opt.event, sizeof(opt.event), "%s", p->f.what);
+	text = kt_trigopt_format(&opt);
+	if (!path || !text) {
+		t->done.failed++;
+		free(path);
+		free(text);
+		return;
+	}
+	/* Never the last snapshot's events again: begin where it ended. */
+	if (chained) {
+		start = t->last_end;
+		opt.chained = start;
+		free(text);
+		text = kt_trigopt_format(&opt);
+		if (!text) {
+			t->done.failed++;
+			free(path);
+			return;
+		}
+	}
+	req.path = path;
+	req.trigger = text;
+	req.last_ns = now > start ? now - start : 1;
+	if (kt_series_sink_ops.snapshot(t->ring, t->s, &req, &res)) {
+		t->done.failed++;
+		free(path);
+		free(text);
+		return;
+	}
+	t->done.snapshots++;
+	t->last_end = res.last_ts;
+	if (cfg->on_shot) {
+		memset(&shot, 0, sizeof(shot));
+		shot.path = res.path;
+		shot.condition = t->o.conds[p->f.cond].text;
+		shot.fire_ts = p->f.ts;
+		shot.fire_realtime_ns = p->realtime_ns;
+		shot.fire_event = p->f.what;
+		shot.first_ts = res.first_ts;
+		shot.last_ts = res.last_ts;
+		shot.suppressed = p->suppressed;
+		cfg->on_shot(cfg->on_shot_ctx, &shot);
+	}
+	free(path);
+	free(text);
+}
+
+/* The snapshots whose window has ended (all of them: at the end). */
+static void write_due(struct kt_trigger_sink *t, bool all)
+{
+	uint64_t now;
+	int i = 0;
+
+	if (!t->npend)
+		return;
+	now = kt_session_trace_now(t->s);
+	while (i < t->npend) {
+		if (!all && now < t->pend[i].due) {
+			i++;
+			continue;
+		}
+		write_shot(t, &t->pend[i], now);
+		memmove(&t->pend[i], &t->pend[i + 1],
+			(t->npend - i - 1) * sizeof(t->pend[0]));
+		t->npend--;
+	}
+}
+
+/* Every page so far into the pieces, the partly filled ones too. */
+static void flush(struct kt_trigger_sink *t)
+{
+	struct kt_session *s = t->s;
+	struct kt_writer_cpu *cpus = calloc(s->ncpus, sizeof(*cpus));
+	int cpu;
+	size_t i;
+
+	if (!cpus)
+		return;
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		cpus[cpu].fd = -1;
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->flush)
+			s->src[i].ops->flush(s->src[i].state, cpus);
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+	free(cpus);
+}
+
+/* COMMAND ended the recording with a failure: `exit` fires now. */
+static void exit_cond(struct kt_trigger_sink *t)
+{
+	struct kt_fire f = { .cpu = -1 };
+	int i, st;
+
+	if (t->s->why != KT_STOP_CHILD || !kt_run_child_status(t->s->run, &st) ||
+	    st == 0)
+		return;
+	for (i = 0; i < t->o.nconds && t->o.conds[i].kind != KT_COND_EXIT; i++)
+		;
+	if (i == t->o.nconds)
+		return;
+	f.cond = i;
+	f.ts = f.since = kt_session_trace_now(t->s);
+	f.pid = kt_run_child_pid(t->s->run);
+	if (WIFSIGNALED(st))
+		snprintf(f.what, sizeof(f.what), "pid %d (%s) killed by signal %d",
+			 f.pid, t->s->cfg->t->cmd[0], WTERMSIG(st));
+	else
+		snprintf(f.what, sizeof(f.what), "pid %d (%s) exited with status %d",
+			 f.pid, t->s->cfg->t->cmd[0], WEXITSTATUS(st));
+	fired(t, &f);
+}
+
+/* ---- the sink's hooks ---- */
+
+static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step step)
+{
+	struct kt_trigger_sink *t = state;
+	int ret;
+
+	if (step == KT_SINK_NEW)
+		t->s = s;
+	if (step == KT_SINK_OPEN) {
+		ret = make_dir(t);
+		if (ret)
+			return ret;
+	}
+	if (step == KT_SINK_STOPPING && t->fd) {
+		/* What the buffers hold, read; the waiting snapshots written. */
+		flush(t);
+		read_new(t);
+		exit_cond(t);
+		write_due(t, true);
+	}
+	ret = kt_series_sink_ops.begin(t->ring, s, step);
+	if (ret)
+		return ret;
+	switch (step) {
+	case KT_SINK_ARMED:
+		return load_formats(t);
+	case KT_SINK_STARTED:
+		return arm(t);
+	default:
+		return 0;
+	}
+}
+
+static int trigger_poll_fds(void *state, struct pollfd *fds, int max)
+{
+	struct kt_trigger_sink *t = state;
+
+	if (!fds)
+		return 2;
+	if (max < 2)
+		return 0;
+	kt_series_sink_ops.poll_fds(t->ring, fds, 1);
+	fds[1].fd = t->timer;
+	fds[1].events = POLLIN;
+	return 2;
+}
+
+static int trigger_pages(void *state, const struct pollfd *fds)
+{
+	struct kt_trigger_sink *t = state;
+	uint64_t ticks;
+
+	if (!fds)
+		return 0;
+	if ((fds[1].revents & POLLIN) && read(t->timer, &ticks, sizeof(ticks)) > 0) {
+		if (++t->ticks % FLUSH_TICKS == 0)
+			flush(t);
+		read_new(t);
+		write_due(t, false);
+	}
+	/* Read before the ring rotates: the old pieces stay open here. */
+	return kt_series_sink_ops.pages(t->ring, fds);
+}
+
+/* A snapshot asked from outside (ktrace snapshot, SIGUSR2): the ring's. */
+static int trigger_snapshot(void *state, struct kt_session *s,
+			    const struct kt_snapshot_req *req,
+			    struct kt_snapshot_res *res)
+{
+	struct kt_trigger_sink *t = state;
+
+	return kt_series_sink_ops.snapshot(t->ring, s, req, res);
+}
+
+/* The ring is not an output: its last chunk is not written. */
+static int trigger_end(void *state, struct kt_session *s)
+{
+	(void)state;
+	(void)s;
+	return 0;
+}
+
+static void remove_ring(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' || (strcmp(de->d_name, ".") &&
+					    strcmp(de->d_name, ".."))) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void trigger_free(void *state)
+{
+	struct kt_trigger_sink *t = state;
+	int cpu;
+
+	kt_series_sink_ops.free(t->ring);
+	if (t->ring_dir)
+		remove_ring(t->ring_dir);
+	/* A recording that wrote nothing leaves no DIR it made. */
+	if (t->made_dir && !t->done.snapshots)
+		rmdir(t->o.dir);
+	for (cpu = 0; t->fd && t->s && cpu < t->s->ncpus; cpu++)
+		if (t->fd[cpu] >= 0)
+			close(t->fd[cpu]);
+	if (t->timer >= 0)
+		close(t->timer);
+	if (t->watch)
+		kt_watch_free(t->watch);
+	if (t->kb)
+		kbuffer_free(t->kb);
+	if (t->tep)
+		tep_free(t->tep);
+	free(t->fd);
+	free(t->off);
+	free(t->prefix);
+	free(t->buf);
+	free(t->ring_dir);
+	free((char *)t->o.dir);
+	free(t);
+}
+
+const struct kt_sink_ops kt_trigger_sink_ops = {
+	.name = "trigger",
+	.wake_percent = "10",
+	.begin = trigger_begin,
+	.poll_fds = trigger_poll_fds,
+	.pages = trigger_pages,
+	.snapshot = trigger_snapshot,
+	.end = trigger_end,
+	.free = trigger_free,
+};
