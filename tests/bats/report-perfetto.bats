@@ -41,13 +41,22 @@ check_tp() {
 	tp t.pftrace "select name, value from stats where severity in ('error', 'data_losses') and value > 0" >stats.txt
 	[ ! -s stats.txt ] || fail "trace processor stats: $(cat stats.txt) $(cat tp.err)"
 	# One slice per switch, less each CPU's first (it starts no slice
-	# the trace saw begin); as many Running states.
-	local sw cpus
+	# the trace saw begin).
+	local sw cpus breaks slices running
 	sw=$(wc -l <sw.jsonl)
 	cpus=$(jq -r .cpu sw.jsonl | sort -u | wc -l)
-	[ "$(tp t.pftrace 'select count(*) from sched')" = $((sw - cpus)) ] ||
-		fail "$(tp t.pftrace 'select count(*) from sched') slices of $sw switches on $cpus CPUs"
-	[ "$(tp t.pftrace "select count(*) from thread_state where state = 'Running'")" = $((sw - cpus)) ]
+	slices=$(tp t.pftrace 'select count(*) from sched')
+	[ "$slices" = $((sw - cpus)) ] || fail "$slices slices of $sw switches on $cpus CPUs"
+	# A switch whose prev_pid is not the CPU's last next_pid: a switch
+	# between them is missing (this host's kernel drops some around
+	# idle, uncounted), and the thread states there are the trace
+	# processor's guess: each such break is one state either way.
+	breaks=$(jq -s 'group_by(.cpu) | map([.[:-1], .[1:]] | transpose |
+		map(select(.[0].next_pid != .[1].prev_pid)) | length) | add // 0' sw.jsonl)
+	# As many Running states as slices.
+	running=$(tp t.pftrace "select count(*) from thread_state where state = 'Running'")
+	[ "$running" -ge $((slices - breaks)) ] && [ "$running" -le $((slices + breaks)) ] ||
+		fail "$running Running states for $slices slices, $breaks breaks"
 	# Each prev_state a switch gives its task: a thread state of that
 	# name after it, for every switch but each CPU's first at most
 	# (running R and R+ also begin at wakeups).
@@ -55,9 +64,9 @@ check_tp() {
 	jq -r '.prev_state_name' sw.jsonl | sort | uniq -c | while read -r n s; do
 		got=$(awk -F, -v s="$s" '$1 == s { print $2 }' states.txt)
 		case $s in
-		R | R+) [ "${got:-0}" -ge $((n - cpus)) ] ;;
-		*) [ "${got:-0}" -ge $((n - cpus)) ] && [ "${got:-0}" -le "$n" ] ;;
-		esac || fail "state $s: $got thread states for $n switches ($(cat states.txt))"
+		R | R+) [ "${got:-0}" -ge $((n - cpus - breaks)) ] ;;
+		*) [ "${got:-0}" -ge $((n - cpus - breaks)) ] && [ "${got:-0}" -le $((n + breaks)) ] ;;
+		esac || fail "state $s: $got thread states for $n switches, $breaks breaks ($(cat states.txt))"
 	done
 	# Every state is one a switch or a wakeup gives.
 	cut -d, -f1 states.txt | while read -r s; do
