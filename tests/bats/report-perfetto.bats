@@ -59,15 +59,17 @@ check_tp() {
 	running=$(tp t.pftrace "select count(*) from thread_state where state = 'Running'")
 	[ "$running" -gt 0 ] && [ "$running" -le $((slices + breaks)) ] ||
 		fail "$running Running states for $slices slices, $breaks breaks"
-	# Each prev_state a switch gives its task: a thread state of that
-	# name after it, for every switch but each CPU's first at most
-	# (running R and R+ also begin at wakeups).
+	# Each prev_state the switches give their tasks: thread states of
+	# that name, at most one per switch (R and R+ also begin at
+	# wakeups).
 	tp t.pftrace "select state, count(*) from thread_state where state != 'Running' group by state" >states.txt
 	jq -r '.prev_state_name' sw.jsonl | sort | uniq -c | while read -r n s; do
 		got=$(awk -F, -v s="$s" '$1 == s { print $2 }' states.txt)
+		# (each CPU's first switch and a break may give none)
+		[ "$n" -le $((cpus + breaks)) ] || [ "${got:-0}" -gt 0 ] || fail "state $s: none for $n switches"
 		case $s in
-		R | R+) [ "${got:-0}" -ge $((n - cpus - breaks)) ] ;;
-		*) [ "${got:-0}" -ge $((n - cpus - breaks)) ] && [ "${got:-0}" -le $((n + breaks)) ] ;;
+		R | R+) true ;;
+		*) [ "${got:-0}" -le $((n + breaks)) ] ;;
 		esac || fail "state $s: $got thread states for $n switches, $breaks breaks ($(cat states.txt))"
 	done
 	# Every state is one a switch or a wakeup gives.
