@@ -705,6 +705,8 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 	run.an = kt_offcpu_new(kt_reader_tep(r), machine_of(r), o->by && !strcmp(o->by, "comm"));
 	if (run.an && o->folded)
 		run.f = kt_folded_new(kt_reader_tep(r), KT_FOLDED_OFFCPU);
+	if (run.f && kt_folded_name_users(run.f, r))
+		kt_warn("cannot name the frames of user stacks: %s", strerror(errno));
 	if (!run.an || (o->folded && !run.f)) {
 		kt_err("cannot start the analysis: %s", strerror(errno));
 		goto out;

@@ -194,6 +194,9 @@ static int read_side(struct side *sd, bool flame)
 	sd->s = kt_samples_new(kt_reader_tep(sd->r), machine_of(sd->r), some_tasks(sd->r));
 	if (sd->s && flame)
 		sd->f = kt_folded_new(kt_reader_tep(sd->r), KT_FOLDED_OFFCPU);
+	if (sd->f && kt_folded_name_users(sd->f, sd->r))
+		kt_warn("cannot name the frames of user stacks in '%s': %s", sd->path,
+			strerror(errno));
 	d = kt_decoder_new(sd->r, NULL);
 	if (!sd->s || (flame && !sd->f) || !d) {
 		kt_decoder_free(d);

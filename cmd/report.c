@@ -425,13 +425,26 @@ static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
 	f = kt_folded_new(kt_reader_tep(r), o->stacks == 2 ? KT_FOLDED_OFFCPU : KT_FOLDED_EVENTS);
 	if (!f)
 		return -ENOMEM;
+	ret = kt_folded_name_users(f, r);
+	if (ret)
+		kt_warn("cannot name the frames of user stacks: %s", strerror(-ret));
 	ret = kt_decoder_run(d, kt_folded_add, f);
 	if (!ret && o->flame) {
 		char sel[256], title[512];
 
+		/* What the file's stacks are: [0] as a title starts, [1] after "by". */
+		static const char *const kinds[3][2] = {
+			{ "Kernel stacks", "kernel stack" },
+			{ "User stacks", "user stack" },
+			{ "Kernel and user stacks", "kernel and user stack" },
+		};
+		const char *const *kind;
+
+		kt_folded_stats(f, &st);
+		kind = kinds[!st.ustacks ? 0 : !st.stacks ? 1 : 2];
 		kt_select_describe(o->sel, sel, sizeof(sel));
-		snprintf(title, sizeof(title), "%s of %s%s%s",
-			 o->stacks == 2 ? "Off-CPU time by kernel stack" : "Kernel stacks",
+		snprintf(title, sizeof(title), "%s%s of %s%s%s",
+			 o->stacks == 2 ? "Off-CPU time by " : "", kind[o->stacks == 2],
 			 o->input, *sel ? " " : "", sel);
 		ret = kt_flamegraph_write(f, title, o->stacks == 2 ? "us off-CPU" : "events", out);
 	} else if (!ret) {
@@ -448,7 +461,7 @@ static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
 		kt_warn("%llu switch%s back onto a CPU %s missing from '%s' (dropped uncounted); each such time off ends at the task's next event",
 			st.missed_ins, st.missed_ins == 1 ? "" : "es",
 			st.missed_ins == 1 ? "is" : "are", o->input);
-	if (!st.stacks) {
+	if (!st.stacks && !st.ustacks) {
 		kt_err("no kernel stacks %sin '%s'; record them with 'ktrace record -T' or '--stack EVENT'",
 		       o->stacks == 2 ? "of sched_switch " :
 		       kt_select_any(o->sel) ? "of the selection " : "", o->input);

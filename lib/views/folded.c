@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Folded stacks of the file's kernel_stack records.  See folded.h.
+ * Folded stacks of the file's kernel_stack and user_stack records.  See
+ * folded.h.
  */
 #include <errno.h>
 #include <search.h>
@@ -11,7 +12,9 @@
 #include <traceevent/event-parse.h>
 
 #include "base/collect.h"
+#include "file/reader.h"
 #include "decode/kstack.h"
+#include "decode/ustack.h"
 #include "views/folded.h"
 
 /* One distinct stack (its text, "comm;outer;...;inner") and its count. */
@@ -27,19 +30,32 @@ struct off {
 	struct stack *st;
 };
 
-/* The last event on a CPU: the one a kernel_stack that follows belongs to. */
+/* A stack's frames as text, ";outer;...;inner". */
+struct part {
+	char *s;
+	size_t len, cap;
+};
+
+/*
+ * The last event on a CPU: the one the kernel_stack and user_stack that
+ * follow belong to, and what they have given so far.
+ */
 struct last {
 	bool valid;
 	bool selected;
 	bool is_switch;
+	bool has_k, has_u;		/* its kernel, its user stack seen */
 	int pid;			/* the event's task; prev_pid for a switch */
 	unsigned long long ts;
 	char comm[32];			/* prev_comm for a switch */
+	struct part k, u;		/* their frames */
+	struct stack *st;		/* where the event counts so far */
 };
 
 struct kt_folded {
 	struct tep_handle *tep;
 	enum kt_folded_mode mode;
+	struct kt_ustack *ustack;	/* names user frames; NULL: addresses */
 	void *stacks;			/* tsearch tree of struct stack */
 	size_t nstacks;
 	void *offs;			/* tsearch tree of struct off, by pid */
@@ -72,6 +88,15 @@ struct kt_folded *kt_folded_new(struct tep_handle *tep, enum kt_folded_mode mode
 	f->tep = tep;
 	f->mode = mode;
 	return f;
+}
+
+int kt_folded_name_users(struct kt_folded *f, struct kt_reader *r)
+{
+	if (!tep_find_event_by_name(f->tep, "ftrace", "user_stack"))
+		return 0;
+	kt_ustack_free(f->ustack);
+	f->ustack = kt_ustack_new(r);
+	return f->ustack || errno == ENOENT ? 0 : -errno;
 }
 
 /* Buffer b's CPU cpu: a stack follows its event in the same buffer. */
@@ -139,6 +164,9 @@ static void note_event(struct kt_folded *f, const struct kt_event *ev, struct la
 	const char *comm;
 
 	l->valid = true;
+	l->has_k = l->has_u = false;
+	l->k.len = l->u.len = 0;
+	l->st = NULL;
 	l->selected = ev->selected;
 	l->ts = rec->ts;
 	l->is_switch = !strcmp(ev->event->name, "sched_switch");
@@ -168,37 +196,45 @@ static bool tracing_frame(const char *name)
 	return false;
 }
 
-static int put(struct kt_folded *f, size_t *at, const char *s)
+/* Append s to p, with ';' and ' ' (which would cut a line) as '_'. */
+static int put(struct part *p, const char *s, bool clean)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), i;
 
-	if (*at + n + 2 > f->cap) {
-		size_t cap = (*at + n + 2) * 2;
-		char *b = realloc(f->buf, cap);
+	if (p->len + n + 2 > p->cap) {
+		size_t cap = (p->len + n + 2) * 2;
+		char *b = realloc(p->s, cap);
 
 		if (!b)
 			return -ENOMEM;
-		f->buf = b;
-		f->cap = cap;
+		p->s = b;
+		p->cap = cap;
 	}
-	memcpy(f->buf + *at, s, n + 1);
-	*at += n;
+	memcpy(p->s + p->len, s, n + 1);
+	for (i = 0; clean && i < n; i++)
+		if (p->s[p->len + i] == ';' || p->s[p->len + i] == ' ')
+			p->s[p->len + i] = '_';
+	p->len += n;
 	return 0;
 }
 
+static int put_frame(struct part *p, const char *name)
+{
+	int ret = put(p, ";", false);
+
+	return ret ? ret : put(p, name, true);
+}
+
 /*
- * f->buf = "comm;outer;...;inner" of a kernel_stack record: its caller
- * array holds the frames the kernel had, innermost first, up to the
- * record's end or a -1 (ULONG_MAX) end mark, as libtraceevent reads it.
+ * p = ";outer;...;inner" of a kernel_stack record: its caller array holds
+ * the frames the kernel had, innermost first, up to the record's end or
+ * a -1 (ULONG_MAX) end mark, as libtraceevent reads it.
  */
-static int stack_key(struct kt_folded *f, const struct kt_event *ev,
-		     const char *comm)
+static int kernel_part(struct kt_folded *f, const struct kt_event *ev, struct part *p)
 {
 	unsigned long long v[KT_KSTACK_MAX];
-	int i, n, first;
-	size_t at = 0;
+	int i, n, first, ret = 0;
 	char hex[24];
-	int ret;
 
 	n = kt_kstack_read(f->tep, ev->event, ev->record, v, KT_KSTACK_MAX, true);
 	if (n < 0)
@@ -210,7 +246,7 @@ static int stack_key(struct kt_folded *f, const struct kt_event *ev,
 		if (!name || !tracing_frame(name))
 			break;
 	}
-	ret = put(f, &at, *comm ? comm : "<...>");
+	p->len = 0;
 	/* Outermost first, as flame graph tools read them. */
 	for (i = n - 1; !ret && i >= first; i--) {
 		const char *name = tep_find_function(f->tep, v[i]);
@@ -219,12 +255,79 @@ static int stack_key(struct kt_folded *f, const struct kt_event *ev,
 			snprintf(hex, sizeof(hex), "0x%llx", v[i]);
 			name = hex;
 		}
-		ret = put(f, &at, ";");
-		if (!ret)
-			ret = put(f, &at, name);
+		ret = put_frame(p, name);
 	}
-	/* A ';' or a space in a name would cut the line: not in kallsyms. */
 	return ret;
+}
+
+/*
+ * p = ";outer;...;inner" of a user_stack record: its caller array, the
+ * innermost first, ends at the first 0 (the kernel zeroes what the walk
+ * did not reach).  A frame is named by its function; without one, by
+ * its file's base name and the offset there ("libc.so.6+0x29d90");
+ * outside every mapping the file knows (or with no maps), by its
+ * address ("0x7f0a12345678").
+ */
+static int user_part(struct kt_folded *f, const struct kt_event *ev, struct part *p)
+{
+	unsigned long long v[KT_USTACK_MAX], tgid;
+	struct tep_format_field *ft;
+	char name[64];
+	int i, n, ret = 0;
+
+	n = kt_kstack_read(f->tep, ev->event, ev->record, v, KT_USTACK_MAX, true);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && v[i]; i++)
+		;
+	n = i;
+	ft = tep_find_field(ev->event, "tgid");
+	if (!ft || tep_read_number_field(ft, ev->record->data, &tgid))
+		tgid = (unsigned long long)tep_data_pid(f->tep, ev->record);
+	p->len = 0;
+	for (i = n - 1; !ret && i >= 0; i--) {
+		struct kt_uframe u = { 0 };
+		const char *base;
+
+		if (f->ustack)
+			kt_ustack_frame(f->ustack, (int)tgid, ev->record->ts, v[i], &u);
+		if (u.sym) {
+			ret = put_frame(p, u.sym);
+			continue;
+		}
+		if (u.path) {
+			base = strrchr(u.path, '/');
+			snprintf(name, sizeof(name), "%s+0x%llx", base ? base + 1 : u.path,
+				 (unsigned long long)u.off);
+		} else {
+			snprintf(name, sizeof(name), "0x%llx", v[i]);
+		}
+		ret = put_frame(p, name);
+	}
+	return ret;
+}
+
+/* f->buf = "comm;user frames;kernel frames", outer to inner. */
+static int stack_key(struct kt_folded *f, const struct last *l)
+{
+	const char *comm = *l->comm ? l->comm : "<...>";
+	size_t n = strlen(comm), need = n + l->u.len + l->k.len + 1;
+
+	if (need > f->cap) {
+		char *b = realloc(f->buf, need * 2);
+
+		if (!b)
+			return -ENOMEM;
+		f->buf = b;
+		f->cap = need * 2;
+	}
+	memcpy(f->buf, comm, n);
+	if (l->u.len)
+		memcpy(f->buf + n, l->u.s, l->u.len);
+	if (l->k.len)
+		memcpy(f->buf + n + l->u.len, l->k.s, l->k.len);
+	f->buf[need - 1] = '\0';
+	return 0;
 }
 
 /* The entry of f->buf's stack, made with count 0 when new. */
@@ -291,7 +394,18 @@ static int switched_out(struct kt_folded *f, int pid, unsigned long long ts,
 	return 0;
 }
 
-/* A user stack is written after its event, for the same task. */
+/* The task off since its switch with stack was: now with st. */
+static int repoint(struct kt_folded *f, int pid, struct stack *was, struct stack *st)
+{
+	struct off probe = { .pid = pid }, **found;
+
+	found = tfind(&probe, &f->offs, cmp_off);
+	if (found && (*found)->st == was)
+		(*found)->st = st;
+	return 0;
+}
+
+/* Stacks are written after their event, for the same task. */
 static bool after_the_fact(const struct kt_event *ev)
 {
 	return !strcmp(ev->event->system, "ftrace") &&
@@ -304,8 +418,9 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 	struct kt_folded *f = arg;
 	struct tep_record *rec = ev->record;
 	struct last *l = last_of(f, ev->buffer, ev->cpu);
-	struct stack *st;
+	struct stack *st, *was;
 	unsigned long long v;
+	bool user;
 	int ret;
 
 	if (!l)
@@ -314,7 +429,7 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 		f->st.lost += (unsigned long long)rec->missed_events;
 	else if (rec->missed_events < 0)
 		f->st.lost_unknown = true;
-	if (strcmp(ev->event->name, "kernel_stack") || strcmp(ev->event->system, "ftrace")) {
+	if (!after_the_fact(ev)) {
 		/* A switch puts next_pid back: its time off ends here. */
 		if (f->mode == KT_FOLDED_OFFCPU &&
 		    !strcmp(ev->event->name, "sched_switch") &&
@@ -327,43 +442,57 @@ int kt_folded_add(const struct kt_event *ev, void *arg)
 		 * its time off ends here, at the latest it can have, and the
 		 * miss is counted so that report says so.
 		 */
-		if (f->mode == KT_FOLDED_OFFCPU && !after_the_fact(ev)) {
+		if (f->mode == KT_FOLDED_OFFCPU) {
 			int pid = tep_data_pid(f->tep, rec);
 
 			if (pid > 0 && switched_in(f, pid, rec->ts))
 				f->st.missed_ins++;
 		}
-		/*
-		 * A user stack (--user-stack) is written between its event
-		 * and that event's kernel stack: the kernel stack is still
-		 * the event's, not the user stack's.
-		 */
-		if (!after_the_fact(ev))
-			note_event(f, ev, l);
+		note_event(f, ev, l);
 		return 0;
 	}
-	/* A stack: of the last event on this CPU, once. */
+	/*
+	 * A stack: of the last event on this CPU, one of each kind.  Its
+	 * kernel and user stacks follow it in either order (-T writes the
+	 * kernel's first, --stack EVENT's trigger after --user-stack's), so
+	 * the event counts as soon as one is seen and moves to the joined
+	 * stack when the other comes.
+	 */
+	user = !strcmp(ev->event->name, "user_stack");
 	if (!l->valid || !l->selected ||
-	    (f->mode == KT_FOLDED_OFFCPU && !l->is_switch)) {
-		l->valid = false;
+	    (f->mode == KT_FOLDED_OFFCPU && !l->is_switch) ||
+	    (user ? l->has_u : l->has_k))
 		return 0;
-	}
-	l->valid = false;
-	ret = stack_key(f, ev, l->comm);
+	ret = user ? user_part(f, ev, &l->u) : kernel_part(f, ev, &l->k);
 	if (ret == -EINVAL)
 		return 0;
+	if (ret)
+		return ret;
+	if (user) {
+		l->has_u = true;
+		f->st.ustacks++;
+	} else {
+		l->has_k = true;
+		f->st.stacks++;
+	}
+	ret = stack_key(f, l);
 	if (ret)
 		return ret;
 	st = stack_get(f);
 	if (!st)
 		return -ENOMEM;
-	f->st.stacks++;
+	was = l->st;
+	l->st = st;
 	if (f->mode == KT_FOLDED_EVENTS) {
+		if (was)
+			was->count--;
 		st->count++;
 		return 0;
 	}
 	/* The idle task is never "off": pid 0 is every CPU's. */
-	return l->pid ? switched_out(f, l->pid, l->ts, st) : 0;
+	if (!l->pid)
+		return 0;
+	return was ? repoint(f, l->pid, was, st) : switched_out(f, l->pid, l->ts, st);
 }
 
 static int cmp_count(const void *a, const void *b, void *arg)
@@ -423,14 +552,20 @@ static void free_stack(void *p)
 
 void kt_folded_free(struct kt_folded *f)
 {
-	int i;
+	int i, c;
 
 	if (!f)
 		return;
+	kt_ustack_free(f->ustack);
 	tdestroy(f->stacks, free_stack);
 	tdestroy(f->offs, free);
-	for (i = 0; i < f->nbufs; i++)
+	for (i = 0; i < f->nbufs; i++) {
+		for (c = 0; c < f->ncpus[i]; c++) {
+			free(f->last[i][c].k.s);
+			free(f->last[i][c].u.s);
+		}
 		free(f->last[i]);
+	}
 	free(f->last);
 	free(f->ncpus);
 	free(f->buf);

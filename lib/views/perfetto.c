@@ -458,9 +458,14 @@ static int write_tree_packet(struct kt_perfetto *pf, struct kt_pfarena *a)
 			t->tgid = tgid;
 			t->name = *comm_of(pf, &v[i]) ? (char *)comm_of(pf, &v[i]) : NULL;
 			tree.threads[tree.n_threads++] = t;
-			/* Its process, when no event named the leader. */
+			/*
+			 * Its process, when no event named the leader, or
+			 * the map makes the leader's pid a thread of another
+			 * process (a pid reused, a series of chunks): the
+			 * leader's own turn writes it only as its own tgid.
+			 */
 			leader = find_task(v, n, tgid);
-			if (leader)
+			if (leader && kt_tgidmap_of(&pf->tg, tgid) == tgid)
 				continue;
 		}
 		{

@@ -449,6 +449,7 @@ PY
 	[[ $first == *'sequence_flags:1system_info{utsname{sysname:"Linux"release:"6.18.44-fc-v782"'* ]]
 	assert_output --partial "sched_wakeup {"
 	assert_output --partial "softirq_raise {"
+	assert_output --partial "sched_migrate_task {"
 	assert_output --partial 'event_name: "mm_page_alloc"'
 	assert_output --partial "compact_sched {"
 	run pf_decode tc-sched.pftrace

@@ -242,7 +242,8 @@ folded_oracle() {
 
 @test "report --stacks: folded stacks, as made from trace-cmd's text, of every stored file with stacks" {
 	local f
-	for f in tc-stack tc-v7-stack; do
+	# tc-ustack's user stacks, with no maps: frames as addresses.
+	for f in tc-stack tc-v7-stack tc-ustack; do
 		cmp <("$KTRACE" report -i "$TOP/tests/data/$f.dat" --stacks | sort) \
 			<(folded_oracle "$TOP/tests/data/$f.dat")
 		cmp <("$KTRACE" report -i "$TOP/tests/data/$f.dat" --stacks -e sched_switch | sort) \
@@ -311,6 +312,70 @@ rec_sleep() {
 	[ "$us" -ge 290000 ] || fail "naps off the CPU in do_nanosleep for $us us: $output"
 	# The same as analyze offcpu folds it.
 	cmp <("$KTRACE" analyze offcpu -i su.dat --format folded 2>/dev/null) <(echo "$output")
+}
+
+# user_then_kernel FILE: deepstack's folded lines that hold its whole
+# call chain, user frames outermost first, then the kernel's down to the
+# nanosleep it blocks in (leaf_block makes the syscall itself, so the
+# kernel's frame-pointer walk of the user stack starts in it).
+user_then_kernel() {
+	grep -E '^deepstack;([^;]*;)*main;level1;level2;level3;level4;leaf_block;entry_SYSCALL_64[^;]*;([^;]*;)*do_nanosleep;([^;]*;)*__schedule [0-9]+$' "$1"
+}
+
+# joined_stacks FILE: report's folded stacks and flame graphs of FILE,
+# recorded with kernel and user stacks of deepstack's switches.
+joined_stacks() {
+	"$KTRACE" report -i "$1" --stacks -e sched_switch >f.txt
+	user_then_kernel f.txt >deep.txt || fail "no joined stack: $(cat f.txt)"
+	# As many stacks as trace-cmd's text gives, its frames addresses.
+	[ "$(awk '{ s += $NF } END { print s }' f.txt)" = \
+	  "$(folded_oracle "$1" sched_switch | awk '{ s += $NF } END { print s }')" ]
+	# Off the CPU: 10 naps of 20 ms in leaf_block (the kernel may drop
+	# a switch around idle: at least half of it).
+	"$KTRACE" report -i "$1" --stacks=offcpu >off.txt 2>/dev/null
+	us=$(user_then_kernel off.txt | awk '{ s += $NF } END { print s + 0 }')
+	[ "$us" -ge 100000 ] || fail "leaf_block off the CPU for $us us: $(cat off.txt)"
+	cmp <("$KTRACE" analyze offcpu -i "$1" --format folded 2>/dev/null) off.txt
+	# The flame graph: leaf_block's frame stands on level4's, and the
+	# kernel's entry on leaf_block's.
+	"$KTRACE" report -i "$1" --flamegraph --stacks=offcpu -o off.svg 2>/dev/null
+	grep -q 'class="title"[^>]*>Off-CPU time by kernel and user stack of ' off.svg
+	python3 - off.svg <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+# Each frame: its <title> (name: count...) and its rect's x, y, width.
+frames = re.findall(r'<g[^>]*>\s*<title>([^<:]+):[^<]*</title>\s*<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)"', text)
+assert frames, "no frames"
+def at(name):
+    return [(float(x), float(y), float(w)) for (n, x, y, w) in frames if n == name]
+def on(upper, lower):
+    return any(ly > uy and lx - 0.01 <= ux and ux + uw <= lx + lw + 0.01
+               for (ux, uy, uw) in at(upper) for (lx, ly, lw) in at(lower))
+for (u, l) in (("level1", "main"), ("leaf_block", "level4"),
+               ("entry_SYSCALL_64_after_hwframe", "leaf_block"),
+               ("do_nanosleep", "hrtimer_nanosleep")):
+    assert on(u, l), (u, l, at(u), at(l))
+PY
+}
+
+@test "--stack sched_switch --user-stack: each switch's user frames, then its kernel frames, in folded stacks and flame graphs" {
+	kt_tool deepstack "$KT_STACK_BIN" -O0 -g -fno-omit-frame-pointer
+	# The trigger's kernel stack follows the switch's user stack.
+	run rec -q --stack sched_switch --user-stack -F -o su.dat -- "$KT_STACK_BIN/deepstack" 10 20000
+	assert_success
+	joined_stacks su.dat
+}
+
+@test "-T --user-stack: each switch's kernel stack, then its user stack, joined the same way" {
+	kt_tool deepstack "$KT_STACK_BIN" -O0 -g -fno-omit-frame-pointer
+	run rec -q -T --user-stack -F -e sched_switch -o tu.dat -- "$KT_STACK_BIN/deepstack" 10 20000
+	assert_success
+	joined_stacks tu.dat
+	# A user stack alone is folded too (its event's kernel stack cut out).
+	"$KTRACE" report -i tu.dat -e sched_switch -e user_stack -o u.dat
+	"$KTRACE" report -i u.dat --stacks >u.txt
+	grep -qE '^deepstack;([^;]*;)*main;level1;level2;level3;level4;leaf_block [0-9]+$' u.txt ||
+		fail "no user-only stack: $(cat u.txt)"
 }
 
 @test "report --stacks: no stacks, a loss and bad options each say so" {

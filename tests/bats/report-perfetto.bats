@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# ktrace report --format perfetto read by Perfetto's own trace processor
+# (trace_processor_shell, built from upstream by
+# ../shared/tools/build-trace-processor.sh; KT_TRACE_PROCESSOR names
+# another): no error or data-loss stats, and its scheduling tables
+# against the same file's events as `ktrace report --format json` gives
+# them: one sched slice per switch less each CPU's first, thread states
+# of the switches' prev_state, threads under their processes.  Skipped,
+# with the reason, where the binary is absent.
+
+load helpers
+
+TP=${KT_TRACE_PROCESSOR:-/var/cache/trace-processor/trace_processor_shell}
+
+setup() {
+	[ -x "$TP" ] ||
+		skip "no trace processor at '$TP': build it with ../shared/tools/build-trace-processor.sh, or set KT_TRACE_PROCESSOR"
+	cd "$BATS_TEST_TMPDIR"
+	: >"$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+teardown() {
+	cd /
+	[ -z "${BATS_TEST_SKIPPED:-}" ] || return 0
+	assert_no_instances "$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+# tp TRACE SQL: the query's rows as CSV, without the header.
+tp() {
+	printf '%s\n' "$2" >q.sql
+	"$TP" -q q.sql "$1" 2>tp.err | tail -n +2 | tr -d '"' | sed '/^$/d'
+}
+
+# check_tp FILE: FILE's Perfetto trace against its JSON lines.
+check_tp() {
+	local f=$1
+	"$KTRACE" report -i "$f" --format perfetto -o t.pftrace
+	"$KTRACE" report -i "$f" --format json -e sched_switch >sw.jsonl
+	[ -s sw.jsonl ] || fail "no switches in '$f'"
+	# No stat of severity error or data loss.
+	tp t.pftrace "select name, value from stats where severity in ('error', 'data_losses') and value > 0" >stats.txt
+	[ ! -s stats.txt ] || fail "trace processor stats: $(cat stats.txt) $(cat tp.err)"
+	# One slice per switch, less each CPU's first (it starts no slice
+	# the trace saw begin).
+	local sw cpus breaks slices running
+	sw=$(wc -l <sw.jsonl)
+	cpus=$(jq -r .cpu sw.jsonl | sort -u | wc -l)
+	slices=$(tp t.pftrace 'select count(*) from sched')
+	[ "$slices" = $((sw - cpus)) ] || fail "$slices slices of $sw switches on $cpus CPUs"
+	# A switch whose prev_pid is not the CPU's last next_pid: a switch
+	# between them is missing (this host's kernel drops some around
+	# idle, uncounted), and the thread states there are the trace
+	# processor's guess: each such break is one state either way.
+	breaks=$(jq -s 'group_by(.cpu) | map([.[:-1], .[1:]] | transpose |
+		map(select(.[0].next_pid != .[1].prev_pid)) | length) | add // 0' sw.jsonl)
+	# Running states, at most one per slice (on a live whole-system
+	# recording the trace processor has given some fewer than the
+	# slices, 231 for 248 once with 3 breaks: not counted exactly).
+	running=$(tp t.pftrace "select count(*) from thread_state where state = 'Running'")
+	[ "$running" -gt 0 ] && [ "$running" -le $((slices + breaks)) ] ||
+		fail "$running Running states for $slices slices, $breaks breaks"
+	# Each prev_state the switches give their tasks: thread states of
+	# that name, at most one per switch (R and R+ also begin at
+	# wakeups).
+	tp t.pftrace "select state, count(*) from thread_state where state != 'Running' group by state" >states.txt
+	jq -r '.prev_state_name' sw.jsonl | sort | uniq -c | while read -r n s; do
+		got=$(awk -F, -v s="$s" '$1 == s { print $2 }' states.txt)
+		# (each CPU's first switch and a break may give none)
+		[ "$n" -le $((cpus + breaks)) ] || [ "${got:-0}" -gt 0 ] || fail "state $s: none for $n switches"
+		case $s in
+		R | R+) true ;;
+		*) [ "${got:-0}" -le $((n + breaks)) ] ;;
+		esac || fail "state $s: $got thread states for $n switches, $breaks breaks ($(cat states.txt))"
+	done
+	# Every state is one a switch or a wakeup gives.
+	cut -d, -f1 states.txt | while read -r s; do
+		[ "$s" = R ] || jq -s -e --arg s "$s" 'any(.[]; .prev_state_name == $s)' sw.jsonl >/dev/null ||
+			fail "thread state $s of no switch"
+	done
+	# Every task that switched is a thread of a process.
+	[ "$(tp t.pftrace 'select count(*) from thread where tid > 0 and upid is null')" = 0 ] ||
+		fail "threads with no process: $(tp t.pftrace 'select tid, name from thread where tid > 0 and upid is null')"
+}
+
+@test "trace processor reads the corpus files' Perfetto traces: slices, thread states, processes" {
+	local f
+	for f in kt-sched tc-sched tc-v7-stack; do
+		check_tp "$TOP/tests/data/$f.dat"
+	done
+}
+
+@test "trace processor reads a live recording's Perfetto trace: a program's threads in its process" {
+	kt_tool threads_n "$BATS_TEST_TMPDIR" -pthread
+	# 3 threads besides the main one, each napping 20 times.
+	run rec -q -e sched -e raw_syscalls -o live.dat -- "$BATS_TEST_TMPDIR/threads_n" 3 20 2000
+	assert_success
+	check_tp live.dat
+	# threads_n's 4 tasks, as the file names them, in one process: the
+	# one of its main thread (its pid, the tgid of them all).
+	"$KTRACE" report -i live.dat --format json -e sched_switch |
+		jq -r 'select(.prev_comm == "threads_n") | .prev_pid' | sort -u >tids.txt
+	[ "$(wc -l <tids.txt)" = 4 ] || fail "threads_n's tasks: $(cat tids.txt)"
+	tp t.pftrace "select distinct p.pid from thread t join process p using (upid) where t.tid in ($(paste -sd, tids.txt))" >procs.txt
+	[ "$(wc -l <procs.txt)" = 1 ] || fail "threads_n's threads in processes $(cat procs.txt)"
+	grep -qx "$(cat procs.txt)" tids.txt || fail "process $(cat procs.txt) is none of threads_n's tasks"
+	[ "$(tp t.pftrace "select count(*) from thread t join process p using (upid) where p.pid = $(cat procs.txt)")" -ge 4 ]
+}
