@@ -698,6 +698,51 @@ test_cli_snapshot() {
 	expect "enabled after record" "$(cat $D/enabled)" 0
 }
 
+# The same of a --rotate recording: a snapshot taken after several
+# files holds the finished files and the one being written, ktrace.ko's
+# records of it cut and carried as the files are; every call of the
+# workload before it in the snapshot once, none after, and the
+# directory read as one holds every call once.
+test_cli_snapshot_rotate() {
+	rm -rf /tmp/go* /tmp/ktrun /tmp/snaprot $CLI/snaprot.dat
+	KTRACE_RUN_DIR=/tmp/ktrun $K record -q --rotate 100ms -o /tmp/snaprot -b 4096 \
+		-e ktrace:syscall_entry -e ktrace:syscall_exit -e sched:sched_switch \
+		-c -- /bin/sh -c '/ktvm getppid 6000 200 >/tmp/p1; : >/tmp/go1
+until [ -e /tmp/go4 ]; do sleep 0.05; done
+/ktvm getppid 2000 >/tmp/p3; :' >/dev/null 2>/tmp/err &
+	rp=$!
+	wait_file /tmp/go1 || { snap_abort; return 1; }
+	KTRACE_RUN_DIR=/tmp/ktrun $K snapshot -o $CLI/snaprot.dat >/tmp/sout 2>&1
+	src=$?
+	cat /tmp/sout
+	nf=$(ls /tmp/snaprot | grep -c '^ktrace-.*\.dat$')
+	: >/tmp/go4
+	wait $rp
+	rc=$?
+	cat /tmp/err
+	expect "ktrace snapshot's status" "$src" 0 &&
+	expect "record's status" "$rc" 0 || return 1
+	cp /tmp/p1 $CLI/snaprot.p1
+	cp /tmp/p3 $CLI/snaprot.p3
+	echo "# $nf files finished before the snapshot"
+	[ "$nf" -ge 2 ] || fail "only $nf files before the snapshot" || return 1
+	for w in 1 3; do
+		set -- $(snap_calls $CLI/snaprot.dat /tmp/p$w)
+		eval s_e$w=$1 s_x$w=$2
+		set -- $(snap_calls /tmp/snaprot /tmp/p$w)
+		eval d_e$w=$1 d_x$w=$2
+		eval echo "\"# workload $w: snapshot \$s_e$w/\$s_x$w, directory \$d_e$w/\$d_x$w\""
+	done
+	rm -rf /tmp/snaprot
+	expect "the snapshot: the first workload's entries" "$s_e1" 6000 &&
+	expect "its exits" "$s_x1" 6000 &&
+	expect "the second's, after it" "$s_e3" 0 &&
+	expect "the directory read as one: the first workload's entries" "$d_e1" 6000 &&
+	expect "its exits" "$d_x1" 6000 &&
+	expect "the second's entries" "$d_e3" 2000 &&
+	expect "its exits" "$d_x3" 2000
+}
+
 # mod_lost: what ktrace.ko dropped and overwrote (its info file).
 mod_lost() {
 	awk '$1 == "dropped" || $1 == "overrun" { s += $2 } END { print s + 0 }' $D/info
@@ -1042,6 +1087,7 @@ t "cli: record with ktrace.ko in flight mode, its readers stopped: the newest ke
 t "cli: record --rotate with ktrace.ko's and ftrace's events: every getppid in exactly one file, the files read alone and as one" test_cli_rotate
 t "cli: 300 rotations with ktrace.ko's events: memory flat, --keep 3, SIGTERM ends it cleanly" test_cli_rotate_memory
 t "cli: ktrace snapshot, --last and SIGUSR2 of a recording with ktrace.ko's events: each holds the calls before it, the file at the end every call once" test_cli_snapshot
+t "cli: a snapshot of a --rotate recording with ktrace.ko's events: its files and the one being written, every call before it once" test_cli_snapshot_rotate
 t "cli: a snapshot stores ktrace.ko's exact losses, shown by stat -i" test_cli_snapshot_loss
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too, mapped and read()" test_cli_top
