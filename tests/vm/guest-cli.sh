@@ -582,6 +582,220 @@ test_cli_rotate_memory() {
 	expect "state after record" "$(cat $D/state)" stopped
 }
 
+# wait_file FILE [SECONDS]: until FILE exists (60 s at most), while
+# the recording $rp runs.
+wait_file() {
+	i=0
+	while [ ! -e "$1" ]; do
+		kill -0 $rp 2>/dev/null || { cat /tmp/err; fail "record exited before $1"; return 1; }
+		i=$((i + 1))
+		[ $i -lt $((${2:-60} * 20)) ] || { fail "no $1 in ${2:-60} s"; return 1; }
+		sleep 0.05
+	done
+}
+
+# snap_abort: the workload let go and the recording $rp ended.
+snap_abort() {
+	: >/tmp/go2
+	: >/tmp/go4
+	kill $rp 2>/dev/null
+	wait $rp
+}
+
+# snap_calls FILE PIDFILE: getppid entries and exits of the pid in
+# PIDFILE that ktrace report finds in FILE, "ENTRIES EXITS".
+snap_calls() {
+	$K report -i "$1" >/tmp/snap.txt 2>/tmp/rerr || { cat /tmp/rerr; echo "x x"; return 1; }
+	p=$(cat "$2")
+	echo "$(grep -E " syscall_entry: *nr=110 " /tmp/snap.txt | grep -cE -- "-$p +\[")" \
+		"$(grep -E " syscall_exit: *nr=110 " /tmp/snap.txt | grep -cE -- "-$p +\[")"
+}
+
+# ktrace snapshot, --last and SIGUSR2 of a recording of ktrace.ko's
+# events and ftrace's, in the middle of it: three getppid workloads
+# (3000, 2000, 5000 calls, 12 s between the first two; the last not
+# exec'd by the shell, whose own getppid would count); after the
+# second, a snapshot of the --last window that starts 3 s after the
+# first holds every call of the second and not the first's (at most a
+# page a CPU before the window), a whole one and SIGUSR2's hold the
+# first two's and none of the third's, and the recording's own file at
+# the end holds every call of the three exactly once.  The host has trace-cmd read
+# the snapshots too (host-cli.sh).
+SNAP_SH='/ktvm getppid 3000 >/tmp/p1; : >/tmp/go1
+until [ -e /tmp/go2 ]; do sleep 0.05; done
+/ktvm getppid 2000 >/tmp/p2; : >/tmp/go3
+until [ -e /tmp/go4 ]; do sleep 0.05; done
+/ktvm getppid 5000 >/tmp/p3; :'
+test_cli_snapshot() {
+	rm -rf /tmp/go* /tmp/ktrun $CLI/snap*
+	KTRACE_RUN_DIR=/tmp/ktrun $K record -o $CLI/snapf.dat -b 4096 \
+		-e ktrace:syscall_entry -e ktrace:syscall_exit -e sched:sched_switch \
+		-c -- /bin/sh -c "$SNAP_SH" >/dev/null 2>/tmp/err &
+	rp=$!
+	wait_file /tmp/go1 || { snap_abort; return 1; }
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	sleep 12
+	: >/tmp/go2
+	wait_file /tmp/go3 || { snap_abort; return 1; }
+	# The window starts 3 s after the first workload ended as the
+	# request leaves, so the snapshot has 9 s to be taken.
+	last=$(awk -v a="$t1" -v b="$(cut -d' ' -f1 /proc/uptime)" \
+		'BEGIN { printf "%d", (b - a - 3) * 1000 }')
+	echo "# --last ${last}ms"
+	KTRACE_RUN_DIR=/tmp/ktrun $K snapshot --last ${last}ms -o $CLI/snapl.dat $rp >/tmp/sout 2>&1
+	src=$?
+	cat /tmp/sout
+	KTRACE_RUN_DIR=/tmp/ktrun $K snapshot -o $CLI/snap.dat >>/tmp/sout 2>&1
+	src2=$?
+	tail -n 1 /tmp/sout
+	kill -USR2 $rp
+	i=0
+	until grep -q "snapshot '" /tmp/err || [ $i -ge 1200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	: >/tmp/go4
+	wait $rp
+	rc=$?
+	cat /tmp/err
+	expect "ktrace snapshot --last's status" "$src" 0 &&
+	expect "ktrace snapshot's status" "$src2" 0 &&
+	expect "record's status" "$rc" 0 || return 1
+	usr2=$(sed -n "s/.*snapshot '\([^']*\)': .*/\1/p" /tmp/err)
+	[ -s "$usr2" ] || fail "SIGUSR2 wrote no snapshot" || return 1
+	mv "$usr2" $CLI/snapu.dat
+	cp /tmp/p1 $CLI/snap.p1
+	cp /tmp/p2 $CLI/snap.p2
+	cp /tmp/p3 $CLI/snap.p3
+	for f in snapl snap snapu snapf; do
+		for w in 1 2 3; do
+			set -- $(snap_calls $CLI/$f.dat /tmp/p$w)
+			eval ${f}_e$w=$1 ${f}_x$w=$2
+			echo "# $f.dat: workload $w: $1 getppid entries, $2 exits"
+		done
+		$K stat -i $CLI/$f.dat >/tmp/snap.st 2>&1 || { cat /tmp/snap.st; fail "stat -i $f.dat"; return 1; }
+	done
+	expect "the --last snapshot: the second workload's entries" "$snapl_e2" 2000 &&
+	expect "the --last snapshot: its exits" "$snapl_x2" 2000 &&
+	expect "the --last snapshot: the third's" "$snapl_e3" 0 || return 1
+	# At most a page a CPU before the window.
+	[ "$snapl_e1" -lt 3000 ] || fail "the --last snapshot holds all $snapl_e1 of the first workload's, 3 s before it" || return 1
+	for f in snap snapu; do
+		eval "e1=\$${f}_e1 x1=\$${f}_x1 e2=\$${f}_e2 x2=\$${f}_x2 e3=\$${f}_e3"
+		expect "$f.dat: the first workload's entries" "$e1" 3000 &&
+		expect "$f.dat: its exits" "$x1" 3000 &&
+		expect "$f.dat: the second's entries" "$e2" 2000 &&
+		expect "$f.dat: its exits" "$x2" 2000 &&
+		expect "$f.dat: the third's, after it" "$e3" 0 || return 1
+	done
+	expect "the recording's file: the first workload's entries" "$snapf_e1" 3000 &&
+	expect "its exits" "$snapf_x1" 3000 &&
+	expect "the second's entries" "$snapf_e2" 2000 &&
+	expect "its exits" "$snapf_x2" 2000 &&
+	expect "the third's entries" "$snapf_e3" 5000 &&
+	expect "its exits" "$snapf_x3" 5000 &&
+	expect "state after record" "$(cat $D/state)" stopped &&
+	expect "enabled after record" "$(cat $D/enabled)" 0
+}
+
+# The same of a --rotate recording: a snapshot taken after several
+# files holds the finished files and the one being written, ktrace.ko's
+# records of it cut and carried as the files are; every call of the
+# workload before it in the snapshot once, none after, and the
+# directory read as one holds every call once.
+test_cli_snapshot_rotate() {
+	rm -rf /tmp/go* /tmp/ktrun /tmp/snaprot $CLI/snaprot.dat
+	KTRACE_RUN_DIR=/tmp/ktrun $K record -q --rotate 100ms -o /tmp/snaprot -b 4096 \
+		-e ktrace:syscall_entry -e ktrace:syscall_exit -e sched:sched_switch \
+		-c -- /bin/sh -c '/ktvm getppid 6000 200 >/tmp/p1; : >/tmp/go1
+until [ -e /tmp/go4 ]; do sleep 0.05; done
+/ktvm getppid 2000 >/tmp/p3; :' >/dev/null 2>/tmp/err &
+	rp=$!
+	wait_file /tmp/go1 || { snap_abort; return 1; }
+	KTRACE_RUN_DIR=/tmp/ktrun $K snapshot -o $CLI/snaprot.dat >/tmp/sout 2>&1
+	src=$?
+	cat /tmp/sout
+	nf=$(ls /tmp/snaprot | grep -c '^ktrace-.*\.dat$')
+	: >/tmp/go4
+	wait $rp
+	rc=$?
+	cat /tmp/err
+	expect "ktrace snapshot's status" "$src" 0 &&
+	expect "record's status" "$rc" 0 || return 1
+	cp /tmp/p1 $CLI/snaprot.p1
+	cp /tmp/p3 $CLI/snaprot.p3
+	echo "# $nf files finished before the snapshot"
+	[ "$nf" -ge 2 ] || fail "only $nf files before the snapshot" || return 1
+	for w in 1 3; do
+		set -- $(snap_calls $CLI/snaprot.dat /tmp/p$w)
+		eval s_e$w=$1 s_x$w=$2
+		set -- $(snap_calls /tmp/snaprot /tmp/p$w)
+		eval d_e$w=$1 d_x$w=$2
+		eval echo "\"# workload $w: snapshot \$s_e$w/\$s_x$w, directory \$d_e$w/\$d_x$w\""
+	done
+	rm -rf /tmp/snaprot
+	expect "the snapshot: the first workload's entries" "$s_e1" 6000 &&
+	expect "its exits" "$s_x1" 6000 &&
+	expect "the second's, after it" "$s_e3" 0 &&
+	expect "the directory read as one: the first workload's entries" "$d_e1" 6000 &&
+	expect "its exits" "$d_x1" 6000 &&
+	expect "the second's entries" "$d_e3" 2000 &&
+	expect "its exits" "$d_x3" 2000
+}
+
+# mod_lost: what ktrace.ko dropped and overwrote (its info file).
+mod_lost() {
+	awk '$1 == "dropped" || $1 == "overrun" { s += $2 } END { print s + 0 }' $D/info
+}
+
+# A snapshot stores ktrace.ko's losses: the recorder stopped (SIGSTOP)
+# while 100000 getppid calls go into 64 KB a CPU, then a snapshot.  Its
+# CPU statistics hold the module's count of what it dropped (between
+# the count before the snapshot and after), and what it kept plus that
+# covers every call.
+test_cli_snapshot_loss() {
+	rm -rf /tmp/go* /tmp/ktrun $CLI/snaploss.dat
+	KTRACE_RUN_DIR=/tmp/ktrun $K record -q -o /tmp/snaplf.dat -b 64 \
+		-e ktrace:syscall_entry -c -- /bin/sh -c ': >/tmp/go1; sleep 1
+/ktvm getppid 100000 >/tmp/p1; : >/tmp/go3
+until [ -e /tmp/go4 ]; do sleep 0.05; done' >/dev/null 2>/tmp/err &
+	rp=$!
+	wait_file /tmp/go1 || { snap_abort; return 1; }
+	kill -STOP $rp
+	i=0
+	while [ ! -e /tmp/go3 ] && [ $i -lt 2400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	kill -CONT $rp
+	wait_file /tmp/go3 || { snap_abort; return 1; }
+	before=$(mod_lost)
+	KTRACE_RUN_DIR=/tmp/ktrun $K snapshot -o $CLI/snaploss.dat >/tmp/sout 2>&1
+	src=$?
+	after=$(mod_lost)
+	cat /tmp/sout
+	: >/tmp/go4
+	wait $rp
+	rc=$?
+	cat /tmp/err
+	expect "ktrace snapshot's status" "$src" 0 &&
+	expect "record's status" "$rc" 0 || return 1
+	set -- $(snap_calls $CLI/snaploss.dat /tmp/p1)
+	n=$1
+	$K stat -i $CLI/snaploss.dat >/tmp/snap.st || return 1
+	stored=$(awk '$1 == "top" && $2 ~ /^[0-9]+$/ { s += $6 + $7 } END { print s + 0 }' /tmp/snap.st)
+	echo "$n getppid entries kept, $stored lost stored; ktrace.ko counted $before before the snapshot, $after after" |
+		tee $CLI/snaploss.txt
+	[ "$before" -gt 0 ] || fail "nothing dropped" || return 1
+	[ "$stored" -ge "$before" ] && [ "$stored" -le "$after" ] ||
+		fail "the snapshot stores $stored lost, ktrace.ko counted $before to $after" || { cat /tmp/snap.st; return 1; }
+	[ "$n" -lt 100000 ] || fail "all 100000 kept with $stored lost" || return 1
+	[ $((n + stored)) -ge 100000 ] ||
+		fail "$n kept + $stored lost < 100000 calls: a silent loss" || return 1
+	rm -f /tmp/snaplf.dat
+	expect "state after record" "$(cat $D/state)" stopped
+}
+
 test_cli_export() {
 	ls -l $CLI
 	(cd $CLI && tar c . | gzip -1 | base64) | sed 's/^/KTCLI: /' >/dev/console
@@ -872,6 +1086,9 @@ t "cli: an event its module left registered is taken away as it goes" test_cli_m
 t "cli: record with ktrace.ko in flight mode, its readers stopped: the newest kept, the overwritten counted and marked" test_cli_record_flight
 t "cli: record --rotate with ktrace.ko's and ftrace's events: every getppid in exactly one file, the files read alone and as one" test_cli_rotate
 t "cli: 300 rotations with ktrace.ko's events: memory flat, --keep 3, SIGTERM ends it cleanly" test_cli_rotate_memory
+t "cli: ktrace snapshot, --last and SIGUSR2 of a recording with ktrace.ko's events: each holds the calls before it, the file at the end every call once" test_cli_snapshot
+t "cli: a snapshot of a --rotate recording with ktrace.ko's events: its files and the one being written, every call before it once" test_cli_snapshot_rotate
+t "cli: a snapshot stores ktrace.ko's exact losses, shown by stat -i" test_cli_snapshot_loss
 t "cli: recordings sent to the host" test_cli_export
 t "cli: ktrace top --batch counts every getppid, by read() on 6.1, mapped on 6.12; ktrace:syscall_entry too, mapped and read()" test_cli_top
 t "cli: top, stream and record refuse a module that is already running, and leave it running" test_cli_module_busy

@@ -103,7 +103,48 @@ cli_report() {
 	else
 		result "not ok" "$s: cli: trace-cmd report of each --rotate file (none sent)"
 	fi
+	# Snapshots of a recording with module events, taken in its middle:
+	# trace-cmd reads each and counts what the guest counted.
+	if [ -s "$x/snap.p1" ] && [ -s "$x/snapf.dat" ]; then
+		local f w want got calls pf
+		bad=0 calls=""
+		for f in snapl snap snapu snapf snaprot; do
+			if ! trace-cmd report -i "$x/$f.dat" >"$x/$f.tc" 2>"$x/$f.err" ||
+				grep -qE 'UNKNOWN|[Ff]ailed|[Ee]rror' "$x/$f.tc" "$x/$f.err"; then
+				echo "# $f.dat: $(head -n 3 "$x/$f.err")"
+				bad=1
+			fi
+			for w in 1 2 3; do
+				pf=snap
+				if [ $f = snaprot ]; then
+					[ $w = 2 ] && continue
+					pf=snaprot
+				fi
+				pid=$(cat "$x/$pf.p$w")
+				got=$(grep -E " syscall_entry: +nr=110 " "$x/$f.tc" | cli_count - "[-]$pid +\[")
+				case $f$w in
+				snapl1) want=$got; [ "$got" -lt 3000 ] || bad=1 ;;
+				snapl2|snap2|snapu2|snapf2) want=2000 ;;
+				snap1|snapu1|snapf1) want=3000 ;;
+				snapf3) want=5000 ;;
+				snaprot1) want=6000 ;;
+				*) want=0 ;;
+				esac
+				[ "$got" = "$want" ] || bad=1
+				calls="$calls $f:$got"
+			done
+		done
+		echo "# snapshots, getppid entries of the three workloads:$calls"
+		if [ "$bad" = 0 ]; then
+			result ok "$s: cli: trace-cmd report of the snapshots of a recording with module events: each holds the calls before it, the file at the end every one"
+		else
+			result "not ok" "$s: cli: trace-cmd report of the snapshots of a recording with module events: each holds the calls before it, the file at the end every one"
+		fi
+	else
+		result "not ok" "$s: cli: trace-cmd report of the snapshots of a recording with module events (none sent)"
+	fi
 	[ -s "$x/rotm.txt" ] && sed 's/^/# 300 rotations: /' "$x/rotm.txt"
+	[ -s "$x/snaploss.txt" ] && sed 's/^/# snapshot with losses: /' "$x/snaploss.txt"
 	# -F: only when this ktrace.ko has a pid filter (else the guest
 	# checked that record -F refuses to run).
 	[ -s "$x/pid.dat" ] || return 0

@@ -40,6 +40,10 @@ struct modrec_cpu {
 	/* Records read before a chunk's cut time, after it: the next one's. */
 	int carry_fd;
 	unsigned long long carry_size;
+	/* A snapshot (kt_modrec_flush): out_fd's bytes once flushed. */
+	atomic_bool flush_req;		/* flush now */
+	bool flushed;			/* under mr->lock */
+	unsigned long long flushed_size;
 };
 
 struct kt_modrec {

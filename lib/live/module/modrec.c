@@ -195,29 +195,39 @@ static int modrec_take(struct modrec_cpu *c)
 #define CUT_ROUNDS	16
 
 /*
+ * What the ring holds now, the page being written closed (FLUSH) and
+ * taken too, to out_fd.  Under mr->lock.
+ */
+static int modrec_drain(struct modrec_cpu *c)
+{
+	uint64_t one;
+	int i, ret = 0;
+
+	if (read(c->rot_fd, &one, sizeof(one)) < 0)
+		one = 0;
+	for (i = 0; !ret && i < CUT_ROUNDS; i++) {
+		ret = kt_modring_get(c->ring, false);
+		if (ret != 1)
+			break;
+		ret = modrec_take(c);
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
  * A rotation's cut, in the CPU's reader (take) or in the rotating
  * thread (a CPU whose reader is gone or never maps): what the ring
- * holds now, the page being written closed (FLUSH) and taken too, goes
- * to the old file, then the next file takes over, at a page boundary.
+ * holds now goes to the old file (drained), then the next file takes
+ * over, at a page boundary.
  */
 static int modrec_cut(struct modrec_cpu *c, bool take)
 {
 	struct kt_modrec *mr = c->mr;
-	uint64_t one;
-	int i, ret = 0;
+	int ret = 0;
 
 	pthread_mutex_lock(&mr->lock);
-	if (take) {
-		if (read(c->rot_fd, &one, sizeof(one)) < 0)
-			one = 0;
-		for (i = 0; !ret && i < CUT_ROUNDS; i++) {
-			ret = kt_modring_get(c->ring, false);
-			if (ret != 1)
-				break;
-			ret = modrec_take(c);
-		}
-		ret = ret < 0 ? ret : 0;
-	}
+	if (take)
+		ret = modrec_drain(c);
 	c->old_fd = c->out_fd;
 	c->old_size = atomic_load(&c->bytes) - atomic_load(&c->base);
 	c->out_fd = c->next_fd;
@@ -231,9 +241,30 @@ static int modrec_cut(struct modrec_cpu *c, bool take)
 }
 
 /*
+ * A snapshot's flush, in the reader (take) or the asking thread, as a
+ * cut is: what the ring holds now goes to out_fd (drained), whose size
+ * is noted; the reader goes on into the same file.
+ */
+static int modrec_flush_one(struct modrec_cpu *c, bool take)
+{
+	struct kt_modrec *mr = c->mr;
+	int ret = 0;
+
+	pthread_mutex_lock(&mr->lock);
+	if (take)
+		ret = modrec_drain(c);
+	c->flushed_size = atomic_load(&c->bytes) - atomic_load(&c->base);
+	atomic_store(&c->flush_req, false);
+	c->flushed = true;
+	pthread_cond_broadcast(&mr->cond);
+	pthread_mutex_unlock(&mr->lock);
+	return ret;
+}
+
+/*
  * The cursor waits as a blocking read() would, and after "stop" hands
  * out what is left and then the end, so the thread needs no stop signal
- * of its own; a rotation wakes it to cut.
+ * of its own; a rotation wakes it to cut, a snapshot to flush.
  */
 static int modrec_copy(struct modrec_cpu *c)
 {
@@ -251,8 +282,9 @@ static int modrec_copy(struct modrec_cpu *c)
 			if (ret)
 				return ret;
 		}
-		if (atomic_load(&c->rot_req)) {
-			ret = modrec_cut(c, true);
+		if (atomic_load(&c->rot_req) || atomic_load(&c->flush_req)) {
+			ret = atomic_load(&c->rot_req) ? modrec_cut(c, true) :
+			      modrec_flush_one(c, true);
 			if (ret)
 				return ret;
 			continue;
@@ -622,25 +654,41 @@ err_out:
 	return ret;
 }
 
-int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
-		    unsigned long long *size)
+/*
+ * The three files a CPU's merge reads: another source's pages (fd,
+ * size; -1: none), the records the last cut carried over, then this
+ * CPU's own (own, own_size).
+ */
+static void merge_inputs(const struct modrec_cpu *c, int fd,
+			 unsigned long long size, int own,
+			 unsigned long long own_size, int *fds,
+			 unsigned long long *sizes)
 {
-	struct modrec_cpu *c;
+	fds[0] = fd;
+	sizes[0] = fd >= 0 ? size : 0;
+	fds[1] = c->carry_fd;
+	sizes[1] = c->carry_fd >= 0 ? c->carry_size : 0;
+	fds[2] = own;
+	sizes[2] = own >= 0 ? own_size : 0;
+}
+
+/*
+ * A CPU's *fd merged with the carried records and own_size bytes of its
+ * out_fd, into a new file in *fd and *size: at the end (mr's, and only
+ * when needed: out_fd itself when it is all), or for a snapshot (snap:
+ * the caller's).
+ */
+static int merge_cpu(struct kt_modrec *mr, int cpu, unsigned long long own_size,
+		     bool snap, int *fd, unsigned long long *size)
+{
+	struct modrec_cpu *c = &mr->cpus[cpu];
 	unsigned long long sizes[3], merged = 0;
 	int fds[3], out, ret;
 
-	if (cpu < 0 || cpu >= mr->ncpus)
+	merge_inputs(c, *fd, *size, c->out_fd, own_size, fds, sizes);
+	if (!snap && !sizes[1] && !sizes[2])
 		return 0;
-	c = &mr->cpus[cpu];
-	fds[0] = *fd;
-	sizes[0] = *size;
-	fds[1] = c->carry_fd;
-	sizes[1] = c->carry_fd >= 0 ? c->carry_size : 0;
-	fds[2] = c->out_fd;
-	sizes[2] = kt_modrec_bytes(mr, cpu) - atomic_load(&c->base);
-	if (!sizes[1] && !sizes[2])
-		return 0;
-	if (!sizes[0] && !sizes[1]) {
+	if (!snap && !sizes[0] && !sizes[1]) {
 		*fd = c->out_fd;
 		*size = sizes[2];
 		return 0;
@@ -648,12 +696,23 @@ int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
 	ret = merge_files(mr, fds, sizes, 3, 0, &out, &merged, NULL, NULL);
 	if (ret)
 		return ret;
-	if (c->merged_fd >= 0)
-		close(c->merged_fd);
-	c->merged_fd = out;
+	if (!snap) {
+		if (c->merged_fd >= 0)
+			close(c->merged_fd);
+		c->merged_fd = out;
+	}
 	*fd = out;
 	*size = merged;
 	return 0;
+}
+
+int kt_modrec_merge(struct kt_modrec *mr, int cpu, int *fd,
+		    unsigned long long *size)
+{
+	if (cpu < 0 || cpu >= mr->ncpus)
+		return 0;
+	return merge_cpu(mr, cpu, kt_modrec_bytes(mr, cpu) -
+			 atomic_load(&mr->cpus[cpu].base), false, fd, size);
 }
 
 /* ---- rotation ---- */
@@ -667,6 +726,42 @@ bool kt_modrec_can_rotate(const struct kt_modrec *mr)
 		    !kt_modring_ringless(mr->cpus[i].ring))
 			return false;
 	return true;
+}
+
+/*
+ * Each mapped CPU's reader asked to cut (rotation) or to flush
+ * (snapshot), and waited for; a CPU whose reader is gone, never
+ * started or never maps (a CPU never up) is done here.
+ */
+static int ask_readers(struct kt_modrec *mr, bool flush)
+{
+	struct modrec_cpu *c;
+	int i, ret = 0;
+
+	for (i = 0; i < mr->ncpus; i++) {
+		c = &mr->cpus[i];
+		if (c->started && c->ring && kt_modring_mapped(c->ring)) {
+			atomic_store(flush ? &c->flush_req : &c->rot_req, true);
+			if (eventfd_write(c->rot_fd, 1))
+				ret = -errno;
+		}
+	}
+	pthread_mutex_lock(&mr->lock);
+	for (i = 0; i < mr->ncpus; i++) {
+		c = &mr->cpus[i];
+		while (c->started && c->ring && kt_modring_mapped(c->ring) &&
+		       !(flush ? c->flushed : c->switched) && !c->exited)
+			pthread_cond_wait(&mr->cond, &mr->lock);
+	}
+	pthread_mutex_unlock(&mr->lock);
+	for (i = 0; i < mr->ncpus; i++) {
+		c = &mr->cpus[i];
+		if (flush && !c->flushed)
+			modrec_flush_one(c, false);
+		else if (!flush && !c->switched)
+			modrec_cut(c, false);
+	}
+	return ret;
 }
 
 int kt_modrec_rotate(struct kt_modrec *mr)
@@ -688,27 +783,7 @@ int kt_modrec_rotate(struct kt_modrec *mr)
 		c->old_size = 0;
 		c->switched = false;
 	}
-	for (i = 0; i < mr->ncpus; i++) {
-		c = &mr->cpus[i];
-		if (c->started && c->ring && kt_modring_mapped(c->ring)) {
-			atomic_store(&c->rot_req, true);
-			if (eventfd_write(c->rot_fd, 1))
-				ret = -errno;
-		}
-	}
-	pthread_mutex_lock(&mr->lock);
-	for (i = 0; i < mr->ncpus; i++) {
-		c = &mr->cpus[i];
-		while (c->started && c->ring && kt_modring_mapped(c->ring) &&
-		       !c->switched && !c->exited)
-			pthread_cond_wait(&mr->cond, &mr->lock);
-	}
-	pthread_mutex_unlock(&mr->lock);
-	/* Gone, never started or never mapped (a CPU never up): cut here. */
-	for (i = 0; i < mr->ncpus; i++)
-		if (!mr->cpus[i].switched)
-			modrec_cut(&mr->cpus[i], false);
-	return ret;
+	return ask_readers(mr, false);
 
 err:
 	while (i-- > 0) {
@@ -721,16 +796,14 @@ err:
 int kt_modrec_cut_merge(struct kt_modrec *mr, int cpu, unsigned long long cut,
 			int *fd, unsigned long long *size)
 {
-	struct modrec_cpu *c = &mr->cpus[cpu];
+	struct modrec_cpu *c;
 	unsigned long long sizes[3], merged = 0, carry_size = 0;
 	int fds[3], out, carry, ret;
 
-	fds[0] = *fd;
-	sizes[0] = *fd >= 0 ? *size : 0;
-	fds[1] = c->carry_fd;
-	sizes[1] = c->carry_fd >= 0 ? c->carry_size : 0;
-	fds[2] = c->old_fd;
-	sizes[2] = c->old_fd >= 0 ? c->old_size : 0;
+	if (cpu < 0 || cpu >= mr->ncpus)
+		return 0;
+	c = &mr->cpus[cpu];
+	merge_inputs(c, *fd, *size, c->old_fd, c->old_size, fds, sizes);
 	ret = merge_files(mr, fds, sizes, 3, cut, &out, &merged, &carry,
 			  &carry_size);
 	if (ret)
@@ -745,4 +818,28 @@ int kt_modrec_cut_merge(struct kt_modrec *mr, int cpu, unsigned long long cut,
 	*fd = out;
 	*size = merged;
 	return 0;
+}
+
+/* ---- snapshots ---- */
+
+int kt_modrec_flush(struct kt_modrec *mr)
+{
+	int i;
+
+	pthread_mutex_lock(&mr->lock);
+	for (i = 0; i < mr->ncpus; i++)
+		mr->cpus[i].flushed = false;
+	pthread_mutex_unlock(&mr->lock);
+	return ask_readers(mr, true);
+}
+
+int kt_modrec_flush_merge(struct kt_modrec *mr, int cpu, int *fd,
+			  unsigned long long *size)
+{
+	const struct modrec_cpu *c;
+
+	if (cpu < 0 || cpu >= mr->ncpus)
+		return 0;
+	c = &mr->cpus[cpu];
+	return merge_cpu(mr, cpu, c->flushed ? c->flushed_size : 0, true, fd, size);
 }

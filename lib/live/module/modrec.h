@@ -61,6 +61,22 @@ int kt_modrec_cut_merge(struct kt_modrec *mr, int cpu, unsigned long long cut,
 			int *fd, unsigned long long *size);
 
 /*
+ * A snapshot while recording (where kt_modrec_can_rotate): a rotation
+ * that switches no file.  kt_modrec_flush: each CPU's reader takes what
+ * the ring holds, the page being written closed too, and goes on into
+ * the same file, whose size then is noted.  kt_modrec_flush_merge
+ * merges *fd (*size bytes of another source's pages of this CPU, -1:
+ * none), what the last cut carried over and the CPU's pages up to that
+ * size, read only, into a new file it returns in *fd and *size (the
+ * caller closes it and the *fd it gave); the recording's files are
+ * left as they were, so kt_modrec_merge at the end still takes every
+ * record once.  0 or -errno.
+ */
+int kt_modrec_flush(struct kt_modrec *mr);
+int kt_modrec_flush_merge(struct kt_modrec *mr, int cpu, int *fd,
+			  unsigned long long *size);
+
+/*
  * The names of the tasks in the recorded pages, as saved_cmdlines lines
  * ("PID COMM\n", one per pid, the newest name): from the records of the
  * events ids[i], whose name is a char array at offsets[i] of 16 bytes.

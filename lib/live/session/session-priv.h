@@ -72,4 +72,13 @@ const char *kt_session_lacking(const struct kt_session *s, size_t hook);
 /* Events of a CPU read but not written: every source's. */
 unsigned long long kt_session_unwritten(struct kt_session *s, int cpu);
 
+/*
+ * While tracing runs (a chunk's cut, a snapshot): each CPU's counters
+ * now, the instance's (fallback[cpu] where they cannot be read) and the
+ * other sources' (ktrace.ko's) added, now[ncpus].
+ */
+void kt_session_counts_now(struct kt_session *s,
+			   const struct kt_cpu_stats *fallback,
+			   struct kt_cpu_stats *now);
+
 #endif

@@ -297,6 +297,19 @@ unsigned long long kt_session_unwritten(struct kt_session *s, int cpu)
 	return n;
 }
 
+void kt_session_counts_now(struct kt_session *s,
+			   const struct kt_cpu_stats *fallback,
+			   struct kt_cpu_stats *now)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->ncpus; cpu++)
+		if (kt_cpu_stats_read(kt_tracing_inst(s->t), cpu, &now[cpu]))
+			now[cpu] = fallback[cpu];
+	/* Loss is loss, whoever lost it: ktrace.ko's join the instance's. */
+	collect(s, now, KT_SOURCE_CUT);
+}
+
 const char *kt_session_lacking(const struct kt_session *s, size_t hook)
 {
 	const struct kt_source_ops *ops;

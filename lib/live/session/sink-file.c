@@ -746,9 +746,12 @@ static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 	struct kt_session *s = f->s;
 	int page = getpagesize(), cpu;
 	unsigned long long unw, n;
-	struct kt_cpu_stats now;
+	struct kt_cpu_stats now, *all = calloc(s->ncpus, sizeof(*all));
 	uint64_t ts;
 
+	if (!all)
+		return -ENOMEM;
+	kt_session_counts_now(s, base, all);
 	for (cpu = 0; cpu < s->ncpus; cpu++) {
 		struct kt_writer_cpu *c = &cpus[cpu];
 
@@ -764,9 +767,8 @@ static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 		if (c->size && !kt_pread_all(c->fd, &ts, sizeof(ts), c->off) &&
 		    (!res->first_ts || ts < res->first_ts))
 			res->first_ts = ts;
-		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now))
-			now = base[cpu];
-		/* What the buffer holds now comes after the snapshot. */
+		now = all[cpu];
+		/* What the buffers hold now comes after the snapshot. */
 		now.entries = 0;
 		unw = kt_session_unwritten(s, cpu);
 		unw = kt_stat_delta(unw, unw_base ? unw_base[cpu] : 0);
@@ -778,12 +780,15 @@ static int snapshot_window(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
 			unw += prior_unw[cpu];
 		}
 		texts[cpu] = kt_file_sink_cpustat(cpu, &now, &base[cpu], unw);
-		if (!texts[cpu])
+		if (!texts[cpu]) {
+			free(all);
 			return -ENOMEM;
+		}
 		res->lost += kt_stat_delta(now.overrun, base[cpu].overrun) +
 			     kt_stat_delta(now.commit_overrun, base[cpu].commit_overrun) +
 			     kt_stat_delta(now.dropped, base[cpu].dropped) + unw;
 	}
+	free(all);
 	if (!res->first_ts || res->first_ts > res->last_ts)
 		res->first_ts = res->last_ts;
 	return 0;

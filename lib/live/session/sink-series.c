@@ -484,13 +484,7 @@ static int rotate(struct kt_series_sink *r)
 	raw = raw_bytes(s) - r->raw_base;
 	r->raw_base += raw;
 	r->lag = raw > r->decided ? raw - r->decided : 0;
-	for (cpu = 0; cpu < s->ncpus; cpu++)
-		if (kt_cpu_stats_read(kt_session_inst(s), cpu, &now[cpu]))
-			now[cpu] = r->base[cpu];
-	/* Other sources' losses (ktrace.ko's) join the instance's. */
-	for (i = 0; i < KT_SESSION_SOURCES; i++)
-		if (s->src[i].state && s->src[i].ops->collect)
-			s->src[i].ops->collect(s->src[i].state, now, KT_SOURCE_CUT);
+	kt_session_counts_now(s, r->base, now);
 	texts = chunk_stats(r, now, false, false);
 	ret = texts ? 0 : -ENOMEM;
 	if (!ret)

@@ -6,7 +6,9 @@
  * (-F/-c/-p, --process), its readers started; at the end its pages are
  * merged into each CPU's, its counts added to the instance's, and
  * everything put back as it was.  ktrace top's counter claims, empties,
- * starts and stops it through the same hooks (env->counter).
+ * starts and stops it through the same hooks (env->counter).  While it
+ * records, a rotation cuts its pages at one trace-clock time and a
+ * snapshot takes them read only, both merged with ftrace's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -467,41 +469,84 @@ static int module_rotating(void *state)
 	return -EIO;
 }
 
+/*
+ * Each CPU's pages of cpus[] (what the sources before this one handed
+ * out) replaced by them merged with ktrace.ko's: up to the cut and into
+ * the next chunk (a rotation), or read only (snap: a snapshot).
+ */
+static int merge_cpus(struct modsrc *s, struct kt_writer_cpu *cpus, bool snap)
+{
+	unsigned long long size;
+	int cpu, fd, ret = 0;
+
+	for (cpu = 0; !ret && cpu < s->e->ncpus; cpu++) {
+		fd = cpus[cpu].fd;
+		size = cpus[cpu].size;
+		ret = snap ? kt_modrec_flush_merge(s->mrec, cpu, &fd, &size) :
+			     kt_modrec_cut_merge(s->mrec, cpu, s->cut, &fd, &size);
+		if (ret || fd == cpus[cpu].fd)
+			continue;
+		if (cpus[cpu].fd >= 0)
+			close(cpus[cpu].fd);
+		cpus[cpu].fd = fd;
+		cpus[cpu].off = 0;
+		cpus[cpu].size = size;
+	}
+	return ret;
+}
+
+/* Only where its rings are mapped: a reader in read() cannot be woken. */
+static int can_cut(struct modsrc *s, const char *what, const char *instead)
+{
+	if (kt_modrec_can_rotate(s->mrec))
+		return 0;
+	kt_err("%s takes ktrace.ko's events only where its rings are mapped (ktrace.ko's buffers are read by %s: an older ktrace.ko, or KTRACE_NO_MMAP); load a newer ktrace.ko or %s",
+	       what, kt_modrec_read_mode(s->mrec), instead);
+	return -EOPNOTSUPP;
+}
+
 static int module_rotate(void *state, const char *prefix,
 			 struct kt_writer_cpu *cpus)
 {
 	struct modsrc *s = state;
-	unsigned long long size;
-	int cpu, fd, ret;
+	int ret;
 
 	if (!s->mrec) {
 		kt_err("--rotate cannot take ktrace.ko's events into a live output");
 		return -EOPNOTSUPP;
 	}
-	if (!prefix) {
-		if (kt_modrec_can_rotate(s->mrec))
-			return 0;
-		kt_err("--rotate takes ktrace.ko's events only where its rings are mapped (ktrace.ko's buffers are read by %s: an older ktrace.ko, or KTRACE_NO_MMAP); load a newer ktrace.ko or record without --rotate",
-		       kt_modrec_read_mode(s->mrec));
-		return -EOPNOTSUPP;
-	}
+	if (!prefix)
+		return can_cut(s, "--rotate", "record without --rotate");
 	ret = kt_modrec_rotate(s->mrec);
-	for (cpu = 0; !ret && cpu < s->e->ncpus; cpu++) {
-		fd = cpus[cpu].fd;
-		size = cpus[cpu].size;
-		ret = kt_modrec_cut_merge(s->mrec, cpu, s->cut, &fd, &size);
-		if (ret)
-			break;
-		if (cpus[cpu].fd >= 0)
-			close(cpus[cpu].fd);
-		cpus[cpu].fd = fd;
-		cpus[cpu].size = size;
-	}
+	if (!ret)
+		ret = merge_cpus(s, cpus, false);
 	/* A full disk: the series says so, with its account. */
 	if (ret && ret != -ENOSPC)
 		kt_err("cannot cut ktrace.ko's records into the next chunk: %s",
 		       strerror(-ret));
 	return ret;
+}
+
+/*
+ * A snapshot: every CPU's records so far, ktrace.ko's (the page being
+ * written closed too) merged in time with what the sources before it
+ * handed out, into new files; its readers go on into the same files,
+ * so the recording's file still takes every record once.
+ */
+static int module_flush(void *state, struct kt_writer_cpu *cpus)
+{
+	struct modsrc *s = state;
+	int ret;
+
+	if (!s->mrec) {
+		kt_err("a snapshot cannot take ktrace.ko's events from a live output");
+		return -EOPNOTSUPP;
+	}
+	/* A failure here the snapshot says, with its file. */
+	ret = can_cut(s, "a snapshot", "stop the recording to have them");
+	if (!ret)
+		ret = kt_modrec_flush(s->mrec);
+	return ret ? ret : merge_cpus(s, cpus, true);
 }
 
 /* Live (no readers of its own): the live sink counts what it read. */
@@ -576,6 +621,7 @@ const struct kt_source_ops kt_source_module = {
 	.collect = module_collect,
 	.data = module_data,
 	.rotate = module_rotate,
+	.flush = module_flush,
 	.rotating = module_rotating,
 	.bytes = module_bytes,
 	.cmdlines = module_cmdlines,
