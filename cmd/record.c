@@ -22,6 +22,7 @@
 #include "file/pack.h"
 #include "file/pieces.h"
 #include "live/session/child.h"
+#include "live/session/hook.h"
 #include "live/session/recover.h"
 #include "live/session/run.h"
 #include "live/session/session.h"
@@ -31,11 +32,14 @@
 #include "net/auth.h"
 #include "net/remote.h"
 #include "net/wire.h"
+#include "push/shotpush.h"
 #include "live/session/sink-series.h"
 #include "util-session-opts.h"
 #include "views/procview.h"
 
 #define DEFAULT_OUTPUT	"ktrace.dat"
+/* At the end: how long --on-trigger's hooks and --push's queue are waited for. */
+#define ACTIONS_WAIT_MS	10000
 
 enum {
 	OPT_FLIGHT = 256,
@@ -63,6 +67,8 @@ enum {
 	OPT_KEEP,
 	OPT_REMOTE,
 	OPT_TOKEN_FILE,
+	OPT_ON_TRIGGER,
+	OPT_PUSH,
 };
 
 /* The kernel keeps this many characters of a process name. */
@@ -92,6 +98,11 @@ struct record_opts {
 	/* --remote: the agent, and its token */
 	const char *remote;
 	const char *token_file;
+	/* The actions on each snapshot: --on-trigger, --push */
+	const char *on_trigger;
+	const char *push;
+	struct kt_hook *hook;
+	struct kt_shotpush *shots;
 };
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
@@ -149,6 +160,9 @@ static const struct argp_option options[] = {
 	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 4 },
 	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signals (sent or delivered)", 4 },
 	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 4 },
+	{ NULL, 0, NULL, 0, "Actions on each snapshot (a trigger's, or one of 'ktrace snapshot' or SIGUSR2):", 5 },
+	{ "on-trigger", OPT_ON_TRIGGER, "CMD", 0, "run CMD, split into words without a shell ('...' and \"...\" quote), with KTRACE_SNAPSHOT, KTRACE_CONDITION, KTRACE_TIME, KTRACE_FIRE_TS, KTRACE_EVENT and KTRACE_SUPPRESSED in its environment; at most 4 at once", 5 },
+	{ "push", OPT_PUSH, "URL", 0, "push each snapshot into ClickHouse at http://HOST:PORT[/DATABASE] as 'ktrace push' does, plus a row in its snapshots table, in the background (retried while the server is down; $KTRACE_PUSH_PASSWORD)", 5 },
 	{ 0 }
 };
 
@@ -282,6 +296,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_FLIGHT:
 		o->flight = true;
+		break;
+	case OPT_ON_TRIGGER: {
+		const char *why = NULL;
+
+		if (kt_hook_check(arg, &why))
+			argp_error(state, "bad --on-trigger '%s': %s; quote a word with '...' or \"...\"",
+				   arg, why ? why : strerror(ENOMEM));
+		o->on_trigger = arg;
+		break;
+	}
+	case OPT_PUSH:
+		if (strncmp(arg, "http://", 7) || !arg[7])
+			argp_error(state, "bad --push '%s'; give http://HOST:PORT[/DATABASE]", arg);
+		o->push = arg;
 		break;
 	case 's':
 		errno = 0;
@@ -424,6 +452,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   o->series.keep, o->series.keep);
 		if (o->token_file && !o->remote)
 			argp_error(state, "--token-file goes with --remote HOST:PORT");
+		if (o->remote && (o->on_trigger || o->push))
+			argp_error(state, "--remote and %s conflict; the snapshots are the agent's machine's",
+				   o->on_trigger ? "--on-trigger" : "--push");
 		if (o->remote && (o->rotate || o->recover || o->flight))
 			argp_error(state, "--remote and %s conflict; record that on the agent's machine itself",
 				   o->rotate ? "--rotate" : o->recover ? "--recover" : "--flight");
@@ -433,7 +464,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
 				   o->process || o->seconds > 0 || o->max_mb ||
-				   o->t.buffer_kb || o->file_version || o->compression))
+				   o->t.buffer_kb || o->file_version || o->compression ||
+				   o->on_trigger || o->push))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");
 		break;
 	default:
@@ -590,6 +622,76 @@ static unsigned long long report_loss(const struct record_opts *o,
 	return (o->flight ? 0 : lost) + unwritten;
 }
 
+/* ---- the actions on each snapshot ---- */
+
+/* The session's kt_shot_fn: never waits (hook.h, shotpush.h). */
+static void on_shot(void *ctx, const struct kt_shot *shot)
+{
+	struct record_opts *o = ctx;
+
+	if (o->hook)
+		kt_hook_run(o->hook, shot);
+	if (o->shots)
+		kt_shotpush_add(o->shots, shot);
+}
+
+static int actions_begin(struct record_opts *o)
+{
+	if (o->on_trigger) {
+		o->hook = kt_hook_new(o->on_trigger);
+		if (!o->hook) {
+			kt_err("cannot set up --on-trigger '%s': %s", o->on_trigger,
+			       strerror(errno));
+			return -1;
+		}
+	}
+	if (o->push) {
+		o->shots = kt_shotpush_new(o->push, NULL, getenv("KTRACE_PUSH_PASSWORD"));
+		if (!o->shots) {
+			kt_err("cannot use --push '%s': %s", o->push, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The end, once no snapshot can come: the hooks and the queue waited for
+ * (bounded), and what was not pushed said with how to push it.
+ */
+static void actions_end(struct record_opts *o)
+{
+	char list[2048], cmdl[4096];
+	size_t i, n, la = 0, ca = 0;
+	const char *f;
+
+	if (o->hook) {
+		kt_hook_wait(o->hook, ACTIONS_WAIT_MS);
+		kt_hook_free(o->hook);
+		o->hook = NULL;
+	}
+	if (!o->shots)
+		return;
+	n = kt_shotpush_finish(o->shots, ACTIONS_WAIT_MS);
+	if (n) {
+		list[0] = cmdl[0] = '\0';
+		for (i = 0; (f = kt_shotpush_left(o->shots, i)); i++) {
+			if (la < sizeof(list))
+				la += (size_t)snprintf(list + la, sizeof(list) - la, "%s'%s'",
+						       i ? ", " : "", f);
+			if (ca < sizeof(cmdl))
+				ca += (size_t)snprintf(cmdl + ca, sizeof(cmdl) - ca, " -i '%s'", f);
+		}
+		kt_warn("--push: %zu snapshot(s) not pushed to '%s' within %d s: %s; push them later with 'ktrace push%s --to %s'",
+			n, o->push, ACTIONS_WAIT_MS / 1000, list, cmdl, o->push);
+	} else if (!o->quiet && kt_shotpush_pushed(o->shots)) {
+		kt_info("--push: %zu snapshot(s) pushed to '%s'", kt_shotpush_pushed(o->shots),
+			o->push);
+	}
+	kt_shotpush_free(o->shots);
+	o->shots = NULL;
+}
+
 /* ---- the recording ---- */
 
 /* ktrace agent's worker (record_serve()): the connection and its sink. */
@@ -619,6 +721,8 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		.uid = o->uid,
 		.progress = !o->quiet && isatty(STDERR_FILENO) ? status_line : NULL,
 		.arg = o,
+		.on_shot = o->on_trigger || o->push ? on_shot : NULL,
+		.on_shot_ctx = o,
 	};
 	struct kt_file_sink *file = o->rotate ? NULL : kt_file_sink_new();
 	struct kt_series_sink *series = o->rotate ? kt_series_sink_new(&o->series) : NULL;
@@ -648,6 +752,8 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		return KT_EXIT_FAIL;
 	}
 	run = kt_session_runner(s);
+	if (actions_begin(o))
+		goto out;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
 		if (ret) {
@@ -667,6 +773,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 	if (cfg.progress)
 		fprintf(stderr, "\r\033[K");
 	ret = kt_session_finish(s);
+	actions_end(o);
 	if (ret < 0)
 		goto out;
 	if (!o->quiet)
@@ -703,6 +810,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		status = KT_EXIT_OK;
 	}
 out:
+	actions_end(o);
 	if (net) {
 		/* The END, then the rest of the log stays here. */
 		kt_net_sink_close(net, status);
@@ -981,6 +1089,10 @@ static int serve_check(int argc, char **argv, char *const *allow, size_t nallow,
 			bad = "--rotate";
 		else if (o.recover)
 			bad = "--recover";
+		else if (o.on_trigger)
+			bad = "--on-trigger";
+		else if (o.push)
+			bad = "--push";
 		if (bad)
 			fprintf(stderr, "ktrace agent: %s is not taken by an agent\n", bad);
 		if (o.t.cmd) {
