@@ -661,8 +661,8 @@ static int actions_begin(struct record_opts *o)
  */
 static void actions_end(struct record_opts *o)
 {
-	char list[2048], cmdl[4096];
-	size_t i, n, la = 0, ca = 0;
+	char cmdl[4096];
+	size_t i, n, ca = 0;
 	const char *f;
 
 	if (o->hook) {
@@ -674,16 +674,11 @@ static void actions_end(struct record_opts *o)
 		return;
 	n = kt_shotpush_finish(o->shots, ACTIONS_WAIT_MS);
 	if (n) {
-		list[0] = cmdl[0] = '\0';
-		for (i = 0; (f = kt_shotpush_left(o->shots, i)); i++) {
-			if (la < sizeof(list))
-				la += (size_t)snprintf(list + la, sizeof(list) - la, "%s'%s'",
-						       i ? ", " : "", f);
-			if (ca < sizeof(cmdl))
-				ca += (size_t)snprintf(cmdl + ca, sizeof(cmdl) - ca, " -i '%s'", f);
-		}
-		kt_warn("--push: %zu snapshot(s) not pushed to '%s' within %d s: %s; push them later with 'ktrace push%s --to %s'",
-			n, o->push, ACTIONS_WAIT_MS / 1000, list, cmdl, o->push);
+		cmdl[0] = '\0';
+		for (i = 0; (f = kt_shotpush_left(o->shots, i)) && ca < sizeof(cmdl); i++)
+			ca += (size_t)snprintf(cmdl + ca, sizeof(cmdl) - ca, " -i '%s'", f);
+		kt_warn("--push: %zu snapshot(s) not pushed to '%s' within %d s; push them later with: ktrace push%s --to %s",
+			n, o->push, ACTIONS_WAIT_MS / 1000, cmdl, o->push);
 	} else if (!o->quiet && kt_shotpush_pushed(o->shots)) {
 		kt_info("--push: %zu snapshot(s) pushed to '%s'", kt_shotpush_pushed(o->shots),
 			o->push);
