@@ -23,6 +23,7 @@
 #include "file/pack.h"
 #include "file/pieces.h"
 #include "live/session/child.h"
+#include "live/session/hook.h"
 #include "live/session/recover.h"
 #include "live/session/run.h"
 #include "live/session/session.h"
@@ -32,6 +33,7 @@
 #include "net/auth.h"
 #include "net/remote.h"
 #include "net/wire.h"
+#include "push/shotpush.h"
 #include "live/session/sink-series.h"
 #include "live/session/sink-trigger.h"
 #include "live/trigger/cond.h"
@@ -39,6 +41,8 @@
 #include "views/procview.h"
 
 #define DEFAULT_OUTPUT	"ktrace.dat"
+/* At the end: how long --on-trigger's hooks and --push's queue are waited for. */
+#define ACTIONS_WAIT_MS	10000
 
 enum {
 	OPT_FLIGHT = 256,
@@ -72,6 +76,8 @@ enum {
 	OPT_AFTER,
 	OPT_MAX_SNAPSHOTS,
 	OPT_COOLDOWN,
+	OPT_ON_TRIGGER,
+	OPT_PUSH,
 };
 
 /* --trigger given at most this many times. */
@@ -116,6 +122,11 @@ struct record_opts {
 	unsigned long long before, after, cooldown;
 	bool before_set, after_set, cooldown_set;
 	unsigned int max_snapshots;
+	/* The actions on each snapshot: --on-trigger, --push */
+	const char *on_trigger;
+	const char *push;
+	struct kt_hook *hook;
+	struct kt_shotpush *shots;
 };
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
@@ -185,6 +196,9 @@ static const struct argp_option options[] = {
 	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0, "with --process: no system calls", 4 },
 	{ "no-signals", OPT_NO_SIGNALS, NULL, 0, "with --process: no signals (sent or delivered)", 4 },
 	{ "no-lifecycle", OPT_NO_LIFECYCLE, NULL, 0, "with --process: no fork, exec and exit", 4 },
+	{ NULL, 0, NULL, 0, "Actions on each snapshot (a trigger's, or one of 'ktrace snapshot' or SIGUSR2):", 5 },
+	{ "on-trigger", OPT_ON_TRIGGER, "CMD", 0, "run CMD, split into words without a shell ('...' and \"...\" quote), with KTRACE_SNAPSHOT, KTRACE_CONDITION, KTRACE_TIME, KTRACE_FIRE_TS, KTRACE_EVENT and KTRACE_SUPPRESSED in its environment; at most 4 at once", 5 },
+	{ "push", OPT_PUSH, "URL", 0, "push each snapshot into ClickHouse at http://HOST:PORT[/DATABASE] as 'ktrace push' does, plus a row in its snapshots table, in the background (retried while the server is down; $KTRACE_PUSH_PASSWORD)", 5 },
 	{ 0 }
 };
 
@@ -420,6 +434,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FLIGHT:
 		o->flight = true;
 		break;
+	case OPT_ON_TRIGGER: {
+		const char *why = NULL;
+
+		if (kt_hook_check(arg, &why))
+			argp_error(state, "bad --on-trigger '%s': %s; quote a word with '...' or \"...\"",
+				   arg, why ? why : strerror(ENOMEM));
+		o->on_trigger = arg;
+		break;
+	}
+	case OPT_PUSH:
+		if (strncmp(arg, "http://", 7) || !arg[7])
+			argp_error(state, "bad --push '%s'; give http://HOST:PORT[/DATABASE]", arg);
+		o->push = arg;
+		break;
 	case 's':
 		errno = 0;
 		o->seconds = strtod(arg, &end);
@@ -563,6 +591,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--token-file goes with --remote HOST:PORT");
 		if (o->local && !o->remote)
 			argp_error(state, "--local goes with --remote HOST:PORT (this machine and that one); without --remote, record records this machine");
+		if (o->remote && (o->on_trigger || o->push))
+			argp_error(state, "--remote and %s conflict; the snapshots are the agent's machine's",
+				   o->on_trigger ? "--on-trigger" : "--push");
 		if (o->remote && (o->rotate || o->recover || o->flight))
 			argp_error(state, "--remote and %s conflict; record that on the agent's machine itself",
 				   o->rotate ? "--rotate" : o->recover ? "--recover" : "--flight");
@@ -576,7 +607,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
 				   o->process || o->seconds > 0 || o->max_mb ||
-				   o->t.buffer_kb || o->file_version || o->compression))
+				   o->t.buffer_kb || o->file_version || o->compression ||
+				   o->on_trigger || o->push))
 			argp_error(state, "--recover takes only FILE (and -q); it records nothing");
 		break;
 	default:
@@ -636,23 +668,6 @@ static void summary(const struct record_opts *o, const struct kt_session *s,
 		fprintf(stderr, "  %4d %12llu %12s %10llu %10llu\n", cpu,
 			c.events, b, c.overrun, c.dropped);
 	}
-}
-
-/* A trigger's snapshot is written: its one line. */
-static void trigger_shot(void *ctx, const struct kt_shot *shot)
-{
-	char at[32];
-	time_t sec = shot->fire_realtime_ns / 1000000000LL;
-	struct tm tm;
-
-	(void)ctx;
-	localtime_r(&sec, &tm);
-	strftime(at, sizeof(at), "%H:%M:%S", &tm);
-	printf("trigger '%s' at %s.%03d: wrote '%s' (%.3f s): %s\n",
-	       shot->condition, at, (int)(shot->fire_realtime_ns / 1000000 % 1000),
-	       shot->path, shot->last_ts > shot->first_ts ?
-	       (shot->last_ts - shot->first_ts) / 1e9 : 0.0, shot->fire_event);
-	fflush(stdout);
 }
 
 /* What the triggers did, even with -q when some failed. */
@@ -767,6 +782,88 @@ static unsigned long long report_loss(const struct record_opts *o,
 	return (o->flight ? 0 : lost) + unwritten;
 }
 
+/* ---- the actions on each snapshot ---- */
+
+/* The session's kt_shot_fn: never waits (hook.h, shotpush.h). */
+static void on_shot(void *ctx, const struct kt_shot *shot)
+{
+	struct record_opts *o = ctx;
+
+	if (o->hook)
+		kt_hook_run(o->hook, shot);
+	if (o->shots)
+		kt_shotpush_add(o->shots, shot);
+}
+
+/* A trigger's snapshot is written: its one line, then the actions. */
+static void trigger_shot(void *ctx, const struct kt_shot *shot)
+{
+	char at[32];
+	time_t sec = shot->fire_realtime_ns / 1000000000LL;
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	strftime(at, sizeof(at), "%H:%M:%S", &tm);
+	printf("trigger '%s' at %s.%03d: wrote '%s' (%.3f s): %s\n",
+	       shot->condition, at, (int)(shot->fire_realtime_ns / 1000000 % 1000),
+	       shot->path, shot->last_ts > shot->first_ts ?
+	       (shot->last_ts - shot->first_ts) / 1e9 : 0.0, shot->fire_event);
+	fflush(stdout);
+	on_shot(ctx, shot);
+}
+
+static int actions_begin(struct record_opts *o)
+{
+	if (o->on_trigger) {
+		o->hook = kt_hook_new(o->on_trigger);
+		if (!o->hook) {
+			kt_err("cannot set up --on-trigger '%s': %s", o->on_trigger,
+			       strerror(errno));
+			return -1;
+		}
+	}
+	if (o->push) {
+		o->shots = kt_shotpush_new(o->push, NULL, getenv("KTRACE_PUSH_PASSWORD"));
+		if (!o->shots) {
+			kt_err("cannot use --push '%s': %s", o->push, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The end, once no snapshot can come: the hooks and the queue waited for
+ * (bounded), and what was not pushed said with how to push it.
+ */
+static void actions_end(struct record_opts *o)
+{
+	char cmdl[4096];
+	size_t i, n, ca = 0;
+	const char *f;
+
+	if (o->hook) {
+		kt_hook_wait(o->hook, ACTIONS_WAIT_MS);
+		kt_hook_free(o->hook);
+		o->hook = NULL;
+	}
+	if (!o->shots)
+		return;
+	n = kt_shotpush_finish(o->shots, ACTIONS_WAIT_MS);
+	if (n) {
+		cmdl[0] = '\0';
+		for (i = 0; (f = kt_shotpush_left(o->shots, i)) && ca < sizeof(cmdl); i++)
+			ca += (size_t)snprintf(cmdl + ca, sizeof(cmdl) - ca, " -i '%s'", f);
+		kt_warn("--push: %zu snapshot(s) not pushed to '%s' within %d s; push them later with: ktrace push%s --to %s",
+			n, o->push, ACTIONS_WAIT_MS / 1000, cmdl, o->push);
+	} else if (!o->quiet && kt_shotpush_pushed(o->shots)) {
+		kt_info("--push: %zu snapshot(s) pushed to '%s'", kt_shotpush_pushed(o->shots),
+			o->push);
+	}
+	kt_shotpush_free(o->shots);
+	o->shots = NULL;
+}
+
 /* ---- the recording ---- */
 
 /* ktrace agent's worker (record_serve()): the connection and its sink. */
@@ -796,6 +893,8 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		.uid = o->uid,
 		.progress = !o->quiet && isatty(STDERR_FILENO) ? status_line : NULL,
 		.arg = o,
+		.on_shot = o->on_trigger || o->push ? on_shot : NULL,
+		.on_shot_ctx = o,
 	};
 	struct kt_trigger_opts to = {
 		.dir = o->output, .conds = o->conds, .nconds = o->nconds,
@@ -837,6 +936,8 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		return KT_EXIT_FAIL;
 	}
 	run = kt_session_runner(s);
+	if (actions_begin(o))
+		goto out;
 	if (o->t.cmd) {
 		ret = kt_child_check(o->t.cmd[0]);
 		if (ret) {
@@ -856,6 +957,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 	if (cfg.progress)
 		fprintf(stderr, "\r\033[K");
 	ret = kt_session_finish(s);
+	actions_end(o);
 	if (ret < 0)
 		goto out;
 	if (trigger)
@@ -894,6 +996,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		status = KT_EXIT_OK;
 	}
 out:
+	actions_end(o);
 	if (net) {
 		/* The END, then the rest of the log stays here. */
 		kt_net_sink_close(net, status);
@@ -1300,6 +1403,10 @@ static int serve_check(int argc, char **argv, char *const *allow, size_t nallow,
 			bad = "--rotate";
 		else if (o.recover)
 			bad = "--recover";
+		else if (o.on_trigger)
+			bad = "--on-trigger";
+		else if (o.push)
+			bad = "--push";
 		if (bad)
 			fprintf(stderr, "ktrace agent: %s is not taken by an agent\n", bad);
 		if (o.t.cmd) {

@@ -73,11 +73,11 @@ _ktrace()
 		# compgen -f offers directories too: -i DIR reads a series of chunks.
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
-	--allow-command)
+	--allow-command|--on-trigger)
 		COMPREPLY=($(compgen -c -- "$cur"))
 		return 0 ;;
-	--to)
-		# push: ClickHouse's HTTP interface.
+	--to|--push)
+		# push, record --push: ClickHouse's HTTP interface.
 		COMPREPLY=($(compgen -W "http://localhost:8123/" -- "$cur"))
 		return 0 ;;
 	--format)

@@ -610,7 +610,11 @@ static void run_request(void *arg)
 	struct kt_sink *k = snapshot_sink(s);
 	char *path = NULL, line[4400];
 	int asked = s->registered ? kt_registry_take(&path, &req.last_ns) : 0;
+	struct timespec now;
 	int ret;
+
+	/* The moment it was asked, for the actions (base/shot.h). */
+	clock_gettime(CLOCK_REALTIME, &now);
 
 	if (asked < 0) {
 		kt_err("cannot read the snapshot request in '%s': %s",
@@ -634,6 +638,14 @@ static void run_request(void *arg)
 		kt_registry_answer(!ret, line);
 	else if (!ret)
 		kt_info("%s", line);
+	/* The external condition: its file to the actions, once answered. */
+	if (!ret && s->cfg->on_shot)
+		s->cfg->on_shot(s->cfg->on_shot_ctx, &(struct kt_shot){
+			.path = res.path, .condition = "snapshot",
+			.fire_ts = res.last_ts,
+			.fire_realtime_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec,
+			.first_ts = res.first_ts, .last_ts = res.last_ts,
+		});
 	free(path);
 }
 
