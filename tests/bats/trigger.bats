@@ -198,7 +198,7 @@ stored() {
 		--cooldown 0 -F -o snaps -- sh -c 'trap : USR1 USR2; for i in 1 2 3; do kill -USR1 $$; kill -USR2 $$; sleep 0.5; done'
 	[ "$status" -eq 0 ] || fail "record exited $status: $output"
 	[ "$(ls snaps | wc -l)" -eq 3 ] || fail "not 3 snapshots: $(ls -A snaps) / $output"
-	[ "$(grep -c "^trigger 'event signal:signal_generate if sig == 10' at .*: signal:signal_generate pid [0-9]*$" <<<"$output")" -eq 3 ] ||
+	[ "$(grep -c "^trigger 'event signal:signal_generate if sig == 10' at .*: signal:signal_generate pid [0-9]*: sig=10 .*comm=sh .*$" <<<"$output")" -eq 3 ] ||
 		fail "not 3 lines: $output"
 	for f in snaps/*.dat; do
 		run -0 trace-cmd report -i "$f"

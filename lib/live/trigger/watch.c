@@ -192,6 +192,29 @@ void kt_watch_free(struct kt_watch *w)
 	free(w);
 }
 
+/*
+ * The firing event in words: its name, its task and its own text, as
+ * report prints it (the engineer reads it in the snapshot's line and in
+ * the hook's KTRACE_EVENT; it is data, never run), on one line.
+ */
+static void describe(struct kt_watch *w, struct tep_record *rec, int i,
+		     struct kt_fire *f)
+{
+	struct trace_seq seq;
+	char *nl;
+
+	trace_seq_init(&seq);
+	tep_print_event(w->tep, &seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&seq);
+	while ((nl = strchr(seq.buffer, '\n')))
+		*nl = ' ';
+	for (nl = seq.buffer + strlen(seq.buffer); nl > seq.buffer && nl[-1] == ' ';)
+		*--nl = '\0';
+	snprintf(f->what, sizeof(f->what), "%s pid %d: %s", w->conds[i].spec,
+		 f->pid, seq.state == TRACE_SEQ__GOOD ? seq.buffer : "?");
+	trace_seq_destroy(&seq);
+}
+
 /* An event condition's event: 1 with *f when it passes its filter. */
 static int event_record(struct kt_watch *w, struct tep_record *rec, int type,
 			struct kt_fire *f)
@@ -208,7 +231,7 @@ static int event_record(struct kt_watch *w, struct tep_record *rec, int type,
 		f->ts = f->since = rec->ts;
 		f->cpu = rec->cpu;
 		f->pid = tep_data_pid(w->tep, rec);
-		snprintf(f->what, sizeof(f->what), "%s pid %d", w->conds[i].spec, f->pid);
+		describe(w, rec, i, f);
 		return 1;
 	}
 	return 0;
