@@ -445,13 +445,37 @@ static void chunk_take(struct kt_chunk *c, struct kt_reader *ck)
 	ck->nbufs = 0;
 }
 
-static int cmp_first(const void *a, const void *b)
+/*
+ * Chunks named one by one, in time order: by a CPU both hold, whose
+ * times run on from one chunk to the next.  Not by a chunk's first time:
+ * a quiet CPU's page is written when it fills, chunks later, so a chunk
+ * may start before the ones ahead of it.  Chunks that share no CPU go by
+ * their last time.
+ */
+static int cmp_chunks(const void *a, const void *b)
 {
 	const struct kt_chunk *x = a, *y = b;
-	uint64_t fx = x->first > x->last ? UINT64_MAX : x->first;
-	uint64_t fy = y->first > y->last ? UINT64_MAX : y->first;
+	uint64_t lx = x->first > x->last ? UINT64_MAX : x->last;
+	uint64_t ly = y->first > y->last ? UINT64_MAX : y->last;
+	int k, i, pb, pi;
 
-	return (fx > fy) - (fx < fy);
+	for (k = 0; k < x->nbufs; k++) {
+		for (i = 0; i < x->bufs[k].nstreams; i++) {
+			const struct cpu_data *d = &x->bufs[k].streams[i], *p;
+
+			if (d->first > d->last ||
+			    kt_chunk_find(y, x->bufs[k].name, d->cpu, &pb, &pi))
+				continue;
+			p = &y->bufs[pb].streams[pi];
+			if (p->first > p->last)
+				continue;
+			if (d->last <= p->first && d->first < p->last)
+				return -1;
+			if (p->last <= d->first && p->first < d->last)
+				return 1;
+		}
+	}
+	return (lx > ly) - (lx < ly);
 }
 
 /* Each CPU's times follow on from the last chunk's: -EINVAL and one line if not. */
@@ -673,7 +697,7 @@ struct kt_reader *kt_reader_open_list(const char *const *paths, int n)
 	}
 	/* Files named one by one go in time order; a directory's in name order. */
 	if (n > 1)
-		qsort(se->chunks, (size_t)se->n, sizeof(*se->chunks), cmp_first);
+		qsort(se->chunks, (size_t)se->n, sizeof(*se->chunks), cmp_chunks);
 	ret = check_order(r, se);
 	if (ret)
 		goto err;
