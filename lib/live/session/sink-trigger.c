@@ -277,6 +277,8 @@ static void read_page(struct kt_trigger_sink *t, int cpu)
 		rec.size = kbuffer_event_size(t->kb);
 		if (kt_watch_record(t->watch, &rec, &f))
 			fired(t, &f);
+		while (kt_watch_next(t->watch, &f))
+			fired(t, &f);
 	}
 }
 
@@ -480,6 +482,7 @@ static void exit_cond(struct kt_trigger_sink *t)
 static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 {
 	struct kt_trigger_sink *t = state;
+	struct kt_fire f;
 	int ret;
 
 	if (step == KT_SINK_NEW)
@@ -493,6 +496,10 @@ static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step st
 		/* What the buffers hold, read; the waiting snapshots written. */
 		flush(t);
 		read_new(t);
+		if (t->watch)
+			kt_watch_end(t->watch);
+		while (t->watch && kt_watch_next(t->watch, &f))
+			fired(t, &f);
 		exit_cond(t);
 		write_due(t, true);
 	}
