@@ -325,6 +325,18 @@ static void read_new(struct kt_trigger_sink *t)
 		read_cpu(t, cpu);
 }
 
+/* The waits' firings held until now on the trace clock (watch.h). */
+static void waits_now(struct kt_trigger_sink *t)
+{
+	struct kt_fire f;
+
+	if (!t->watch)
+		return;
+	kt_watch_now(t->watch, kt_session_trace_now(t->s));
+	while (kt_watch_next(t->watch, &f))
+		fired(t, &f);
+}
+
 /* ---- the snapshots ---- */
 
 static char *shot_path(struct kt_trigger_sink *t, const struct pending *p)
@@ -541,6 +553,7 @@ static int trigger_pages(void *state, const struct pollfd *fds)
 		if (++t->ticks % FLUSH_TICKS == 0)
 			flush(t);
 		read_new(t);
+		waits_now(t);
 		write_due(t, false);
 	}
 	/* Read before the ring rotates: the old pieces stay open here. */

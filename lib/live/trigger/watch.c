@@ -637,6 +637,12 @@ static void release(struct kt_watch *w, uint64_t limit)
 	}
 }
 
+void kt_watch_now(struct kt_watch *w, uint64_t now)
+{
+	if (now > HOLD_NS)
+		release(w, now - HOLD_NS);
+}
+
 void kt_watch_end(struct kt_watch *w)
 {
 	release(w, UINT64_MAX);

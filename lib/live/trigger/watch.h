@@ -10,7 +10,8 @@
  * The waits follow tasks across CPUs, and a CPU's records can come up
  * to a second after another's (a quiet CPU's page is read late): the
  * records they read are held until a second of newer ones was fed, and
- * then taken in time order.  Their firings come out of kt_watch_next(),
+ * then taken in time order (or once the trace clock is a second past
+ * them, kt_watch_now()).  Their firings come out of kt_watch_next(),
  * after the record that released them; kt_watch_end() releases the rest.
  *
  * A switch the kernel dropped (this happens without a count) must not
@@ -56,6 +57,12 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 
 /* The next firing of a wait: 1 with *f, 0 when there is none. */
 int kt_watch_next(struct kt_watch *w, struct kt_fire *f);
+
+/*
+ * The trace clock reads now: the held records a second older are taken
+ * (then kt_watch_next()), so a quiet recording does not hold a firing.
+ */
+void kt_watch_now(struct kt_watch *w, uint64_t now);
 
 /* The end of the records: the held ones taken (then kt_watch_next()). */
 void kt_watch_end(struct kt_watch *w);
