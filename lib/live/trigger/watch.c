@@ -742,7 +742,8 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 	int type = tep_data_type(w->tep, rec), tid;
 	struct open_call *c;
 
-	tid = tep_data_pid(w->tep, rec);
+	tid = w->waits || type == w->enter_id || type == w->exit_id ?
+	      tep_data_pid(w->tep, rec) : 0;
 	if (w->waits) {
 		wait_record(w, rec, type, tid);
 		if (rec->ts > w->newest)
