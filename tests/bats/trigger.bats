@@ -229,7 +229,7 @@ waits_in() {
 		-- taskset -c 0 "$KT_TRIG_BIN/latewake" 3 100 1000
 	[ "$status" -eq 0 ] || fail "record exited $status: $output"
 	# Each line names the task, its waker and the wait.
-	n=$(grep -cE "^trigger 'wakeup>50ms' at .*: sched:sched_switch pid [0-9]+: kt-late woken by pid [0-9]+ \(kt-hog\) waited (9[0-9]|1[0-9][0-9])\.[0-9]{6} ms for cpu 0" <<<"$output")
+	n=$(grep -cE "^trigger 'wakeup>50ms' at .*: sched:sched_switch pid [0-9]+: kt-late woken by pid [0-9]+ \(kt-hog\) waited ([5-9][0-9]|1[0-9][0-9])\.[0-9]{6} ms for cpu 0" <<<"$output")
 	# A firing inside a snapshot still to be written (or just written)
 	# is merged into it, not written again: up to 3 lines, and the 3
 	# waits in the snapshots.

@@ -94,6 +94,7 @@ struct kt_watch {
 	struct queue *q;		/* per CPU */
 	int nq;
 	uint64_t newest;		/* the newest record's time fed */
+	uint64_t oldest;		/* no held item is older (none: UINT64_MAX) */
 	struct kt_fire *fires;		/* a ring of the waits' firings */
 	size_t fhead, fn, fsize;
 };
@@ -314,6 +315,7 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 		w->exit_ret = tep_find_field(ex, "ret");
 	}
 	wait_fields(w);
+	w->oldest = UINT64_MAX;
 	if (!uname(&u))
 		snprintf(w->machine, sizeof(w->machine), "%s", u.machine);
 	if (table_init(&w->calls, sizeof(struct open_call)) ||
@@ -619,14 +621,23 @@ static void take(struct kt_watch *w, const struct item *it)
 static void release(struct kt_watch *w, uint64_t limit)
 {
 	struct queue *q, *pick;
+	uint64_t ts;
 	int i;
 
+	/* Most records release nothing: no scan of the CPUs then. */
+	if (w->oldest > limit)
+		return;
 	for (;;) {
 		pick = NULL;
+		w->oldest = UINT64_MAX;
 		for (i = 0; i < w->nq; i++) {
 			q = &w->q[i];
-			if (q->n && q->it[q->head].ts <= limit &&
-			    (!pick || q->it[q->head].ts < pick->it[pick->head].ts))
+			if (!q->n)
+				continue;
+			ts = q->it[q->head].ts;
+			if (ts < w->oldest)
+				w->oldest = ts;
+			if (ts <= limit && (!pick || ts < pick->it[pick->head].ts))
 				pick = q;
 		}
 		if (!pick)
@@ -735,6 +746,8 @@ static void wait_record(struct kt_watch *w, struct tep_record *rec, int type, in
 		return;
 	}
 	w->q[rec->cpu].n++;
+	if (it->ts < w->oldest)
+		w->oldest = it->ts;
 }
 
 int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *f)
