@@ -480,16 +480,26 @@ off_oracle() {
 		# nap whose timer fires before naps reaches schedule() under a
 		# loaded host needs none (37 of 50 seen), but the same in both.
 		w=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].wakeups')
+		m=$("$KTRACE" analyze sched -i s.dat --comm naps --format json 2>/dev/null | jq -r '.rows[0].missing_switches')
+		kw=$("$KTRACE" report -i s.dat -e sched_waking | grep -c " sched_waking: .* pid=$pid ")
 		pw=$(perf script -i p.data -F event,trace 2>/dev/null |
 			awk -v pid="$pid" '$1 == "sched:sched_waking:" && $0 ~ ("pid=" pid " ") { n++ } END { print n + 0 }')
 		[ "$k" = "$p" ] && [ "$k" -ge 51 ] && [ -n "$ins" ] && [ "$ins" -ge 51 ] &&
-			[ "$w" = "$pw" ] && break
-		echo "# try $try: ktrace $k switches out of naps[$pid], perf $p (sched-in $ins); wakeups $w, perf $pw" >&3
+			[ "$m" = 0 ] && [ "$w" = "$pw" ] && break
+		echo "# try $try: ktrace $k switches out of naps[$pid], perf $p (sched-in $ins); wakeups $w, perf $pw; missing switches $m, wakings in the file $kw" >&3
 	done
 	[ "$k" = "$p" ] || fail "naps[$pid] switched out $k times in ktrace's recording, $p in perf's"
 	[ "$k" -ge 51 ] || fail "50 naps and an exit make at least 51 switches out, not $k"
 	[ "$ins" -ge "$k" ] || fail "perf sched timehist: naps[$pid] switched in $ins times, out $k"
-	[ "$w" = "$pw" ] && [ "$w" -gt 0 ] || fail "naps[$pid]: $w wakeups in ktrace, $pw sched_waking in perf"
+	# Wakeups are perf's where no switch of naps is missing; where this
+	# host dropped some (46 of 51 once), a wakeup whose sleep the drops
+	# cut is not counted: then at least one, and no more than the file's
+	# sched_waking records of naps.
+	if [ "$m" = 0 ]; then
+		[ "$w" = "$pw" ] && [ "$w" -gt 0 ] || fail "naps[$pid]: $w wakeups in ktrace, $pw sched_waking in perf"
+	else
+		[ "$w" -gt 0 ] && [ "$w" -le "$kw" ] || fail "naps[$pid]: $w wakeups in ktrace, $kw sched_waking of it in the file ($m switches missing)"
+	fi
 }
 
 @test "analyze --by process: threads_n's 4 threads under one process, with their calls and naps added up" {
