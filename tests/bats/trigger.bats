@@ -12,7 +12,6 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	export KT_TRIG_BIN="$BATS_FILE_TMPDIR/bin"
 	kt_tool stall "$KT_TRIG_BIN"
-	kt_tool latewake "$KT_TRIG_BIN" -lpthread
 }
 
 setup() {
@@ -210,72 +209,4 @@ stored() {
 	run -1 "$KTRACE" record --trigger 'event signal:signal_generate if nosuch == 1' -o snaps2 -- true
 	[[ $output == *"bad --trigger: bad filter 'nosuch == 1' of signal:signal_generate"* ]] || fail "$output"
 	[ ! -e snaps2 ] || fail "snaps2 left"
-}
-
-# waits_in COND_SQL: the distinct times (the wait's start) of the waits
-# the snapshots in snaps/ hold whole, as ktrace sql gives them by SQL.
-waits_in() {
-	local f
-	for f in snaps/*.dat; do
-		"$KTRACE" sql -i "$f" --format csv "$1" | tail -n +2
-	done | sort -u
-}
-
-@test "wakeup>50ms: a thread woken 3 times and kept 100 ms from its CPU each time fires for each; wakeup>400ms not for it" {
-	# kt-hog (SCHED_FIFO, CPU 0) wakes kt-late, then spins 100 ms; -F
-	# keeps the wakeups of this process's threads only, so the others
-	# CPU 0 kept waiting meanwhile fire nothing.
-	run rec --trigger 'wakeup>50ms' --before 300ms --after 10ms --cooldown 0 -F -o snaps \
-		-- taskset -c 0 "$KT_TRIG_BIN/latewake" 3 100 1000
-	[ "$status" -eq 0 ] || fail "record exited $status: $output"
-	# Each line names the task, its waker and the wait.
-	n=$(grep -cE "^trigger 'wakeup>50ms' at .*: sched:sched_switch pid [0-9]+: kt-late woken by pid [0-9]+ \(kt-hog\) waited ([5-9][0-9]|1[0-9][0-9])\.[0-9]{6} ms for cpu 0" <<<"$output")
-	# A firing inside a snapshot still to be written (or just written)
-	# is merged into it, not written again: up to 3 lines, and the 3
-	# waits in the snapshots.
-	[ "$n" -ge 1 ] && [ "$n" -le 3 ] || fail "$n lines for kt-late: $output"
-	run waits_in "SELECT ts FROM wakeups WHERE comm = 'kt-late' AND latency_ns > 50000000"
-	[ "${#lines[@]}" -eq 3 ] || fail "not 3 late wakeups of kt-late in the snapshots: ${lines[*]}"
-	rm -rf snaps
-	run rec --trigger 'wakeup>400ms' --before 300ms --after 10ms --cooldown 0 -F -o snaps \
-		-- taskset -c 0 "$KT_TRIG_BIN/latewake" 3 100 500
-	[ "$status" -eq 0 ] || fail "record exited $status: $output"
-	! grep -q "kt-late woken" <<<"$output" || fail "kt-late fired: $output"
-}
-
-# The off-CPU stretches above 50 ms of stall's sleeps the snapshots hold
-# whole (switched out S, switched back in), as in trigger-replay.bats.
-STALL_BLOCKS="WITH outs AS (SELECT ts, prev_pid AS p FROM sched_switch WHERE prev_comm = 'stall' AND (prev_state & 255) = 1),
-ins AS (SELECT ts, next_pid AS p FROM sched_switch)
-SELECT o.ts FROM outs o WHERE (SELECT min(i.ts) FROM ins i WHERE i.p = o.p AND i.ts > o.ts) - o.ts > 50000000"
-
-@test "offcpu>50ms: three 80 ms sleeps a second apart fire for each; offcpu>500ms not for them" {
-	run rec --trigger 'offcpu>50ms' --before 300ms --after 10ms --cooldown 0 -F -o snaps \
-		-- taskset -c 0 "$KT_TRIG_BIN/stall" 0.5 80 0.5 3 1
-	[ "$status" -eq 0 ] || fail "record exited $status: $output"
-	n=$(grep -cE "^trigger 'offcpu>50ms' at .*: sched:sched_switch pid [0-9]+: stall blocked \(S\) (8[0-9]|9[0-9]|1[0-9][0-9])\.[0-9]{6} ms" <<<"$output")
-	# Other tasks' blocks between two of stall's switches fire too, and
-	# a firing inside a snapshot's window is merged into it: up to 3
-	# lines for stall, and its 3 sleeps in the snapshots.
-	[ "$n" -ge 1 ] && [ "$n" -le 3 ] || fail "$n lines for stall: $output"
-	run waits_in "$STALL_BLOCKS"
-	[ "${#lines[@]}" -eq 3 ] || fail "not 3 blocks of stall in the snapshots: ${lines[*]}"
-	rm -rf snaps
-	run rec --trigger 'offcpu>500ms' --before 300ms --after 10ms --cooldown 0 -F -o snaps \
-		-- taskset -c 0 "$KT_TRIG_BIN/stall" 0.5 80 0.5 3 1
-	[ "$status" -eq 0 ] || fail "record exited $status: $output"
-	! grep -qE "stall blocked \(S\) [0-9]{2,3}\." <<<"$output" || fail "stall's sleeps fired: $output"
-}
-
-@test "bad wakeup> and offcpu> conditions: one line naming the bad part and a suggestion, status 64" {
-	run -64 "$KTRACE" record --trigger 'wakup>5ms' -o snaps -- true
-	[[ ${lines[0]} == "ktrace record: bad --trigger 'wakup>5ms': unknown condition 'wakup'; did you mean 'wakeup'?"* ]] ||
-		fail "${lines[0]}"
-	run -64 "$KTRACE" record --trigger 'offcpu>5' -o snaps -- true
-	[[ ${lines[0]} == "ktrace record: bad --trigger 'offcpu>5': duration '5' has no unit; e.g. 5ms"* ]] ||
-		fail "${lines[0]}"
-	run -64 "$KTRACE" record --trigger 'offcpu' -o snaps -- true
-	[[ ${lines[0]} == "ktrace record: bad --trigger 'offcpu': no '>DURATION'; e.g. 'offcpu>20ms'"* ]] ||
-		fail "${lines[0]}"
-	[ ! -e snaps ] || fail "snaps was made"
 }

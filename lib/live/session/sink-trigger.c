@@ -277,8 +277,6 @@ static void read_page(struct kt_trigger_sink *t, int cpu)
 		rec.size = kbuffer_event_size(t->kb);
 		if (kt_watch_record(t->watch, &rec, &f))
 			fired(t, &f);
-		while (kt_watch_next(t->watch, &f))
-			fired(t, &f);
 	}
 }
 
@@ -323,18 +321,6 @@ static void read_new(struct kt_trigger_sink *t)
 	}
 	for (cpu = 0; cpu < t->s->ncpus; cpu++)
 		read_cpu(t, cpu);
-}
-
-/* The waits' firings held until now on the trace clock (watch.h). */
-static void waits_now(struct kt_trigger_sink *t)
-{
-	struct kt_fire f;
-
-	if (!t->watch)
-		return;
-	kt_watch_now(t->watch, kt_session_trace_now(t->s));
-	while (kt_watch_next(t->watch, &f))
-		fired(t, &f);
 }
 
 /* ---- the snapshots ---- */
@@ -494,7 +480,6 @@ static void exit_cond(struct kt_trigger_sink *t)
 static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 {
 	struct kt_trigger_sink *t = state;
-	struct kt_fire f;
 	int ret;
 
 	if (step == KT_SINK_NEW)
@@ -508,10 +493,6 @@ static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step st
 		/* What the buffers hold, read; the waiting snapshots written. */
 		flush(t);
 		read_new(t);
-		if (t->watch)
-			kt_watch_end(t->watch);
-		while (t->watch && kt_watch_next(t->watch, &f))
-			fired(t, &f);
 		exit_cond(t);
 		write_due(t, true);
 	}
@@ -553,7 +534,6 @@ static int trigger_pages(void *state, const struct pollfd *fds)
 		if (++t->ticks % FLUSH_TICKS == 0)
 			flush(t);
 		read_new(t);
-		waits_now(t);
 		write_due(t, false);
 	}
 	/* Read before the ring rotates: the old pieces stay open here. */
