@@ -66,7 +66,10 @@ ts_of() {
 	awk -v e="$enter" -v x="$exit" -v f="$first" 'BEGIN {
 		d = x - e
 		if (d < 0.080 || d > 1) { print "sleep took " d; exit 1 }
-		if (x - f < 1.0) { print "only " x - f " s before the exit"; exit 1 }
+		# --before 1s from the firing exit: the first record kept is the
+		# first the ring held in that second, which may come a few ms
+		# into it when stall was off the CPU (0.998 s once under ASan).
+		if (x - f < 0.95) { print "only " x - f " s before the exit"; exit 1 }
 	}' || fail "window of $f: enter $enter exit $exit first $first"
 	# The file says which condition fired on what: report's first line,
 	# a mark after the firing event, stat -i; trace-cmd's lines unchanged.
