@@ -42,6 +42,9 @@ struct iter {
 struct kt_decoder {
 	struct kt_reader *r;
 	struct tep_handle *tep;
+	/* kt_reader_ts()'s numbers (kt_reader_ts_scale), for each record inline */
+	uint32_t ts_mult, ts_shift;
+	long long ts_offset;
 	struct kt_decoder_opts opts;
 	struct iter *its;
 	int nits;
@@ -375,6 +378,7 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 	if (opts)
 		d->opts = *opts;
 	d->long_size = kt_reader_long_size(r);
+	kt_reader_ts_scale(r, &d->ts_mult, &d->ts_shift, &d->ts_offset);
 	d->page_size = kt_reader_page_size(r);
 	d->swap = kt_reader_big_endian(r) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	if (setup_events(d))
@@ -486,6 +490,16 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 }
 
 /* Step it to its next record in the window; false when it has none. */
+/* kt_reader_ts() of a record, without the call. */
+static inline unsigned long long dec_ts(const struct kt_decoder *d,
+					unsigned long long ts)
+{
+	if (d->ts_mult)
+		ts = (unsigned long long)(((unsigned __int128)ts * d->ts_mult) >>
+					  d->ts_shift);
+	return ts + (unsigned long long)d->ts_offset;
+}
+
 static bool iter_next(struct kt_decoder *d, struct iter *it)
 {
 	struct kt_rawpage_rec rr;
@@ -521,7 +535,7 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 				it->data = NULL;
 			continue;
 		}
-		it->rec.ts = kt_reader_ts(d->r, rr.ts);
+		it->rec.ts = dec_ts(d, rr.ts);
 		/* A string running past the record: formatters read to its NUL. */
 		it->rec.size = (int)reach;
 		it->rec.record_size = (int)(rr.data + rr.size - rr.hdr);
@@ -628,8 +642,22 @@ int kt_decoder_run(struct kt_decoder *d, kt_event_fn fn, void *arg)
 	return ret;
 }
 
+/* The least time of the top's children (none: every time is below it). */
+static unsigned long long heap_next_ts(const struct kt_decoder *d)
+{
+	unsigned long long ts;
+
+	if (d->nheap < 2)
+		return ~0ULL;
+	ts = d->heap[1]->rec.ts;
+	if (d->nheap > 2 && d->heap[2]->rec.ts < ts)
+		ts = d->heap[2]->rec.ts;
+	return ts;
+}
+
 static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 {
+	unsigned long long next_ts;
 	struct kt_event ev;
 	struct iter *it;
 	int i, ret;
@@ -641,6 +669,12 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 			heap_up(d, d->nheap++);
 		}
 	}
+	/*
+	 * next_ts: below it the top stays the top (the least of its two
+	 * children's times, refreshed after each sift): a CPU's run of
+	 * records costs one comparison a record, not a sift.
+	 */
+	next_ts = heap_next_ts(d);
 	while (d->nheap) {
 		it = d->heap[0];
 		ev.record = &it->rec;
@@ -655,11 +689,14 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 				return ret;
 		}
 		if (iter_next(d, it)) {
+			if (it->rec.ts < next_ts)
+				continue;
 			heap_down(d, 0);
 		} else {
 			d->heap[0] = d->heap[--d->nheap];
 			heap_down(d, 0);
 		}
+		next_ts = heap_next_ts(d);
 	}
 	return 0;
 }

@@ -1164,11 +1164,11 @@ void ff_mark_fixed(struct ff_prog *pg)
  * reads and the output has fixed_max bytes of room: the same emitters,
  * without a bounds or room check per conversion.
  */
-static void run_fixed(struct run *r, const struct ff_prog *pg)
+static char *run_fixed(const struct ff_prog *pg, const unsigned char *data,
+		       char *p)
 {
 	/* No segments (print fmt ""): segs is NULL, and NULL + 0 is UB. */
 	const struct ff_seg *g = pg->segs, *end = pg->nsegs ? pg->segs + pg->nsegs : g;
-	char *p = r->p;
 	uint64_t v;
 
 	for (; g < end; g++) {
@@ -1181,7 +1181,11 @@ static void run_fixed(struct run *r, const struct ff_prog *pg)
 		}
 		if (g->kind == G_LIT)
 			continue;
-		v = load(r->data + g->ld_off, g->ld_size);
+		/* A syscall's arguments are longs: no size switch for them. */
+		if (g->ld_size == 8)
+			memcpy(&v, data + g->ld_off, 8);
+		else
+			v = load(data + g->ld_off, g->ld_size);
 		if (g->kind == G_HEX)
 			p = put_hex16(p, zext(v, g->bits));
 		else if (g->kind == G_DEC)
@@ -1189,7 +1193,7 @@ static void run_fixed(struct run *r, const struct ff_prog *pg)
 		else
 			p = put_udec(p, zext(v, g->bits));
 	}
-	r->p = p;
+	return p;
 }
 
 int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
@@ -1209,6 +1213,16 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		return -ENOTSUP;
 	if (cap == 0)
 		return -ENOSPC;
+	/* plugin texts read fixed fields, as the plugins do, unchecked */
+	if (size < pg->need)
+		return -ENOTSUP;
+	/* The most common program (a syscall's), before any run is set up. */
+	if (pg->fixed && size >= pg->fixed_end && cap - 1 >= pg->fixed_max) {
+		char *e = run_fixed(pg, data, out);
+
+		*e = 0;
+		return (int)(e - out);
+	}
 	r.data = data;
 	r.size = size;
 	r.p = out;
@@ -1218,16 +1232,9 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 	r.pg = pg;
 	r.probing = false;
 	r.mark = NULL;
-	/* plugin texts read fixed fields, as the plugins do, unchecked */
-	if (size < pg->need)
-		return -ENOTSUP;
 	switch (pg->plug) {
 	case P_NONE:
-		if (pg->fixed && size >= pg->fixed_end &&
-		    (size_t)(r.end - r.p) >= pg->fixed_max)
-			run_fixed(&r, pg);
-		else
-			run_segs(&r, pg);
+		run_segs(&r, pg);
 		break;
 	case P_KMEM:
 		ff_run_kmem(&r, pg);

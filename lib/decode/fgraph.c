@@ -216,8 +216,10 @@ static bool own_exit(struct kt_fgraph *g, const struct kt_event *next)
 	       field(g, g->exit_ev, next->record, "func", &f2) && f1 == f2;
 }
 
-int kt_fgraph_feed(struct kt_fgraph *g, const struct kt_event *ev,
-		   kt_event_fn fn, void *arg)
+/* kt_fgraph_feed() with an entry held or coming. */
+static int __attribute__((noinline))
+feed_held(struct kt_fgraph *g, const struct kt_event *ev, kt_event_fn fn,
+	  void *arg)
 {
 	int ret;
 
@@ -236,6 +238,15 @@ int kt_fgraph_feed(struct kt_fgraph *g, const struct kt_event *ev,
 	if (is(ev, g->entry_ev))
 		return hold(g, ev);
 	return fn(ev, arg);
+}
+
+int kt_fgraph_feed(struct kt_fgraph *g, const struct kt_event *ev,
+		   kt_event_fn fn, void *arg)
+{
+	/* Most records: passed on in a tail call, no frame of its own. */
+	if (!g->held && !is(ev, g->entry_ev))
+		return fn(ev, arg);
+	return feed_held(g, ev, fn, arg);
 }
 
 int kt_fgraph_flush(struct kt_fgraph *g, kt_event_fn fn, void *arg)

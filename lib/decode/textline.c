@@ -48,6 +48,8 @@ struct kt_textline {
 	/* "%06llu: " of the last microseconds printed (a stack's record follows its event's). */
 	unsigned long long us;
 	char us_txt[8];
+	/* us / 100 of that text: within it only the last two digits change. */
+	unsigned long long us_hi;
 };
 
 static const char digits2[] =
@@ -78,6 +80,7 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 	}
 	t->secs = ~0ULL;
 	t->us = ~0ULL;
+	t->us_hi = ~0ULL;
 	/* libtraceevent reads common_pid where the first event has it. */
 	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
 	if (evs && evs[0] && tep_is_file_bigendian(tep) == host_big) {
@@ -254,7 +257,7 @@ static struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
 /* " %5llu.%06llu: " of ns, rounded to us as libtraceevent does. */
 static char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
 {
-	unsigned long long us = (ts + 500) / 1000;
+	unsigned long long us = (ts + 500) / 1000, hi;
 	unsigned long long secs;
 	unsigned int frac;
 
@@ -264,6 +267,17 @@ static char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
 		memcpy(p, t->us_txt, 8);
 		return p + 8;
 	}
+	/* The same second and the same hundred microseconds: two digits. */
+	hi = us / 100;
+	if (hi == t->us_hi) {
+		memcpy(t->us_txt + 4, digits2 + 2 * (us - hi * 100), 2);
+		t->us = us;
+		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
+		p += t->secs_len;
+		memcpy(p, t->us_txt, 8);
+		return p + 8;
+	}
+	t->us_hi = hi;
 	secs = us / 1000000;
 	frac = (unsigned int)(us % 1000000);
 	if (secs != t->secs) {

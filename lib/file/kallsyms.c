@@ -66,15 +66,42 @@ static bool parse_line(const char *p, const char *end, struct kline *l)
 	int i, v;
 	char ch;
 
-	for (i = 0; i < 16 && p < end && (v = hexval(*p)) >= 0; i++, p++)
-		addr = addr << 4 | (unsigned int)v;
+	i = 0;
+	if (end - p > 16 && p[16] == ' ') {
+		/* A 64-bit kernel's 16 digits: no test a digit, one at the end. */
+		unsigned int bad = 0, c;
+
+#pragma GCC unroll 16
+		for (; i < 16; i++) {
+			c = cls[(unsigned char)p[i]] - 1u;
+			bad |= c;
+			addr = addr << 4 | (c & 15);
+		}
+		if (bad < 16)
+			p += 16;
+		else
+			addr = 0, i = 0;
+	}
+	if (!i)
+		for (; i < 16 && p < end && (v = hexval(*p)) >= 0; i++, p++)
+			addr = addr << 4 | (unsigned int)v;
 	if (!i || end - p < 4 || *p != ' ')
 		return false;
 	ch = p[1];
 	if (is_space(ch) || p[2] != ' ' || is_space(p[3]))
 		return false;
 	f = p + 3;
-	for (p = f; p < end && !is_space(*p); p++)
+	p = f;
+	/* Eight bytes at a time while none is below '!' (white space is). */
+	while (end - p >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		if ((w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL)
+			break;
+		p += 8;
+	}
+	for (; p < end && !is_space(*p); p++)
 		;
 	flen = (size_t)(p - f);
 	if (p < end && *p == '\t' && end - p >= 2 && p[1] == '[') {

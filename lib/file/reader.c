@@ -1943,6 +1943,14 @@ unsigned long long kt_reader_ts(const struct kt_reader *r,
 	return ts + (unsigned long long)r->ts_offset;
 }
 
+void kt_reader_ts_scale(const struct kt_reader *r, uint32_t *mult,
+			uint32_t *shift, long long *offset)
+{
+	*mult = r->tsc_mult;
+	*shift = r->tsc_shift;
+	*offset = r->ts_offset;
+}
+
 const char *kt_reader_cpustat(const struct kt_reader *r, int buf, int cpu)
 {
 	const char *name = kt_reader_buffer_name(r, buf);

@@ -131,6 +131,13 @@ bool kt_reader_in_usecs(const struct kt_reader *r);
 /* Raw ring-buffer timestamp -> what trace-cmd shows (offsets applied). */
 unsigned long long kt_reader_ts(const struct kt_reader *r,
 				unsigned long long raw);
+/*
+ * kt_reader_ts()'s numbers, fixed once the file is open, for a caller
+ * that converts each record inline: (raw * mult >> shift, or raw when
+ * mult is 0) + offset, the sum wrapping.
+ */
+void kt_reader_ts_scale(const struct kt_reader *r, uint32_t *mult,
+			uint32_t *shift, long long *offset);
 const char *kt_reader_uname(const struct kt_reader *r);
 /* The traced machine, uname -m's word ("x86_64"), or NULL when unknown. */
 const char *kt_reader_machine(const struct kt_reader *r);
