@@ -24,6 +24,7 @@
 #include "decode/select.h"
 #include "decode/symbols.h"
 #include "file/reader.h"
+#include "views/flamegraph.h"
 #include "views/folded.h"
 #include "decode/hosts.h"
 
@@ -32,6 +33,7 @@ enum {
 	OPT_SORT,
 	OPT_TOP,
 	OPT_BY,
+	OPT_FLAMEGRAPH,
 };
 
 struct analyze_opts {
@@ -41,6 +43,8 @@ struct analyze_opts {
 	struct kt_select *sel;
 	bool json;
 	bool folded;			/* offcpu's and critpath's --format folded */
+	bool flame;			/* their --flamegraph, to output */
+	const char *output;		/* -o FILE: the flame graph's SVG */
 	bool targeted;			/* --pid or --comm: critpath's target */
 	const char *sort;
 	long top;			/* rows shown; 0: all */
@@ -55,6 +59,8 @@ static const struct argp_option options[] = {
 	{ "sort", OPT_SORT, "KEY", 0, "order rows by KEY, the largest first; syscalls: total (default), calls, errors, mean, p50, p99, max, name; sched: run (default), wait, sleep, switches, wakeups, mean, p99, max, comm; offcpu: blocked (default), S, D, times, comm", 0 },
 	{ "top", OPT_TOP, "N", 0, "show the first N rows only", 0 },
 	{ "by", OPT_BY, "WHAT", 0, "syscalls: call (default), task, process or comm; sched: task (default), process or comm; offcpu: task (default) or comm", 0 },
+	{ "flamegraph", OPT_FLAMEGRAPH, NULL, 0, "offcpu and critpath: draw the folded stacks as a flame graph SVG instead (with -o FILE.svg): offcpu's time blocked by stack, critpath's time by target;waker;...;state", 0 },
+	{ "output", 'o', "FILE", 0, "write --flamegraph's SVG to FILE (created whole or not at all)", 0 },
 	{ 0 }
 };
 
@@ -115,6 +121,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->top = parse_top(state, arg);
 		break;
 	case OPT_BY: o->by = arg; break;
+	case OPT_FLAMEGRAPH: o->flame = true; break;
+	case 'o': o->output = arg; break;
 	case ARGP_KEY_ARG:
 		if (o->kind)
 			argp_error(state, "unexpected argument '%s'; give one KIND and the file with -i", arg);
@@ -128,6 +136,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "give a KIND: cpu, critpath, offcpu, sched or syscalls");
 		if (o->folded && strcmp(o->kind, "offcpu") && strcmp(o->kind, "critpath"))
 			argp_error(state, "--format folded is analyze offcpu's and critpath's");
+		if (o->flame && strcmp(o->kind, "offcpu") && strcmp(o->kind, "critpath"))
+			argp_error(state, "--flamegraph is analyze offcpu's and critpath's");
+		if (o->flame && !o->output)
+			argp_error(state, "--flamegraph writes an SVG: give -o FILE.svg");
+		if (o->flame && (o->json || o->folded))
+			argp_error(state, "--flamegraph draws the folded stacks; give it without --format");
+		if (o->output && !o->flame)
+			argp_error(state, "-o FILE is where --flamegraph's SVG goes; the tables and --format go to standard output");
 		if (!strcmp(o->kind, "critpath") && (o->by || o->sort))
 			argp_error(state, "analyze critpath takes no --by or --sort: its rows are (task, state), the most time first");
 		if (!strcmp(o->kind, "critpath") && !o->targeted)
@@ -677,6 +693,29 @@ static void print_off_json(const struct analyze_opts *o, struct kt_off_row **row
 	printf("]}\n");
 }
 
+/*
+ * --flamegraph: f's stacks as an SVG in -o's file, titled what (of the
+ * input and the selection), each count a unit.  The status to end with.
+ */
+static int flame_out(const struct analyze_opts *o, struct kt_folded *f,
+		     const char *what, const char *unit)
+{
+	char sel[256], title[512];
+	char *tmp;
+	FILE *out;
+	int ret;
+
+	out = output_open(o->output, &tmp);
+	if (!out)
+		return KT_EXIT_FAIL;
+	kt_select_describe(o->sel, sel, sizeof(sel));
+	snprintf(title, sizeof(title), "%s of %s%s%s", what, o->input, *sel ? " " : "", sel);
+	ret = kt_flamegraph_write(f, title, unit, out);
+	if (ret)
+		kt_err("cannot write '%s': %s", o->output, strerror(-ret));
+	return output_close(out, o->output, tmp, ret ? KT_EXIT_FAIL : KT_EXIT_OK);
+}
+
 /* offcpu's run: the analysis, and the folded stacks beside it. */
 struct off_run {
 	struct kt_offcpu *an;
@@ -703,11 +742,11 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 	int status = KT_EXIT_FAIL, ret;
 
 	run.an = kt_offcpu_new(kt_reader_tep(r), machine_of(r), o->by && !strcmp(o->by, "comm"));
-	if (run.an && o->folded)
+	if (run.an && (o->folded || o->flame))
 		run.f = kt_folded_new(kt_reader_tep(r), KT_FOLDED_OFFCPU);
 	if (run.f && kt_folded_name_users(run.f, r))
 		kt_warn("cannot name the frames of user stacks: %s", strerror(errno));
-	if (!run.an || (o->folded && !run.f)) {
+	if (!run.an || ((o->folded || o->flame) && !run.f)) {
 		kt_err("cannot start the analysis: %s", strerror(errno));
 		goto out;
 	}
@@ -719,7 +758,7 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 		       o->input);
 		goto out;
 	}
-	if (o->folded && !t.has_stacks) {
+	if ((o->folded || o->flame) && !t.has_stacks) {
 		kt_err("'%s' holds no kernel stacks to fold; record them with 'ktrace record --for offcpu' (a stack on each sched_switch)",
 		       o->input);
 		goto out;
@@ -734,7 +773,9 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 			o->input);
 	if (o->top && (size_t)o->top < n)
 		n = (size_t)o->top;
-	if (o->folded) {
+	if (o->flame) {
+		status = flame_out(o, run.f, "Off-CPU time by stack", "us off-CPU");
+	} else if (o->folded) {
 		ret = kt_folded_write(run.f, stdout);
 		if (ret) {
 			kt_err("cannot write the stacks: %s", strerror(-ret));
@@ -814,6 +855,30 @@ static int put_path(const char *path, unsigned long long ns, void *arg)
 	return 0;
 }
 
+/* The same path into --flamegraph's stacks, in the same microseconds. */
+static int fold_path(const char *path, unsigned long long ns, void *arg)
+{
+	return ns >= 1000 ? kt_folded_put(arg, path, ns / 1000) : 0;
+}
+
+/* critpath's paths as a flame graph.  The status to end with. */
+static int cp_flame(const struct analyze_opts *o, struct kt_critpath *cp,
+		    struct kt_reader *r)
+{
+	struct kt_folded *f = kt_folded_new(kt_reader_tep(r), KT_FOLDED_EVENTS);
+	int ret, status;
+
+	ret = f ? kt_critpath_each_path(cp, fold_path, f) : -ENOMEM;
+	if (ret) {
+		kt_err("cannot fold the critical path: %s", strerror(-ret));
+		kt_folded_free(f);
+		return KT_EXIT_FAIL;
+	}
+	status = flame_out(o, f, "Critical path (target;waker;...;state)", "us");
+	kt_folded_free(f);
+	return status;
+}
+
 static int run_critpath(const struct analyze_opts *o, struct kt_reader *r,
 			struct kt_decoder *d)
 {
@@ -854,7 +919,10 @@ static int run_critpath(const struct analyze_opts *o, struct kt_reader *r,
 	warn_missing(o, t.missing, "; 'unknown' rows say how much");
 	if (o->top && (size_t)o->top < n)
 		n = (size_t)o->top;
-	if (o->folded) {
+	if (o->flame) {
+		status = cp_flame(o, cp, r);
+		goto out;
+	} else if (o->folded) {
 		kt_critpath_each_path(cp, put_path, NULL);
 	} else if (o->json) {
 		print_cp_json(o, tv, nt, rows, n, &t);
@@ -927,9 +995,9 @@ static int analyze_hosts(struct analyze_opts *o, struct kt_reader **rs)
 	const char *input = o->input;
 	int i, st, status = KT_EXIT_OK;
 
-	if (o->json || o->folded) {
-		kt_err("'%s' are recordings of several hosts: analyze gives each one's table; --format %s takes one file",
-		       input, o->json ? "json" : "folded");
+	if (o->json || o->folded || o->flame) {
+		kt_err("'%s' are recordings of several hosts: analyze gives each one's table; %s takes one file",
+		       input, o->flame ? "--flamegraph" : o->json ? "--format json" : "--format folded");
 		status = KT_EXIT_USAGE;
 	}
 	for (i = 0; status == KT_EXIT_OK && h && i < o->in.n; i++)

@@ -15,7 +15,6 @@
 #include "cmd.h"
 #include "analyze/diff.h"
 #include "base/log.h"
-#include "base/tmpfile.h"
 #include "decode/decoder.h"
 #include "file/reader.h"
 #include "views/flamegraph.h"
@@ -268,48 +267,12 @@ static int comparable(const struct side *a, const struct side *b, bool flame)
 	return KT_EXIT_OK;
 }
 
-/* -o FILE: written whole or not at all; else stdout. */
-static FILE *open_out(const char *path, char **tmp)
+/* The output's end, after writing it returned ret (0 or -errno). */
+static int written(FILE *out, const char *path, char *tmp, int ret)
 {
-	FILE *out;
-	int fd;
-
-	*tmp = NULL;
-	if (!path || !strcmp(path, "-"))
-		return stdout;
-	fd = kt_tmpfile_open(path, tmp);
-	if (fd < 0) {
-		kt_err("cannot create '%s': %s; try -o in a writable directory", path, strerror(-fd));
-		return NULL;
-	}
-	out = fdopen(fd, "w");
-	if (!out) {
-		kt_err("cannot create '%s': %s", path, strerror(errno));
-		close(fd);
-		kt_tmpfile_discard(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return out;
-}
-
-/* ret: the writing's; the status to end with. */
-static int close_out(FILE *out, const char *path, char *tmp, int ret)
-{
-	if (out == stdout)
-		return ret ? KT_EXIT_FAIL : KT_EXIT_OK;
-	if (fclose(out) && !ret)
-		ret = -errno;
-	if (!ret)
-		ret = kt_tmpfile_commit(tmp, path);
-	else
-		kt_tmpfile_discard(tmp);
-	free(tmp);
-	if (ret) {
-		kt_err("cannot write '%s': %s", path, strerror(-ret));
-		return KT_EXIT_FAIL;
-	}
-	return KT_EXIT_OK;
+	if (ret)
+		kt_err("cannot write '%s': %s", path ? path : "the output", strerror(-ret));
+	return output_close(out, path, tmp, ret ? KT_EXIT_FAIL : KT_EXIT_OK);
 }
 
 /* Milliseconds with three decimals, signed. */
@@ -411,7 +374,7 @@ static int diff(const struct diff_opts *o)
 		status = comparable(&sd[0], &sd[1], o->flame);
 	if (status)
 		goto out;
-	out = open_out(o->output, &tmp);
+	out = output_open(o->output, &tmp);
 	if (!out) {
 		status = KT_EXIT_FAIL;
 		goto out;
@@ -422,13 +385,13 @@ static int diff(const struct diff_opts *o)
 		snprintf(title, sizeof(title), "Off-CPU time by kernel stack: %s against %s",
 			 sd[1].path, sd[0].path);
 		ret = kt_flamegraph_write_diff(sd[0].f, sd[1].f, title, "us off-CPU", out);
-		status = close_out(out, o->output, tmp, ret);
+		status = written(out, o->output, tmp, ret);
 		goto out;
 	}
 	ret = kt_diff_compare(sd[0].s, sd[1].s, &how, &rows, &n);
 	if (ret) {
 		kt_err("cannot compare '%s' and '%s': %s", sd[0].path, sd[1].path, strerror(-ret));
-		close_out(out, o->output, tmp, ret);
+		output_close(out, o->output, tmp, KT_EXIT_FAIL);
 		status = KT_EXIT_FAIL;
 		goto out;
 	}
@@ -444,7 +407,7 @@ static int diff(const struct diff_opts *o)
 		print_json(out, sd, rows, n);
 	else
 		print_table(out, rows, n);
-	status = close_out(out, o->output, tmp, ferror(out) ? -EIO : 0);
+	status = written(out, o->output, tmp, ferror(out) ? -EIO : 0);
 out:
 	free(rows);
 	for (i = 0; i < 2; i++) {

@@ -26,7 +26,6 @@
 #include "decode/ustack.h"
 #include "base/json.h"
 #include "base/log.h"
-#include "base/tmpfile.h"
 #include "views/flamegraph.h"
 #include "views/folded.h"
 #include "views/procview.h"
@@ -313,68 +312,6 @@ static int open_reader(const struct input_list *in, struct kt_reader **r)
 	return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
 }
 
-/* Output to OUT goes to a temporary file put in place at the end (base/tmpfile.h). */
-static FILE *open_output(const char *path, char **tmp)
-{
-	struct stat st;
-	FILE *f;
-	int fd;
-
-	*tmp = NULL;
-	if (!path || !strcmp(path, "-"))
-		return stdout;
-	/* A device or a fifo (-o /dev/null) is written as it is. */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		f = fopen(path, "w");
-		if (!f)
-			kt_err("cannot open '%s': %s", path, strerror(errno));
-		return f;
-	}
-	fd = kt_tmpfile_open(path, tmp);
-	if (fd < 0) {
-		kt_err("cannot create '%s': %s; try -o in a writable directory",
-		       path, strerror(-fd));
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		kt_tmpfile_discard(*tmp);
-		free(*tmp);
-		*tmp = NULL;
-	}
-	return f;
-}
-
-static int close_output(FILE *f, const char *path, char *tmp, int status)
-{
-	int ret = 0;
-
-	if (f == stdout) {
-		/* The dispatcher flushes and checks stdout. */
-		return status;
-	}
-	if (!tmp) {
-		if (fclose(f) && status == KT_EXIT_OK) {
-			kt_err("cannot write '%s': %s", path, strerror(errno));
-			status = KT_EXIT_FAIL;
-		}
-		return status;
-	}
-	if (fclose(f))
-		ret = -errno;
-	if (ret || status == KT_EXIT_FAIL)
-		kt_tmpfile_discard(tmp);
-	else
-		ret = kt_tmpfile_commit(tmp, path);
-	if (ret) {
-		kt_err("cannot write '%s': %s", path, strerror(-ret));
-		status = KT_EXIT_FAIL;
-	}
-	free(tmp);
-	return status;
-}
-
 /*
  * A latency trace is the text of the tracer's trace file: printed as
  * stored, then a newline, as trace-cmd report prints it (with -R and -t
@@ -395,7 +332,7 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 		       o->input);
 		return KT_EXIT_FAIL;
 	}
-	out = open_output(o->output, &tmp);
+	out = output_open(o->output, &tmp);
 	if (!out)
 		return KT_EXIT_FAIL;
 	while ((n = kt_reader_latency_read(r, at, buf, sizeof(buf))) > 0) {
@@ -407,7 +344,7 @@ static int latency_report(struct kt_reader *r, const struct report_opts *o)
 		status = KT_EXIT_FAIL;
 	}
 	fputc('\n', out);
-	return close_output(out, o->output, tmp, status);
+	return output_close(out, o->output, tmp, status);
 }
 
 /*
@@ -658,7 +595,7 @@ static int hosts_report(const struct report_opts *o, struct kt_reader **rs)
 		kt_warn("none of '%s' stores clock offsets ('record --remote' files do): each host's times are its own clock's, merged as they are",
 			o->input);
 	ret = 0;
-	out = open_output(o->output, &tmp);
+	out = output_open(o->output, &tmp);
 	if (!out) {
 		status = KT_EXIT_FAIL;
 		goto out;
@@ -704,7 +641,7 @@ out_output:
 		if (hr.pf[i])
 			fclose(hr.pf[i]);
 	}
-	status = close_output(out, o->output, tmp, status);
+	status = output_close(out, o->output, tmp, status);
 out:
 	kt_hosts_free(h);
 	for (i = 0; ds && i < n; i++)
@@ -767,7 +704,7 @@ static int report(const struct report_opts *o)
 			kt_err("'%s' is damaged: '%s' holds what could be read", o->input, o->output);
 		goto out_decoder;
 	}
-	out = open_output(o->output, &tmp);
+	out = output_open(o->output, &tmp);
 	if (!out) {
 		status = KT_EXIT_FAIL;
 		goto out_decoder;
@@ -864,7 +801,7 @@ out_printer:
 	kt_printer_free(p);
 	kt_ustack_free(ustack);
 out_output:
-	status = close_output(out, o->output, tmp, status);
+	status = output_close(out, o->output, tmp, status);
 out_decoder:
 	kt_decoder_free(d);
 out_reader:

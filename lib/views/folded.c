@@ -307,20 +307,29 @@ static int user_part(struct kt_folded *f, const struct kt_event *ev, struct part
 	return ret;
 }
 
+/* Room for need bytes in f->buf.  0 or -ENOMEM. */
+static int key_room(struct kt_folded *f, size_t need)
+{
+	char *b;
+
+	if (need <= f->cap)
+		return 0;
+	b = realloc(f->buf, need * 2);
+	if (!b)
+		return -ENOMEM;
+	f->buf = b;
+	f->cap = need * 2;
+	return 0;
+}
+
 /* f->buf = "comm;user frames;kernel frames", outer to inner. */
 static int stack_key(struct kt_folded *f, const struct last *l)
 {
 	const char *comm = *l->comm ? l->comm : "<...>";
 	size_t n = strlen(comm), need = n + l->u.len + l->k.len + 1;
 
-	if (need > f->cap) {
-		char *b = realloc(f->buf, need * 2);
-
-		if (!b)
-			return -ENOMEM;
-		f->buf = b;
-		f->cap = need * 2;
-	}
+	if (key_room(f, need))
+		return -ENOMEM;
 	memcpy(f->buf, comm, n);
 	if (l->u.len)
 		memcpy(f->buf + n, l->u.s, l->u.len);
@@ -350,6 +359,21 @@ static struct stack *stack_get(struct kt_folded *f)
 	}
 	f->nstacks++;
 	return s;
+}
+
+int kt_folded_put(struct kt_folded *f, const char *key, unsigned long long count)
+{
+	size_t need = strlen(key) + 1;
+	struct stack *s;
+
+	if (key_room(f, need))
+		return -ENOMEM;
+	memcpy(f->buf, key, need);
+	s = stack_get(f);
+	if (!s)
+		return -ENOMEM;
+	s->count += count;
+	return 0;
 }
 
 /*

@@ -64,6 +64,12 @@ int kt_folded_name_users(struct kt_folded *f, struct kt_reader *r);
 /* A kt_event_fn: feed every record of the decoder, in time order. */
 int kt_folded_add(const struct kt_event *ev, void *arg);
 /*
+ * A stack made elsewhere (analyze critpath's "target;waker;...;state"):
+ * key, frames outer to inner joined by ';', gets count more.  0 or
+ * -ENOMEM.
+ */
+int kt_folded_put(struct kt_folded *f, const char *key, unsigned long long count);
+/*
  * Each distinct stack with its count (not 0), the heaviest first: fn's
  * nonzero return stops the walk and is returned.  0, or -ENOMEM.
  */

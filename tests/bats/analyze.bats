@@ -403,6 +403,16 @@ off_oracle() {
 	assert_line --regexp "^ +$pid naps .* do_nanosleep [0-9]+\\.[0-9]{3}"
 	cmp <("$KTRACE" analyze offcpu -i o.dat --format folded 2>/dev/null) \
 		<("$KTRACE" report -i o.dat --stacks=offcpu 2>/dev/null)
+	# --flamegraph draws those stacks: its total is theirs, do_nanosleep
+	# in a tooltip; report --flamegraph --stacks=offcpu draws the same.
+	"$KTRACE" analyze offcpu -i o.dat --flamegraph -o off.svg 2>/dev/null
+	xmllint --noout off.svg
+	total=$("$KTRACE" analyze offcpu -i o.dat --format folded 2>/dev/null | awk '{ s += $NF } END { print s }')
+	grep -q "data-total=\"$total\"" off.svg || fail "not the folded total $total: $(grep -o 'data-total="[0-9]*"' off.svg)"
+	grep -q '<title>do_nanosleep: [0-9]* us off-CPU' off.svg
+	grep -q 'class="title"[^>]*>Off-CPU time by stack of o.dat<' off.svg
+	"$KTRACE" report -i o.dat --flamegraph --stacks=offcpu -o r.svg 2>/dev/null
+	cmp <(grep -v 'class="title"' off.svg) <(grep -v 'class="title"' r.svg)
 }
 
 @test "analyze offcpu: without stacks the reason is the system call; refusals" {
@@ -414,6 +424,19 @@ off_oracle() {
 	run "$KTRACE" analyze offcpu -i y.dat --format folded
 	assert_failure 1
 	assert_output --partial "holds no kernel stacks to fold; record them with 'ktrace record --for offcpu'"
+	# No stacks to draw: refused, and no SVG left behind.
+	run "$KTRACE" analyze offcpu -i y.dat --flamegraph -o y.svg
+	assert_failure 1
+	assert_output --partial "holds no kernel stacks to fold"
+	[ -z "$(ls -A | grep svg)" ] || fail "left: $(ls -A)"
+	run "$KTRACE" analyze offcpu -i y.dat --flamegraph
+	[ "$status" = 64 ]
+	assert_output --partial "--flamegraph writes an SVG: give -o FILE.svg"
+	run "$KTRACE" analyze offcpu -i y.dat -o y.svg
+	[ "$status" = 64 ]
+	run "$KTRACE" analyze sched -i y.dat --flamegraph -o y.svg
+	[ "$status" = 64 ]
+	assert_output --partial "--flamegraph is analyze offcpu's and critpath's"
 	run "$KTRACE" analyze offcpu -i "$BATS_FILE_TMPDIR/sc.dat"
 	assert_failure 1
 	run "$KTRACE" analyze sched -i y.dat --format folded
