@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -137,6 +138,12 @@ struct kt_ksyms *kt_ksyms_start(const char *tracing_dir)
 		goto err_free;
 	/* Named, so top, perf and the tests can tell it apart. */
 	pthread_setname_np(k->thread, "ktrace-ksyms");
+	/*
+	 * Reading kallsyms (system time) and packing it (zstd level 6,
+	 * ~0.08 s) take CPU from the workload being recorded: on a busy
+	 * machine they wait for idle time, up to kt_ksyms_join().
+	 */
+	pthread_setschedparam(k->thread, SCHED_IDLE, &(struct sched_param){ 0 });
 	return k;
 
 err_free:
@@ -158,6 +165,8 @@ int kt_ksyms_join(struct kt_ksyms *k)
 	int err;
 
 	handover(k, KSYMS_ABORT);
+	/* Now the recording waits for it: at the usual priority again. */
+	pthread_setschedparam(k->thread, SCHED_OTHER, &(struct sched_param){ 0 });
 	pthread_join(k->thread, NULL);
 	err = k->err;
 	pthread_mutex_destroy(&k->lock);

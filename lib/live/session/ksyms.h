@@ -3,7 +3,9 @@
  * A recording's kallsyms thread: /proc/kallsyms takes tens of ms to
  * read, so a helper thread (named ktrace-ksyms) reads it while the
  * recording is set up, and streams it, then printk_formats, into the
- * file once the writer is handed over to it.
+ * file once the writer is handed over to it.  It runs as SCHED_IDLE
+ * (taking no CPU the recorded workload wants) until kt_ksyms_join()
+ * waits for it.
  */
 #ifndef KT_KSYMS_H
 #define KT_KSYMS_H
