@@ -2,6 +2,7 @@
 /*
  * Symbolic names for event numbers: the tables behind symbols.h.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,26 +19,39 @@ static const struct syscall_ent x86_64_calls[] = {
 #include "decode/syscalls-x86_64.h"
 };
 
-const char *kt_syscall_name(const char *machine, long nr, int *nargs)
+/* The table's entry for nr on machine (NULL: x86_64), or NULL. */
+static const struct syscall_ent *syscall_find(const char *machine, long nr)
 {
 	size_t lo = 0, hi = sizeof(x86_64_calls) / sizeof(x86_64_calls[0]);
 
-	*nargs = 6;
 	if (machine && strcmp(machine, "x86_64"))
 		return NULL;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (x86_64_calls[mid].nr == nr) {
-			*nargs = x86_64_calls[mid].nargs;
-			return x86_64_calls[mid].name;
-		}
+		if (x86_64_calls[mid].nr == nr)
+			return &x86_64_calls[mid];
 		if (x86_64_calls[mid].nr < nr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return NULL;
+}
+
+const char *kt_syscall_name(const char *machine, long nr, int *nargs)
+{
+	const struct syscall_ent *e = syscall_find(machine, nr);
+
+	*nargs = e && e->nargs >= 0 ? e->nargs : 6;
+	return e ? e->name : NULL;
+}
+
+int kt_syscall_count_args(const char *machine, long nr)
+{
+	const struct syscall_ent *e = machine ? syscall_find(machine, nr) : NULL;
+
+	return e && e->nargs >= 0 ? e->nargs : -ENOENT;
 }
 
 /* The kernel's softirq_to_name[], in vector order (NR_SOFTIRQS = 10). */

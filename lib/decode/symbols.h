@@ -17,6 +17,14 @@
  */
 const char *kt_syscall_name(const char *machine, long nr, int *nargs);
 
+/*
+ * How many arguments system call nr takes on machine (0 to 6), or
+ * -ENOENT when not known: machine NULL or not x86_64 (the one table),
+ * nr outside the table, or a call x86_64 never implemented.  The
+ * registers beyond the count are leftovers, with no meaning.
+ */
+int kt_syscall_count_args(const char *machine, long nr);
+
 /* A softirq vector's name as the kernel prints it (TIMER), or NULL. */
 const char *kt_softirq_name(unsigned long long vec);
 

@@ -122,7 +122,7 @@ struct kt_perfetto *kt_perfetto_new(struct kt_reader *r, bool compact, FILE *out
 		memset(&pf->wall, 0, sizeof(pf->wall));
 	if (kt_tgidmap_load(&pf->tg, kt_reader_tgids(r)))
 		goto err;
-	pf->ev = kt_pfevent_new(pf->tep);
+	pf->ev = kt_pfevent_new(pf->tep, pf->machine[0] ? pf->machine : NULL);
 	if (!pf->ev)
 		goto err;
 	if (tep_find_event_by_name(pf->tep, "ftrace", "user_stack")) {

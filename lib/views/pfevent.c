@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "decode/decoder.h"
+#include "decode/symbols.h"
 #include "views/pfarena.h"
 #include "views/pfevent.h"
 
@@ -27,6 +28,7 @@ struct kt_pfevent {
 	struct tep_handle *tep;
 	struct evmap *map;	/* by event id */
 	int nmap;
+	char machine[32];	/* "": not known */
 };
 
 /*
@@ -45,12 +47,14 @@ static const struct {
 	{ "print", "ftrace" },
 };
 
-struct kt_pfevent *kt_pfevent_new(struct tep_handle *tep)
+struct kt_pfevent *kt_pfevent_new(struct tep_handle *tep, const char *machine)
 {
 	struct kt_pfevent *m = calloc(1, sizeof(*m));
 
-	if (m)
-		m->tep = tep;
+	if (!m)
+		return NULL;
+	m->tep = tep;
+	snprintf(m->machine, sizeof(m->machine), "%s", machine ? machine : "");
 	return m;
 }
 
@@ -213,7 +217,7 @@ static int set_field(void *msg, const ProtobufCFieldDescriptor *d,
 	return 0;
 }
 
-static int fill_typed(const struct evmap *em, const struct kt_event *ev,
+static int fill_typed(const struct kt_pfevent *m, const struct evmap *em, const struct kt_event *ev,
 		      Perfetto__Protos__FtraceEvent *fe, struct kt_pfarena *a)
 {
 	const ProtobufCMessageDescriptor *md = em->oneof->descriptor;
@@ -230,6 +234,15 @@ static int fill_typed(const struct evmap *em, const struct kt_event *ev,
 		ret = set_field(msg, &md->fields[i], em->src[i], ev, a);
 		if (ret)
 			return ret;
+	}
+	if (md == &perfetto__protos__sys_enter_ftrace_event__descriptor) {
+		/* Only the arguments the call takes: the rest are leftovers. */
+		Perfetto__Protos__SysEnterFtraceEvent *se = (void *)msg;
+		int n = se->has_id && m->machine[0] ?
+			kt_syscall_count_args(m->machine, (long)se->id) : -ENOENT;
+
+		if (n >= 0 && (size_t)n < se->n_args)
+			se->n_args = (size_t)n;
 	}
 	/* The oneof: its case is the field's number, the pointer its member. */
 	*(uint32_t *)((char *)fe + em->oneof->quantifier_offset) = em->oneof->id;
@@ -318,5 +331,5 @@ int kt_pfevent_fill(struct kt_pfevent *m, const struct kt_event *ev,
 	fe->timestamp = ev->record->ts;
 	fe->has_pid = 1;
 	fe->pid = (uint32_t)tep_data_pid(m->tep, ev->record);
-	return em->oneof ? fill_typed(em, ev, fe, a) : fill_generic(ev, fe, a);
+	return em->oneof ? fill_typed(m, em, ev, fe, a) : fill_generic(ev, fe, a);
 }

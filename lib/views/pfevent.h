@@ -21,7 +21,13 @@ struct kt_pfarena;
 struct tep_handle;
 struct kt_pfevent;
 
-struct kt_pfevent *kt_pfevent_new(struct tep_handle *tep);
+/*
+ * machine is the recording's (uname -m), or NULL: on x86_64 a sys_enter
+ * keeps only the arguments its call takes (kt_syscall_count_args), the
+ * registers beyond them being leftovers; all six where the count is not
+ * known (another machine, a number outside the table).
+ */
+struct kt_pfevent *kt_pfevent_new(struct tep_handle *tep, const char *machine);
 void kt_pfevent_free(struct kt_pfevent *m);
 /*
  * Fill fe (timestamp, pid and the event) from ev, its messages and

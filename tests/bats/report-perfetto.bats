@@ -105,3 +105,30 @@ check_tp() {
 	grep -qx "$(cat procs.txt)" tids.txt || fail "process $(cat procs.txt) is none of threads_n's tasks"
 	[ "$(tp t.pftrace "select count(*) from thread t join process p using (upid) where p.pid = $(cat procs.txt)")" -ge 4 ]
 }
+
+@test "a sys_enter keeps the arguments its call takes; a syscall-bound trace is at most 25% of the JSON" {
+	# dd's own 64-byte reads and writes: 40,000 calls of 3 arguments.
+	run rec -q -F -e raw_syscalls -o sc.dat -- dd if=/dev/zero of=/dev/null bs=64 count=20000
+	assert_success
+	"$KTRACE" report -i sc.dat --format perfetto -o t.pftrace
+	"$KTRACE" report -i sc.dat --format chrome -o t.json
+	local pf js
+	pf=$(stat -c %s t.pftrace)
+	js=$(stat -c %s t.json)
+	[ $((4 * pf)) -le "$js" ] || fail "perfetto $pf bytes: more than 25% of the JSON's $js"
+	# The trace processor's system call slices, with the arguments it
+	# read (args[0]...): as many as the kernel's own sys_enter_NAME
+	# format has fields, where this kernel has that event.
+	tp t.pftrace "select s.name, count(a.key) from slice s left join args a
+		on a.arg_set_id = s.arg_set_id and a.key like 'args[%'
+		where s.name like 'sys\_%' escape '\' group by s.id" | sort -u >nargs.txt
+	grep -qx 'sys_read,3' nargs.txt || fail "no read of 3 arguments: $(cat nargs.txt)"
+	grep -qx 'sys_write,3' nargs.txt || fail "no write of 3 arguments: $(cat nargs.txt)"
+	local name n f want
+	while IFS=, read -r name n; do
+		f=$TRACEFS/events/syscalls/sys_enter_${name#sys_}/format
+		[ -r "$f" ] || continue
+		want=$(awk '/field:/ && !/common_/ && !/__syscall_nr/ { n++ } END { print n + 0 }' "$f")
+		[ "$n" = "$want" ] || fail "$name: $n arguments, its format $want"
+	done <nargs.txt
+}
