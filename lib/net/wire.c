@@ -148,7 +148,8 @@ int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
 	if (alen > 16 || alen + len > KT_WIRE_MAX)
 		return -EMSGSIZE;
 	put32(h + 4, (uint32_t)(alen + len));
-	memcpy(h + KT_WIRE_HDR, a, alen);
+	if (alen)
+		memcpy(h + KT_WIRE_HDR, a, alen);
 	/* The header waits for the pages it heads: one segment, not two. */
 	ret = write_all(fd, h, KT_WIRE_HDR + alen, deadline, MSG_MORE);
 	while (!ret && len) {
