@@ -32,6 +32,8 @@
 #define OPTIONS_COUNT	100000
 #define TSYNC_MAX	(4U << 20)
 #define CPUS_MAX	4096
+/* The pipe that carries pages: a PAGES message's at most (the kernel caps it). */
+#define PIPE_WANT	(1 << 20)
 
 struct opt {
 	unsigned short id;
@@ -58,6 +60,7 @@ struct rec {
 	bool head_done;
 	int *spool;
 	unsigned long long *size;
+	int pipe[2];			/* the pages' way from the socket to a spool */
 	struct opt *opts;
 	size_t nopts;
 	unsigned long long opts_bytes;
@@ -176,6 +179,10 @@ static int open_file(struct rec *c)
 		return -ENOMEM;
 	for (cpu = 0; cpu < c->ncpus; cpu++)
 		c->spool[cpu] = -1;
+	if (pipe2(c->pipe, O_CLOEXEC))
+		return -errno;
+	/* A big pipe: a message's pages in few splices (best effort). */
+	fcntl(c->pipe[1], F_SETPIPE_SZ, PIPE_WANT);
 	for (cpu = 0; cpu < c->ncpus; cpu++) {
 		if (kt_pieces_cpu(name, sizeof(name), kt_writer_tmp_name(c->w), cpu))
 			return -ENAMETOOLONG;
@@ -250,27 +257,37 @@ static int take_head(struct rec *c, const struct kt_wire_msg *m)
 	return 0;
 }
 
-static int take_pages(struct rec *c, const struct kt_wire_msg *m)
+/*
+ * A PAGES message, its header read: u32 cpu, then whole pages, moved
+ * from the socket into the CPU's spool by splice.  -EPROTO for a CPU
+ * or a length that cannot be.
+ */
+static int take_pages(struct rec *c, const struct kt_wire_msg *m, uint64_t deadline)
 {
+	uint8_t b[4];
 	uint32_t cpu, n;
-	ssize_t w;
-	size_t at;
+	int ret;
 
 	if (!c->head_done || m->len < 4)
 		return -EPROTO;
-	cpu = get32(m->body);
 	n = m->len - 4;
-	if (cpu >= (uint32_t)c->ncpus || n % (uint32_t)c->page_size)
+	if (n % (uint32_t)c->page_size)
 		return -EPROTO;
-	for (at = 0; at < n; at += (size_t)w) {
-		w = pwrite(c->spool[cpu], m->body + 4 + at, n - at,
-			   (off_t)(c->size[cpu] + at));
-		if (w <= 0) {
-			kt_err("cannot write beside '%s': %s", c->o->output,
-			       strerror(w < 0 ? errno : EIO));
-			return w < 0 ? -errno : -EIO;
-		}
+	ret = kt_wire_recv_bytes(c->fd, b, sizeof(b), deadline);
+	if (ret)
+		return ret;
+	cpu = get32(b);
+	if (cpu >= (uint32_t)c->ncpus)
+		return -EPROTO;
+	ret = kt_wire_recv_file(c->fd, c->pipe, c->spool[cpu],
+				(off_t)c->size[cpu], n, deadline);
+	if (ret == -ENOSPC || ret == -EIO || ret == -EFBIG || ret == -EDQUOT) {
+		/* The spool's, not the socket's. */
+		kt_err("cannot write beside '%s': %s", c->o->output, strerror(-ret));
+		return drop(c, "%s", strerror(-ret));
 	}
+	if (ret)
+		return ret;
 	c->size[cpu] += n;
 	c->r->bytes += n;
 	return 0;
@@ -353,8 +370,6 @@ static int take(struct rec *c, struct kt_wire_msg *m)
 		return take_info(c, m);
 	case KT_MSG_HEAD:
 		return take_head(c, m);
-	case KT_MSG_PAGES:
-		return take_pages(c, m);
 	case KT_MSG_OPTION:
 		return take_option(c, m);
 	case KT_MSG_CMDLINES:
@@ -475,6 +490,7 @@ static int run(struct rec *c)
 	struct signalfd_siginfo si;
 	struct kt_wire_msg m;
 	bool stopping = false;
+	uint64_t deadline;
 	int ret;
 
 	while (!c->ended) {
@@ -492,10 +508,20 @@ static int run(struct rec *c)
 		}
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
-		ret = kt_wire_recv(c->fd, &m, rec_max, kt_wire_now_ms() + IDLE_MS);
+		deadline = kt_wire_now_ms() + IDLE_MS;
+		ret = kt_wire_recv_head(c->fd, &m, rec_max, deadline);
 		if (ret)
 			return drop(c, "%s", wire_err(ret));
-		ret = take(c, &m);
+		if (m.type == KT_MSG_PAGES) {
+			ret = take_pages(c, &m, deadline);
+			if (ret)
+				return drop(c, "%s", wire_err(ret));
+		} else {
+			ret = kt_wire_recv_body(c->fd, &m, deadline);
+			if (ret)
+				return drop(c, "%s", wire_err(ret));
+			ret = take(c, &m);
+		}
 		kt_wire_msg_free(&m);
 		if (ret == -EACCES)
 			return ret;
@@ -583,6 +609,10 @@ static void rec_free(struct rec *c)
 			unlink(name);
 	}
 	kt_writer_close(c->w);
+	if (c->pipe[0] >= 0) {
+		close(c->pipe[0]);
+		close(c->pipe[1]);
+	}
 	free(c->spool);
 	free(c->size);
 	for (i = 0; i < c->nopts; i++)
@@ -598,7 +628,7 @@ static void rec_free(struct rec *c)
 
 int kt_remote_record(const struct kt_remote_opts *o, struct kt_remote_result *r)
 {
-	struct rec c = { .o = o, .r = r, .fd = -1 };
+	struct rec c = { .o = o, .r = r, .fd = -1, .pipe = { -1, -1 } };
 	int ret;
 
 	memset(r, 0, sizeof(*r));

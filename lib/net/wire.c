@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,14 +61,15 @@ static int wait_fd(int fd, short events, uint64_t deadline)
 	}
 }
 
-static int write_all(int fd, const void *buf, size_t len, uint64_t deadline)
+static int write_all(int fd, const void *buf, size_t len, uint64_t deadline,
+		     int more)
 {
 	const uint8_t *p = buf;
 	ssize_t n;
 	int ret;
 
 	while (len) {
-		n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT | more);
 		if (n > 0) {
 			p += n;
 			len -= (size_t)n;
@@ -121,11 +123,11 @@ int kt_wire_send2(int fd, uint8_t type, const void *a, size_t alen,
 	if (alen + blen > KT_WIRE_MAX)
 		return -EMSGSIZE;
 	put32(h + 4, (uint32_t)(alen + blen));
-	ret = write_all(fd, h, sizeof(h), deadline);
+	ret = write_all(fd, h, sizeof(h), deadline, alen + blen ? MSG_MORE : 0);
 	if (!ret && alen)
-		ret = write_all(fd, a, alen, deadline);
+		ret = write_all(fd, a, alen, deadline, blen ? MSG_MORE : 0);
 	if (!ret && blen)
-		ret = write_all(fd, b, blen, deadline);
+		ret = write_all(fd, b, blen, deadline, 0);
 	return ret;
 }
 
@@ -135,8 +137,40 @@ int kt_wire_send(int fd, uint8_t type, const void *body, size_t len,
 	return kt_wire_send2(fd, type, body, len, NULL, 0, timeout_ms);
 }
 
-int kt_wire_recv(int fd, struct kt_wire_msg *m, const uint32_t *max,
-		 uint64_t deadline_ms)
+int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
+		      int in_fd, off_t off, size_t len, int timeout_ms)
+{
+	uint64_t deadline = kt_wire_now_ms() + (uint64_t)timeout_ms;
+	uint8_t h[KT_WIRE_HDR + 16] = { 'K', 'T', KT_WIRE_VERSION, type };
+	ssize_t n;
+	int ret;
+
+	if (alen > 16 || alen + len > KT_WIRE_MAX)
+		return -EMSGSIZE;
+	put32(h + 4, (uint32_t)(alen + len));
+	if (alen)
+		memcpy(h + KT_WIRE_HDR, a, alen);
+	/* The header waits for the pages it heads: one segment, not two. */
+	ret = write_all(fd, h, KT_WIRE_HDR + alen, deadline, MSG_MORE);
+	while (!ret && len) {
+		n = sendfile(fd, in_fd, &off, len);
+		if (n > 0) {
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -EIO;	/* the file is shorter than said */
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return errno == ECONNRESET ? -EPIPE : -errno;
+		ret = wait_fd(fd, POLLOUT, deadline);
+	}
+	return ret;
+}
+
+int kt_wire_recv_head(int fd, struct kt_wire_msg *m, const uint32_t *max,
+		      uint64_t deadline_ms)
 {
 	uint8_t h[KT_WIRE_HDR];
 	uint32_t len;
@@ -160,15 +194,70 @@ int kt_wire_recv(int fd, struct kt_wire_msg *m, const uint32_t *max,
 	if (len > (m->type == KT_MSG_REFUSE ? 1024 : max[m->type]))
 		return -EPROTO;
 	m->len = len;
-	m->body = malloc((size_t)len + 1);
+	return 0;
+}
+
+int kt_wire_recv_body(int fd, struct kt_wire_msg *m, uint64_t deadline_ms)
+{
+	int ret;
+
+	m->body = malloc((size_t)m->len + 1);
 	if (!m->body)
 		return -ENOMEM;
-	ret = read_all(fd, m->body, len, deadline_ms);
+	ret = read_all(fd, m->body, m->len, deadline_ms);
 	if (ret) {
 		kt_wire_msg_free(m);
 		return ret;
 	}
-	m->body[len] = '\0';
+	m->body[m->len] = '\0';
+	return 0;
+}
+
+int kt_wire_recv(int fd, struct kt_wire_msg *m, const uint32_t *max,
+		 uint64_t deadline_ms)
+{
+	int ret = kt_wire_recv_head(fd, m, max, deadline_ms);
+
+	return ret ? ret : kt_wire_recv_body(fd, m, deadline_ms);
+}
+
+int kt_wire_recv_bytes(int fd, void *buf, size_t len, uint64_t deadline_ms)
+{
+	return read_all(fd, buf, len, deadline_ms);
+}
+
+int kt_wire_recv_file(int fd, const int pipe_fds[2], int out_fd, off_t off,
+		      size_t len, uint64_t deadline_ms)
+{
+	ssize_t n, m;
+	int ret;
+
+	while (len) {
+		n = splice(fd, NULL, pipe_fds[1], NULL, len,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if (n < 0) {
+			ret = wait_fd(fd, POLLIN, deadline_ms);
+			if (ret)
+				return ret;
+			continue;
+		}
+		len -= (size_t)n;
+		while (n > 0) {
+			m = splice(pipe_fds[0], NULL, out_fd, &off, (size_t)n,
+				   SPLICE_F_MOVE);
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return m < 0 ? -errno : -EIO;
+			n -= m;
+		}
+	}
 	return 0;
 }
 
@@ -302,7 +391,8 @@ int kt_wire_listen(const char *addr, bool *loopback)
 
 int kt_wire_accept(int lfd)
 {
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC), one = 1;
+	/* Non-blocking: every read and write here has a deadline. */
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), one = 1;
 
 	if (fd < 0)
 		return -errno;

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define KT_WIRE_VERSION		1
 #define KT_WIRE_HDR		12
@@ -71,6 +72,14 @@ int kt_wire_send(int fd, uint8_t type, const void *body, size_t len,
 int kt_wire_send2(int fd, uint8_t type, const void *a, size_t alen,
 		  const void *b, size_t blen, int timeout_ms);
 /*
+ * ... a body of a small header of its own (at most 16 bytes), then len
+ * bytes of in_fd from off, moved by sendfile(2): from the page cache to
+ * the socket, never through a buffer of ours.  The message header waits
+ * for its data (MSG_MORE).
+ */
+int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
+		      int in_fd, off_t off, size_t len, int timeout_ms);
+/*
  * Receive one message by deadline_ms (kt_wire_now_ms()'s clock).  max[]
  * holds the longest body taken of each type (KT_MSG_MAX entries; 0 with
  * a type not taken).  0 or -errno: -ECONNRESET when the peer closed
@@ -80,6 +89,21 @@ int kt_wire_send2(int fd, uint8_t type, const void *a, size_t alen,
 int kt_wire_recv(int fd, struct kt_wire_msg *m, const uint32_t *max,
 		 uint64_t deadline_ms);
 void kt_wire_msg_free(struct kt_wire_msg *m);
+/*
+ * kt_wire_recv in steps: the header (its type and length, checked as
+ * kt_wire_recv checks them; no body read or allocated), then the body
+ * whole, or taken in parts: len bytes into buf, or len bytes moved into
+ * out_fd at off through the pipe pipe_fds (empty; splice(2): from the
+ * socket to the page cache, never through a buffer of ours).  The parts
+ * add up to the header's length, no more.  0 or -errno as kt_wire_recv;
+ * after a failure the stream is out of step: drop the connection.
+ */
+int kt_wire_recv_head(int fd, struct kt_wire_msg *m, const uint32_t *max,
+		      uint64_t deadline_ms);
+int kt_wire_recv_body(int fd, struct kt_wire_msg *m, uint64_t deadline_ms);
+int kt_wire_recv_bytes(int fd, void *buf, size_t len, uint64_t deadline_ms);
+int kt_wire_recv_file(int fd, const int pipe_fds[2], int out_fd, off_t off,
+		      size_t len, uint64_t deadline_ms);
 
 /* The peer's address as "HOST:PORT" (or "vsock:CID:PORT"). */
 void kt_wire_peer(int fd, char *buf, size_t len);

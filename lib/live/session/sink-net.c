@@ -44,7 +44,6 @@ struct kt_net_sink {
 	uint64_t sync_seq;
 	bool gone;			/* no more to send: the peer or the agent left */
 	bool stop;			/* the controller asked to stop */
-	uint8_t *buf;			/* SEND_CHUNK + 4 */
 };
 
 struct kt_net_sink *kt_net_sink_new(int fd, pid_t parent)
@@ -59,10 +58,9 @@ struct kt_net_sink *kt_net_sink_new(int fd, pid_t parent)
 	n->fd = fd;
 	n->parent = parent;
 	n->timer = -1;
-	n->buf = malloc(SEND_CHUNK + 4);
 	if (asprintf(&n->dir, "%s/ktrace-agent-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		n->dir = NULL;
-	if (!n->buf || !n->dir)
+	if (!n->dir)
 		goto err;
 	if (!mkdtemp(n->dir)) {
 		err = errno;
@@ -83,7 +81,6 @@ err:
 		rmdir(n->dir);
 	free(n->dir);
 	free(n->file);
-	free(n->buf);
 	free(n);
 	errno = err;
 	return NULL;
@@ -104,20 +101,23 @@ static bool agent_gone(struct kt_net_sink *n)
 	return n->gone;
 }
 
-static int send_msg(struct kt_net_sink *n, uint8_t type, const void *a,
-		    size_t alen, const void *b, size_t blen)
+/* A send's outcome: a failed one means the controller is gone. */
+static int sent(struct kt_net_sink *n, int ret)
 {
-	int ret;
-
-	if (agent_gone(n))
-		return -EPIPE;
-	ret = kt_wire_send2(n->fd, type, a, alen, b, blen, PEER_MS);
 	if (ret) {
 		n->gone = true;
 		kt_err("the controller left: %s; stopping",
 		       ret == -ETIMEDOUT ? "it took nothing for 10 s" : strerror(-ret));
 	}
 	return ret;
+}
+
+static int send_msg(struct kt_net_sink *n, uint8_t type, const void *a,
+		    size_t alen, const void *b, size_t blen)
+{
+	if (agent_gone(n))
+		return -EPIPE;
+	return sent(n, kt_wire_send2(n->fd, type, a, alen, b, blen, PEER_MS));
 }
 
 /* What the controller may send while recording. */
@@ -263,28 +263,27 @@ static int send_start(struct kt_net_sink *n)
 	return ret;
 }
 
-/* One CPU's pages, in fd from 0, sent in messages of whole pages. */
+/*
+ * One CPU's pages, in fd from 0, sent in messages of whole pages: each
+ * straight from the piece's page cache to the socket (sendfile).
+ */
 static int send_pages(struct kt_net_sink *n, int cpu, int fd,
 		      unsigned long long size)
 {
 	unsigned long long at = 0;
+	uint8_t b[4] = { cpu, cpu >> 8, cpu >> 16, cpu >> 24 };
 	size_t want;
-	ssize_t got;
 	int ret;
 
-	n->buf[0] = cpu;
-	n->buf[1] = cpu >> 8;
-	n->buf[2] = cpu >> 16;
-	n->buf[3] = cpu >> 24;
+	if (agent_gone(n))
+		return -EPIPE;
 	while (at < size) {
 		want = size - at < SEND_CHUNK ? size - at : SEND_CHUNK;
-		got = pread(fd, n->buf + 4, want, (off_t)at);
-		if (got <= 0)
-			return got < 0 ? -errno : -EIO;
-		ret = send_msg(n, KT_MSG_PAGES, n->buf, (size_t)got + 4, NULL, 0);
+		ret = sent(n, kt_wire_send_file(n->fd, KT_MSG_PAGES, b, sizeof(b),
+						fd, (off_t)at, want, PEER_MS));
 		if (ret)
 			return ret;
-		at += (unsigned long long)got;
+		at += want;
 	}
 	return 0;
 }
@@ -485,7 +484,6 @@ static void net_free(void *state)
 		kt_warn("cannot remove '%s': %s", n->dir, strerror(errno));
 	free(n->dir);
 	free(n->prefix);
-	free(n->buf);
 	free(n);
 }
 
