@@ -37,7 +37,7 @@ struct sql_opts {
 };
 
 static const struct argp_option options[] = {
-	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording", 0 },
+	{ "input", 'i', "FILE|DIR", 0, "read FILE (default ktrace.dat), or the chunks in DIR (record --rotate's) as one trace; repeated, chunks of one recording, or recordings of several hosts (as report -i A -i B takes them) loaded together, their times on the controller's clock, each row's host in the column host", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "table (default), csv or json (one object per row)", 0 },
 	{ "schema", OPT_SCHEMA, NULL, 0, "print the tables the file has (its events' and the others), as CREATE TABLE statements", 0 },
 	{ "save", OPT_SAVE, "DB", 0, "write every table to the SQLite database DB (sqlite3, Datasette and DBeaver open it)", 0 },
@@ -49,7 +49,8 @@ static const char doc[] =
 	"SQL over a recording, on SQLite in memory: no server.\v"
 	"Tables: one per event kind (sched_switch: ts, cpu, pid, comm and its "
 	"fields), events, tasks, losses, meta and wakeups (each wakeup latency "
-	"as analyze sched counts it); --schema, .tables and "
+	"as analyze sched counts it); every table's last column, host, names "
+	"whose row it is (report -i A -i B's name of the host); --schema, .tables and "
 	"sqlite_master list those the file has.  A "
 	"table is loaded from the file when a query first names it.  Without "
 	"QUERY, the queries come from standard input, or from a prompt with "
@@ -402,32 +403,57 @@ static int script(struct kt_sqldb *db, enum fmt fmt)
 	return ret;
 }
 
+/*
+ * The recordings: one (a file, or a series' chunks), or those of several
+ * hosts (hosts_open()), each its own reader.  Their number, or 0 (said).
+ */
+static int open_inputs(const struct sql_opts *o, struct kt_reader **rs, int *status)
+{
+	int n = 1, i;
+
+	if (!hosts_open(&o->in, rs)) {
+		rs[0] = kt_reader_open_list(o->in.paths, o->in.n);
+		if (!rs[0]) {
+			*status = errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
+			return 0;
+		}
+	} else {
+		n = o->in.n;
+	}
+	for (i = 0; i < n; i++) {
+		if (!kt_reader_latency(rs[i]))
+			continue;
+		kt_err("'%s' is a latency trace (the tracer's text, no records): nothing to query; 'ktrace report' prints it",
+		       n > 1 ? o->in.paths[i] : o->input);
+		while (n-- > 0)
+			kt_reader_close(rs[n]);
+		*status = KT_EXIT_FAIL;
+		return 0;
+	}
+	return n;
+}
+
 static int sql(const struct sql_opts *o)
 {
 	struct kt_sqldb *db;
-	struct kt_reader *r;
+	struct kt_reader **rs = calloc((size_t)o->in.n, sizeof(*rs));
 	unsigned long long lost;
 	bool unknown;
 	char msg[512] = "";
-	int status = KT_EXIT_OK, ret = 0;
+	int status = KT_EXIT_OK, ret = 0, n, i;
 
-	if (hosts_given(&o->in)) {
-		kt_err("'%s' are recordings of several hosts: sql reads one recording; query each file (report -i A -i B merges their lines)",
-		       o->input);
+	if (!rs)
 		return KT_EXIT_FAIL;
+	n = open_inputs(o, rs, &status);
+	if (!n) {
+		free(rs);
+		return status;
 	}
-	r = kt_reader_open_list(o->in.paths, o->in.n);
-	if (!r)
-		return errno == EBADMSG ? KT_EXIT_DAMAGED : KT_EXIT_FAIL;
-	if (kt_reader_latency(r)) {
-		kt_err("'%s' is a latency trace (the tracer's text, no records): nothing to query; 'ktrace report' prints it",
-		       o->input);
-		kt_reader_close(r);
-		return KT_EXIT_FAIL;
-	}
-	db = kt_sqldb_open(r);
+	db = kt_sqldb_open_hosts(rs, n);
 	if (!db) {
-		kt_reader_close(r);
+		while (n-- > 0)
+			kt_reader_close(rs[n]);
+		free(rs);
 		return KT_EXIT_FAIL;
 	}
 	if (o->schema)
@@ -453,12 +479,17 @@ static int sql(const struct sql_opts *o)
 	if (lost || unknown)
 		kt_warn("%s%llu events were lost in '%s'; the tables lack them (the losses table says where)",
 			unknown ? "at least " : "", lost, o->input);
-	if (kt_reader_damaged(r)) {
-		kt_err("'%s' is damaged: the tables hold what could be read", o->input);
+	for (i = 0; i < n; i++) {
+		if (!kt_reader_damaged(rs[i]))
+			continue;
+		kt_err("'%s' is damaged: the tables hold what could be read",
+		       n > 1 ? o->in.paths[i] : o->input);
 		status = KT_EXIT_DAMAGED;
 	}
 	kt_sqldb_close(db);
-	kt_reader_close(r);
+	for (i = 0; i < n; i++)
+		kt_reader_close(rs[i]);
+	free(rs);
 	return status;
 }
 

@@ -130,18 +130,25 @@ void kt_hosts_info(const struct kt_hosts *h, int i, struct kt_host_info *info)
 	info->bound = x->ts.bound;
 }
 
+static unsigned long long host_time(const struct host *x, unsigned long long ts)
+{
+	long long off = x->remote ? kt_tsync_offset(&x->ts, ts) : 0;
+
+	return off < 0 && (unsigned long long)-off > ts ? 0 : ts + (unsigned long long)off;
+}
+
+unsigned long long kt_hosts_time(const struct kt_hosts *h, int i, unsigned long long ts)
+{
+	return host_time(&h->h[i], ts);
+}
+
 /* The host's next record, its time moved; false at its end. */
 static bool host_next(struct host *x)
 {
-	unsigned long long ts;
-	long long off;
-
 	x->has = kt_decoder_next(x->d, &x->ev) > 0;
 	if (!x->has)
 		return false;
-	ts = x->ev.record->ts;
-	off = x->remote ? kt_tsync_offset(&x->ts, ts) : 0;
-	x->at = off < 0 && (unsigned long long)-off > ts ? 0 : ts + (unsigned long long)off;
+	x->at = host_time(x, x->ev.record->ts);
 	return true;
 }
 

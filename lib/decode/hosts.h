@@ -10,7 +10,7 @@
  * another file has the same.
  *
  *   kt_hosts_new()
- *   kt_hosts_add(h, r, d, path)    in the order given
+ *   kt_hosts_add(h, r, d, path)    in the order given (d NULL: not run)
  *   kt_hosts_run(h, fn, arg)       the records, fn told whose
  *   kt_hosts_free()                (not the readers nor the decoders)
  */
@@ -47,6 +47,13 @@ struct kt_host_info {
 	const char *controller_clock;
 };
 void kt_hosts_info(const struct kt_hosts *h, int i, struct kt_host_info *info);
+
+/*
+ * Host i's time ts on the controller's clock (its stored offsets
+ * applied; ts itself for a file without them), as kt_hosts_run() moves
+ * its records: for a reader of host i's records of its own (sql's).
+ */
+unsigned long long kt_hosts_time(const struct kt_hosts *h, int i, unsigned long long ts);
 
 /*
  * Call fn(host, ev, arg) for every record in time order on the

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/tmpfile.h"
 #include "decode/decoder.h"
+#include "decode/hosts.h"
 #include "file/reader.h"
 #include "file/wallclock.h"
 #include "sql/db.h"
@@ -46,6 +47,12 @@ struct table {
 	char *text;
 	size_t text_at, text_cap;
 	struct held *held;		/* the batch's parameters, by number - 1 */
+	/*
+	 * Each host's table of this name (NULL: it has none, or one of
+	 * other columns); ev and cols are the host's being loaded.
+	 */
+	const struct kt_schema_table **of;
+	const char *host_col;		/* "host", or "ktrace_host" beside a field of that name */
 };
 
 /*
@@ -81,22 +88,31 @@ struct task {
 	unsigned long long events, first, last;
 };
 
-struct kt_sqldb {
+/* A recording of one host: its file, its events' tables, its loss. */
+struct src {
 	struct kt_reader *r;
 	struct tep_handle *tep;
 	const char *machine;
-	sqlite3 *h;
+	const char *name;		/* its rows' host (kt_hosts's name of it) */
 	struct kt_schema *schema;
-	struct table *t;
-	size_t nt;
 	struct table **by_id;		/* event id -> its table, ids < nid */
 	int nid;
-	struct kt_pidmap tasks;		/* struct task, while tasks loads */
-	struct comm comms[NCOMMS];	/* by pid % NCOMMS */
 	bool loss_counted;		/* lost and present are known */
 	unsigned long long lost;
 	bool lost_unknown;
 	bool *present;			/* by event id < nid: records of it */
+};
+
+struct kt_sqldb {
+	struct src *src;		/* the hosts, in the order given */
+	int nsrc;
+	struct src *cur;		/* the one a pass reads */
+	struct kt_hosts *hosts;		/* their names and clock offsets */
+	sqlite3 *h;
+	struct table *t;
+	size_t nt;
+	struct kt_pidmap tasks;		/* struct task, while tasks loads */
+	struct comm comms[NCOMMS];	/* by pid % NCOMMS, cur's */
 	char buf[TEXT_MAX];		/* a text column made, no room in text */
 };
 
@@ -141,7 +157,7 @@ static int make_create(struct table *t)
 		return -ENOMEM;
 	at = (size_t)snprintf(s, cap, "CREATE TABLE \"%s\" (", t->name);
 	for (i = 0; i < t->ncols; i++) {
-		size_t need = strlen(t->cols[i].name) + 32;
+		size_t need = strlen(t->cols[i].name) + 64;
 
 		if (at + need >= cap) {
 			cap = (at + need) * 2;
@@ -155,7 +171,7 @@ static int make_create(struct table *t)
 		at += (size_t)snprintf(s + at, cap - at, "%s\"%s\" %s", i ? ", " : "",
 				       t->cols[i].name, types[t->cols[i].kind]);
 	}
-	snprintf(s + at, cap - at, ")");
+	snprintf(s + at, cap - at, "%s\"%s\" TEXT)", t->ncols ? ", " : "", t->host_col);
 	t->create = s;
 	return 0;
 }
@@ -173,64 +189,146 @@ static const struct kt_schema_col wakeup_cols[] = {
 	{ c_lat, KT_COL_NUM, NULL, false }, { c_run, KT_COL_NUM, NULL, false },
 };
 
-/* The schema's tables (schema.h), each with its CREATE TABLE, then sql's own. */
-static int make_tables(struct kt_sqldb *db)
+/* Whether another host's table of t's name has t's columns. */
+static bool same_cols(const struct table *t, const struct kt_schema_table *b)
 {
-	size_t i, n = kt_schema_ntables(db->schema);
-	long k;
-	int id, err = 0;
+	int i;
 
-	db->t = calloc(n + 1, sizeof(*db->t));
-	if (!db->t)
-		return -ENOMEM;
-	for (i = 0; i < n && !err; i++) {
-		const struct kt_schema_table *st = kt_schema_table(db->schema, i);
-		struct table *t = &db->t[i];
-
-		t->name = st->name;
-		t->kind = st->kind;
-		t->ev = st->ev;
-		t->cols = st->cols;
-		t->ncols = st->ncols;
-		db->nt++;
-		err = make_create(t);
-		if (t->ev && t->ev->id >= db->nid)
-			db->nid = t->ev->id + 1;
-	}
-	if (!err) {
-		struct table *t = &db->t[db->nt++];
-
-		t->name = "wakeups";
-		t->kind = KT_TAB_WAKEUPS;
-		t->cols = wakeup_cols;
-		t->ncols = (int)(sizeof(wakeup_cols) / sizeof(wakeup_cols[0]));
-		err = make_create(t);
-	}
-	if (err || !db->nid)
-		return err;
-	db->by_id = calloc((size_t)db->nid, sizeof(*db->by_id));
-	db->present = calloc((size_t)db->nid, sizeof(*db->present));
-	if (!db->by_id || !db->present)
-		return -ENOMEM;
-	for (id = 0; id < db->nid; id++) {
-		k = kt_schema_event_table(db->schema, id);
-		if (k >= 0)
-			db->by_id[id] = &db->t[k];
-	}
-	return 0;
+	if (t->kind != b->kind || t->ncols != b->ncols)
+		return false;
+	for (i = 0; i < t->ncols; i++)
+		if (t->cols[i].kind != b->cols[i].kind || strcmp(t->cols[i].name, b->cols[i].name))
+			return false;
+	return true;
 }
 
-struct kt_sqldb *kt_sqldb_open(struct kt_reader *r)
+/* A new table of the db, its columns st's: its CREATE TABLE made. */
+static int add_table(struct kt_sqldb *db, const char *name, enum kt_tab_kind kind,
+		     const struct kt_schema_col *cols, int ncols, struct tep_event *ev)
+{
+	struct table *t = &db->t[db->nt++];
+	int i;
+
+	t->name = name;
+	t->kind = kind;
+	t->ev = ev;
+	t->cols = cols;
+	t->ncols = ncols;
+	t->host_col = "host";
+	for (i = 0; i < ncols; i++)
+		if (!strcasecmp(cols[i].name, "host"))
+			t->host_col = "ktrace_host";
+	t->of = calloc((size_t)db->nsrc, sizeof(*t->of));
+	return t->of ? make_create(t) : -ENOMEM;
+}
+
+/*
+ * Host k's tables: each into the db's table of its name (a new one when
+ * no host before had it); one of other columns than the first host's
+ * (another kernel's event) is left out, said once.  map[i] is the db
+ * table of its schema's i-th, or -1.
+ */
+static int take_tables(struct kt_sqldb *db, int k)
+{
+	struct src *x = &db->src[k];
+	size_t i, n = kt_schema_ntables(x->schema);
+	long *map = calloc(n + 1, sizeof(*map)), j;
+	struct table *t;
+	int id, err = 0;
+
+	if (!map)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const struct kt_schema_table *st = kt_schema_table(x->schema, i);
+
+		map[i] = -1;
+		t = find(db, st->name);
+		if (!t) {
+			err = add_table(db, st->name, st->kind, st->cols, st->ncols, st->ev);
+			t = &db->t[db->nt - 1];
+		} else if (!same_cols(t, st)) {
+			kt_warn("table '%s' of host '%s' has other columns than another host's: its rows are left out",
+				st->name, x->name);
+			continue;
+		}
+		t->of[k] = st;
+		map[i] = t - db->t;
+		if (st->ev && st->ev->id >= x->nid)
+			x->nid = st->ev->id + 1;
+	}
+	if (err || !x->nid)
+		goto out;
+	x->by_id = calloc((size_t)x->nid, sizeof(*x->by_id));
+	x->present = calloc((size_t)x->nid, sizeof(*x->present));
+	if (!x->by_id || !x->present) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (id = 0; id < x->nid; id++) {
+		j = kt_schema_event_table(x->schema, id);
+		if (j >= 0 && map[j] >= 0)
+			x->by_id[id] = &db->t[map[j]];
+	}
+out:
+	free(map);
+	return err;
+}
+
+/* The hosts' tables (schema.h), each with its CREATE TABLE, then sql's own. */
+static int make_tables(struct kt_sqldb *db)
+{
+	size_t n = 1;
+	int k, err = 0;
+
+	for (k = 0; k < db->nsrc; k++)
+		n += kt_schema_ntables(db->src[k].schema);
+	db->t = calloc(n, sizeof(*db->t));
+	if (!db->t)
+		return -ENOMEM;
+	for (k = 0; k < db->nsrc && !err; k++)
+		err = take_tables(db, k);
+	return err ?: add_table(db, "wakeups", KT_TAB_WAKEUPS, wakeup_cols,
+				(int)(sizeof(wakeup_cols) / sizeof(wakeup_cols[0])), NULL);
+}
+
+struct kt_sqldb *kt_sqldb_open_hosts(struct kt_reader **rs, int n)
 {
 	struct kt_sqldb *db = calloc(1, sizeof(*db));
-	int err;
+	struct kt_host_info hi;
+	int err = 0, k;
 
 	if (!db)
 		return NULL;
-	db->r = r;
-	db->tep = kt_reader_tep(r);
-	db->machine = kt_reader_machine(r);
 	db->tasks.size = sizeof(struct task);
+	db->hosts = kt_hosts_new();
+	db->src = calloc((size_t)n, sizeof(*db->src));
+	if (!db->hosts || !db->src) {
+		kt_sqldb_close(db);
+		errno = ENOMEM;
+		return NULL;
+	}
+	db->nsrc = n;
+	for (k = 0; k < n && !err; k++) {
+		struct src *x = &db->src[k];
+
+		x->r = rs[k];
+		x->tep = kt_reader_tep(rs[k]);
+		x->machine = kt_reader_machine(rs[k]);
+		err = kt_hosts_add(db->hosts, rs[k], NULL, kt_reader_path(rs[k]));
+	}
+	/* Each its name once all are in: two of one host name go by their files'. */
+	for (k = 0; k < n && !err; k++) {
+		kt_hosts_info(db->hosts, k, &hi);
+		db->src[k].name = hi.name;
+		db->src[k].schema = kt_schema_new(db->src[k].tep);
+		if (!db->src[k].schema)
+			err = -errno;
+	}
+	if (err) {
+		kt_sqldb_close(db);
+		errno = -err;
+		return NULL;
+	}
 	/*
 	 * One thread uses the database: no SQLite mutexes, no memory
 	 * statistics (a mutex per allocation); they were a tenth of a load.
@@ -246,14 +344,19 @@ struct kt_sqldb *kt_sqldb_open(struct kt_reader *r)
 	}
 	sqlite3_exec(db->h, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; "
 		     "PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576", NULL, NULL, NULL);
-	db->schema = kt_schema_new(db->tep);
-	err = db->schema ? make_tables(db) : -errno;
+	err = make_tables(db);
 	if (err) {
 		kt_sqldb_close(db);
 		errno = -err;
 		return NULL;
 	}
+	db->cur = &db->src[0];
 	return db;
+}
+
+struct kt_sqldb *kt_sqldb_open(struct kt_reader *r)
+{
+	return kt_sqldb_open_hosts(&r, 1);
 }
 
 const char *kt_sqldb_create(struct kt_sqldb *db, const char *table)
@@ -267,46 +370,53 @@ const char *kt_sqldb_create(struct kt_sqldb *db, const char *table)
  * report --stat's total: the marks and the record-time counters; and
  * which events have records, the tables the file has.
  */
-static void take_loss(struct kt_sqldb *db, struct kt_summary *s)
+static void take_loss(struct src *x, struct kt_summary *s)
 {
 	int i;
 
-	db->lost = kt_summary_total_lost(s);
+	x->lost = kt_summary_total_lost(s);
 	for (i = 0; i < kt_summary_cpus(s); i++)
 		if (kt_summary_cpu_at(s, i)->unknown_marks)
-			db->lost_unknown = true;
-	db->loss_counted = true;
+			x->lost_unknown = true;
+	x->loss_counted = true;
 }
 
 /*
  * Counted by the first load's pass (present marked as it goes), or else
  * by a pass of its own.
  */
-static void count_once(struct kt_sqldb *db)
+static void count_once(struct src *x)
 {
 	const struct kt_summary_event *e;
 	struct kt_summary *s;
 	int i;
 
-	if (db->loss_counted)
+	if (x->loss_counted)
 		return;
-	s = kt_summary_new(db->r);
+	s = kt_summary_new(x->r);
 	if (s)
-		take_loss(db, s);
-	for (i = 0; s && db->present && i < kt_summary_events(s); i++) {
+		take_loss(x, s);
+	for (i = 0; s && x->present && i < kt_summary_events(s); i++) {
 		e = kt_summary_event_at(s, i);
-		if (e->total && e->event && e->event->id >= 0 && e->event->id < db->nid)
-			db->present[e->event->id] = true;
+		if (e->total && e->event && e->event->id >= 0 && e->event->id < x->nid)
+			x->present[e->event->id] = true;
 	}
 	kt_summary_free(s);
-	db->loss_counted = true;
+	x->loss_counted = true;
 }
 
 unsigned long long kt_sqldb_lost(struct kt_sqldb *db, bool *unknown)
 {
-	count_once(db);
-	*unknown = db->lost_unknown;
-	return db->lost;
+	unsigned long long lost = 0;
+	int k;
+
+	*unknown = false;
+	for (k = 0; k < db->nsrc; k++) {
+		count_once(&db->src[k]);
+		lost += db->src[k].lost;
+		*unknown |= db->src[k].lost_unknown;
+	}
+	return lost;
 }
 
 bool kt_sqldb_has(struct kt_sqldb *db, size_t i)
@@ -327,8 +437,17 @@ bool kt_sqldb_has(struct kt_sqldb *db, size_t i)
 	}
 	if (t->kind != KT_TAB_EVENT)
 		return true;
-	count_once(db);
-	return t->ev && db->present && db->present[t->ev->id];
+	/* Some host's records of its event. */
+	for (k = 0; k < (size_t)db->nsrc; k++) {
+		struct src *x = &db->src[k];
+		const struct kt_schema_table *st = t->of[k];
+
+		count_once(x);
+		if (st && st->ev && x->present && st->ev->id >= 0 && st->ev->id < x->nid &&
+		    x->present[st->ev->id])
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -456,7 +575,7 @@ static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int
 		return;
 	}
 	/* Made into out, or a name that lives on (the schema's choice). */
-	text = kt_schema_text(db->machine, c, rec, out, TEXT_MAX);
+	text = kt_schema_text(db->cur->machine, c, rec, out, TEXT_MAX);
 	if (text == out)
 		bind_made(t, st, i, out, (int)strlen(out));
 	else
@@ -479,7 +598,7 @@ static int step(struct kt_sqldb *db, sqlite3_stmt *st)
 static int prepare_rows(struct kt_sqldb *db, struct table *t, int rows,
 			sqlite3_stmt **st)
 {
-	size_t len = strlen(t->name) + 32 + (size_t)rows * ((size_t)t->ncols * 2 + 4);
+	size_t len = strlen(t->name) + 32 + (size_t)rows * ((size_t)(t->ncols + 1) * 2 + 4);
 	char *sql = malloc(len);
 	int i, r, rc;
 	size_t at;
@@ -491,7 +610,8 @@ static int prepare_rows(struct kt_sqldb *db, struct table *t, int rows,
 		sql[at++] = r ? ',' : '(';
 		if (r)
 			sql[at++] = '(';
-		for (i = 0; i < t->ncols; i++) {
+		/* Its columns, then host. */
+		for (i = 0; i <= t->ncols; i++) {
 			if (i)
 				sql[at++] = ',';
 			sql[at++] = '?';
@@ -519,7 +639,7 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 
 	if (ret || (t->kind != KT_TAB_EVENT && t->kind != KT_TAB_EVENTS))
 		return ret;
-	t->nbatch = 32000 / t->ncols < 64 ? 32000 / t->ncols : 64;
+	t->nbatch = 32000 / (t->ncols + 1) < 64 ? 32000 / (t->ncols + 1) : 64;
 	t->filled = 0;
 	if (t->kind == KT_TAB_EVENT) {
 		/* 256 bytes a row: a syscall's six arguments take 120. */
@@ -531,7 +651,7 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 	}
 	if (t->nbatch <= 1)
 		return 0;
-	t->held = calloc((size_t)t->nbatch * (size_t)t->ncols, sizeof(*t->held));
+	t->held = calloc((size_t)t->nbatch * (size_t)(t->ncols + 1), sizeof(*t->held));
 	if (!t->held)
 		return -ENOMEM;
 	return prepare_rows(db, t, t->nbatch, &t->batch);
@@ -540,7 +660,7 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 /* The first parameter of the next row of t's batch (1-based). */
 static int row_begin(struct table *t)
 {
-	return t->batch ? t->filled * t->ncols + 1 : 1;
+	return t->batch ? t->filled * (t->ncols + 1) + 1 : 1;
 }
 
 /* The row is bound: insert it, or the batch when that is full. */
@@ -599,7 +719,7 @@ static const char *comm_of(struct kt_sqldb *db, int pid, int *len)
 	struct comm *c = &db->comms[(unsigned int)pid % NCOMMS];
 
 	if (!c->s || c->pid != pid) {
-		c->s = tep_data_comm_from_pid(db->tep, pid);
+		c->s = tep_data_comm_from_pid(db->cur->tep, pid);
 		if (!c->s)
 			c->s = "<...>";
 		c->len = (int)strlen(c->s);
@@ -611,13 +731,15 @@ static const char *comm_of(struct kt_sqldb *db, int pid, int *len)
 
 /*
  * Begin a row of t with the columns every record's table starts with:
- * ts, cpu, pid, comm.  Returns the row's first parameter.
+ * ts, cpu, pid, comm, and its last, the host.  Returns the row's first
+ * parameter.
  */
-static int row_common(struct table *t, sqlite3_stmt *st, const struct kt_event *ev,
-		      int pid, const char *comm, int clen)
+static int row_common(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st,
+		      const struct kt_event *ev, int pid, const char *comm, int clen)
 {
 	int b = row_begin(t);
 
+	row_name(t, st, b + t->ncols, db->cur->name, -1);
 	row_int(t, st, b, (long long)ev->record->ts);
 	row_int(t, st, b + 1, ev->cpu);
 	row_int(t, st, b + 2, pid);
@@ -625,23 +747,37 @@ static int row_common(struct table *t, sqlite3_stmt *st, const struct kt_event *
 	return b;
 }
 
-static int load_record(const struct kt_event *ev, void *arg)
+static int load_record(const struct kt_event *ev0, void *arg)
 {
 	struct pass *p = arg;
 	struct kt_sqldb *db = p->db;
-	struct tep_record *rec = ev->record;
+	struct src *x = db->cur;
+	struct tep_record *rec = ev0->record, moved;
+	const struct kt_event *ev = ev0;
+	struct kt_event mev;
 	struct table *t = NULL;
 	const char *comm = NULL;
 	int pid, clen = 0, i, ret;
 	struct task *tk;
 
 	/*
+	 * Several hosts: the record's time on the controller's clock, as
+	 * report -i A -i B gives it (a copy: the decoder's stays its own).
+	 */
+	if (db->nsrc > 1) {
+		moved = *rec;
+		moved.ts = kt_hosts_time(db->hosts, (int)(x - db->src), rec->ts);
+		mev = *ev0;
+		mev.record = rec = &moved;
+		ev = &mev;
+	}
+	/*
 	 * Only the loss is read of sum: the records that mark one.  The
 	 * pass that counts it sees every record: which events have any.
 	 */
 	if (p->sum) {
-		if (db->present && ev->event->id >= 0 && ev->event->id < db->nid)
-			db->present[ev->event->id] = true;
+		if (x->present && ev->event->id >= 0 && ev->event->id < x->nid)
+			x->present[ev->event->id] = true;
 		if (rec->missed_events) {
 			ret = kt_summary_add(p->sum, ev);
 			if (ret)
@@ -667,6 +803,7 @@ static int load_record(const struct kt_event *ev, void *arg)
 				sqlite3_bind_int64(st, 5, (long long)rec->missed_events);
 			else
 				sqlite3_bind_null(st, 5);
+			bind_text(st, 6, x->name);
 			ret = step(db, st);
 			if (ret)
 				return ret;
@@ -678,20 +815,20 @@ static int load_record(const struct kt_event *ev, void *arg)
 		if (ret)
 			return ret;
 	}
-	if (ev->event->id >= 0 && ev->event->id < db->nid)
-		t = db->by_id[ev->event->id];
+	if (ev->event->id >= 0 && ev->event->id < x->nid)
+		t = x->by_id[ev->event->id];
 	if (t && !t->ins)
 		t = NULL;
 	/* The pid and comm only for a table that has them. */
 	if (!t && !p->events && !p->tasks)
 		return 0;
-	pid = tep_data_pid(db->tep, rec);
+	pid = tep_data_pid(x->tep, rec);
 	if (t || p->events)
 		comm = comm_of(db, pid, &clen);
 	if (p->events) {
 		struct table *e = p->events;
 		sqlite3_stmt *st = e->batch ? e->batch : e->ins;
-		int b = row_common(e, st, ev, pid, comm, clen);
+		int b = row_common(db, e, st, ev, pid, comm, clen);
 
 		row_name(e, st, b + 4, ev->event->system, -1);
 		row_name(e, st, b + 5, ev->event->name, -1);
@@ -711,10 +848,13 @@ static int load_record(const struct kt_event *ev, void *arg)
 		return 0;
 	{
 		sqlite3_stmt *st = t->batch ? t->batch : t->ins;
-		int b = row_common(t, st, ev, pid, comm, clen);
+		int b = row_common(db, t, st, ev, pid, comm, clen);
+
+		/* Host x's columns: its fields (same_cols() made them the table's). */
+		const struct kt_schema_col *cols = t->of[x - db->src]->cols;
 
 		for (i = 4; i < t->ncols; i++)
-			bind_col(db, t, st, b + i, &t->cols[i], rec);
+			bind_col(db, t, st, b + i, &cols[i], rec);
 	}
 	return row_end(db, t);
 }
@@ -731,6 +871,7 @@ static int insert_wakeup(const struct kt_sched_wakeup *w, void *arg)
 	bind_copy(st, 4, w->comm);
 	sqlite3_bind_int64(st, 5, (long long)(w->run_ts - w->wake_ts));
 	sqlite3_bind_int64(st, 6, (long long)w->run_ts);
+	bind_text(st, 7, p->db->cur->name);
 	return step(p->db, st);
 }
 
@@ -740,10 +881,11 @@ static int insert_wakeup(const struct kt_sched_wakeup *w, void *arg)
  * analyze sched --by comm's figures.  A task analyze shows no row of
  * (no record of its own in the file) has none here either.
  */
-static int wakeup_comms(struct kt_sqldb *db, struct kt_sched *s)
+static int wakeup_comms(struct kt_sqldb *db, struct table *t, struct kt_sched *s)
 {
 	struct kt_sched_row **rows;
 	sqlite3_stmt *st = NULL;
+	char *sql;
 	size_t i, n;
 	int ret;
 
@@ -760,10 +902,16 @@ static int wakeup_comms(struct kt_sqldb *db, struct kt_sched *s)
 		ret = step(db, st);
 	}
 	sqlite3_finalize(st);
-	if (!ret && sqlite3_exec(db->h, "UPDATE wakeups SET comm = (SELECT w.comm FROM wcomm w "
-				 "WHERE w.pid = wakeups.pid); DELETE FROM wakeups WHERE comm IS NULL",
-				 NULL, NULL, NULL) != SQLITE_OK)
+	/* This host's wakeups: the others' are done. */
+	sql = sqlite3_mprintf("UPDATE wakeups SET comm = (SELECT w.comm FROM wcomm w "
+			      "WHERE w.pid = wakeups.pid) WHERE \"%w\" = %Q; "
+			      "DELETE FROM wakeups WHERE comm IS NULL AND \"%w\" = %Q",
+			      t->host_col, db->cur->name, t->host_col, db->cur->name);
+	if (!sql)
+		ret = ret ?: -ENOMEM;
+	if (!ret && sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
 		ret = -EIO;
+	sqlite3_free(sql);
 	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.wcomm", NULL, NULL, NULL);
 	return ret;
 }
@@ -783,13 +931,14 @@ static void insert_task(const void *node, VISIT which, void *arg)
 
 	if ((which != postorder && which != leaf) || ti->err)
 		return;
-	comm = tep_data_comm_from_pid(ti->db->tep, tk->pid);
+	comm = tep_data_comm_from_pid(ti->db->cur->tep, tk->pid);
 	sqlite3_bind_int(ti->st, 1, tk->pid);
 	sqlite3_bind_int(ti->st, 2, kt_tgidmap_of(&ti->tgids, tk->pid));
 	bind_text(ti->st, 3, comm ? comm : "<...>");
 	sqlite3_bind_int64(ti->st, 4, (long long)tk->events);
 	sqlite3_bind_int64(ti->st, 5, (long long)tk->first);
 	sqlite3_bind_int64(ti->st, 6, (long long)tk->last);
+	bind_text(ti->st, 7, ti->db->cur->name);
 	ti->err = step(ti->db, ti->st);
 }
 
@@ -805,7 +954,7 @@ static int load_wall(struct kt_sqldb *db, sqlite3_stmt *st)
 	char v[32];
 	int i, ret = 0;
 
-	if (kt_wallclock_parse(kt_reader_wall_clock(db->r), &w) || !kt_wallclock_known(&w))
+	if (kt_wallclock_parse(kt_reader_wall_clock(db->cur->r), &w) || !kt_wallclock_known(&w))
 		return 0;
 	if (w.boot_id[0]) {
 		bind_text(st, 1, "boot_id");
@@ -826,18 +975,20 @@ static int load_wall(struct kt_sqldb *db, sqlite3_stmt *st)
 static int load_meta(struct kt_sqldb *db, sqlite3_stmt *st)
 {
 	const char *kv[][2] = {
-		{ "file", kt_reader_path(db->r) },
-		{ "clock", kt_reader_clock(db->r) },
-		{ "uname", kt_reader_uname(db->r) },
-		{ "machine", kt_reader_machine(db->r) },
-		{ "compression", kt_reader_compression(db->r) },
+		{ "file", kt_reader_path(db->cur->r) },
+		{ "clock", kt_reader_clock(db->cur->r) },
+		{ "uname", kt_reader_uname(db->cur->r) },
+		{ "machine", kt_reader_machine(db->cur->r) },
+		{ "compression", kt_reader_compression(db->cur->r) },
 	};
 	char v[32], c[32];
 	size_t i;
 	int ret = 0;
 
-	snprintf(v, sizeof(v), "%d", kt_reader_version(db->r));
-	snprintf(c, sizeof(c), "%d", kt_reader_cpus(db->r));
+	snprintf(v, sizeof(v), "%d", kt_reader_version(db->cur->r));
+	snprintf(c, sizeof(c), "%d", kt_reader_cpus(db->cur->r));
+	/* Every row this host's (its parameter kept across the steps). */
+	bind_text(st, 3, db->cur->name);
 	for (i = 0; i < sizeof(kv) / sizeof(kv[0]) && !ret; i++) {
 		bind_text(st, 1, kv[i][0]);
 		bind_text(st, 2, kv[i][1]);
@@ -862,37 +1013,37 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 	struct kt_decoder *d;
 	int ret;
 
-	if (!db->loss_counted) {
-		p->sum = kt_summary_begin(db->r, NULL);
+	if (!db->cur->loss_counted) {
+		p->sum = kt_summary_begin(db->cur->r, NULL);
 		if (!p->sum)
 			return -ENOMEM;
 	}
 	p->last.size = sizeof(unsigned long long);
 	if (p->wakeups) {
-		p->sched = kt_sched_new(db->tep, KT_SCHED_BY_TASK, NULL);
+		p->sched = kt_sched_new(db->cur->tep, KT_SCHED_BY_TASK, NULL);
 		if (!p->sched) {
 			kt_summary_free(p->sum);
 			return -ENOMEM;
 		}
 		kt_sched_on_wakeup(p->sched, insert_wakeup, p);
 	}
-	d = kt_decoder_new(db->r, &(struct kt_decoder_opts){ 0 });
+	d = kt_decoder_new(db->cur->r, &(struct kt_decoder_opts){ 0 });
 	ret = !d ? (errno ? -errno : -ENOMEM) : kt_decoder_run(d, load_record, p);
 	kt_decoder_free(d);
 	if (!ret && p->sched)
-		ret = wakeup_comms(db, p->sched);
+		ret = wakeup_comms(db, p->wakeups, p->sched);
 	kt_sched_free(p->sched);
 	free(p->last.v);
 	if (!ret && p->sum) {
 		kt_summary_end(p->sum);
-		take_loss(db, p->sum);
+		take_loss(db->cur, p->sum);
 	}
 	kt_summary_free(p->sum);
 	return ret;
 }
 
-/* One pass over the file for every table wanted and not loaded. */
-static int load_wanted(struct kt_sqldb *db)
+/* Host k's rows of the tables wanted: one pass over its file. */
+static int load_host(struct kt_sqldb *db, int k)
 {
 	struct pass p = { .db = db };
 	struct task_ins ti = { .db = db };
@@ -900,18 +1051,14 @@ static int load_wanted(struct kt_sqldb *db)
 	size_t i;
 	int ret = 0;
 
-	if (sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		return -EIO;
+	db->cur = &db->src[k];
+	memset(db->comms, 0, sizeof(db->comms));
 	for (i = 0; i < db->nt && !ret; i++) {
 		struct table *t = &db->t[i];
 
-		if (!t->want || t->loaded)
+		/* A table this host has none of (another kernel's event). */
+		if (!t->want || t->loaded || (t->kind != KT_TAB_WAKEUPS && !t->of[k]))
 			continue;
-		if (sqlite3_exec(db->h, t->create, NULL, NULL, NULL) != SQLITE_OK) {
-			kt_err("cannot make table '%s': %s", t->name, sqlite3_errmsg(db->h));
-			ret = -EIO;
-			break;
-		}
 		ret = prepare_insert(db, t);
 		if (ret)
 			break;
@@ -937,7 +1084,7 @@ static int load_wanted(struct kt_sqldb *db)
 		if (!ret && p.tasks) {
 			ti.st = p.tasks->ins;
 			/* A file without the map: each task its own process. */
-			ret = kt_tgidmap_load(&ti.tgids, kt_reader_tgids(db->r));
+			ret = kt_tgidmap_load(&ti.tgids, kt_reader_tgids(db->cur->r));
 			if (!ret)
 				twalk_r(db->tasks.tree, insert_task, &ti);
 			ret = ret ?: ti.err;
@@ -955,14 +1102,47 @@ static int load_wanted(struct kt_sqldb *db)
 		if (t->ins) {
 			sqlite3_finalize(t->ins);
 			t->ins = NULL;
-			if (!ret)
-				t->loaded = true;
-			free(t->text);
-			t->text = NULL;
-			free(t->held);
-			t->held = NULL;
 		}
-		t->want = false;
+		free(t->text);
+		t->text = NULL;
+		free(t->held);
+		t->held = NULL;
+	}
+	return ret;
+}
+
+/*
+ * Every table wanted and not loaded: made, then filled with each host's
+ * rows in turn (one pass over each file).
+ */
+static int load_wanted(struct kt_sqldb *db)
+{
+	size_t i;
+	int ret = 0, k;
+	bool any = false;
+
+	for (i = 0; i < db->nt; i++)
+		any |= db->t[i].want && !db->t[i].loaded;
+	if (!any)
+		return 0;
+	if (sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	for (i = 0; i < db->nt && !ret; i++) {
+		struct table *t = &db->t[i];
+
+		if (!t->want || t->loaded)
+			continue;
+		if (sqlite3_exec(db->h, t->create, NULL, NULL, NULL) != SQLITE_OK) {
+			kt_err("cannot make table '%s': %s", t->name, sqlite3_errmsg(db->h));
+			ret = -EIO;
+		}
+	}
+	for (k = 0; k < db->nsrc && !ret; k++)
+		ret = load_host(db, k);
+	for (i = 0; i < db->nt; i++) {
+		if (!ret && db->t[i].want)
+			db->t[i].loaded = true;
+		db->t[i].want = false;
 	}
 	if (sqlite3_exec(db->h, ret ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !ret)
 		ret = -EIO;
@@ -1097,11 +1277,13 @@ err_tmp:
 void kt_sqldb_close(struct kt_sqldb *db)
 {
 	size_t i;
+	int k;
 
 	if (!db)
 		return;
 	for (i = 0; i < db->nt; i++) {
 		free(db->t[i].create);
+		free(db->t[i].of);
 		if (db->t[i].ins)
 			sqlite3_finalize(db->t[i].ins);
 		if (db->t[i].batch)
@@ -1110,9 +1292,13 @@ void kt_sqldb_close(struct kt_sqldb *db)
 		free(db->t[i].held);
 	}
 	free(db->t);
-	free(db->by_id);
-	free(db->present);
-	kt_schema_free(db->schema);
+	for (k = 0; k < db->nsrc; k++) {
+		free(db->src[k].by_id);
+		free(db->src[k].present);
+		kt_schema_free(db->src[k].schema);
+	}
+	free(db->src);
+	kt_hosts_free(db->hosts);
 	kt_pidmap_free(&db->tasks, NULL);
 	if (db->h)
 		sqlite3_close(db->h);

@@ -31,6 +31,9 @@
  *                                     sql's own, not the schema's: each
  *                                     wakeup latency as analyze sched
  *                                     counts it (analyze/sched.h)
+ *   host                              sql's own, every table's last
+ *                                     column: whose row (a table with a
+ *                                     field named host: ktrace_host)
  */
 #ifndef KT_SQL_DB_H
 #define KT_SQL_DB_H
@@ -45,6 +48,17 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 
 /* NULL and errno on failure (ENOMEM, or EIO when SQLite will not start). */
 struct kt_sqldb *kt_sqldb_open(struct kt_reader *r);
+/*
+ * Recordings of n hosts in one database (sql -i A -i B): each table
+ * holds every host's rows, each table's last column, host, naming whose
+ * (decode/hosts.h's name, as report -i A -i B names its lines; a single
+ * recording's rows are named so too); their times on the controller's
+ * clock, each file's stored offsets applied, as report -i A -i B gives
+ * them (one recording: its own times).  A table of one name with other
+ * columns on a later host (another kernel's event) takes the first
+ * host's rows only (warned).  The readers stay the caller's.
+ */
+struct kt_sqldb *kt_sqldb_open_hosts(struct kt_reader **rs, int n);
 void kt_sqldb_close(struct kt_sqldb *db);
 sqlite3 *kt_sqldb_handle(struct kt_sqldb *db);
 

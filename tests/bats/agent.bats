@@ -457,7 +457,7 @@ check_merged() {
 	[ -f two.dat ] && [ -f two-127.0.0.1.dat ]
 	check_merged two.dat two-127.0.0.1.dat
 	# analyze: each host's analysis under its name (no syscalls here:
-	# each says so), JSON refused; sql: refused in one line.
+	# each says so), JSON refused.
 	run "$KTRACE" analyze -i two.dat -i two-127.0.0.1.dat syscalls
 	assert_failure 1
 	assert_line --index 0 "host two.dat:"
@@ -466,15 +466,58 @@ check_merged() {
 	run "$KTRACE" analyze -i two.dat -i two-127.0.0.1.dat --format json syscalls
 	assert_failure 64
 	assert_output --partial "are recordings of several hosts"
-	run "$KTRACE" sql -i two.dat -i two-127.0.0.1.dat 'select 1'
-	assert_failure 1
-	assert_output --partial "are recordings of several hosts: sql reads one recording"
 	# Usage: --local needs --remote; an agent named twice.
 	run "$KTRACE" record --local -o x.dat
 	assert_failure 64
 	run "$KTRACE" record --remote "127.0.0.1:$PORT" --remote "127.0.0.1:$PORT" -o x.dat
 	assert_failure 64
 	assert_output --partial "is given twice with --remote"
+}
+
+@test "agent: sql -i host -i remote: one database of both hosts, each row's host, on report -i host -i remote's timeline" {
+	start_agent
+	run "$KTRACE" record --local --remote "127.0.0.1:$PORT" -q -o two.dat -e ftrace:print -e sched:sched_switch -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
+	assert_success
+	local a=two.dat b=two-127.0.0.1.dat na nb
+	# Each host's rows: as many as report -i FILE alone prints, its
+	# marks every one, under the name report -i A -i B gives it.
+	na=$("$KTRACE" report -i "$a" | wc -l)
+	nb=$("$KTRACE" report -i "$b" | wc -l)
+	run "$KTRACE" sql --format csv -i "$a" -i "$b" "select host, count(*) from events group by host order by host"
+	assert_success
+	assert_output "host,count(*)
+$b,$nb
+$a,$na"
+	run "$KTRACE" sql --format csv -i "$a" -i "$b" "select host, count(*) from print where buf glob '[LM][0-9]*' or buf glob 'R[0-9]*' group by host order by host"
+	assert_output "host,count(*)
+$b,40
+$a,80"
+	# Per-recording tables by host: a meta row and the tasks of each.
+	run "$KTRACE" sql --format csv -i "$a" -i "$b" "select host, value from meta where key = 'file' order by host"
+	assert_output "host,value
+$b,$b
+$a,$a"
+	run "$KTRACE" sql --format csv -i "$a" -i "$b" "select count(distinct host) from tasks"
+	assert_output "count(distinct host)
+2"
+	# Ordered by time, the rows interleave the hosts as report -i A -i B's
+	# lines do, each at report's time (the remote one's offsets applied);
+	# a tie goes to the file given first, as the rows were loaded.
+	"$KTRACE" report -t -i "$a" -i "$b" | sed -n '3,$p' |
+		awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(/:$/, "", $1); sub(/:$/, "", $i); print $1, $i; break } }' >rep.txt
+	"$KTRACE" sql --format csv -i "$a" -i "$b" "select host || ' ' || printf('%d.%09d', ts / 1000000000, ts % 1000000000) from events order by ts, rowid" |
+		sed 1d >sql.txt
+	[ "$(wc -l <rep.txt)" -eq $((na + nb)) ]
+	diff rep.txt sql.txt
+	[ "$(cut -d' ' -f1 sql.txt | uniq | wc -l)" -gt 2 ] || fail "the hosts do not interleave"
+	# One file: its own times, as report -i FILE alone gives them; its
+	# host named all the same.
+	"$KTRACE" report -t -i "$b" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { sub(/:$/, "", $i); print $i; break } }' >one.txt
+	"$KTRACE" sql --format csv -i "$b" "select printf('%d.%09d', ts / 1000000000, ts % 1000000000) from events order by ts, rowid" | sed 1d >sqlone.txt
+	diff one.txt sqlone.txt
+	run "$KTRACE" sql --format csv -i "$b" "select distinct host from events"
+	assert_output "host
+$(uname -n)"
 }
 
 @test "agent: report -i of two hosts' own recordings (no offsets): each named by its host name, merged on their own clocks, said once" {

@@ -139,8 +139,12 @@ $(jsonl "$D/tc-sched.dat" sched_switch | wc -l)"
 @test "sql: --schema and --save: a database sqlite3 opens, written whole or not at all" {
 	run "$KTRACE" sql -i "$D/tc-sched.dat" --schema
 	assert_success
-	assert_line 'CREATE TABLE "sched_switch" ("ts" INTEGER, "cpu" INTEGER, "pid" INTEGER, "comm" TEXT, "prev_comm" TEXT, "prev_pid" INTEGER, "prev_prio" INTEGER, "prev_state" INTEGER, "next_comm" TEXT, "next_pid" INTEGER, "next_prio" INTEGER, "prev_state_name" TEXT);'
-	assert_line 'CREATE TABLE "losses" ("buffer" INTEGER, "cpu" INTEGER, "after_ts" INTEGER, "before_ts" INTEGER, "lost" INTEGER);'
+	assert_line 'CREATE TABLE "sched_switch" ("ts" INTEGER, "cpu" INTEGER, "pid" INTEGER, "comm" TEXT, "prev_comm" TEXT, "prev_pid" INTEGER, "prev_prio" INTEGER, "prev_state" INTEGER, "next_comm" TEXT, "next_pid" INTEGER, "next_prio" INTEGER, "prev_state_name" TEXT, "host" TEXT);'
+	assert_line 'CREATE TABLE "losses" ("buffer" INTEGER, "cpu" INTEGER, "after_ts" INTEGER, "before_ts" INTEGER, "lost" INTEGER, "host" TEXT);'
+	# Every row names its host, one file's too: its stored host name.
+	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select count(distinct host), count(host) = count(*) from sched_switch"
+	assert_output "count(distinct host),count(host) = count(*)
+1,1"
 	"$KTRACE" sql -i "$D/tc-sched.dat" --save t.db
 	[ "$(sqlite3 t.db 'select count(*) from sched_switch')" = "$(jsonl "$D/tc-sched.dat" sched_switch | wc -l)" ]
 	[ "$(sqlite3 t.db "select value from meta where key = 'clock'")" = local ]
