@@ -499,7 +499,7 @@ off_oracle() {
 		# left out of both; trace-cmd counts those ktrace's file holds
 		# (a migration of the child, caught by one run in two).
 		pre=$(trace-cmd report -i s.dat 2>/dev/null |
-			grep -E "sched_switch: +[^ ]+:$pid \[" | grep -vcE "sched_switch: +naps:$pid \[")
+			grep -E "sched_switch: +[^ ]+:$pid \[" | grep -vcE "sched_switch: +naps:$pid \[" || true)
 		k=$((k - pre))
 		p=$(perf script -i p.data -F event,trace 2>/dev/null |
 			awk -v pid="$pid" '$1 == "sched:sched_switch:" && $0 ~ ("prev_comm=naps prev_pid=" pid " ") { n++ } END { print n + 0 }')
