@@ -423,7 +423,7 @@ static void print_sched_table(const struct analyze_opts *o,
 }
 
 static void print_sched_json(const struct analyze_opts *o, struct kt_sched_row **rows,
-			     size_t n, const struct kt_sched_totals *t)
+			     size_t n, const struct kt_taskstate_totals *t)
 {
 	bool by_comm = o->by && !strcmp(o->by, "comm");
 	bool by_proc = o->by && !strcmp(o->by, "process");
@@ -465,7 +465,7 @@ static int run_sched(const struct analyze_opts *o, struct kt_reader *r,
 		     struct kt_decoder *d)
 {
 	struct kt_sched *s;
-	struct kt_sched_totals t;
+	struct kt_taskstate_totals t;
 	struct kt_sched_row **rows;
 	size_t n;
 	int status = KT_EXIT_FAIL;

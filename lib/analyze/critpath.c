@@ -12,10 +12,7 @@
 
 #include "analyze/critpath.h"
 #include "analyze/evcache.h"
-#include "analyze/pidmap.h"
-#include "analyze/runs.h"
-
-enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
+#include "analyze/taskstate.h"
 
 /* A task's state as the records go: the known ones, then asleep. */
 enum { S_BLOCKED = KT_CP_NSTATES };
@@ -27,13 +24,6 @@ enum { S_BLOCKED = KT_CP_NSTATES };
 /* Interrupt context in common_flags: hardirq, softirq, NMI. */
 #define IRQ_FLAGS (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ | 0x40)
 
-struct evinfo {
-	int id;
-	enum kind kind;
-	struct kt_switch_fields sw;
-	struct tep_format_field *pid, *comm;
-};
-
 /* A stretch of one state; a sleep says who ended it (0: no task). */
 struct ival {
 	unsigned long long start, end;
@@ -41,9 +31,14 @@ struct ival {
 	unsigned char state;		/* enum kt_cp_state */
 };
 
+/*
+ * A task's stretches, the model's task's own part: the model's states
+ * as this analysis reads them (a task woken while still running is
+ * runnable from its switch out; one switched out in X or Z exited; where
+ * records are missing, unknown), each one's time.
+ */
 struct task {
-	int pid;
-	bool selected;			/* an event of its own was selected */
+	int pid;			/* the model's, set by own() */
 	bool known;			/* st is: the task was seen */
 	bool waking;			/* woken while still running: not asleep */
 	int st;				/* enum kt_cp_state, or S_BLOCKED */
@@ -62,9 +57,7 @@ struct sum {
 
 struct kt_critpath {
 	struct tep_handle *tep;
-	struct kt_evcache evs;		/* struct evinfo by event id */
-	struct kt_pidmap tasks;		/* struct task */
-	struct kt_runs *runs;
+	struct kt_taskstate *model;	/* struct task in each task */
 	unsigned long long last_ts;
 	struct kt_critpath_totals t;
 	bool done;			/* the sums below are made */
@@ -87,46 +80,12 @@ const char *kt_critpath_state_name(enum kt_cp_state st)
 	return st < KT_CP_NSTATES ? state_names[st] : "?";
 }
 
-static void fill_info(void *entry, struct tep_event *e)
+static struct task *own(struct kt_task *t)
 {
-	struct evinfo *in = entry;
+	struct task *o = (struct task *)t->own;
 
-	if (kt_switch_fields_find(e, &in->sw)) {
-		in->kind = K_SWITCH;
-	} else if (e->system && !strcmp(e->system, "sched") &&
-		   (!strcmp(e->name, "sched_waking") || !strcmp(e->name, "sched_wakeup") ||
-		    !strcmp(e->name, "sched_wakeup_new"))) {
-		in->pid = tep_find_field(e, "pid");
-		in->comm = tep_find_field(e, "comm");
-		if (in->pid)
-			in->kind = K_WAKE;
-	} else if (e->system && !strcmp(e->system, "ftrace") &&
-		   (!strcmp(e->name, "kernel_stack") || !strcmp(e->name, "user_stack"))) {
-		/* Written after their event, with its task: no evidence. */
-		in->kind = K_AFTER;
-	}
-}
-
-struct kt_critpath *kt_critpath_new(struct tep_handle *tep)
-{
-	struct kt_critpath *cp = calloc(1, sizeof(*cp));
-
-	if (!cp)
-		return NULL;
-	cp->runs = kt_runs_new();
-	if (!cp->runs) {
-		free(cp);
-		return NULL;
-	}
-	cp->tep = tep;
-	cp->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
-	cp->tasks.size = sizeof(struct task);
-	return cp;
-}
-
-static struct task *task_of(struct kt_critpath *cp, int pid)
-{
-	return kt_pidmap_get(&cp->tasks, pid);
+	o->pid = t->pid;
+	return o;
 }
 
 /* The stretch since t's last change, as st (a sleep: its waker), ends at ts. */
@@ -175,83 +134,44 @@ static unsigned char sleep_of(unsigned long long state)
 	return KT_CP_SLEEP_OTHER;
 }
 
-static int on_switch(struct kt_critpath *cp, struct evinfo *in, struct tep_record *rec,
-		     int cpu)
+/* A switch takes t off its CPU (c->run: whether it ran, runs.h). */
+static int switched_out(struct task *t, const struct kt_ts_change *c)
 {
-	unsigned long long prev, state, next, ts = rec->ts;
-	struct task *p, *n;
-	struct kt_run run;
+	const struct kt_run *run = c->run;
+	unsigned long long state = c->state;
 	int ret;
 
-	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
-	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
-	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
-		return 0;
-	cp->t.switches++;
-	ret = kt_runs_switch(cp->runs, cpu, ts, (int)prev, (int)next, &run);
+	kt_field_str(c->comm, c->rec, t->comm, sizeof(t->comm));
+	/* The CPU's chain says whether it ran (runs.h). */
+	ret = close_as(t, run->kind == KT_RUN_RAN && t->st == KT_CP_RUNNING ?
+		       KT_CP_RUNNING : KT_CP_UNKNOWN, 0, c->ts);
 	if (ret)
 		return ret;
-	if (run.kind == KT_RUN_MISSING) {
-		cp->t.missing++;
-		/* Who the chain had here left at a time not known. */
-		n = run.cur > 0 ? kt_pidmap_find(&cp->tasks, run.cur) : NULL;
-		if (n && n->known && n->st == KT_CP_RUNNING && n->since == run.start)
-			n->st = KT_CP_UNKNOWN;
-	}
-	if (prev) {
-		p = task_of(cp, (int)prev);
-		if (!p)
-			return -ENOMEM;
-		kt_field_str(in->sw.prev_comm, rec, p->comm, sizeof(p->comm));
-		/* The CPU's chain says whether it ran (runs.h). */
-		ret = close_as(p, run.kind == KT_RUN_RAN && p->st == KT_CP_RUNNING ?
-			       KT_CP_RUNNING : KT_CP_UNKNOWN, 0, ts);
-		if (ret)
-			return ret;
-		/* R (0) or R+ (preempted), or woken before it was off: runnable. */
-		if (state & (EXIT_DEAD | EXIT_ZOMBIE)) {
-			p->known = false;	/* it exited: its time ends */
-		} else if (!(state & 0xff) || p->waking) {
-			now(p, KT_CP_RUNNABLE, ts);
-		} else {
-			now(p, S_BLOCKED, ts);
-			p->sleep = sleep_of(state);
-		}
-	}
-	if (next) {
-		n = task_of(cp, (int)next);
-		if (!n)
-			return -ENOMEM;
-		kt_field_str(in->sw.next_comm, rec, n->comm, sizeof(n->comm));
-		/* Runnable until now; else its wakeup or switch-out is missing. */
-		ret = close_as(n, n->st == KT_CP_RUNNABLE ? KT_CP_RUNNABLE : KT_CP_UNKNOWN, 0, ts);
-		if (ret)
-			return ret;
-		now(n, KT_CP_RUNNING, ts);
+	/* R (0) or R+ (preempted), or woken before it was off: runnable. */
+	if (state & (EXIT_DEAD | EXIT_ZOMBIE)) {
+		t->known = false;	/* it exited: its time ends */
+	} else if (!(state & 0xff) || t->waking) {
+		now(t, KT_CP_RUNNABLE, c->ts);
+	} else {
+		now(t, S_BLOCKED, c->ts);
+		t->sleep = sleep_of(state);
 	}
 	return 0;
 }
 
-static int on_wake(struct kt_critpath *cp, struct evinfo *in, struct tep_record *rec,
-		   int waker)
+/* A wakeup names t: a sleep ends, its waker the record's task. */
+static int woken(struct kt_critpath *cp, struct task *t, const struct kt_ts_change *c)
 {
-	unsigned long long pid;
-	struct task *t;
-	int flags, ret;
+	int flags, waker = c->waker, ret;
 
-	if (tep_read_number_field(in->pid, rec->data, &pid) || !pid)
-		return 0;
-	t = task_of(cp, (int)pid);
-	if (!t)
-		return -ENOMEM;
-	if (in->comm && !t->comm[0])
-		kt_field_str(in->comm, rec, t->comm, sizeof(t->comm));
+	if (c->comm && !t->comm[0])
+		kt_field_str(c->comm, c->rec, t->comm, sizeof(t->comm));
 	switch (t->known ? t->st : -1) {
 	case S_BLOCKED:
-		flags = tep_data_flags(cp->tep, rec);
-		if (flags < 0 || (flags & IRQ_FLAGS) || waker <= 0 || waker == (int)pid)
+		flags = tep_data_flags(cp->tep, c->rec);
+		if (flags < 0 || (flags & IRQ_FLAGS) || waker <= 0 || waker == t->pid)
 			waker = 0;
-		ret = close_as(t, t->sleep, waker, rec->ts);
+		ret = close_as(t, t->sleep, waker, c->ts);
 		if (ret)
 			return ret;
 		break;
@@ -262,68 +182,81 @@ static int on_wake(struct kt_critpath *cp, struct evinfo *in, struct tep_record 
 	case KT_CP_RUNNABLE:
 		return 0;		/* woken already (sched_waking, then sched_wakeup) */
 	default:
-		ret = close_as(t, KT_CP_UNKNOWN, 0, rec->ts);
+		ret = close_as(t, KT_CP_UNKNOWN, 0, c->ts);
 		if (ret)
 			return ret;
 	}
-	now(t, KT_CP_RUNNABLE, rec->ts);
+	now(t, KT_CP_RUNNABLE, c->ts);
 	return 0;
 }
 
-/* An event of the task's own: it is on a CPU now. */
-static int on_evidence(struct kt_critpath *cp, int pid, unsigned long long ts)
+/* The model's transitions: each task's stretches. */
+static int change(const struct kt_ts_change *c, void *arg)
 {
-	struct task *t = kt_pidmap_find(&cp->tasks, pid);
+	struct task *t = own(c->t);
 	int ret;
 
-	if (!t || !t->known || t->st == KT_CP_RUNNING)
+	switch (c->what) {
+	case KT_TS_GONE:
+		/* Who the chain had here left at a time not known. */
+		if (t->known && t->st == KT_CP_RUNNING && t->since == c->run->start)
+			t->st = KT_CP_UNKNOWN;
 		return 0;
-	/* Its switch-in is missing: since its last change, unknown. */
-	ret = close_as(t, KT_CP_UNKNOWN, 0, ts);
+	case KT_TS_OUT:
+		return switched_out(t, c);
+	case KT_TS_IN:
+		kt_field_str(c->comm, c->rec, t->comm, sizeof(t->comm));
+		/* Runnable until now; else its wakeup or switch-out is missing. */
+		ret = close_as(t, t->st == KT_CP_RUNNABLE ? KT_CP_RUNNABLE : KT_CP_UNKNOWN,
+			       0, c->ts);
+		break;
+	case KT_TS_WAKE:
+		return woken(arg, t, c);
+	case KT_TS_SEEN:
+		/* An event of its own: on a CPU, its switch-in missing. */
+		if (!t->known || t->st == KT_CP_RUNNING)
+			return 0;
+		ret = close_as(t, KT_CP_UNKNOWN, 0, c->ts);
+		break;
+	default:
+		return 0;
+	}
 	if (!ret)
-		now(t, KT_CP_RUNNING, ts);
+		now(t, KT_CP_RUNNING, c->ts);
 	return ret;
+}
+
+static void free_own(void *p)
+{
+	free(((struct task *)p)->v);
+}
+
+struct kt_critpath *kt_critpath_new(struct tep_handle *tep)
+{
+	struct kt_critpath *cp = calloc(1, sizeof(*cp));
+	struct kt_taskstate_ops ops = {
+		.size = sizeof(struct task), .wakeups = true, .change = change,
+		.free_own = free_own, .arg = cp,
+	};
+
+	if (!cp)
+		return NULL;
+	cp->model = kt_taskstate_new(tep, &ops);
+	if (!cp->model) {
+		free(cp);
+		return NULL;
+	}
+	cp->tep = tep;
+	return cp;
 }
 
 int kt_critpath_add(const struct kt_event *ev, void *arg)
 {
 	struct kt_critpath *cp = arg;
-	struct tep_record *rec = ev->record;
-	struct evinfo *in;
-	int pid, ret;
 
-	if (kt_runs_record(cp->runs, ev->cpu, rec->missed_events, &cp->t.lost,
-			   &cp->t.lost_unknown))
-		return -ENOMEM;
-	if (rec->ts > cp->last_ts)
-		cp->last_ts = rec->ts;
-	in = kt_evcache_get(&cp->evs, ev->event);
-	if (!in)
-		return -ENOMEM;
-	if (in->kind == K_AFTER)
-		return 0;
-	pid = tep_data_pid(cp->tep, rec);
-	if (pid > 0 && ev->selected) {
-		struct task *t = task_of(cp, pid);
-
-		if (!t)
-			return -ENOMEM;
-		t->selected = true;
-	}
-	if (pid > 0 && in->kind != K_SWITCH) {
-		ret = on_evidence(cp, pid, rec->ts);
-		if (ret)
-			return ret;
-	}
-	if (in->kind == K_SWITCH) {
-		cp->t.has_switch = true;
-		return on_switch(cp, in, rec, ev->cpu);
-	}
-	if (in->kind == K_WAKE) {
-		cp->t.has_wakeup = true;
-		return on_wake(cp, in, rec, pid);
-	}
-	return 0;
+	if (ev->record->ts > cp->last_ts)
+		cp->last_ts = ev->record->ts;
+	return kt_taskstate_add(cp->model, ev);
 }
 
 /* The sums: rows by (pid, state), paths by their text. */
@@ -427,17 +360,17 @@ static void walk(struct kt_critpath *cp, struct task *w, unsigned long long a,
 static void stretch(struct kt_critpath *cp, struct task *t, const struct ival *v,
 		    unsigned long long a, unsigned long long b, int depth, size_t len)
 {
-	struct task *w = NULL;
+	struct kt_task *w = NULL;
 	size_t wlen;
 
 	if (v->waker > 0 && depth < KT_CRITPATH_DEPTH)
-		w = kt_pidmap_find(&cp->tasks, v->waker);
-	wlen = w ? push(cp, w, len) : 0;
+		w = kt_taskstate_find(cp->model, v->waker);
+	wlen = w ? push(cp, own(w), len) : 0;
 	if (!wlen) {
 		give(cp, t, v->state, b - a, len);
 		return;
 	}
-	walk(cp, w, a, b, depth + 1, wlen);
+	walk(cp, own(w), a, b, depth + 1, wlen);
 	cp->path[len] = '\0';
 }
 
@@ -468,7 +401,7 @@ static void walk(struct kt_critpath *cp, struct task *w, unsigned long long a,
 /* tsearch walks: end the tasks, follow the targets, collect the sums. */
 static void end_task(const void *node, VISIT which, void *arg)
 {
-	struct task *t = *(struct task *const *)node;
+	struct task *t = own(*(struct kt_task *const *)node);
 	struct kt_critpath *cp = arg;
 	int ret;
 
@@ -483,12 +416,13 @@ static void end_task(const void *node, VISIT which, void *arg)
 
 static void add_target(const void *node, VISIT which, void *arg)
 {
-	struct task *t = *(struct task *const *)node;
+	struct kt_task *mt = *(struct kt_task *const *)node;
+	struct task *t = own(mt);
 	struct kt_critpath *cp = arg;
 	struct kt_critpath_target *g;
 	size_t i, len;
 
-	if ((which != postorder && which != leaf) || cp->err || !t->selected || !t->n)
+	if ((which != postorder && which != leaf) || cp->err || !mt->selected || !t->n)
 		return;
 	g = &cp->targets[cp->ntargets++];
 	*g = (struct kt_critpath_target){ .pid = t->pid };
@@ -542,15 +476,17 @@ static int path_by_ns(const void *a, const void *b)
 
 static int make(struct kt_critpath *cp)
 {
+	const struct kt_pidmap *tasks = kt_taskstate_tasks(cp->model);
+
 	if (cp->done)
 		return cp->err;
 	cp->done = true;
-	twalk_r(cp->tasks.tree, end_task, cp);
-	cp->targets = calloc(cp->tasks.n ? cp->tasks.n : 1, sizeof(*cp->targets));
+	twalk_r(tasks->tree, end_task, cp);
+	cp->targets = calloc(tasks->n ? tasks->n : 1, sizeof(*cp->targets));
 	if (!cp->targets)
 		cp->err = -ENOMEM;
 	if (!cp->err)
-		twalk_r(cp->tasks.tree, add_target, cp);
+		twalk_r(tasks->tree, add_target, cp);
 	if (!cp->err) {
 		cp->rows = calloc(cp->nrows ? cp->nrows : 1, sizeof(*cp->rows));
 		cp->paths = calloc(cp->npaths ? cp->npaths : 1, sizeof(*cp->paths));
@@ -607,16 +543,17 @@ int kt_critpath_each_path(struct kt_critpath *cp,
 
 void kt_critpath_totals(struct kt_critpath *cp, struct kt_critpath_totals *t)
 {
+	struct kt_taskstate_totals m;
+
 	make(cp);
+	kt_taskstate_totals(cp->model, &m);
 	*t = cp->t;
-}
-
-static void free_task(void *p)
-{
-	struct task *t = p;
-
-	free(t->v);
-	free(t);
+	t->switches = m.switches;
+	t->missing = m.missing;
+	t->lost = m.lost;
+	t->lost_unknown = m.lost_unknown;
+	t->has_switch = m.has_switch;
+	t->has_wakeup = m.has_wakeup;
 }
 
 static void free_sum(void *p)
@@ -636,8 +573,6 @@ void kt_critpath_free(struct kt_critpath *cp)
 	free(cp->rows);
 	free(cp->paths);
 	free(cp->targets);
-	kt_pidmap_free(&cp->tasks, free_task);
-	kt_evcache_free(&cp->evs);
-	kt_runs_free(cp->runs);
+	kt_taskstate_free(cp->model);
 	free(cp);
 }

@@ -5,7 +5,8 @@
  * thread-state critical path compute it.
  *
  * Every task's states over time are built from sched_switch and the
- * wakeups (sched_waking, else sched_wakeup, and sched_wakeup_new):
+ * wakeups (sched_waking, else sched_wakeup, and sched_wakeup_new), as
+ * the task model (taskstate.h) gives their transitions:
  * running (by each CPU's chain of switches, runs.h: the rule every
  * analysis counts run time and missing switches by), runnable (woken or
  * preempted, not yet on a CPU), asleep in S, D or another state, and

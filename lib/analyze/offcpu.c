@@ -11,31 +11,25 @@
 
 #include "analyze/evcache.h"
 #include "analyze/offcpu.h"
-#include "analyze/pidmap.h"
 #include "analyze/rows.h"
-#include "analyze/runs.h"
+#include "analyze/taskstate.h"
 #include "base/collect.h"
 #include "decode/kstack.h"
 #include "decode/symbols.h"
 
-enum kind { K_OTHER, K_SWITCH, K_STACK, K_AFTER, K_SYS_ENTER, K_SYS_EXIT };
-enum tstate { T_UNKNOWN, T_RUNNING, T_RUNNABLE, T_OFF };
+enum kind { K_OTHER, K_STACK, K_AFTER, K_SYS_ENTER, K_SYS_EXIT };
 
 struct evinfo {
 	int id;
 	enum kind kind;
-	struct kt_switch_fields sw;
 	struct tep_format_field *nr;
 };
 
+/* A task's numbers, the model's task's own part. */
 struct otask {
-	int pid;
-	bool selected;
-	enum tstate st;
-	char state;			/* 'S', 'D' or 'O' while off */
-	unsigned long long since;
 	const char *reason;		/* of the stretch off */
-	long nr;			/* the syscall it is in, or -1 */
+	bool in_syscall;
+	long nr;			/* the syscall it is in */
 	struct kt_off_row row;
 };
 
@@ -49,10 +43,9 @@ struct kt_offcpu {
 	struct tep_handle *tep;
 	const char *machine;
 	bool by_comm;
-	struct kt_evcache evs;
-	struct kt_pidmap tasks;		/* struct otask */
+	struct kt_evcache evs;		/* struct evinfo: the events besides the model's */
+	struct kt_taskstate *model;	/* struct otask in each task; no wakeups */
 	struct kt_percpu last;		/* struct last */
-	struct kt_runs *runs;		/* missing switches */
 	struct kt_off_row **sorted;
 	struct kt_off_row *merged;
 	size_t nmerged;
@@ -61,15 +54,18 @@ struct kt_offcpu {
 
 const char *const kt_offcpu_sort_keys = "blocked, S, D, times or comm";
 
+static struct otask *own(struct kt_task *t)
+{
+	return (struct otask *)t->own;
+}
+
 static void fill_info(void *entry, struct tep_event *e)
 {
 	struct evinfo *in = entry;
 
 	if (!e->system)
 		return;
-	if (kt_switch_fields_find(e, &in->sw)) {
-		in->kind = K_SWITCH;
-	} else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack")) {
+	if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "kernel_stack")) {
 		in->kind = K_STACK;
 	} else if (!strcmp(e->system, "ftrace") && !strcmp(e->name, "user_stack")) {
 		in->kind = K_AFTER;
@@ -80,38 +76,6 @@ static void fill_info(void *entry, struct tep_event *e)
 		else if (in->nr && !strcmp(e->name, "sys_exit"))
 			in->kind = K_SYS_EXIT;
 	}
-}
-
-struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
-				bool by_comm)
-{
-	struct kt_offcpu *o = calloc(1, sizeof(*o));
-
-	if (!o)
-		return NULL;
-	o->runs = kt_runs_new();
-	if (!o->runs) {
-		free(o);
-		return NULL;
-	}
-	o->tep = tep;
-	o->machine = machine;
-	o->by_comm = by_comm;
-	o->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
-	o->tasks.size = sizeof(struct otask);
-	o->last.size = sizeof(struct last);
-	return o;
-}
-
-static struct otask *task_of(struct kt_offcpu *o, int pid)
-{
-	struct otask *t = kt_pidmap_get(&o->tasks, pid);
-
-	if (t && !t->row.pid) {
-		t->row.pid = pid;
-		t->nr = -1;
-	}
-	return t;
 }
 
 static struct last *last_of(struct kt_offcpu *o, int cpu)
@@ -140,165 +104,135 @@ static int add_reason(struct kt_off_row *r, const char *name,
 }
 
 /* The stretch off ends at ts: its time goes to its state and reason. */
-static int back_on(struct otask *t, unsigned long long ts)
+static int back_on(struct kt_task *t, unsigned long long ts)
 {
+	struct otask *o = own(t);
 	unsigned long long d = ts > t->since ? ts - t->since : 0;
 
-	if (t->state == 'S')
-		t->row.s_ns += d;
-	else if (t->state == 'D')
-		t->row.d_ns += d;
+	if (t->sleep == 'S')
+		o->row.s_ns += d;
+	else if (t->sleep == 'D')
+		o->row.d_ns += d;
 	else
-		t->row.other_ns += d;
-	t->row.count++;
-	return add_reason(&t->row, t->reason ? t->reason : "-", d, 1);
+		o->row.other_ns += d;
+	o->row.count++;
+	return add_reason(&o->row, o->reason ? o->reason : "-", d, 1);
 }
 
-static const char *syscall_reason(struct kt_offcpu *o, long nr)
+static const char *syscall_reason(struct kt_offcpu *o, const struct otask *t)
 {
 	int nargs;
 	const char *name;
 
-	if (nr < 0)
+	if (!t->in_syscall || t->nr < 0)
 		return NULL;
-	name = kt_syscall_name(o->machine, nr, &nargs);
+	name = kt_syscall_name(o->machine, t->nr, &nargs);
 	return name ? name : "syscall";
 }
 
-static int on_switch(struct kt_offcpu *o, struct evinfo *in, struct tep_record *rec,
-		     int cpu, struct last *l)
+/*
+ * The model's transitions (it has no wakeups here: a stretch off ends
+ * where the task is on a CPU again, switched in or seen).
+ */
+static int change(const struct kt_ts_change *c, void *arg)
 {
-	unsigned long long prev, state, next, ts = rec->ts;
-	struct otask *p, *n;
-	struct kt_run run;
-	int ret;
+	struct kt_offcpu *o = arg;
+	struct otask *t = own(c->t);
+	struct last *l;
+	int ret = 0;
 
-	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
-	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
-	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
+	if (c->what == KT_TS_GONE)
 		return 0;
-	ret = kt_runs_switch(o->runs, cpu, ts, (int)prev, (int)next, &run);
-	if (ret)
+	if (c->t->st == KT_TASK_ASLEEP)
+		ret = back_on(c->t, c->ts);
+	if (ret || c->what != KT_TS_OUT)
 		return ret;
-	if (run.kind == KT_RUN_MISSING)
-		o->t.missing++;
+	l = last_of(o, c->cpu);
+	if (!l)
+		return -ENOMEM;
 	l->is_switch = true;
-	l->prev = (int)prev;
-	if (prev) {
-		p = task_of(o, (int)prev);
-		if (!p)
-			return -ENOMEM;
-		if (p->st == T_OFF || p->st == T_RUNNABLE)
-			o->t.missed_ins++;	/* out again, never seen in */
-		if (p->st == T_OFF) {
-			ret = back_on(p, ts);
-			if (ret)
-				return ret;
-		}
-		kt_field_str(in->sw.prev_comm, rec, p->row.comm, sizeof(p->row.comm));
-		p->since = ts;
-		if (state & 0xff) {
-			p->st = T_OFF;
-			p->state = state & 1 ? 'S' : state & 2 ? 'D' : 'O';
-			p->reason = syscall_reason(o, p->nr);
-		} else {
-			p->st = T_RUNNABLE;
-		}
-	}
-	if (next) {
-		n = task_of(o, (int)next);
-		if (!n)
-			return -ENOMEM;
-		if (n->st == T_OFF) {
-			ret = back_on(n, ts);
-			if (ret)
-				return ret;
-		}
-		n->st = T_RUNNING;
-	}
+	l->prev = c->t->pid;
+	kt_field_str(c->comm, c->rec, t->row.comm, sizeof(t->row.comm));
+	if (c->state & 0xff)
+		t->reason = syscall_reason(o, t);
 	return 0;
 }
 
-/* An event of the task's own: it is on a CPU now. */
-static int on_evidence(struct kt_offcpu *o, int pid, unsigned long long ts)
+static void free_own(void *p)
 {
-	struct otask *t = kt_pidmap_find(&o->tasks, pid);
-	int ret = 0;
+	free(((struct otask *)p)->row.reasons);
+}
 
-	if (!t || (t->st != T_OFF && t->st != T_RUNNABLE))
-		return 0;
-	o->t.missed_ins++;
-	if (t->st == T_OFF)
-		ret = back_on(t, ts);
-	t->st = T_RUNNING;
-	return ret;
+struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
+				bool by_comm)
+{
+	struct kt_offcpu *o = calloc(1, sizeof(*o));
+	struct kt_taskstate_ops ops = {
+		.size = sizeof(struct otask), .change = change, .free_own = free_own, .arg = o,
+	};
+
+	if (!o)
+		return NULL;
+	o->model = kt_taskstate_new(tep, &ops);
+	if (!o->model) {
+		free(o);
+		return NULL;
+	}
+	o->tep = tep;
+	o->machine = machine;
+	o->by_comm = by_comm;
+	o->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	o->last.size = sizeof(struct last);
+	return o;
+}
+
+/* A kernel stack: the reason of the switch just before it on its CPU. */
+static void on_stack(struct kt_offcpu *o, const struct kt_event *ev, struct last *l)
+{
+	struct kt_task *t;
+	const char *why;
+
+	o->t.has_stacks = true;
+	if (l->is_switch && l->prev > 0) {
+		t = kt_taskstate_find(o->model, l->prev);
+		if (t && t->st == KT_TASK_ASLEEP) {
+			why = kt_kstack_reason(o->tep, ev->event, ev->record);
+			if (why)
+				own(t)->reason = why;
+		}
+	}
 }
 
 int kt_offcpu_add(const struct kt_event *ev, void *arg)
 {
 	struct kt_offcpu *o = arg;
-	struct tep_record *rec = ev->record;
 	unsigned long long nr;
 	struct evinfo *in;
+	struct kt_task *t;
 	struct last *l;
-	struct otask *t;
 	int pid, ret;
 
-	if (kt_runs_record(o->runs, ev->cpu, rec->missed_events, &o->t.lost,
-			   &o->t.lost_unknown))
-		return -ENOMEM;
 	in = kt_evcache_get(&o->evs, ev->event);
 	l = last_of(o, ev->cpu);
 	if (!in || !l)
 		return -ENOMEM;
-	if (in->kind == K_AFTER)
+	if (in->kind == K_STACK)
+		on_stack(o, ev, l);
+	if (in->kind != K_AFTER)
+		l->is_switch = false;	/* until the model's switch-out says */
+	ret = kt_taskstate_add(o->model, ev);
+	if (ret || (in->kind != K_SYS_ENTER && in->kind != K_SYS_EXIT))
+		return ret;
+	o->t.has_syscalls = true;
+	pid = tep_data_pid(o->tep, ev->record);
+	if (pid <= 0 || tep_read_number_field(in->nr, ev->record->data, &nr))
 		return 0;
-	if (in->kind == K_STACK) {
-		o->t.has_stacks = true;
-		/* The stack of the switch just before it on this CPU. */
-		if (l->is_switch && l->prev > 0) {
-			t = kt_pidmap_find(&o->tasks, l->prev);
-			if (t && t->st == T_OFF) {
-				const char *why = kt_kstack_reason(o->tep, ev->event,
-								   ev->record);
-
-				if (why)
-					t->reason = why;
-			}
-		}
-		l->is_switch = false;
-		return 0;
-	}
-	l->is_switch = false;
-	pid = tep_data_pid(o->tep, rec);
-	if (pid > 0 && ev->selected) {
-		t = task_of(o, pid);
-		if (!t)
-			return -ENOMEM;
-		t->selected = true;
-	}
-	if (pid > 0 && in->kind != K_SWITCH) {
-		ret = on_evidence(o, pid, rec->ts);
-		if (ret)
-			return ret;
-	}
-	switch (in->kind) {
-	case K_SWITCH:
-		o->t.has_switch = true;
-		return on_switch(o, in, rec, ev->cpu, l);
-	case K_SYS_ENTER:
-	case K_SYS_EXIT:
-		o->t.has_syscalls = true;
-		if (pid <= 0 || tep_read_number_field(in->nr, rec->data, &nr))
-			return 0;
-		t = task_of(o, pid);
-		if (!t)
-			return -ENOMEM;
-		t->nr = in->kind == K_SYS_ENTER ? (long)nr : -1;
-		return 0;
-	default:
-		return 0;
-	}
+	t = kt_taskstate_get(o->model, pid);
+	if (!t)
+		return -ENOMEM;
+	own(t)->in_syscall = in->kind == K_SYS_ENTER;
+	own(t)->nr = (long)nr;
+	return 0;
 }
 
 static unsigned long long key_of(const struct kt_off_row *r, const char *key)
@@ -339,21 +273,22 @@ static int cmp_reasons(const void *a, const void *b)
 /* A task with an event of its own selected and a stretch off. */
 static bool keep_task(void *item, void *arg)
 {
-	struct otask *t = item;
+	struct kt_task *t = item;
 
 	(void)arg;
-	return t->selected && t->row.count;
+	own(t)->row.pid = t->pid;
+	return t->selected && own(t)->row.count;
 }
 
 static void *task_row(void *item)
 {
-	return &((struct otask *)item)->row;
+	return &own(item)->row;
 }
 
 static int cmp_comm(const void *a, const void *b)
 {
-	return strcmp((*(struct otask *const *)a)->row.comm,
-		      (*(struct otask *const *)b)->row.comm);
+	return strcmp(own(*(struct kt_task *const *)a)->row.comm,
+		      own(*(struct kt_task *const *)b)->row.comm);
 }
 
 static void free_merged(struct kt_offcpu *o)
@@ -374,7 +309,7 @@ static void free_merged(struct kt_offcpu *o)
 static void *by_comm(void *m, void *item, void *arg)
 {
 	struct kt_offcpu *o = arg;
-	struct kt_off_row *r = &((struct otask *)item)->row, *into = m;
+	struct kt_off_row *r = &own(item)->row, *into = m;
 	size_t k;
 
 	if (!into) {
@@ -398,6 +333,7 @@ int kt_offcpu_rows(struct kt_offcpu *o, const char *sort,
 {
 	static const char *const keys[] = { "blocked", "S", "D", "times", "comm" };
 	struct kt_collect how = { .keep = keep_task, .row = task_row, .arg = o };
+	const struct kt_pidmap *tasks = kt_taskstate_tasks(o->model);
 	struct kt_off_row **v;
 	void **all;
 	size_t i, nv;
@@ -411,13 +347,13 @@ int kt_offcpu_rows(struct kt_offcpu *o, const char *sort,
 	o->sorted = NULL;
 	free_merged(o);
 	if (o->by_comm) {
-		o->merged = calloc(o->tasks.n ? o->tasks.n : 1, sizeof(*o->merged));
+		o->merged = calloc(tasks->n ? tasks->n : 1, sizeof(*o->merged));
 		if (!o->merged)
 			return -ENOMEM;
 		how.group = cmp_comm;
 		how.fold = by_comm;
 	}
-	ret = kt_collect_rows(o->tasks.tree, o->tasks.n, &how, &all, &nv);
+	ret = kt_collect_rows(tasks->tree, tasks->n, &how, &all, &nv);
 	if (ret)
 		return ret;
 	v = (struct kt_off_row **)all;
@@ -433,15 +369,15 @@ int kt_offcpu_rows(struct kt_offcpu *o, const char *sort,
 
 void kt_offcpu_totals(const struct kt_offcpu *o, struct kt_off_totals *t)
 {
+	struct kt_taskstate_totals m;
+
+	kt_taskstate_totals(o->model, &m);
 	*t = o->t;
-}
-
-static void free_task(void *p)
-{
-	struct otask *t = p;
-
-	free(t->row.reasons);
-	free(t);
+	t->missing = m.missing;
+	t->missed_ins = m.missed_ins;
+	t->lost = m.lost;
+	t->lost_unknown = m.lost_unknown;
+	t->has_switch = m.has_switch;
 }
 
 void kt_offcpu_free(struct kt_offcpu *o)
@@ -449,8 +385,7 @@ void kt_offcpu_free(struct kt_offcpu *o)
 	if (!o)
 		return;
 	kt_evcache_free(&o->evs);
-	kt_runs_free(o->runs);
-	kt_pidmap_free(&o->tasks, free_task);
+	kt_taskstate_free(o->model);
 	free(o->last.v);
 	free(o->sorted);
 	free_merged(o);

@@ -9,8 +9,10 @@
  * scheduler (do_nanosleep, futex_wait_queue, ...); else, with
  * raw_syscalls, the system call the task was in; else none ("-").
  *
- * As in analyze sched, a switch back the kernel dropped is seen by the
- * task's own next event: that stretch ends there (the latest it can),
+ * The states are the task model's (taskstate.h, as analyze sched has
+ * them, its wakeups left out: a stretch off ends on a CPU, not at its
+ * wakeup).  As in analyze sched, a switch back the kernel dropped is
+ * seen by the task's own next event: that stretch ends there (the latest it can),
  * and missed_ins counts them; missing counts the switches the file
  * lacks by runs.h's rule, as analyze sched and cpu count them.
  */

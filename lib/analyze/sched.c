@@ -10,234 +10,128 @@
 #include <traceevent/event-parse.h>
 
 #include "analyze/evcache.h"
-#include "analyze/pidmap.h"
 #include "analyze/rows.h"
-#include "analyze/runs.h"
 #include "analyze/sched.h"
+#include "analyze/taskstate.h"
 #include "file/tgidmap.h"
 #include "base/collect.h"
 
-enum kind { K_OTHER, K_SWITCH, K_WAKE, K_AFTER };
-enum tstate { T_UNKNOWN, T_RUNNING, T_RUNNABLE, T_ASLEEP };
-
-struct evinfo {
-	int id;
-	enum kind kind;
-	struct kt_switch_fields sw;
-	struct tep_format_field *pid;
-};
-
+/* A task's numbers, the model's task's own part. */
 struct task {
-	int pid;
 	int tgid;			/* set for merge(), by keep_task() */
-	enum tstate st;
-	bool woken;			/* runnable since a wakeup */
-	bool selected;			/* an event of its own was selected */
-	char sleep;			/* 'S', 'D' or 'O' while asleep */
-	unsigned long long since;
 	struct kt_sched_row row;
 };
 
 struct kt_sched {
-	struct tep_handle *tep;
 	enum kt_sched_by by;
 	const struct kt_tgidmap *tg;
-	struct kt_evcache evs;		/* struct evinfo by event id */
-	struct kt_pidmap tasks;		/* struct task */
-	struct kt_runs *runs;		/* run time and missing switches */
+	struct kt_taskstate *model;	/* struct task in each task */
 	struct kt_sched_row **sorted;
 	struct kt_sched_row *merged;	/* by comm's or process's rows */
 	size_t nmerged;
-	struct kt_sched_totals t;
 	int (*on_wakeup)(const struct kt_sched_wakeup *w, void *arg);
 	void *wakeup_arg;
 };
 
+static void free_own(void *p)
+{
+	kt_dist_free(&((struct task *)p)->row.lat);
+}
+
 const char *const kt_sched_sort_keys =
 	"run, wait, sleep, switches, wakeups, mean, p99, max or comm";
 
-/* What the event is to this analysis (the cache's fill). */
-static void fill_info(void *entry, struct tep_event *e)
+static struct task *own(struct kt_task *t)
 {
-	struct evinfo *in = entry;
+	return (struct task *)t->own;
+}
 
-	if (kt_switch_fields_find(e, &in->sw)) {
-		in->kind = K_SWITCH;
-	} else if (e->system && !strcmp(e->system, "sched")) {
-		if (!strcmp(e->name, "sched_waking") ||
-			   !strcmp(e->name, "sched_wakeup") ||
-			   !strcmp(e->name, "sched_wakeup_new")) {
-			in->pid = tep_find_field(e, "pid");
-			if (in->pid)
-				in->kind = K_WAKE;
-		}
-	} else if (e->system && !strcmp(e->system, "ftrace") &&
-		   (!strcmp(e->name, "kernel_stack") || !strcmp(e->name, "user_stack"))) {
-		/* Written after their event, with its task: no evidence. */
-		in->kind = K_AFTER;
+/* Asleep since t's last change, until ts. */
+static void add_sleep(struct kt_task *t, unsigned long long ts)
+{
+	struct kt_sched_row *r = &own(t)->row;
+	unsigned long long d = ts > t->since ? ts - t->since : 0;
+
+	if (t->sleep == 'S')
+		r->sleep_s_ns += d;
+	else if (t->sleep == 'D')
+		r->sleep_d_ns += d;
+	else
+		r->sleep_other_ns += d;
+}
+
+/* A switch-in: the wait since a wakeup or a preemption ends. */
+static int switched_in(struct kt_sched *s, const struct kt_ts_change *c)
+{
+	struct kt_task *t = c->t;
+	struct kt_sched_row *r = &own(t)->row;
+	unsigned long long ts = c->ts, d = ts > t->since ? ts - t->since : 0;
+
+	r->wait_ns += d;
+	if (!t->woken)
+		return 0;
+	if (kt_dist_add(&r->lat, d, ts, c->cpu))
+		return -ENOMEM;
+	if (!s->on_wakeup)
+		return 0;
+	return s->on_wakeup(&(struct kt_sched_wakeup){ t->pid, r->comm, t->since, ts, c->cpu },
+			    s->wakeup_arg);
+}
+
+/* The model's transitions: the row's numbers. */
+static int change(const struct kt_ts_change *c, void *arg)
+{
+	struct kt_sched_row *r = &own(c->t)->row;
+	const struct kt_run *run = c->run;
+
+	switch (c->what) {
+	case KT_TS_OUT:
+		kt_field_str(c->comm, c->rec, r->comm, sizeof(r->comm));
+		/* The CPU's chain says how long it ran (runs.h). */
+		if (run->kind == KT_RUN_RAN)
+			r->run_ns += run->end > run->start ? run->end - run->start : 0;
+		else if (run->kind == KT_RUN_MISSING)
+			r->missing++;
+		r->switches++;
+		break;
+	case KT_TS_IN:
+		kt_field_str(c->comm, c->rec, r->comm, sizeof(r->comm));
+		if (c->t->st == KT_TASK_RUNNABLE)
+			return switched_in(arg, c);
+		break;
+	default:
+		break;
 	}
+	/*
+	 * A sleep ends at its wakeup, or where the task is seen running
+	 * (its switch-in missing) at the latest, as analyze offcpu ends
+	 * the stretch; where the file has no wakeups, sleep has no other
+	 * end.
+	 */
+	if (c->t->st == KT_TASK_ASLEEP && c->what != KT_TS_GONE)
+		add_sleep(c->t, c->ts);
+	return 0;
 }
 
 struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
 			      const struct kt_tgidmap *tg)
 {
 	struct kt_sched *s = calloc(1, sizeof(*s));
+	struct kt_taskstate_ops ops = {
+		.size = sizeof(struct task), .wakeups = true, .change = change,
+		.free_own = free_own, .arg = s,
+	};
 
 	if (!s)
 		return NULL;
-	s->runs = kt_runs_new();
-	if (!s->runs) {
+	s->model = kt_taskstate_new(tep, &ops);
+	if (!s->model) {
 		free(s);
 		return NULL;
 	}
-	s->tep = tep;
-	s->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
-	s->tasks.size = sizeof(struct task);
 	s->by = by;
 	s->tg = tg;
 	return s;
-}
-
-static struct task *task_of(struct kt_sched *s, int pid)
-{
-	struct task *t = kt_pidmap_get(&s->tasks, pid);
-
-	if (t)
-		t->row.pid = pid;
-	return t;
-}
-
-static char sleep_kind(unsigned long long state)
-{
-	if (state & 1)
-		return 'S';
-	if (state & 2)
-		return 'D';
-	return 'O';
-}
-
-static void add_sleep(struct task *t, unsigned long long ts)
-{
-	unsigned long long d = ts > t->since ? ts - t->since : 0;
-
-	if (t->sleep == 'S')
-		t->row.sleep_s_ns += d;
-	else if (t->sleep == 'D')
-		t->row.sleep_d_ns += d;
-	else
-		t->row.sleep_other_ns += d;
-}
-
-static int on_switch(struct kt_sched *s, struct evinfo *in, struct tep_record *rec,
-		     int cpu)
-{
-	unsigned long long prev, state, next, ts = rec->ts;
-	struct task *p, *n;
-	struct kt_run run;
-	int ret;
-
-	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
-	    tep_read_number_field(in->sw.prev_state, rec->data, &state) ||
-	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
-		return 0;
-	s->t.switches++;
-	ret = kt_runs_switch(s->runs, cpu, ts, (int)prev, (int)next, &run);
-	if (ret)
-		return ret;
-	if (run.kind == KT_RUN_MISSING)
-		s->t.missing++;
-	if (prev) {
-		p = task_of(s, (int)prev);
-		if (!p)
-			return -ENOMEM;
-		kt_field_str(in->sw.prev_comm, rec, p->row.comm, sizeof(p->row.comm));
-		/* The CPU's chain says how long it ran (runs.h). */
-		if (run.kind == KT_RUN_RAN)
-			p->row.run_ns += run.end > run.start ? run.end - run.start : 0;
-		else if (run.kind == KT_RUN_MISSING)
-			p->row.missing++;
-		if (p->st == T_RUNNABLE || p->st == T_ASLEEP)
-			s->t.missed_ins++;	/* out again, never seen in */
-		if (p->st == T_ASLEEP)
-			add_sleep(p, ts);	/* ... asleep until then at most */
-		p->row.switches++;
-		p->since = ts;
-		/* R (0) or R+ (preempted): still runnable; else asleep. */
-		if (!(state & 0xff)) {
-			p->st = T_RUNNABLE;
-			p->woken = false;
-		} else {
-			p->st = T_ASLEEP;
-			p->sleep = sleep_kind(state);
-		}
-	}
-	if (next) {
-		n = task_of(s, (int)next);
-		if (!n)
-			return -ENOMEM;
-		kt_field_str(in->sw.next_comm, rec, n->row.comm, sizeof(n->row.comm));
-		if (n->st == T_RUNNABLE) {
-			n->row.wait_ns += ts > n->since ? ts - n->since : 0;
-			if (n->woken && kt_dist_add(&n->row.lat, ts > n->since ? ts - n->since : 0, ts, cpu))
-				return -ENOMEM;
-			if (n->woken && s->on_wakeup) {
-				ret = s->on_wakeup(&(struct kt_sched_wakeup){
-					(int)next, n->row.comm, n->since, ts, cpu }, s->wakeup_arg);
-				if (ret)
-					return ret;
-			}
-		} else if (n->st == T_ASLEEP) {
-			/* No wakeup in the file: asleep until now. */
-			add_sleep(n, ts);
-		}
-		n->st = T_RUNNING;
-		n->since = ts;
-	}
-	return 0;
-}
-
-static int on_wake(struct kt_sched *s, struct evinfo *in, struct tep_record *rec)
-{
-	unsigned long long pid;
-	struct task *t;
-
-	if (tep_read_number_field(in->pid, rec->data, &pid) || !pid)
-		return 0;
-	t = task_of(s, (int)pid);
-	if (!t)
-		return -ENOMEM;
-	if (t->st == T_ASLEEP) {
-		add_sleep(t, rec->ts);
-	} else if (t->st != T_UNKNOWN) {
-		/* Running (a wakeup that raced its sleep) or already woken. */
-		return 0;
-	}
-	t->st = T_RUNNABLE;
-	t->woken = true;
-	t->since = rec->ts;
-	return 0;
-}
-
-/* An event of the task's own: it is on a CPU now. */
-static int on_evidence(struct kt_sched *s, int pid, unsigned long long ts)
-{
-	struct task *t = kt_pidmap_find(&s->tasks, pid);
-
-	if (!t)
-		return 0;
-	if (t->st == T_RUNNABLE || t->st == T_ASLEEP) {
-		s->t.missed_ins++;
-		/*
-		 * Asleep until now at the latest, as analyze offcpu ends
-		 * the stretch; where the file has no wakeups, sleep has
-		 * no other end.
-		 */
-		if (t->st == T_ASLEEP)
-			add_sleep(t, ts);
-		t->st = T_RUNNING;
-		t->since = ts;
-	}
-	return 0;
 }
 
 void kt_sched_on_wakeup(struct kt_sched *s,
@@ -250,41 +144,8 @@ void kt_sched_on_wakeup(struct kt_sched *s,
 int kt_sched_add(const struct kt_event *ev, void *arg)
 {
 	struct kt_sched *s = arg;
-	struct tep_record *rec = ev->record;
-	struct evinfo *in;
-	int pid, ret;
 
-	if (kt_runs_record(s->runs, ev->cpu, rec->missed_events, &s->t.lost,
-			   &s->t.lost_unknown))
-		return -ENOMEM;
-	in = kt_evcache_get(&s->evs, ev->event);
-	if (!in)
-		return -ENOMEM;
-	if (in->kind == K_AFTER)
-		return 0;
-	pid = tep_data_pid(s->tep, rec);
-	if (pid > 0 && ev->selected) {
-		struct task *t = task_of(s, pid);
-
-		if (!t)
-			return -ENOMEM;
-		t->selected = true;
-	}
-	/* The task running here, before the event changes anything. */
-	if (pid > 0 && in->kind != K_SWITCH) {
-		ret = on_evidence(s, pid, rec->ts);
-		if (ret)
-			return ret;
-	}
-	if (in->kind == K_SWITCH) {
-		s->t.has_switch = true;
-		return on_switch(s, in, rec, ev->cpu);
-	}
-	if (in->kind == K_WAKE) {
-		s->t.has_wakeup = true;
-		return on_wake(s, in, rec);
-	}
-	return 0;
+	return kt_taskstate_add(s->model, ev);
 }
 
 static unsigned long long key_of(const struct kt_sched_row *r, const char *key)
@@ -327,18 +188,19 @@ static int row_pid(const void *row)
 static bool keep_task(void *item, void *arg)
 {
 	struct kt_sched *s = arg;
-	struct task *t = item;
+	struct kt_task *t = item;
 
 	if (!t->selected)
 		return false;
+	own(t)->row.pid = t->pid;
 	if (s->by != KT_SCHED_BY_TASK)
-		t->tgid = s->tg ? kt_tgidmap_of(s->tg, t->pid) : t->pid;
+		own(t)->tgid = s->tg ? kt_tgidmap_of(s->tg, t->pid) : t->pid;
 	return true;
 }
 
 static void *task_row(void *item)
 {
-	return &((struct task *)item)->row;
+	return &own(item)->row;
 }
 
 /* Fold row b into a (by comm or process).  0 or -ENOMEM. */
@@ -366,14 +228,14 @@ static int fold(struct kt_sched_row *a, const struct kt_sched_row *b)
 
 static int cmp_comm(const void *a, const void *b)
 {
-	return strcmp((*(struct task *const *)a)->row.comm,
-		      (*(struct task *const *)b)->row.comm);
+	return strcmp(own(*(struct kt_task *const *)a)->row.comm,
+		      own(*(struct kt_task *const *)b)->row.comm);
 }
 
 static int cmp_tgid(const void *a, const void *b)
 {
-	int x = (*(struct task *const *)a)->tgid;
-	int y = (*(struct task *const *)b)->tgid;
+	int x = own(*(struct kt_task *const *)a)->tgid;
+	int y = own(*(struct kt_task *const *)b)->tgid;
 
 	return (x > y) - (x < y);
 }
@@ -386,7 +248,7 @@ static int cmp_tgid(const void *a, const void *b)
 static void *merge(void *m, void *item, void *arg)
 {
 	struct kt_sched *s = arg;
-	struct task *t = item;
+	struct task *t = own(item);
 	struct kt_sched_row *r = &t->row, *into = m;
 
 	if (!into) {
@@ -418,6 +280,7 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 		"run", "wait", "sleep", "switches", "wakeups", "mean", "p99", "max", "comm",
 	};
 	struct kt_collect how = { .keep = keep_task, .row = task_row, .arg = s };
+	const struct kt_pidmap *tasks = kt_taskstate_tasks(s->model);
 	void **v;
 	size_t nv;
 	int ret;
@@ -430,13 +293,13 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	s->sorted = NULL;
 	free_merged(s);
 	if (s->by != KT_SCHED_BY_TASK) {
-		s->merged = calloc(s->tasks.n ? s->tasks.n : 1, sizeof(*s->merged));
+		s->merged = calloc(tasks->n ? tasks->n : 1, sizeof(*s->merged));
 		if (!s->merged)
 			return -ENOMEM;
 		how.group = s->by == KT_SCHED_BY_COMM ? cmp_comm : cmp_tgid;
 		how.fold = merge;
 	}
-	ret = kt_collect_rows(s->tasks.tree, s->tasks.n, &how, &v, &nv);
+	ret = kt_collect_rows(tasks->tree, tasks->n, &how, &v, &nv);
 	if (ret)
 		return ret;
 	kt_rows_sort(v, nv, &(struct kt_rowsort){ sort, row_value, row_comm, row_pid });
@@ -446,26 +309,17 @@ int kt_sched_rows(struct kt_sched *s, const char *sort,
 	return 0;
 }
 
-void kt_sched_totals(const struct kt_sched *s, struct kt_sched_totals *t)
+void kt_sched_totals(const struct kt_sched *s, struct kt_taskstate_totals *t)
 {
-	*t = s->t;
+	kt_taskstate_totals(s->model, t);
 }
 
-static void free_task(void *p)
-{
-	struct task *t = p;
-
-	kt_dist_free(&t->row.lat);
-	free(t);
-}
 
 void kt_sched_free(struct kt_sched *s)
 {
 	if (!s)
 		return;
-	kt_evcache_free(&s->evs);
-	kt_runs_free(s->runs);
-	kt_pidmap_free(&s->tasks, free_task);
+	kt_taskstate_free(s->model);
 	free(s->sorted);
 	free_merged(s);
 	free(s);

@@ -4,10 +4,11 @@
  * run once woken, from sched_switch and sched_waking / sched_wakeup /
  * sched_wakeup_new, whichever the file holds.
  *
- * A task is running from the switch that puts it on a CPU to the one that
- * takes it off, by the CPU's chain of switches (runs.h: the rule analyze
- * cpu and offcpu count run time, switches and missing switches by);
- * runnable from a wakeup (or a preemption, prev_state R) to
+ * Each task's state is the task model's (taskstate.h, shared with analyze
+ * offcpu and critpath).  A task is running from the switch that puts it
+ * on a CPU to the one that takes it off, by the CPU's chain of switches
+ * (runs.h: the rule analyze cpu and offcpu count run time, switches and
+ * missing switches by); runnable from a wakeup (or a preemption, prev_state R) to
  * the next switch-in; asleep from a switch-out in state S, D or another
  * to its wakeup.  The wakeup latency is wakeup to switch-in; sched_waking
  * (where the file has it) is the wakeup, else sched_wakeup.  Preempted
@@ -28,6 +29,7 @@
 #include <stdbool.h>
 
 #include "analyze/dist.h"
+#include "analyze/taskstate.h"
 #include "decode/decoder.h"
 
 enum kt_sched_by {
@@ -48,16 +50,6 @@ struct kt_sched_row {
 	unsigned long long sleep_d_ns;	/* in state D */
 	unsigned long long sleep_other_ns;
 	struct kt_dist lat;		/* wakeup latencies */
-};
-
-struct kt_sched_totals {
-	unsigned long long switches;
-	unsigned long long missing;	/* switches missing (runs.h) */
-	unsigned long long missed_ins;	/* switch-ins the file lacks */
-	unsigned long long lost;	/* events lost in the window */
-	bool lost_unknown;
-	bool has_switch;		/* the file holds sched_switch */
-	bool has_wakeup;		/* ... and some wakeup event */
 };
 
 struct tep_handle;
@@ -92,7 +84,8 @@ void kt_sched_on_wakeup(struct kt_sched *s,
  */
 int kt_sched_rows(struct kt_sched *s, const char *sort,
 		  struct kt_sched_row ***rows, size_t *n);
-void kt_sched_totals(const struct kt_sched *s, struct kt_sched_totals *t);
+/* Its totals are the task model's (taskstate.h). */
+void kt_sched_totals(const struct kt_sched *s, struct kt_taskstate_totals *t);
 extern const char *const kt_sched_sort_keys;
 void kt_sched_free(struct kt_sched *s);
 
