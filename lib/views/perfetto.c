@@ -344,10 +344,12 @@ static int add_record(struct kt_perfetto *pf, struct cpu *c, const struct kt_eve
 	}
 	{
 		Perfetto__Protos__FtraceEvent *fe = kt_pfbundle_event(c->b);
+		const Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor *ged;
 
 		if (!fe)
 			return -ENOMEM;
-		return kt_pfevent_fill(pf->ev, ev, fe, kt_pfbundle_arena(c->b));
+		ret = kt_pfevent_fill(pf->ev, ev, fe, kt_pfbundle_arena(c->b), &ged);
+		return ret || !ged ? ret : kt_pfbundle_describe(c->b, ged);
 	}
 }
 

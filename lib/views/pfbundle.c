@@ -21,6 +21,10 @@ struct kt_pfbundle {
 	Perfetto__Protos__FtraceEvent **events;
 	size_t nevents, events_cap;
 
+	/* the descriptors of its generic events */
+	Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor **geds;
+	size_t ngeds, geds_cap;
+
 	/* CompactSched's arrays */
 	uint64_t *sw_ts, last_sw;
 	int64_t *sw_state;
@@ -72,6 +76,7 @@ void kt_pfbundle_free(struct kt_pfbundle *b)
 		return;
 	kt_pfarena_free(b->arena);
 	free(b->events);
+	free(b->geds);
 	free(b->sw_ts);
 	free(b->sw_state);
 	free(b->sw_pid);
@@ -105,6 +110,21 @@ Perfetto__Protos__FtraceEvent *kt_pfbundle_event(struct kt_pfbundle *b)
 	perfetto__protos__ftrace_event__init(e);
 	b->events[b->nevents++] = e;
 	return e;
+}
+
+int kt_pfbundle_describe(struct kt_pfbundle *b,
+			 const Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor *ged)
+{
+	size_t i;
+
+	for (i = b->ngeds; i--;)
+		if (b->geds[i] == ged)
+			return 0;
+	if (GROW(b->geds, b->ngeds, b->geds_cap))
+		return -ENOMEM;
+	/* protobuf-c's arrays are not const; packing only reads it */
+	b->geds[b->ngeds++] = (void *)ged;
+	return 0;
 }
 
 static size_t str_hash(const char *s)
@@ -264,6 +284,8 @@ int kt_pfbundle_write(struct kt_pfbundle *b, FILE *out)
 	fb.cpu = b->cpu;
 	fb.n_event = b->nevents;
 	fb.event = b->events;
+	fb.n_generic_event_descriptors = b->ngeds;
+	fb.generic_event_descriptors = b->geds;
 	if (b->lost) {
 		fb.has_lost_events = 1;
 		fb.lost_events = 1;
@@ -292,7 +314,7 @@ int kt_pfbundle_write(struct kt_pfbundle *b, FILE *out)
 	p.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_FTRACE_EVENTS;
 	p.ftrace_events = &fb;
 	ret = kt_pfbundle_put_packet(&p, out);
-	b->nevents = b->nsw = b->nwk = b->nstrs = 0;
+	b->nevents = b->nsw = b->nwk = b->nstrs = b->ngeds = 0;
 	b->lost = false;
 	if (b->hash)
 		memset(b->hash, 0, b->hash_cap * sizeof(*b->hash));

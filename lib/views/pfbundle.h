@@ -30,6 +30,13 @@ void kt_pfbundle_free(struct kt_pfbundle *b);
 struct kt_pfarena *kt_pfbundle_arena(struct kt_pfbundle *b);
 /* A new FtraceEvent at the end of the bundle; NULL with no memory. */
 Perfetto__Protos__FtraceEvent *kt_pfbundle_event(struct kt_pfbundle *b);
+/*
+ * A generic event's descriptor, which the bundle holds once (traced_probes
+ * writes those of a bundle's events in it); it outlives the bundle's
+ * writing.  0 or -ENOMEM.
+ */
+int kt_pfbundle_describe(struct kt_pfbundle *b,
+			 const Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor *ged);
 /* A sched_switch, compact: what the switch gives of the next task. */
 int kt_pfbundle_switch(struct kt_pfbundle *b, uint64_t ts, int64_t prev_state,
 		       int32_t next_pid, int32_t next_prio, const char *next_comm);

@@ -22,7 +22,21 @@ struct evmap {
 	const ProtobufCFieldDescriptor *oneof;
 	/* per field of the typed message: the record's field, or NULL */
 	struct tep_format_field **src;
+	/* a generic event's descriptor; NULL: fields by name */
+	Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor *ged;
 };
+
+/*
+ * A generic event's fields as numbers 1 to 31 of its descriptor (the
+ * trace processor takes no more), each of a type that gives the trace
+ * processor's args what GenericFtraceEvent's fields give: text a
+ * string, a signed number sint64, an unsigned one int64 (its arg is a
+ * signed integer either way).  The event's field number in FtraceEvent:
+ * 65536 and up, where the trace processor looks for them.
+ */
+#define GEN_FIELDS_MAX 31
+#define GEN_FIELD_ID(id) (65536 + (id))
+enum { PB_INT64 = 3, PB_STRING = 9, PB_SINT64 = 18 };
 
 struct kt_pfevent {
 	struct tep_handle *tep;
@@ -64,8 +78,13 @@ void kt_pfevent_free(struct kt_pfevent *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nmap; i++)
+	for (i = 0; i < m->nmap; i++) {
 		free(m->map[i].src);
+		if (m->map[i].ged) {
+			free(m->map[i].ged->event_descriptor.data);
+			free(m->map[i].ged);
+		}
+	}
 	free(m->map);
 	free(m);
 }
@@ -85,6 +104,87 @@ static const ProtobufCFieldDescriptor *typed(const struct tep_event *e)
 		if (!strncmp(e->name, homes[i].prefix, strlen(homes[i].prefix)))
 			return strcmp(e->system, homes[i].system) ? NULL : f;
 	return NULL;
+}
+
+static bool is_text(const struct tep_format_field *f);
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static size_t put_bytes(uint8_t *p, unsigned int num, const char *s, size_t len)
+{
+	size_t n = put_varint(p, (uint64_t)num << 3 | 2);
+
+	n += put_varint(p + n, len);
+	memcpy(p + n, s, len);
+	return n + len;
+}
+
+/* The type a generic event's field has in its descriptor. */
+static int gen_type(const struct tep_format_field *f)
+{
+	if (is_text(f) || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return PB_STRING;
+	return f->flags & TEP_FIELD_IS_SIGNED ? PB_SINT64 : PB_INT64;
+}
+
+/*
+ * e's GenericEventDescriptor, a DescriptorProto (name 1, field 2:
+ * FieldDescriptorProto's name 1, number 3, type 5) in bytes.  0 with
+ * none made (more fields than a descriptor takes), -ENOMEM.
+ */
+static int describe(struct evmap *em, const struct tep_event *e)
+{
+	Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor *g;
+	struct tep_format_field *f;
+	size_t cap = strlen(e->name) + 16, n = 0, k;
+	unsigned int num = 0;
+	uint8_t *p, fd[128];
+
+	for (f = e->format.fields; f; f = f->next, num++)
+		cap += strlen(f->name) + 32;
+	if (num > GEN_FIELDS_MAX)
+		return 0;
+	g = malloc(sizeof(*g));
+	p = malloc(cap);
+	if (!g || !p) {
+		free(g);
+		free(p);
+		return -ENOMEM;
+	}
+	n = put_bytes(p, 1, e->name, strlen(e->name));
+	num = 0;
+	for (f = e->format.fields; f; f = f->next) {
+		if (strlen(f->name) > sizeof(fd) - 16) {
+			free(g);
+			free(p);
+			return 0;
+		}
+		k = put_bytes(fd, 1, f->name, strlen(f->name));
+		fd[k++] = 3 << 3;
+		k += put_varint(fd + k, ++num);
+		fd[k++] = 5 << 3;
+		fd[k++] = (uint8_t)gen_type(f);
+		n += put_bytes(p + n, 2, (const char *)fd, k);
+	}
+	perfetto__protos__ftrace_event_bundle__generic_event_descriptor__init(g);
+	g->has_field_id = 1;
+	g->field_id = GEN_FIELD_ID(e->id);
+	g->group_name = e->system;
+	g->has_event_descriptor = 1;
+	g->event_descriptor.data = p;
+	g->event_descriptor.len = n;
+	em->ged = g;
+	return 0;
 }
 
 static struct evmap *map_of(struct kt_pfevent *m, struct tep_event *e)
@@ -118,6 +218,8 @@ static struct evmap *map_of(struct kt_pfevent *m, struct tep_event *e)
 			return NULL;
 		for (i = 0; i < md->n_fields; i++)
 			em->src[i] = tep_find_field(e, md->fields[i].name);
+	} else if (describe(em, e)) {
+		return NULL;
 	}
 	em->seen = true;
 	return em;
@@ -320,16 +422,80 @@ static int fill_generic(const struct kt_event *ev, Perfetto__Protos__FtraceEvent
 	return 0;
 }
 
+/*
+ * The event as its descriptor's fields, values alone: every field, as
+ * GenericFtraceEvent gives every field, so the args are the same.
+ */
+static int fill_dense(const struct evmap *em, const struct kt_event *ev,
+		      Perfetto__Protos__FtraceEvent *fe, struct kt_pfarena *a)
+{
+	const char *strs[GEN_FIELDS_MAX];
+	ProtobufCMessageUnknownField *u = kt_pfarena_alloc(a, sizeof(*u));
+	struct tep_format_field *f;
+	size_t cap = 0, n, len;
+	unsigned int i;
+	uint8_t *p, hdr[10];
+
+	if (!u)
+		return -ENOMEM;
+	for (f = ev->event->format.fields, i = 0; f; f = f->next, i++) {
+		strs[i] = NULL;
+		if (gen_type(f) == PB_STRING) {
+			strs[i] = is_text(f) ? text(a, ev, f) : array_text(a, ev, f);
+			if (!strs[i])
+				return -ENOMEM;
+			cap += strlen(strs[i]) + 2 + 10;
+		} else {
+			cap += 2 + 10;
+		}
+	}
+	/* room for the length in front, written once the values are */
+	p = kt_pfarena_alloc(a, cap + 10);
+	if (!p)
+		return -ENOMEM;
+	n = 10;
+	for (f = ev->event->format.fields, i = 0; f; f = f->next, i++) {
+		uint64_t v;
+
+		if (strs[i]) {
+			n += put_bytes(p + n, i + 1, strs[i], strlen(strs[i]));
+			continue;
+		}
+		v = num(f, ev->record->data);
+		if (gen_type(f) == PB_SINT64)
+			v = (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+		n += put_varint(p + n, (uint64_t)(i + 1) << 3);
+		n += put_varint(p + n, v);
+	}
+	len = put_varint(hdr, n - 10);
+	memcpy(p + 10 - len, hdr, len);
+	/* protobuf-c packs an unknown field as its tag and these bytes */
+	u->tag = (uint32_t)em->ged->field_id;
+	u->wire_type = PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
+	u->len = n - 10 + len;
+	u->data = p + 10 - len;
+	fe->base.n_unknown_fields = 1;
+	fe->base.unknown_fields = u;
+	return 0;
+}
+
 int kt_pfevent_fill(struct kt_pfevent *m, const struct kt_event *ev,
-		    Perfetto__Protos__FtraceEvent *fe, struct kt_pfarena *a)
+		    Perfetto__Protos__FtraceEvent *fe, struct kt_pfarena *a,
+		    const Perfetto__Protos__FtraceEventBundle__GenericEventDescriptor **ged)
 {
 	struct evmap *em = map_of(m, ev->event);
 
+	*ged = NULL;
 	if (!em)
 		return errno == EINVAL ? 0 : -ENOMEM;
 	fe->has_timestamp = 1;
 	fe->timestamp = ev->record->ts;
 	fe->has_pid = 1;
 	fe->pid = (uint32_t)tep_data_pid(m->tep, ev->record);
-	return em->oneof ? fill_typed(m, em, ev, fe, a) : fill_generic(ev, fe, a);
+	if (em->oneof)
+		return fill_typed(m, em, ev, fe, a);
+	if (!em->ged)
+		return fill_generic(ev, fe, a);
+	*ged = em->ged;
+	return fill_dense(em, ev, fe, a);
 }

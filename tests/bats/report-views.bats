@@ -278,9 +278,60 @@ chain() { # TRACE.json SF
 
 # protoc's text of a Perfetto trace report wrote (--format perfetto),
 # decoded with lib/views/perfetto_trace.proto: that subset is upstream's
-# (tests/perfetto-proto-check.py).
+# (tests/perfetto-proto-check.py).  A generic event (one Perfetto has no
+# message for) is an FtraceEvent field numbered 65536 and up that its
+# bundle's generic_event_descriptors describe: the subset is decoded
+# once for them, and the trace again with each as a message of
+# FtraceEvent named gen_FIELDID_EVENTNAME, its fields named as the
+# descriptor names them (int64 ones as uint64, as GenericFtraceEvent's
+# uint_value gave them).
 pf_decode() { # TRACE.pftrace
+	local dir=$BATS_TEST_TMPDIR/pfproto
+	mkdir -p "$dir/views"
 	protoc --proto_path="$TOP/lib" --decode=perfetto.protos.Trace \
+		views/perfetto_trace.proto <"$1" >"$dir/first.txt" || return 1
+	python3 - "$TOP/lib/views/perfetto_trace.proto" "$dir/first.txt" \
+		>"$dir/views/perfetto_trace.proto" <<'PY' || return 1
+import ast, re, sys
+proto, text = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+def fields(b):
+    """A message's fields as (number, value): varints and bytes only."""
+    i, out = 0, []
+    def varint():
+        nonlocal i
+        v = s = 0
+        while True:
+            c = b[i]; i += 1
+            v |= (c & 0x7f) << s; s += 7
+            if c < 0x80:
+                return v
+    while i < len(b):
+        k = varint()
+        if k & 7 == 0:
+            out.append((k >> 3, varint()))
+        elif k & 7 == 2:
+            n = varint()
+            out.append((k >> 3, b[i:i + n])); i += n
+        else:
+            raise ValueError("wire type %d" % (k & 7))
+    return out
+types = {3: "uint64", 9: "string", 18: "sint64"}
+oneof, msgs = [], []
+descs = re.findall(r'generic_event_descriptors \{\s*field_id: (\d+)\s*event_descriptor: ("(?:[^"\\]|\\.)*")', text)
+for fid, raw in dict(descs).items():
+    d = fields(ast.literal_eval("b" + raw))
+    name = [v for k, v in d if k == 1][0].decode()
+    oneof.append("    G%s gen_%s_%s = %s;" % (fid, fid, name, fid))
+    body = []
+    for k, v in d:
+        if k == 2:
+            f = dict(fields(v))
+            body.append("  optional %s %s = %d;" % (types[f[5]], f[1].decode(), f[3]))
+    msgs.append("message G%s {\n%s\n}" % (fid, "\n".join(body)))
+at = proto.index("  oneof event {\n") + len("  oneof event {\n")
+print(proto[:at] + "".join(l + "\n" for l in oneof) + proto[at:] + "\n".join(msgs))
+PY
+	protoc --proto_path="$dir" --decode=perfetto.protos.Trace \
 		views/perfetto_trace.proto <"$1"
 }
 
@@ -353,7 +404,8 @@ for p in root["packet"]:
         for fe in b.get("event", []):
             (kind,) = [k for k in fe if k not in COMMON]
             msg = fe[kind][0]
-            name = msg["event_name"][0] if kind == "generic" else kind
+            name = msg["event_name"][0] if kind == "generic" else \
+                kind.split("_", 2)[2] if re.match(r"gen_\d+_", kind) else kind
             got[cpu].append((fe["timestamp"][0], name, fe["pid"][0], msg))
         for cs in b.get("compact_sched", []):
             tab = cs.get("intern_table", [])
@@ -450,7 +502,8 @@ PY
 	assert_output --partial "sched_wakeup {"
 	assert_output --partial "softirq_raise {"
 	assert_output --partial "sched_migrate_task {"
-	assert_output --partial 'event_name: "mm_page_alloc"'
+	assert_output --regexp 'gen_[0-9]+_mm_page_alloc \{'
+	assert_output --partial 'group_name: "kmem"'
 	assert_output --partial "compact_sched {"
 	run pf_decode tc-sched.pftrace
 	assert_output --partial "sched_process_fork {"
