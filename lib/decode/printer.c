@@ -54,6 +54,9 @@ struct kt_printer {
 	unsigned char *sym;
 	int nsym;
 	struct kt_ustack *ustack;	/* user stacks by name, or NULL */
+	/* Text: the events whose plugin text registers comms (note_comms()). */
+	int comm_ids[3];
+	int ncomm_ids;
 };
 
 /* Buffer-name columns up to this long are copied as a whole block. */
@@ -115,6 +118,22 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 	return p;
 }
 
+/* The events libtraceevent's sched plugin learns comms from (note_comms()). */
+static void find_comm_events(struct kt_printer *p)
+{
+	static const char *const names[] = {
+		"sched_switch", "sched_wakeup", "sched_wakeup_new",
+	};
+	struct tep_event *e;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		e = tep_find_event_by_name(p->tep, "sched", names[i]);
+		if (e)
+			p->comm_ids[p->ncomm_ids++] = e->id;
+	}
+}
+
 struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 				      enum kt_print_mode mode,
 				      unsigned int flags, FILE *out)
@@ -148,6 +167,8 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 	for (b = 0; b < p->prec; b++)
 		p->p10 *= 10;
 	p->name_width = -1;
+	if (mode == KT_PRINT_TEXT)
+		find_comm_events(p);
 	p->ocap = flags & KT_PRINT_BATCH ? OBUF_SIZE : LINE_ROOM;
 	p->obuf = malloc(p->ocap);
 	if (!p->obuf) {
@@ -874,12 +895,42 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	return 0;
 }
 
+/*
+ * trace-cmd formats every record, and the sched plugin's text of a switch
+ * or a wakeup registers the comms it names: a later line's "comm-pid" can
+ * show a name learnt only that way (a task whose switch-in was dropped,
+ * named by its wakeup).  A record that -e, -F, --pid or --comm leave out
+ * must teach its comms all the same, or the selected lines after it say
+ * "<...>" where trace-cmd's filtered text names the task.
+ */
+static void note_comms(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq scratch;
+	char info[512];
+	int i;
+
+	for (i = 0; i < p->ncomm_ids; i++)
+		if (ev->event->id == p->comm_ids[i])
+			break;
+	if (i == p->ncomm_ids)
+		return;
+	if (p->ff && kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size,
+				     info, sizeof(info)) >= 0)
+		return;
+	trace_seq_init(&scratch);
+	tep_print_event(p->tep, &scratch, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_destroy(&scratch);
+}
+
 static int print_event(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct trace_seq *s = &p->s;
 	int ret;
 
+	if (!ev->selected && p->ncomm_ids)
+		note_comms(p, ev);
 	if (!rec->missed_events && !ev->selected)
 		return 0;
 	/* A line after a lost-events mark has no buffer column: the general path. */

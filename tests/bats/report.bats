@@ -251,6 +251,31 @@ want() {
 	[ -s "$RD/k.out" ]
 }
 
+@test "-e learns comms from the records it leaves out, as trace-cmd's full text does: a task named only by its sched_wakeup_new" {
+	# trace-cmd formats every record, and the sched plugin registers the
+	# comms a switch or a wakeup names.  A task whose switch-in was
+	# dropped (this host drops some) and whose pid is not in the saved
+	# cmdlines is named on its first line by its wakeup alone.  Made
+	# here from tc-kinds.dat: ls (25925) without its switch-in, and its
+	# saved cmdline moved to another pid (same length, v6 uncompressed).
+	"$KTRACE" report -i "$TOP/tests/data/tc-kinds.dat" --format dat -o "$RD/cut.dat" \
+		-F 'sched_switch: next_pid != 25925' -F 'sched_wakeup_new: pid != 0' \
+		-F 'sched_wakeup: pid != 0'
+	[ "$(LC_ALL=C grep -c -a '^25925 ls$' "$RD/cut.dat")" = 1 ]
+	LC_ALL=C sed 's/^25925 ls$/25995 ls/' "$RD/cut.dat" >"$RD/nocomm.dat"
+	trace-cmd report "$RD/nocomm.dat" 2>/dev/null | tail -n +2 >"$RD/nocomm.tc"
+	# The oracle: the wakeup_new names it, and the first switch-out says so.
+	grep -q ' bash-25925 \[000\] .* sched_switch: *bash:25925 ' "$RD/nocomm.tc"
+	"$KTRACE" report -i "$RD/nocomm.dat" >"$RD/k.out"
+	same_file "$RD/nocomm.tc" "$RD/k.out"
+	"$KTRACE" report -i "$RD/nocomm.dat" -e sched_switch >"$RD/k.out"
+	grep -E ' sched_switch: ' "$RD/nocomm.tc" >"$RD/want.out"
+	same_file "$RD/want.out" "$RD/k.out"
+	"$KTRACE" report -i "$RD/nocomm.dat" --pid 25925 >"$RD/k.out"
+	grep -E -- '-25925 \[' "$RD/nocomm.tc" >"$RD/want.out"
+	same_file "$RD/want.out" "$RD/k.out"
+}
+
 @test "-F filters with libtraceevent syntax" {
 	"$KTRACE" report -i "$RD/v7.dat" -F 'sched_switch: prev_comm == "workload.sh"' >"$RD/k.out"
 	want ' sched_switch: +workload\.sh:[0-9]+ ' | cmp - "$RD/k.out"
