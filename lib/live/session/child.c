@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "live/session/child.h"
@@ -59,6 +60,42 @@ static void child_exec(char *const argv[], int go_rd, int err_wr)
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+/*
+ * Wait, a bounded time, until the child sleeps in its read of "go".  What
+ * it runs before it blocks (and any preemption there) then comes before
+ * tracing starts, never between one backend's start and the next's
+ * (ktrace.ko's probes, then ftrace's tracing_on: a switch of the workload
+ * seen by one alone, or its first switch in one recording and not in
+ * another run's).  voluntary_ctxt_switches counts its first block: the
+ * kernel raises it just before the sched_switch tracepoint, in the same
+ * scheduler section, so tracing started after it cannot see that switch.
+ */
+static void wait_blocked(pid_t pid)
+{
+	const struct timespec step = { 0, 200 * 1000 };
+	char path[64], line[128];
+	unsigned long vcsw;
+	char state;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	for (i = 0; i < 10000; i++) {	/* 2 s at most */
+		f = fopen(path, "re");
+		if (!f)
+			return;
+		state = 0;
+		vcsw = 0;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "State: %c", &state) != 1)
+				sscanf(line, "voluntary_ctxt_switches: %lu", &vcsw);
+		fclose(f);
+		if (state == 'S' && vcsw > 0)
+			return;
+		nanosleep(&step, NULL);
+	}
+}
+
 struct kt_child *kt_child_new(char *const argv[])
 {
 	struct kt_child *c;
@@ -83,6 +120,7 @@ struct kt_child *kt_child_new(char *const argv[])
 	close(err[1]);
 	c->go_wr = go[1];
 	c->err_rd = err[0];
+	wait_blocked(c->pid);
 	return c;
 
 err_err:
