@@ -477,8 +477,17 @@ off_oracle() {
 	run rec -q -F -e raw_syscalls -o p.dat -- "$KT_AN_BIN/getppid_n" 300
 	assert_success
 	k=$("$KTRACE" analyze syscalls -i p.dat --format json | jq -r '.rows[] | select(.syscall == "getppid") | "\(.calls) \(.errors)"')
-	# perf's own recording of the same program: its summary line.
-	p=$(perf trace -s -- "$KT_AN_BIN/getppid_n" 300 2>&1 >/dev/null | awk '$1 == "getppid" { print $2, $3 }')
+	# perf's own recording of the same program: its summary line.  perf
+	# trace loses a record now and then on a loaded machine (a CI run
+	# saw 299): the oracle is perf's count on one of 3 runs; ktrace's
+	# must be exact on its one.
+	local try
+	for try in 1 2 3; do
+		p=$(perf trace -s -- "$KT_AN_BIN/getppid_n" 300 2>&1 >/dev/null |
+			awk '$1 == "getppid" { print $2, $3 }')
+		[ "$p" = "300 0" ] && break
+		echo "# perf trace -s try $try: '$p'" >&3
+	done
 	[ "$k" = "300 0" ] && [ "$p" = "300 0" ] || fail "ktrace: '$k'; perf trace -s: '$p'"
 }
 
