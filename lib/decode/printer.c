@@ -57,6 +57,7 @@ struct kt_printer {
 	/* Text: the events whose plugin text registers comms (note_comms()). */
 	int comm_ids[3];
 	int ncomm_ids;
+	bool comms_ready;	/* the comm list looked up once (note_comms()) */
 };
 
 /* Buffer-name columns up to this long are copied as a whole block. */
@@ -915,6 +916,16 @@ static void note_comms(struct kt_printer *p, const struct kt_event *ev)
 			break;
 	if (i == p->ncomm_ids)
 		return;
+	/*
+	 * libtraceevent turns the file's comm list into its sorted array at
+	 * the first lookup, and only then does registering leave a known
+	 * pid's name alone: look one up before the first registration, as
+	 * a printed line's header would have.
+	 */
+	if (!p->comms_ready) {
+		tep_data_comm_from_pid(p->tep, 1);	/* pid 0 is "<idle>", no lookup */
+		p->comms_ready = true;
+	}
 	if (p->ff && kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size,
 				     info, sizeof(info)) >= 0)
 		return;
