@@ -535,6 +535,17 @@ static void hosts_header(struct kt_hosts *h, struct kt_reader **rs, int width, F
 	}
 }
 
+/*
+ * A text report learns comms from every record, as trace-cmd's whole
+ * text does: the CPUs --cpu leaves out are read too, not shown.
+ */
+static void text_learns_comms(const struct report_opts *o)
+{
+	if (!o->json && !o->raw && !o->stat && !o->whole && !o->dat &&
+	    !o->timeline && !o->stacks)
+		kt_select_read_hidden(o->sel);
+}
+
 /* report -i A -i B of different hosts: their lines merged, each named. */
 static int hosts_report(const struct report_opts *o, struct kt_reader **rs)
 {
@@ -568,6 +579,7 @@ static int hosts_report(const struct report_opts *o, struct kt_reader **rs)
 			status = KT_EXIT_FAIL;
 			goto out;
 		}
+		text_learns_comms(o);
 		ret = kt_select_resolve(o->sel, rs[i]);
 		if (ret) {
 			status = ret == -EINVAL ? KT_EXIT_USAGE : KT_EXIT_FAIL;
@@ -684,6 +696,7 @@ static int report(const struct report_opts *o)
 		status = latency_report(r, o);
 		goto out_reader;
 	}
+	text_learns_comms(o);
 	ret = kt_select_resolve(o->sel, r);
 	if (ret) {
 		status = ret == -EINVAL ? KT_EXIT_USAGE : KT_EXIT_FAIL;

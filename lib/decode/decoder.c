@@ -35,6 +35,7 @@ struct iter {
 	unsigned int commit;
 	uint64_t clock;
 	long long lost;		/* events lost before the page */
+	bool hidden;		/* a CPU --cpu leaves out, read (read_hidden) */
 	struct tep_record rec;
 	struct tep_event *event;	/* of rec */
 };
@@ -396,7 +397,8 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 			it->buf = b;
 			it->cpu = kt_reader_stream_cpu(r, b, i);
 			it->idx = d->nits;
-			if (!cpu_wanted(d, it->cpu))
+			it->hidden = !cpu_wanted(d, it->cpu);
+			if (it->hidden && !d->opts.read_hidden)
 				continue;
 			it->s = kt_stream_open(r, b, i);
 			if (!it->s)
@@ -542,7 +544,7 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 		it->rec.data = (void *)(it->data + rr.data);
 		it->rec.offset = it->page_off + rr.hdr + (unsigned int)page_hdr_size(d);
 		/* As kbuffer: only a record at the page's very start carries them. */
-		it->rec.missed_events = rr.hdr ? 0 : it->lost;
+		it->rec.missed_events = rr.hdr || it->hidden ? 0 : it->lost;
 		it->event = d->evs[rr.id];
 		if (d->opts.has_to && it->rec.ts > d->opts.to)
 			return false;
@@ -682,7 +684,8 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 		ev.buffer = it->buf;
 		ev.cpu = it->cpu;
 		/* The walker let only records of known events through. */
-		ev.selected = ev.event && (!d->selecting || selected(d, ev.event, &it->rec));
+		ev.selected = ev.event && !it->hidden &&
+			      (!d->selecting || selected(d, ev.event, &it->rec));
 		if (ev.event) {
 			ret = fn(&ev, arg);
 			if (ret < 0)
@@ -738,7 +741,8 @@ int kt_decoder_next(struct kt_decoder *d, struct kt_event *ev)
 			ev->event = it->event;
 			ev->buffer = it->buf;
 			ev->cpu = it->cpu;
-			ev->selected = !d->selecting || selected(d, ev->event, &it->rec);
+			ev->selected = !it->hidden &&
+				       (!d->selecting || selected(d, ev->event, &it->rec));
 			d->handed = true;
 			return 1;
 		}

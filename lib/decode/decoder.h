@@ -35,6 +35,13 @@ struct kt_decoder_opts {
 	unsigned long long from, to;	/* ns as shown (kt_reader_ts) */
 	const bool *cpus;		/* cpus[cpu]: show it; NULL: all */
 	int ncpus;
+	/*
+	 * Read the CPUs cpus[] does not show too, each record unselected and
+	 * without its loss mark: a text report learns the comms their
+	 * switches and wakeups name, as trace-cmd's whole text does
+	 * (printer.c's note_comms()).
+	 */
+	bool read_hidden;
 };
 
 /* Return < 0 to stop kt_decoder_run() with that value. */

@@ -24,6 +24,7 @@ struct kt_select {
 	const char *comms[KT_SELECT_MAX];
 	int ncomms;
 	const char *cpu_list;
+	bool read_hidden;	/* kt_select_read_hidden() */
 	const char *from_arg, *to_arg;
 	/* Resolved. */
 	bool cpus[KT_DAT_MAX_CPUS];
@@ -74,6 +75,7 @@ int kt_select_add_pid(struct kt_select *s, int pid)
 }
 
 void kt_select_set_cpus(struct kt_select *s, const char *list) { s->cpu_list = list; }
+void kt_select_read_hidden(struct kt_select *s) { s->read_hidden = true; }
 void kt_select_set_from(struct kt_select *s, const char *t) { s->from_arg = t; }
 void kt_select_set_to(struct kt_select *s, const char *t) { s->to_arg = t; }
 
@@ -240,6 +242,7 @@ int kt_select_resolve(struct kt_select *s, struct kt_reader *r)
 		}
 		s->dopts.cpus = s->cpus;
 		s->dopts.ncpus = KT_DAT_MAX_CPUS;
+		s->dopts.read_hidden = s->read_hidden;
 	}
 	if (s->from_arg) {
 		ret = resolve_time(s, r, s->from_arg, "--from", false, &s->dopts.from);

@@ -41,6 +41,12 @@ int kt_select_add_pid(struct kt_select *s, int pid);
 int kt_select_add_comm(struct kt_select *s, const char *glob);
 /* The texts as given; checked by kt_select_resolve(). */
 void kt_select_set_cpus(struct kt_select *s, const char *list);
+/*
+ * The CPUs --cpu leaves out are read too, their records unselected and
+ * without loss marks (kt_decoder_opts.read_hidden): for a text report,
+ * whose comms are learnt from every record as trace-cmd's are.
+ */
+void kt_select_read_hidden(struct kt_select *s);
 void kt_select_set_from(struct kt_select *s, const char *t);
 void kt_select_set_to(struct kt_select *s, const char *t);
 

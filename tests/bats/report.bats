@@ -251,7 +251,7 @@ want() {
 	[ -s "$RD/k.out" ]
 }
 
-@test "-e learns comms from the records it leaves out, as trace-cmd's full text does: a task named only by its sched_wakeup_new" {
+@test "-e, --pid and --cpu learn comms from the records they leave out, as trace-cmd's full text does: a task named only by its sched_wakeup_new" {
 	# trace-cmd formats every record, and the sched plugin registers the
 	# comms a switch or a wakeup names.  A task whose switch-in was
 	# dropped (this host drops some) and whose pid is not in the saved
@@ -273,6 +273,11 @@ want() {
 	same_file "$RD/want.out" "$RD/k.out"
 	"$KTRACE" report -i "$RD/nocomm.dat" --pid 25925 >"$RD/k.out"
 	grep -E -- '-25925 \[' "$RD/nocomm.tc" >"$RD/want.out"
+	same_file "$RD/want.out" "$RD/k.out"
+	# --cpu 1: the name comes from CPU 0's sched_wakeup_new.
+	"$KTRACE" report -i "$RD/nocomm.dat" --cpu 1 >"$RD/k.out"
+	grep -E ' \[001\] ' "$RD/nocomm.tc" >"$RD/want.out"
+	grep -q ' bash-25925 \[001\] ' "$RD/want.out"
 	same_file "$RD/want.out" "$RD/k.out"
 }
 
