@@ -119,6 +119,12 @@ static int on_switch(struct kt_taskstate *m, struct evinfo *in, struct tep_recor
 		return ret;
 	c.run = &run;
 	c.state = state;
+	if (m->ops.switches) {
+		c.what = KT_TS_SWITCH;
+		ret = change(m, &c);
+		if (ret)
+			return ret;
+	}
 	if (run.kind == KT_RUN_MISSING) {
 		m->t.missing++;
 		/* Who the chain had here left at a time not known. */
