@@ -8,9 +8,10 @@
  * inside the task time of whoever was interrupted, as the kernel's own
  * accounting has it without IRQ_TIME_ACCOUNTING.
  *
- * Who ran when, switches and missing switches follow runs.h's rule,
- * as analyze sched's and offcpu's do: time before a CPU's first switch
- * in the window is not attributed; a switch whose prev_pid is not the
+ * Who ran when, switches and missing switches are taskstate.h's model's,
+ * each switch's run by runs.h's rule, as analyze sched's and offcpu's
+ * are: time before a CPU's first switch in the window is not
+ * attributed; a switch whose prev_pid is not the
  * task the CPU's last switch put there (a record the kernel dropped,
  * doctor's switch_records) leaves the time since that last switch
  * unattributed, and counted (gaps, gap_ns, the task's missing).
