@@ -146,13 +146,12 @@ bool hosts_open(const struct input_list *in, struct kt_reader **rs);
 bool hosts_given(const struct input_list *in);
 
 /*
- * -o FILE (cmd/output.c): stdout for none or "-"; a device or fifo as
+ * -o FILE (cmd/util-output.c): stdout for none or "-"; a device or fifo as
  * it is; else a temporary file beside FILE (*tmp) that output_close()
  * puts in place when status is KT_EXIT_OK and every write succeeded,
  * and removes otherwise.  NULL after saying why.  output_close returns
  * the status to end with.
  */
-#include <stdio.h>
 FILE *output_open(const char *path, char **tmp);
 int output_close(FILE *f, const char *path, char *tmp, int status);
 

@@ -483,7 +483,8 @@ shown exit ?"
 		awk '$2 ~ /^__NR_/ && $3 ~ /^[0-9]+$/ { sub(/^__NR_/, "", $2); printf "{ %d, \"%s\",\n", $3, $2 }' |
 		sort >want
 	[ "$(wc -l <want)" -gt 300 ] || fail "no system calls in the headers"
-	sed 's/ [0-9]* },$//' "$TOP/lib/decode/syscalls-x86_64.h" | grep '^{' | sort >have
+	# (The count is -1 for calls x86_64 never implemented.)
+	sed -E 's/ -?[0-9]+ },$//' "$TOP/lib/decode/syscalls-x86_64.h" | grep '^{' | sort >have
 	run comm -23 want have
 	assert_output ""
 }
