@@ -45,6 +45,8 @@ struct kt_cpu {
 	struct kt_cpu_irq **iv;
 	struct kt_cpu_cpu *cv;
 	struct kt_cpu_totals t;
+	int (*on_run)(const struct kt_cpu_run *r, void *arg);
+	void *run_arg;
 };
 
 static void fill_info(void *entry, struct tep_event *e)
@@ -113,15 +115,17 @@ static struct kt_cpu_task *own(struct kt_task *t)
 static int change(const struct kt_ts_change *c, void *arg)
 {
 	const struct kt_run *run = c->run;
+	struct kt_cpu *cpu = arg;
 	unsigned long long d;
 	struct kt_cpu_task *t;
 	struct percpu *p;
+	char comm[32];
 
 	if (c->what != KT_TS_SWITCH && c->what != KT_TS_OUT && c->what != KT_TS_IN)
 		return 0;
 	d = run->end > run->start ? run->end - run->start : 0;
 	if (c->what == KT_TS_SWITCH) {
-		p = cpu_of(arg, c->cpu);
+		p = cpu_of(cpu, c->cpu);
 		if (!p)
 			return -ENOMEM;
 		p->seen = true;
@@ -132,7 +136,11 @@ static int change(const struct kt_ts_change *c, void *arg)
 			p->out.idle_ns += d;
 		else if (run->kind == KT_RUN_RAN)
 			p->out.busy_ns += d;
-		return 0;
+		if (run->kind != KT_RUN_RAN || !cpu->on_run)
+			return 0;
+		kt_field_str(c->comm, c->rec, comm, sizeof(comm));
+		return cpu->on_run(&(struct kt_cpu_run){ c->cpu, run->prev, comm, run->start,
+							 run->end }, cpu->run_arg);
 	}
 	t = own(c->t);
 	t->pid = c->t->pid;
@@ -165,6 +173,13 @@ struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
 	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	c->cpus.size = sizeof(struct percpu);
 	return c;
+}
+
+void kt_cpu_on_run(struct kt_cpu *c, int (*fn)(const struct kt_cpu_run *r, void *arg),
+		   void *arg)
+{
+	c->on_run = fn;
+	c->run_arg = arg;
 }
 
 static int on_irq(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
@@ -275,6 +290,13 @@ static bool keep_task(void *item, void *arg)
 static void *task_row(void *item)
 {
 	return own(item);
+}
+
+const struct kt_cpu_task *kt_cpu_task_of(struct kt_cpu *c, int pid)
+{
+	struct kt_task *t = kt_taskstate_find(c->model, pid);
+
+	return t && own(t)->pid == pid ? own(t) : NULL;
 }
 
 int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n)

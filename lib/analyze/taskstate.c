@@ -148,9 +148,11 @@ static int on_switch(struct kt_taskstate *m, struct evinfo *in, struct tep_recor
 	c.state = state;
 	if (m->ops.switches) {
 		c.what = KT_TS_SWITCH;
+		c.comm = in->sw.prev_comm;
 		ret = change(m, &c);
 		if (ret)
 			return ret;
+		c.comm = NULL;
 	}
 	if (run.kind == KT_RUN_MISSING) {
 		m->t.missing++;

@@ -70,7 +70,7 @@ struct kt_ts_change {
 	unsigned long long ts;
 	int cpu;
 	struct tep_record *rec;
-	struct tep_format_field *comm;	/* OUT prev_comm, IN next_comm, WAKE comm */
+	struct tep_format_field *comm;	/* OUT, SWITCH prev_comm, IN next_comm, WAKE comm */
 	unsigned long long state;	/* OUT, IN, GONE, SWITCH: prev_state */
 	const struct kt_run *run;	/* OUT, IN, GONE, SWITCH: the CPU's chain (runs.h) */
 	int waker;			/* WAKE: the record's task (common_pid) */
