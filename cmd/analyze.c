@@ -741,7 +741,8 @@ static int run_offcpu(const struct analyze_opts *o, struct kt_reader *r,
 	size_t n;
 	int status = KT_EXIT_FAIL, ret;
 
-	run.an = kt_offcpu_new(kt_reader_tep(r), machine_of(r), o->by && !strcmp(o->by, "comm"));
+	run.an = kt_offcpu_new(kt_reader_tep(r), machine_of(r), o->by && !strcmp(o->by, "comm"),
+				 false);
 	if (run.an && (o->folded || o->flame))
 		run.f = kt_folded_new(kt_reader_tep(r), KT_FOLDED_OFFCPU);
 	if (run.f && kt_folded_name_users(run.f, r))

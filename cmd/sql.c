@@ -48,8 +48,11 @@ static const char args_doc[] = "[QUERY]";
 static const char doc[] =
 	"SQL over a recording, on SQLite in memory: no server.\v"
 	"Tables: one per event kind (sched_switch: ts, cpu, pid, comm and its "
-	"fields), events, tasks, losses, meta and wakeups (each wakeup latency "
-	"as analyze sched counts it); every table's last column, host, names "
+	"fields), events, tasks (with run_ns, switches and missing_switches as "
+	"analyze cpu and sched count them), losses, meta, and from the task "
+	"model as analyze counts them: wakeups (each wakeup's latency), "
+	"sched_slices (each run on a CPU) and offcpu_slices (each stretch "
+	"blocked, its state, reason and waker); every table's last column, host, names "
 	"whose row it is (report -i A -i B's name of the host); --schema, .tables and "
 	"sqlite_master list those the file has.  A "
 	"table is loaded from the file when a query first names it.  Without "

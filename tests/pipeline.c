@@ -126,8 +126,9 @@ static void *stage_c(void *arg)
 	pthread_barrier_wait(&started);
 	for (long i = 0; i < rounds; i++) {
 		must(write(tok[1], "t", 1) == 1, "write token");
-		pthread_mutex_lock(&lock);
+		/* The lock's wait too (B may be preempted holding it). */
 		long long t0 = ns_of(CLOCK_MONOTONIC);
+		pthread_mutex_lock(&lock);
 		while (ready <= i)
 			pthread_cond_wait(&cond, &lock);
 		c_wait += ns_of(CLOCK_MONOTONIC) - t0;

@@ -12,22 +12,20 @@
 
 #include "analyze/cpu.h"
 #include "analyze/evcache.h"
-#include "analyze/pidmap.h"
 #include "analyze/rows.h"
-#include "analyze/runs.h"
+#include "analyze/taskstate.h"
 #include "base/collect.h"
 #include "decode/symbols.h"
 
-enum kind { K_OTHER, K_SWITCH, K_IRQ_IN, K_IRQ_OUT, K_SOFT_IN, K_SOFT_OUT };
+enum kind { K_OTHER, K_IRQ_IN, K_IRQ_OUT, K_SOFT_IN, K_SOFT_OUT };
 
 struct evinfo {
 	int id;
 	enum kind kind;
-	struct kt_switch_fields sw;
 	struct tep_format_field *irq, *name, *vec;
 };
 
-/* One CPU's times, and the interrupt it is in (who runs: c->runs). */
+/* One CPU's times, and the interrupt it is in (who runs: the model's). */
 struct percpu {
 	bool seen;			/* a switch was seen */
 	struct kt_cpu_cpu out;
@@ -38,26 +36,24 @@ struct percpu {
 struct kt_cpu {
 	struct tep_handle *tep;
 	struct kt_evcache evs;
-	struct kt_pidmap tasks;		/* struct kt_cpu_task */
+	/* Switches and loss, each task's struct kt_cpu_task (pid 0: in no switch) */
+	struct kt_taskstate *model;
 	void *irqs;			/* tsearch: struct kt_cpu_irq */
 	size_t nirqs;
 	struct kt_percpu cpus;		/* struct percpu */
-	struct kt_runs *runs;
 	struct kt_cpu_task **tv;
 	struct kt_cpu_irq **iv;
 	struct kt_cpu_cpu *cv;
 	struct kt_cpu_totals t;
+	int (*on_run)(const struct kt_cpu_run *r, void *arg);
+	void *run_arg;
 };
 
 static void fill_info(void *entry, struct tep_event *e)
 {
 	struct evinfo *in = entry;
 
-	if (!e->system)
-		return;
-	if (kt_switch_fields_find(e, &in->sw)) {
-		in->kind = K_SWITCH;
-	} else if (!strcmp(e->system, "irq")) {
+	if (e->system && !strcmp(e->system, "irq")) {
 		in->irq = tep_find_field(e, "irq");
 		in->name = tep_find_field(e, "name");
 		in->vec = tep_find_field(e, "vec");
@@ -72,24 +68,6 @@ static void fill_info(void *entry, struct tep_event *e)
 	}
 }
 
-struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
-{
-	struct kt_cpu *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->runs = kt_runs_new();
-	if (!c->runs) {
-		free(c);
-		return NULL;
-	}
-	c->tep = tep;
-	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
-	c->tasks.size = sizeof(struct kt_cpu_task);
-	c->cpus.size = sizeof(struct percpu);
-	return c;
-}
-
 static int cmp_irq(const void *a, const void *b)
 {
 	const struct kt_cpu_irq *x = a, *y = b;
@@ -102,11 +80,6 @@ static int cmp_irq(const void *a, const void *b)
 static struct percpu *cpu_of(struct kt_cpu *c, int cpu)
 {
 	return kt_percpu_at(&c->cpus, cpu);
-}
-
-static struct kt_cpu_task *task_of(struct kt_cpu *c, int pid)
-{
-	return kt_pidmap_get(&c->tasks, pid);
 }
 
 static struct kt_cpu_irq *irq_of(struct kt_cpu *c, int irq, const char *name)
@@ -130,48 +103,83 @@ static struct kt_cpu_irq *irq_of(struct kt_cpu *c, int irq, const char *name)
 	return q;
 }
 
-static int on_switch(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
-		     int cpu, struct percpu *p)
+static struct kt_cpu_task *own(struct kt_task *t)
 {
-	unsigned long long prev, next, d;
-	struct kt_cpu_task *t = NULL;
-	struct kt_run run;
-	int ret;
+	return (struct kt_cpu_task *)t->own;
+}
 
-	if (tep_read_number_field(in->sw.prev_pid, rec->data, &prev) ||
-	    tep_read_number_field(in->sw.next_pid, rec->data, &next))
+/*
+ * The model's transitions: each switch's run (runs.h) to its CPU and to
+ * the task it takes off; the comm each names.
+ */
+static int change(const struct kt_ts_change *c, void *arg)
+{
+	const struct kt_run *run = c->run;
+	struct kt_cpu *cpu = arg;
+	unsigned long long d;
+	struct kt_cpu_task *t;
+	struct percpu *p;
+	char comm[32];
+
+	if (c->what != KT_TS_SWITCH && c->what != KT_TS_OUT && c->what != KT_TS_IN)
 		return 0;
-	ret = kt_runs_switch(c->runs, cpu, rec->ts, (int)prev, (int)next, &run);
-	if (ret)
-		return ret;
-	p->seen = true;
-	if (prev) {
-		t = task_of(c, (int)prev);
-		if (!t)
+	d = run->end > run->start ? run->end - run->start : 0;
+	if (c->what == KT_TS_SWITCH) {
+		p = cpu_of(cpu, c->cpu);
+		if (!p)
 			return -ENOMEM;
-		t->switches++;
-		kt_field_str(in->sw.prev_comm, rec, t->comm, sizeof(t->comm));
+		p->seen = true;
+		/* Who ran since the last switch is not known: a gap. */
+		if (run->kind == KT_RUN_MISSING)
+			p->out.gap_ns += d;
+		else if (run->kind == KT_RUN_RAN && !run->prev)
+			p->out.idle_ns += d;
+		else if (run->kind == KT_RUN_RAN)
+			p->out.busy_ns += d;
+		if (run->kind != KT_RUN_RAN || !cpu->on_run)
+			return 0;
+		kt_field_str(c->comm, c->rec, comm, sizeof(comm));
+		return cpu->on_run(&(struct kt_cpu_run){ c->cpu, run->prev, comm, run->start,
+							 run->end }, cpu->run_arg);
 	}
-	d = run.end > run.start ? run.end - run.start : 0;
-	if (run.kind == KT_RUN_MISSING) {
-		/* Who ran since the last switch is not known. */
-		c->t.gaps++;
-		p->out.gap_ns += d;
-		if (t)
-			t->missing++;
-	} else if (run.kind == KT_RUN_RAN && !prev) {
-		p->out.idle_ns += d;
-	} else if (run.kind == KT_RUN_RAN) {
-		p->out.busy_ns += d;
+	t = own(c->t);
+	t->pid = c->t->pid;
+	kt_field_str(c->comm, c->rec, t->comm, sizeof(t->comm));
+	if (c->what == KT_TS_IN)
+		return 0;
+	t->switches++;
+	if (run->kind == KT_RUN_MISSING)
+		t->missing++;
+	else if (run->kind == KT_RUN_RAN)
 		t->ns += d;
-	}
-	if (next) {
-		t = task_of(c, (int)next);
-		if (!t)
-			return -ENOMEM;
-		kt_field_str(in->sw.next_comm, rec, t->comm, sizeof(t->comm));
-	}
 	return 0;
+}
+
+struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
+{
+	struct kt_cpu *c = calloc(1, sizeof(*c));
+	struct kt_taskstate_ops ops = {
+		.size = sizeof(struct kt_cpu_task), .switches = true, .change = change, .arg = c,
+	};
+
+	if (!c)
+		return NULL;
+	c->model = kt_taskstate_new(tep, &ops);
+	if (!c->model) {
+		free(c);
+		return NULL;
+	}
+	c->tep = tep;
+	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
+	c->cpus.size = sizeof(struct percpu);
+	return c;
+}
+
+void kt_cpu_on_run(struct kt_cpu *c, int (*fn)(const struct kt_cpu_run *r, void *arg),
+		   void *arg)
+{
+	c->on_run = fn;
+	c->run_arg = arg;
 }
 
 static int on_irq(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
@@ -221,27 +229,25 @@ int kt_cpu_add(const struct kt_event *ev, void *arg)
 	struct tep_record *rec = ev->record;
 	struct evinfo *in;
 	struct percpu *p;
+	int ret;
 
-	if (rec->missed_events > 0)
-		c->t.lost += (unsigned long long)rec->missed_events;
-	else if (rec->missed_events < 0)
-		c->t.lost_unknown = true;
+	/* Who runs, the switches and the loss: the model's (change()). */
+	ret = kt_taskstate_add(c->model, ev);
+	if (ret)
+		return ret;
 	in = kt_evcache_get(&c->evs, ev->event);
-	p = cpu_of(c, ev->cpu);
-	if (!in || !p)
+	if (!in)
 		return -ENOMEM;
-	if (rec->missed_events) {
-		/* What this CPU did in the loss is not known. */
-		if (kt_runs_loss(c->runs, ev->cpu))
-			return -ENOMEM;
+	if (in->kind == K_OTHER && !rec->missed_events)
+		return 0;
+	p = cpu_of(c, ev->cpu);
+	if (!p)
+		return -ENOMEM;
+	/* What this CPU did in the loss is not known. */
+	if (rec->missed_events)
 		p->irq_in = p->soft_in = NULL;
-	}
 	if (in->kind == K_OTHER)
 		return 0;
-	if (in->kind == K_SWITCH) {
-		c->t.has_switch = true;
-		return on_switch(c, in, rec, ev->cpu, p);
-	}
 	if (in->kind == K_IRQ_IN || in->kind == K_IRQ_OUT)
 		c->t.has_irq = true;
 	else
@@ -274,14 +280,34 @@ static int cmp_irqs(const void *a, const void *b, void *arg)
 	return cmp_irq(x, y);
 }
 
+/* A task a switch names (not one only woken or seen). */
+static bool keep_task(void *item, void *arg)
+{
+	(void)arg;
+	return own(item)->pid;
+}
+
+static void *task_row(void *item)
+{
+	return own(item);
+}
+
+const struct kt_cpu_task *kt_cpu_task_of(struct kt_cpu *c, int pid)
+{
+	struct kt_task *t = kt_taskstate_find(c->model, pid);
+
+	return t && own(t)->pid == pid ? own(t) : NULL;
+}
+
 int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n)
 {
+	const struct kt_pidmap *tasks = kt_taskstate_tasks(c->model);
+	struct kt_collect how = { .keep = keep_task, .row = task_row, .cmp = cmp_tasks };
 	void **rows;
 	int ret;
 
 	free(c->tv);
-	ret = kt_collect_rows(c->tasks.tree, c->tasks.n,
-			      &(struct kt_collect){ .cmp = cmp_tasks }, &rows, n);
+	ret = kt_collect_rows(tasks->tree, tasks->n, &how, &rows, n);
 	c->tv = (struct kt_cpu_task **)rows;
 	*v = c->tv;
 	return ret;
@@ -325,7 +351,14 @@ int kt_cpu_cpus(struct kt_cpu *c, struct kt_cpu_cpu **v, size_t *n)
 
 void kt_cpu_totals(const struct kt_cpu *c, struct kt_cpu_totals *t)
 {
+	struct kt_taskstate_totals m;
+
+	kt_taskstate_totals(c->model, &m);
 	*t = c->t;
+	t->gaps = m.missing;
+	t->lost = m.lost;
+	t->lost_unknown = m.lost_unknown;
+	t->has_switch = m.has_switch;
 }
 
 static void free_irq(void *p)
@@ -341,8 +374,7 @@ void kt_cpu_free(struct kt_cpu *c)
 	if (!c)
 		return;
 	kt_evcache_free(&c->evs);
-	kt_runs_free(c->runs);
-	kt_pidmap_free(&c->tasks, NULL);
+	kt_taskstate_free(c->model);
 	tdestroy(c->irqs, free_irq);
 	free(c->cpus.v);
 	free(c->tv);

@@ -8,9 +8,10 @@
  * inside the task time of whoever was interrupted, as the kernel's own
  * accounting has it without IRQ_TIME_ACCOUNTING.
  *
- * Who ran when, switches and missing switches follow runs.h's rule,
- * as analyze sched's and offcpu's do: time before a CPU's first switch
- * in the window is not attributed; a switch whose prev_pid is not the
+ * Who ran when, switches and missing switches are taskstate.h's model's,
+ * each switch's run by runs.h's rule, as analyze sched's and offcpu's
+ * are: time before a CPU's first switch in the window is not
+ * attributed; a switch whose prev_pid is not the
  * task the CPU's last switch put there (a record the kernel dropped,
  * doctor's switch_records) leaves the time since that last switch
  * unattributed, and counted (gaps, gap_ns, the task's missing).
@@ -43,6 +44,13 @@ struct kt_cpu_irq {
 	unsigned long long count, ns, max_ns;
 };
 
+/* One run of a task (pid 0: the CPU idle) on a CPU, as its switch out ends it. */
+struct kt_cpu_run {
+	int cpu, pid;
+	const char *comm;		/* the switch's prev_comm */
+	unsigned long long start, end;
+};
+
 struct kt_cpu_totals {
 	unsigned long long gaps;	/* switches the file lacks */
 	unsigned long long lost;
@@ -54,9 +62,18 @@ struct tep_handle;
 struct kt_cpu;
 
 struct kt_cpu *kt_cpu_new(struct tep_handle *tep);
+/*
+ * fn is given each run the model knows (runs.h's KT_RUN_RAN: the time of a
+ * task's that the tasks' figures add up), as it ends; non-zero ends the
+ * record with that value.
+ */
+void kt_cpu_on_run(struct kt_cpu *c, int (*fn)(const struct kt_cpu_run *r, void *arg),
+		   void *arg);
 int kt_cpu_add(const struct kt_event *ev, void *arg);
 /* Tasks by CPU time, the most first (the idle task left out). */
 int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n);
+/* pid's row as it is now (NULL: in no switch yet, or the idle task). */
+const struct kt_cpu_task *kt_cpu_task_of(struct kt_cpu *c, int pid);
 /* CPUs in order, those that switched at least once. */
 int kt_cpu_cpus(struct kt_cpu *c, struct kt_cpu_cpu **v, size_t *n);
 /* Hard irqs then softirqs, each by time, the most first. */

@@ -27,6 +27,14 @@ struct evinfo {
 
 /* A task's numbers, the model's task's own part. */
 struct otask {
+	/*
+	 * In a stretch off, since start on cpu: the model's own state says
+	 * runnable once a wakeup names the task, and the stretch goes on.
+	 */
+	bool off;
+	int cpu;
+	int waker;			/* its first wakeup's task, or -1 */
+	unsigned long long start, wake_ts;
 	const char *reason;		/* of the stretch off */
 	bool in_syscall;
 	long nr;			/* the syscall it is in */
@@ -50,6 +58,8 @@ struct kt_offcpu {
 	struct kt_off_row *merged;
 	size_t nmerged;
 	struct kt_off_totals t;
+	int (*on_stretch)(const struct kt_off_stretch *s, void *arg);
+	void *stretch_arg;
 };
 
 const char *const kt_offcpu_sort_keys = "blocked, S, D, times or comm";
@@ -104,11 +114,13 @@ static int add_reason(struct kt_off_row *r, const char *name,
 }
 
 /* The stretch off ends at ts: its time goes to its state and reason. */
-static int back_on(struct kt_task *t, unsigned long long ts)
+static int back_on(struct kt_offcpu *off, struct kt_task *t, unsigned long long ts)
 {
 	struct otask *o = own(t);
-	unsigned long long d = ts > t->since ? ts - t->since : 0;
+	unsigned long long d = ts > o->start ? ts - o->start : 0;
+	int ret;
 
+	o->off = false;
 	if (t->sleep == 'S')
 		o->row.s_ns += d;
 	else if (t->sleep == 'D')
@@ -116,7 +128,13 @@ static int back_on(struct kt_task *t, unsigned long long ts)
 	else
 		o->row.other_ns += d;
 	o->row.count++;
-	return add_reason(&o->row, o->reason ? o->reason : "-", d, 1);
+	ret = add_reason(&o->row, o->reason ? o->reason : "-", d, 1);
+	if (ret || !off->on_stretch)
+		return ret;
+	return off->on_stretch(&(struct kt_off_stretch){
+			.pid = t->pid, .cpu = o->cpu, .comm = o->row.comm, .state = t->sleep,
+			.reason = o->reason, .waker = o->waker, .start = o->start, .end = ts,
+			.wake_ts = o->wake_ts }, off->stretch_arg);
 }
 
 static const char *syscall_reason(struct kt_offcpu *o, const struct otask *t)
@@ -131,8 +149,8 @@ static const char *syscall_reason(struct kt_offcpu *o, const struct otask *t)
 }
 
 /*
- * The model's transitions (it has no wakeups here: a stretch off ends
- * where the task is on a CPU again, switched in or seen).
+ * The model's transitions: a stretch off ends where the task is on a
+ * CPU again, switched in or seen (a wakeup only names its waker).
  */
 static int change(const struct kt_ts_change *c, void *arg)
 {
@@ -143,8 +161,15 @@ static int change(const struct kt_ts_change *c, void *arg)
 
 	if (c->what == KT_TS_GONE)
 		return 0;
-	if (c->t->st == KT_TASK_ASLEEP)
-		ret = back_on(c->t, c->ts);
+	if (c->what == KT_TS_WAKE) {
+		if (t->off && t->waker < 0) {
+			t->waker = c->waker;
+			t->wake_ts = c->ts;
+		}
+		return 0;
+	}
+	if (t->off)
+		ret = back_on(o, c->t, c->ts);
 	if (ret || c->what != KT_TS_OUT)
 		return ret;
 	l = last_of(o, c->cpu);
@@ -153,8 +178,15 @@ static int change(const struct kt_ts_change *c, void *arg)
 	l->is_switch = true;
 	l->prev = c->t->pid;
 	kt_field_str(c->comm, c->rec, t->row.comm, sizeof(t->row.comm));
-	if (c->state & 0xff)
-		t->reason = syscall_reason(o, t);
+	if (!(c->state & 0xff))
+		return 0;
+	/* Asleep (the model's t->sleep says how, from now on): a stretch off begins. */
+	t->off = true;
+	t->cpu = c->cpu;
+	t->start = c->ts;
+	t->waker = -1;
+	t->wake_ts = 0;
+	t->reason = syscall_reason(o, t);
 	return 0;
 }
 
@@ -164,11 +196,12 @@ static void free_own(void *p)
 }
 
 struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
-				bool by_comm)
+				bool by_comm, bool wakers)
 {
 	struct kt_offcpu *o = calloc(1, sizeof(*o));
 	struct kt_taskstate_ops ops = {
-		.size = sizeof(struct otask), .change = change, .free_own = free_own, .arg = o,
+		.size = sizeof(struct otask), .wakeups = wakers, .change = change,
+		.free_own = free_own, .arg = o,
 	};
 
 	if (!o)
@@ -186,6 +219,13 @@ struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
 	return o;
 }
 
+void kt_offcpu_on_stretch(struct kt_offcpu *o,
+			  int (*fn)(const struct kt_off_stretch *s, void *arg), void *arg)
+{
+	o->on_stretch = fn;
+	o->stretch_arg = arg;
+}
+
 /* A kernel stack: the reason of the switch just before it on its CPU. */
 static void on_stack(struct kt_offcpu *o, const struct kt_event *ev, struct last *l)
 {
@@ -195,7 +235,7 @@ static void on_stack(struct kt_offcpu *o, const struct kt_event *ev, struct last
 	o->t.has_stacks = true;
 	if (l->is_switch && l->prev > 0) {
 		t = kt_taskstate_find(o->model, l->prev);
-		if (t && t->st == KT_TASK_ASLEEP) {
+		if (t && own(t)->off) {
 			why = kt_kstack_reason(o->tep, ev->event, ev->record);
 			if (why)
 				own(t)->reason = why;

@@ -15,6 +15,10 @@
  * seen by the task's own next event: that stretch ends there (the latest it can),
  * and missed_ins counts them; missing counts the switches the file
  * lacks by runs.h's rule, as analyze sched and cpu count them.
+ *
+ * Each stretch may be given as it ends (kt_offcpu_on_stretch(): sql's
+ * offcpu_slices), with who woke it where the model is asked for the
+ * wakeups (wakers): they name the waker, and change no stretch.
  */
 #ifndef KT_ANALYZE_OFFCPU_H
 #define KT_ANALYZE_OFFCPU_H
@@ -45,11 +49,27 @@ struct kt_off_totals {
 	bool has_switch, has_stacks, has_syscalls;
 };
 
+/* One stretch off a CPU, as it ends. */
+struct kt_off_stretch {
+	int pid;
+	int cpu;			/* the one it left */
+	const char *comm;		/* as it left */
+	char state;			/* 'S', 'D' or 'O' (another) */
+	const char *reason;		/* NULL: the file does not tell */
+	int waker;			/* the wakeup's task, or -1: none seen */
+	unsigned long long start, end;
+	unsigned long long wake_ts;	/* the first wakeup's, with waker */
+};
+
 struct tep_handle;
 struct kt_offcpu;
 
+/* wakers: the model reads the wakeups too, for kt_off_stretch's waker. */
 struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
-				bool by_comm);
+				bool by_comm, bool wakers);
+/* fn is given each stretch as it ends; non-zero ends the record with it. */
+void kt_offcpu_on_stretch(struct kt_offcpu *o,
+			  int (*fn)(const struct kt_off_stretch *s, void *arg), void *arg);
 int kt_offcpu_add(const struct kt_event *ev, void *arg);
 /*
  * The rows of the tasks whose own events are selected, by key, the most

@@ -21,7 +21,9 @@
  * Each analysis keeps its own numbers: the model calls its change() with
  * every transition before applying it (the task's state, the time it
  * entered it, and the record), and keeps the analysis's own part of each
- * task (ops.size bytes, zeroed when new) behind the model's.
+ * task (ops.size bytes, zeroed when new) behind the model's.  An analysis
+ * of the CPUs (analyze cpu) asks for each switch too, whoever it names
+ * (the idle task's runs are the CPU's idle time).
  */
 #ifndef KT_ANALYZE_TASKSTATE_H
 #define KT_ANALYZE_TASKSTATE_H
@@ -58,18 +60,19 @@ enum kt_ts_what {
 	KT_TS_WAKE,			/* a wakeup names it */
 	KT_TS_SEEN,			/* an event of its own */
 	KT_TS_GONE,			/* its CPU's chain lacks its switch out (runs.h) */
+	KT_TS_SWITCH,			/* a switch on cpu, before its tasks' (t NULL) */
 };
 
 /* One transition of task t, given before the model applies it. */
 struct kt_ts_change {
 	enum kt_ts_what what;
-	struct kt_task *t;		/* its state before */
+	struct kt_task *t;		/* its state before (SWITCH: NULL) */
 	unsigned long long ts;
 	int cpu;
 	struct tep_record *rec;
-	struct tep_format_field *comm;	/* OUT prev_comm, IN next_comm, WAKE comm */
-	unsigned long long state;	/* OUT, IN, GONE: prev_state */
-	const struct kt_run *run;	/* OUT, IN, GONE: the CPU's chain (runs.h) */
+	struct tep_format_field *comm;	/* OUT, SWITCH prev_comm, IN next_comm, WAKE comm */
+	unsigned long long state;	/* OUT, IN, GONE, SWITCH: prev_state */
+	const struct kt_run *run;	/* OUT, IN, GONE, SWITCH: the CPU's chain (runs.h) */
 	int waker;			/* WAKE: the record's task (common_pid) */
 };
 
@@ -86,6 +89,7 @@ struct kt_taskstate_totals {
 struct kt_taskstate_ops {
 	size_t size;			/* of the analysis's part of a task */
 	bool wakeups;			/* false: wakeups are only their task's events */
+	bool switches;			/* KT_TS_SWITCH too */
 	/* Each transition; non-zero ends the record with that value. */
 	int (*change)(const struct kt_ts_change *c, void *arg);
 	/* Frees what the analysis's part holds (may be NULL). */

@@ -13,6 +13,8 @@
 #include <sqlite3.h>
 #include <traceevent/event-parse.h>
 
+#include "analyze/cpu.h"
+#include "analyze/offcpu.h"
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
 #include "analyze/sched.h"
@@ -34,6 +36,7 @@ struct table {
 	struct tep_event *ev;		/* KT_TAB_EVENT's */
 	const struct kt_schema_col *cols;
 	int ncols;
+	struct kt_schema_col *own_cols;	/* tasks': the schema's, then sql's own */
 	char *create;
 	bool want, loaded;
 	sqlite3_stmt *ins;		/* one row */
@@ -189,14 +192,55 @@ static const struct kt_schema_col wakeup_cols[] = {
 	{ c_lat, KT_COL_NUM, NULL, false }, { c_run, KT_COL_NUM, NULL, false },
 };
 
+/*
+ * And the task model's intervals (taskstate.h), so that a sum of them
+ * gives analyze's figures: each run of a task on a CPU, as analyze cpu
+ * adds it up (the idle task's, pid 0, too), and each stretch a task spent
+ * off the CPUs blocked, as analyze offcpu adds it up, with its reason
+ * and who woke it.  Their columns begin as the records' tables' do.
+ */
+static char c_end[] = "end_ts", c_dur[] = "dur_ns", c_state[] = "state",
+	    c_reason[] = "reason", c_waker[] = "waker_pid", c_wake[] = "wake_ts";
+static const struct kt_schema_col slice_cols[] = {
+	{ c_ts, KT_COL_NUM, NULL, false }, { c_cpu, KT_COL_NUM, NULL, false },
+	{ c_pid, KT_COL_NUM, NULL, false }, { c_comm, KT_COL_STR, NULL, false },
+	{ c_end, KT_COL_NUM, NULL, false }, { c_dur, KT_COL_NUM, NULL, false },
+};
+static const struct kt_schema_col offcpu_cols[] = {
+	{ c_ts, KT_COL_NUM, NULL, false }, { c_cpu, KT_COL_NUM, NULL, false },
+	{ c_pid, KT_COL_NUM, NULL, false }, { c_comm, KT_COL_STR, NULL, false },
+	{ c_end, KT_COL_NUM, NULL, false }, { c_dur, KT_COL_NUM, NULL, false },
+	{ c_state, KT_COL_STR, NULL, false }, { c_reason, KT_COL_STR, NULL, false },
+	{ c_waker, KT_COL_NUM, NULL, false }, { c_wake, KT_COL_NUM, NULL, false },
+};
+
+#define NCOLS(v) ((int)(sizeof(v) / sizeof((v)[0])))
+
+/*
+ * tasks: the schema's columns (push's too), then each task's run time,
+ * switches and missing switches as analyze cpu and sched count them,
+ * sql's own (NULL in a file without sched_switch records).
+ */
+static char c_run_ns[] = "run_ns", c_switches[] = "switches", c_missing[] = "missing_switches";
+static const struct kt_schema_col task_cols[] = {
+	{ c_run_ns, KT_COL_NUM, NULL, false }, { c_switches, KT_COL_NUM, NULL, false },
+	{ c_missing, KT_COL_NUM, NULL, false },
+};
+
+/* How many columns of sql's own follow the schema's in t. */
+static int own_ncols(enum kt_tab_kind kind)
+{
+	return kind == KT_TAB_TASKS ? NCOLS(task_cols) : 0;
+}
+
 /* Whether another host's table of t's name has t's columns. */
 static bool same_cols(const struct table *t, const struct kt_schema_table *b)
 {
 	int i;
 
-	if (t->kind != b->kind || t->ncols != b->ncols)
+	if (t->kind != b->kind || t->ncols != b->ncols + own_ncols(b->kind))
 		return false;
-	for (i = 0; i < t->ncols; i++)
+	for (i = 0; i < b->ncols; i++)
 		if (t->cols[i].kind != b->cols[i].kind || strcmp(t->cols[i].name, b->cols[i].name))
 			return false;
 	return true;
@@ -214,6 +258,15 @@ static int add_table(struct kt_sqldb *db, const char *name, enum kt_tab_kind kin
 	t->ev = ev;
 	t->cols = cols;
 	t->ncols = ncols;
+	if (own_ncols(kind)) {
+		t->own_cols = malloc((size_t)(ncols + own_ncols(kind)) * sizeof(*cols));
+		if (!t->own_cols)
+			return -ENOMEM;
+		memcpy(t->own_cols, cols, (size_t)ncols * sizeof(*cols));
+		memcpy(t->own_cols + ncols, task_cols, sizeof(task_cols));
+		t->cols = t->own_cols;
+		t->ncols += own_ncols(kind);
+	}
 	t->host_col = "host";
 	for (i = 0; i < ncols; i++)
 		if (!strcasecmp(cols[i].name, "host"))
@@ -277,7 +330,7 @@ out:
 /* The hosts' tables (schema.h), each with its CREATE TABLE, then sql's own. */
 static int make_tables(struct kt_sqldb *db)
 {
-	size_t n = 1;
+	size_t n = 3;
 	int k, err = 0;
 
 	for (k = 0; k < db->nsrc; k++)
@@ -287,8 +340,18 @@ static int make_tables(struct kt_sqldb *db)
 		return -ENOMEM;
 	for (k = 0; k < db->nsrc && !err; k++)
 		err = take_tables(db, k);
-	return err ?: add_table(db, "wakeups", KT_TAB_WAKEUPS, wakeup_cols,
-				(int)(sizeof(wakeup_cols) / sizeof(wakeup_cols[0])), NULL);
+	err = err ?: add_table(db, "wakeups", KT_TAB_WAKEUPS, wakeup_cols, NCOLS(wakeup_cols),
+			       NULL);
+	err = err ?: add_table(db, "sched_slices", KT_TAB_SLICES, slice_cols, NCOLS(slice_cols),
+			       NULL);
+	return err ?: add_table(db, "offcpu_slices", KT_TAB_OFFCPU, offcpu_cols,
+				NCOLS(offcpu_cols), NULL);
+}
+
+/* sql's own tables, derived from the task model: none of a host's schema. */
+static bool derived(const struct table *t)
+{
+	return t->kind == KT_TAB_WAKEUPS || t->kind == KT_TAB_SLICES || t->kind == KT_TAB_OFFCPU;
 }
 
 struct kt_sqldb *kt_sqldb_open_hosts(struct kt_reader **rs, int n)
@@ -427,8 +490,8 @@ bool kt_sqldb_has(struct kt_sqldb *db, size_t i)
 
 	if (!t)
 		return false;
-	if (t->kind == KT_TAB_WAKEUPS) {
-		/* With sched_switch records to end a wakeup at. */
+	if (derived(t)) {
+		/* With sched_switch records: the model's switches. */
 		for (k = 0; k < db->nt; k++)
 			if (db->t[k].ev && !strcmp(db->t[k].ev->name, "sched_switch") &&
 			    db->t[k].ev->system && !strcmp(db->t[k].ev->system, "sched"))
@@ -637,7 +700,8 @@ static int prepare_insert(struct kt_sqldb *db, struct table *t)
 {
 	int ret = prepare_rows(db, t, 1, &t->ins);
 
-	if (ret || (t->kind != KT_TAB_EVENT && t->kind != KT_TAB_EVENTS))
+	if (ret || (t->kind != KT_TAB_EVENT && t->kind != KT_TAB_EVENTS &&
+		    t->kind != KT_TAB_SLICES && t->kind != KT_TAB_OFFCPU))
 		return ret;
 	t->nbatch = 32000 / (t->ncols + 1) < 64 ? 32000 / (t->ncols + 1) : 64;
 	t->filled = 0;
@@ -704,8 +768,10 @@ static int rows_flush(struct kt_sqldb *db, struct table *t)
 /* What one pass over the file fills. */
 struct pass {
 	struct kt_sqldb *db;
-	struct table *events, *tasks, *losses, *wakeups;
+	struct table *events, *tasks, *losses, *wakeups, *slices, *offcpu;
 	struct kt_sched *sched;		/* wakeups' */
+	struct kt_cpu *cpu;		/* slices' */
+	struct kt_offcpu *off;		/* offcpu's */
 	struct kt_percpu last;		/* unsigned long long: a stream's last ts */
 	struct kt_summary *sum;		/* the loss, on the first pass */
 };
@@ -810,11 +876,12 @@ static int load_record(const struct kt_event *ev0, void *arg)
 		}
 		*last = rec->ts;
 	}
-	if (p->sched) {
-		ret = kt_sched_add(ev, p->sched);
-		if (ret)
-			return ret;
-	}
+	/* The analyses of the task model that the derived tables take. */
+	ret = p->sched ? kt_sched_add(ev, p->sched) : 0;
+	ret = ret ?: (p->cpu ? kt_cpu_add(ev, p->cpu) : 0);
+	ret = ret ?: (p->off ? kt_offcpu_add(ev, p->off) : 0);
+	if (ret)
+		return ret;
 	if (ev->event->id >= 0 && ev->event->id < x->nid)
 		t = x->by_id[ev->event->id];
 	if (t && !t->ins)
@@ -876,6 +943,69 @@ static int insert_wakeup(const struct kt_sched_wakeup *w, void *arg)
 }
 
 /*
+ * A text made for one row (SQLite copies it), or NULL: NULL, bound by a
+ * batch's parameter that may hold a name.
+ */
+static void row_text(struct table *t, sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		bind_made(t, st, i, s, (int)strlen(s));
+	else
+		row_name(t, st, i, NULL, 0);
+}
+
+/*
+ * Begin a row of an interval's table: ts, cpu, pid, comm, end_ts,
+ * dur_ns, and its last, the host.  Returns the row's first parameter.
+ */
+static int row_interval(struct pass *p, struct table *t, sqlite3_stmt *st, int cpu, int pid,
+			const char *comm, unsigned long long start, unsigned long long end)
+{
+	int b = row_begin(t);
+
+	row_int(t, st, b, (long long)start);
+	row_int(t, st, b + 1, cpu);
+	row_int(t, st, b + 2, pid);
+	row_text(t, st, b + 3, comm);
+	row_int(t, st, b + 4, (long long)end);
+	row_int(t, st, b + 5, (long long)(end > start ? end - start : 0));
+	row_name(t, st, b + t->ncols, p->db->cur->name, -1);
+	return b;
+}
+
+/* A row of sched_slices, from analyze cpu. */
+static int insert_slice(const struct kt_cpu_run *r, void *arg)
+{
+	struct pass *p = arg;
+	struct table *t = p->slices;
+
+	row_interval(p, t, t->batch ? t->batch : t->ins, r->cpu, r->pid, r->comm, r->start,
+		     r->end);
+	return row_end(p->db, t);
+}
+
+/* A row of offcpu_slices, from analyze offcpu. */
+static int insert_stretch(const struct kt_off_stretch *s, void *arg)
+{
+	static const char *const states[] = { "S", "D", "other" };
+	struct pass *p = arg;
+	struct table *t = p->offcpu;
+	sqlite3_stmt *st = t->batch ? t->batch : t->ins;
+	int b = row_interval(p, t, st, s->cpu, s->pid, s->comm, s->start, s->end);
+
+	row_name(t, st, b + 6, states[s->state == 'S' ? 0 : s->state == 'D' ? 1 : 2], -1);
+	row_text(t, st, b + 7, s->reason);
+	if (s->waker >= 0) {
+		row_int(t, st, b + 8, s->waker);
+		row_int(t, st, b + 9, (long long)s->wake_ts);
+	} else {
+		row_name(t, st, b + 8, NULL, 0);
+		row_name(t, st, b + 9, NULL, 0);
+	}
+	return row_end(p->db, t);
+}
+
+/*
  * Each wakeup's comm as analyze sched's row of its task has it (the
  * task's last, after an exec too), so that a query by comm gives
  * analyze sched --by comm's figures.  A task analyze shows no row of
@@ -919,7 +1049,10 @@ static int wakeup_comms(struct kt_sqldb *db, struct table *t, struct kt_sched *s
 struct task_ins {
 	struct kt_sqldb *db;
 	sqlite3_stmt *st;
+	int ncols;
 	struct kt_tgidmap tgids;	/* record's thread -> process map */
+	struct kt_cpu *cpu;		/* run time, switches and missing ones */
+	bool has_switch;
 	int err;
 };
 
@@ -938,8 +1071,37 @@ static void insert_task(const void *node, VISIT which, void *arg)
 	sqlite3_bind_int64(ti->st, 4, (long long)tk->events);
 	sqlite3_bind_int64(ti->st, 5, (long long)tk->first);
 	sqlite3_bind_int64(ti->st, 6, (long long)tk->last);
-	bind_text(ti->st, 7, ti->db->cur->name);
+	if (ti->has_switch) {
+		const struct kt_cpu_task *c = kt_cpu_task_of(ti->cpu, tk->pid);
+
+		sqlite3_bind_int64(ti->st, 7, c ? (long long)c->ns : 0);
+		sqlite3_bind_int64(ti->st, 8, c ? (long long)c->switches : 0);
+		sqlite3_bind_int64(ti->st, 9, c ? (long long)c->missing : 0);
+	} else {
+		sqlite3_bind_null(ti->st, 7);
+		sqlite3_bind_null(ti->st, 8);
+		sqlite3_bind_null(ti->st, 9);
+	}
+	bind_text(ti->st, ti->ncols + 1, ti->db->cur->name);
 	ti->err = step(ti->db, ti->st);
+}
+
+/* The tasks' rows, once the pass has read the file. */
+static int load_tasks(struct kt_sqldb *db, struct pass *p)
+{
+	struct task_ins ti = { .db = db, .st = p->tasks->ins, .ncols = p->tasks->ncols,
+			       .cpu = p->cpu };
+	struct kt_cpu_totals ct;
+	int ret;
+
+	kt_cpu_totals(p->cpu, &ct);
+	ti.has_switch = ct.has_switch;
+	/* A file without the map: each task its own process. */
+	ret = kt_tgidmap_load(&ti.tgids, kt_reader_tgids(db->cur->r));
+	if (!ret)
+		twalk_r(db->tasks.tree, insert_task, &ti);
+	kt_tgidmap_free(&ti.tgids);
+	return ret ?: ti.err;
 }
 
 /*
@@ -1021,17 +1183,32 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 	p->last.size = sizeof(unsigned long long);
 	if (p->wakeups) {
 		p->sched = kt_sched_new(db->cur->tep, KT_SCHED_BY_TASK, NULL);
-		if (!p->sched) {
-			kt_summary_free(p->sum);
-			return -ENOMEM;
-		}
+		if (!p->sched)
+			goto err_models;
 		kt_sched_on_wakeup(p->sched, insert_wakeup, p);
+	}
+	if (p->slices || p->tasks) {
+		p->cpu = kt_cpu_new(db->cur->tep);
+		if (!p->cpu)
+			goto err_models;
+		if (p->slices)
+			kt_cpu_on_run(p->cpu, insert_slice, p);
+	}
+	if (p->offcpu) {
+		p->off = kt_offcpu_new(db->cur->tep, db->cur->machine, false, true);
+		if (!p->off)
+			goto err_models;
+		kt_offcpu_on_stretch(p->off, insert_stretch, p);
 	}
 	d = kt_decoder_new(db->cur->r, &(struct kt_decoder_opts){ 0 });
 	ret = !d ? (errno ? -errno : -ENOMEM) : kt_decoder_run(d, load_record, p);
 	kt_decoder_free(d);
 	if (!ret && p->sched)
 		ret = wakeup_comms(db, p->wakeups, p->sched);
+	if (!ret && p->tasks)
+		ret = load_tasks(db, p);
+	kt_offcpu_free(p->off);
+	kt_cpu_free(p->cpu);
 	kt_sched_free(p->sched);
 	free(p->last.v);
 	if (!ret && p->sum) {
@@ -1040,13 +1217,18 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 	}
 	kt_summary_free(p->sum);
 	return ret;
+
+err_models:
+	kt_cpu_free(p->cpu);
+	kt_sched_free(p->sched);
+	kt_summary_free(p->sum);
+	return -ENOMEM;
 }
 
 /* Host k's rows of the tables wanted: one pass over its file. */
 static int load_host(struct kt_sqldb *db, int k)
 {
 	struct pass p = { .db = db };
-	struct task_ins ti = { .db = db };
 	bool pass = false;
 	size_t i;
 	int ret = 0;
@@ -1057,7 +1239,7 @@ static int load_host(struct kt_sqldb *db, int k)
 		struct table *t = &db->t[i];
 
 		/* A table this host has none of (another kernel's event). */
-		if (!t->want || t->loaded || (t->kind != KT_TAB_WAKEUPS && !t->of[k]))
+		if (!t->want || t->loaded || (!derived(t) && !t->of[k]))
 			continue;
 		ret = prepare_insert(db, t);
 		if (ret)
@@ -1075,21 +1257,16 @@ static int load_host(struct kt_sqldb *db, int k)
 			p.losses = t;
 		else if (t->kind == KT_TAB_WAKEUPS)
 			p.wakeups = t;
+		else if (t->kind == KT_TAB_SLICES)
+			p.slices = t;
+		else if (t->kind == KT_TAB_OFFCPU)
+			p.offcpu = t;
 	}
 	if (!ret && pass) {
 		ret = run_pass(db, &p);
 		for (i = 0; !ret && i < db->nt; i++)
 			if (db->t[i].batch)
 				ret = rows_flush(db, &db->t[i]);
-		if (!ret && p.tasks) {
-			ti.st = p.tasks->ins;
-			/* A file without the map: each task its own process. */
-			ret = kt_tgidmap_load(&ti.tgids, kt_reader_tgids(db->cur->r));
-			if (!ret)
-				twalk_r(db->tasks.tree, insert_task, &ti);
-			ret = ret ?: ti.err;
-			kt_tgidmap_free(&ti.tgids);
-		}
 		kt_pidmap_free(&db->tasks, NULL);
 	}
 	for (i = 0; i < db->nt; i++) {
@@ -1284,6 +1461,7 @@ void kt_sqldb_close(struct kt_sqldb *db)
 	for (i = 0; i < db->nt; i++) {
 		free(db->t[i].create);
 		free(db->t[i].of);
+		free(db->t[i].own_cols);
 		if (db->t[i].ins)
 			sqlite3_finalize(db->t[i].ins);
 		if (db->t[i].batch)

@@ -28,12 +28,13 @@ enum kt_col_kind {
 };
 
 /*
- * KT_TAB_WAKEUPS is sql's alone (lib/sql/db.c): derived by analyze
- * sched, not one of the schema's tables, not pushed.
+ * KT_TAB_WAKEUPS, _SLICES and _OFFCPU are sql's alone (lib/sql/db.c):
+ * derived by analyze sched, cpu and offcpu, not the schema's tables,
+ * not pushed.
  */
 enum kt_tab_kind {
 	KT_TAB_EVENT, KT_TAB_EVENTS, KT_TAB_TASKS, KT_TAB_LOSSES, KT_TAB_META,
-	KT_TAB_WAKEUPS,
+	KT_TAB_WAKEUPS, KT_TAB_SLICES, KT_TAB_OFFCPU,
 };
 
 /* A column; f is the field it reads (NULL for the fixed tables' and ts, cpu, pid, comm). */

@@ -288,8 +288,10 @@ cpu_oracle() {
 			   for (p in task) print "task", p, task[p] }' | sort
 }
 
-# The query of ktrace-sql(1)'s examples: each task's switches, missing
-# switches and run time by each CPU's chain of switches (analyze/runs.h).
+# runs.h's rule written in SQL over sched_switch, an oracle apart from the
+# model (once ktrace-sql(1)'s example; sql's tasks table now has the
+# model's figures): each task's switches, missing switches and run time
+# by each CPU's chain of switches (analyze/runs.h).
 runs_sql() {
 	"$KTRACE" sql -i "$1" --format csv "with c as (select ts, cpu, prev_pid, lag(next_pid) over w as cur,
     lag(ts) over w as since from sched_switch window w as (partition by cpu order by ts, rowid)),

@@ -66,9 +66,13 @@ within() {
 	# other tasks (a kernel thread that woke one of the stages) hold
 	# under 1% of C's time.
 	jq -e '([.rows[] | select(.comm != "stageA" and .comm != "stageB" and .comm != "stageC") | .ns] | add // 0) < .ns / 100' <<<"$cp"
-	# C's waits that a task ended, and its waits for a CPU after: what C measured.
-	woken=$(($(jq '.targets[0].woken_ns' <<<"$cp") + $(ns stageC runnable)))
-	within "$woken" "$unknown" "$c_wait" "stageC woken"
+	# C's waits that a task ended, and its waits for a CPU after: what C
+	# measured.  Its runnable time is all of it, also where C was
+	# preempted outside the waits it measured (on a loaded host, another
+	# task's slice now and then: one ASan run at load 5 had the two
+	# 205 ms, 15%, above C's measure): only the bound below counts it.
+	woken=$(jq '.targets[0].woken_ns' <<<"$cp")
+	within "$woken" "$((unknown + $(ns stageC runnable)))" "$c_wait" "stageC woken"
 	jq -e '([.rows[].ns] | add) == .ns and ([.rows[].share] | add | . > 0.999 and . < 1.001)' <<<"$cp"
 	# --pid is the same target as --comm.
 	[ "$("$KTRACE" analyze critpath -i "$BATS_FILE_TMPDIR/p.dat" --pid "$tc" --format json 2>/dev/null)" = "$cp" ]

@@ -163,9 +163,9 @@ $(jsonl "$D/tc-sched.dat" sched_switch | wc -l)"
 	[ "$(wc -l <<<"$want")" -ge 3 ]
 	run "$KTRACE" sql -i "$D/tc-sched.dat" .tables
 	assert_success
-	[ "$(tr ',' '\n' <<<"$output" | tr -d ' ' | grep -vxE 'events|tasks|losses|meta|wakeups' | sort)" = "$want" ] ||
+	[ "$(tr ',' '\n' <<<"$output" | tr -d ' ' | grep -vxE 'events|tasks|losses|meta|wakeups|sched_slices|offcpu_slices' | sort)" = "$want" ] ||
 		fail ".tables: $output; the file's events: $want"
-	assert_output --regexp ', events, tasks, losses, meta, wakeups$'
+	assert_output --regexp ', events, tasks, losses, meta, wakeups, sched_slices, offcpu_slices$'
 	tables=$output
 	run "$KTRACE" sql -i "$D/tc-sched.dat" --format csv "select name from sqlite_master where type = 'table'"
 	assert_success
@@ -204,7 +204,7 @@ EOF2
 	assert_output "ktrace sql: near \"selec\": syntax error, at character 1 of the query: 'selec 1'"
 	run "$KTRACE" sql -i "$D/tc-sched.dat" "select * from nosuch"
 	assert_failure 1
-	assert_output --regexp "^ktrace sql: no such table: nosuch; the tables are: .*sched_switch.*, events, tasks, losses, meta, wakeups \(--schema shows their columns\)$"
+	assert_output --regexp "^ktrace sql: no such table: nosuch; the tables are: .*sched_switch.*, events, tasks, losses, meta, wakeups, sched_slices, offcpu_slices \(--schema shows their columns\)$"
 	run "$KTRACE" sql -i "$D/tc-sched.dat" "select nocol from sched_switch"
 	assert_failure 1
 	assert_output "ktrace sql: no such column: nocol; --schema (or .schema TABLE) shows each table's columns"
@@ -247,4 +247,69 @@ EOF2
 	run "$KTRACE" sql -i "$D/tc-syscalls.dat" .tables
 	assert_success
 	refute_output --partial wakeups
+	refute_output --partial slices
+}
+
+# slices_agree FILE: sched_slices, offcpu_slices and tasks' run_ns,
+# switches and missing_switches, summed per task, are analyze cpu's,
+# sched's and offcpu's JSON figures; each interval rests on the records
+# it names.
+slices_agree() {
+	local f=$1 want got
+	want=$("$KTRACE" analyze cpu -i "$f" --format json 2>/dev/null |
+		jq -r '.tasks[] | select(.switches > 0) | "\(.pid),\(.cpu_ns),\(.switches),\(.missing_switches)"' | sort)
+	got=$("$KTRACE" sql -i "$f" --format csv "select t.pid, coalesce(s.ns, 0), t.switches, t.missing_switches
+  from tasks t left join (select pid, sum(dur_ns) as ns from sched_slices group by pid) s on s.pid = t.pid
+  where t.switches > 0" 2>/dev/null | tail -n +2 | sort)
+	[ "$(wc -l <<<"$want")" -ge 3 ] || fail "$f: analyze cpu: $want"
+	[ "$got" = "$want" ] || fail "$f, analyze cpu against sql: $(diff <(echo "$want") <(echo "$got"))"
+	want=$("$KTRACE" analyze sched -i "$f" --format json 2>/dev/null |
+		jq -r '.rows[] | select(.switches > 0) | "\(.pid),\(.run_ns),\(.switches),\(.missing_switches)"' | sort)
+	got=$(join -t, <(cut -d, -f1 <<<"$want") <(echo "$got"))
+	[ "$got" = "$want" ] || fail "$f, analyze sched against sql: $(diff <(echo "$want") <(echo "$got"))"
+	want=$("$KTRACE" analyze offcpu -i "$f" --format json 2>/dev/null |
+		jq -r '.rows[] | "\(.pid),\(.s_ns),\(.d_ns),\(.other_ns),\(.times)"' | sort)
+	got=$("$KTRACE" sql -i "$f" --format csv "select pid, sum(iif(state = 'S', dur_ns, 0)),
+  sum(iif(state = 'D', dur_ns, 0)), sum(iif(state = 'other', dur_ns, 0)), count(*)
+  from offcpu_slices group by pid" 2>/dev/null | tail -n +2 | sort)
+	[ "$(wc -l <<<"$want")" -ge 3 ] || fail "$f: analyze offcpu: $want"
+	[ "$got" = "$want" ] || fail "$f, analyze offcpu against sql: $(diff <(echo "$want") <(echo "$got"))"
+	want=$("$KTRACE" analyze offcpu -i "$f" --format json 2>/dev/null |
+		jq -r '.rows[] | .pid as $p | .reasons[] | "\($p),\(.reason),\(.ns),\(.times)"' | sort)
+	got=$("$KTRACE" sql -i "$f" --format csv "select pid, coalesce(reason, '-'), sum(dur_ns), count(*)
+  from offcpu_slices group by 1, 2" 2>/dev/null | tail -n +2 | sort)
+	[ "$got" = "$want" ] || fail "$f, offcpu's reasons against sql: $(diff <(echo "$want") <(echo "$got"))"
+	# A run from a switch onto its CPU to the switch off it; a stretch
+	# off from a switch off in a sleeping state, after it (a wakeup of
+	# the task by waker_pid between).
+	got=$("$KTRACE" sql -i "$f" --format csv "create index sw on sched_switch (cpu, ts); select
+  (select count(*) from sched_slices r where r.dur_ns != r.end_ts - r.ts or r.dur_ns < 0
+    or not exists (select 1 from sched_switch s where s.cpu = r.cpu and s.ts = r.end_ts and s.prev_pid = r.pid)
+    or not exists (select 1 from sched_switch s where s.cpu = r.cpu and s.ts = r.ts and s.next_pid = r.pid)) as runs,
+  (select count(*) from offcpu_slices o where o.dur_ns != o.end_ts - o.ts
+    or not exists (select 1 from sched_switch s where s.cpu = o.cpu and s.ts = o.ts and s.prev_pid = o.pid
+      and s.prev_state_name not like 'R%')
+    or (o.waker_pid is not null and not (o.wake_ts between o.ts and o.end_ts))) as stretches" 2>/dev/null)
+	[ "$got" = "$(printf 'runs,stretches\n0,0')" ] || fail "$f, the intervals not on their switches: $got"
+}
+
+@test "sql: sched_slices, offcpu_slices and tasks' run time: summed per task, analyze cpu's, sched's and offcpu's figures, on a recording and on a file with losses" {
+	kt_tool naps "$BATS_TEST_TMPDIR/bin"
+	run rec -q --for sched --for offcpu -o a.dat -- "$BATS_TEST_TMPDIR/bin/naps" 50 2000
+	assert_success
+	slices_agree a.dat
+	slices_agree "$D/tc-v7-lost.dat"
+	"$KTRACE" report -i "$D/tc-v7-lost.dat" --stat --format json | jq -e '.lost > 0' >/dev/null
+	# naps: its naps, each at least 2 ms off in S, a system call its
+	# reason, and woken (a timer's wakeup).
+	run "$KTRACE" sql -i a.dat --format csv "select count(*) from offcpu_slices where comm = 'naps'
+  and state = 'S' and dur_ns >= 1900000 and reason is not null and waker_pid is not null"
+	assert_success
+	[ "${lines[1]}" -ge 25 ] || fail "naps' naps off the CPU: $output"
+	# A file without switches: no run time to give (NULL), no slices.
+	run "$KTRACE" sql -i "$D/tc-syscalls.dat" --format csv "select count(*), count(run_ns) from tasks"
+	assert_success
+	assert_line --index 1 --regexp '^[1-9][0-9]*,0$'
+	run "$KTRACE" sql -i "$D/tc-syscalls.dat" "select count(*) from sched_slices"
+	assert_success
 }
