@@ -15,14 +15,37 @@
 #include "base/log.h"
 #include "base/tmpfile.h"
 
+/*
+ * The file a path names: a symlink's target (-o /dev/stdout with stdout
+ * sent to a file is /proc/self/fd/1, that file), so the new file takes the
+ * target's place and the link stays a link.  Replacing the link itself
+ * turned /dev/stdout into a plain file for every later program.  A
+ * dangling link is the path itself.  Malloc'ed, or NULL.
+ */
+static char *final_name(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real)
+			return real;
+	}
+	return strdup(path);
+}
+
 int kt_tmpfile_open(const char *path, char **tmp)
 {
+	char *name = final_name(path);
 	int fd, ret;
 
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0) {
+	if (!name || asprintf(tmp, "%s.XXXXXX", name) < 0) {
+		free(name);
 		*tmp = NULL;
 		return -ENOMEM;
 	}
+	free(name);
 	fd = mkstemp(*tmp);
 	if (fd < 0) {
 		ret = -errno;
@@ -45,21 +68,28 @@ int kt_tmpfile_open(const char *path, char **tmp)
  */
 int kt_tmpfile_commit(const char *tmp, const char *path)
 {
+	char *name = final_name(path);
 	struct stat st;
 	int ret = 0;
 
-	if (!lstat(path, &st) && !S_ISDIR(st.st_mode) &&
-	    !renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE)) {
+	if (!name) {
+		kt_tmpfile_discard(tmp);
+		return -ENOMEM;
+	}
+	if (!lstat(name, &st) && !S_ISDIR(st.st_mode) &&
+	    !renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_EXCHANGE)) {
 		/* tmp now holds the old file. */
 		if (unlink(tmp) && errno != ENOENT)
 			kt_warn("cannot remove the old '%s', now '%s': %s",
-				path, tmp, strerror(errno));
+				name, tmp, strerror(errno));
+		free(name);
 		return 0;
 	}
-	if (rename(tmp, path)) {
+	if (rename(tmp, name)) {
 		ret = -errno;
 		kt_tmpfile_discard(tmp);
 	}
+	free(name);
 	return ret;
 }
 

@@ -494,6 +494,23 @@ PY
 	[ ! -s "$RD/pipe.err" ]
 }
 
+@test "-o through a symlink writes its target and leaves the link (-o /dev/stdout into a file)" {
+	# /dev/stdout is a link to /proc/self/fd/1: with stdout sent to a
+	# file, a rename over the link made /dev/stdout a plain file for
+	# every program after.  Here a private link of the same kind.
+	ln -sfn /proc/self/fd/1 "$RD/out-link"
+	"$KTRACE" report -i "$RD/small.dat" -o "$RD/out-link" >"$RD/redir.txt"
+	[ -L "$RD/out-link" ]
+	cmp "$RD/small.tc" "$RD/redir.txt"
+	# A link to a file: the file takes the output, the link stays.
+	echo old >"$RD/target.txt"
+	ln -sfn target.txt "$RD/file-link"
+	"$KTRACE" report -i "$RD/small.dat" -o "$RD/file-link"
+	[ -L "$RD/file-link" ]
+	cmp "$RD/small.tc" "$RD/target.txt"
+	[ -z "$(find "$RD" -maxdepth 1 -name 'target.txt.*' -o -maxdepth 1 -name 'redir.txt.*')" ]
+}
+
 @test "reading ahead in a second thread (KTRACE_THREADS=1): the serial path's bytes" {
 	local f o e opts
 	# A real recording (ktrace record's, trace-cmd's v7, v6, uncompressed,
