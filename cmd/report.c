@@ -277,12 +277,28 @@ static int print_fn(const struct kt_event *ev, void *arg)
 	return 0;
 }
 
+/*
+ * print_fn() without a process view, --head or a trigger: the printer
+ * alone, in a tail call (most reports; a few dozen instructions a record).
+ */
+static int plain_fn(const struct kt_event *ev, void *arg)
+{
+	return kt_printer_print(((struct run *)arg)->p, ev);
+}
+
 /* function_graph's leaves need the next record: decode/fgraph.h. */
 static int fgraph_fn(const struct kt_event *ev, void *arg)
 {
 	struct run *run = arg;
 
 	return kt_fgraph_feed(run->fg, ev, print_fn, run);
+}
+
+static int fgraph_plain_fn(const struct kt_event *ev, void *arg)
+{
+	struct run *run = arg;
+
+	return kt_fgraph_feed(run->fg, ev, plain_fn, run);
 }
 
 /*
@@ -674,7 +690,7 @@ static int report(const struct report_opts *o)
 	struct kt_reader *r;
 	struct run run = { 0 };
 	struct kt_ustack *ustack = NULL;
-	bool procview;
+	bool procview, plain;
 	char *tmp = NULL;
 	FILE *out;
 	int status, ret;
@@ -783,9 +799,11 @@ static int report(const struct report_opts *o)
 	/* (no thread: the same report, in one) */
 	if (read_ahead(r))
 		kt_reader_read_ahead(r);
-	ret = kt_decoder_run(d, run.fg ? fgraph_fn : print_fn, &run);
+	plain = !run.pv && run.left < 0 && !run.has_trig;
+	ret = kt_decoder_run(d, run.fg ? (plain ? fgraph_plain_fn : fgraph_fn) :
+			     (plain ? plain_fn : print_fn), &run);
 	if (run.fg && !ret)
-		ret = kt_fgraph_flush(run.fg, print_fn, &run);
+		ret = kt_fgraph_flush(run.fg, plain ? plain_fn : print_fn, &run);
 	if (!ret || ret == -ECANCELED) {
 		int fret = kt_printer_flush(p);
 

@@ -323,6 +323,8 @@ static int setup_events(struct kt_decoder *d)
 	if (common < d->fmt.type_off + d->fmt.type_size)
 		common = d->fmt.type_off + d->fmt.type_size;
 	d->fmt.min_size = common;
+	d->fmt.plain = !d->fmt.swap && !d->fmt.big && d->fmt.type_size == 2 &&
+		       d->fmt.nids && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 	for (i = 0; evs[i]; i++) {
 		struct tep_event *ev = evs[i];
 		int32_t need = 0;
@@ -513,8 +515,8 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 	for (;;) {
 		if (!it->data && !next_page(d, it))
 			return false;
-		ret = kt_rawpage_next(&d->fmt, it->data, it->commit, &it->pos,
-				      &it->clock, &rr, &why);
+		ret = kt_rawpage_next_inline(&d->fmt, it->data, it->commit,
+					     &it->pos, &it->clock, &rr, &why);
 		if (ret <= 0) {
 			if (ret < 0)
 				page_warn(d, it, it->pos, why, false);

@@ -388,6 +388,21 @@ struct ff_field {			/* a field a plugin reads */
 	bool ok;
 };
 
+/*
+ * One step of a fixed program of 8-byte fields (a syscall's): its
+ * literal inline, copied 16 bytes at a time, then the number, if any.
+ */
+enum fop_kind { FOP_LIT, FOP_HEX, FOP_DEC, FOP_UDEC };
+
+struct ff_fop {
+	char pre[16];		/* the literal before (prelen <= 16) */
+	unsigned char prelen;
+	unsigned char kind;	/* enum fop_kind */
+	int ld_off;		/* the 8-byte field */
+};
+
+#define FOPS_MAX 8
+
 struct ff_prog {
 	struct tep_event *ev;
 	int nsegs;
@@ -406,6 +421,13 @@ struct ff_prog {
 	bool fixed;
 	int fixed_end;
 	size_t fixed_max;
+	/*
+	 * A fixed program whose numbers are all plain %lx %ld %lu of
+	 * 8-byte fields and whose literals fit 16 bytes, as fops (nfops:
+	 * 0 when it is not one): run_fops().
+	 */
+	int nfops;
+	struct ff_fop fops[FOPS_MAX];
 };
 
 /* Compile-time allocations of one kt_fastfmt live in one arena. */

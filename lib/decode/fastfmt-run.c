@@ -1124,7 +1124,37 @@ void ff_run_segs(struct run *r, const struct ff_prog *pg)
 	run_segs(r, pg);
 }
 
-/* Is pg one for run_fixed()?  Sets fixed, fixed_end, fixed_max. */
+/* A fixed pg as fops when it is one (see struct ff_prog); else nfops 0. */
+static void mark_fops(struct ff_prog *pg)
+{
+	int i;
+
+	pg->nfops = 0;
+	if (pg->nsegs > FOPS_MAX)
+		return;
+	for (i = 0; i < pg->nsegs; i++) {
+		const struct ff_seg *g = &pg->segs[i];
+		struct ff_fop *o = &pg->fops[i];
+
+		if (g->prelen > 16)
+			return;
+		memset(o, 0, sizeof(*o));
+		if (g->prelen)
+			memcpy(o->pre, g->pre, 16);
+		o->prelen = (unsigned char)g->prelen;
+		if (g->kind == G_LIT) {
+			o->kind = FOP_LIT;
+			continue;
+		}
+		if (g->ld_size != 8 || g->bits != 64)
+			return;
+		o->kind = g->kind == G_HEX ? FOP_HEX : g->kind == G_DEC ? FOP_DEC : FOP_UDEC;
+		o->ld_off = g->ld_off;
+	}
+	pg->nfops = pg->nsegs;
+}
+
+/* Is pg one for run_fixed()?  Sets fixed, fixed_end, fixed_max (and the fops). */
 void ff_mark_fixed(struct ff_prog *pg)
 {
 	size_t max = 16;
@@ -1157,6 +1187,7 @@ void ff_mark_fixed(struct ff_prog *pg)
 	pg->fixed = true;
 	pg->fixed_end = end;
 	pg->fixed_max = max;
+	mark_fops(pg);
 }
 
 /*
@@ -1196,6 +1227,32 @@ static char *run_fixed(const struct ff_prog *pg, const unsigned char *data,
 	return p;
 }
 
+/*
+ * run_fixed() of a program of fops: each literal copied from the step
+ * itself, each number read as 8 bytes, with no test of a size or width.
+ */
+static char *run_fops(const struct ff_prog *pg, const unsigned char *data,
+		      char *p)
+{
+	const struct ff_fop *o = pg->fops, *end = pg->fops + pg->nfops;
+	uint64_t v;
+
+	for (; o < end; o++) {
+		memcpy(p, o->pre, 16);
+		p += o->prelen;
+		if (o->kind == FOP_LIT)
+			continue;
+		memcpy(&v, data + o->ld_off, 8);
+		if (o->kind == FOP_HEX)
+			p = put_hex16(p, v);
+		else if (o->kind == FOP_DEC)
+			p = put_sdec(p, (int64_t)v);
+		else
+			p = put_udec(p, v);
+	}
+	return p;
+}
+
 int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		    const void *data, int size, char *out, size_t cap)
 {
@@ -1218,7 +1275,7 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		return -ENOTSUP;
 	/* The most common program (a syscall's), before any run is set up. */
 	if (pg->fixed && size >= pg->fixed_end && cap - 1 >= pg->fixed_max) {
-		char *e = run_fixed(pg, data, out);
+		char *e = pg->nfops ? run_fops(pg, data, out) : run_fixed(pg, data, out);
 
 		*e = 0;
 		return (int)(e - out);

@@ -825,6 +825,40 @@ static int flush_seq(struct kt_printer *p)
 }
 
 /*
+ * fast_line()'s info where the compiled formatter has none, as
+ * text_line(): a hook, else libtraceevent; copied to e.  Returns its
+ * length, or -1 when it does not fit (the general path then).  Apart,
+ * so that the common line's frame stays small.
+ */
+static __attribute__((noinline)) int seq_info(struct kt_printer *p,
+					      const struct kt_event *ev,
+					      struct info_hook *hook, char *e,
+					      size_t cap)
+{
+	struct tep_record *rec = ev->record;
+	struct trace_seq *s = &p->s;
+	int n;
+
+	if (!hook && p->mode == KT_PRINT_TEXT && p->fallback.fn)
+		hook = &p->fallback;
+	trace_seq_reset(s);
+	if (p->mode == KT_PRINT_RAW) {
+		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
+	} else if (!hook || hook->fn(s, ev->event, rec, hook->priv) < 0) {
+		trace_seq_reset(s);
+		tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
+	}
+	if (s->state != TRACE_SEQ__GOOD || s->len > cap) {
+		trace_seq_reset(s);
+		return -1;
+	}
+	memcpy(e, s->buffer, s->len);
+	n = (int)s->len;
+	trace_seq_reset(s);
+	return n;
+}
+
+/*
  * A text line built in place in the output buffer: the start from
  * lib/decode/textline.c, the info from the compiled formatter (or, for what
  * it does not compile, libtraceevent's text copied in).  Returns 0, 1 when the line
@@ -834,7 +868,6 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct info_hook *hook = NULL;
-	struct trace_seq *s = &p->s;
 	char *start, *e;
 	size_t cap;
 	int n, ret;
@@ -870,23 +903,9 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	if (n == -ENOSPC)
 		return 1;
 	if (n < 0) {
-		/* As text_line(): a hook, else libtraceevent. */
-		if (!hook && p->mode == KT_PRINT_TEXT && p->fallback.fn)
-			hook = &p->fallback;
-		trace_seq_reset(s);
-		if (p->mode == KT_PRINT_RAW) {
-			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO_RAW);
-		} else if (!hook || hook->fn(s, ev->event, rec, hook->priv) < 0) {
-			trace_seq_reset(s);
-			tep_print_event(p->tep, s, rec, "%s", TEP_PRINT_INFO);
-		}
-		if (s->state != TRACE_SEQ__GOOD || s->len > cap) {
-			trace_seq_reset(s);
+		n = seq_info(p, ev, hook, e, cap);
+		if (n < 0)
 			return 1;
-		}
-		memcpy(e, s->buffer, s->len);
-		n = (int)s->len;
-		trace_seq_reset(s);
 	}
 	e += n;
 	if (n && e[-1] == '\n')
@@ -934,22 +953,14 @@ static void note_comms(struct kt_printer *p, const struct kt_event *ev)
 	trace_seq_destroy(&scratch);
 }
 
-static int print_event(struct kt_printer *p, const struct kt_event *ev)
+/* print_event() past the fast line: JSON, lost-events marks, the rest. */
+static __attribute__((noinline)) int print_general(struct kt_printer *p,
+						   const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct trace_seq *s = &p->s;
 	int ret;
 
-	if (!ev->selected && p->ncomm_ids)
-		note_comms(p, ev);
-	if (!rec->missed_events && !ev->selected)
-		return 0;
-	/* A line after a lost-events mark has no buffer column: the general path. */
-	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
-		ret = fast_line(p, ev);
-		if (ret <= 0)
-			return ret;
-	}
 	if (p->mode == KT_PRINT_JSON) {
 		if (rec->missed_events) {
 			trace_seq_printf(s, "{\"cpu\":%d,\"ts\":%llu,\"lost\":",
@@ -987,6 +998,24 @@ static int print_event(struct kt_printer *p, const struct kt_event *ev)
 	}
 	text_line(p, ev);
 	return flush_seq(p);
+}
+
+static int print_event(struct kt_printer *p, const struct kt_event *ev)
+{
+	struct tep_record *rec = ev->record;
+	int ret;
+
+	if (!ev->selected && p->ncomm_ids)
+		note_comms(p, ev);
+	if (!rec->missed_events && !ev->selected)
+		return 0;
+	/* A line after a lost-events mark has no buffer column: the general path. */
+	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
+		ret = fast_line(p, ev);
+		if (ret <= 0)
+			return ret;
+	}
+	return print_general(p, ev);
 }
 
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev)

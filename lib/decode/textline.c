@@ -165,9 +165,10 @@ static void comms_grow(struct kt_textline *t)
 	free(old);
 }
 
-/* "%16s-%-5d [%03d]": from the cache, or built (and kept if found). */
-static char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
-		      bool *rare)
+/* put_comm()'s text built (and kept if found): apart, out of the common frame. */
+static __attribute__((noinline)) char *comm_build(struct kt_textline *t,
+						  char *p, int pid, int cpu,
+						  bool *rare)
 {
 	struct comm_slot *c = comm_slot(t, pid, cpu);
 	const char *comm;
@@ -175,10 +176,6 @@ static char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
 	size_t clen;
 	int n;
 
-	if (c->len && c->pid == pid && c->cpu == cpu) {
-		memcpy(p, c->txt, sizeof(c->txt));
-		return p + c->len;
-	}
 	comm = tep_data_comm_from_pid(t->tep, pid);
 	clen = strlen(comm);
 	if (clen > 64) {
@@ -216,7 +213,22 @@ static char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
 	return p;
 }
 
-static struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
+/* "%16s-%-5d [%03d]": from the cache, or built. */
+static inline char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
+			     bool *rare)
+{
+	const struct comm_slot *c = comm_slot(t, pid, cpu);
+
+	if (c->len && c->pid == pid && c->cpu == cpu) {
+		memcpy(p, c->txt, sizeof(c->txt));
+		return p + c->len;
+	}
+	return comm_build(t, p, pid, cpu, rare);
+}
+
+/* name_of()'s slot grown to and built: once an event. */
+static __attribute__((noinline)) struct name_slot *name_build(struct kt_textline *t,
+							      struct tep_event *ev)
 {
 	struct name_slot *n;
 	size_t len, pad;
@@ -254,32 +266,22 @@ static struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
 	return n;
 }
 
-/* " %5llu.%06llu: " of ns, rounded to us as libtraceevent does. */
-static char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
+static inline struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
 {
-	unsigned long long us = (ts + 500) / 1000, hi;
-	unsigned long long secs;
-	unsigned int frac;
+	if (ev->id >= 0 && ev->id < t->nnames && t->names[ev->id].txt)
+		return &t->names[ev->id];
+	return name_build(t, ev);
+}
 
-	if (us == t->us) {
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
-	}
-	/* The same second and the same hundred microseconds: two digits. */
-	hi = us / 100;
-	if (hi == t->us_hi) {
-		memcpy(t->us_txt + 4, digits2 + 2 * (us - hi * 100), 2);
-		t->us = us;
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
-	}
+/* put_usecs() in another hundred microseconds: apart, out of the common frame. */
+static __attribute__((noinline)) char *usecs_build(struct kt_textline *t, char *p,
+						   unsigned long long us,
+						   unsigned long long hi)
+{
+	unsigned long long secs = us / 1000000;
+	unsigned int frac = (unsigned int)(us % 1000000);
+
 	t->us_hi = hi;
-	secs = us / 1000000;
-	frac = (unsigned int)(us % 1000000);
 	if (secs != t->secs) {
 		char *e = put_num(t->secs_txt + 1, secs, 5, ' ');
 
@@ -300,11 +302,55 @@ static char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
 	return p + 8;
 }
 
+/* " %5llu.%06llu: " of ns, rounded to us as libtraceevent does. */
+static inline char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
+{
+	unsigned long long us = (ts + 500) / 1000, hi;
+
+	if (us == t->us) {
+		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
+		p += t->secs_len;
+		memcpy(p, t->us_txt, 8);
+		return p + 8;
+	}
+	/* The same second and the same hundred microseconds: two digits. */
+	hi = us / 100;
+	if (hi == t->us_hi) {
+		memcpy(t->us_txt + 4, digits2 + 2 * (us - hi * 100), 2);
+		t->us = us;
+		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
+		p += t->secs_len;
+		memcpy(p, t->us_txt, 8);
+		return p + 8;
+	}
+	return usecs_build(t, p, us, hi);
+}
+
+/* The time of the other modes (nanoseconds, raw): apart, out of the common frame. */
+static __attribute__((noinline)) char *put_other_time(struct kt_textline *t,
+						      char *p, unsigned long long v)
+{
+	if (t->tmode == KT_TEXTLINE_NSECS) {
+		/* As print_event_time(): "%5llu.%09llu". */
+		unsigned long long p10 = 1000000000ULL;
+
+		*p++ = ' ';
+		p = put_num(p, v / p10, 5, ' ');
+		*p++ = '.';
+		p = put_num(p, v % p10, 9, '0');
+	} else {
+		/* As print_event_time() renders trace-cmd's "%12d": "%12llu". */
+		p = put_num(p, v, 12, ' ');
+	}
+	*p++ = ':';
+	*p++ = ' ';
+	return p;
+}
+
 char *kt_textline_header(struct kt_textline *t, char *out,
 			 struct tep_event *ev, struct tep_record *rec, int cpu)
 {
 	struct name_slot *name = NULL;
-	unsigned long long v, p10;
 	bool rare = false;
 	char *p = out;
 	int pid;
@@ -324,24 +370,10 @@ char *kt_textline_header(struct kt_textline *t, char *out,
 	p = put_comm(t, p, pid, cpu, &rare);
 	if (rare)
 		return NULL;
-	if (t->tmode == KT_TEXTLINE_USECS) {
+	if (t->tmode == KT_TEXTLINE_USECS)
 		p = put_usecs(t, p, rec->ts);
-	} else if (t->tmode == KT_TEXTLINE_NSECS) {
-		/* As print_event_time(): "%5llu.%09llu". */
-		v = rec->ts;
-		p10 = 1000000000ULL;
-		*p++ = ' ';
-		p = put_num(p, v / p10, 5, ' ');
-		*p++ = '.';
-		p = put_num(p, v % p10, 9, '0');
-		*p++ = ':';
-		*p++ = ' ';
-	} else {
-		/* As print_event_time() renders trace-cmd's "%12d": "%12llu". */
-		p = put_num(p, rec->ts, 12, ' ');
-		*p++ = ':';
-		*p++ = ' ';
-	}
+	else
+		p = put_other_time(t, p, rec->ts);
 	if (name) {
 		if (name->len <= NAME_COPY)
 			memcpy(p, name->txt, NAME_COPY);

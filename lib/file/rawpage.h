@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct kbuffer;
 
@@ -87,6 +88,11 @@ struct kt_rawpage_fmt {
 	/* need[id]: bytes a record of event id needs; < 0: no such event. */
 	const int32_t *need;
 	unsigned int nids;	/* entries in need; 0: KT_RAWPAGE_IDS */
+	/*
+	 * Host byte order, a 16-bit common_type and nids set: the case
+	 * kt_rawpage_next_inline() reads without a call.
+	 */
+	bool plain;
 };
 
 struct kt_rawpage_rec {
@@ -107,5 +113,52 @@ struct kt_rawpage_rec {
 int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
 		    unsigned int commit, unsigned int *pos, uint64_t *ts,
 		    struct kt_rawpage_rec *rec, const char **why);
+
+/*
+ * kt_rawpage_next() inline for a plain format's data record (a time
+ * record, padding, damage or any other format: the call).  The same
+ * checks, in the same order; a report's every record comes through here.
+ */
+static inline int kt_rawpage_next_inline(const struct kt_rawpage_fmt *f,
+					 const unsigned char *data,
+					 unsigned int commit, unsigned int *pos,
+					 uint64_t *ts, struct kt_rawpage_rec *rec,
+					 const char **why)
+{
+	unsigned int p = *pos, w, tl, len, at;
+	uint16_t id;
+
+	if (!f->plain || p >= commit || commit - p < 8)
+		goto call;
+	memcpy(&w, data + p, 4);
+	tl = w & 31;
+	if (tl == 0) {		/* KT_RB_TYPE_DATA_LEN: the length follows */
+		memcpy(&len, data + p + 4, 4);
+		if (len < 4 || len - 4 > commit)
+			goto call;
+		len = ((len - 4) + 3) & ~3u;
+		at = p + 8;
+	} else if (tl <= 28) {	/* KT_RB_TYPE_DATA_MAX */
+		len = tl * 4;
+		at = p + 4;
+	} else {
+		goto call;
+	}
+	if (len > commit - at || len < f->min_size)
+		goto call;
+	memcpy(&id, data + at + f->type_off, 2);
+	if (id >= f->nids || f->need[id] < 0 || len < (unsigned int)f->need[id])
+		goto call;
+	*ts += w >> 5;
+	rec->ts = *ts;
+	rec->hdr = p;
+	rec->data = at;
+	rec->size = len;
+	rec->id = id;
+	*pos = at + len;
+	return 1;
+call:
+	return kt_rawpage_next(f, data, commit, pos, ts, rec, why);
+}
 
 #endif
