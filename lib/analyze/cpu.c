@@ -37,7 +37,9 @@ struct kt_cpu {
 	struct tep_handle *tep;
 	struct kt_evcache evs;
 	/* Switches and loss, each task's struct kt_cpu_task (pid 0: in no switch) */
-	struct kt_taskstate *model;
+	struct kt_taskstate *model;	/* ... at off in each task */
+	size_t off;
+	bool shared;			/* model is another's (kt_cpu_join()) */
 	void *irqs;			/* tsearch: struct kt_cpu_irq */
 	size_t nirqs;
 	struct kt_percpu cpus;		/* struct percpu */
@@ -103,9 +105,9 @@ static struct kt_cpu_irq *irq_of(struct kt_cpu *c, int irq, const char *name)
 	return q;
 }
 
-static struct kt_cpu_task *own(struct kt_task *t)
+static struct kt_cpu_task *own(const struct kt_cpu *c, struct kt_task *t)
 {
-	return (struct kt_cpu_task *)t->own;
+	return kt_task_part(t, c->off);
 }
 
 /*
@@ -142,7 +144,7 @@ static int change(const struct kt_ts_change *c, void *arg)
 		return cpu->on_run(&(struct kt_cpu_run){ c->cpu, run->prev, comm, run->start,
 							 run->end }, cpu->run_arg);
 	}
-	t = own(c->t);
+	t = c->own;
 	t->pid = c->t->pid;
 	kt_field_str(c->comm, c->rec, t->comm, sizeof(t->comm));
 	if (c->what == KT_TS_IN)
@@ -155,24 +157,39 @@ static int change(const struct kt_ts_change *c, void *arg)
 	return 0;
 }
 
-struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
+static int after(const struct kt_event *ev, void *arg);
+
+/* c on model (NULL: a model of its own, on tep's events). */
+static struct kt_cpu *make(struct tep_handle *tep, struct kt_taskstate *model)
 {
 	struct kt_cpu *c = calloc(1, sizeof(*c));
 	struct kt_taskstate_ops ops = {
-		.size = sizeof(struct kt_cpu_task), .switches = true, .change = change, .arg = c,
+		.size = sizeof(struct kt_cpu_task), .switches = true, .change = change,
+		.after = after, .arg = c,
 	};
 
 	if (!c)
 		return NULL;
-	c->model = kt_taskstate_new(tep, &ops);
+	c->model = kt_taskstate_use(tep, model, &ops, &c->off);
 	if (!c->model) {
 		free(c);
 		return NULL;
 	}
+	c->shared = model != NULL;
 	c->tep = tep;
 	c->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	c->cpus.size = sizeof(struct percpu);
 	return c;
+}
+
+struct kt_cpu *kt_cpu_new(struct tep_handle *tep)
+{
+	return make(tep, NULL);
+}
+
+struct kt_cpu *kt_cpu_join(struct tep_handle *tep, struct kt_taskstate *model)
+{
+	return make(tep, model);
 }
 
 void kt_cpu_on_run(struct kt_cpu *c, int (*fn)(const struct kt_cpu_run *r, void *arg),
@@ -223,18 +240,20 @@ static int on_irq(struct kt_cpu *c, struct evinfo *in, struct tep_record *rec,
 	return 0;
 }
 
+/* Who runs, the switches and the loss: the model's (change()). */
 int kt_cpu_add(const struct kt_event *ev, void *arg)
+{
+	return kt_taskstate_add(((struct kt_cpu *)arg)->model, ev);
+}
+
+/* The interrupts: after the model's handling of each record. */
+static int after(const struct kt_event *ev, void *arg)
 {
 	struct kt_cpu *c = arg;
 	struct tep_record *rec = ev->record;
 	struct evinfo *in;
 	struct percpu *p;
-	int ret;
 
-	/* Who runs, the switches and the loss: the model's (change()). */
-	ret = kt_taskstate_add(c->model, ev);
-	if (ret)
-		return ret;
 	in = kt_evcache_get(&c->evs, ev->event);
 	if (!in)
 		return -ENOMEM;
@@ -283,26 +302,27 @@ static int cmp_irqs(const void *a, const void *b, void *arg)
 /* A task a switch names (not one only woken or seen). */
 static bool keep_task(void *item, void *arg)
 {
-	(void)arg;
-	return own(item)->pid;
+	return own(arg, item)->pid;
 }
 
-static void *task_row(void *item)
+static void *task_row(void *item, void *arg)
 {
-	return own(item);
+	return own(arg, item);
 }
 
 const struct kt_cpu_task *kt_cpu_task_of(struct kt_cpu *c, int pid)
 {
 	struct kt_task *t = kt_taskstate_find(c->model, pid);
 
-	return t && own(t)->pid == pid ? own(t) : NULL;
+	return t && own(c, t)->pid == pid ? own(c, t) : NULL;
 }
 
 int kt_cpu_tasks(struct kt_cpu *c, struct kt_cpu_task ***v, size_t *n)
 {
 	const struct kt_pidmap *tasks = kt_taskstate_tasks(c->model);
-	struct kt_collect how = { .keep = keep_task, .row = task_row, .cmp = cmp_tasks };
+	struct kt_collect how = {
+		.keep = keep_task, .row = task_row, .cmp = cmp_tasks, .arg = c,
+	};
 	void **rows;
 	int ret;
 
@@ -374,7 +394,8 @@ void kt_cpu_free(struct kt_cpu *c)
 	if (!c)
 		return;
 	kt_evcache_free(&c->evs);
-	kt_taskstate_free(c->model);
+	if (!c->shared)
+		kt_taskstate_free(c->model);
 	tdestroy(c->irqs, free_irq);
 	free(c->cpus.v);
 	free(c->tv);

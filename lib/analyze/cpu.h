@@ -60,8 +60,15 @@ struct kt_cpu_totals {
 
 struct tep_handle;
 struct kt_cpu;
+struct kt_taskstate;
 
 struct kt_cpu *kt_cpu_new(struct tep_handle *tep);
+/*
+ * The same on model, another's task model (taskstate.h), before its
+ * first record, with tep its events; the model's owner feeds it (not
+ * kt_cpu_add()) and frees it after c.
+ */
+struct kt_cpu *kt_cpu_join(struct tep_handle *tep, struct kt_taskstate *model);
 /*
  * fn is given each run the model knows (runs.h's KT_RUN_RAN: the time of a
  * task's that the tasks' figures add up), as it ends; non-zero ends the

@@ -52,7 +52,9 @@ struct kt_offcpu {
 	const char *machine;
 	bool by_comm;
 	struct kt_evcache evs;		/* struct evinfo: the events besides the model's */
-	struct kt_taskstate *model;	/* struct otask in each task; no wakeups */
+	struct kt_taskstate *model;	/* struct otask in each task, at off */
+	size_t off;
+	bool shared;			/* model is another's (kt_offcpu_join()) */
 	struct kt_percpu last;		/* struct last */
 	struct kt_off_row **sorted;
 	struct kt_off_row *merged;
@@ -64,9 +66,9 @@ struct kt_offcpu {
 
 const char *const kt_offcpu_sort_keys = "blocked, S, D, times or comm";
 
-static struct otask *own(struct kt_task *t)
+static struct otask *own(const struct kt_offcpu *o, struct kt_task *t)
 {
-	return (struct otask *)t->own;
+	return kt_task_part(t, o->off);
 }
 
 static void fill_info(void *entry, struct tep_event *e)
@@ -116,7 +118,7 @@ static int add_reason(struct kt_off_row *r, const char *name,
 /* The stretch off ends at ts: its time goes to its state and reason. */
 static int back_on(struct kt_offcpu *off, struct kt_task *t, unsigned long long ts)
 {
-	struct otask *o = own(t);
+	struct otask *o = own(off, t);
 	unsigned long long d = ts > o->start ? ts - o->start : 0;
 	int ret;
 
@@ -155,7 +157,7 @@ static const char *syscall_reason(struct kt_offcpu *o, const struct otask *t)
 static int change(const struct kt_ts_change *c, void *arg)
 {
 	struct kt_offcpu *o = arg;
-	struct otask *t = own(c->t);
+	struct otask *t = c->own;
 	struct last *l;
 	int ret = 0;
 
@@ -195,28 +197,45 @@ static void free_own(void *p)
 	free(((struct otask *)p)->row.reasons);
 }
 
-struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
-				bool by_comm, bool wakers)
+static int before(const struct kt_event *ev, void *arg);
+static int after(const struct kt_event *ev, void *arg);
+
+/* o on model (NULL: a model of its own, on tep's events). */
+static struct kt_offcpu *make(struct tep_handle *tep, struct kt_taskstate *model,
+			      const char *machine, bool by_comm, bool wakers)
 {
 	struct kt_offcpu *o = calloc(1, sizeof(*o));
 	struct kt_taskstate_ops ops = {
 		.size = sizeof(struct otask), .wakeups = wakers, .change = change,
-		.free_own = free_own, .arg = o,
+		.free_own = free_own, .before = before, .after = after, .arg = o,
 	};
 
 	if (!o)
 		return NULL;
-	o->model = kt_taskstate_new(tep, &ops);
+	o->model = kt_taskstate_use(tep, model, &ops, &o->off);
 	if (!o->model) {
 		free(o);
 		return NULL;
 	}
+	o->shared = model != NULL;
 	o->tep = tep;
 	o->machine = machine;
 	o->by_comm = by_comm;
 	o->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
 	o->last.size = sizeof(struct last);
 	return o;
+}
+
+struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
+				bool by_comm, bool wakers)
+{
+	return make(tep, NULL, machine, by_comm, wakers);
+}
+
+struct kt_offcpu *kt_offcpu_join(struct tep_handle *tep, struct kt_taskstate *model,
+				 const char *machine, bool by_comm)
+{
+	return make(tep, model, machine, by_comm, true);
 }
 
 void kt_offcpu_on_stretch(struct kt_offcpu *o,
@@ -235,22 +254,25 @@ static void on_stack(struct kt_offcpu *o, const struct kt_event *ev, struct last
 	o->t.has_stacks = true;
 	if (l->is_switch && l->prev > 0) {
 		t = kt_taskstate_find(o->model, l->prev);
-		if (t && own(t)->off) {
+		if (t && own(o, t)->off) {
 			why = kt_kstack_reason(o->tep, ev->event, ev->record);
 			if (why)
-				own(t)->reason = why;
+				own(o, t)->reason = why;
 		}
 	}
 }
 
 int kt_offcpu_add(const struct kt_event *ev, void *arg)
 {
+	return kt_taskstate_add(((struct kt_offcpu *)arg)->model, ev);
+}
+
+/* Before the model's switch-out: a stack names the last switch's reason. */
+static int before(const struct kt_event *ev, void *arg)
+{
 	struct kt_offcpu *o = arg;
-	unsigned long long nr;
 	struct evinfo *in;
-	struct kt_task *t;
 	struct last *l;
-	int pid, ret;
 
 	in = kt_evcache_get(&o->evs, ev->event);
 	l = last_of(o, ev->cpu);
@@ -260,9 +282,23 @@ int kt_offcpu_add(const struct kt_event *ev, void *arg)
 		on_stack(o, ev, l);
 	if (in->kind != K_AFTER)
 		l->is_switch = false;	/* until the model's switch-out says */
-	ret = kt_taskstate_add(o->model, ev);
-	if (ret || (in->kind != K_SYS_ENTER && in->kind != K_SYS_EXIT))
-		return ret;
+	return 0;
+}
+
+/* After it: the system call each task is in, for the next stretch's reason. */
+static int after(const struct kt_event *ev, void *arg)
+{
+	struct kt_offcpu *o = arg;
+	unsigned long long nr;
+	struct evinfo *in;
+	struct kt_task *t;
+	int pid;
+
+	in = kt_evcache_get(&o->evs, ev->event);
+	if (!in)
+		return -ENOMEM;
+	if (in->kind != K_SYS_ENTER && in->kind != K_SYS_EXIT)
+		return 0;
 	o->t.has_syscalls = true;
 	pid = tep_data_pid(o->tep, ev->record);
 	if (pid <= 0 || tep_read_number_field(in->nr, ev->record->data, &nr))
@@ -270,8 +306,8 @@ int kt_offcpu_add(const struct kt_event *ev, void *arg)
 	t = kt_taskstate_get(o->model, pid);
 	if (!t)
 		return -ENOMEM;
-	own(t)->in_syscall = in->kind == K_SYS_ENTER;
-	own(t)->nr = (long)nr;
+	own(o, t)->in_syscall = in->kind == K_SYS_ENTER;
+	own(o, t)->nr = (long)nr;
 	return 0;
 }
 
@@ -315,20 +351,19 @@ static bool keep_task(void *item, void *arg)
 {
 	struct kt_task *t = item;
 
-	(void)arg;
-	own(t)->row.pid = t->pid;
-	return t->selected && own(t)->row.count;
+	own(arg, t)->row.pid = t->pid;
+	return t->selected && own(arg, t)->row.count;
 }
 
-static void *task_row(void *item)
+static void *task_row(void *item, void *arg)
 {
-	return &own(item)->row;
+	return &own(arg, item)->row;
 }
 
-static int cmp_comm(const void *a, const void *b)
+static int cmp_comm(const void *a, const void *b, void *arg)
 {
-	return strcmp(own(*(struct kt_task *const *)a)->row.comm,
-		      own(*(struct kt_task *const *)b)->row.comm);
+	return strcmp(own(arg, *(struct kt_task *const *)a)->row.comm,
+		      own(arg, *(struct kt_task *const *)b)->row.comm);
 }
 
 static void free_merged(struct kt_offcpu *o)
@@ -349,7 +384,7 @@ static void free_merged(struct kt_offcpu *o)
 static void *by_comm(void *m, void *item, void *arg)
 {
 	struct kt_offcpu *o = arg;
-	struct kt_off_row *r = &own(item)->row, *into = m;
+	struct kt_off_row *r = &own(o, item)->row, *into = m;
 	size_t k;
 
 	if (!into) {
@@ -425,7 +460,8 @@ void kt_offcpu_free(struct kt_offcpu *o)
 	if (!o)
 		return;
 	kt_evcache_free(&o->evs);
-	kt_taskstate_free(o->model);
+	if (!o->shared)
+		kt_taskstate_free(o->model);
 	free(o->last.v);
 	free(o->sorted);
 	free_merged(o);

@@ -63,10 +63,18 @@ struct kt_off_stretch {
 
 struct tep_handle;
 struct kt_offcpu;
+struct kt_taskstate;
 
 /* wakers: the model reads the wakeups too, for kt_off_stretch's waker. */
 struct kt_offcpu *kt_offcpu_new(struct tep_handle *tep, const char *machine,
 				bool by_comm, bool wakers);
+/*
+ * The same, with wakers, on model, another's task model (taskstate.h),
+ * before its first record; the model's owner feeds it (not
+ * kt_offcpu_add()) and frees it after o.
+ */
+struct kt_offcpu *kt_offcpu_join(struct tep_handle *tep, struct kt_taskstate *model,
+				 const char *machine, bool by_comm);
 /* fn is given each stretch as it ends; non-zero ends the record with it. */
 void kt_offcpu_on_stretch(struct kt_offcpu *o,
 			  int (*fn)(const struct kt_off_stretch *s, void *arg), void *arg);

@@ -25,7 +25,9 @@ struct task {
 struct kt_sched {
 	enum kt_sched_by by;
 	const struct kt_tgidmap *tg;
-	struct kt_taskstate *model;	/* struct task in each task */
+	struct kt_taskstate *model;	/* struct task in each task, at off */
+	size_t off;
+	bool shared;			/* model is another's (kt_sched_join()) */
 	struct kt_sched_row **sorted;
 	struct kt_sched_row *merged;	/* by comm's or process's rows */
 	size_t nmerged;
@@ -41,15 +43,15 @@ static void free_own(void *p)
 const char *const kt_sched_sort_keys =
 	"run, wait, sleep, switches, wakeups, mean, p99, max or comm";
 
-static struct task *own(struct kt_task *t)
+static struct task *own(const struct kt_sched *s, struct kt_task *t)
 {
-	return (struct task *)t->own;
+	return kt_task_part(t, s->off);
 }
 
-/* Asleep since t's last change, until ts. */
-static void add_sleep(struct kt_task *t, unsigned long long ts)
+/* Asleep since t's last change (own: its part), until ts. */
+static void add_sleep(struct kt_task *t, struct task *own, unsigned long long ts)
 {
-	struct kt_sched_row *r = &own(t)->row;
+	struct kt_sched_row *r = &own->row;
 	unsigned long long d = ts > t->since ? ts - t->since : 0;
 
 	if (t->sleep == 'S')
@@ -64,7 +66,7 @@ static void add_sleep(struct kt_task *t, unsigned long long ts)
 static int switched_in(struct kt_sched *s, const struct kt_ts_change *c)
 {
 	struct kt_task *t = c->t;
-	struct kt_sched_row *r = &own(t)->row;
+	struct kt_sched_row *r = &((struct task *)c->own)->row;
 	unsigned long long ts = c->ts, d = ts > t->since ? ts - t->since : 0;
 
 	r->wait_ns += d;
@@ -81,7 +83,7 @@ static int switched_in(struct kt_sched *s, const struct kt_ts_change *c)
 /* The model's transitions: the row's numbers. */
 static int change(const struct kt_ts_change *c, void *arg)
 {
-	struct kt_sched_row *r = &own(c->t)->row;
+	struct kt_sched_row *r = &((struct task *)c->own)->row;
 	const struct kt_run *run = c->run;
 
 	switch (c->what) {
@@ -109,12 +111,13 @@ static int change(const struct kt_ts_change *c, void *arg)
 	 * end.
 	 */
 	if (c->t->st == KT_TASK_ASLEEP && c->what != KT_TS_GONE)
-		add_sleep(c->t, c->ts);
+		add_sleep(c->t, c->own, c->ts);
 	return 0;
 }
 
-struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
-			      const struct kt_tgidmap *tg)
+/* s on model (NULL: a model of its own, on tep's events). */
+static struct kt_sched *make(struct tep_handle *tep, struct kt_taskstate *model,
+			     enum kt_sched_by by, const struct kt_tgidmap *tg)
 {
 	struct kt_sched *s = calloc(1, sizeof(*s));
 	struct kt_taskstate_ops ops = {
@@ -124,14 +127,27 @@ struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
 
 	if (!s)
 		return NULL;
-	s->model = kt_taskstate_new(tep, &ops);
+	s->by = by;
+	s->tg = tg;
+	s->model = kt_taskstate_use(tep, model, &ops, &s->off);
 	if (!s->model) {
 		free(s);
 		return NULL;
 	}
-	s->by = by;
-	s->tg = tg;
+	s->shared = model != NULL;
 	return s;
+}
+
+struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
+			      const struct kt_tgidmap *tg)
+{
+	return make(tep, NULL, by, tg);
+}
+
+struct kt_sched *kt_sched_join(struct kt_taskstate *model, enum kt_sched_by by,
+			       const struct kt_tgidmap *tg)
+{
+	return make(NULL, model, by, tg);
 }
 
 void kt_sched_on_wakeup(struct kt_sched *s,
@@ -192,15 +208,15 @@ static bool keep_task(void *item, void *arg)
 
 	if (!t->selected)
 		return false;
-	own(t)->row.pid = t->pid;
+	own(s, t)->row.pid = t->pid;
 	if (s->by != KT_SCHED_BY_TASK)
-		own(t)->tgid = s->tg ? kt_tgidmap_of(s->tg, t->pid) : t->pid;
+		own(s, t)->tgid = s->tg ? kt_tgidmap_of(s->tg, t->pid) : t->pid;
 	return true;
 }
 
-static void *task_row(void *item)
+static void *task_row(void *item, void *arg)
 {
-	return &own(item)->row;
+	return &own(arg, item)->row;
 }
 
 /* Fold row b into a (by comm or process).  0 or -ENOMEM. */
@@ -226,16 +242,16 @@ static int fold(struct kt_sched_row *a, const struct kt_sched_row *b)
 	return 0;
 }
 
-static int cmp_comm(const void *a, const void *b)
+static int cmp_comm(const void *a, const void *b, void *arg)
 {
-	return strcmp(own(*(struct kt_task *const *)a)->row.comm,
-		      own(*(struct kt_task *const *)b)->row.comm);
+	return strcmp(own(arg, *(struct kt_task *const *)a)->row.comm,
+		      own(arg, *(struct kt_task *const *)b)->row.comm);
 }
 
-static int cmp_tgid(const void *a, const void *b)
+static int cmp_tgid(const void *a, const void *b, void *arg)
 {
-	int x = own(*(struct kt_task *const *)a)->tgid;
-	int y = own(*(struct kt_task *const *)b)->tgid;
+	int x = own(arg, *(struct kt_task *const *)a)->tgid;
+	int y = own(arg, *(struct kt_task *const *)b)->tgid;
 
 	return (x > y) - (x < y);
 }
@@ -248,7 +264,7 @@ static int cmp_tgid(const void *a, const void *b)
 static void *merge(void *m, void *item, void *arg)
 {
 	struct kt_sched *s = arg;
-	struct task *t = own(item);
+	struct task *t = own(s, item);
 	struct kt_sched_row *r = &t->row, *into = m;
 
 	if (!into) {
@@ -319,7 +335,8 @@ void kt_sched_free(struct kt_sched *s)
 {
 	if (!s)
 		return;
-	kt_taskstate_free(s->model);
+	if (!s->shared)
+		kt_taskstate_free(s->model);
 	free(s->sorted);
 	free_merged(s);
 	free(s);

@@ -54,12 +54,22 @@ struct kt_sched_row {
 
 struct tep_handle;
 struct kt_sched;
+struct kt_taskstate;
 struct kt_tgidmap;
 
 /* tg: thread to process, for KT_SCHED_BY_PROCESS; kept, not copied. */
 struct kt_sched *kt_sched_new(struct tep_handle *tep, enum kt_sched_by by,
 			      const struct kt_tgidmap *tg);
-/* A kt_event_fn: feed every record of the decoder, in time order. */
+/*
+ * The same on model, another's task model (taskstate.h), before its
+ * first record; the model's owner feeds it and frees it after s.
+ */
+struct kt_sched *kt_sched_join(struct kt_taskstate *model, enum kt_sched_by by,
+			       const struct kt_tgidmap *tg);
+/*
+ * A kt_event_fn: feed every record of the decoder, in time order (not
+ * on a joined model: its owner feeds it).
+ */
 int kt_sched_add(const struct kt_event *ev, void *arg);
 
 /* One wakeup latency, as the rows count it (sql's wakeups table). */

@@ -32,9 +32,18 @@ struct last {
 	struct kt_task *t;		/* NULL: none yet */
 };
 
+/* An analysis on the model, and where its part of each task is. */
+struct user {
+	struct kt_taskstate_ops ops;
+	size_t off;
+};
+
 struct kt_taskstate {
 	struct tep_handle *tep;
-	struct kt_taskstate_ops ops;
+	struct user users[KT_TASKSTATE_USERS];
+	int nusers;
+	bool wakeups;			/* some user's ops.wakeups */
+	bool switches;			/* some user's ops.switches */
 	struct kt_evcache evs;		/* struct evinfo by event id */
 	struct kt_pidmap tasks;		/* struct kt_task and its own part */
 	struct kt_runs *runs;		/* run time and missing switches */
@@ -86,11 +95,52 @@ struct kt_taskstate *kt_taskstate_new(struct tep_handle *tep,
 		return NULL;
 	}
 	m->tep = tep;
-	m->ops = *ops;
 	m->evs = (struct kt_evcache){ .size = sizeof(struct evinfo), .fill = fill_info };
-	m->tasks.size = sizeof(struct kt_task) + ops->size;
+	m->tasks.size = sizeof(struct kt_task);
 	m->last.size = sizeof(struct last);
+	if (ops && kt_taskstate_join(m, ops, &(size_t){ 0 })) {
+		kt_taskstate_free(m);
+		return NULL;
+	}
 	return m;
+}
+
+int kt_taskstate_join(struct kt_taskstate *m, const struct kt_taskstate_ops *ops,
+		      size_t *off)
+{
+	const size_t align = alignof(max_align_t);
+	size_t at = m->tasks.size - sizeof(struct kt_task);
+	struct user *u;
+
+	if (m->tasks.n)
+		return -EBUSY;
+	if (m->nusers == KT_TASKSTATE_USERS)
+		return -E2BIG;
+	at = (at + align - 1) / align * align;
+	u = &m->users[m->nusers++];
+	u->ops = *ops;
+	u->off = at;
+	m->wakeups |= ops->wakeups;
+	m->switches |= ops->switches;
+	m->tasks.size = sizeof(struct kt_task) + at + ops->size;
+	*off = at;
+	return 0;
+}
+
+struct kt_taskstate *kt_taskstate_use(struct tep_handle *tep, struct kt_taskstate *shared,
+				      const struct kt_taskstate_ops *ops, size_t *off)
+{
+	int ret;
+
+	*off = 0;
+	if (!shared)
+		return kt_taskstate_new(tep, ops);
+	ret = kt_taskstate_join(shared, ops, off);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	return shared;
 }
 
 struct kt_task *kt_taskstate_get(struct kt_taskstate *m, int pid)
@@ -122,9 +172,22 @@ static struct kt_task *lookup(struct kt_taskstate *m, int cpu, int pid, bool mak
 	return t;
 }
 
+/* Transition c to each user that asks for its kind. */
 static int change(struct kt_taskstate *m, struct kt_ts_change *c)
 {
-	return m->ops.change ? m->ops.change(c, m->ops.arg) : 0;
+	struct user *u;
+	int ret;
+
+	for (u = m->users; u < m->users + m->nusers; u++) {
+		if (!u->ops.change || (c->what == KT_TS_WAKE && !u->ops.wakeups) ||
+		    (c->what == KT_TS_SWITCH && !u->ops.switches))
+			continue;
+		c->own = c->t ? kt_task_part(c->t, u->off) : NULL;
+		ret = u->ops.change(c, u->ops.arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int on_switch(struct kt_taskstate *m, struct evinfo *in, struct tep_record *rec,
@@ -146,7 +209,7 @@ static int on_switch(struct kt_taskstate *m, struct evinfo *in, struct tep_recor
 		return ret;
 	c.run = &run;
 	c.state = state;
-	if (m->ops.switches) {
+	if (m->switches) {
 		c.what = KT_TS_SWITCH;
 		c.comm = in->sw.prev_comm;
 		ret = change(m, &c);
@@ -247,7 +310,8 @@ static int on_evidence(struct kt_taskstate *m, struct tep_record *rec, int cpu,
 	return 0;
 }
 
-int kt_taskstate_add(struct kt_taskstate *m, const struct kt_event *ev)
+/* The model's own handling of a record (kt_taskstate_add()). */
+static int apply(struct kt_taskstate *m, const struct kt_event *ev)
 {
 	struct tep_record *rec = ev->record;
 	struct kt_task *t = NULL;
@@ -280,10 +344,27 @@ int kt_taskstate_add(struct kt_taskstate *m, const struct kt_event *ev)
 		m->t.has_switch = true;
 		return on_switch(m, in, rec, ev->cpu);
 	}
-	if (in->kind == K_WAKE && m->ops.wakeups) {
+	if (in->kind == K_WAKE && m->wakeups) {
 		m->t.has_wakeup = true;
 		return on_wake(m, in, rec, ev->cpu, pid);
 	}
+	return 0;
+}
+
+int kt_taskstate_add(struct kt_taskstate *m, const struct kt_event *ev)
+{
+	struct user *u;
+	int ret;
+
+	for (u = m->users; u < m->users + m->nusers; u++)
+		if (u->ops.before && (ret = u->ops.before(ev, u->ops.arg)))
+			return ret;
+	ret = apply(m, ev);
+	if (ret)
+		return ret;
+	for (u = m->users; u < m->users + m->nusers; u++)
+		if (u->ops.after && (ret = u->ops.after(ev, u->ops.arg)))
+			return ret;
 	return 0;
 }
 
@@ -297,16 +378,20 @@ static void free_own(const void *node, VISIT which, void *arg)
 	struct kt_task *t = *(struct kt_task *const *)node;
 	struct kt_taskstate *m = arg;
 
-	if (which == postorder || which == leaf)
-		m->ops.free_own(t->own);
+	const struct user *u;
+
+	if (which != postorder && which != leaf)
+		return;
+	for (u = m->users; u < m->users + m->nusers; u++)
+		if (u->ops.free_own)
+			u->ops.free_own(kt_task_part(t, u->off));
 }
 
 void kt_taskstate_free(struct kt_taskstate *m)
 {
 	if (!m)
 		return;
-	if (m->ops.free_own)
-		twalk_r(m->tasks.tree, free_own, m);
+	twalk_r(m->tasks.tree, free_own, m);
 	kt_pidmap_free(&m->tasks, NULL);
 	kt_evcache_free(&m->evs);
 	kt_runs_free(m->runs);

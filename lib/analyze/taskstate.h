@@ -24,6 +24,14 @@
  * task (ops.size bytes, zeroed when new) behind the model's.  An analysis
  * of the CPUs (analyze cpu) asks for each switch too, whoever it names
  * (the idle task's runs are the CPU's idle time).
+ *
+ * One model serves several analyses of one file (sql's derived tables):
+ * each joins it before the first record and gets its part's offset in
+ * each task; the model is fed once, and every analysis sees the same
+ * tasks, switches and missing switches, so their answers agree by
+ * construction.  An analysis that reads more than the model's events
+ * does so in its before() and after() hooks, around the model's own
+ * handling of each record.
  */
 #ifndef KT_ANALYZE_TASKSTATE_H
 #define KT_ANALYZE_TASKSTATE_H
@@ -74,6 +82,7 @@ struct kt_ts_change {
 	unsigned long long state;	/* OUT, IN, GONE, SWITCH: prev_state */
 	const struct kt_run *run;	/* OUT, IN, GONE, SWITCH: the CPU's chain (runs.h) */
 	int waker;			/* WAKE: the record's task (common_pid) */
+	void *own;			/* the analysis's part of t (SWITCH: NULL) */
 };
 
 struct kt_taskstate_totals {
@@ -94,15 +103,41 @@ struct kt_taskstate_ops {
 	int (*change)(const struct kt_ts_change *c, void *arg);
 	/* Frees what the analysis's part holds (may be NULL). */
 	void (*free_own)(void *own);
+	/* Each record before and after the model's transitions (may be NULL). */
+	int (*before)(const struct kt_event *ev, void *arg);
+	int (*after)(const struct kt_event *ev, void *arg);
 	void *arg;
 };
+
+/* The most analyses one model serves. */
+#define KT_TASKSTATE_USERS 4
+
+/* The analysis's part of task t, at the offset kt_taskstate_join() gave. */
+static inline void *kt_task_part(struct kt_task *t, size_t off)
+{
+	return t->own + off;
+}
 
 struct tep_handle;
 struct kt_taskstate;
 
-/* ops is copied. */
+/* ops is copied; NULL: a model with no analysis yet, to join. */
 struct kt_taskstate *kt_taskstate_new(struct tep_handle *tep,
 				      const struct kt_taskstate_ops *ops);
+/*
+ * Another analysis (ops, copied) on m, before its first record: *off is
+ * its part's offset in each task.  0, -EBUSY once m has tasks, -E2BIG
+ * past KT_TASKSTATE_USERS.
+ */
+int kt_taskstate_join(struct kt_taskstate *m, const struct kt_taskstate_ops *ops,
+		      size_t *off);
+/*
+ * An analysis's model: shared joined (the analysis's part at *off), or,
+ * when shared is NULL, one of its own on tep's events (*off 0).  NULL +
+ * errno.
+ */
+struct kt_taskstate *kt_taskstate_use(struct tep_handle *tep, struct kt_taskstate *shared,
+				      const struct kt_taskstate_ops *ops, size_t *off);
 /*
  * Feed every record of the decoder, in time order: the loss it marks,
  * the task it selects, and its transitions.  0, -ENOMEM or change()'s.

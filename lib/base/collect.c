@@ -32,10 +32,10 @@ static int merge(struct walk *w)
 	void *prev = NULL, *row = NULL;
 	size_t i, n = 0;
 
-	qsort(w->v, w->n, sizeof(*w->v), how->group);
+	qsort_r(w->v, w->n, sizeof(*w->v), how->group, how->arg);
 	for (i = 0; i < w->n; i++) {
 		void *item = w->v[i];
-		bool first = !prev || how->group(&prev, &item);
+		bool first = !prev || how->group(&prev, &item, how->arg);
 
 		row = how->fold(first ? NULL : row, item, how->arg);
 		if (!row)
@@ -70,7 +70,7 @@ int kt_collect_rows(const void *tree, size_t n, const struct kt_collect *how,
 		}
 	} else if (how->row) {
 		for (i = 0; i < w.n; i++)
-			w.v[i] = how->row(w.v[i]);
+			w.v[i] = how->row(w.v[i], how->arg);
 	}
 	if (how->cmp && w.n > 1)
 		qsort_r(w.v, w.n, sizeof(*w.v), how->cmp, how->arg);

@@ -18,18 +18,18 @@ struct kt_collect {
 	 */
 	bool (*keep)(void *item, void *arg);
 	/* The row an item stands for, without a merge; NULL: the item itself. */
-	void *(*row)(void *item);
+	void *(*row)(void *item, void *arg);
 	/*
-	 * Merge (NULL: none): the kept items in group order (a qsort(3)
+	 * Merge (NULL: none): the kept items in group order (a qsort_r(3)
 	 * comparison of two items' pointers), each run of one group folded
 	 * into one row by fold(row, item): row NULL for a group's first
 	 * item, when fold gives the group's new row; NULL back is -ENOMEM.
 	 */
-	int (*group)(const void *a, const void *b);
+	int (*group)(const void *a, const void *b, void *arg);
 	void *(*fold)(void *row, void *item, void *arg);
 	/* The rows' order (a qsort_r(3) comparison of rows' pointers); NULL: as they are. */
 	int (*cmp)(const void *a, const void *b, void *arg);
-	void *arg;	/* for keep, fold and cmp */
+	void *arg;	/* for every callback */
 };
 
 /*

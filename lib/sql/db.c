@@ -18,6 +18,7 @@
 #include "analyze/pidmap.h"
 #include "analyze/rows.h"
 #include "analyze/sched.h"
+#include "analyze/taskstate.h"
 #include "file/tgidmap.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
@@ -769,6 +770,7 @@ static int rows_flush(struct kt_sqldb *db, struct table *t)
 struct pass {
 	struct kt_sqldb *db;
 	struct table *events, *tasks, *losses, *wakeups, *slices, *offcpu;
+	struct kt_taskstate *model;	/* the one task model the three below share */
 	struct kt_sched *sched;		/* wakeups' */
 	struct kt_cpu *cpu;		/* slices' */
 	struct kt_offcpu *off;		/* offcpu's */
@@ -876,10 +878,8 @@ static int load_record(const struct kt_event *ev0, void *arg)
 		}
 		*last = rec->ts;
 	}
-	/* The analyses of the task model that the derived tables take. */
-	ret = p->sched ? kt_sched_add(ev, p->sched) : 0;
-	ret = ret ?: (p->cpu ? kt_cpu_add(ev, p->cpu) : 0);
-	ret = ret ?: (p->off ? kt_offcpu_add(ev, p->off) : 0);
+	/* The task model, and the analyses on it that the derived tables take. */
+	ret = p->model ? kt_taskstate_add(p->model, ev) : 0;
 	if (ret)
 		return ret;
 	if (ev->event->id >= 0 && ev->event->id < x->nid)
@@ -1181,21 +1181,31 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 			return -ENOMEM;
 	}
 	p->last.size = sizeof(unsigned long long);
+	/*
+	 * One task model for the file, fed once: the wakeups, the slices,
+	 * the tasks' run time and the stretches off count the same tasks
+	 * and switches (taskstate.h).
+	 */
+	if (p->wakeups || p->slices || p->tasks || p->offcpu) {
+		p->model = kt_taskstate_new(db->cur->tep, NULL);
+		if (!p->model)
+			goto err_models;
+	}
 	if (p->wakeups) {
-		p->sched = kt_sched_new(db->cur->tep, KT_SCHED_BY_TASK, NULL);
+		p->sched = kt_sched_join(p->model, KT_SCHED_BY_TASK, NULL);
 		if (!p->sched)
 			goto err_models;
 		kt_sched_on_wakeup(p->sched, insert_wakeup, p);
 	}
 	if (p->slices || p->tasks) {
-		p->cpu = kt_cpu_new(db->cur->tep);
+		p->cpu = kt_cpu_join(db->cur->tep, p->model);
 		if (!p->cpu)
 			goto err_models;
 		if (p->slices)
 			kt_cpu_on_run(p->cpu, insert_slice, p);
 	}
 	if (p->offcpu) {
-		p->off = kt_offcpu_new(db->cur->tep, db->cur->machine, false, true);
+		p->off = kt_offcpu_join(db->cur->tep, p->model, db->cur->machine, false);
 		if (!p->off)
 			goto err_models;
 		kt_offcpu_on_stretch(p->off, insert_stretch, p);
@@ -1210,6 +1220,7 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 	kt_offcpu_free(p->off);
 	kt_cpu_free(p->cpu);
 	kt_sched_free(p->sched);
+	kt_taskstate_free(p->model);
 	free(p->last.v);
 	if (!ret && p->sum) {
 		kt_summary_end(p->sum);
@@ -1221,6 +1232,7 @@ static int run_pass(struct kt_sqldb *db, struct pass *p)
 err_models:
 	kt_cpu_free(p->cpu);
 	kt_sched_free(p->sched);
+	kt_taskstate_free(p->model);
 	kt_summary_free(p->sum);
 	return -ENOMEM;
 }

@@ -291,6 +291,17 @@ slices_agree() {
       and s.prev_state_name not like 'R%')
     or (o.waker_pid is not null and not (o.wake_ts between o.ts and o.end_ts))) as stretches" 2>/dev/null)
 	[ "$got" = "$(printf 'runs,stretches\n0,0')" ] || fail "$f, the intervals not on their switches: $got"
+	# The four tables from one task model, fed once (one query names
+	# them all), are each the same as from a model of its own.
+	local q=(
+		"select count(*), sum(latency_ns), sum(run_ts - ts) from wakeups"
+		"select count(*), sum(dur_ns), sum(pid * 7 + cpu) from sched_slices"
+		"select count(*), sum(dur_ns), count(reason), count(waker_pid) from offcpu_slices"
+		"select count(*), sum(run_ns), sum(switches), sum(missing_switches) from tasks")
+	want=$(for x in "${q[@]}"; do "$KTRACE" sql -i "$f" --format csv "$x" | tail -n 1; done | paste -sd,)
+	got=$("$KTRACE" sql -i "$f" --format csv "select * from (${q[0]}), (${q[1]}), (${q[2]}), (${q[3]})" |
+		tail -n 1)
+	[ "$got" = "$want" ] || fail "$f, one model against four: $(diff <(echo "$want") <(echo "$got"))"
 }
 
 @test "sql: sched_slices, offcpu_slices and tasks' run time: summed per task, analyze cpu's, sched's and offcpu's figures, on a recording and on a file with losses" {
