@@ -1,8 +1,9 @@
-# Shared by bench/record-overhead and bench/always-on: dbench 8 on a
-# tmpfs, the no-tracing and floor conditions, and the interleaved rounds
-# with medians of per-round slowdowns.  Source it after setting BENCH
-# (the script's name), EVENTS, ROUNDS and SECS; it needs root, dbench and
-# cc, and sets work, out, TRACEFS and dbench_cmd.
+# Shared by bench/record-overhead, bench/always-on and bench/trigger:
+# dbench on a tmpfs (CLIENTS clients, 8 unless set), the no-tracing and
+# floor conditions, and the interleaved rounds with medians of per-round
+# slowdowns.  Source it after setting BENCH (the script's name), EVENTS,
+# ROUNDS and SECS; it needs root, dbench and cc, and sets work, out,
+# TRACEFS and dbench_cmd.
 # shellcheck shell=bash
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,7 +37,7 @@ bench_setup() {
 	cc -O2 -shared -fPIC -o "$work/tc-shim.so" "$top/tests/tc-shim.c" -ldl ||
 		die "cannot build tests/tc-shim.c"
 	out=$work/fs/out
-	dbench_cmd=(dbench -c "$CLIENT" -D "$work/fs/db" 8 -t "$SECS")
+	dbench_cmd=(dbench -c "$CLIENT" -D "$work/fs/db" "${CLIENTS:-8}" -t "$SECS")
 }
 
 bench_cleanup() {
@@ -78,7 +79,7 @@ declare -A slow
 interleave() {
 	local conds=("$@") c i r t l tps ratios med ml
 	declare -A tp lost
-	echo "dbench 8 for ${SECS}s, $ROUNDS interleaved rounds; events: ${EVENTS[*]}"
+	echo "dbench ${CLIENTS:-8} for ${SECS}s, $ROUNDS interleaved rounds; events: ${EVENTS[*]}"
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((i = 0; i < ${#conds[@]}; i++)); do
 			c=${conds[(i + r) % ${#conds[@]}]}

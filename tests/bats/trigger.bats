@@ -213,3 +213,34 @@ stored() {
 	[[ $output == *"bad --trigger: bad filter 'nosuch == 1' of signal:signal_generate"* ]] || fail "$output"
 	[ ! -e snaps2 ] || fail "snaps2 left"
 }
+
+# The watch's decoding on a stored recording (tests/data/kt-trig-naps.dat:
+# sh running `naps 3 20000; naps 2 80000`, raw_syscalls, -c; glibc's nanosleep() is clock_nanosleep): its firings
+# against the system calls trace-cmd's report shows, paired by thread
+# (its times are in us: the lengths agree within 1 us).
+@test "the watch on a stored recording: exactly the calls trace-cmd's report shows over each threshold" {
+	local f=$TOP/tests/data/kt-trig-naps.dat
+	run -0 "$UNIT/watch-replay" "$f" 'syscall>15ms'
+	[ "${lines[-1]}" = "firings 7" ] || fail "$output"
+	expect=$(trace-cmd report -i "$f" 2>/dev/null | awk '$4 == "sys_enter:" || $4 == "sys_exit:" {
+		n = split($1, a, "-"); pid = a[n]; t = $3; sub(":", "", t)
+		split(t, s, "."); us = s[1] * 1000000 + s[2]
+		if ($4 == "sys_enter:") { nr[pid] = $6; ts[pid] = us }
+		else if ((pid in nr) && nr[pid] == $6) {
+			if (us - ts[pid] > 15000) print pid, us - ts[pid]
+			delete nr[pid]
+		} }')
+	[ "$(wc -l <<<"$expect")" -eq 7 ] || fail "trace-cmd shows not 7 calls over 15 ms: $expect"
+	paste -d' ' <(grep '^syscall>15ms pid ' <<<"$output") <(echo "$expect") |
+		awk '{ d = $4 / 1000 - $6; if ($3 != $5 || d > 1 || d < -1) bad = bad $0 "; " }
+		     END { if (NR != 7 || bad) { print "differ: " bad; exit 1 } }' ||
+		fail "watch: $output / trace-cmd: $expect"
+	# The first condition that holds names the firing.
+	run -0 "$UNIT/watch-replay" "$f" 'syscall>50ms' 'syscall>15ms'
+	[ "$(grep -c '^syscall>50ms pid ' <<<"$output")" -eq 4 ] || fail "$output"
+	[ "$(grep -c '^syscall>15ms pid ' <<<"$output")" -eq 3 ] || fail "$output"
+	# syscall:NAME by number; a call not made, and a threshold not reached.
+	run -0 "$UNIT/watch-replay" "$f" 'syscall:clock_nanosleep>50ms' 'syscall:getppid>1ms' 'syscall>200ms'
+	[ "${lines[-1]}" = "firings 2" ] || fail "$output"
+	[ "$(grep -cE '^syscall:clock_nanosleep>50ms pid [0-9]+ 8[0-9]{7}$' <<<"$output")" -eq 2 ] || fail "$output"
+}

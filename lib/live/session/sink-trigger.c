@@ -27,10 +27,13 @@
 #include <unistd.h>
 #include <tracefs.h>
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
+#include "base/fileio.h"
 #include "base/log.h"
+#include "base/lsan.h"
+#include "file/kallsyms.h"
 #include "file/pieces.h"
+#include "file/rawpage.h"
 #include "file/trigopt.h"
 #include "file/writer.h"
 #include "live/session/run.h"
@@ -49,6 +52,8 @@
 #define FLUSH_TICKS	5
 /* Firings waiting for their window's end, at most. */
 #define PENDING_MAX	64
+/* Pages read back in one call. */
+#define READ_PAGES	32
 
 struct pending {
 	struct kt_fire f;
@@ -64,7 +69,8 @@ struct kt_trigger_sink {
 	char *ring_dir;
 	struct kt_series_sink *ring;
 	struct tep_handle *tep;
-	struct kbuffer *kb;
+	struct kt_rawpage_fmt fmt;	/* the pages' records, walked */
+	int32_t *need;			/* per event id: 0, any id is walked */
 	struct kt_watch *watch;
 	int timer;
 	int page;
@@ -106,7 +112,8 @@ struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
 	so.keep = 8;
 	t->ring = kt_series_sink_new(&so);
 	t->o.dir = strdup(o->dir);
-	t->buf = malloc(t->page);
+	/* The walker reads up to 8 bytes past a page's data. */
+	t->buf = malloc((size_t)t->page * READ_PAGES + 8);
 	if (!t->ring || !t->o.dir || !t->buf)
 		goto err;
 	return t;
@@ -141,37 +148,97 @@ static int make_dir(struct kt_trigger_sink *t)
 	return -errno;
 }
 
-/* The formats of the systems the conditions read. */
+/*
+ * One event's format ("system:event") from tracefs into tep: 0, or -1
+ * (the event is missing or its format does not parse; the watch then
+ * finds no such event and says so).
+ */
+static int load_format(struct tep_handle *tep, const char *dir, const char *spec)
+{
+	size_t n = strcspn(spec, ":"), len;
+	char path[PATH_MAX], sys[128], *text;
+	int ret;
+
+	if (!spec[n] || n >= sizeof(sys))
+		return -1;
+	snprintf(sys, sizeof(sys), "%.*s", (int)n, spec);
+	if (tep_find_event_by_name(tep, sys, spec + n + 1))
+		return 0;	/* two conditions on one event */
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sys, spec + n + 1);
+	if (kt_file_slurp(path, &text, &len))
+		return -1;
+	kt_lsan_off();
+	ret = tep_parse_event(tep, text, len, sys) ? -1 : 0;
+	kt_lsan_on();
+	free(text);
+	return ret;
+}
+
+/*
+ * How the pages are walked: host byte order, every event id (the
+ * recording holds events no condition reads: each is handed over, and
+ * the watch passes it by its id), common fields as the formats have
+ * them.
+ */
+static int walk_fmt(struct kt_trigger_sink *t)
+{
+	struct tep_event **evs = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
+	struct tep_format_field *f;
+	unsigned int common = 8;
+
+	t->need = calloc(KT_RAWPAGE_IDS, sizeof(*t->need));
+	if (!t->need)
+		return -ENOMEM;
+	t->fmt.need = t->need;
+	t->fmt.nids = KT_RAWPAGE_IDS;
+	t->fmt.big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	t->fmt.type_size = 2;
+	f = evs && evs[0] ? tep_find_common_field(evs[0], "common_type") : NULL;
+	if (f && f->offset >= 0 && f->offset <= 64 && (f->size == 1 || f->size == 2)) {
+		t->fmt.type_off = (unsigned int)f->offset;
+		t->fmt.type_size = (unsigned int)f->size;
+	}
+	for (f = evs && evs[0] ? evs[0]->format.common_fields : NULL; f; f = f->next)
+		if (f->offset >= 0 && f->size >= 0 && f->offset + f->size <= 64 &&
+		    (unsigned int)(f->offset + f->size) > common)
+			common = (unsigned int)(f->offset + f->size);
+	t->fmt.min_size = common;
+	t->fmt.plain = !t->fmt.big && t->fmt.type_size == 2;
+	return 0;
+}
+
+/*
+ * The formats of the events the conditions read, each alone (not their
+ * systems', nor kallsyms for a syscall condition: tens of ms of a short
+ * recording's CPU).  An event condition's firing is told in its own
+ * text, which may print a kernel address as a symbol: kallsyms then.
+ */
 static int load_formats(struct kt_trigger_sink *t)
 {
-	const char *systems[8] = { NULL };
+	const char *dir = tracefs_tracing_dir();
 	const char *const *ev;
-	char why[512];
-	int i, k = 0, j;
+	bool syms = false;
+	char why[512], *text;
+	size_t len;
+	int i;
 
-	for (i = 0; i < t->o.nconds; i++)
-		for (ev = kt_cond_events(&t->o.conds[i]); *ev; ev++) {
-			size_t n = strcspn(*ev, ":");
-
-			for (j = 0; j < k && (strlen(systems[j]) != n ||
-					      strncmp(systems[j], *ev, n)); j++)
-				;
-			if (j < k || k == 7)
-				continue;
-			systems[k] = strndup(*ev, n);
-			if (!systems[k])
-				break;
-			k++;
-		}
-	t->tep = tracefs_local_events_system(NULL, systems);
-	for (j = 0; j < k; j++)
-		free((char *)systems[j]);
+	t->tep = dir ? tep_alloc() : NULL;
 	if (!t->tep)
 		goto err;
-	t->kb = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+	tep_set_long_size(t->tep, sizeof(long));
+	tep_set_page_size(t->tep, t->page);
+	for (i = 0; i < t->o.nconds; i++) {
+		syms |= t->o.conds[i].kind == KT_COND_EVENT;
+		for (ev = kt_cond_events(&t->o.conds[i]); *ev; ev++)
+			load_format(t->tep, dir, *ev);
+	}
+	if (syms && !kt_file_slurp("/proc/kallsyms", &text, &len)) {
+		kt_kallsyms_parse(t->tep, text);
+		free(text);
+	}
 	why[0] = '\0';
 	t->watch = kt_watch_new(t->tep, t->o.conds, t->o.nconds, why, sizeof(why));
-	if (t->kb && t->watch)
+	if (t->watch && !walk_fmt(t))
 		return 0;
 	if (*why) {
 		kt_err("bad --trigger: %s", why);
@@ -259,22 +326,28 @@ static void fired(struct kt_trigger_sink *t, const struct kt_fire *f)
 	p->realtime_ns = realtime_of(t, f->ts);
 }
 
-static void read_page(struct kt_trigger_sink *t, int cpu)
+static void read_page(struct kt_trigger_sink *t, const unsigned char *page, int cpu)
 {
+	struct kt_rawpage_hdr hdr;
+	struct kt_rawpage_rec rr;
 	struct tep_record rec;
-	unsigned long long ts;
+	unsigned int pos = 0;
+	const unsigned char *data;
+	const char *why;
 	struct kt_fire f;
-	void *data;
+	uint64_t ts;
 
-	if (kbuffer_load_subbuffer(t->kb, t->buf))
+	if (kt_rawpage_header(page, t->page, &hdr))
 		return;
-	for (data = kbuffer_read_event(t->kb, &ts); data;
-	     data = kbuffer_next_event(t->kb, &ts)) {
-		memset(&rec, 0, sizeof(rec));
-		rec.ts = ts;
-		rec.cpu = cpu;
-		rec.data = data;
-		rec.size = kbuffer_event_size(t->kb);
+	data = page + hdr.data_off;
+	memcpy(&ts, page, sizeof(ts));
+	memset(&rec, 0, sizeof(rec));
+	rec.cpu = cpu;
+	while (kt_rawpage_next_inline(&t->fmt, data, (unsigned int)hdr.len, &pos,
+				      &ts, &rr, &why) == 1) {
+		rec.ts = rr.ts;
+		rec.data = (void *)(data + rr.data);
+		rec.size = (int)rr.size;
 		if (kt_watch_record(t->watch, &rec, &f))
 			fired(t, &f);
 	}
@@ -283,16 +356,23 @@ static void read_page(struct kt_trigger_sink *t, int cpu)
 /* A CPU's whole pages from where it stopped to the end of its pieces. */
 static void read_cpu(struct kt_trigger_sink *t, int cpu)
 {
+	unsigned long long have;
 	struct stat st;
-	int fd = t->fd[cpu];
+	int fd = t->fd[cpu], i, n;
+	ssize_t got;
 
 	if (fd < 0 || fstat(fd, &st))
 		return;
 	while (t->off[cpu] + t->page <= (unsigned long long)st.st_size) {
-		if (pread(fd, t->buf, t->page, t->off[cpu]) != t->page)
+		have = ((unsigned long long)st.st_size - t->off[cpu]) / t->page;
+		n = have < READ_PAGES ? (int)have : READ_PAGES;
+		got = pread(fd, t->buf, (size_t)n * t->page, t->off[cpu]);
+		if (got < t->page)
 			return;
-		t->off[cpu] += t->page;
-		read_page(t, cpu);
+		n = (int)(got / t->page);
+		t->off[cpu] += (unsigned long long)n * t->page;
+		for (i = 0; i < n; i++)
+			read_page(t, t->buf + (size_t)i * t->page, cpu);
 	}
 }
 
@@ -594,8 +674,7 @@ static void trigger_free(void *state)
 		close(t->timer);
 	if (t->watch)
 		kt_watch_free(t->watch);
-	if (t->kb)
-		kbuffer_free(t->kb);
+	free(t->need);
 	if (t->tep)
 		tep_free(t->tep);
 	free(t->fd);

@@ -2,7 +2,11 @@
 /*
  * The evaluation of trigger conditions on records (watch.h): each
  * thread's open system call in a table by tid (open addressing), the
- * event ids and field offsets looked up once.
+ * event ids and field offsets looked up once.  A record is dispatched
+ * by its common_type, read at its offset, through one table of what
+ * each event id is wanted for (want[]): a record no condition reads
+ * costs that read and nothing else, and the fields of the rest are read
+ * at their offsets, not through libtraceevent's lookups.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,13 +34,25 @@ struct event_cond {
 	struct tep_event_filter *filter;
 };
 
+/* What a record of an event id is read for (want[id], bits). */
+#define WANT_EVENT	1		/* an event condition's event */
+#define WANT_SYSCALL	2		/* sys_enter or sys_exit */
+#define WANT_IDS	65536		/* common_type is 16 bits */
+
+/* A field's place in a record; size 0: absent (reads as -1). */
+struct place {
+	unsigned int off, size;
+};
+
 struct kt_watch {
 	struct tep_handle *tep;
 	const struct kt_cond *conds;
 	int n;
 	struct event_cond *ev;		/* per condition */
+	unsigned char *want;		/* per event id: WANT_* */
+	struct place type, pid;		/* common_type, common_pid */
 	int enter_id, exit_id;
-	struct tep_format_field *enter_nr, *exit_nr, *exit_ret;
+	struct place enter_nr, exit_nr, exit_ret;
 	struct open_call *calls;
 	size_t size, used;		/* size: a power of two */
 	char machine[65];
@@ -49,6 +65,46 @@ static struct tep_event *find(struct tep_handle *tep, const char *sys,
 
 	*id = e ? e->id : -1;
 	return e;
+}
+
+/* Field f's place, if it is a number read whole (1, 2, 4 or 8 bytes). */
+static struct place place_of(const struct tep_format_field *f)
+{
+	struct place p = { 0, 0 };
+
+	if (f && f->offset >= 0 && !(f->flags & TEP_FIELD_IS_ARRAY) &&
+	    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+		p.off = (unsigned int)f->offset;
+		p.size = (unsigned int)f->size;
+	}
+	return p;
+}
+
+/* The number at p in a record of size bytes, sign-extended; -1 if absent. */
+static long long read_at(struct place p, const void *data, int size)
+{
+	const unsigned char *d = data;
+	int8_t v1;
+	int16_t v2;
+	int32_t v4;
+	int64_t v8;
+
+	if (!p.size || p.off + p.size > (unsigned int)size)
+		return -1;
+	switch (p.size) {
+	case 1:
+		memcpy(&v1, d + p.off, 1);
+		return v1;
+	case 2:
+		memcpy(&v2, d + p.off, 2);
+		return v2;
+	case 4:
+		memcpy(&v4, d + p.off, 4);
+		return v4;
+	default:
+		memcpy(&v8, d + p.off, 8);
+		return v8;
+	}
 }
 
 /*
@@ -128,6 +184,23 @@ static int event_cond(struct kt_watch *w, const struct kt_cond *c,
 	return 0;
 }
 
+/*
+ * Where every record has common_type and common_pid: as libtraceevent
+ * reads them, from the first event's common fields.  Without them no
+ * record is read (type 0 names no event).
+ */
+static void common(struct kt_watch *w)
+{
+	struct tep_event **evs = tep_list_events(w->tep, TEP_EVENT_SORT_ID);
+
+	if (!evs || !evs[0])
+		return;
+	w->type = place_of(tep_find_common_field(evs[0], "common_type"));
+	w->pid = place_of(tep_find_common_field(evs[0], "common_pid"));
+	if (w->type.size > 2)
+		w->type.size = 0;
+}
+
 struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *conds,
 			      int n, char *why, size_t len)
 {
@@ -158,14 +231,29 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 			return NULL;
 		}
 	}
+	w->want = calloc(WANT_IDS, 1);
+	if (!w->want) {
+		kt_watch_free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (w->ev[i].id >= 0 && w->ev[i].id < WANT_IDS)
+			w->want[w->ev[i].id] |= WANT_EVENT;
 	en = find(tep, "raw_syscalls", "sys_enter", &w->enter_id);
 	ex = find(tep, "raw_syscalls", "sys_exit", &w->exit_id);
-	if (en)
-		w->enter_nr = tep_find_field(en, "id");
-	if (ex) {
-		w->exit_nr = tep_find_field(ex, "id");
-		w->exit_ret = tep_find_field(ex, "ret");
+	if (en) {
+		w->enter_nr = place_of(tep_find_field(en, "id"));
+		if (en->id < WANT_IDS)
+			w->want[en->id] |= WANT_SYSCALL;
 	}
+	if (ex) {
+		w->exit_nr = place_of(tep_find_field(ex, "id"));
+		w->exit_ret = place_of(tep_find_field(ex, "ret"));
+		if (ex->id < WANT_IDS)
+			w->want[ex->id] |= WANT_SYSCALL;
+	}
+	common(w);
 	if (!uname(&u))
 		snprintf(w->machine, sizeof(w->machine), "%s", u.machine);
 	w->size = 1024;
@@ -188,6 +276,7 @@ void kt_watch_free(struct kt_watch *w)
 		if (w->ev[i].filter)
 			tep_filter_free(w->ev[i].filter);
 	free(w->ev);
+	free(w->want);
 	free(w->calls);
 	free(w);
 }
@@ -262,20 +351,11 @@ static void grow(struct kt_watch *w)
 	w->size *= 2;
 }
 
-static long long field(struct tep_format_field *f, struct tep_record *rec)
-{
-	unsigned long long v = 0;
-
-	if (f && !tep_read_number_field(f, rec->data, &v))
-		return f->size == 4 ? (long long)(int)v : (long long)v;
-	return -1;
-}
-
 static int call_exit(struct kt_watch *w, struct tep_record *rec, int tid,
 		   struct kt_fire *f)
 {
 	struct open_call *c = slot(w->calls, w->size, tid);
-	long nr = field(w->exit_nr, rec);
+	long nr = (long)read_at(w->exit_nr, rec->data, rec->size);
 	const char *name;
 	char num[32];
 	uint64_t took;
@@ -306,7 +386,7 @@ static int call_exit(struct kt_watch *w, struct tep_record *rec, int tid,
 		}
 		snprintf(f->what, sizeof(f->what),
 			 "raw_syscalls:sys_exit pid %d: %s = %lld after %llu.%06llu ms",
-			 tid, name, field(w->exit_ret, rec),
+			 tid, name, read_at(w->exit_ret, rec->data, rec->size),
 			 (unsigned long long)took / 1000000,
 			 (unsigned long long)took % 1000000);
 		return 1;
@@ -316,14 +396,22 @@ static int call_exit(struct kt_watch *w, struct tep_record *rec, int tid,
 
 int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *f)
 {
-	int type = tep_data_type(w->tep, rec), tid;
+	/* common_type is unsigned: 1 or 2 bytes read as such. */
+	long long type = read_at(w->type, rec->data, rec->size) &
+			 (w->type.size == 1 ? 0xff : 0xffff);
 	struct open_call *c;
+	unsigned char want;
+	int tid;
 
-	if (event_record(w, rec, type, f))
-		return 1;
-	if (type != w->enter_id && type != w->exit_id)
+	/* The dispatch: what this event id is wanted for, if anything. */
+	want = w->type.size ? w->want[type] : 0;
+	if (!want)
 		return 0;
-	tid = tep_data_pid(w->tep, rec);
+	if ((want & WANT_EVENT) && event_record(w, rec, (int)type, f))
+		return 1;
+	if (!(want & WANT_SYSCALL))
+		return 0;
+	tid = (int)read_at(w->pid, rec->data, rec->size);
 	if (tid <= 0)
 		return 0;
 	if (type == w->exit_id)
@@ -335,7 +423,7 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 		c->tid = tid;
 		w->used++;
 	}
-	c->nr = field(w->enter_nr, rec);
+	c->nr = (long)read_at(w->enter_nr, rec->data, rec->size);
 	c->ts = rec->ts;
 	return 0;
 }
