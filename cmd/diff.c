@@ -345,9 +345,10 @@ static void print_json(FILE *out, const struct side *sd, const struct kt_diff_ro
 		fprintf(out, ",\"significant\":%s,\"tested\":%s", r->significant ? "true" : "false",
 		       r->tested ? "true" : "false");
 		if (r->tested)
-			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f", r->p, r->effect);
+			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f,\"within\":%.4f,\"device\":%.4f",
+				r->p, r->effect, r->within, r->device);
 		else
-			fprintf(out, ",\"p\":null,\"effect\":null");
+			fprintf(out, ",\"p\":null,\"effect\":null,\"within\":null,\"device\":null");
 		put_side(out, "a", &r->a);
 		put_side(out, "b", &r->b);
 		fprintf(out, ",\"delta\":{\"count\":%lld,\"total_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld}}",

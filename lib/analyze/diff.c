@@ -12,6 +12,8 @@
 #define MIN_N		8	/* durations a side, for the test */
 #define MATTERS		0.01	/* of the largest total of a row */
 #define SHIFT		0.1	/* of the larger median */
+#define DEVICE		0.5	/* of a row's time blocked in D: a device row */
+#define DEVICE_EFFECT	0.8	/* the effect a device row needs */
 
 void kt_diff_mwu(const unsigned long long *x, size_t nx,
 		 const unsigned long long *y, size_t ny, double *p, double *effect)
@@ -69,6 +71,20 @@ static void side(struct kt_diff_side *d, const struct kt_sample_set *s)
 	d->total = s->sum;
 	d->p50 = pct(s, 50);
 	d->p99 = pct(s, 99);
+}
+
+/* How far one run's first half of a key is from its second: |delta|. */
+static double within(const struct kt_sample_set *s)
+{
+	double p, effect;
+
+	kt_diff_mwu(s->half[0], s->nhalf[0], s->half[1], s->nhalf[1], &p, &effect);
+	return fabs(effect);
+}
+
+static double device(const struct kt_sample_set *s)
+{
+	return s->sum ? (double)s->dev / (double)s->sum : 0;
 }
 
 static int cmp_key(const struct kt_sample_set *x, const struct kt_sample_set *y)
@@ -144,6 +160,8 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 		r->p = 1;
 		if (x && y && x->n >= MIN_N && y->n >= MIN_N) {
 			kt_diff_mwu(x->v, x->n, y->v, y->n, &r->p, &r->effect);
+			r->within = fmax(within(x), within(y));
+			r->device = fmax(device(x), device(y));
 			r->tested = true;
 			tested++;
 		}
@@ -160,7 +178,8 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 		v[i].p = fmin(1, v[i].p * (double)tested);
 		v[i].significant = v[i].p < alpha && fabs(v[i].effect) >= min_effect &&
 				   (double)impact(&v[i]) >= MATTERS * (double)most &&
-				   shifted(&v[i]);
+				   shifted(&v[i]) && fabs(v[i].effect) > v[i].within &&
+				   (v[i].device < DEVICE || fabs(v[i].effect) >= DEVICE_EFFECT);
 	}
 	qsort_r(v, m, sizeof(*v), cmp_rows, &sig_first);
 	*rows = v;

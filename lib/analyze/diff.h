@@ -44,6 +44,8 @@ struct kt_diff_row {
 	bool significant;
 	double p;			/* corrected; 1 when not tested */
 	double effect;			/* Cliff's delta: > 0, B longer */
+	double within;			/* the larger |delta| of a run's halves */
+	double device;			/* the larger share of time in D */
 };
 
 struct kt_diff_opts {
