@@ -345,8 +345,10 @@ static void print_json(FILE *out, const struct side *sd, const struct kt_diff_ro
 		fprintf(out, ",\"significant\":%s,\"tested\":%s", r->significant ? "true" : "false",
 		       r->tested ? "true" : "false");
 		if (r->tested)
-			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f,\"within\":%.4f,\"device\":%.4f",
-				r->p, r->effect, r->within, r->device);
+			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f,\"within\":%.4f,\"device\":%.4f"
+				",\"block_p\":%.6g,\"block_effect\":%.4f,\"block_within\":%.4f",
+				r->p, r->effect, r->within, r->device, r->block_p, r->block_effect,
+				r->block_within);
 		else
 			fprintf(out, ",\"p\":null,\"effect\":null,\"within\":null,\"device\":null");
 		put_side(out, "a", &r->a);

@@ -60,6 +60,7 @@ struct sample {
 	uint32_t key;
 	int pid;
 	unsigned long long ns, dev;
+	unsigned long long end;		/* its time: the record's that ends it */
 	bool late;			/* in the key's second half by time */
 };
 
@@ -225,7 +226,7 @@ static long key_of(struct kt_samples *s, enum kt_diff_kind kind, const char *nam
 }
 
 static int sample(struct kt_samples *s, uint32_t key, int pid, unsigned long long ns,
-		  unsigned long long dev)
+		  unsigned long long dev, unsigned long long end)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
@@ -236,7 +237,7 @@ static int sample(struct kt_samples *s, uint32_t key, int pid, unsigned long lon
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = (struct sample){ key, pid, ns, dev, false };
+	s->v[s->n++] = (struct sample){ key, pid, ns, dev, end, false };
 	return 0;
 }
 
@@ -287,7 +288,7 @@ static int on_switch(struct kt_samples *s, struct evinfo *in, struct tep_record 
 					return (int)key;
 				p->comm_key = (uint32_t)key + 1;
 			}
-			ret = sample(s, p->comm_key - 1, p->pid, ts - p->since, 0);
+			ret = sample(s, p->comm_key - 1, p->pid, ts - p->since, 0, ts);
 			if (ret)
 				return ret;
 		}
@@ -312,7 +313,7 @@ static int on_switch(struct kt_samples *s, struct evinfo *in, struct tep_record 
 
 			if (n->call_key)
 				n->call_dev += dev;
-			ret = sample(s, n->off_key, n->pid, ts - n->since, dev);
+			ret = sample(s, n->off_key, n->pid, ts - n->since, dev, ts);
 			if (ret)
 				return ret;
 		}
@@ -392,7 +393,7 @@ static int on_call(struct kt_samples *s, struct evinfo *in, struct tep_record *r
 	if (in->kind == K_RAW_EXIT || in->kind == K_SYS_EXIT) {
 		if (t->call_key && rec->ts >= t->call_since) {
 			int ret = sample(s, t->call_key - 1, pid, rec->ts - t->call_since,
-					 t->call_dev);
+					 t->call_dev, rec->ts);
 
 			if (ret)
 				return ret;
@@ -455,13 +456,13 @@ static int on_irq(struct kt_samples *s, struct evinfo *in, struct tep_record *re
 		key = (long)c->soft_key - 1;
 		c->soft_key = 0;
 		return rec->ts >= c->soft_since ?
-			sample(s, (uint32_t)key, -1, rec->ts - c->soft_since, 0) : 0;
+			sample(s, (uint32_t)key, -1, rec->ts - c->soft_since, 0, rec->ts) : 0;
 	}
 	if (!soft && c->irq_key && c->irq == v) {
 		key = (long)c->irq_key - 1;
 		c->irq_key = 0;
 		return rec->ts >= c->irq_since ?
-			sample(s, (uint32_t)key, -1, rec->ts - c->irq_since, 0) : 0;
+			sample(s, (uint32_t)key, -1, rec->ts - c->irq_since, 0, rec->ts) : 0;
 	}
 	return 0;
 }
@@ -573,6 +574,15 @@ static int mark_halves(struct kt_samples *s)
 	return 0;
 }
 
+/* The sixteenth of the file's span that end falls in. */
+static size_t block_of(unsigned long long end, unsigned long long first,
+		       unsigned long long span)
+{
+	double b = end > first ? (double)(end - first) / (double)span * KT_DIFF_BLOCKS : 0;
+
+	return b < KT_DIFF_BLOCKS - 1 ? (size_t)b : KT_DIFF_BLOCKS - 1;
+}
+
 /* The set's whole, sorted: its two sorted halves merged. */
 static void merge_halves(struct kt_sample_set *set, unsigned long long *to)
 {
@@ -607,6 +617,7 @@ static bool kept(struct kt_samples *s, const struct sample *x)
 int kt_samples_sets(struct kt_samples *s, const struct kt_sample_set **sets,
 		    size_t *n)
 {
+	unsigned long long first = 0, span = 1;
 	size_t i, k, m = 0;
 
 	if (s->sets) {
@@ -618,6 +629,12 @@ int kt_samples_sets(struct kt_samples *s, const struct kt_sample_set **sets,
 		if (kept(s, &s->v[i]))
 			s->v[m++] = s->v[i];
 	s->n = m;
+	if (s->n) {
+		/* In time order: the first and the last end. */
+		first = s->v[0].end;
+		if (s->v[s->n - 1].end > first)
+			span = s->v[s->n - 1].end - first + 1;
+	}
 	if (mark_halves(s))
 		return -ENOMEM;
 	qsort(s->v, s->n, sizeof(*s->v), cmp_sample);
@@ -637,6 +654,7 @@ int kt_samples_sets(struct kt_samples *s, const struct kt_sample_set **sets,
 			set->sum += s->v[k].ns;
 			set->dev += s->v[k].dev;
 			set->nhalf[s->v[k].late]++;
+			set->block[block_of(s->v[k].end, first, span)] += s->v[k].ns;
 		}
 		set->n = k - i;
 		set->half[0] = halves;

@@ -13,7 +13,7 @@
 #define MATTERS		0.01	/* of the largest total of a row */
 #define SHIFT		0.1	/* of the larger median */
 #define DEVICE		0.5	/* of a row's time blocked in D: a device row */
-#define DEVICE_EFFECT	0.8	/* the effect a device row needs */
+#define DEVICE_EFFECT	0.9	/* the effect a device row needs */
 
 void kt_diff_mwu(const unsigned long long *x, size_t nx,
 		 const unsigned long long *y, size_t ny, double *p, double *effect)
@@ -82,6 +82,46 @@ static double within(const struct kt_sample_set *s)
 	return fabs(effect);
 }
 
+static int cmp_ull(const void *a, const void *b)
+{
+	const unsigned long long *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* The totals of blocks from .. from + n of a set, sorted into to. */
+static void blocks(const struct kt_sample_set *s, size_t from, size_t n,
+		   unsigned long long *to)
+{
+	memcpy(to, s->block + from, n * sizeof(*to));
+	qsort(to, n, sizeof(*to), cmp_ull);
+}
+
+/*
+ * The test of the totals by block of time (batch means: the durations
+ * of neighbouring events are not independent, a block's total nearly
+ * is), and how far each run's first eight blocks are from its last.
+ */
+static void block_test(struct kt_diff_row *r, const struct kt_sample_set *x,
+		       const struct kt_sample_set *y)
+{
+	enum { N = KT_DIFF_BLOCKS, H = KT_DIFF_BLOCKS / 2 };
+	unsigned long long bx[N], by[N];
+	double p, e;
+
+	blocks(x, 0, N, bx);
+	blocks(y, 0, N, by);
+	kt_diff_mwu(bx, N, by, N, &r->block_p, &r->block_effect);
+	blocks(x, 0, H, bx);
+	blocks(x, H, H, bx + H);
+	kt_diff_mwu(bx, H, bx + H, H, &p, &e);
+	r->block_within = fabs(e);
+	blocks(y, 0, H, by);
+	blocks(y, H, H, by + H);
+	kt_diff_mwu(by, H, by + H, H, &p, &e);
+	r->block_within = fmax(r->block_within, fabs(e));
+}
+
 static double device(const struct kt_sample_set *s)
 {
 	return s->sum ? (double)s->dev / (double)s->sum : 0;
@@ -109,6 +149,28 @@ static bool shifted(const struct kt_diff_row *r)
 	double a = (double)r->a.p50, b = (double)r->b.p50;
 
 	return fabs(b - a) >= SHIFT * (a > b ? a : b);
+}
+
+/* The effect a row needs: a device row's is larger. */
+static double needed(const struct kt_diff_row *r, double min_effect)
+{
+	return r->device >= DEVICE ? fmax(min_effect, DEVICE_EFFECT) : min_effect;
+}
+
+static bool by_durations(const struct kt_diff_row *r, double alpha, double min_effect)
+{
+	double e = fabs(r->effect);
+
+	return r->p < alpha && e >= needed(r, min_effect) && e > r->within && shifted(r);
+}
+
+/* The totals differ by SHIFT of the larger at least. */
+static bool by_blocks(const struct kt_diff_row *r, double alpha, double min_effect)
+{
+	double e = fabs(r->block_effect), a = (double)r->a.total, b = (double)r->b.total;
+
+	return r->block_p < alpha && e >= needed(r, min_effect) && e > r->block_within &&
+	       fabs(b - a) >= SHIFT * (a > b ? a : b);
 }
 
 static int cmp_rows(const void *a, const void *b, void *arg)
@@ -162,6 +224,7 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 			kt_diff_mwu(x->v, x->n, y->v, y->n, &r->p, &r->effect);
 			r->within = fmax(within(x), within(y));
 			r->device = fmax(device(x), device(y));
+			block_test(r, x, y);
 			r->tested = true;
 			tested++;
 		}
@@ -175,11 +238,12 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 	for (i = 0; i < m; i++) {
 		if (!v[i].tested)
 			continue;
-		v[i].p = fmin(1, v[i].p * (double)tested);
-		v[i].significant = v[i].p < alpha && fabs(v[i].effect) >= min_effect &&
-				   (double)impact(&v[i]) >= MATTERS * (double)most &&
-				   shifted(&v[i]) && fabs(v[i].effect) > v[i].within &&
-				   (v[i].device < DEVICE || fabs(v[i].effect) >= DEVICE_EFFECT);
+		/* Two tests a row. */
+		v[i].p = fmin(1, v[i].p * 2 * (double)tested);
+		v[i].block_p = fmin(1, v[i].block_p * 2 * (double)tested);
+		v[i].significant = (double)impact(&v[i]) >= MATTERS * (double)most &&
+				   (by_durations(&v[i], alpha, min_effect) ||
+				    by_blocks(&v[i], alpha, min_effect));
 	}
 	qsort_r(v, m, sizeof(*v), cmp_rows, &sig_first);
 	*rows = v;

@@ -46,6 +46,8 @@ struct kt_diff_row {
 	double effect;			/* Cliff's delta: > 0, B longer */
 	double within;			/* the larger |delta| of a run's halves */
 	double device;			/* the larger share of time in D */
+	double block_p, block_effect;	/* the blocks' totals' test */
+	double block_within;
 };
 
 struct kt_diff_opts {
