@@ -315,7 +315,9 @@ static void print_table(FILE *out, const struct kt_diff_row *v, size_t n)
 		put_us(out, r->b.p50);
 		put_us(out, r->a.p99);
 		put_us(out, r->b.p99);
-		if (r->tested)
+		if (r->by_blocks)
+			fprintf(out, " %9.2g %+7.2f\n", r->block_p, r->block_effect);
+		else if (r->tested)
 			fprintf(out, " %9.2g %+7.2f\n", r->p, r->effect);
 		else
 			fprintf(out, " %9s %7s\n", "-", "-");
@@ -344,8 +346,9 @@ static void print_json(FILE *out, const struct side *sd, const struct kt_diff_ro
 		fprintf(out, "%s{\"rank\":%zu,\"kind\":\"%s\",\"name\":", i ? "," : "", i + 1,
 		       kt_diff_kind_name(r->kind));
 		kt_json_put_str(out, r->name);
-		fprintf(out, ",\"significant\":%s,\"tested\":%s", r->significant ? "true" : "false",
-		       r->tested ? "true" : "false");
+		fprintf(out, ",\"significant\":%s,\"tested\":%s,\"test\":%s",
+			r->significant ? "true" : "false", r->tested ? "true" : "false",
+			!r->significant ? "null" : r->by_blocks ? "\"blocks\"" : "\"durations\"");
 		if (r->tested)
 			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f,\"within\":%.4f,\"device\":%.4f"
 				",\"block_p\":%.6g,\"block_effect\":%.4f,\"block_within\":%.4f",

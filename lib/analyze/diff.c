@@ -241,9 +241,11 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 		/* Two tests a row. */
 		v[i].p = fmin(1, v[i].p * 2 * (double)tested);
 		v[i].block_p = fmin(1, v[i].block_p * 2 * (double)tested);
-		v[i].significant = (double)impact(&v[i]) >= MATTERS * (double)most &&
-				   (by_durations(&v[i], alpha, min_effect) ||
-				    by_blocks(&v[i], alpha, min_effect));
+		if ((double)impact(&v[i]) < MATTERS * (double)most)
+			continue;
+		v[i].significant = by_durations(&v[i], alpha, min_effect);
+		if (!v[i].significant)
+			v[i].significant = v[i].by_blocks = by_blocks(&v[i], alpha, min_effect);
 	}
 	qsort_r(v, m, sizeof(*v), cmp_rows, &sig_first);
 	*rows = v;

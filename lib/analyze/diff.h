@@ -54,6 +54,7 @@ struct kt_diff_row {
 	struct kt_diff_side a, b;
 	bool tested;
 	bool significant;
+	bool by_blocks;			/* significant by the blocks' test only */
 	double p;			/* the durations', corrected; 1 when not tested */
 	double effect;			/* their Cliff's delta: > 0, B longer */
 	double within;			/* the larger |delta| of a run's halves */
