@@ -5,9 +5,10 @@
 # 2 ms longer each time).  The regression ranks first, as the lock's
 # row, and is significant; unchanged runs give no significant row.  The
 # workload runs at a real-time priority (chrt), and its fsyncs are on
-# tmpfs, so that the machine's other load (CPU, and the disk: on it, 3
-# of 10 unchanged pairs by hand had fsync's waits change for real) does
-# not change it between runs.  Bad input says what to do.
+# tmpfs, so that the machine's other load (CPU, and the disk, whose
+# waits change between runs for real; on it, bench/diff-pairs.sh counts
+# the pairs: BENCHMARKS.md) does not change it between runs.  Bad input
+# says what to do.
 
 load helpers
 
