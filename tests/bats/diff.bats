@@ -99,30 +99,6 @@ lock_row='(.kind == "task" and .name == "locker0") or (.kind == "syscall" and .n
 	[ "$quiet" -ge 2 ] || fail "a row was significant in $((3 - quiet)) unchanged pairs of 3"
 }
 
-# A's naps are all 1 ms; B's are 0.5 ms, then 1.2 ms, then 1.3 ms.  B's
-# durations are longer than A's in 3 pairs of 4 and shorter in 1 (an
-# effect of 0.5, medians 20% apart, 7% more in total): by a test of
-# the durations alone, a change.  But B's own first half differs from
-# its second more than that (an effect of 1), and its total per stretch
-# of the run moved less than 10%: not significant.
-@test "diff: a shift no larger than a run's change within itself is not significant" {
-	kt_tool naps "$KT_DF_BIN"
-	rec -q -c --for offcpu --for cpu --for syscalls -o a.dat -- \
-		chrt -f 10 "$KT_DF_BIN/naps" 100 1000 >/dev/null
-	rec -q -c --for offcpu --for cpu --for syscalls -o b.dat -- \
-		chrt -f 10 "$KT_DF_BIN/naps" 25 500 25 1200 50 1300 >/dev/null
-	run "$KTRACE" diff a.dat b.dat --format json
-	assert_success
-	# The durations' test alone would call it: p, effect, medians apart.
-	jq -e '.rows[] | select(.kind == "syscall" and .name == "clock_nanosleep") |
-		.tested and .p < 0.01 and .effect >= 0.4 and
-		.b.p50_ns - .a.p50_ns >= 0.1 * .b.p50_ns and .within >= .effect and
-		.b.total_ns - .a.total_ns < 0.1 * .b.total_ns' <<<"$output" ||
-		fail "not the case meant: $(jq -c '.rows[] | select(.name == "clock_nanosleep")' <<<"$output")"
-	jq -e '[.rows[] | select(.significant)] | length == 0' <<<"$output" ||
-		fail "significant: $(jq -c '[.rows[] | select(.significant)]' <<<"$output")"
-}
-
 @test "diff --format json: each row names its kind and name, both sides and the delta" {
 	run "$KTRACE" diff "$BATS_FILE_TMPDIR/a1.dat" "$BATS_FILE_TMPDIR/b1.dat" --format json
 	assert_success
