@@ -59,11 +59,13 @@ static const char doc[] =
 	"system call, an off-CPU reason (the kernel stack's first function out "
 	"of the scheduler where the files hold stacks, else the wait kind: the "
 	"state and the system call), an irq handler or a softirq, with its "
-	"count, total time, p50 and p99 in A and in B, and whether its "
-	"durations changed: a Mann-Whitney U test, corrected for the number of "
-	"rows, an effect (Cliff's delta) of at least 0.4, a change of at "
-	"least 1% of the largest total of any row and medians 10% apart.  Rows "
-	"are ranked "
+	"count, total time, p50 and p99 in A and in B, and whether it "
+	"changed: Mann-Whitney U tests of its durations and of its totals in "
+	"24 stretches of each run's time, corrected for the number of rows, "
+	"an effect (Cliff's delta) of at least 0.4 (0.9 for a row mostly "
+	"blocked on a device) and larger than between each run's halves, a "
+	"change of at least 1% of the largest total of any row, and medians "
+	"(or totals) 10% apart.  Rows are ranked "
 	"by impact, the change in total time, the significant ones first.  "
 	"Record both alike, e.g. 'ktrace record -c --for offcpu --for cpu "
 	"--for syscalls -- CMD'.  "
@@ -313,7 +315,9 @@ static void print_table(FILE *out, const struct kt_diff_row *v, size_t n)
 		put_us(out, r->b.p50);
 		put_us(out, r->a.p99);
 		put_us(out, r->b.p99);
-		if (r->tested)
+		if (r->by_blocks)
+			fprintf(out, " %9.2g %+7.2f\n", r->block_p, r->block_effect);
+		else if (r->tested)
 			fprintf(out, " %9.2g %+7.2f\n", r->p, r->effect);
 		else
 			fprintf(out, " %9s %7s\n", "-", "-");
@@ -342,12 +346,16 @@ static void print_json(FILE *out, const struct side *sd, const struct kt_diff_ro
 		fprintf(out, "%s{\"rank\":%zu,\"kind\":\"%s\",\"name\":", i ? "," : "", i + 1,
 		       kt_diff_kind_name(r->kind));
 		kt_json_put_str(out, r->name);
-		fprintf(out, ",\"significant\":%s,\"tested\":%s", r->significant ? "true" : "false",
-		       r->tested ? "true" : "false");
+		fprintf(out, ",\"significant\":%s,\"tested\":%s,\"test\":%s",
+			r->significant ? "true" : "false", r->tested ? "true" : "false",
+			!r->significant ? "null" : r->by_blocks ? "\"blocks\"" : "\"durations\"");
 		if (r->tested)
-			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f", r->p, r->effect);
+			fprintf(out, ",\"p\":%.6g,\"effect\":%.4f,\"within\":%.4f,\"device\":%.4f"
+				",\"block_p\":%.6g,\"block_effect\":%.4f,\"block_within\":%.4f",
+				r->p, r->effect, r->within, r->device, r->block_p, r->block_effect,
+				r->block_within);
 		else
-			fprintf(out, ",\"p\":null,\"effect\":null");
+			fprintf(out, ",\"p\":null,\"effect\":null,\"within\":null,\"device\":null");
 		put_side(out, "a", &r->a);
 		put_side(out, "b", &r->b);
 		fprintf(out, ",\"delta\":{\"count\":%lld,\"total_ns\":%lld,\"p50_ns\":%lld,\"p99_ns\":%lld}}",

@@ -42,6 +42,7 @@ struct dtask {
 	const char *call;		/* the system call it is in, or NULL */
 	uint32_t call_key;		/* its key + 1, 0: none */
 	unsigned long long call_since;
+	unsigned long long call_dev;	/* its time off in D so far */
 	uint32_t comm_key;		/* + 1, 0: none yet */
 	char comm[16];
 };
@@ -58,7 +59,9 @@ struct dcpu {
 struct sample {
 	uint32_t key;
 	int pid;
-	unsigned long long ns;
+	unsigned long long ns, dev;
+	unsigned long long end;		/* its time: the record's that ends it */
+	bool late;			/* in the key's second half by time */
 };
 
 struct key {
@@ -87,7 +90,7 @@ struct kt_samples {
 	bool lost_unknown;
 	struct kt_sample_set *sets;
 	size_t nsets;
-	unsigned long long *vals;
+	unsigned long long *vals;	/* the sets' v, then their halves */
 };
 
 const char *kt_diff_kind_name(enum kt_diff_kind k)
@@ -222,7 +225,8 @@ static long key_of(struct kt_samples *s, enum kt_diff_kind kind, const char *nam
 	return (long)(s->nkeys - 1);
 }
 
-static int sample(struct kt_samples *s, uint32_t key, int pid, unsigned long long ns)
+static int sample(struct kt_samples *s, uint32_t key, int pid, unsigned long long ns,
+		  unsigned long long dev, unsigned long long end)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
@@ -233,7 +237,7 @@ static int sample(struct kt_samples *s, uint32_t key, int pid, unsigned long lon
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = (struct sample){ key, pid, ns };
+	s->v[s->n++] = (struct sample){ key, pid, ns, dev, end, false };
 	return 0;
 }
 
@@ -284,7 +288,7 @@ static int on_switch(struct kt_samples *s, struct evinfo *in, struct tep_record 
 					return (int)key;
 				p->comm_key = (uint32_t)key + 1;
 			}
-			ret = sample(s, p->comm_key - 1, p->pid, ts - p->since);
+			ret = sample(s, p->comm_key - 1, p->pid, ts - p->since, 0, ts);
 			if (ret)
 				return ret;
 		}
@@ -305,7 +309,11 @@ static int on_switch(struct kt_samples *s, struct evinfo *in, struct tep_record 
 		if (!n)
 			return -ENOMEM;
 		if (n->st == T_OFF && ts >= n->since) {
-			ret = sample(s, n->off_key, n->pid, ts - n->since);
+			unsigned long long dev = n->state == 'D' ? ts - n->since : 0;
+
+			if (n->call_key)
+				n->call_dev += dev;
+			ret = sample(s, n->off_key, n->pid, ts - n->since, dev, ts);
 			if (ret)
 				return ret;
 		}
@@ -384,7 +392,8 @@ static int on_call(struct kt_samples *s, struct evinfo *in, struct tep_record *r
 		return 0;
 	if (in->kind == K_RAW_EXIT || in->kind == K_SYS_EXIT) {
 		if (t->call_key && rec->ts >= t->call_since) {
-			int ret = sample(s, t->call_key - 1, pid, rec->ts - t->call_since);
+			int ret = sample(s, t->call_key - 1, pid, rec->ts - t->call_since,
+					 t->call_dev, rec->ts);
 
 			if (ret)
 				return ret;
@@ -404,6 +413,7 @@ static int on_call(struct kt_samples *s, struct evinfo *in, struct tep_record *r
 		return (int)key;
 	t->call_key = (uint32_t)key + 1;
 	t->call_since = rec->ts;
+	t->call_dev = 0;
 	t->call = s->keys[key].name;
 	return 0;
 }
@@ -446,13 +456,13 @@ static int on_irq(struct kt_samples *s, struct evinfo *in, struct tep_record *re
 		key = (long)c->soft_key - 1;
 		c->soft_key = 0;
 		return rec->ts >= c->soft_since ?
-			sample(s, (uint32_t)key, -1, rec->ts - c->soft_since) : 0;
+			sample(s, (uint32_t)key, -1, rec->ts - c->soft_since, 0, rec->ts) : 0;
 	}
 	if (!soft && c->irq_key && c->irq == v) {
 		key = (long)c->irq_key - 1;
 		c->irq_key = 0;
 		return rec->ts >= c->irq_since ?
-			sample(s, (uint32_t)key, -1, rec->ts - c->irq_since) : 0;
+			sample(s, (uint32_t)key, -1, rec->ts - c->irq_since, 0, rec->ts) : 0;
 	}
 	return 0;
 }
@@ -531,13 +541,57 @@ int kt_samples_add(const struct kt_event *ev, void *arg)
 	}
 }
 
+/* By key, then half, then duration. */
 static int cmp_sample(const void *a, const void *b)
 {
 	const struct sample *x = a, *y = b;
 
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
+	if (x->late != y->late)
+		return x->late ? 1 : -1;
 	return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+/*
+ * Mark each key's second half by time.  Samples are made in time order
+ * (each at its end's record), so the array's order is time's.
+ */
+static int mark_halves(struct kt_samples *s)
+{
+	size_t *count = calloc(s->nkeys ? s->nkeys : 1, 2 * sizeof(*count)), i;
+
+	if (!count)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++)
+		count[2 * s->v[i].key]++;
+	for (i = 0; i < s->n; i++) {
+		size_t *k = &count[2 * s->v[i].key];
+
+		s->v[i].late = k[1]++ >= k[0] / 2;
+	}
+	free(count);
+	return 0;
+}
+
+/* The sixteenth of the file's span that end falls in. */
+static size_t block_of(unsigned long long end, unsigned long long first,
+		       unsigned long long span)
+{
+	double b = end > first ? (double)(end - first) / (double)span * KT_DIFF_BLOCKS : 0;
+
+	return b < KT_DIFF_BLOCKS - 1 ? (size_t)b : KT_DIFF_BLOCKS - 1;
+}
+
+/* The set's whole, sorted: its two sorted halves merged. */
+static void merge_halves(struct kt_sample_set *set, unsigned long long *to)
+{
+	const unsigned long long *x = set->half[0], *y = set->half[1];
+	size_t i = 0, j = 0, k = 0;
+
+	while (i < set->nhalf[0] || j < set->nhalf[1])
+		to[k++] = j >= set->nhalf[1] || (i < set->nhalf[0] && x[i] <= y[j]) ?
+			  x[i++] : y[j++];
 }
 
 static int cmp_set(const void *a, const void *b)
@@ -563,6 +617,7 @@ static bool kept(struct kt_samples *s, const struct sample *x)
 int kt_samples_sets(struct kt_samples *s, const struct kt_sample_set **sets,
 		    size_t *n)
 {
+	unsigned long long first = 0, span = 1;
 	size_t i, k, m = 0;
 
 	if (s->sets) {
@@ -574,22 +629,37 @@ int kt_samples_sets(struct kt_samples *s, const struct kt_sample_set **sets,
 		if (kept(s, &s->v[i]))
 			s->v[m++] = s->v[i];
 	s->n = m;
+	if (s->n) {
+		/* In time order: the first and the last end. */
+		first = s->v[0].end;
+		if (s->v[s->n - 1].end > first)
+			span = s->v[s->n - 1].end - first + 1;
+	}
+	if (mark_halves(s))
+		return -ENOMEM;
 	qsort(s->v, s->n, sizeof(*s->v), cmp_sample);
-	s->vals = malloc((s->n ? s->n : 1) * sizeof(*s->vals));
+	s->vals = malloc((s->n ? 2 * s->n : 1) * sizeof(*s->vals));
 	s->sets = calloc(s->nkeys ? s->nkeys : 1, sizeof(*s->sets));
 	if (!s->vals || !s->sets)
 		return -ENOMEM;
 	for (i = 0; i < s->n; i = k) {
 		struct kt_sample_set *set = &s->sets[s->nsets++];
+		unsigned long long *halves = s->vals + s->n + i;
 
 		set->kind = s->keys[s->v[i].key].kind;
 		set->name = s->keys[s->v[i].key].name;
 		set->v = s->vals + i;
 		for (k = i; k < s->n && s->v[k].key == s->v[i].key; k++) {
-			s->vals[k] = s->v[k].ns;
+			halves[k - i] = s->v[k].ns;
 			set->sum += s->v[k].ns;
+			set->dev += s->v[k].dev;
+			set->nhalf[s->v[k].late]++;
+			set->block[block_of(s->v[k].end, first, span)] += s->v[k].ns;
 		}
 		set->n = k - i;
+		set->half[0] = halves;
+		set->half[1] = halves + set->nhalf[0];
+		merge_halves(set, s->vals + i);
 	}
 	free(s->v);
 	s->v = NULL;

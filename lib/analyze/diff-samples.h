@@ -56,13 +56,26 @@ enum {
 	KT_DIFF_HAS_SOFTIRQ = 1u << 4,
 };
 
-/* One key's durations, in ns, sorted from the shortest. */
+/*
+ * One key's durations, in ns, sorted from the shortest; and the same
+ * durations in two halves by time, half[0] the first n / 2 to end, each
+ * sorted.  dev: the time of them spent blocked in D (uninterruptible:
+ * waiting for a device, mostly): all of an offcpu stretch in D, the D
+ * stretches inside a system call.  block: the total of the durations
+ * that ended in each sixteenth of the time from the file's first
+ * duration's end to its last.
+ */
+#define KT_DIFF_BLOCKS	24
+
 struct kt_sample_set {
 	enum kt_diff_kind kind;
 	const char *name;
 	const unsigned long long *v;
 	size_t n;
-	unsigned long long sum;
+	unsigned long long sum, dev;
+	const unsigned long long *half[2];
+	size_t nhalf[2];
+	unsigned long long block[KT_DIFF_BLOCKS];
 };
 
 struct tep_handle;

@@ -12,6 +12,8 @@
 #define MIN_N		8	/* durations a side, for the test */
 #define MATTERS		0.01	/* of the largest total of a row */
 #define SHIFT		0.1	/* of the larger median */
+#define DEVICE		0.5	/* of a row's time blocked in D: a device row */
+#define DEVICE_EFFECT	0.9	/* the effect a device row needs */
 
 void kt_diff_mwu(const unsigned long long *x, size_t nx,
 		 const unsigned long long *y, size_t ny, double *p, double *effect)
@@ -71,6 +73,60 @@ static void side(struct kt_diff_side *d, const struct kt_sample_set *s)
 	d->p99 = pct(s, 99);
 }
 
+/* How far one run's first half of a key is from its second: |delta|. */
+static double within(const struct kt_sample_set *s)
+{
+	double p, effect;
+
+	kt_diff_mwu(s->half[0], s->nhalf[0], s->half[1], s->nhalf[1], &p, &effect);
+	return fabs(effect);
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	const unsigned long long *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/* The totals of blocks from .. from + n of a set, sorted into to. */
+static void blocks(const struct kt_sample_set *s, size_t from, size_t n,
+		   unsigned long long *to)
+{
+	memcpy(to, s->block + from, n * sizeof(*to));
+	qsort(to, n, sizeof(*to), cmp_ull);
+}
+
+/*
+ * The test of the totals by block of time (batch means: the durations
+ * of neighbouring events are not independent, a block's total nearly
+ * is), and how far each run's first eight blocks are from its last.
+ */
+static void block_test(struct kt_diff_row *r, const struct kt_sample_set *x,
+		       const struct kt_sample_set *y)
+{
+	enum { N = KT_DIFF_BLOCKS, H = KT_DIFF_BLOCKS / 2 };
+	unsigned long long bx[N], by[N];
+	double p, e;
+
+	blocks(x, 0, N, bx);
+	blocks(y, 0, N, by);
+	kt_diff_mwu(bx, N, by, N, &r->block_p, &r->block_effect);
+	blocks(x, 0, H, bx);
+	blocks(x, H, H, bx + H);
+	kt_diff_mwu(bx, H, bx + H, H, &p, &e);
+	r->block_within = fabs(e);
+	blocks(y, 0, H, by);
+	blocks(y, H, H, by + H);
+	kt_diff_mwu(by, H, by + H, H, &p, &e);
+	r->block_within = fmax(r->block_within, fabs(e));
+}
+
+static double device(const struct kt_sample_set *s)
+{
+	return s->sum ? (double)s->dev / (double)s->sum : 0;
+}
+
 static int cmp_key(const struct kt_sample_set *x, const struct kt_sample_set *y)
 {
 	if (x->kind != y->kind)
@@ -93,6 +149,28 @@ static bool shifted(const struct kt_diff_row *r)
 	double a = (double)r->a.p50, b = (double)r->b.p50;
 
 	return fabs(b - a) >= SHIFT * (a > b ? a : b);
+}
+
+/* The effect a row needs: a device row's is larger. */
+static double needed(const struct kt_diff_row *r, double min_effect)
+{
+	return r->device >= DEVICE ? fmax(min_effect, DEVICE_EFFECT) : min_effect;
+}
+
+static bool by_durations(const struct kt_diff_row *r, double alpha, double min_effect)
+{
+	double e = fabs(r->effect);
+
+	return r->p < alpha && e >= needed(r, min_effect) && e > r->within && shifted(r);
+}
+
+/* The totals differ by SHIFT of the larger at least. */
+static bool by_blocks(const struct kt_diff_row *r, double alpha, double min_effect)
+{
+	double e = fabs(r->block_effect), a = (double)r->a.total, b = (double)r->b.total;
+
+	return r->block_p < alpha && e >= needed(r, min_effect) && e > r->block_within &&
+	       fabs(b - a) >= SHIFT * (a > b ? a : b);
 }
 
 static int cmp_rows(const void *a, const void *b, void *arg)
@@ -144,6 +222,9 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 		r->p = 1;
 		if (x && y && x->n >= MIN_N && y->n >= MIN_N) {
 			kt_diff_mwu(x->v, x->n, y->v, y->n, &r->p, &r->effect);
+			r->within = fmax(within(x), within(y));
+			r->device = fmax(device(x), device(y));
+			block_test(r, x, y);
 			r->tested = true;
 			tested++;
 		}
@@ -157,10 +238,14 @@ int kt_diff_compare(struct kt_samples *a, struct kt_samples *b,
 	for (i = 0; i < m; i++) {
 		if (!v[i].tested)
 			continue;
-		v[i].p = fmin(1, v[i].p * (double)tested);
-		v[i].significant = v[i].p < alpha && fabs(v[i].effect) >= min_effect &&
-				   (double)impact(&v[i]) >= MATTERS * (double)most &&
-				   shifted(&v[i]);
+		/* Two tests a row. */
+		v[i].p = fmin(1, v[i].p * 2 * (double)tested);
+		v[i].block_p = fmin(1, v[i].block_p * 2 * (double)tested);
+		if ((double)impact(&v[i]) < MATTERS * (double)most)
+			continue;
+		v[i].significant = by_durations(&v[i], alpha, min_effect);
+		if (!v[i].significant)
+			v[i].significant = v[i].by_blocks = by_blocks(&v[i], alpha, min_effect);
 	}
 	qsort_r(v, m, sizeof(*v), cmp_rows, &sig_first);
 	*rows = v;
