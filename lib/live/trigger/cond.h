@@ -7,6 +7,12 @@
  *
  *   syscall>DUR           a system call that took longer than DUR
  *   syscall:NAME>DUR      ... the system call NAME (syscall:fsync>20ms)
+ *   wakeup>DUR            a task waited longer than DUR between its wakeup
+ *                         (sched_waking, else sched_wakeup[_new]) and
+ *                         the sched_switch that put it on a CPU
+ *   offcpu>DUR            a task blocked longer than DUR: from the switch
+ *                         that took it off in a sleeping state (not R or
+ *                         R+) to the switch that put it back
  *   exit                  the traced COMMAND exits non-zero or is killed
  *   event SYS:EVENT [if FILTER]
  *                         an event (that matches the kernel's filter
@@ -24,6 +30,8 @@ enum kt_cond_kind {
 	KT_COND_SYSCALL,
 	KT_COND_EXIT,
 	KT_COND_EVENT,
+	KT_COND_WAKEUP,
+	KT_COND_OFFCPU,
 };
 
 struct kt_cond {

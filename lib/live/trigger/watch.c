@@ -16,6 +16,7 @@
 #include "decode/decoder.h"
 #include "decode/symbols.h"
 #include "file/tepcheck.h"
+#include "live/trigger/waits.h"
 #include "live/trigger/watch.h"
 
 struct open_call {
@@ -40,6 +41,7 @@ struct kt_watch {
 	struct open_call *calls;
 	size_t size, used;		/* size: a power of two */
 	char machine[65];
+	struct kt_waits *waits;		/* wakeup>, offcpu> (NULL: none) */
 };
 
 static struct tep_event *find(struct tep_handle *tep, const char *sys,
@@ -149,6 +151,16 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 	}
 	for (i = 0; i < n; i++) {
 		w->ev[i].id = -1;
+		if ((conds[i].kind == KT_COND_WAKEUP || conds[i].kind == KT_COND_OFFCPU) &&
+		    !w->waits && !(w->waits = kt_waits_new(tep, conds, n))) {
+			if (errno == EINVAL)
+				snprintf(why, len, "no sched:sched_switch in the recording's formats for '%s'",
+					 conds[i].text);
+			ret = errno;
+			kt_watch_free(w);
+			errno = ret;
+			return NULL;
+		}
 		if (conds[i].kind != KT_COND_EVENT)
 			continue;
 		ret = event_cond(w, &conds[i], &w->ev[i], why, len);
@@ -189,7 +201,18 @@ void kt_watch_free(struct kt_watch *w)
 			tep_filter_free(w->ev[i].filter);
 	free(w->ev);
 	free(w->calls);
+	kt_waits_free(w->waits);
 	free(w);
+}
+
+int kt_watch_scope(struct kt_watch *w, const pid_t *roots, int n, bool children)
+{
+	return w->waits ? kt_waits_scope(w->waits, roots, n, children) : 0;
+}
+
+int kt_watch_next(struct kt_watch *w, uint64_t now, struct kt_fire *f)
+{
+	return w->waits ? kt_waits_next(w->waits, now, f) : 0;
 }
 
 /*
@@ -319,6 +342,8 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 	int type = tep_data_type(w->tep, rec), tid;
 	struct open_call *c;
 
+	if (w->waits)
+		kt_waits_record(w->waits, type, rec);
 	if (event_record(w, rec, type, f))
 		return 1;
 	if (type != w->enter_id && type != w->exit_id)
