@@ -45,6 +45,17 @@ struct kt_cond {
 	const char *events[2];
 };
 
+/* A condition that held. */
+struct kt_fire {
+	int cond;			/* its index */
+	uint64_t ts;			/* the firing record's time, trace clock */
+	int cpu;
+	int pid;
+	uint64_t since;			/* what it measured began (sys_enter, a
+					   wait's start), or ts */
+	char what[256];			/* the firing event, in words */
+};
+
 /*
  * Parse text into c.  0, or -EINVAL with why (len bytes) saying what is
  * wrong and what to try ("unknown condition 'sycall'; did you mean

@@ -39,7 +39,6 @@
 #include <traceevent/event-parse.h>
 
 #include "live/trigger/waits.h"
-#include "live/trigger/watch.h"
 
 /* The state bits sched_switch's prev_state reports (S D T t X Z P I); R+ has none. */
 #define STATE_MASK	0xff

@@ -19,7 +19,6 @@
 
 struct tep_handle;
 struct tep_record;
-struct kt_fire;
 struct kt_waits;
 
 /*

@@ -19,16 +19,6 @@ struct tep_handle;
 struct tep_record;
 struct kt_watch;
 
-/* A condition that held. */
-struct kt_fire {
-	int cond;			/* its index */
-	uint64_t ts;			/* the firing record's time, trace clock */
-	int cpu;
-	int pid;
-	uint64_t since;			/* what it measured began (sys_enter), or ts */
-	char what[256];			/* the firing event, in words */
-};
-
 /*
  * conds[n] (kept, not copied) against tep's formats.  NULL + errno;
  * EINVAL with why (len bytes) saying which event or filter is bad.
