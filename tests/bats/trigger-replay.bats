@@ -139,6 +139,13 @@ EOF
 	done
 }
 
+@test "one switch in that ends a wakeup's wait and a block fires both conditions" {
+	"$UNIT/trigger-replay" "$TOP/tests/data/tc-sched.dat" 'wakeup>100us' 'offcpu>1ms' >"$RD/out"
+	awk -F'\t' 'NF > 2 && $1 == "wakeup>100us" { print $2, $4 }' "$RD/out" | sort >"$RD/w"
+	awk -F'\t' 'NF > 2 && $1 == "offcpu>1ms" { print $2, $4 }' "$RD/out" | sort >"$RD/o"
+	[ -n "$(comm -12 "$RD/w" "$RD/o")" ] || fail "no switch in fired both: $(cat "$RD/out")"
+}
+
 @test "a firing's text names the task, its waker or its state, and the time" {
 	run "$UNIT/trigger-replay" "$TOP/tests/data/tc-sched.dat" 'wakeup>10ms' 'offcpu>100ms'
 	assert_success
