@@ -147,7 +147,9 @@ static const char doc[] =
 	"[t - --before, t + --after] as its own file into DIR "
 	"(DIR/trigger-DATE-COND.dat), and goes on; COND is syscall>DUR or "
 	"syscall:NAME>DUR (a system call that took longer than DUR, e.g. "
-	"'syscall:fsync>20ms'), exit (COMMAND exits non-zero or is killed), or "
+	"'syscall:fsync>20ms'), wakeup>DUR (a task waited longer than DUR from "
+	"its wakeup to a CPU), offcpu>DUR (a task blocked longer than DUR), "
+	"exit (COMMAND exits non-zero or is killed), or "
 	"'event SYSTEM:EVENT [if FILTER]' (e.g. 'event signal:signal_generate if sig == 11').";
 
 static const struct argp_option options[] = {
@@ -158,7 +160,7 @@ static const struct argp_option options[] = {
 	{ "max-size", 'm', "MB", 0, "stop when the file reaches MB megabytes", 0 },
 	{ "rotate", OPT_ROTATE, "SIZE|DURATION", 0, "write a series of complete files into -o DIR, a new one at SIZE (64M; K, M, G) or after DURATION (10m; ms, s, m, h): DIR/ktrace-NNNNNN.dat", 0 },
 	{ "keep", OPT_KEEP, "N", 0, "with --rotate: keep at most N files in DIR, removing the oldest", 0 },
-	{ "trigger", OPT_TRIGGER, "COND", 0, "keep only recent history and write the moments COND holds into -o DIR, each as its own file: syscall>DUR, syscall:NAME>DUR, exit, 'event SYS:EVENT [if FILTER]'; repeatable", 0 },
+	{ "trigger", OPT_TRIGGER, "COND", 0, "keep only recent history and write the moments COND holds into -o DIR, each as its own file: syscall>DUR, syscall:NAME>DUR, wakeup>DUR, offcpu>DUR, exit, 'event SYS:EVENT [if FILTER]'; repeatable", 0 },
 	{ "before", OPT_BEFORE, "DURATION", 0, "with --trigger: the history a snapshot holds before the moment (default 10s; ms, s, m)", 0 },
 	{ "after", OPT_AFTER, "DURATION", 0, "with --trigger: what it holds after the moment (default 1s)", 0 },
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N", 0, "with --trigger: write at most N snapshots; later firings are counted as suppressed", 0 },

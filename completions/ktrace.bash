@@ -106,7 +106,7 @@ _ktrace()
 		COMPREPLY=($(compgen -W "10 20 100" -- "$cur"))
 		return 0 ;;
 	--trigger)
-		COMPREPLY=($(compgen -W "syscall>50ms syscall:fsync>20ms exit" -- "$cur"))
+		COMPREPLY=($(compgen -W "syscall>50ms syscall:fsync>20ms wakeup>20ms offcpu>50ms exit" -- "$cur"))
 		return 0 ;;
 	--max-snapshots)
 		COMPREPLY=($(compgen -W "1 10 100" -- "$cur"))

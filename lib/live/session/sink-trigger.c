@@ -250,6 +250,31 @@ err:
 	return errno ? -errno : -ENOMEM;
 }
 
+/*
+ * A recording scoped to tasks (-F, -c, --pid) counts only their waits:
+ * COMMAND's and the pids' processes (and, with -c, what they fork).
+ */
+static int scope(struct kt_trigger_sink *t)
+{
+	const struct kt_trace_opts *o = t->s->cfg->t;
+	pid_t *roots, child = t->s->run ? kt_run_child_pid(t->s->run) : 0;
+	size_t n = 0, i;
+	int ret;
+
+	if (!o || (!o->only_cmd && !o->children && !o->npids))
+		return 0;
+	roots = calloc(o->npids + 1, sizeof(*roots));
+	if (!roots)
+		return -ENOMEM;
+	if (child > 0)
+		roots[n++] = child;
+	for (i = 0; i < o->npids; i++)
+		roots[n++] = o->pids[i];
+	ret = kt_watch_scope(t->watch, roots, n, o->children);
+	free(roots);
+	return ret;
+}
+
 static int arm(struct kt_trigger_sink *t)
 {
 	struct itimerspec it = {
@@ -284,6 +309,17 @@ static int64_t realtime_of(struct kt_trigger_sink *t, uint64_t ts)
 	return (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec - (int64_t)(now - ts);
 }
 
+/*
+ * A firing's window begins --before its event, or where what it measured
+ * began (a wait, a system call) when that is earlier.
+ */
+static uint64_t window_start(struct kt_trigger_sink *t, const struct kt_fire *f)
+{
+	uint64_t start = f->ts > t->o.before ? f->ts - t->o.before : 0;
+
+	return f->since < start ? f->since : start;
+}
+
 static void fired(struct kt_trigger_sink *t, const struct kt_fire *f)
 {
 	struct pending *p;
@@ -297,7 +333,8 @@ static void fired(struct kt_trigger_sink *t, const struct kt_fire *f)
 	}
 	for (i = 0; i < t->npend; i++) {
 		p = &t->pend[i];
-		if (f->ts <= p->due) {
+		/* (A wait that began before the window gets one of its own.) */
+		if (f->ts <= p->due && f->since >= window_start(t, &p->f)) {
 			/*
 			 * Inside a window still to be written: it is in there
 			 * (not stretched: a storm would hold it for ever).
@@ -309,7 +346,8 @@ static void fired(struct kt_trigger_sink *t, const struct kt_fire *f)
 	}
 	if (t->npend == PENDING_MAX ||
 	    (t->o.max_snapshots && t->started >= t->o.max_snapshots) ||
-	    (t->fired_once && f->ts < t->last_fire + t->o.cooldown)) {
+	    (t->fired_once && (f->ts > t->last_fire ? f->ts - t->last_fire :
+			       t->last_fire - f->ts) < t->o.cooldown)) {
 		t->done.suppressed++;
 		t->held++;
 		return;
@@ -403,6 +441,15 @@ static void read_new(struct kt_trigger_sink *t)
 		read_cpu(t, cpu);
 }
 
+/* The waits that held and ended before now, every CPU read up to it. */
+static void waits_due(struct kt_trigger_sink *t, uint64_t now)
+{
+	struct kt_fire f;
+
+	while (t->watch && kt_watch_next(t->watch, now, &f))
+		fired(t, &f);
+}
+
 /* ---- the snapshots ---- */
 
 static char *shot_path(struct kt_trigger_sink *t, const struct pending *p)
@@ -431,7 +478,7 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 		       uint64_t now)
 {
 	const struct kt_session_config *cfg = t->s->cfg;
-	uint64_t start = p->f.ts > t->o.before ? p->f.ts - t->o.before : 0;
+	uint64_t start = window_start(t, &p->f);
 	bool chained = t->last_end && start < t->last_end;
 	struct kt_snapshot_req req = { 0 };
 	struct kt_snapshot_res res;
@@ -573,6 +620,7 @@ static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step st
 		/* What the buffers hold, read; the waiting snapshots written. */
 		flush(t);
 		read_new(t);
+		waits_due(t, UINT64_MAX);
 		exit_cond(t);
 		write_due(t, true);
 	}
@@ -583,7 +631,8 @@ static int trigger_begin(void *state, struct kt_session *s, enum kt_sink_step st
 	case KT_SINK_ARMED:
 		return load_formats(t);
 	case KT_SINK_STARTED:
-		return arm(t);
+		ret = scope(t);
+		return ret ? ret : arm(t);
 	default:
 		return 0;
 	}
@@ -606,14 +655,20 @@ static int trigger_poll_fds(void *state, struct pollfd *fds, int max)
 static int trigger_pages(void *state, const struct pollfd *fds)
 {
 	struct kt_trigger_sink *t = state;
-	uint64_t ticks;
+	uint64_t ticks, now;
 
 	if (!fds)
 		return 0;
 	if ((fds[1].revents & POLLIN) && read(t->timer, &ticks, sizeof(ticks)) > 0) {
-		if (++t->ticks % FLUSH_TICKS == 0)
+		if (++t->ticks % FLUSH_TICKS == 0) {
+			/* Every page up to now, flushed, then read: the waits before it. */
+			now = kt_session_trace_now(t->s);
 			flush(t);
-		read_new(t);
+			read_new(t);
+			waits_due(t, now);
+		} else {
+			read_new(t);
+		}
 		write_due(t, false);
 	}
 	/* Read before the ring rotates: the old pieces stay open here. */

@@ -17,11 +17,22 @@
 /* System call numbers looked up by name go this far. */
 #define SYSCALL_MAX	1024
 
-static const char *const kinds[] = { "syscall", "exit", "event" };
+static const char *const kinds[] = { "syscall", "exit", "event", "wakeup", "offcpu" };
 
 static const char *const syscall_events[] = {
 	"raw_syscalls:sys_enter", "raw_syscalls:sys_exit", NULL,
 };
+
+/*
+ * A wakeup: sched_waking where the wakeup begins (sched_wakeup, at its
+ * end, is not needed then), sched_wakeup_new for a new task (it has no
+ * sched_waking), and the switch that puts the task on a CPU.
+ */
+static const char *const wakeup_events[] = {
+	"sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup_new", NULL,
+};
+
+static const char *const offcpu_events[] = { "sched:sched_switch", NULL };
 
 static const char *const no_events[] = { NULL };
 
@@ -147,6 +158,27 @@ static int parse_syscall(const char *rest, struct kt_cond *c, char *why,
 	return kt_cond_duration(gt + 1, &c->ns, why, len);
 }
 
+/* ">DUR" after "wakeup" or "offcpu". */
+static int parse_wait(const char *word, const char *rest, enum kt_cond_kind kind,
+		      struct kt_cond *c, char *why, size_t len)
+{
+	c->kind = kind;
+	c->nr = -1;
+	if (*rest != '>') {
+		if (*rest)
+			snprintf(why, len, "unexpected '%s' after '%s'; give '%s>DUR', e.g. '%s>20ms'",
+				 rest, word, word, word);
+		else
+			snprintf(why, len, "no '>DURATION'; e.g. '%s>20ms'", word);
+		return -EINVAL;
+	}
+	if (!rest[1]) {
+		snprintf(why, len, "no duration after '%s>'; e.g. '%s>20ms'", word, word);
+		return -EINVAL;
+	}
+	return kt_cond_duration(rest + 1, &c->ns, why, len);
+}
+
 /* "event SYS:EVENT [if FILTER]" after "event". */
 static int parse_event(const char *rest, struct kt_cond *c, char *why,
 		       size_t len)
@@ -196,6 +228,10 @@ int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 	n = strcspn(text, ":> ");
 	if (n == 7 && !strncmp(text, "syscall", 7))
 		return parse_syscall(text + 7, c, why, len);
+	if (n == 6 && !strncmp(text, "wakeup", 6))
+		return parse_wait("wakeup", text + 6, KT_COND_WAKEUP, c, why, len);
+	if (n == 6 && !strncmp(text, "offcpu", 6))
+		return parse_wait("offcpu", text + 6, KT_COND_OFFCPU, c, why, len);
 	if (n == 5 && !strncmp(text, "event", 5) && text[5] == ' ')
 		return parse_event(text + 5, c, why, len);
 	if (n == 4 && !strncmp(text, "exit", 4)) {
@@ -214,16 +250,25 @@ int kt_cond_parse(const char *text, struct kt_cond *c, char *why, size_t len)
 	if (hint)
 		snprintf(why, len, "unknown condition '%s'; did you mean '%s'?", word, hint);
 	else
-		snprintf(why, len, "unknown condition '%s'; give syscall>DUR, syscall:NAME>DUR, exit or event SYSTEM:EVENT [if FILTER]",
+		snprintf(why, len, "unknown condition '%s'; give syscall>DUR, syscall:NAME>DUR, wakeup>DUR, offcpu>DUR, exit or event SYSTEM:EVENT [if FILTER]",
 			 word);
 	return -EINVAL;
 }
 
 const char *const *kt_cond_events(const struct kt_cond *c)
 {
-	if (c->kind == KT_COND_EVENT)
+	switch (c->kind) {
+	case KT_COND_EVENT:
 		return c->events;
-	return c->kind == KT_COND_SYSCALL ? syscall_events : no_events;
+	case KT_COND_SYSCALL:
+		return syscall_events;
+	case KT_COND_WAKEUP:
+		return wakeup_events;
+	case KT_COND_OFFCPU:
+		return offcpu_events;
+	default:
+		return no_events;
+	}
 }
 
 char *kt_cond_slug(const struct kt_cond *c, char *buf, size_t len)

@@ -7,6 +7,12 @@
  *
  *   syscall>DUR           a system call that took longer than DUR
  *   syscall:NAME>DUR      ... the system call NAME (syscall:fsync>20ms)
+ *   wakeup>DUR            a task waited longer than DUR between its wakeup
+ *                         (sched_waking, else sched_wakeup[_new]) and
+ *                         the sched_switch that put it on a CPU
+ *   offcpu>DUR            a task blocked longer than DUR: from the switch
+ *                         that took it off in a sleeping state (not R or
+ *                         R+) to the switch that put it back
  *   exit                  the traced COMMAND exits non-zero or is killed
  *   event SYS:EVENT [if FILTER]
  *                         an event (that matches the kernel's filter
@@ -24,6 +30,8 @@ enum kt_cond_kind {
 	KT_COND_SYSCALL,
 	KT_COND_EXIT,
 	KT_COND_EVENT,
+	KT_COND_WAKEUP,
+	KT_COND_OFFCPU,
 };
 
 struct kt_cond {
@@ -35,6 +43,17 @@ struct kt_cond {
 	char spec[128];
 	const char *filter;
 	const char *events[2];
+};
+
+/* A condition that held. */
+struct kt_fire {
+	int cond;			/* its index */
+	uint64_t ts;			/* the firing record's time, trace clock */
+	int cpu;
+	int pid;
+	uint64_t since;			/* what it measured began (sys_enter, a
+					   wait's start), or ts */
+	char what[256];			/* the firing event, in words */
 };
 
 /*

@@ -20,6 +20,7 @@
 #include "decode/decoder.h"
 #include "decode/symbols.h"
 #include "file/tepcheck.h"
+#include "live/trigger/waits.h"
 #include "live/trigger/watch.h"
 
 struct open_call {
@@ -56,6 +57,7 @@ struct kt_watch {
 	struct open_call *calls;
 	size_t size, used;		/* size: a power of two */
 	char machine[65];
+	struct kt_waits *waits;		/* wakeup>, offcpu> (NULL: none) */
 };
 
 static struct tep_event *find(struct tep_handle *tep, const char *sys,
@@ -222,6 +224,16 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 	}
 	for (i = 0; i < n; i++) {
 		w->ev[i].id = -1;
+		if ((conds[i].kind == KT_COND_WAKEUP || conds[i].kind == KT_COND_OFFCPU) &&
+		    !w->waits && !(w->waits = kt_waits_new(tep, conds, n))) {
+			if (errno == EINVAL)
+				snprintf(why, len, "no sched:sched_switch in the recording's formats for '%s'",
+					 conds[i].text);
+			ret = errno;
+			kt_watch_free(w);
+			errno = ret;
+			return NULL;
+		}
 		if (conds[i].kind != KT_COND_EVENT)
 			continue;
 		ret = event_cond(w, &conds[i], &w->ev[i], why, len);
@@ -278,7 +290,18 @@ void kt_watch_free(struct kt_watch *w)
 	free(w->ev);
 	free(w->want);
 	free(w->calls);
+	kt_waits_free(w->waits);
 	free(w);
+}
+
+int kt_watch_scope(struct kt_watch *w, const pid_t *roots, int n, bool children)
+{
+	return w->waits ? kt_waits_scope(w->waits, roots, n, children) : 0;
+}
+
+int kt_watch_next(struct kt_watch *w, uint64_t now, struct kt_fire *f)
+{
+	return w->waits ? kt_waits_next(w->waits, now, f) : 0;
 }
 
 /*
@@ -403,6 +426,9 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 	unsigned char want;
 	int tid;
 
+	/* Every record: a record of a task's own shows it ran (waits.h). */
+	if (w->waits)
+		kt_waits_record(w->waits, type, rec);
 	/* The dispatch: what this event id is wanted for, if anything. */
 	want = w->type.size ? w->want[type] : 0;
 	if (!want)
