@@ -27,7 +27,7 @@ int kt_unpack_zstd(struct kt_unpack *u, const void *src, size_t slen,
 int kt_unpack_zlib(struct kt_unpack *u, const void *src, size_t slen,
 		   void *dst, size_t dlen);
 
-/* zlib's adler32(adler, p, len), 32 bytes a step (SSE2). */
+/* zlib's adler32(adler, p, len), 64 bytes a step (SSE2). */
 uint32_t kt_unpack_adler32(uint32_t adler, const void *p, size_t len);
 
 #endif
