@@ -387,10 +387,13 @@ static void kstack_frames(struct run *r, int off)
 /*
  * The text fill() prints for the n bytes of words at r->data + off, from
  * *tab (slots entries, allocated here) or printed and kept there.
+ * Inlined into its two callers: fill is then a direct call, slots a
+ * constant (a kernel stack 13 instructions fewer).
  */
-static void run_kept(struct run *r, const struct ff_prog *pg, struct stack_ent **tab,
-		     unsigned int slots, int off,
-		     void (*fill)(struct run *, const struct ff_prog *, int))
+static inline __attribute__((always_inline))
+void run_kept(struct run *r, const struct ff_prog *pg, struct stack_ent **tab,
+	      unsigned int slots, int off,
+	      void (*fill)(struct run *, const struct ff_prog *, int))
 {
 	size_t n = off < r->size ? (size_t)(r->size - off) : 0;
 	const unsigned char *key = r->data + off;

@@ -10,11 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <zstd.h>
 
 #include "base/byteorder.h"
 #include "file/reader.h"
 #include "file/tracedat.h"
+#include "file/unpack.h"
 
 struct tep_handle;
 struct tep_plugin_list;
@@ -86,10 +86,10 @@ struct kt_reader {
 	unsigned int page_size;
 	enum comp_kind comp;
 	char comp_name[MAX_NAME];
-	ZSTD_DCtx *zctx;	/* kept across chunks: no set-up per chunk */
+	struct kt_unpack *unpack;	/* kept across chunks: no set-up per chunk */
 	/* Streams' next windows read ahead in a thread (kt_reader_read_ahead). */
 	struct kt_ahead *ahead;
-	ZSTD_DCtx *ahead_zctx;	/* that thread's own */
+	struct kt_unpack *ahead_unpack;	/* that thread's own */
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
 	/*
@@ -161,8 +161,8 @@ static inline uint64_t get64(const struct kt_reader *r, const void *p)
 /* Read n bytes at off: 0, -EBADMSG when the file ends first, or -errno. */
 int kt_reader_pread_all(int fd, void *buf, size_t n, uint64_t off);
 /* Unpack a chunk with the file's compression to exactly dlen bytes. */
-/* kt_reader_unpack() with a zstd context of the caller's (one a thread). */
-int kt_reader_unpack_ctx(struct kt_reader *r, ZSTD_DCtx **zctx, const void *src,
+/* kt_reader_unpack() with an unpacker of the caller's (one a thread). */
+int kt_reader_unpack_ctx(struct kt_reader *r, struct kt_unpack **u, const void *src,
 			 size_t slen, void *dst, size_t dlen);
 int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
 		     void *dst, size_t dlen);

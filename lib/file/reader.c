@@ -23,8 +23,6 @@
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "base/byteorder.h"
 #include "file/ahead.h"
@@ -214,28 +212,18 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 int kt_reader_unpack(struct kt_reader *r, const void *src, size_t slen,
 		     void *dst, size_t dlen)
 {
-	return kt_reader_unpack_ctx(r, &r->zctx, src, slen, dst, dlen);
+	return kt_reader_unpack_ctx(r, &r->unpack, src, slen, dst, dlen);
 }
 
-int kt_reader_unpack_ctx(struct kt_reader *r, ZSTD_DCtx **zctx, const void *src,
+int kt_reader_unpack_ctx(struct kt_reader *r, struct kt_unpack **u, const void *src,
 			 size_t slen, void *dst, size_t dlen)
 {
-	if (r->comp == COMP_ZSTD) {
-		size_t n;
-
-		if (!*zctx && !(*zctx = ZSTD_createDCtx()))
-			return -EBADMSG;
-		n = ZSTD_decompressDCtx(*zctx, dst, dlen, src, slen);
-
-		return ZSTD_isError(n) || n != dlen ? -EBADMSG : 0;
-	}
-	if (r->comp == COMP_ZLIB) {
-		uLongf n = dlen;
-
-		return uncompress(dst, &n, src, slen) != Z_OK || n != dlen ?
-			-EBADMSG : 0;
-	}
-	return -EBADMSG;
+	if (r->comp != COMP_ZSTD && r->comp != COMP_ZLIB)
+		return -EBADMSG;
+	if (!*u && !(*u = kt_unpack_new()))
+		return -ENOMEM;
+	return r->comp == COMP_ZSTD ? kt_unpack_zstd(*u, src, slen, dst, dlen) :
+		kt_unpack_zlib(*u, src, slen, dst, dlen);
 }
 
 /* ---- v6 header part / v7 sections ---------------------------------- */
@@ -1842,7 +1830,7 @@ void kt_reader_close(struct kt_reader *r)
 	if (!r)
 		return;
 	kt_ahead_free(r->ahead);
-	ZSTD_freeDCtx(r->ahead_zctx);
+	kt_unpack_free(r->ahead_unpack);
 	kt_series_free(r->series);
 	for (i = 0; i < r->nbufs; i++) {
 		free(r->bufs[i].name);
@@ -1856,7 +1844,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->cpustat);
 	free(r->cpustat_buf);
 	free(r->stat_buf);
-	ZSTD_freeDCtx(r->zctx);
+	kt_unpack_free(r->unpack);
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);

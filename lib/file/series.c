@@ -217,7 +217,7 @@ void kt_chunk_reader_close(struct kt_reader *cr)
 {
 	if (!cr)
 		return;
-	ZSTD_freeDCtx(cr->zctx);
+	kt_unpack_free(cr->unpack);
 	close(cr->fd);
 	free(cr);
 }

@@ -335,7 +335,7 @@ static void fill_ahead(struct kt_ahead_job *j)
 		    grow(&f->zbuf, &f->zcap, csize ? csize : 1) ||
 		    grow(&f->win, &f->win_cap, n + usize + KT_STREAM_SLACK) ||
 		    kt_reader_pread_all(r->fd, f->zbuf, csize, pos + 8) ||
-		    kt_reader_unpack_ctx(r, &r->ahead_zctx, f->zbuf, csize, f->win + n, usize) ||
+		    kt_reader_unpack_ctx(r, &r->ahead_unpack, f->zbuf, csize, f->win + n, usize) ||
 		    !ahead_chunk(f, pos, n + usize))
 			break;
 		n += usize;

@@ -739,6 +739,14 @@ patch() {
 	assert_failure 2
 }
 
+@test "a zlib chunk unpacks as zlib's uncompress() unpacks it, its Adler-32 checked (unpack-check)" {
+	# Random and 0xff bytes against adler32(); whole, cut, padded and
+	# damaged streams against uncompress(): the same ones refused.
+	run "$UNIT/unpack-check"
+	assert_success
+	[[ "$output" =~ ^ok\ [0-9]+\ streams$ ]] || fail "$output"
+}
+
 @test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
 	# This kernel's symbols, and each odd shape of line between good ones.
 	cp /proc/kallsyms "$RD/ks.0"
