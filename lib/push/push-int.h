@@ -66,6 +66,9 @@ struct ptable {
 	bool made;			/* an event's table this push made */
 };
 
+struct kt_taskstate;
+struct kt_cpu;
+
 struct task {
 	int pid;
 	const char *comm;		/* NULL: not looked up yet */
@@ -116,6 +119,13 @@ struct push {
 	struct task *last_tk;		/* the task of the record before (runs of one task are long) */
 	struct kt_block_const *kc[3];	/* host, trace_id, boot_id: every block's */
 	struct kt_summary *sum;		/* the loss, counted in the pass */
+	/*
+	 * The task model (analyze/taskstate.h) that tasks' run_ns, switches
+	 * and missing_switches come from, as sql's do: built only when the
+	 * file has sched_switch's format (none: those columns NULL).
+	 */
+	struct kt_taskstate *model;
+	struct kt_cpu *cpu;
 	/*
 	 * The server's side of the start (the database, its columns, whether
 	 * the trace is there, an interrupted push's rows deleted, the fixed

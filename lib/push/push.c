@@ -47,7 +47,9 @@
 
 #include <traceevent/event-parse.h>
 
+#include "analyze/cpu.h"
 #include "analyze/pidmap.h"
+#include "analyze/taskstate.h"
 #include "file/tgidmap.h"
 #include "base/log.h"
 #include "decode/decoder.h"
@@ -250,6 +252,11 @@ static int push_record(const struct kt_event *ev, void *arg)
 	p->last_tk = tk;
 	if (p->sum && kt_summary_add(p->sum, ev))
 		return -ENOMEM;
+	if (p->model) {
+		ret = kt_taskstate_add(p->model, ev);
+		if (ret)
+			return ret;
+	}
 	/* The file's pid -> comm map, looked up once a task. */
 	if (!tk->comm) {
 		tk->comm = tep_data_comm_from_pid(p->tep, pid) ?: "<...>";
@@ -307,6 +314,7 @@ static int push_record(const struct kt_event *ev, void *arg)
 struct task_rows {
 	struct push *p;
 	struct kt_tgidmap tgids;	/* record's thread -> process map */
+	bool has_switch;		/* run_ns, switches, missing_switches known */
 	int err;
 };
 
@@ -316,6 +324,7 @@ static void task_row(const void *node, VISIT which, void *arg)
 	struct task_rows *tr = arg;
 	struct push *p = tr->p;
 	struct kt_block *b = BLK(p->tasks);
+	const struct kt_cpu_task *c;
 	const char *comm;
 
 	if ((which != postorder && which != leaf) || tr->err)
@@ -327,6 +336,10 @@ static void task_row(const void *node, VISIT which, void *arg)
 	kt_block_int(b, (int64_t)tk->events);
 	kt_block_int(b, (int64_t)tk->first);
 	kt_block_int(b, (int64_t)tk->last);
+	c = tr->has_switch ? kt_cpu_task_of(p->cpu, tk->pid) : NULL;
+	kt_block_ni64(b, tr->has_switch, c ? (int64_t)c->ns : 0);
+	kt_block_ni64(b, tr->has_switch, c ? (int64_t)c->switches : 0);
+	kt_block_ni64(b, tr->has_switch, c ? (int64_t)c->missing : 0);
 	tr->err = row_done(p, p->tasks);
 }
 
@@ -666,6 +679,23 @@ static int prologue_start(struct push *p)
 	return 0;
 }
 
+/*
+ * The task model and analyze cpu's figures on it, as sql's tasks table
+ * has them: only for a file with sched_switch's format (a file without
+ * it pays nothing; its tasks' run_ns, switches and missing_switches are
+ * NULL, as sql's are).
+ */
+static int model_start(struct push *p)
+{
+	if (!tep_find_event_by_name(p->tep, "sched", "sched_switch"))
+		return 0;
+	p->model = kt_taskstate_new(p->tep, NULL);
+	if (!p->model)
+		return errno ? -errno : -ENOMEM;
+	p->cpu = kt_cpu_join(p->tep, p->model);
+	return p->cpu ? 0 : errno ? -errno : -ENOMEM;
+}
+
 static int push_all(struct push *p)
 {
 	struct kt_decoder *d;
@@ -679,6 +709,9 @@ static int push_all(struct push *p)
 		if (!p->sum)
 			return errno ? -errno : -ENOMEM;
 	}
+	ret = model_start(p);
+	if (ret)
+		return ret;
 	d = kt_decoder_new(p->r, &(struct kt_decoder_opts){ 0 });
 	if (!d)
 		return errno ? -errno : -ENOMEM;
@@ -691,6 +724,12 @@ static int push_all(struct push *p)
 	if (!ret) {
 		/* A file without the map: each task its own process. */
 		ret = kt_tgidmap_load(&tr.tgids, kt_reader_tgids(p->r));
+		if (p->cpu) {
+			struct kt_cpu_totals ct;
+
+			kt_cpu_totals(p->cpu, &ct);
+			tr.has_switch = ct.has_switch;
+		}
 		if (!ret)
 			twalk_r(p->taskmap.tree, task_row, &tr);
 		ret = ret ?: tr.err;
@@ -810,6 +849,8 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 		kt_block_const_free(p.kc[i]);
 	kt_arena_free(p.arena);
 	kt_summary_free(p.sum);
+	kt_cpu_free(p.cpu);
+	kt_taskstate_free(p.model);
 	kt_schema_free(p.schema);
 	kt_reader_close(p.r);
 	return ret;

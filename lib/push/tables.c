@@ -86,6 +86,10 @@ static const char *const traces_cols[][2] = {
 };
 #define NTRACES_COLS (sizeof(traces_cols) / sizeof(traces_cols[0]))
 
+/* tasks' after the schema's: sql's own (lib/sql/db.c), from the task model. */
+static const char *const task_cols[] = { "run_ns", "switches", "missing_switches" };
+#define NTASK_COLS (sizeof(task_cols) / sizeof(task_cols[0]))
+
 /* Append "`name` TYPE" (types) or "`name`" to *s at *at. */
 static int append(char **s, size_t *cap, size_t *at, const char *name, const char *type)
 {
@@ -134,6 +138,12 @@ int tab_each_col(const struct ptable *pt, int (*fn)(void *, const char *, const 
 		if (!ret && tc && !strcmp(pt->st->cols[k].name, tc))
 			ret = fn(arg, "wall_ts", "Nullable(Int64)");
 	}
+	/*
+	 * tasks: each task's run time, switches and missing switches, as
+	 * sql's tasks has them (NULL: the file has no sched_switch).
+	 */
+	for (i = 0; pt->st->kind == KT_TAB_TASKS && i < NTASK_COLS && !ret; i++)
+		ret = fn(arg, task_cols[i], "Nullable(Int64)");
 	/* An event's table names its event, for the events view. */
 	if (!ret && pt->st->kind == KT_TAB_EVENT) {
 		literal(lit, sizeof(lit), pt->st->ev->system ? pt->st->ev->system : "");

@@ -92,6 +92,52 @@ tasks	tgid	Int32"
 	assert_output 1
 }
 
+# tasks_agree FILE DB: each task's run_ns, switches and missing_switches,
+# as ClickHouse has them (NULL as "-") and as ktrace sql has them.
+tasks_agree() {
+	local f=$1 db=$2 id
+	id=$(chq "$CH1" "SELECT trace_id FROM $db.traces WHERE file = '$f'")
+	[ -n "$id" ] || fail "$f: no traces row in $db"
+	chq "$CH1" "SELECT pid, ifNull(toString(run_ns), '-'), ifNull(toString(switches), '-'), ifNull(toString(missing_switches), '-') FROM $db.tasks WHERE trace_id = $id ORDER BY pid" >ch.txt
+	"$KTRACE" sql -i "$f" --format csv "select pid, coalesce(run_ns, '-'), coalesce(switches, '-'), coalesce(missing_switches, '-') from tasks order by pid" |
+		tail -n +2 | tr , '\t' >sql.txt
+	[ -s sql.txt ] || fail "$f: sql has no tasks"
+	diff ch.txt sql.txt || fail "$f: push's tasks are not sql's"
+}
+
+@test "push: tasks' run_ns, switches and missing_switches are sql's (one task model), NULL without sched_switch; an older tasks table gets them" {
+	local f=$BATS_FILE_TMPDIR/a.dat db=tm${BATS_TEST_TRY_NUMBER:-1} old=tmold${BATS_TEST_TRY_NUMBER:-1}
+	run "$KTRACE" push -q -i "$f" -i "$TOP/tests/data/tc-sched.dat" -i "$TOP/tests/data/tc-syscalls.dat" --to "$URL/$db"
+	assert_success
+	tasks_agree "$f" "$db"
+	tasks_agree "$TOP/tests/data/tc-sched.dat" "$db"
+	tasks_agree "$TOP/tests/data/tc-syscalls.dat" "$db"
+	# A recording with switches has run time; one without has NULL.
+	run chq "$CH1" "SELECT countIf(run_ns > 0) > 0, countIf(run_ns IS NULL) FROM $db.tasks WHERE trace_id = (SELECT trace_id FROM $db.traces WHERE file = '$f')"
+	assert_output "1	0"
+	run chq "$CH1" "SELECT count() > 0, countIf(run_ns IS NULL) = count() FROM $db.tasks WHERE trace_id = (SELECT trace_id FROM $db.traces WHERE file = '$TOP/tests/data/tc-syscalls.dat')"
+	assert_output "1	1"
+	run chq "$CH1" "SELECT name, type FROM system.columns WHERE database = '$db' AND table = 'tasks' AND name IN ('run_ns', 'switches', 'missing_switches') ORDER BY name"
+	assert_output "missing_switches	Nullable(Int64)
+run_ns	Nullable(Int64)
+switches	Nullable(Int64)"
+
+	# A tasks table of an older push, without the three: they are added,
+	# its rows keep NULL there, the new trace's rows have sql's figures.
+	chx "$CH1" "CREATE DATABASE IF NOT EXISTS $old"
+	chx "$CH1" "CREATE TABLE IF NOT EXISTS $old.tasks (host String, trace_id UInt64, boot_id UUID, pid Int32, tgid Int32, comm String, events Int64, first_ts Int64, last_ts Int64) ENGINE = MergeTree() ORDER BY (host, trace_id, pid)"
+	chx "$CH1" "INSERT INTO $old.tasks VALUES ('before', 1, '00000000-0000-0000-0000-000000000001', 1, 1, 'init', 1, 1, 1)"
+	run "$KTRACE" push -q -i "$f" --to "$URL/$old"
+	assert_success
+	run chq "$CH1" "SELECT name, type FROM system.columns WHERE database = '$old' AND table = 'tasks' AND name IN ('run_ns', 'switches', 'missing_switches') ORDER BY name"
+	assert_output "missing_switches	Nullable(Int64)
+run_ns	Nullable(Int64)
+switches	Nullable(Int64)"
+	run chq "$CH1" "SELECT run_ns IS NULL AND switches IS NULL AND missing_switches IS NULL FROM $old.tasks WHERE host = 'before'"
+	assert_output 1
+	tasks_agree "$f" "$old"
+}
+
 @test "push: batches of 50 rows, several of a table at once on the senders, new tables made once: each row once" {
 	local f=$BATS_FILE_TMPDIR/a.dat id t n c
 	db=small${BATS_TEST_TRY_NUMBER:-1}
