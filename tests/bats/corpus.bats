@@ -55,6 +55,7 @@ same_as_trace_cmd() { # FILE
 
 @test "kt-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/kt-kinds.dat"; }
 @test "kt-sched.dat" { same_as_trace_cmd "$TOP/tests/data/kt-sched.dat"; }
+@test "kt-trig-naps.dat" { same_as_trace_cmd "$TOP/tests/data/kt-trig-naps.dat"; }
 @test "mk-binder.dat" { same_as_trace_cmd "$TOP/tests/data/mk-binder.dat"; }
 @test "mk-strings.dat" { same_as_trace_cmd "$TOP/tests/data/mk-strings.dat"; }
 @test "tc-clock-counter.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-counter.dat"; }
