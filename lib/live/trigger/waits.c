@@ -38,6 +38,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "base/tidtab.h"
 #include "live/trigger/waits.h"
 
 /* The state bits sched_switch's prev_state reports (S D T t X Z P I); R+ has none. */
@@ -79,8 +80,7 @@ struct kt_waits {
 	uint64_t min[2];		/* the least DUR of wakeup, of offcpu (0: none) */
 	int switch_id, waking_id, wakeup_id, new_id;
 	struct fld pid, prev_pid, prev_state, next_pid, next_comm, woken;
-	struct task *tasks;
-	size_t size, used;		/* size: a power of two */
+	struct kt_tidtab tasks;		/* struct task */
 	struct held *held;
 	size_t nheld, maxheld;
 	pid_t *roots;			/* NULL: every task counts */
@@ -167,9 +167,7 @@ struct kt_waits *kt_waits_new(struct tep_handle *tep, const struct kt_cond *cond
 		errno = EINVAL;
 		return NULL;
 	}
-	ws->size = 1024;
-	ws->tasks = calloc(ws->size, sizeof(*ws->tasks));
-	if (!ws->tasks) {
+	if (kt_tidtab_init(&ws->tasks, sizeof(struct task))) {
 		free(ws);
 		errno = ENOMEM;
 		return NULL;
@@ -181,7 +179,7 @@ void kt_waits_free(struct kt_waits *ws)
 {
 	if (!ws)
 		return;
-	free(ws->tasks);
+	kt_tidtab_fini(&ws->tasks);
 	free(ws->held);
 	free(ws->roots);
 	free(ws);
@@ -201,46 +199,10 @@ int kt_waits_scope(struct kt_waits *ws, const pid_t *roots, int n, bool children
 	return 0;
 }
 
-static struct task *slot(struct task *tasks, size_t size, int tid)
-{
-	size_t i = ((unsigned int)tid * 2654435761u) & (size - 1);
-
-	while (tasks[i].tid && tasks[i].tid != tid)
-		i = (i + 1) & (size - 1);
-	return &tasks[i];
-}
-
-/* Twice the slots, the tasks moved over; on ENOMEM the table stays. */
-static void grow(struct kt_waits *ws)
-{
-	struct task *tasks = calloc(ws->size * 2, sizeof(*tasks));
-	size_t i;
-
-	if (!tasks)
-		return;
-	for (i = 0; i < ws->size; i++)
-		if (ws->tasks[i].tid)
-			*slot(tasks, ws->size * 2, ws->tasks[i].tid) = ws->tasks[i];
-	free(ws->tasks);
-	ws->tasks = tasks;
-	ws->size *= 2;
-}
-
 /* tid's task, added when missing (NULL: no room). */
 static struct task *task(struct kt_waits *ws, int tid)
 {
-	struct task *t;
-
-	if (ws->used * 2 >= ws->size)
-		grow(ws);
-	t = slot(ws->tasks, ws->size, tid);
-	if (!t->tid) {
-		if (ws->used + 1 >= ws->size)
-			return NULL;
-		t->tid = tid;
-		ws->used++;
-	}
-	return t;
+	return kt_tidtab_get(&ws->tasks, tid);
 }
 
 /* A /proc/PID/status line's number ("Tgid:", "PPid:"), or -1. */
@@ -473,7 +435,7 @@ int kt_waits_next(struct kt_waits *ws, uint64_t now, struct kt_fire *f)
 					 (unsigned long long)took % 1000000, h->cpu);
 			return 1;
 		}
-		t = slot(ws->tasks, ws->size, h->tid);
+		t = kt_tidtab_find(&ws->tasks, h->tid);
 		if (t->tid == h->tid && t->held)
 			t->held--;
 		*h = ws->held[--ws->nheld];

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
+#include "base/tidtab.h"
 #include "decode/decoder.h"
 #include "decode/symbols.h"
 #include "file/tepcheck.h"
@@ -54,8 +55,7 @@ struct kt_watch {
 	struct place type, pid;		/* common_type, common_pid */
 	int enter_id, exit_id;
 	struct place enter_nr, exit_nr, exit_ret;
-	struct open_call *calls;
-	size_t size, used;		/* size: a power of two */
+	struct kt_tidtab calls;		/* struct open_call */
 	char machine[65];
 	struct kt_waits *waits;		/* wakeup>, offcpu> (NULL: none) */
 };
@@ -268,9 +268,7 @@ struct kt_watch *kt_watch_new(struct tep_handle *tep, const struct kt_cond *cond
 	common(w);
 	if (!uname(&u))
 		snprintf(w->machine, sizeof(w->machine), "%s", u.machine);
-	w->size = 1024;
-	w->calls = calloc(w->size, sizeof(*w->calls));
-	if (!w->calls) {
+	if (kt_tidtab_init(&w->calls, sizeof(struct open_call))) {
 		kt_watch_free(w);
 		errno = ENOMEM;
 		return NULL;
@@ -289,7 +287,7 @@ void kt_watch_free(struct kt_watch *w)
 			tep_filter_free(w->ev[i].filter);
 	free(w->ev);
 	free(w->want);
-	free(w->calls);
+	kt_tidtab_fini(&w->calls);
 	kt_waits_free(w->waits);
 	free(w);
 }
@@ -349,35 +347,10 @@ static int event_record(struct kt_watch *w, struct tep_record *rec, int type,
 	return 0;
 }
 
-static struct open_call *slot(struct open_call *calls, size_t size, int tid)
-{
-	size_t i = ((unsigned int)tid * 2654435761u) & (size - 1);
-
-	while (calls[i].tid && calls[i].tid != tid)
-		i = (i + 1) & (size - 1);
-	return &calls[i];
-}
-
-/* Twice the slots, the open calls moved over; on ENOMEM the table stays. */
-static void grow(struct kt_watch *w)
-{
-	struct open_call *calls = calloc(w->size * 2, sizeof(*calls));
-	size_t i;
-
-	if (!calls)
-		return;
-	for (i = 0; i < w->size; i++)
-		if (w->calls[i].tid)
-			*slot(calls, w->size * 2, w->calls[i].tid) = w->calls[i];
-	free(w->calls);
-	w->calls = calls;
-	w->size *= 2;
-}
-
 static int call_exit(struct kt_watch *w, struct tep_record *rec, int tid,
 		   struct kt_fire *f)
 {
-	struct open_call *c = slot(w->calls, w->size, tid);
+	struct open_call *c = kt_tidtab_find(&w->calls, tid);
 	long nr = (long)read_at(w->exit_nr, rec->data, rec->size);
 	const char *name;
 	char num[32];
@@ -442,13 +415,9 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 		return 0;
 	if (type == w->exit_id)
 		return call_exit(w, rec, tid, f);
-	if (w->used * 2 >= w->size)
-		grow(w);
-	c = slot(w->calls, w->size, tid);
-	if (!c->tid) {
-		c->tid = tid;
-		w->used++;
-	}
+	c = kt_tidtab_get(&w->calls, tid);
+	if (!c)
+		return 0;	/* no room (no memory to grow): the call is not timed */
 	c->nr = (long)read_at(w->enter_nr, rec->data, rec->size);
 	c->ts = rec->ts;
 	return 0;
