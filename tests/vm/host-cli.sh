@@ -23,13 +23,18 @@ cli_report() {
 	# same tracepoint, both on before it starts and off after it ends.
 	pid=$(cat "$x/both.pid")
 	trace-cmd report -i "$x/both.dat" >"$x/both.txt" 2>"$x/both.err"
-	# Its last switch-out, as a zombie or dead task, is left out of both
-	# counts: on SMP record reaps the workload and stops the two
-	# backends one after the other, which can be before that switch.
-	a=$(grep -vE " sched_schedule: +prev_pid=$pid next_pid=[0-9]+ prev_state=0x(10|20) " \
-		"$x/both.txt" | cli_count - " sched_schedule: +prev_pid=$pid |next_pid=$pid prev_state=")
-	b=$(grep -E ' sched_switch: ' "$x/both.txt" | grep -vE ":$pid \[[0-9]+\] [XZ] ==> " |
-		cli_count - ":$pid \[[0-9]+\]( |$)")
+	# Each backend's records of the workload up to its last sleep (S)
+	# switch-out, which is before it exits.  What follows, from its
+	# exit to its death, is left out of both counts: record reaps the
+	# workload and stops the two backends one after the other, and a
+	# task that has exited can still switch (preempted on -rt, or its
+	# last switch-out as a zombie) between the two stops.
+	a=$(awk -v p="$pid" '$0 ~ " sched_schedule: +prev_pid=" p " |next_pid=" p " prev_state=" {
+			n++; if ($0 ~ "prev_pid=" p " .*prev_state=0x1 ") last = n }
+		END { print last + 0 }' "$x/both.txt")
+	b=$(awk -v p="$pid" '$0 ~ " sched_switch: " && $0 ~ ":" p " \\[[0-9]+\\]( |$)" {
+			n++; if ($0 ~ ":" p " \\[[0-9]+\\] S ==> ") last = n }
+		END { print last + 0 }' "$x/both.txt")
 	bad=0
 	echo "# both.dat: pid $pid: ktrace:sched_schedule $a, sched:sched_switch $b"
 	# The equality is the test; the floor only proves the workload was
