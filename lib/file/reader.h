@@ -66,6 +66,22 @@ int kt_reader_chunk(const struct kt_reader *r, int k, struct kt_reader_chunk *c)
 int kt_reader_chunk_events(struct kt_reader *r, int k,
 			   unsigned long long *events, unsigned long long *lost,
 			   bool *unknown);
+/*
+ * Chunk k's data of CPU cpu of its top buffer as its file stores it
+ * (k 0 of a reader of one file: the file's): where it begins (packed:
+ * at its block count), its bytes (packed: without the count, as
+ * trace-cmd stores the size), whether it is packed (v7 blocks: each its
+ * packed and unpacked sizes, then its bytes), and the raw times of its
+ * first page and last event (first > last: it holds none).  0 or
+ * -ENOENT (no such chunk, or the CPU has no data in it).
+ */
+struct kt_reader_chunk_cpu {
+	uint64_t off, size;
+	bool packed;
+	uint64_t first, last;
+};
+int kt_reader_chunk_cpu(struct kt_reader *r, int k, int cpu,
+			struct kt_reader_chunk_cpu *c);
 
 /*
  * How much of a v6 file's start is whole, for a recording's header piece

@@ -761,6 +761,36 @@ int kt_reader_chunk(const struct kt_reader *r, int k, struct kt_reader_chunk *c)
 	return 0;
 }
 
+int kt_reader_chunk_cpu(struct kt_reader *r, int k, int cpu,
+			struct kt_reader_chunk_cpu *c)
+{
+	const struct buffer *b;
+	bool one = !r->series && !k;
+	int i;
+
+	if (!one && (!r->series || k < 0 || k >= r->series->n))
+		return -ENOENT;
+	b = one ? r->bufs : r->series->chunks[k].bufs;
+	if (!b || (one ? r->nbufs : r->series->chunks[k].nbufs) < 1)
+		return -ENOENT;
+	for (i = 0; i < b->nstreams; i++) {
+		const struct cpu_data *d = &b->streams[i];
+
+		if (d->cpu != cpu || !d->size)
+			continue;
+		c->off = d->off;
+		c->size = d->size;
+		c->packed = b->compressed;
+		c->first = d->first;
+		c->last = d->last;
+		/* A file alone: its span is read now. */
+		if (one)
+			kt_stream_span(r, 0, i, &c->first, &c->last);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int kt_reader_chunk_events(struct kt_reader *r, int k,
 			   unsigned long long *events, unsigned long long *lost,
 			   bool *unknown)

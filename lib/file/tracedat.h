@@ -155,5 +155,7 @@ enum kt_dat_option {
 #define KT_DAT_MAX_CPUS		4096
 #define KT_DAT_MAX_PAGE_SIZE	(1u << 20)
 #define KT_DAT_MAX_CHUNK	(64u << 20)	/* one unpacked data chunk */
+/* Pages in one packed chunk of CPU data, as trace-cmd packs them. */
+#define KT_DAT_CHUNK_PAGES	10
 
 #endif

@@ -39,8 +39,7 @@
 #define COPY_CHUNK	(1u << 20)
 /* What a full disk gives back per try when the metadata does not fit. */
 #define ROOM_STEP	(64u << 10)
-/* Pages in one packed chunk of CPU data, as trace-cmd packs them. */
-#define PAGES_IN_CHUNK	10
+#define PAGES_IN_CHUNK	KT_DAT_CHUNK_PAGES
 
 /* Bytes gathered in memory: a v7 section before it is packed. */
 struct membuf {
@@ -250,6 +249,11 @@ int kt_writer_set_format(struct kt_writer *w, int version,
 			return -errno;
 	}
 	return 0;
+}
+
+const char *kt_writer_compression(const struct kt_writer *w)
+{
+	return w->pack ? kt_pack_name(w->pack) : "none";
 }
 
 int kt_writer_version(const struct kt_writer *w)
@@ -1115,6 +1119,29 @@ static int count_pages(const char *buf, size_t len, int page,
 }
 
 /*
+ * A CPU's blocks packed already (kt_writer_cpu.packed_*), copied as they
+ * are after a chunk count of 0 (put right at the end): at in (cap bytes)
+ * a time.
+ */
+static int copy_packed(struct kt_writer *w, const struct kt_writer_cpu *c,
+		       char *in, size_t cap)
+{
+	unsigned long long at = 0;
+	uint32_t zero = 0;
+	int ret = write_all(w, &zero, 4);
+
+	while (!ret && at < c->packed_len) {
+		size_t len = c->packed_len - at < cap ? c->packed_len - at : cap;
+
+		ret = kt_pread_all(c->packed_fd, in, len, c->packed_off + at);
+		if (!ret)
+			ret = write_all(w, in, len);
+		at += len;
+	}
+	return ret;
+}
+
+/*
  * One CPU's pages packed in chunks of PAGES_IN_CHUNK pages, as trace-cmd
  * packs them: a chunk count, then each chunk's packed and unpacked sizes
  * and its bytes.  *done: the source bytes in the file, *wsize: what they
@@ -1147,6 +1174,17 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 	 * source could be given back, and the CPU would keep nothing.
 	 */
 	memset(out, 0, 4);
+	if (c->packed_blocks) {
+		if (!w->keep_sources) {
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = copy_packed(w, c, in, chunk);
+		if (ret)
+			goto out;
+		nchunks = c->packed_blocks;
+		good = w->off;
+	}
 	while (!ret && *done < c->size) {
 		size_t len = c->size - *done < chunk ? c->size - *done : chunk;
 		size_t skip = nchunks ? 4 : 0;
@@ -1277,8 +1315,12 @@ int kt_writer_finish(struct kt_writer *w, const struct kt_writer_tail *tail,
 
 	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS)
 		return -EINVAL;
-	for (i = 0; i < ncpus; i++)
+	for (i = 0; i < ncpus; i++) {
 		cpus[i].size -= cpus[i].size % w->page_size;
+		/* Packed blocks go only into a file packed as they are. */
+		if (cpus[i].packed_blocks && (!w->pack || w->version < 7))
+			return -EINVAL;
+	}
 	/* A full disk: give back the newest data until the header fits. */
 	for (;;) {
 		if (w->version >= 7)

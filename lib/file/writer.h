@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct kt_writer;
@@ -38,6 +39,16 @@ struct kt_writer_cpu {
 	bool cut_unknown;
 	/* Where the pages begin in fd (page-aligned; 0: its start). */
 	unsigned long long off;
+	/*
+	 * v7 packed: blocks packed already with the file's compression, to
+	 * go before the pages as they are (a snapshot's finished chunks):
+	 * packed_blocks blocks, each its packed and unpacked sizes, then its
+	 * bytes, in [packed_off, packed_off + packed_len) of packed_fd.  Only
+	 * with kt_writer_keep_sources(); 0 blocks: none.
+	 */
+	int packed_fd;
+	uint32_t packed_blocks;
+	unsigned long long packed_off, packed_len;
 };
 
 /*
@@ -164,6 +175,9 @@ int kt_writer_commit(struct kt_writer *w);
 
 /* Bytes in the file so far. */
 unsigned long long kt_writer_size(const struct kt_writer *w);
+
+/* The compression of the file's data: "zstd", "zlib" or "none". */
+const char *kt_writer_compression(const struct kt_writer *w);
 
 /* The ring-buffer page size the file declares. */
 int kt_writer_page_size(const struct kt_writer *w);
