@@ -883,10 +883,15 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 	if (nchunks) {
 		prior = calloc(s->ncpus, sizeof(*prior));
 		prior_unw = calloc(s->ncpus, sizeof(*prior_unw));
+		struct kt_snappages in = {
+			.chunks = chunks, .n = nchunks, .cutoff = cutoff,
+			.beside = path, .codec = kt_writer_compression(f->w),
+			.count = !req->uncounted, .ncpus = s->ncpus,
+		};
+
 		ret = prior && prior_unw ? 0 : -ENOMEM;
 		if (!ret)
-			ret = kt_snappages_gather(chunks, nchunks, cutoff, path,
-						  s->ncpus, cpus, prior, prior_unw);
+			ret = kt_snappages_gather(&in, cpus, prior, prior_unw, res);
 		if (ret)
 			goto out;
 		cutoff = 0;
@@ -909,9 +914,12 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 out:
 	if (snap)
 		file_free(snap);
-	for (cpu = 0; cpus && cpu < s->ncpus; cpu++)
+	for (cpu = 0; cpus && cpu < s->ncpus; cpu++) {
 		if (cpus[cpu].fd >= 0)
 			close(cpus[cpu].fd);
+		if (cpus[cpu].packed_blocks)
+			close(cpus[cpu].packed_fd);
+	}
 	for (cpu = 0; texts && cpu < s->ncpus; cpu++)
 		free(texts[cpu]);
 	free(texts);

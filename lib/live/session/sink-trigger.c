@@ -510,6 +510,7 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 	}
 	req.path = path;
 	req.trigger = text;
+	req.uncounted = true;
 	req.last_ns = now > start ? now - start : 1;
 	if (kt_series_sink_ops.snapshot(t->ring, t->s, &req, &res)) {
 		t->done.failed++;

@@ -61,6 +61,8 @@ struct kt_snapshot_req {
 	unsigned long long last_ns;	/* the newest ns only; 0: all it holds */
 	/* A trigger's: KT_OPT_KTRACE_TRIGGER's text for the file, or NULL. */
 	const char *trigger;
+	/* res->events not wanted (a trigger's): whole packed blocks go uncounted. */
+	bool uncounted;
 };
 
 /* What a snapshot wrote. */

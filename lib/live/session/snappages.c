@@ -3,6 +3,7 @@
  * The pages of a snapshot of a --rotate recording: see snappages.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +12,51 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
+#include "file/pack.h"
+#include "file/rawpage.h"
 #include "file/reader.h"
 #include "file/tracedat.h"
+#include "file/unpack.h"
 #include "file/writer.h"
+#include "live/session/sink.h"
 #include "live/session/snappages.h"
 #include "live/tracefs/tracefs.h"
 
-/* One CPU's scratch file, a page behind: kept only once the next one says. */
+/*
+ * One CPU's scratch files, a page behind: kept only once the next one
+ * says.  The finished chunks' pages kept go into pfd as packed blocks
+ * (their own, copied as they are, or packed here a few pages at a time
+ * in pend), the pieces' after them into fd.
+ */
 struct cpu_out {
 	int fd;
 	unsigned long long size;
 	char *prev;
 	bool have_prev;
+	bool started;		/* the window began: every page after is in */
+	bool in_chunks;		/* kept pages go to pfd */
+	int pfd;
+	unsigned long long plen;
+	uint32_t blocks;
+	char *pend;
+	size_t npend;		/* pages in pend */
+};
+
+/* What the chunks' blocks are copied and cut with. */
+struct gather {
+	struct kt_reader *r;
+	unsigned long long cutoff;
+	size_t page;
+	struct kt_pack *pack;	/* NULL: the chunks' pages are copied loose */
+	const char *codec;
+	struct kt_unpack *unpack;
+	char *sec;		/* a CPU's packed data of a chunk */
+	size_t sec_cap;
+	char *ubuf, *zbuf;	/* a block unpacked; a group packed */
+	size_t ucap, zcap;
+	struct kt_snapshot_res *res;
+	bool count;
+	const char *beside;
 };
 
 static uint64_t page_ts(const void *page)
@@ -33,23 +67,61 @@ static uint64_t page_ts(const void *page)
 	return ts;
 }
 
-static int put_page(struct cpu_out *o, const void *page, size_t len,
-		    unsigned long long cutoff)
+/* The pages in pend, packed as one block at the end of pfd. */
+static int pack_pend(struct gather *g, struct cpu_out *o)
+{
+	size_t len = o->npend * g->page;
+	uint32_t sizes[2];
+	ssize_t n;
+	int ret;
+
+	if (!o->npend)
+		return 0;
+	n = kt_pack_block(g->pack, o->pend, len, g->zbuf + 8, g->zcap, 0);
+	if (n < 0)
+		return (int)n;
+	sizes[0] = n;
+	sizes[1] = len;
+	memcpy(g->zbuf, sizes, 8);
+	ret = kt_write_all(o->pfd, g->zbuf, 8 + n);
+	if (ret)
+		return ret;
+	o->plen += 8 + n;
+	o->blocks++;
+	o->npend = 0;
+	return 0;
+}
+
+/* A page is in: after the chunks' blocks (pend) or the pieces' (fd). */
+static int keep_page(struct gather *g, struct cpu_out *o, const void *page)
+{
+	uint64_t n = 0, ts = page_ts(page);
+	int ret;
+
+	if (!g->res->first_ts || ts < g->res->first_ts)
+		g->res->first_ts = ts;
+	if (o->in_chunks && g->pack) {
+		if (!kt_rawpage_events(page, g->page, &n))
+			g->res->events += n;
+		memcpy(o->pend + o->npend++ * g->page, page, g->page);
+		return o->npend == KT_DAT_CHUNK_PAGES ? pack_pend(g, o) : 0;
+	}
+	/* Pages loose in fd are counted there (sink-file.c). */
+	ret = kt_write_all(o->fd, page, g->page);
+	if (!ret)
+		o->size += g->page;
+	return ret;
+}
+
+static int put_page(struct gather *g, struct cpu_out *o, const void *page)
 {
 	int ret = 0;
 
-	if (!cutoff) {
-		ret = kt_write_all(o->fd, page, len);
-		if (!ret)
-			o->size += len;
-		return ret;
-	}
-	if (o->have_prev && page_ts(page) >= cutoff) {
-		ret = kt_write_all(o->fd, o->prev, len);
-		if (!ret)
-			o->size += len;
-	}
-	memcpy(o->prev, page, len);
+	if (!g->cutoff || o->started)
+		return keep_page(g, o, page);
+	if (o->have_prev && page_ts(page) >= g->cutoff)
+		ret = keep_page(g, o, o->prev);
+	memcpy(o->prev, page, g->page);
 	o->have_prev = true;
 	return ret;
 }
@@ -75,92 +147,361 @@ static void chunk_losses(const struct kt_reader *r, int ncpus,
 	}
 }
 
-/* The finished chunks' pages, per CPU. */
-static int from_chunks(const char *const *chunks, int n,
-		       unsigned long long cutoff, int ncpus, size_t page,
-		       struct cpu_out *out, struct kt_cpu_stats *prior,
-		       unsigned long long *prior_unw)
+/* The finished chunks' pages, per CPU, read loose (another compression). */
+static int loose_chunks(struct gather *g, int ncpus, struct cpu_out *out)
 {
-	struct kt_reader *r = kt_reader_open_list(chunks, n);
 	struct kt_stream *st;
 	uint64_t at;
 	void *p;
 	int i, cpu, ret = 0;
 
-	if (!r)
-		return -errno;
-	if (kt_reader_page_size(r) != page) {
-		kt_reader_close(r);
-		return -EINVAL;
-	}
-	chunk_losses(r, ncpus, prior, prior_unw);
-	for (i = 0; !ret && i < kt_reader_streams(r, 0); i++) {
-		cpu = kt_reader_stream_cpu(r, 0, i);
+	for (i = 0; !ret && i < kt_reader_streams(g->r, 0); i++) {
+		cpu = kt_reader_stream_cpu(g->r, 0, i);
 		if (cpu < 0 || cpu >= ncpus)
 			continue;
-		st = kt_stream_open(r, 0, i);
-		if (!st) {
-			ret = -errno;
-			break;
-		}
+		st = kt_stream_open(g->r, 0, i);
+		if (!st)
+			return -errno;
 		while (!ret && (ret = kt_stream_next_page(st, &p, &at)) == 1)
-			ret = put_page(&out[cpu], p, page, cutoff);
+			ret = put_page(g, &out[cpu], p);
 		kt_stream_close(st);
 	}
-	kt_reader_close(r);
+	return ret;
+}
+
+static int grow(char **buf, size_t *cap, size_t want)
+{
+	char *p;
+
+	if (want <= *cap)
+		return 0;
+	p = realloc(*buf, want);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = want;
+	return 0;
+}
+
+/* A chunk's CPU data as blocks: where each begins in g->sec. */
+struct blocks {
+	size_t n;
+	size_t *at;		/* [n + 1]: the last, where the data ends */
+};
+
+/* Read chunk path's packed CPU data c into g->sec; its blocks into b. */
+static int read_blocks(struct gather *g, const char *path,
+		       const struct kt_reader_chunk_cpu *c, struct blocks *b)
+{
+	uint32_t count, sizes[2];
+	size_t at = 0, len = c->size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = grow(&g->sec, &g->sec_cap, len + 4);
+	if (!ret)
+		ret = kt_pread_all(fd, g->sec, len + 4, c->off);
+	close(fd);
+	if (ret)
+		return ret == -EIO ? -EBADMSG : ret;
+	memcpy(&count, g->sec, 4);
+	if (count > len / 8)
+		return -EBADMSG;
+	free(b->at);
+	b->at = malloc(((size_t)count + 1) * sizeof(*b->at));
+	if (!b->at)
+		return -ENOMEM;
+	for (b->n = 0, at = 4; b->n < count; b->n++) {
+		if (len + 4 - at < 8)
+			return -EBADMSG;
+		memcpy(sizes, g->sec + at, 8);
+		if (sizes[0] > len + 4 - at - 8 || !sizes[1] ||
+		    sizes[1] % g->page || sizes[1] > KT_DAT_MAX_CHUNK)
+			return -EBADMSG;
+		b->at[b->n] = at;
+		at += 8 + (size_t)sizes[0];
+	}
+	b->at[b->n] = at;
+	return 0;
+}
+
+/* Block i of g->sec unpacked into g->ubuf: its bytes, or -errno. */
+static ssize_t unpack_block(struct gather *g, const struct blocks *b, size_t i)
+{
+	uint32_t sizes[2];
+	int ret;
+
+	memcpy(sizes, g->sec + b->at[i], 8);
+	ret = grow(&g->ubuf, &g->ucap, sizes[1]);
+	if (ret)
+		return ret;
+	if (!strcmp(g->codec, "zstd"))
+		ret = kt_unpack_zstd(g->unpack, g->sec + b->at[i] + 8, sizes[0],
+				     g->ubuf, sizes[1]);
+	else
+		ret = kt_unpack_zlib(g->unpack, g->sec + b->at[i] + 8, sizes[0],
+				     g->ubuf, sizes[1]);
+	return ret ? ret : (ssize_t)sizes[1];
+}
+
+/* The time of block i's first page. */
+static int block_ts(struct gather *g, const struct blocks *b, size_t i,
+		    uint64_t *ts)
+{
+	ssize_t n = unpack_block(g, b, i);
+
+	if (n < 0)
+		return (int)n;
+	*ts = page_ts(g->ubuf);
+	return 0;
+}
+
+/* Block i's pages through put_page(). */
+static int feed_block(struct gather *g, const struct blocks *b, size_t i,
+		      struct cpu_out *o)
+{
+	ssize_t n = unpack_block(g, b, i), at;
+	int ret = n < 0 ? (int)n : 0;
+
+	for (at = 0; !ret && at + (ssize_t)g->page <= n; at += g->page)
+		ret = put_page(g, o, g->ubuf + at);
+	return ret;
+}
+
+/*
+ * Blocks [from, b->n) whole into the CPU's packed file, as they are:
+ * the window began.  Counted (unpacked, never packed again) if asked.
+ */
+static int copy_blocks(struct gather *g, const struct blocks *b, size_t from,
+		       uint64_t first_ts, struct cpu_out *o)
+{
+	uint64_t ev;
+	ssize_t n, at;
+	size_t i;
+	int ret = 0;
+
+	if (from >= b->n)
+		return 0;
+	if (o->have_prev)
+		ret = keep_page(g, o, o->prev);
+	o->have_prev = false;
+	if (!ret)
+		ret = pack_pend(g, o);
+	if (!ret)
+		ret = kt_write_all(o->pfd, g->sec + b->at[from],
+				   b->at[b->n] - b->at[from]);
+	if (ret)
+		return ret;
+	o->plen += b->at[b->n] - b->at[from];
+	o->blocks += b->n - from;
+	o->started = true;
+	if (!g->res->first_ts || first_ts < g->res->first_ts)
+		g->res->first_ts = first_ts;
+	for (i = from; g->count && i < b->n; i++) {
+		n = unpack_block(g, b, i);
+		if (n < 0)
+			return (int)n;
+		for (at = 0; at + (ssize_t)g->page <= n; at += g->page)
+			if (!kt_rawpage_events(g->ubuf + at, g->page, &ev))
+				g->res->events += ev;
+	}
+	return 0;
+}
+
+/*
+ * Chunk k of a CPU's: the first chunk whose pages reach the window is
+ * cut (kstar: the last one that begins before it), a block's pages at a
+ * time (the block the window begins in found by halving); the blocks
+ * after, and every chunk after, are copied whole.
+ */
+static int packed_chunk(struct gather *g, const char *path, int k, int kstar,
+			const struct kt_reader_chunk_cpu *c, struct blocks *b,
+			struct cpu_out *o)
+{
+	uint64_t ts = c->first;
+	size_t lo, hi, i, from;
+	int ret;
+
+	if (!o->started && c->first <= c->last && k < kstar) {
+		/* Every page of it is followed by one before the window. */
+		o->have_prev = false;
+		return 0;
+	}
+	ret = read_blocks(g, path, c, b);
+	if (ret || !b->n)
+		return ret;
+	if (o->started)
+		return copy_blocks(g, b, 0, ts, o);
+	if (c->first > c->last) {
+		/* No events (or no span read): page by page. */
+		for (i = 0; !ret && i < b->n; i++)
+			ret = feed_block(g, b, i, o);
+		return ret;
+	}
+	if (k > kstar)
+		return copy_blocks(g, b, 0, ts, o);
+	/* The first block beginning in the window, from the second on. */
+	for (lo = 1, hi = b->n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		ret = block_ts(g, b, mid, &ts);
+		if (ret)
+			return ret;
+		if (ts >= g->cutoff)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	from = lo;
+	if (from < b->n) {
+		ret = block_ts(g, b, from, &ts);
+		if (ret)
+			return ret;
+	}
+	ret = feed_block(g, b, from - 1, o);
+	return ret ? ret : copy_blocks(g, b, from, ts, o);
+}
+
+/*
+ * The finished chunks' pages, per CPU, as packed blocks, the chunks'
+ * own whole ones as they are.  Only where their compression is g's.
+ */
+static int packed_chunks(struct gather *g, const char *const *chunks, int n,
+			 int ncpus, struct cpu_out *out)
+{
+	struct kt_reader_chunk_cpu c;
+	struct blocks b = { 0 };
+	int k, cpu, kstar, ret = 0;
+
+	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
+		kstar = -1;
+		for (k = 0; g->cutoff && k < n; k++)
+			if (!kt_reader_chunk_cpu(g->r, k, cpu, &c) &&
+			    c.first <= c.last && c.first < g->cutoff)
+				kstar = k;
+		for (k = 0; !ret && k < n; k++)
+			if (!kt_reader_chunk_cpu(g->r, k, cpu, &c))
+				ret = packed_chunk(g, chunks[k], k, kstar, &c,
+						   &b, &out[cpu]);
+		if (!ret)
+			ret = pack_pend(g, &out[cpu]);
+	}
+	free(b.at);
+	return ret;
+}
+
+/* Whether every chunk is packed as the snapshot will be. */
+static bool same_packing(struct gather *g, int n, int ncpus)
+{
+	struct kt_reader_chunk_cpu c;
+	struct kt_reader_chunk ch;
+	int k, cpu;
+
+	if (!strcmp(g->codec, "none") || !kt_pack_known(g->codec))
+		return false;
+	for (k = 0; k < n; k++) {
+		if (kt_reader_chunks(g->r) ? kt_reader_chunk(g->r, k, &ch) ||
+		    strcmp(ch.compression, g->codec) :
+		    strcmp(kt_reader_compression(g->r), g->codec))
+			return false;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			if (!kt_reader_chunk_cpu(g->r, k, cpu, &c) && !c.packed)
+				return false;
+	}
+	return true;
+}
+
+/* The finished chunks' pages, per CPU. */
+static int from_chunks(struct gather *g, const char *const *chunks, int n,
+		       int ncpus, struct cpu_out *out,
+		       struct kt_cpu_stats *prior, unsigned long long *prior_unw)
+{
+	size_t cap;
+	int cpu, ret;
+
+	g->r = kt_reader_open_list(chunks, n);
+	if (!g->r)
+		return -errno;
+	if (kt_reader_page_size(g->r) != g->page)
+		return -EINVAL;
+	chunk_losses(g->r, ncpus, prior, prior_unw);
+	if (!same_packing(g, n, ncpus))
+		return loose_chunks(g, ncpus, out);
+	g->pack = kt_pack_new(g->codec);
+	g->unpack = kt_unpack_new();
+	cap = kt_pack_bound(g->pack, KT_DAT_CHUNK_PAGES * g->page) + 8;
+	g->zbuf = g->pack && g->unpack ? malloc(cap) : NULL;
+	g->zcap = cap - 8;
+	if (!g->zbuf)
+		return -ENOMEM;
+	for (cpu = 0, ret = 0; !ret && cpu < ncpus; cpu++) {
+		out[cpu].pend = malloc(KT_DAT_CHUNK_PAGES * g->page);
+		out[cpu].pfd = out[cpu].pend ? kt_tmpfile_scratch(g->beside) : -ENOMEM;
+		out[cpu].in_chunks = true;
+		if (out[cpu].pfd < 0)
+			ret = out[cpu].pfd;
+	}
+	ret = ret ? ret : packed_chunks(g, chunks, n, ncpus, out);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		out[cpu].in_chunks = false;
 	return ret;
 }
 
 /* The pieces' pages of a CPU, after the chunks'. */
-static int from_piece(const struct kt_writer_cpu *c, unsigned long long cutoff,
-		      size_t page, char *buf, struct cpu_out *o)
+static int from_piece(struct gather *g, const struct kt_writer_cpu *c,
+		      char *buf, struct cpu_out *o)
 {
 	unsigned long long at;
 	int ret = 0;
 
-	for (at = 0; !ret && at + page <= c->size; at += page) {
-		ret = kt_pread_all(c->fd, buf, page, c->off + at);
+	for (at = 0; !ret && at + g->page <= c->size; at += g->page) {
+		ret = kt_pread_all(c->fd, buf, g->page, c->off + at);
 		if (!ret)
-			ret = put_page(o, buf, page, cutoff);
+			ret = put_page(g, o, buf);
 	}
 	return ret;
 }
 
-int kt_snappages_gather(const char *const *chunks, int n,
-			unsigned long long cutoff, const char *beside,
-			int ncpus, struct kt_writer_cpu *cpus,
-			struct kt_cpu_stats *prior, unsigned long long *prior_unw)
+int kt_snappages_gather(const struct kt_snappages *in,
+			struct kt_writer_cpu *cpus, struct kt_cpu_stats *prior,
+			unsigned long long *prior_unw, struct kt_snapshot_res *res)
 {
-	size_t page = (size_t)getpagesize();
+	struct gather g = {
+		.cutoff = in->cutoff, .page = (size_t)getpagesize(),
+		.codec = in->codec, .res = res, .count = in->count,
+		.beside = in->beside,
+	};
+	int ncpus = in->ncpus;
 	struct cpu_out *out = calloc(ncpus, sizeof(*out));
-	char *buf = malloc(page);
+	char *buf = malloc(g.page);
 	int cpu, ret = out && buf ? 0 : -ENOMEM;
 
 	for (cpu = 0; out && cpu < ncpus; cpu++)
-		out[cpu].fd = -1;
+		out[cpu].fd = out[cpu].pfd = -1;
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
-		out[cpu].prev = malloc(page);
-		out[cpu].fd = out[cpu].prev ? kt_tmpfile_scratch(beside) : -ENOMEM;
+		out[cpu].prev = malloc(g.page);
+		out[cpu].fd = out[cpu].prev ? kt_tmpfile_scratch(in->beside) : -ENOMEM;
 		if (out[cpu].fd < 0)
 			ret = out[cpu].fd;
 	}
 	if (ret) {
-		kt_err("cannot make room beside '%s': %s", beside, strerror(-ret));
+		kt_err("cannot make room beside '%s': %s", in->beside, strerror(-ret));
 		goto out;
 	}
-	ret = from_chunks(chunks, n, cutoff, ncpus, page, out, prior, prior_unw);
+	ret = from_chunks(&g, in->chunks, in->n, ncpus, out, prior, prior_unw);
 	if (ret)
 		kt_err("cannot read the finished files of the recording for '%s': %s",
-		       beside, strerror(-ret));
+		       in->beside, strerror(-ret));
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
-		ret = from_piece(&cpus[cpu], cutoff, page, buf, &out[cpu]);
+		ret = from_piece(&g, &cpus[cpu], buf, &out[cpu]);
 		/* The newest page is always in. */
 		if (!ret && out[cpu].have_prev) {
-			ret = kt_write_all(out[cpu].fd, out[cpu].prev, page);
-			out[cpu].size += ret ? 0 : page;
+			ret = kt_write_all(out[cpu].fd, out[cpu].prev, g.page);
+			out[cpu].size += ret ? 0 : g.page;
 		}
 		if (ret)
-			kt_err("cannot write beside '%s': %s", beside, strerror(-ret));
+			kt_err("cannot write beside '%s': %s", in->beside, strerror(-ret));
 	}
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
 		close(cpus[cpu].fd);
@@ -168,13 +509,31 @@ int kt_snappages_gather(const char *const *chunks, int n,
 		cpus[cpu].fd = out[cpu].fd;
 		cpus[cpu].size = out[cpu].size;
 		out[cpu].fd = -1;
+		/* No blocks: no file (closed below) for the caller to close. */
+		cpus[cpu].packed_fd = -1;
+		if (!out[cpu].blocks)
+			continue;
+		cpus[cpu].packed_fd = out[cpu].pfd;
+		cpus[cpu].packed_blocks = out[cpu].blocks;
+		cpus[cpu].packed_len = out[cpu].plen;
+		out[cpu].pfd = -1;
 	}
 out:
 	for (cpu = 0; out && cpu < ncpus; cpu++) {
 		if (out[cpu].fd >= 0)
 			close(out[cpu].fd);
+		if (out[cpu].pfd >= 0)
+			close(out[cpu].pfd);
 		free(out[cpu].prev);
+		free(out[cpu].pend);
 	}
+	if (g.r)
+		kt_reader_close(g.r);
+	kt_pack_free(g.pack);
+	kt_unpack_free(g.unpack);
+	free(g.sec);
+	free(g.ubuf);
+	free(g.zbuf);
 	free(out);
 	free(buf);
 	return ret;
