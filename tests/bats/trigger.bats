@@ -88,6 +88,58 @@ ts_of() {
 		fail "stat -i does not list the trigger: $output"
 }
 
+# numbered_rec: record numbered.c (4 s of numbered calls, one 80 ms
+# nanosleep, 1 s more) on CPU 0, -F, into snaps/, firing at the sleep:
+# --before 3s --after 300ms, so the ring's chunks are 0.825 s long and
+# the snapshot holds three or more of them whole (their packed blocks
+# copied as they are) and cuts one at the window's start.
+numbered_rec() {
+	kt_tool numbered "$KT_TRIG_BIN"
+	run rec --trigger 'syscall>50ms' --before 3s --after 300ms -F -o snaps "$@" \
+		-- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 1
+}
+
+# numbers FILE: the numbers of numbered.c's calls in trace-cmd's report
+# of FILE, in decimal, each with its time: "N TIME".
+numbers() {
+	trace-cmd report -i "$1" 2>/dev/null |
+		sed -nE 's/.*\] +([0-9]+\.[0-9]+): +sys_enter: +NR 8 \(ffffffff, ([0-9a-f]+), 0,.*/\2 \1/p' |
+		while read -r n t; do echo "$((16#$n)) $t"; done
+}
+
+@test "a snapshot of several whole chunks of the ring: trace-cmd reads it as ktrace does, its calls consecutive over exactly the window" {
+	numbered_rec
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	shopt -s nullglob
+	files=(snaps/trigger-*-syscall-gt-50ms.dat)
+	[ "${#files[@]}" -eq 1 ] || fail "not one snapshot: $(ls -A snaps) / $output"
+	f=${files[0]}
+	run -0 trace-cmd report -i "$f"
+	[[ $output != *"rror"* ]] || fail "trace-cmd: $output"
+	run -0 "$KTRACE" report -i "$f"
+	cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "$f" 2>/dev/null | tail -n +2) ||
+		fail "report differs from trace-cmd's beyond the trigger lines"
+	exit=$(ts_of "$f" 'numbered-[0-9]+ .*sys_exit: +NR 35 ')
+	[ -n "$exit" ] || fail "no nanosleep exit in $f"
+	numbers "$f" >nums
+	# Every call from the window's first on, none missing or twice, in
+	# order: a block copied wrong, twice or out of place breaks the run.
+	awk -v x="$exit" 'NR > 1 && $1 != last + 1 { print "after call " last ": call " $1; exit 1 }
+		NR == 1 { first = $1; t0 = $2 } { last = $1; t1 = $2 }
+		END {
+			if (NR < 2000) { print NR " calls"; exit 1 }
+			# --before 3s, from the page it begins in (some ms of
+			# calls; the window is measured a little after the
+			# firing), and no more.
+			if (x - t0 < 2.95 || x - t0 > 3.05) { print "first call " x - t0 " s before the exit"; exit 1 }
+			if (t1 - x < 0.25) { print "last call " t1 - x " s after the exit"; exit 1 }
+			if (last - first + 1 != NR) { print NR " calls from " first " to " last; exit 1 }
+		}' nums || fail "the calls in $f: $(head -2 nums) ... $(tail -2 nums), exit at $exit"
+	# No losses to explain a gap: the file says none.
+	run -0 "$KTRACE" stat -i "$f"
+	[[ $output == *"no events lost"* ]] || fail "stat -i: $output"
+}
+
 @test "syscall>200ms: no snapshot; syscall:getppid>50ms: none either" {
 	stall_rec 'syscall>200ms'
 	[ "$status" -eq 0 ] || fail "record exited $status: $output"
