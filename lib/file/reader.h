@@ -47,6 +47,12 @@ void kt_reader_close(struct kt_reader *r);
  * that is a file opens it as kt_reader_open() does.
  */
 struct kt_reader *kt_reader_open_list(const char *const *paths, int n);
+/*
+ * The same for the chunks' data and CPUSTATs only, the first chunk too
+ * opened as kt_reader_open_index() opens a file (no kallsyms, printk
+ * formats, cmdlines or plugins: nothing to print events by name with).
+ */
+struct kt_reader *kt_reader_open_list_index(const char *const *paths, int n);
 /* Chunks in a series, 0 for a file. */
 int kt_reader_chunks(const struct kt_reader *r);
 struct kt_reader_chunk {

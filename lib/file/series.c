@@ -645,7 +645,7 @@ static int gather(const char *const *paths, int n, struct names *l)
 	return n > 1 ? check_twice(l) : 0;
 }
 
-struct kt_reader *kt_reader_open_list(const char *const *paths, int n)
+static struct kt_reader *open_list(const char *const *paths, int n, bool index)
 {
 	struct kt_reader *r = NULL, *ck;
 	struct kt_series *se;
@@ -656,7 +656,7 @@ struct kt_reader *kt_reader_open_list(const char *const *paths, int n)
 	int k, ret;
 
 	if (n == 1 && (stat(paths[0], &st) || !S_ISDIR(st.st_mode)))
-		return kt_reader_open(paths[0]);
+		return index ? kt_reader_open_index(paths[0]) : kt_reader_open(paths[0]);
 	se = calloc(1, sizeof(*se));
 	if (!se)
 		return NULL;
@@ -670,7 +670,7 @@ struct kt_reader *kt_reader_open_list(const char *const *paths, int n)
 	}
 	for (k = 0; k < l.n; k++) {
 		/* The first chunk is the series' reader; the others, its index. */
-		ck = k ? kt_reader_open_index(l.v[k]) : kt_reader_open(l.v[k]);
+		ck = k || index ? kt_reader_open_index(l.v[k]) : kt_reader_open(l.v[k]);
 		if (!ck) {
 			ret = errno ? -errno : -EIO;
 			goto err;
@@ -759,6 +759,16 @@ int kt_reader_chunk(const struct kt_reader *r, int k, struct kt_reader_chunk *c)
 	c->has_stat = ch->has_stat;
 	c->lost = ch->st_lost;
 	return 0;
+}
+
+struct kt_reader *kt_reader_open_list(const char *const *paths, int n)
+{
+	return open_list(paths, n, false);
+}
+
+struct kt_reader *kt_reader_open_list_index(const char *const *paths, int n)
+{
+	return open_list(paths, n, true);
 }
 
 int kt_reader_chunk_cpu(struct kt_reader *r, int k, int cpu,

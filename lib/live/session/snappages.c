@@ -371,9 +371,13 @@ static int packed_chunks(struct gather *g, const char *const *chunks, int n,
 			 int ncpus, struct cpu_out *out)
 {
 	struct kt_reader_chunk_cpu c;
+	struct kt_reader_chunk ch;
 	struct blocks b = { 0 };
 	int k, cpu, kstar, ret = 0;
 
+	/* The series' chunks in time order, as it read them. */
+	if (kt_reader_chunks(g->r))
+		n = kt_reader_chunks(g->r);
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
 		kstar = -1;
 		for (k = 0; g->cutoff && k < n; k++)
@@ -382,8 +386,10 @@ static int packed_chunks(struct gather *g, const char *const *chunks, int n,
 				kstar = k;
 		for (k = 0; !ret && k < n; k++)
 			if (!kt_reader_chunk_cpu(g->r, k, cpu, &c))
-				ret = packed_chunk(g, chunks[k], k, kstar, &c,
-						   &b, &out[cpu]);
+				ret = packed_chunk(g, kt_reader_chunks(g->r) &&
+						   !kt_reader_chunk(g->r, k, &ch) ?
+						   ch.path : chunks[0], k, kstar,
+						   &c, &b, &out[cpu]);
 		if (!ret)
 			ret = pack_pend(g, &out[cpu]);
 	}
@@ -420,7 +426,7 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 	size_t cap;
 	int cpu, ret;
 
-	g->r = kt_reader_open_list(chunks, n);
+	g->r = kt_reader_open_list_index(chunks, n);
 	if (!g->r)
 		return -errno;
 	if (kt_reader_page_size(g->r) != g->page)
