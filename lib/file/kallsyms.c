@@ -68,6 +68,9 @@ static bool parse_line(const char *p, const char *end, struct kline *l)
 	size_t flen, mlen = 0;
 	int i, v;
 	char ch;
+#ifdef __SSE2__
+	const char *line = p;
+#endif
 
 	i = 0;
 #ifdef __SSE2__
@@ -136,6 +139,18 @@ static bool parse_line(const char *p, const char *end, struct kline *l)
 			break;
 		}
 		p += 16;
+	}
+	/*
+	 * The rest, under 16 bytes, in the line's last 16 (the address
+	 * and type are before them): the bytes before p shifted out.
+	 */
+	if (p < end && end - p < 16 && end - line >= 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(end - 16));
+		unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_min_epu8(w, _mm_set1_epi8(0x20)), w));
+
+		m >>= 16 - (end - p);
+		p = m ? p + __builtin_ctz(m) : end;
 	}
 #endif
 	/* Eight bytes at a time while none is below '!' (white space is). */
