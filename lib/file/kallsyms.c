@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <traceevent/event-parse.h>
 
@@ -65,8 +68,39 @@ static bool parse_line(const char *p, const char *end, struct kline *l)
 	size_t flen, mlen = 0;
 	int i, v;
 	char ch;
+#ifdef __SSE2__
+	const char *line = p;
+#endif
 
 	i = 0;
+#ifdef __SSE2__
+	if (end - p > 16 && p[16] == ' ') {
+		/*
+		 * A 64-bit kernel's 16 digits in one register: each byte a
+		 * digit ('0'-'9') or a letter ('a'-'f' after | 0x20), its
+		 * value chosen by which, then two nibbles to a byte.
+		 */
+		__m128i v = _mm_loadu_si128((const __m128i *)p);
+		__m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+		__m128i a = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)),
+					 _mm_set1_epi8('a'));
+		__m128i isd = _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d);
+		__m128i isa = _mm_cmpeq_epi8(_mm_min_epu8(a, _mm_set1_epi8(5)), a);
+
+		if (_mm_movemask_epi8(_mm_or_si128(isd, isa)) == 0xffff) {
+			__m128i n = _mm_or_si128(_mm_and_si128(isd, d),
+				_mm_andnot_si128(isd, _mm_add_epi8(a, _mm_set1_epi8(10))));
+
+			n = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(n, 4),
+						       _mm_srli_epi16(n, 8)),
+					  _mm_set1_epi16(0xff));
+			n = _mm_packus_epi16(n, n);
+			addr = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(n));
+			p += 16;
+			i = 16;
+		}
+	}
+#else
 	if (end - p > 16 && p[16] == ' ') {
 		/* A 64-bit kernel's 16 digits: no test a digit, one at the end. */
 		unsigned int bad = 0, c;
@@ -82,6 +116,7 @@ static bool parse_line(const char *p, const char *end, struct kline *l)
 		else
 			addr = 0, i = 0;
 	}
+#endif
 	if (!i)
 		for (; i < 16 && p < end && (v = hexval(*p)) >= 0; i++, p++)
 			addr = addr << 4 | (unsigned int)v;
@@ -92,6 +127,32 @@ static bool parse_line(const char *p, const char *end, struct kline *l)
 		return false;
 	f = p + 3;
 	p = f;
+#ifdef __SSE2__
+	/* Sixteen bytes at a time while none is below '!' (white space is). */
+	while (end - p >= 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)p);
+		int m = _mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_min_epu8(w, _mm_set1_epi8(0x20)), w));
+
+		if (m) {
+			p += __builtin_ctz((unsigned int)m);
+			break;
+		}
+		p += 16;
+	}
+	/*
+	 * The rest, under 16 bytes, in the line's last 16 (the address
+	 * and type are before them): the bytes before p shifted out.
+	 */
+	if (p < end && end - p < 16 && end - line >= 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(end - 16));
+		unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_min_epu8(w, _mm_set1_epi8(0x20)), w));
+
+		m >>= 16 - (end - p);
+		p = m ? p + __builtin_ctz(m) : end;
+	}
+#endif
 	/* Eight bytes at a time while none is below '!' (white space is). */
 	while (end - p >= 8) {
 		uint64_t w;

@@ -774,6 +774,19 @@ zzz
 ffffffff81000070 T
 ffffffff81000070 T \t[m]
 FFFFFFFF81000070 T upper\t[m]x y
+gfffffff81000070 T bad_first_digit
+ffffffff8100007g T bad_last_digit
+ffffffff81:00070 T colon_digit
+ffffffff81`00070 T backtick_digit
+ffffffff81/00070 T slash_digit
+ffffffff81@00070 T at_digit
+fFfFfFfF8100aBcD T mixed_case
+ffffffff81000070 T fifteen_bytes_a
+ffffffff81000070 T sixteen_bytes_ab
+ffffffff81000070 T seventeen_bytes_a\t[m]
+ffffffff81000070 T thirty_two_bytes_abcdefghijklmno
+ffffffff81000070 T ctl\x01_in_a_name_past_sixteen\t[m]
+ffffffff81000070 T tail\x0bvt
 ODD
 	for f in "$RD"/ks.*; do
 		"$UNIT/kallsyms-check" lib "$f" >"$RD/lib.out"
