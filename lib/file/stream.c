@@ -253,7 +253,7 @@ static int fill_packed(struct kt_stream *s)
 	if (csize > s->end - s->pos)
 		return stream_bad(s, at, "chunk of %u compressed bytes runs past the CPU data end",
 				  csize);
-	if (usize > KT_DAT_MAX_CHUNK || !usize || usize % r->page_size)
+	if (!kt_dat_chunk_size_ok(usize, r->page_size))
 		return stream_bad(s, at, "chunk unpacks to %u bytes, expected a multiple of the page size up to %u",
 				  usize, KT_DAT_MAX_CHUNK);
 	if (grow(&s->zbuf, &s->zcap, csize ? csize : 1) ||
@@ -330,8 +330,7 @@ static void fill_ahead(struct kt_ahead_job *j)
 			break;
 		csize = get32(r, h);
 		usize = get32(r, h + 4);
-		if (csize > s->end - pos - 8 || usize > KT_DAT_MAX_CHUNK || !usize ||
-		    usize % r->page_size ||
+		if (csize > s->end - pos - 8 || !kt_dat_chunk_size_ok(usize, r->page_size) ||
 		    grow(&f->zbuf, &f->zcap, csize ? csize : 1) ||
 		    grow(&f->win, &f->win_cap, n + usize + KT_STREAM_SLACK) ||
 		    kt_reader_pread_all(r->fd, f->zbuf, csize, pos + 8) ||

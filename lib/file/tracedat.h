@@ -158,4 +158,14 @@ enum kt_dat_option {
 /* Pages in one packed chunk of CPU data, as trace-cmd packs them. */
 #define KT_DAT_CHUNK_PAGES	10
 
+/*
+ * Whether a packed chunk's claimed unpacked size can be one: whole pages,
+ * at least one, at most KT_DAT_MAX_CHUNK (what a reader allocates for it).
+ */
+static inline int kt_dat_chunk_size_ok(unsigned long long usize,
+				       unsigned long long page)
+{
+	return usize && usize <= KT_DAT_MAX_CHUNK && !(usize % page);
+}
+
 #endif

@@ -216,8 +216,8 @@ static int read_blocks(struct gather *g, const char *path,
 		if (len + 4 - at < 8)
 			return -EBADMSG;
 		memcpy(sizes, g->sec + at, 8);
-		if (sizes[0] > len + 4 - at - 8 || !sizes[1] ||
-		    sizes[1] % g->page || sizes[1] > KT_DAT_MAX_CHUNK)
+		if (sizes[0] > len + 4 - at - 8 ||
+		    !kt_dat_chunk_size_ok(sizes[1], g->page))
 			return -EBADMSG;
 		b->at[b->n] = at;
 		at += 8 + (size_t)sizes[0];
