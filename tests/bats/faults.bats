@@ -181,10 +181,12 @@ signal_taken() {
 	nothing_enabled
 }
 
-@test "SIGKILL leaves the instance and the pieces; reset -a removes the one, --recover assembles the other" {
+@test "SIGKILL leaves the instance and the pieces; reset -a removes the one, --recover assembles the other; the next record sweeps its registry entry" {
 	mkdir "$TRACEFS/instances/$(kt_test_instance)"
+	export KTRACE_RUN_DIR="$BATS_TEST_TMPDIR/run"
 	killed_recording k.dat -e "$OURS"
 	[ -d "$TRACEFS/instances/ktrace-$pid" ] || fail "SIGKILL left no instance?"
+	[ -f "$KTRACE_RUN_DIR/$pid" ] || fail "SIGKILL left no registry entry? $(ls -A "$KTRACE_RUN_DIR")"
 	[ -f "k.dat.tmp-$pid" ] && [ -f "k.dat.tmp-$pid.cpu0" ] && [ -f "k.dat.tmp-$pid.meta" ] ||
 		fail "pieces missing: $(ls -A)"
 	[ ! -e k.dat ] || fail "a file under the final name"
@@ -199,6 +201,11 @@ signal_taken() {
 	assert_success
 	assert_output --partial "recovered 'k.dat' from pid $pid"
 	no_pieces .
+	# The dead recording's registry entry goes with the next recording.
+	run "$KTRACE" record -q -o next.dat -e ftrace:print -- true
+	assert_success
+	[ -z "$(ls -A "$KTRACE_RUN_DIR")" ] || fail "left in the registry: $(ls -A "$KTRACE_RUN_DIR")"
+	rm -f next.dat
 	# Both readers agree on it, line for line.
 	"$KTRACE" report -i k.dat >k.kt
 	trace-cmd report -i k.dat >k.tc 2>/dev/null

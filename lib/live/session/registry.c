@@ -59,6 +59,21 @@ static int put(pid_t pid, const char *suffix, const char *text)
 	return ret;
 }
 
+/*
+ * A recording killed by SIGKILL cannot remove its entry; each new one
+ * sweeps those of the dead (listing reads every entry, and reading one
+ * whose pid is not a running ktrace removes it), so /run/ktrace does
+ * not grow with every killed run.
+ */
+static void sweep_dead(void)
+{
+	pid_t *pids;
+	int n;
+
+	if (!kt_registry_list(&pids, &n))
+		free(pids);
+}
+
 int kt_registry_add(const char *mode, const char *output)
 {
 	char *text;
@@ -66,6 +81,7 @@ int kt_registry_add(const char *mode, const char *output)
 
 	if (mkdir(kt_registry_dir(), 0755) && errno != EEXIST)
 		return -errno;
+	sweep_dead();
 	if (asprintf(&text, "pid %d\nmode %s\noutput %s\nstart %lld\n",
 		     (int)getpid(), mode, output ? output : "-",
 		     (long long)time(NULL)) < 0)
