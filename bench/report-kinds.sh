@@ -79,6 +79,8 @@ krun() {
 	case $m in
 	ser) cmd="KTRACE_NO_THREADS=1 '$ktrace' report -i" ;;
 	thr) cmd="KTRACE_THREADS=1 '$ktrace' report -i" ;;
+	# the default path, its trial forced whatever the load (ahead-trial.h)
+	def) cmd="KTRACE_THREADS=trial '$ktrace' report -i" ;;
 	tc) cmd="trace-cmd report" ;;
 	esac
 	if [ "$k" = corpus ]; then
@@ -111,22 +113,24 @@ krounds=$rounds
 [ "$krounds" -ge 3 ] || krounds=3
 load0=$(cut -d ' ' -f 1-3 /proc/loadavg)
 for k in $kinds; do
-	rm -f "$kd/$k".ser "$kd/$k".thr "$kd/$k".tc
+	rm -f "$kd/$k".ser "$kd/$k".thr "$kd/$k".def "$kd/$k".tc
 done
 declare -A same lines
 for r in $(seq 1 "$krounds"); do
 	for k in $kinds; do
 		krun "$k" ser
 		krun "$k" thr
+		krun "$k" def
 		krun "$k" tc
 		if [ "$r" = 1 ] && [ "$k" != corpus ]; then
 			lines[$k]=$(wc -l <"$kd/out.ser")
 			same[$k]=identical
 			cmp -s "$kd/out.ser" "$kd/out.thr" || same[$k]="threaded DIFFERENT"
+			cmp -s "$kd/out.ser" "$kd/out.def" || same[$k]="trial DIFFERENT"
 			# trace-cmd's first line (cpus=N, version = N) aside
 			tail -n +2 "$kd/out.tc" | cmp -s - "$kd/out.ser" || same[$k]="DIFFERENT"
 		fi
-		echo "round $r $k: serial $(tail -n 1 "$kd/$k.ser"), threaded $(tail -n 1 "$kd/$k.thr"), trace-cmd $(tail -n 1 "$kd/$k.tc") (cpu s, wall s, max RSS KB)"
+		echo "round $r $k: serial $(tail -n 1 "$kd/$k.ser"), threaded $(tail -n 1 "$kd/$k.thr"), trial $(tail -n 1 "$kd/$k.def"), trace-cmd $(tail -n 1 "$kd/$k.tc") (cpu s, wall s, max RSS KB)"
 	done
 done
 rm -f "$kd"/out.*
@@ -155,10 +159,11 @@ for k in $kinds; do
 	a=$(kratio "$kd/$k.tc" "$kd/$k.ser")
 	b=$(kratio "$kd/$k.tc" "$kd/$k.thr")
 	c=$(kratio "$kd/$k.thr" "$kd/$k.ser")
+	d=$(kratio "$kd/$k.def" "$kd/$k.ser")
 	rss="$(( $(kmedian "$kd/$k.ser" 3) / 1024 ))/$(( $(kmedian "$kd/$k.thr" 3) / 1024 )) MB"
 	out=${same[$k]:-"(corpus.bats compares)"}
 	rows="$rows
-| $(describe "$k") | $size | ${lines[$k]:--} | $(kmedian "$kd/$k.ser" 1) | $(kmedian "$kd/$k.thr" 1) | $(kmedian "$kd/$k.tc" 1) | ${a}x | ${b}x | ${c} | $(kmedian "$kd/$k.ser" 2) / $(kmedian "$kd/$k.thr" 2) / $(kmedian "$kd/$k.tc" 2) | $rss | $out |"
+| $(describe "$k") | $size | ${lines[$k]:--} | $(kmedian "$kd/$k.ser" 1) | $(kmedian "$kd/$k.thr" 1) | $(kmedian "$kd/$k.tc" 1) | ${a}x | ${b}x | ${c} | ${d} | $(kmedian "$kd/$k.ser" 2) / $(kmedian "$kd/$k.thr" 2) / $(kmedian "$kd/$k.def" 2) / $(kmedian "$kd/$k.tc" 2) | $rss | $out |"
 	case $out in *DIFFERENT*) worst="$worst $k" ;; esac
 done
 
@@ -177,7 +182,9 @@ ksummary=$(cat <<EOF
 
 \`bench/report-speed\` (its second part): \`ktrace report\` serial
 (\`KTRACE_NO_THREADS=1\`), reading and unpacking ahead in its second
-thread (\`KTRACE_THREADS=1\`, \`lib/file/ahead.c\`) and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
+thread (\`KTRACE_THREADS=1\`, \`lib/file/ahead.c\`), the default path
+with its read-ahead trial forced whatever the load (\`KTRACE_THREADS=trial\`,
+\`lib/file/ahead-trial.h\`: it reads ahead only where that earned its CPU) and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
 recorded with sched_switch, sched_wakeup and raw_syscalls; each run
 writes the text to a file on /var/tmp (deleted before it), $krounds
 interleaved rounds, medians of the CPU time (user + sys) and of the
@@ -186,8 +193,8 @@ $load0 at the start, $load1 at the end.  trace-cmd's CPU time
 grows with the load much more than ktrace's: ratios taken at a load
 above 1 flatter ktrace.
 
-| file | size | lines | ktrace serial CPU s | ktrace threaded CPU s | trace-cmd CPU s | trace-cmd / serial | trace-cmd / threaded | threaded / serial CPU | wall s: serial / threaded / trace-cmd | peak RSS serial/threaded | output |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|$rows
+| file | size | lines | ktrace serial CPU s | ktrace threaded CPU s | trace-cmd CPU s | trace-cmd / serial | trace-cmd / threaded | threaded / serial CPU | trial / serial CPU | wall s: serial / threaded / trial / trace-cmd | peak RSS serial/threaded | output |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|$rows
 
 Where the serial path's CPU goes on the kernel-stack file
 (\`perf record -F 4999\`, \`KTRACE_NO_THREADS=1 ktrace report -i FILE -o

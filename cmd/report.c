@@ -304,20 +304,50 @@ static int fgraph_plain_fn(const struct kt_event *ev, void *arg)
 /*
  * Read (and unpack) each CPU's next pages in a second thread while this
  * one decodes, formats and writes the current ones (kt_reader_read_ahead()):
- * where it pays (kt_reader_ahead_pays(): a file of some size, a second CPU
- * free).  The thread only reads the file, so the bytes are the same, with
- * any option.  KTRACE_NO_THREADS=1 keeps the report in one thread,
- * KTRACE_THREADS=1 reads ahead wherever it can (the tests compare the two).
+ * where it may pay (kt_reader_ahead_pays(): a file of some size, a second
+ * CPU free), and then only if it earns its CPU on this machine and file
+ * (kt_reader_try_read_ahead(): a trial over the file's first quarter).
+ * The thread only reads the file, so the bytes are the same, with any
+ * option.  KTRACE_NO_THREADS=1 keeps the report in one thread,
+ * KTRACE_THREADS=1 reads ahead wherever it can, with no trial (the tests
+ * compare the two), KTRACE_THREADS=trial tries it on any file and says
+ * on stderr what the trial measured and chose.
  */
-static bool read_ahead(const struct kt_reader *r)
+enum ahead_mode { AHEAD_NO, AHEAD_ALWAYS, AHEAD_TRY, AHEAD_TRY_SAY };
+
+static enum ahead_mode ahead_mode(const struct kt_reader *r)
 {
 	const char *no = getenv("KTRACE_NO_THREADS"), *yes = getenv("KTRACE_THREADS");
 
 	if (no && *no && strcmp(no, "0"))
-		return false;
+		return AHEAD_NO;
+	if (yes && !strcmp(yes, "trial"))
+		return AHEAD_TRY_SAY;
 	if (yes && *yes)
-		return strcmp(yes, "0") != 0;
-	return kt_reader_ahead_pays(r);
+		return strcmp(yes, "0") ? AHEAD_ALWAYS : AHEAD_NO;
+	return kt_reader_ahead_pays(r) ? AHEAD_TRY : AHEAD_NO;
+}
+
+static void read_ahead(struct kt_reader *r, enum ahead_mode mode)
+{
+	if (mode == AHEAD_ALWAYS)
+		kt_reader_read_ahead(r);
+	else if (mode != AHEAD_NO)
+		kt_reader_try_read_ahead(r);
+}
+
+/* KTRACE_THREADS=trial: what the trial measured, one line on stderr. */
+static void say_trial(const struct kt_reader *r)
+{
+	double cpu[2], wall[2];
+	bool ahead;
+
+	if (!kt_reader_ahead_tried(r, &ahead, cpu, wall)) {
+		kt_info("read-ahead trial: not finished (the file ended first); serial");
+		return;
+	}
+	kt_info("read-ahead trial: serial %.3f s CPU %.3f s wall, reading ahead %.3f s CPU %.3f s wall: %s",
+		cpu[0], wall[0], cpu[1], wall[1], ahead ? "reading ahead" : "serial");
 }
 
 static int open_reader(const struct input_list *in, struct kt_reader **r)
@@ -690,6 +720,7 @@ static int report(const struct report_opts *o)
 	struct kt_reader *r;
 	struct run run = { 0 };
 	struct kt_ustack *ustack = NULL;
+	enum ahead_mode mode;
 	bool procview, plain;
 	char *tmp = NULL;
 	FILE *out;
@@ -797,8 +828,8 @@ static int report(const struct report_opts *o)
 	run.p = p;
 	run.left = o->head;
 	/* (no thread: the same report, in one) */
-	if (read_ahead(r))
-		kt_reader_read_ahead(r);
+	mode = ahead_mode(r);
+	read_ahead(r, mode);
 	plain = !run.pv && run.left < 0 && !run.has_trig;
 	ret = kt_decoder_run(d, run.fg ? (plain ? fgraph_plain_fn : fgraph_fn) :
 			     (plain ? plain_fn : print_fn), &run);
@@ -810,6 +841,8 @@ static int report(const struct report_opts *o)
 		if (fret)
 			ret = fret;
 	}
+	if (mode == AHEAD_TRY_SAY)
+		say_trial(r);
 view_done:
 	if (!ret && fflush(out))
 		ret = -errno;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/byteorder.h"
+#include "file/ahead-trial.h"
 #include "file/reader.h"
 #include "file/tracedat.h"
 #include "file/unpack.h"
@@ -90,6 +91,9 @@ struct kt_reader {
 	/* Streams' next windows read ahead in a thread (kt_reader_read_ahead). */
 	struct kt_ahead *ahead;
 	struct kt_unpack *ahead_unpack;	/* that thread's own */
+	bool ahead_now;		/* streams post their next window to it */
+	bool ahead_trying;	/* ahead_now follows the trial (ahead-trial.h) */
+	struct kt_ahead_trial trial;
 	struct tep_handle *tep;
 	struct tep_plugin_list *plugins;
 	/*

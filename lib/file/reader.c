@@ -1789,17 +1789,25 @@ out:
 	return ret;
 }
 
-bool kt_reader_ahead_pays(const struct kt_reader *r)
+/* The trace data's bytes in the file, over every buffer and CPU. */
+static uint64_t data_bytes(const struct kt_reader *r)
 {
 	uint64_t bytes = 0;
-	cpu_set_t set;
-	double load;
-	int b, i, ncpu;
+	int b, i;
 
 	for (b = 0; b < r->nbufs; b++)
 		for (i = 0; i < r->bufs[b].nstreams; i++)
 			bytes += r->bufs[b].streams[i].size;
-	if (r->series || bytes < KT_AHEAD_MIN_BYTES)
+	return bytes;
+}
+
+bool kt_reader_ahead_pays(const struct kt_reader *r)
+{
+	cpu_set_t set;
+	double load;
+	int ncpu;
+
+	if (r->series || data_bytes(r) < KT_AHEAD_MIN_BYTES)
 		return false;
 	ncpu = sched_getaffinity(0, sizeof(set), &set) ? (int)sysconf(_SC_NPROCESSORS_ONLN) :
 	       CPU_COUNT(&set);
@@ -1820,7 +1828,35 @@ int kt_reader_read_ahead(struct kt_reader *r)
 	r->window -= r->window % r->page_size;
 	if (r->window < r->page_size)
 		r->window = r->page_size;
+	r->ahead_now = true;
 	return 0;
+}
+
+int kt_reader_try_read_ahead(struct kt_reader *r)
+{
+	int ret;
+
+	if (r->ahead || r->series)
+		return 0;
+	ret = kt_reader_read_ahead(r);
+	if (ret)
+		return ret;
+	kt_ahead_trial_start(&r->trial, data_bytes(r));
+	r->ahead_trying = true;
+	r->ahead_now = false;
+	return 0;
+}
+
+bool kt_reader_ahead_tried(const struct kt_reader *r, bool *ahead, double cpu[2],
+			   double wall[2])
+{
+	if (!r->ahead_trying || !kt_ahead_trial_decided(&r->trial, ahead))
+		return false;
+	cpu[0] = r->trial.cpu[0];
+	cpu[1] = r->trial.cpu[1];
+	wall[0] = r->trial.wall[0];
+	wall[1] = r->trial.wall[1];
+	return true;
 }
 
 void kt_reader_close(struct kt_reader *r)

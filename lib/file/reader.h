@@ -208,6 +208,20 @@ int kt_reader_read_ahead(struct kt_reader *r);
  */
 #define KT_AHEAD_MIN_BYTES	(4u << 20)
 bool kt_reader_ahead_pays(const struct kt_reader *r);
+/*
+ * As kt_reader_read_ahead(), but the thread has to earn its CPU: over the
+ * file's first quarter the streams read ahead in some phases and not in
+ * others, and go on reading ahead only if that cost at most 10% more CPU
+ * and saved at least 5% of the wall time (ahead-trial.h says why and
+ * how).  The bytes read are the same whatever it decides.
+ */
+int kt_reader_try_read_ahead(struct kt_reader *r);
+/*
+ * Once the trial is over: true, whether reading ahead was kept, and the
+ * CPU and wall seconds its phases took ([0] serial, [1] reading ahead).
+ */
+bool kt_reader_ahead_tried(const struct kt_reader *r, bool *ahead, double cpu[2],
+			   double wall[2]);
 
 /* Buffers: 0 is the top buffer, 1.. the instances in file order. */
 int kt_reader_buffers(const struct kt_reader *r);

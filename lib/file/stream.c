@@ -356,7 +356,7 @@ static void ahead_post(struct kt_stream *s)
 {
 	struct ahead_fill *f = s->fill;
 
-	if (!s->r->ahead || s->done)
+	if (!s->r->ahead || !s->r->ahead_now || s->done)
 		return;
 	if (s->compressed ? !s->chunks_left : s->end - s->pos < s->r->page_size)
 		return;
@@ -476,6 +476,8 @@ int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
 	if (s->started && s->cur + 2 * (size_t)s->r->page_size <= s->win_len) {
 		s->cur += s->r->page_size;
 	} else {
+		uint64_t from = s->pos;
+
 		ret = s->started ? ahead_take(s) : 0;
 		if (!ret) {
 			s->nc = 0;
@@ -487,6 +489,8 @@ int kt_stream_next_page(struct kt_stream *s, void **page, uint64_t *offset)
 			return ret;
 		}
 		s->cur = 0;
+		if (s->r->ahead_trying)
+			s->r->ahead_now = kt_ahead_trial_step(&s->r->trial, s->pos - from);
 		ahead_post(s);
 	}
 	*page = s->win + s->cur;

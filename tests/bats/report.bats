@@ -511,7 +511,7 @@ PY
 	[ -z "$(find "$RD" -maxdepth 1 -name 'target.txt.*' -o -maxdepth 1 -name 'redir.txt.*')" ]
 }
 
-@test "reading ahead in a second thread (KTRACE_THREADS=1): the serial path's bytes" {
+@test "reading ahead in a second thread (KTRACE_THREADS=1, and its trial): the serial path's bytes" {
 	local f o e opts
 	# A real recording (ktrace record's, trace-cmd's v7, v6, uncompressed,
 	# lost events, two instances) and every file of the stored corpus.
@@ -528,8 +528,22 @@ PY
 				fail "$f $opts: status $status, serially $o: $(head -c 600 <<<"$output$e")"
 			same_file "$RD/serial.out" "$RD/threaded.out" ||
 				fail "$f $opts: the bytes read ahead differ"
+			# The trial switches between reading ahead and not
+			# (phases of a twentieth of the file): the same bytes.
+			# shellcheck disable=SC2086
+			run env KTRACE_THREADS=trial "$KTRACE" report -i "$f" $opts -o "$RD/threaded.out"
+			[ "$status" = "$o" ] ||
+				fail "$f $opts: status $status in the trial, serially $o: $(head -c 600 <<<"$output$e")"
+			same_file "$RD/serial.out" "$RD/threaded.out" ||
+				fail "$f $opts: the bytes of the read-ahead trial differ"
 		done
 	done
+	# The trial says what it measured and chose (its phases are a
+	# twentieth of the file, but a fill takes a window at least, so a
+	# file of a few windows a CPU ends before the trial does).
+	run env KTRACE_THREADS=trial "$KTRACE" report -i "$RD/v7.dat" -o /dev/null
+	assert_success
+	assert_output --regexp '^ktrace report: read-ahead trial: (serial [0-9.]+ s CPU [0-9.]+ s wall, reading ahead [0-9.]+ s CPU [0-9.]+ s wall: (serial|reading ahead)|not finished \(the file ended first\); serial)$'
 	# A second thread was taken, to a file and to a pipe.
 	# LeakSanitizer cannot run under ptrace: the ASan build checks leaks elsewhere.
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
