@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -75,6 +76,9 @@ struct kt_recorder {
 	/* A rotation waits for each thread's switch. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/* The pages to the caller's put() instead of the pieces. */
+	kt_recorder_put_fn put;
+	void *put_arg;
 };
 
 static void poke(int fd)
@@ -253,6 +257,13 @@ static void account(struct cpu_rec *c, size_t n)
 	atomic_fetch_add(&c->rec->total, n);
 }
 
+/* Pages put(): counted, and the piece, which never holds them, stays empty. */
+static void account_put(struct cpu_rec *c, size_t n)
+{
+	account(c, n);
+	atomic_fetch_add(&c->base, n);
+}
+
 /* Count the events in whole pages that will never reach the file. */
 static void count_unwritten(struct cpu_rec *c, const char *pages, size_t len)
 {
@@ -308,6 +319,24 @@ static void strand_pipe(struct cpu_rec *c, size_t len)
 }
 
 /*
+ * The pages now in the pipe (n bytes) to put(); on a failure those
+ * put() left in the pipe are counted as never written.
+ */
+static int put_pipe(struct cpu_rec *c, size_t n)
+{
+	int ret = c->rec->put(c->rec->put_arg, c->cpu, c->pipe_rd, n);
+	int left = 0;
+
+	if (!ret) {
+		account_put(c, n);
+		return 0;
+	}
+	if (ioctl(c->pipe_rd, FIONREAD, &left) == 0 && left > 0)
+		strand_pipe(c, (size_t)left);
+	return ret;
+}
+
+/*
  * Move every full page the kernel has now.  Returns bytes moved, or
  * -errno; -EAGAIN never escapes (it means "nothing more for now").
  */
@@ -331,6 +360,14 @@ static long move_pages(struct cpu_rec *c)
 			return -errno;
 		if (n == 0)
 			return moved;
+		if (c->rec->put) {
+			int err = put_pipe(c, (size_t)n);
+
+			if (err)
+				return err;
+			moved += n;
+			continue;
+		}
 		while (n > 0) {
 			m = splice(c->pipe_rd, NULL, c->out_fd, NULL, n,
 				   SPLICE_F_MOVE);
@@ -404,6 +441,18 @@ static int flush_partial(struct cpu_rec *c, int max)
 		/* Pages stay whole in the file; the rest is zero anyway. */
 		if (n < page)
 			memset(buf + n, 0, page - n);
+		if (c->rec->put) {
+			/* The pipe is empty: the page fits without waiting. */
+			ret = kt_write_all(c->pipe_wr, buf, page);
+			if (ret) {
+				count_unwritten(c, buf, page);
+				break;
+			}
+			ret = put_pipe(c, page);
+			if (ret)
+				break;
+			continue;
+		}
 		ret = kt_write_all(c->out_fd, buf, page);
 		if (ret) {
 			count_unwritten(c, buf, page);
@@ -574,6 +623,13 @@ int kt_recorder_start(struct kt_recorder *rec)
 	if (ret)
 		kt_recorder_stop(rec);
 	return ret;
+}
+
+void kt_recorder_set_put(struct kt_recorder *rec, kt_recorder_put_fn put,
+			 void *arg)
+{
+	rec->put = put;
+	rec->put_arg = arg;
 }
 
 int kt_recorder_notify_fd(const struct kt_recorder *rec)
