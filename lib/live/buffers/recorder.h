@@ -31,10 +31,6 @@ void kt_recorder_free(struct kt_recorder *rec);
 int kt_recorder_start(struct kt_recorder *rec);
 
 /*
- * Readable (poll) once a recorder stopped on its own: an error such as
- * a full disk, or the byte limit.  Never read from it.
- */
-/*
  * Before kt_recorder_start(): the pages go to put() instead of the
  * pieces (which stay empty): len bytes of whole pages of cpu, which put()
  * takes out of the pipe pipe_rd, all of them (0), or fails (-errno: the
@@ -46,6 +42,10 @@ int kt_recorder_start(struct kt_recorder *rec);
 typedef int (*kt_recorder_put_fn)(void *arg, int cpu, int pipe_rd, size_t len);
 void kt_recorder_set_put(struct kt_recorder *rec, kt_recorder_put_fn put,
 			 void *arg);
+/*
+ * Readable (poll) once a recorder stopped on its own: an error such as
+ * a full disk, or the byte limit.  Never read from it.
+ */
 int kt_recorder_notify_fd(const struct kt_recorder *rec);
 
 /* Stop taking data once this many bytes are recorded (0: no limit). */
