@@ -43,7 +43,13 @@ struct kt_net_sink {
 	 * their pages (net_put) while this one sends the rest.
 	 */
 	pthread_mutex_t lock;
-	atomic_bool gone;		/* no more to send: the peer or the agent left */
+	atomic_bool gone;		/* no more to send: the peer left, or a send failed */
+	/*
+	 * The agent left: the recording stops, the recorders' last pages
+	 * still go (the controller's file has every CPU's pages up to the
+	 * stop, no gap), then the connection drops without the end.
+	 */
+	atomic_bool orphan;
 	bool stop;			/* the controller asked to stop */
 };
 
@@ -90,17 +96,20 @@ err:
 
 bool kt_net_sink_gone(const struct kt_net_sink *n)
 {
-	return n->gone;
+	return n->gone || n->orphan;
 }
 
-/* The agent that started this worker is gone: drop as it would. */
+/*
+ * The agent that started this worker is gone: the main thread sends
+ * nothing more (the recorders' last pages still go), the connection
+ * drops as it would.
+ */
 static bool agent_gone(struct kt_net_sink *n)
 {
-	if (!n->gone && n->parent && getppid() != n->parent) {
-		n->gone = true;
+	if (!n->orphan && n->parent && getppid() != n->parent &&
+	    !atomic_exchange(&n->orphan, true))
 		kt_warn("the agent is gone: the connection is dropped");
-	}
-	return n->gone;
+	return n->gone || n->orphan;
 }
 
 /*
@@ -259,7 +268,7 @@ static int sync_clock(struct kt_net_sink *n, const char *when)
 	char line[160];
 	int ret, len, k;
 
-	if (n->gone)
+	if (agent_gone(n))
 		return -EPIPE;
 	for (k = 0; k < SYNC_TRIES; k++) {
 		ret = round_trip(n, &t1, &t4, &ctl);
@@ -399,7 +408,7 @@ static int net_pages(void *state, const struct pollfd *fds)
 	if (fds[0].revents & POLLIN) {
 		if (read(n->timer, &ticks, sizeof(ticks)) != sizeof(ticks))
 			ticks = 1;
-		if (agent_gone(n) || n->gone)
+		if (agent_gone(n))
 			return KT_STOP_OUTPUT;
 		if (sync_clock(n, "during"))
 			return KT_STOP_OUTPUT;
@@ -422,7 +431,7 @@ static int net_end(void *state, struct kt_session *s)
 
 	(void)s;
 	/* The pages went as they came, the last ones as the recorders stopped. */
-	if (agent_gone(n) || n->gone)
+	if (agent_gone(n))
 		return 1;
 	ret = kt_file_sink_tail(n->file, &w, &cmdl);
 	for (i = 0; !ret && !kt_writer_option_at(w, i, &id, &data, &len); i++) {
@@ -457,7 +466,7 @@ void kt_net_sink_close(struct kt_net_sink *n, int status)
 {
 	uint8_t b[8];
 
-	if (!n || n->gone || agent_gone(n))
+	if (!n || agent_gone(n))
 		return;
 	b[0] = (uint8_t)status;
 	b[1] = (uint8_t)((unsigned int)status >> 8);
