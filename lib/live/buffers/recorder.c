@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -35,6 +36,8 @@
 #define IDLE_NAP_MS	10
 /* How often to look again at a CPU that has no buffer yet. */
 #define NO_BUFFER_NAP_MS	100
+/* With put(): each CPU's partly filled page goes this often too. */
+#define PUT_PARTIAL_MS	100
 
 struct cpu_rec {
 	struct kt_recorder *rec;
@@ -523,12 +526,49 @@ static int flush_now(struct cpu_rec *c)
 	return n < 0 ? (int)n : 0;
 }
 
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * With put(), every PUT_PARTIAL_MS: the full pages and then the partly
+ * filled one (one read, so a busy CPU adds one page a round), so that
+ * no CPU's events wait for the stop to leave: a connection that drops
+ * has every CPU's pages up to about then.  Returns the time of the next
+ * round (-1: no rounds) and the error in *err.
+ */
+static long long put_partial(struct cpu_rec *c, long long due, long *err)
+{
+	long long now;
+
+	*err = 0;
+	if (!c->rec->put)
+		return -1;
+	now = now_ms();
+	if (due >= 0 && now < due)
+		return due;
+	if (due >= 0) {
+		*err = move_pages(c);
+		if (*err >= 0)
+			*err = flush_partial(c, 1);
+		/* A CPU without a buffer (see cpu_offline) has nothing. */
+		if (*err == -ENODEV)
+			*err = 0;
+	}
+	return now + PUT_PARTIAL_MS;
+}
+
 static void *cpu_main(void *arg)
 {
 	struct cpu_rec *c = arg;
 	struct kt_recorder *rec = c->rec;
 	sigset_t all;
 	int errors = 0;
+	long long due;
 	long n;
 
 	/* Signals are for the main thread. */
@@ -539,6 +579,7 @@ static void *cpu_main(void *arg)
 	 * filling while we wait for a CPU.  Best effort (needs privilege).
 	 */
 	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
+	due = put_partial(c, -1, &n);
 
 	for (;;) {
 		struct pollfd pfd[3] = {
@@ -547,8 +588,11 @@ static void *cpu_main(void *arg)
 			{ .fd = c->rot_fd, .events = POLLIN },
 		};
 		uint64_t one;
+		int ready;
 
-		if (poll(pfd, 3, -1) < 0) {
+		ready = poll(pfd, 3, due < 0 ? -1 :
+			     due > now_ms() ? (int)(due - now_ms()) : 0);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			set_error(rec, -errno);
@@ -556,6 +600,13 @@ static void *cpu_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		due = put_partial(c, due, &n);
+		if (n < 0) {
+			set_error(rec, n);
+			return NULL;
+		}
+		if (!ready)
+			continue;
 		if (pfd[2].revents && read(c->rot_fd, &one, sizeof(one)) > 0) {
 			n = c->flush_only ? flush_now(c) : cut(c, true);
 			if (n < 0) {

@@ -37,6 +37,9 @@ int kt_recorder_start(struct kt_recorder *rec);
  * recorder stops with that error; what is left in the pipe is counted
  * as never written).  Each CPU's calls come in its pages' order, from
  * its own thread (or the caller's at the end): put() serializes them.
+ * Besides the full pages as the kernel wakes the thread, every 100 ms
+ * each thread puts what its CPU has then, the partly filled page too
+ * (zero-padded to a whole page), so no CPU's events wait for the stop.
  * It must not call kt_log() while it holds what it serializes with.
  */
 typedef int (*kt_recorder_put_fn)(void *arg, int cpu, int pipe_rd, size_t len);

@@ -9,13 +9,16 @@
  * each splice's pages of a CPU, one PAGES message, moved from the
  * kernel's buffer through a pipe to the socket with no copy and no
  * piece on disk; the messages of the CPUs' threads and of this one go
- * one at a time.  At the end the last, partly filled pages (as the
- * recorders stop), the options and the cmdlines.  The controller
- * writes the file (net/remote.h).  Round trips measure the trace
- * clock against the controller's at the start, every second and at
- * the end.  A controller that leaves stops the recording
- * (KT_STOP_OUTPUT); so does the agent's own end (its worker's parent
- * gone), and then nothing more is sent.
+ * one at a time.  Every 100 ms each CPU's partly filled page goes too
+ * (recorder.h), so no CPU's events wait for the end.  At the end the
+ * last pages (as the recorders stop), the options and the cmdlines.
+ * The controller writes the file (net/remote.h).  Round trips measure
+ * the trace clock against the controller's at the start, every second
+ * and at the end.  A controller that leaves stops the recording
+ * (KT_STOP_OUTPUT), and then nothing more is sent; so does the agent's
+ * own end (its worker's parent gone), but then the recorders' last
+ * pages still go before the connection drops without the end: the
+ * controller's file holds every CPU's events up to the stop.
  */
 #ifndef KT_SINK_NET_H
 #define KT_SINK_NET_H
