@@ -587,11 +587,12 @@ static void *cpu_main(void *arg)
 			{ .fd = rec->stop_fd, .events = POLLIN },
 			{ .fd = c->rot_fd, .events = POLLIN },
 		};
+		long long now = now_ms();
 		uint64_t one;
 		int ready;
 
-		ready = poll(pfd, 3, due < 0 ? -1 :
-			     due > now_ms() ? (int)(due - now_ms()) : 0);
+		/* Until the next round with put(), if any. */
+		ready = poll(pfd, 3, due < 0 ? -1 : due > now ? (int)(due - now) : 0);
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
