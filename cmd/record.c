@@ -1363,7 +1363,10 @@ static void serve_log(enum kt_log_level level, const char *msg)
 	if (level > KT_LOG_WARN || serve_fd < 0 ||
 	    (serve_net && kt_net_sink_gone(serve_net)))
 		return;
-	kt_wire_send2(serve_fd, KT_MSG_LOG, &lv, 1, msg, len < 4000 ? len : 4000, 2000);
+	if (serve_net)
+		kt_net_sink_log(serve_net, lv, msg, len < 4000 ? len : 4000);
+	else
+		kt_wire_send2(serve_fd, KT_MSG_LOG, &lv, 1, msg, len < 4000 ? len : 4000, 2000);
 }
 
 /*

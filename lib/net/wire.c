@@ -169,6 +169,38 @@ int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
 	return ret;
 }
 
+int kt_wire_send_pipe(int fd, uint8_t type, const void *a, size_t alen,
+		      int pipe_rd, size_t len, int timeout_ms)
+{
+	uint64_t deadline = kt_wire_now_ms() + (uint64_t)timeout_ms;
+	uint8_t h[KT_WIRE_HDR + 16] = { 'K', 'T', KT_WIRE_VERSION, type };
+	ssize_t n;
+	int ret;
+
+	if (alen > 16 || alen + len > KT_WIRE_MAX)
+		return -EMSGSIZE;
+	put32(h + 4, (uint32_t)(alen + len));
+	if (alen)
+		memcpy(h + KT_WIRE_HDR, a, alen);
+	ret = write_all(fd, h, KT_WIRE_HDR + alen, deadline, MSG_MORE);
+	while (!ret && len) {
+		n = splice(pipe_rd, NULL, fd, NULL, len,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -EIO;	/* the pipe holds less than said */
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return errno == ECONNRESET ? -EPIPE : -errno;
+		ret = wait_fd(fd, POLLOUT, deadline);
+	}
+	return ret;
+}
+
 int kt_wire_recv_head(int fd, struct kt_wire_msg *m, const uint32_t *max,
 		      uint64_t deadline_ms)
 {

@@ -80,6 +80,14 @@ int kt_wire_send2(int fd, uint8_t type, const void *a, size_t alen,
 int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
 		      int in_fd, off_t off, size_t len, int timeout_ms);
 /*
+ * ... a body of a small header of its own (at most 16 bytes), then len
+ * bytes taken out of the pipe pipe_rd (which holds them) by splice(2):
+ * the pages the pipe holds go to the socket, never through a buffer of
+ * ours.  On a failure the pipe may still hold some of them.
+ */
+int kt_wire_send_pipe(int fd, uint8_t type, const void *a, size_t alen,
+		      int pipe_rd, size_t len, int timeout_ms);
+/*
  * Receive one message by deadline_ms (kt_wire_now_ms()'s clock).  max[]
  * holds the longest body taken of each type (KT_MSG_MAX entries; 0 with
  * a type not taken).  0 or -errno: -ECONNRESET when the peer closed

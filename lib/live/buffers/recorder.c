@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -34,6 +36,8 @@
 #define IDLE_NAP_MS	10
 /* How often to look again at a CPU that has no buffer yet. */
 #define NO_BUFFER_NAP_MS	100
+/* With put(): each CPU's partly filled page goes this often too. */
+#define PUT_PARTIAL_MS	100
 
 struct cpu_rec {
 	struct kt_recorder *rec;
@@ -75,6 +79,9 @@ struct kt_recorder {
 	/* A rotation waits for each thread's switch. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	/* The pages to the caller's put() instead of the pieces. */
+	kt_recorder_put_fn put;
+	void *put_arg;
 };
 
 static void poke(int fd)
@@ -253,6 +260,13 @@ static void account(struct cpu_rec *c, size_t n)
 	atomic_fetch_add(&c->rec->total, n);
 }
 
+/* Pages put(): counted, and the piece, which never holds them, stays empty. */
+static void account_put(struct cpu_rec *c, size_t n)
+{
+	account(c, n);
+	atomic_fetch_add(&c->base, n);
+}
+
 /* Count the events in whole pages that will never reach the file. */
 static void count_unwritten(struct cpu_rec *c, const char *pages, size_t len)
 {
@@ -308,6 +322,24 @@ static void strand_pipe(struct cpu_rec *c, size_t len)
 }
 
 /*
+ * The pages now in the pipe (n bytes) to put(); on a failure those
+ * put() left in the pipe are counted as never written.
+ */
+static int put_pipe(struct cpu_rec *c, size_t n)
+{
+	int ret = c->rec->put(c->rec->put_arg, c->cpu, c->pipe_rd, n);
+	int left = 0;
+
+	if (!ret) {
+		account_put(c, n);
+		return 0;
+	}
+	if (ioctl(c->pipe_rd, FIONREAD, &left) == 0 && left > 0)
+		strand_pipe(c, (size_t)left);
+	return ret;
+}
+
+/*
  * Move every full page the kernel has now.  Returns bytes moved, or
  * -errno; -EAGAIN never escapes (it means "nothing more for now").
  */
@@ -331,6 +363,14 @@ static long move_pages(struct cpu_rec *c)
 			return -errno;
 		if (n == 0)
 			return moved;
+		if (c->rec->put) {
+			int err = put_pipe(c, (size_t)n);
+
+			if (err)
+				return err;
+			moved += n;
+			continue;
+		}
 		while (n > 0) {
 			m = splice(c->pipe_rd, NULL, c->out_fd, NULL, n,
 				   SPLICE_F_MOVE);
@@ -404,6 +444,18 @@ static int flush_partial(struct cpu_rec *c, int max)
 		/* Pages stay whole in the file; the rest is zero anyway. */
 		if (n < page)
 			memset(buf + n, 0, page - n);
+		if (c->rec->put) {
+			/* The pipe is empty: the page fits without waiting. */
+			ret = kt_write_all(c->pipe_wr, buf, page);
+			if (ret) {
+				count_unwritten(c, buf, page);
+				break;
+			}
+			ret = put_pipe(c, page);
+			if (ret)
+				break;
+			continue;
+		}
 		ret = kt_write_all(c->out_fd, buf, page);
 		if (ret) {
 			count_unwritten(c, buf, page);
@@ -474,12 +526,49 @@ static int flush_now(struct cpu_rec *c)
 	return n < 0 ? (int)n : 0;
 }
 
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * With put(), every PUT_PARTIAL_MS: the full pages and then the partly
+ * filled one (one read, so a busy CPU adds one page a round), so that
+ * no CPU's events wait for the stop to leave: a connection that drops
+ * has every CPU's pages up to about then.  Returns the time of the next
+ * round (-1: no rounds) and the error in *err.
+ */
+static long long put_partial(struct cpu_rec *c, long long due, long *err)
+{
+	long long now;
+
+	*err = 0;
+	if (!c->rec->put)
+		return -1;
+	now = now_ms();
+	if (due >= 0 && now < due)
+		return due;
+	if (due >= 0) {
+		*err = move_pages(c);
+		if (*err >= 0)
+			*err = flush_partial(c, 1);
+		/* A CPU without a buffer (see cpu_offline) has nothing. */
+		if (*err == -ENODEV)
+			*err = 0;
+	}
+	return now + PUT_PARTIAL_MS;
+}
+
 static void *cpu_main(void *arg)
 {
 	struct cpu_rec *c = arg;
 	struct kt_recorder *rec = c->rec;
 	sigset_t all;
 	int errors = 0;
+	long long due;
 	long n;
 
 	/* Signals are for the main thread. */
@@ -490,6 +579,7 @@ static void *cpu_main(void *arg)
 	 * filling while we wait for a CPU.  Best effort (needs privilege).
 	 */
 	setpriority(PRIO_PROCESS, 0, RECORDER_NICE);
+	due = put_partial(c, -1, &n);
 
 	for (;;) {
 		struct pollfd pfd[3] = {
@@ -497,9 +587,13 @@ static void *cpu_main(void *arg)
 			{ .fd = rec->stop_fd, .events = POLLIN },
 			{ .fd = c->rot_fd, .events = POLLIN },
 		};
+		long long now = now_ms();
 		uint64_t one;
+		int ready;
 
-		if (poll(pfd, 3, -1) < 0) {
+		/* Until the next round with put(), if any. */
+		ready = poll(pfd, 3, due < 0 ? -1 : due > now ? (int)(due - now) : 0);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			set_error(rec, -errno);
@@ -507,6 +601,13 @@ static void *cpu_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		due = put_partial(c, due, &n);
+		if (n < 0) {
+			set_error(rec, n);
+			return NULL;
+		}
+		if (!ready)
+			continue;
 		if (pfd[2].revents && read(c->rot_fd, &one, sizeof(one)) > 0) {
 			n = c->flush_only ? flush_now(c) : cut(c, true);
 			if (n < 0) {
@@ -574,6 +675,13 @@ int kt_recorder_start(struct kt_recorder *rec)
 	if (ret)
 		kt_recorder_stop(rec);
 	return ret;
+}
+
+void kt_recorder_set_put(struct kt_recorder *rec, kt_recorder_put_fn put,
+			 void *arg)
+{
+	rec->put = put;
+	rec->put_arg = arg;
 }
 
 int kt_recorder_notify_fd(const struct kt_recorder *rec)

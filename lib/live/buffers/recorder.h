@@ -31,6 +31,21 @@ void kt_recorder_free(struct kt_recorder *rec);
 int kt_recorder_start(struct kt_recorder *rec);
 
 /*
+ * Before kt_recorder_start(): the pages go to put() instead of the
+ * pieces (which stay empty): len bytes of whole pages of cpu, which put()
+ * takes out of the pipe pipe_rd, all of them (0), or fails (-errno: the
+ * recorder stops with that error; what is left in the pipe is counted
+ * as never written).  Each CPU's calls come in its pages' order, from
+ * its own thread (or the caller's at the end): put() serializes them.
+ * Besides the full pages as the kernel wakes the thread, every 100 ms
+ * each thread puts what its CPU has then, the partly filled page too
+ * (zero-padded to a whole page), so no CPU's events wait for the stop.
+ * It must not call kt_log() while it holds what it serializes with.
+ */
+typedef int (*kt_recorder_put_fn)(void *arg, int cpu, int pipe_rd, size_t len);
+void kt_recorder_set_put(struct kt_recorder *rec, kt_recorder_put_fn put,
+			 void *arg);
+/*
  * Readable (poll) once a recorder stopped on its own: an error such as
  * a full disk, or the byte limit.  Never read from it.
  */

@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +17,17 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "file/pieces.h"
 #include "file/writer.h"
 #include "net/wire.h"
 #include "live/session/session-priv.h"
 #include "live/session/sink-file.h"
 #include "live/session/sink-net.h"
 
-/* How often the pieces are sent. */
-#define TICK_NS		100000000LL
-/* A clock round trip every this many ticks. */
-#define SYNC_TICKS	10
+/* A clock round trip every second. */
+#define TICK_NS		1000000000LL
 /* What the controller has to answer a round trip or take a message. */
 #define PEER_MS		10000
-/* A PAGES message's pages at most. */
+/* A HEAD message's bytes at most. */
 #define SEND_CHUNK	(1U << 20)
 
 struct kt_net_sink {
@@ -36,13 +35,21 @@ struct kt_net_sink {
 	pid_t parent;
 	struct kt_session *s;
 	struct kt_file_sink *file;
-	char *dir;			/* private: the head and the pieces */
-	char *prefix;			/* the pieces the recorders fill now */
-	unsigned int seq;
+	char *dir;			/* private: the head (the pieces stay empty) */
 	int timer;
-	unsigned int ticks;
 	uint64_t sync_seq;
-	bool gone;			/* no more to send: the peer or the agent left */
+	/*
+	 * One message at a time on the socket: the recorders' threads send
+	 * their pages (net_put) while this one sends the rest.
+	 */
+	pthread_mutex_t lock;
+	atomic_bool gone;		/* no more to send: the peer left, or a send failed */
+	/*
+	 * The agent left: the recording stops, the recorders' last pages
+	 * still go (the controller's file has every CPU's pages up to the
+	 * stop, no gap), then the connection drops without the end.
+	 */
+	atomic_bool orphan;
 	bool stop;			/* the controller asked to stop */
 };
 
@@ -58,6 +65,7 @@ struct kt_net_sink *kt_net_sink_new(int fd, pid_t parent)
 	n->fd = fd;
 	n->parent = parent;
 	n->timer = -1;
+	pthread_mutex_init(&n->lock, NULL);
 	if (asprintf(&n->dir, "%s/ktrace-agent-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
 		n->dir = NULL;
 	if (!n->dir)
@@ -88,36 +96,88 @@ err:
 
 bool kt_net_sink_gone(const struct kt_net_sink *n)
 {
-	return n->gone;
+	return n->gone || n->orphan;
 }
 
-/* The agent that started this worker is gone: drop as it would. */
+/*
+ * The agent that started this worker is gone: the main thread sends
+ * nothing more (the recorders' last pages still go), the connection
+ * drops as it would.
+ */
 static bool agent_gone(struct kt_net_sink *n)
 {
-	if (!n->gone && n->parent && getppid() != n->parent) {
-		n->gone = true;
+	if (!n->orphan && n->parent && getppid() != n->parent &&
+	    !atomic_exchange(&n->orphan, true))
 		kt_warn("the agent is gone: the connection is dropped");
-	}
-	return n->gone;
+	return n->gone || n->orphan;
 }
 
-/* A send's outcome: a failed one means the controller is gone. */
-static int sent(struct kt_net_sink *n, int ret)
+/*
+ * A send's outcome: a failed one means the controller is gone (said once,
+ * by whoever failed first, after letting go of the lock: the log goes to
+ * the controller too while it is there).
+ */
+static int sent(int ret, bool first)
 {
-	if (ret) {
-		n->gone = true;
+	if (ret && first)
 		kt_err("the controller left: %s; stopping",
 		       ret == -ETIMEDOUT ? "it took nothing for 10 s" : strerror(-ret));
-	}
 	return ret;
+}
+
+/* Under the lock: a failure marks the connection gone; whether first. */
+static bool failed(struct kt_net_sink *n, int ret)
+{
+	return ret && !atomic_exchange(&n->gone, true);
 }
 
 static int send_msg(struct kt_net_sink *n, uint8_t type, const void *a,
 		    size_t alen, const void *b, size_t blen)
 {
+	bool first;
+	int ret = -EPIPE;
+
 	if (agent_gone(n))
 		return -EPIPE;
-	return sent(n, kt_wire_send2(n->fd, type, a, alen, b, blen, PEER_MS));
+	pthread_mutex_lock(&n->lock);
+	if (!n->gone)
+		ret = kt_wire_send2(n->fd, type, a, alen, b, blen, PEER_MS);
+	first = failed(n, ret);
+	pthread_mutex_unlock(&n->lock);
+	return sent(ret, first);
+}
+
+int kt_net_sink_log(struct kt_net_sink *n, uint8_t level, const char *msg,
+		    size_t len)
+{
+	int ret = -EPIPE;
+
+	pthread_mutex_lock(&n->lock);
+	if (!n->gone)
+		ret = kt_wire_send2(n->fd, KT_MSG_LOG, &level, 1, msg, len, 2000);
+	pthread_mutex_unlock(&n->lock);
+	return ret;
+}
+
+/*
+ * The recorders' pages (recorder.h's put), one PAGES message for what one
+ * splice took from a CPU's buffer: from the pipe to the socket, the
+ * kernel's pages never copied on this side.
+ */
+static int net_put(void *arg, int cpu, int pipe_rd, size_t len)
+{
+	struct kt_net_sink *n = arg;
+	uint8_t b[4] = { cpu, cpu >> 8, cpu >> 16, cpu >> 24 };
+	bool first;
+	int ret = -EPIPE;
+
+	pthread_mutex_lock(&n->lock);
+	if (!n->gone)
+		ret = kt_wire_send_pipe(n->fd, KT_MSG_PAGES, b, sizeof(b),
+					pipe_rd, len, PEER_MS);
+	first = failed(n, ret);
+	pthread_mutex_unlock(&n->lock);
+	return sent(ret, first);
 }
 
 /* What the controller may send while recording. */
@@ -132,7 +192,8 @@ static int take(struct kt_net_sink *n, struct kt_wire_msg *m, uint64_t deadline)
 	int ret = kt_wire_recv(n->fd, m, peer_max, deadline);
 
 	if (ret) {
-		n->gone = true;
+		if (atomic_exchange(&n->gone, true))
+			return ret;
 		kt_err("the controller left: %s; stopping",
 		       ret == -EPIPE || ret == -ECONNRESET ? "connection closed" :
 		       ret == -ETIMEDOUT ? "no answer for 10 s" :
@@ -207,7 +268,7 @@ static int sync_clock(struct kt_net_sink *n, const char *when)
 	char line[160];
 	int ret, len, k;
 
-	if (n->gone)
+	if (agent_gone(n))
 		return -EPIPE;
 	for (k = 0; k < SYNC_TRIES; k++) {
 		ret = round_trip(n, &t1, &t4, &ctl);
@@ -263,86 +324,12 @@ static int send_start(struct kt_net_sink *n)
 	return ret;
 }
 
-/*
- * One CPU's pages, in fd from 0, sent in messages of whole pages: each
- * straight from the piece's page cache to the socket (sendfile).
- */
-static int send_pages(struct kt_net_sink *n, int cpu, int fd,
-		      unsigned long long size)
-{
-	unsigned long long at = 0;
-	uint8_t b[4] = { cpu, cpu >> 8, cpu >> 16, cpu >> 24 };
-	size_t want;
-	int ret;
-
-	if (agent_gone(n))
-		return -EPIPE;
-	while (at < size) {
-		want = size - at < SEND_CHUNK ? size - at : SEND_CHUNK;
-		ret = sent(n, kt_wire_send_file(n->fd, KT_MSG_PAGES, b, sizeof(b),
-						fd, (off_t)at, want, PEER_MS));
-		if (ret)
-			return ret;
-		at += want;
-	}
-	return 0;
-}
-
-static void remove_pieces(const char *prefix, int ncpus)
-{
-	char name[PATH_MAX];
-	int cpu;
-
-	for (cpu = 0; prefix && cpu < ncpus; cpu++)
-		if (!kt_pieces_cpu(name, sizeof(name), prefix, cpu))
-			unlink(name);
-}
-
-/* The recorders to fresh pieces; the pages of the old ones sent. */
-static int stream(struct kt_net_sink *n)
-{
-	struct kt_session *s = n->s;
-	struct kt_writer_cpu *cpus;
-	char *next = NULL, *old = n->prefix;
-	size_t i;
-	int cpu, ret = 0;
-
-	if (asprintf(&next, "%s/p%u", n->dir, ++n->seq) < 0)
-		return -ENOMEM;
-	cpus = calloc((size_t)s->ncpus, sizeof(*cpus));
-	if (!cpus) {
-		free(next);
-		return -ENOMEM;
-	}
-	for (cpu = 0; cpu < s->ncpus; cpu++)
-		cpus[cpu].fd = -1;
-	old = s->env.prefix ? strdup(s->env.prefix) : NULL;
-	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
-		if (s->src[i].state && s->src[i].ops->rotate)
-			ret = s->src[i].ops->rotate(s->src[i].state, next, cpus);
-	free(n->prefix);
-	n->prefix = next;
-	s->env.prefix = next;
-	if (ret)
-		kt_err("cannot move the recorders to new pieces: %s", strerror(-ret));
-	for (cpu = 0; cpu < s->ncpus; cpu++) {
-		if (!ret && cpus[cpu].fd >= 0 && cpus[cpu].size)
-			ret = send_pages(n, cpu, cpus[cpu].fd, cpus[cpu].size);
-		if (cpus[cpu].fd >= 0)
-			close(cpus[cpu].fd);
-	}
-	remove_pieces(old, s->ncpus);
-	free(old);
-	free(cpus);
-	return ret;
-}
-
 static int net_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 {
 	struct kt_net_sink *n = state;
 	struct itimerspec its = {
-		.it_interval = { 0, TICK_NS },
-		.it_value = { 0, TICK_NS },
+		.it_interval = { TICK_NS / 1000000000, TICK_NS % 1000000000 },
+		.it_value = { TICK_NS / 1000000000, TICK_NS % 1000000000 },
 	};
 	size_t i;
 	int ret;
@@ -355,22 +342,28 @@ static int net_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 	switch (step) {
 	case KT_SINK_ARMED:
 		for (i = 0; i < KT_SESSION_SOURCES; i++)
-			if (s->src[i].state && !s->src[i].ops->rotate) {
+			if (s->src[i].state && !s->src[i].ops->stream) {
 				kt_err("%s's pages cannot be sent while it records; record it locally",
 				       !strcmp(s->src[i].ops->name, "module") ? "ktrace.ko" :
 				       s->src[i].ops->name);
 				return -EOPNOTSUPP;
 			}
-		return 0;
-	case KT_SINK_STARTED:
+		/* The head first: the recorders' pages follow it. */
 		ret = send_start(n);
-		if (!ret)
-			ret = sync_clock(n, "start");
+		for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
+			if (s->src[i].state)
+				ret = s->src[i].ops->stream(s->src[i].state, net_put, n);
+		return ret;
+	case KT_SINK_STARTED:
+		ret = sync_clock(n, "start");
 		if (ret)
 			return ret;
 		n->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (n->timer < 0 || timerfd_settime(n->timer, 0, &its, NULL))
-			return -errno;
+		if (n->timer < 0 || timerfd_settime(n->timer, 0, &its, NULL)) {
+			ret = -errno;
+			kt_err("cannot set the clock's timer: %s", strerror(-ret));
+			return ret;
+		}
 		return 0;
 	case KT_SINK_STOPPING:
 		sync_clock(n, "end");
@@ -417,14 +410,8 @@ static int net_pages(void *state, const struct pollfd *fds)
 			ticks = 1;
 		if (agent_gone(n))
 			return KT_STOP_OUTPUT;
-		if (stream(n))
+		if (sync_clock(n, "during"))
 			return KT_STOP_OUTPUT;
-		n->ticks += (unsigned int)ticks;
-		if (n->ticks >= SYNC_TICKS) {
-			n->ticks = 0;
-			if (sync_clock(n, "during"))
-				return KT_STOP_OUTPUT;
-		}
 		if (n->stop)
 			return KT_STOP_SIGNAL;
 	}
@@ -440,23 +427,13 @@ static int net_end(void *state, struct kt_session *s)
 	char *cmdl = NULL;
 	uint8_t idb[2];
 	size_t i, len;
-	int cpu, fd, ret = 0;
-	unsigned long long size;
+	int ret;
 
-	if (agent_gone(n) || n->gone)
+	(void)s;
+	/* The pages went as they came, the last ones as the recorders stopped. */
+	if (agent_gone(n))
 		return 1;
-	/* The rest of each CPU's pages: every source's, in order. */
-	for (cpu = 0; !ret && cpu < s->ncpus; cpu++) {
-		fd = -1;
-		size = 0;
-		for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
-			if (s->src[i].state && s->src[i].ops->data)
-				ret = s->src[i].ops->data(s->src[i].state, cpu, &fd, &size);
-		if (!ret && fd >= 0 && size)
-			ret = send_pages(n, cpu, fd, size);
-	}
-	if (!ret)
-		ret = kt_file_sink_tail(n->file, &w, &cmdl);
+	ret = kt_file_sink_tail(n->file, &w, &cmdl);
 	for (i = 0; !ret && !kt_writer_option_at(w, i, &id, &data, &len); i++) {
 		idb[0] = id;
 		idb[1] = id >> 8;
@@ -475,15 +452,13 @@ static void net_free(void *state)
 {
 	struct kt_net_sink *n = state;
 
-	if (n->s)
-		remove_pieces(n->prefix, n->s->ncpus);
 	kt_file_sink_ops.free(n->file);
 	if (n->timer >= 0)
 		close(n->timer);
 	if (n->dir && rmdir(n->dir))
 		kt_warn("cannot remove '%s': %s", n->dir, strerror(errno));
 	free(n->dir);
-	free(n->prefix);
+	pthread_mutex_destroy(&n->lock);
 	free(n);
 }
 
@@ -491,7 +466,7 @@ void kt_net_sink_close(struct kt_net_sink *n, int status)
 {
 	uint8_t b[8];
 
-	if (!n || n->gone || agent_gone(n))
+	if (!n || agent_gone(n))
 		return;
 	b[0] = (uint8_t)status;
 	b[1] = (uint8_t)((unsigned int)status >> 8);

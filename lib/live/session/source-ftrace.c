@@ -236,6 +236,16 @@ static int ftrace_flush(void *state, struct kt_writer_cpu *cpus)
 	return hand_out(state, NULL, cpus);
 }
 
+static int ftrace_stream(void *state, kt_recorder_put_fn put, void *arg)
+{
+	struct ftrace_src *f = state;
+
+	if (!f->rec)
+		return -EOPNOTSUPP;
+	kt_recorder_set_put(f->rec, put, arg);
+	return 0;
+}
+
 static unsigned long long ftrace_bytes(void *state, int cpu)
 {
 	struct ftrace_src *f = state;
@@ -312,6 +322,7 @@ const struct kt_source_ops kt_source_ftrace = {
 	.data = ftrace_data,
 	.rotate = ftrace_rotate,
 	.flush = ftrace_flush,
+	.stream = ftrace_stream,
 	.bytes = ftrace_bytes,
 	.unwritten = ftrace_unwritten,
 	.options = ftrace_options,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "live/buffers/recorder.h"
 #include "live/session/session-config.h"
 #include "live/tracefs/tracefs.h"
 
@@ -97,6 +98,12 @@ struct kt_source_ops {
 	 * rotated.
 	 */
 	int (*rotate)(void *state, const char *prefix, struct kt_writer_cpu *cpus);
+	/*
+	 * Before start(): from then on the pages go to put() (recorder.h)
+	 * instead of the pieces, which stay empty (the agent's network
+	 * sink).  NULL: this source cannot.
+	 */
+	int (*stream)(void *state, kt_recorder_put_fn put, void *arg);
 	/*
 	 * A snapshot while recording: every page so far, the partly filled
 	 * ones too, into the pieces, which go on; they are handed out read
