@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <poll.h>
+#include <fcntl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -169,7 +171,7 @@ static const struct argp_option options[] = {
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
 	{ "remote", OPT_REMOTE, "HOST:PORT", 0, "record on the machine where 'ktrace agent' listens at HOST:PORT, with these options; the file is written here; repeated, several machines at once, each into OUT-HOST.dat", 0 },
-	{ "local", OPT_LOCAL, NULL, 0, "with --remote: record this machine too, into OUT, COMMAND run here; the agents record until it ends", 0 },
+	{ "local", OPT_LOCAL, NULL, 0, "with --remote: record this machine too, into OUT, COMMAND run here once every agent records; the agents record until it ends", 0 },
 	{ "token-file", OPT_TOKEN_FILE, "FILE", 0, "with --remote: the agent's token, proved and never sent", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
 	{ "recover", OPT_RECOVER, "FILE|DIR", 0, "assemble FILE from the pieces a killed 'ktrace record -o FILE' left (DIR: the files in progress of a killed --rotate)", 0 },
@@ -1178,9 +1180,10 @@ static char **agent_args(int argc, char **argv, bool no_cmd, int *n)
 }
 
 static int remote(struct record_opts *o, const char *addr, const char *output,
-		  int argc, char **argv)
+		  int argc, char **argv, int ready_fd)
 {
-	struct kt_remote_opts ro = { .addr = addr, .output = output, .sigfd = -1 };
+	struct kt_remote_opts ro = { .addr = addr, .output = output, .sigfd = -1,
+				     .ready_fd = ready_fd };
 	struct kt_remote_result r;
 	struct ctl_clock clk = { 0 };
 	uint8_t key[KT_AUTH_KEY];
@@ -1264,6 +1267,62 @@ static int remote_status(const struct record_opts *o, int st)
 	return o->local && st == 130 ? KT_EXIT_OK : st;
 }
 
+/*
+ * --local: COMMAND runs here only once every agent records (each
+ * controller writes a byte to its pipe, ready[i], when its agent's first
+ * clock measure comes, as tracing goes on there) or its controller has
+ * ended (its pipe closed; its error said; this machine records all the
+ * same, as the other agents do).  SIGINT or SIGTERM meanwhile: every
+ * agent stopped, status 130.
+ */
+static int agents_recording(const int *ready, int n, const pid_t *pids)
+{
+	struct pollfd pfd[MAX_REMOTES];
+	sigset_t set, old, pending;
+	int i, left = n, status = KT_EXIT_OK;
+	char b;
+
+	for (i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = ready[i], .events = POLLIN };
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	while (left > 0) {
+		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR)
+			break;
+		if (!sigpending(&pending) &&
+		    (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))) {
+			for (i = 0; i < n; i++)
+				kill(pids[i], SIGINT);
+			status = 130;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			/* a byte: recording; none: its controller ended */
+			if (read(pfd[i].fd, &b, 1) < 0 && errno == EINTR)
+				continue;
+			pfd[i].fd = -1;
+			left--;
+		}
+	}
+	/* A SIGINT or SIGTERM taken here is answered: not left pending. */
+	if (status != KT_EXIT_OK) {
+		int sig;
+
+		sigemptyset(&pending);
+		sigaddset(&pending, SIGINT);
+		sigaddset(&pending, SIGTERM);
+		while (!sigpending(&set) && (sigismember(&set, SIGINT) ||
+					     sigismember(&set, SIGTERM)))
+			sigwait(&pending, &sig);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}
+
 static int remotes(struct record_opts *o, int argc, char **argv)
 {
 	char outs[MAX_REMOTES][PATH_MAX];
@@ -1271,6 +1330,7 @@ static int remotes(struct record_opts *o, int argc, char **argv)
 	int code[MAX_REMOTES];
 	bool done[MAX_REMOTES] = { false };
 	int i, j, status = KT_EXIT_OK, st, n = o->nremotes;
+	int ready[MAX_REMOTES][2], readers[MAX_REMOTES];
 	bool port;
 
 	for (i = 0; i < n; i++) {
@@ -1289,6 +1349,15 @@ static int remotes(struct record_opts *o, int argc, char **argv)
 	}
 	if (o->local && (need_tracefs() != KT_EXIT_OK || need_backend()))
 		return KT_EXIT_FAIL;
+	for (i = 0; o->local && i < n; i++)
+		if (pipe2(ready[i], O_CLOEXEC)) {
+			kt_err("cannot make a pipe: %s", strerror(errno));
+			while (i--) {
+				close(ready[i][0]);
+				close(ready[i][1]);
+			}
+			return KT_EXIT_FAIL;
+		}
 	fflush(NULL);
 	for (i = 0; i < n; i++) {
 		pids[i] = fork();
@@ -1300,9 +1369,24 @@ static int remotes(struct record_opts *o, int argc, char **argv)
 			n = i;
 			break;
 		}
-		if (pids[i] == 0)
-			_exit(remote(o, o->remotes[i], outs[i], argc, argv));
+		if (pids[i] == 0) {
+			for (j = 0; o->local && j < o->nremotes; j++) {
+				close(ready[j][0]);
+				if (j != i)
+					close(ready[j][1]);
+			}
+			_exit(remote(o, o->remotes[i], outs[i], argc, argv,
+				     o->local ? ready[i][1] : -1));
+		}
 	}
+	for (i = 0; o->local && i < o->nremotes; i++) {
+		close(ready[i][1]);
+		readers[i] = ready[i][0];
+	}
+	if (status == KT_EXIT_OK && o->local)
+		status = agents_recording(readers, n, pids);
+	for (i = 0; o->local && i < o->nremotes; i++)
+		close(readers[i]);
 	if (status == KT_EXIT_OK && o->local) {
 		status = record(o, NULL);
 		for (i = 0; i < n; i++)
@@ -1527,7 +1611,7 @@ int cmd_record(int argc, char **argv)
 	if (o.nremotes > 1 || o.local)
 		status = remotes(&o, cmd_at, argv);
 	else if (o.remote)
-		status = remote(&o, o.remote, o.output, cmd_at, argv);
+		status = remote(&o, o.remote, o.output, cmd_at, argv, -1);
 	else if ((status = need_tracefs()) != KT_EXIT_OK)
 		;
 	else

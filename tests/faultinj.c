@@ -9,6 +9,8 @@
  *   KT_FAULT_MOUNT='PATTERN:ERRNO;...'  mount on a matching target
  *   KT_FAULT_PREAD='PATTERN:ERRNO;...'  pread of a file opened at such a path,
  *                                       of at least KT_FAULT_PREAD_MIN bytes
+ *   KT_FAULT_SLOW_OPEN='PATTERN:MS;...' open/openat of a matching path waits
+ *                                       MS milliseconds first, then opens
  *   KT_FAULT_LOG=FILE                   append one line per injected fault
  *
  * PATTERN is an fnmatch(3) glob over the absolute path ('*' crosses '/'),
@@ -129,9 +131,14 @@ static int open_fault(int dirfd, const char *path)
 	char abs[PATH_MAX];
 	int err;
 
-	if (!getenv("KT_FAULT_OPEN") || !path)
+	if ((!getenv("KT_FAULT_OPEN") && !getenv("KT_FAULT_SLOW_OPEN")) || !path)
 		return 0;
 	absolute(dirfd, path, abs, sizeof(abs));
+	err = rule_for("KT_FAULT_SLOW_OPEN", abs);
+	if (err) {
+		note("slow open", abs, err);
+		usleep((useconds_t)err * 1000);
+	}
 	err = rule_for("KT_FAULT_OPEN", abs);
 	if (err)
 		note("open", abs, err);

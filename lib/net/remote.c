@@ -69,6 +69,7 @@ struct rec {
 	size_t tsync_len;
 	bool ended;
 	bool started;			/* START sent: a refusal is of the arguments */
+	bool recording;			/* the agent's first clock measure came */
 };
 
 static const uint32_t hello_max[KT_MSG_MAX] = {
@@ -352,6 +353,24 @@ static int reply_sync(struct rec *c, const struct kt_wire_msg *m)
 	return kt_wire_send(c->fd, KT_MSG_SYNC_REPLY, b, sizeof(b), CONNECT_MS);
 }
 
+/*
+ * A clock measure: answered.  The first comes as tracing goes on at the
+ * agent: from then on it records, which ready_fd is told.
+ */
+static int take_sync(struct rec *c, const struct kt_wire_msg *m)
+{
+	int ret = reply_sync(c, m);
+
+	if (ret)
+		return ret;
+	if (!c->recording && c->o->ready_fd >= 0 &&
+	    write(c->o->ready_fd, "r", 1) != 1) {
+		/* the waiter is gone: there is no one to tell */
+	}
+	c->recording = true;
+	return 0;
+}
+
 static int take(struct rec *c, struct kt_wire_msg *m)
 {
 	switch (m->type) {
@@ -379,7 +398,7 @@ static int take(struct rec *c, struct kt_wire_msg *m)
 		m->body = NULL;
 		return 0;
 	case KT_MSG_SYNC:
-		return reply_sync(c, m);
+		return take_sync(c, m);
 	case KT_MSG_OFFSET:
 		return take_offset(c, m);
 	case KT_MSG_END:

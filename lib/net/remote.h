@@ -25,6 +25,12 @@ struct kt_remote_opts {
 	const char *clock_name;
 	void *arg;
 	int sigfd;			/* readable on SIGINT/SIGTERM: stop; or -1 */
+	/*
+	 * Written one byte once the agent records (its first clock measure,
+	 * sent as tracing goes on there), so that a COMMAND run here waits
+	 * for every agent; or -1.
+	 */
+	int ready_fd;
 };
 
 struct kt_remote_result {

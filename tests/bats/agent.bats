@@ -27,15 +27,17 @@ setup_file() {
 	i=0
 	while [ ! -e "$1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	EOS
-	# The host's side: "sync N AGENTLOG DONE": once the agent's worker
-	# records, N times a mark Lk in this recording's instance (its
+	# The host's side: "sync N AGENTLOG DONE [now]": once the agent's
+	# worker records, N times a mark Lk in this recording's instance (its
 	# parent's, ktrace-PPID), Rk in the worker's, Mk in this one's again,
-	# one write after another; then DONE.
+	# one write after another; then DONE.  "now": record --local runs it
+	# only once the agent records, so it does not wait for that.
 	cat >"$KT_AG_BIN/sync" <<-EOS
 	#!/bin/bash
 	here=$TRACEFS/instances/ktrace-\$PPID/trace_marker
 	for ((i = 0; i < 1200; i++)); do
 		w=\$(sed -n 's/.*: recording in instance ktrace-\([0-9]*\)\$/\1/p' "\$2")
+		[ "\${4:-}" = now ] && break
 		[ -n "\$w" ] && [ "\$(cat $TRACEFS/instances/ktrace-\$w/tracing_on 2>/dev/null)" = 1 ] && break
 		sleep 0.1
 	done
@@ -449,9 +451,14 @@ check_merged() {
 	assert_output --partial "are recordings of several hosts"
 }
 
-@test "agent: record --local --remote: this machine and an agent in one run, read in one go by report -i" {
-	start_agent
-	run "$KTRACE" record --local --remote "127.0.0.1:$PORT" -q -o two.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done"
+@test "agent: record --local --remote: this machine and an agent in one run, COMMAND once the agent records, read in one go by report -i" {
+	# An agent slow to set up its recording (1.5 s before it reads the
+	# event headers, its instance made and off): COMMAND runs once the
+	# agent records, so sync need not wait for it.
+	LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_SLOW_OPEN='*/events/header_page:1500' \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" start_agent
+	# COMMAND runs once the agent records: sync does not wait for it.
+	run "$KTRACE" record --local --remote "127.0.0.1:$PORT" -q -o two.dat -e ftrace:print -- "$KT_AG_BIN/sync" 40 "$BATS_TEST_TMPDIR/agent.err" "$BATS_TEST_TMPDIR/done" now
 	assert_success
 	# trace-cmd's layout: OUT for this machine, OUT-HOST.dat for the agent.
 	[ -f two.dat ] && [ -f two-127.0.0.1.dat ]
