@@ -21,11 +21,12 @@
 # and guest-proccli.sh alone; kt_only=mmap: guest-mmap.sh, then
 # guest-cli.sh).  The guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
 # (maxcpus=2): the third is a possible CPU that has never been online
-# until guest-reliab.sh starts it.
+# until guest-reliab.sh starts it.  KT_VM_OUT: the build directory
+# (default build/vm; scripts/check.sh gives each kernel its own).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
-out=$top/build/vm
+out=${KT_VM_OUT:-$top/build/vm}
 series=${KT_VM_SERIES:-6.1 6.12 6.1-rt}
 timeout=${KT_VM_TIMEOUT:-1200}
 export KT_VM_SMP=${KT_VM_SMP:-3}
