@@ -2,8 +2,8 @@
 # Download and unpack the Debian kernels the VM tests boot, with the
 # headers and kbuild needed to build kernel/ktrace.ko against them.
 # Idempotent: an unpacked series is reused (tests/vm/cache/<release>/).
-# Of the modules only the network driver is kept (virtio_net and what it
-# needs, per modules.dep), uncompressed in <root>/net with their load
+# Of the modules only the network driver is kept (virtio_net, virtio_pci
+# where it is a module, and what they need, per modules.dep), uncompressed in <root>/net with their load
 # order in <root>/net/order, for the agent test (tests/vm/guest-agent.sh);
 # a cached release without them is fetched again.
 # Prints one line per series: "<series> <release> <root> <kbuild dir>".
@@ -41,26 +41,35 @@ private_apt() {
 	apt-get "${apt_opts[@]}" -o APT::Sandbox::User=root update -qq >/dev/null 2>&1
 }
 
-# keep_net ROOT RELEASE: virtio_net and the modules it depends on (by
-# depmod's modules.dep), from the unpacked image, uncompressed into ROOT/net; ROOT/net/order lists
-# them in load order (dependencies first).
+# keep_net ROOT RELEASE: virtio_net, the PCI transport virtio_pci when
+# it is a module (6.1's), and what they depend on (by depmod's
+# modules.dep), from the unpacked image, uncompressed into ROOT/net;
+# ROOT/net/order lists them in load order (dependencies first).
 keep_net() {
-	local root=$1 rel=$2 m=$1/fs/lib/modules/$2 deps f
+	local root=$1 rel=$2 m=$1/fs/lib/modules/$2 deps f b
 	# The package leaves modules.dep to its postinst's depmod.
 	depmod -b "$root/fs" "$rel" || return 1
-	deps=$(sed -n 's|^\(kernel/[^:]*/virtio_net\.ko[^:]*\):|\1|p' "$m/modules.dep")
-	[ -n "$deps" ] || { echo "fetch-kernels: no virtio_net in $m/modules.dep" >&2; return 1; }
+	# A module's line names it, then what it needs, the deepest last.
+	deps=$(sed -n 's|^\(kernel/[^:]*/virtio_pci\.ko[^:]*\):|\1|p' "$m/modules.dep" |
+		tr ' ' '\n' | tac)
+	deps="$deps $(sed -n 's|^\(kernel/[^:]*/virtio_net\.ko[^:]*\):|\1|p' "$m/modules.dep" |
+		tr ' ' '\n' | tac)"
+	case $deps in
+	*/virtio_net.ko*) ;;
+	*) echo "fetch-kernels: no virtio_net in $m/modules.dep" >&2; return 1 ;;
+	esac
 	mkdir -p "$root/net"
 	: >"$root/net/order.tmp"
-	# modules.dep names a module, then what it needs, the deepest last.
-	for f in $(echo $deps | tr ' ' '\n' | tac); do
+	for f in $deps; do
+		b=$(basename "${f%.ko*}").ko
+		grep -qx "$b" "$root/net/order.tmp" && continue
 		case $f in
 		*.xz) xz -dc "$m/$f" ;;
 		*.zst) zstd -dc "$m/$f" ;;
 		*.gz) gzip -dc "$m/$f" ;;
 		*) cat "$m/$f" ;;
-		esac >"$root/net/$(basename "${f%.ko*}").ko" || return 1
-		basename "${f%.ko*}.ko" >>"$root/net/order.tmp"
+		esac >"$root/net/$b" || return 1
+		echo "$b" >>"$root/net/order.tmp"
 	done
 	mv "$root/net/order.tmp" "$root/net/order"
 }
