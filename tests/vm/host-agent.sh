@@ -62,9 +62,15 @@ agent_host() {
 		sleep 0.2
 	done
 	[ -n "${KT_VM_TRACEFS_LOCK:-}" ] && lock=(flock "$KT_VM_TRACEFS_LOCK")
-	(cd "$x" && "${lock[@]}" timeout -k 10 600 "$top/ktrace" record --local \
-		--remote "127.0.0.1:$agent_ap" --token-file token -q -o two.dat \
-		-e ftrace:print -- ./sync "$agent_mp" 40 >record.out 2>record.err)
+	# The recording's own time (record.time: start and end) leaves out
+	# the wait for the lock.
+	(cd "$x" && "${lock[@]}" bash -c 'date +%s.%N >record.time
+		timeout -k 10 600 "$0" record --local --remote "127.0.0.1:$1" \
+			--token-file token -q -o two.dat -e ftrace:print -- ./sync "$2" 40 \
+			>record.out 2>record.err
+		rc=$?
+		date +%s.%N >>record.time
+		exit $rc' "$top/ktrace" "$agent_ap" "$agent_mp")
 	rc=$?
 	echo "$rc" >"$x/rc"
 }
@@ -129,6 +135,7 @@ agent_report() {
 		return
 	fi
 	result ok "$s: agent: record --local --remote records this host and the guest's agent through qemu's forwarded port in one run"
+	echo "# agent: the host's record --local --remote took $(awk 'NR == 1 { s = $1 } NR == 2 { printf "%.1f", $1 - s }' "$x/record.time") s"
 	"$top/ktrace" stat -i "$x/two-127.0.0.1.dat" 2>&1 | grep -E 'recorded by|clock offsets|widest' | sed 's/^/# /'
 	if agent_check "$x" two.dat two-127.0.0.1.dat; then
 		result ok "$s: agent: report -i host -i guest: marks written at one moment on each side line up within the stored error bound"
