@@ -9,7 +9,7 @@
  * one connection within SECS seconds.  It then waits (at most 120 s)
  * for the agent's recording: exactly one instance ktrace-* under
  * /sys/kernel/tracing/instances with tracing_on at 1, and says "ready"
- * to the peer.  For each line K the peer sends, it writes "RK" to that
+ * to the peer (a peer that closes before gives up the test at once).  For each line K the peer sends, it writes "RK" to that
  * instance's trace_marker, in one write, and only then answers "K": the
  * peer's marks before the send and after the answer bracket this one in
  * time, whatever the two clocks say.  At the peer's end of file it
@@ -48,10 +48,14 @@ static int wait_in(int fd, int ms)
 	return n > 0;
 }
 
-/* The one recording instance, its tracing on: its trace_marker open. */
-static int open_marker(void)
+/*
+ * The one recording instance, its tracing on: its trace_marker open.
+ * A peer that leaves meanwhile (the host's recording failed) ends the
+ * wait.
+ */
+static int open_marker(int c)
 {
-	char path[512], on[4];
+	char path[512], on[4], b;
 	struct dirent *de;
 	int tries, fd, n, found;
 	DIR *d;
@@ -77,6 +81,10 @@ static int open_marker(void)
 				return open(path, O_WRONLY);
 			}
 		}
+		if (wait_in(c, 0) && recv(c, &b, 1, MSG_PEEK) <= 0) {
+			errno = ECONNRESET;
+			return -1;
+		}
 		usleep(10000);
 	}
 	errno = ETIMEDOUT;
@@ -92,7 +100,7 @@ static int serve(int c)
 	char *nl;
 	int fd, len;
 
-	fd = open_marker();
+	fd = open_marker(c);
 	if (fd < 0)
 		return fail("no recording instance " INSTANCES "/ktrace-* with tracing on");
 	if (write(c, "ready\n", 6) != 6)
