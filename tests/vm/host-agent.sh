@@ -61,6 +61,7 @@ agent_host() {
 		[ -e "$w/booted" ] && return 0
 		sleep 0.2
 	done
+	date +%s.%N >"$x/ready.time"
 	[ -n "${KT_VM_TRACEFS_LOCK:-}" ] && lock=(flock "$KT_VM_TRACEFS_LOCK")
 	# The recording's own time (record.time: start and end) leaves out
 	# the wait for the lock.
@@ -138,7 +139,7 @@ agent_report() {
 		return
 	fi
 	result ok "$s: agent: record --local --remote records this host and the guest's agent through qemu's forwarded port in one run"
-	echo "# agent: the host's record --local --remote took $(awk 'NR == 1 { s = $1 } NR == 2 { printf "%.1f", $1 - s }' "$x/record.time") s"
+	echo "# agent: the host's record --local --remote took $(awk 'NR == 1 { s = $1 } NR == 2 { printf "%.1f", $1 - s }' "$x/record.time") s, after $(cat "$x/ready.time" "$x/record.time" | awk 'NR == 1 { s = $1 } NR == 2 { printf "%.1f", $1 - s }') s for the tracefs lock"
 	"$top/ktrace" stat -i "$x/two-127.0.0.1.dat" 2>&1 | grep -E 'recorded by|clock offsets|widest' | sed 's/^/# /'
 	if agent_check "$x" two.dat two-127.0.0.1.dat; then
 		result ok "$s: agent: report -i host -i guest: marks written at one moment on each side line up within the stored error bound"
