@@ -33,7 +33,7 @@ wait_line() {
 }
 
 test_agent() {
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046
 	set -- $(echo "$kt_agent" | tr , ' ')
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	agent_net || return 1
