@@ -8,7 +8,7 @@
  * Listens on TCP PORT (every address), prints "listening", and takes
  * one connection within SECS seconds.  It then waits (at most 120 s)
  * for the agent's recording: exactly one instance ktrace-* under
- * /sys/kernel/tracing/instances with tracing_on at 1, and says "ready"
+ * /sys/kernel/tracing/instances recording (see open_marker), and says "ready"
  * to the peer (a peer that closes before gives up the test at once).  For each line K the peer sends, it writes "RK" to that
  * instance's trace_marker, in one write, and only then answers "K": the
  * peer's marks before the send and after the answer bracket this one in
@@ -48,19 +48,36 @@ static int wait_in(int fd, int ms)
 	return n > 0;
 }
 
+/* The instance's tracing_on: 1, 0, or -1 when unreadable. */
+static int tracing_on(const char *dir)
+{
+	char path[512], on[4];
+	int fd, n;
+
+	snprintf(path, sizeof(path), INSTANCES "/%s/tracing_on", dir);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, on, sizeof(on));
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? on[0] == '1' : -1;
+}
+
 /*
- * The one recording instance, its tracing on: its trace_marker open.
- * A peer that leaves meanwhile (the host's recording failed) ends the
+ * The one recording instance, recording: its trace_marker open.  A new
+ * instance starts with tracing_on at 1, which the recorder turns to 0
+ * while it sets the instance up, then to 1 again.  So: 1 after a 0, or
+ * a 1 that lasts 2 s (the set-up was done before the first look).  A
+ * peer that leaves meanwhile (the host's recording failed) ends the
  * wait.
  */
 static int open_marker(int c)
 {
-	char path[512], on[4], b;
+	char path[512], name[256] = "", b;
+	int tries, found, on, seen_off = 0, ons = 0;
 	struct dirent *de;
-	int tries, fd, n, found;
 	DIR *d;
 
-	for (tries = 0; tries < 12000; tries++) {
+	for (tries = 0; tries < 120000; tries++) {
 		d = opendir(INSTANCES);
 		if (!d)
 			return -1;
@@ -68,26 +85,42 @@ static int open_marker(int c)
 		while ((de = readdir(d)))
 			if (!strncmp(de->d_name, "ktrace-", 7)) {
 				found++;
-				snprintf(path, sizeof(path), INSTANCES "/%s/tracing_on", de->d_name);
+				snprintf(name, sizeof(name), "%s", de->d_name);
 			}
 		closedir(d);
-		if (found == 1) {
-			fd = open(path, O_RDONLY);
-			n = fd < 0 ? -1 : read(fd, on, sizeof(on));
-			if (fd >= 0)
-				close(fd);
-			if (n > 0 && on[0] == '1') {
-				strcpy(strrchr(path, '/'), "/trace_marker");
-				return open(path, O_WRONLY);
-			}
+		on = found == 1 ? tracing_on(name) : -1;
+		seen_off |= on == 0;
+		ons = on == 1 ? ons + 1 : 0;
+		if (on == 1 && (seen_off || ons >= 2000)) {
+			snprintf(path, sizeof(path), INSTANCES "/%s/trace_marker", name);
+			return open(path, O_WRONLY);
 		}
 		if (wait_in(c, 0) && recv(c, &b, 1, MSG_PEEK) <= 0) {
 			errno = ECONNRESET;
 			return -1;
 		}
-		usleep(10000);
+		usleep(1000);
 	}
 	errno = ETIMEDOUT;
+	return -1;
+}
+
+/*
+ * write_mark FD TEXT LEN: one write; a buffer that does not record yet
+ * (EBADF: the recorder still sets it up) is tried again every ms, 60 s
+ * at most.
+ */
+static int write_mark(int fd, const char *text, int len)
+{
+	int tries;
+
+	for (tries = 0; tries < 60000; tries++) {
+		if (write(fd, text, len) == len)
+			return 0;
+		if (errno != EBADF)
+			return -1;
+		usleep(1000);
+	}
 	return -1;
 }
 
@@ -124,7 +157,7 @@ static int serve(int c)
 		}
 		*nl = 0;
 		len = snprintf(mark, sizeof(mark), "R%s\n", buf);
-		if (write(fd, mark, len) != len)
+		if (write_mark(fd, mark, len))
 			return fail("write trace_marker");
 		*nl = '\n';
 		len = nl - buf + 1;
