@@ -8,8 +8,9 @@
  * Listens on TCP PORT (every address), prints "listening", and takes
  * one connection within SECS seconds.  It then waits (at most 120 s)
  * for the agent's recording: exactly one instance ktrace-* under
- * /sys/kernel/tracing/instances recording (see open_marker), and says "ready"
- * to the peer (a peer that closes before gives up the test at once).  For each line K the peer sends, it writes "RK" to that
+ * /sys/kernel/tracing/instances, recording (see open_marker), and says
+ * "ready" to the peer (a peer that closes before gives the test up at
+ * once).  For each line K the peer sends, it writes "RK" to that
  * instance's trace_marker, in one write, and only then answers "K": the
  * peer's marks before the send and after the answer bracket this one in
  * time, whatever the two clocks say.  At the peer's end of file it
