@@ -80,8 +80,11 @@ unpack() {
 	local series=$1 img=$2 rel root pkgs p kbuild common
 	rel=${img#linux-image-}
 	rel=${rel%-unsigned}
-	root=$cache/$rel
-	if [ ! -e "$root/.done" ] || [ ! -s "$root/net/order" ]; then
+	# Unpacked beside the cached release (if any), which it replaces only
+	# once whole: a failed download leaves the old one for fetch's
+	# fallback.
+	root=$cache/.$rel.new
+	if [ ! -e "$cache/$rel/.done" ] || [ ! -s "$cache/$rel/net/order" ]; then
 		rm -rf "$root"
 		# The rt flavour's headers have a common part of their own.
 		case $rel in
@@ -111,6 +114,7 @@ unpack() {
 		# kbuild, the network driver.
 		rm -rf "$root/fs/lib/modules/$rel/kernel" "$root/deb"
 		touch "$root/.done"
+		rm -rf "${cache:?}/$rel" && mv "$root" "$cache/$rel" || return 1
 	fi
 	echo "$rel"
 }
