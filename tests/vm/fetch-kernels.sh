@@ -1,7 +1,11 @@
 #!/bin/bash
 # Download and unpack the Debian kernels the VM tests boot, with the
 # headers and kbuild needed to build kernel/ktrace.ko against them.
-# Idempotent: an unpacked series is reused (tests/vm/cache/<series>/).
+# Idempotent: an unpacked series is reused (tests/vm/cache/<release>/).
+# Of the modules only the network driver is kept (virtio_net, virtio_pci
+# where it is a module, and what they need, per modules.dep), uncompressed in <root>/net with their load
+# order in <root>/net/order, for the agent test (tests/vm/guest-agent.sh);
+# a cached release without them is fetched again.
 # Prints one line per series: "<series> <release> <root> <kbuild dir>".
 # Series: 6.1 and 6.12 (Debian's generic amd64 flavour), 6.1-rt and
 # 6.12-rt (the PREEMPT_RT flavour; linux-image-rt-amd64 is 6.1-rt in
@@ -37,14 +41,51 @@ private_apt() {
 	apt-get "${apt_opts[@]}" -o APT::Sandbox::User=root update -qq >/dev/null 2>&1
 }
 
+# keep_net ROOT RELEASE: virtio_net, the PCI transport virtio_pci when
+# it is a module (6.1's), and what they depend on (by depmod's
+# modules.dep), from the unpacked image, uncompressed into ROOT/net;
+# ROOT/net/order lists them in load order (dependencies first).
+keep_net() {
+	local root=$1 rel=$2 m=$1/fs/lib/modules/$2 deps f b
+	# The package leaves modules.dep to its postinst's depmod.
+	depmod -b "$root/fs" "$rel" || return 1
+	# A module's line names it, then what it needs, the deepest last.
+	deps=$(sed -n 's|^\(kernel/[^:]*/virtio_pci\.ko[^:]*\):|\1|p' "$m/modules.dep" |
+		tr ' ' '\n' | tac)
+	deps="$deps $(sed -n 's|^\(kernel/[^:]*/virtio_net\.ko[^:]*\):|\1|p' "$m/modules.dep" |
+		tr ' ' '\n' | tac)"
+	case $deps in
+	*/virtio_net.ko*) ;;
+	*) echo "fetch-kernels: no virtio_net in $m/modules.dep" >&2; return 1 ;;
+	esac
+	mkdir -p "$root/net"
+	: >"$root/net/order.tmp"
+	for f in $deps; do
+		b=$(basename "${f%.ko*}").ko
+		grep -qx "$b" "$root/net/order.tmp" && continue
+		case $f in
+		*.xz) xz -dc "$m/$f" ;;
+		*.zst) zstd -dc "$m/$f" ;;
+		*.gz) gzip -dc "$m/$f" ;;
+		*) cat "$m/$f" ;;
+		esac >"$root/net/$b" || return 1
+		echo "$b" >>"$root/net/order.tmp"
+	done
+	mv "$root/net/order.tmp" "$root/net/order"
+}
+
 # unpack SERIES IMAGE_PKG: download and unpack one release into the
 # cache unless it is there; prints the release.
 unpack() {
 	local series=$1 img=$2 rel root pkgs p kbuild common
 	rel=${img#linux-image-}
 	rel=${rel%-unsigned}
-	root=$cache/$rel
-	if [ ! -e "$root/.done" ]; then
+	# Unpacked beside the cached release (if any), which it replaces only
+	# once whole: a failed download leaves the old one for fetch's
+	# fallback.
+	root=$cache/.$rel.new
+	if [ ! -e "$cache/$rel/.done" ] || [ ! -s "$cache/$rel/net/order" ]; then
+		rm -rf "$root"
 		# The rt flavour's headers have a common part of their own.
 		case $rel in
 		*-rt-amd64) common=linux-headers-${rel%-rt-amd64}-common-rt ;;
@@ -68,9 +109,12 @@ unpack() {
 		for p in "$root"/deb/*.deb; do
 			dpkg-deb -x "$p" "$root/fs" || { rm -rf "$root"; return 1; }
 		done
-		# Keep only what the tests use: the image, config, headers, kbuild.
+		keep_net "$root" "$rel" || { rm -rf "$root"; return 1; }
+		# Keep only what the tests use: the image, config, headers,
+		# kbuild, the network driver.
 		rm -rf "$root/fs/lib/modules/$rel/kernel" "$root/deb"
 		touch "$root/.done"
+		rm -rf "${cache:?}/$rel" && mv "$root" "$cache/$rel" || return 1
 	fi
 	echo "$rel"
 }

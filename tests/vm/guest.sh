@@ -564,17 +564,29 @@ if [ "${kt_only:-}" = reliab ]; then
 	echo "KT: end"
 	exit 0
 fi
-# kt_only=mmap: tests/vm/guest-mmap.sh, then guest-cli.sh.
+# kt_only=mmap: tests/vm/guest-mmap.sh, then guest-cli.sh (and
+# guest-agent.sh, which runs only in the boot run.sh gives kt_agent).
 if [ "${kt_only:-}" = mmap ]; then
 	. /guest-mmap.sh
 	. /guest-cli.sh
+	. /guest-agent.sh
 	t "no kernel warnings" test_dmesg
 	echo "KT: end"
 	exit 0
 fi
-# kt_only=cli: tests/vm/guest-cli.sh alone (host-proccli's checks fail).
+# kt_only=cli: tests/vm/guest-cli.sh alone (host-proccli's checks fail),
+# and guest-agent.sh.
 if [ "${kt_only:-}" = cli ]; then
 	. /guest-cli.sh
+	. /guest-agent.sh
+	t "no kernel warnings" test_dmesg
+	echo "KT: end"
+	exit 0
+fi
+# kt_only=agent: tests/vm/guest-agent.sh alone (the host's checks of
+# the other parts fail).
+if [ "${kt_only:-}" = agent ]; then
+	. /guest-agent.sh
 	t "no kernel warnings" test_dmesg
 	echo "KT: end"
 	exit 0
@@ -612,6 +624,8 @@ t "sample module unloads under an open reader" test_sample_gone
 # Reading by mmap (tests/vm/guest-mmap.sh).
 . /guest-mmap.sh
 . /guest-cli.sh
+# ktrace agent on the network, for the host (tests/vm/guest-agent.sh).
+. /guest-agent.sh
 t "engine in flight mode counts overrun, overflow = dropped + overrun" test_engine_flight
 # The process tracer, pid set and exports (tests/vm/guest-process.sh).
 . /guest-process.sh

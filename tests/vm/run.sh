@@ -19,7 +19,12 @@
 # more kernel parameters (kt_only=reliab, kt_only=cli or
 # kt_only=process: run guest-reliab.sh, guest-cli.sh, or guest-process.sh
 # and guest-proccli.sh alone; kt_only=mmap: guest-mmap.sh, then
-# guest-cli.sh).  The guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
+# guest-cli.sh; kt_only=agent: guest-agent.sh alone).  KT_VM_AGENT_SERIES
+# (default 6.12; empty: none) is the boot that also runs the agent test
+# (tests/vm/host-agent.sh: a virtio-net card on qemu's user network, the
+# guest's `ktrace agent` recorded with the host's by one record --local
+# --remote; KT_VM_TRACEFS_LOCK names a lock file the host's recording
+# takes).  The guests get three vCPUs (KT_VM_SMP) of which the kernel brings up two
 # (maxcpus=2): the third is a possible CPU that has never been online
 # until guest-reliab.sh starts it.  KT_VM_OUT: the build directory
 # (default build/vm; scripts/check.sh gives each kernel its own).
@@ -28,6 +33,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 out=${KT_VM_OUT:-$top/build/vm}
 series=${KT_VM_SERIES:-6.1 6.12 6.1-rt}
+agent_series=${KT_VM_AGENT_SERIES-6.12}
 timeout=${KT_VM_TIMEOUT:-1200}
 export KT_VM_SMP=${KT_VM_SMP:-3}
 append=${KT_VM_APPEND:-}
@@ -39,6 +45,8 @@ mkdir -p "$out"
 . tests/vm/host-cli.sh
 # shellcheck source=tests/vm/host-proccli.sh
 . tests/vm/host-proccli.sh
+# shellcheck source=tests/vm/host-agent.sh
+. tests/vm/host-agent.sh
 
 n=0
 # result OK|"not ok" DESC: one TAP line.
@@ -119,10 +127,27 @@ boot() {
 		return
 	fi
 	result ok "$s: build ktrace.ko and the sample against $rel"
-	vm_pack "$w" tests/vm/guest.sh
-	KT_VM_APPEND="maxcpus=2 kt_cycles=$cycles $append" \
+	# One boot also runs the agent test (host-agent.sh): a network card,
+	# and the host's part in the background while the guest runs.
+	local qargs=${KT_VM_QEMU_ARGS:-} kappend="maxcpus=2 kt_cycles=$cycles $append" hp=
+	if [ "$s" = "$agent_series" ] && [ ! -s "$root/net/order" ]; then
+		result "not ok" "$s: agent: no network driver in $root/net; run tests/vm/fetch-kernels.sh $s with the network up"
+		vm_pack "$w" tests/vm/guest.sh
+	elif [ "$s" = "$agent_series" ]; then
+		vm_pack "$w" tests/vm/guest.sh "$root/net"
+		agent_setup "$w"
+		qargs="$qargs $agent_args"
+		kappend="$kappend $agent_append"
+		agent_host "$w" &
+		hp=$!
+	else
+		vm_pack "$w" tests/vm/guest.sh
+	fi
+	KT_VM_APPEND=$kappend KT_VM_QEMU_ARGS=$qargs \
 		vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
 	cycles=${KT_VM_CYCLES:-25}
+	: >"$w/booted"
+	[ -z "$hp" ] || wait "$hp"
 
 	while IFS= read -r line; do
 		case $line in
@@ -134,6 +159,7 @@ boot() {
 	report "$s" "$w"
 	cli_report "$s" "$w"
 	proccli_report "$s" "$w"
+	[ -z "$hp" ] || agent_report "$s" "$w"
 	if ! grep -q '^KT: end' "$w/console.log"; then
 		result "not ok" "$s: the guest ran every test (console: $w/console.log)"
 		diag "$w/console.log"

@@ -37,13 +37,16 @@ vm_pick_accel() {
 	echo "$accel" >"$out/accel.$boot"
 }
 
-# vm_build_helpers: the static guest helper and the host's mkdat.
+# vm_build_helpers: the static guest helpers (ktvm, marksrv) and the
+# host's mkdat.
 # Returns nonzero with the log in $out/helpers.log on failure.
 vm_build_helpers() {
 	gcc -O2 -Wall -Wextra -Werror -o "$out/mkdat" "$top/tests/vm/mkdat.c" \
 		>"$out/helpers.log" 2>&1 &&
 	gcc -static -O2 -Wall -Wextra -Werror -o "$out/ktvm" \
-		"$top/tests/vm/ktvm.c" >>"$out/helpers.log" 2>&1
+		"$top/tests/vm/ktvm.c" >>"$out/helpers.log" 2>&1 &&
+	gcc -static -O2 -Wall -Wextra -Werror -o "$out/marksrv" \
+		"$top/tests/vm/marksrv.c" >>"$out/helpers.log" 2>&1
 }
 
 # vm_build_modules DIR KDIR: build a private copy of kernel/ in DIR/src,
@@ -61,14 +64,17 @@ vm_build_modules() {
 		>>"$w/build.log" 2>&1
 }
 
-# vm_pack DIR GUEST_SCRIPT: DIR/initramfs.cpio.gz with busybox, ktvm,
-# the modules and GUEST_SCRIPT as /guest.sh, run by /init.
+# vm_pack DIR GUEST_SCRIPT [NETDIR]: DIR/initramfs.cpio.gz with busybox,
+# ktvm, marksrv, the modules and GUEST_SCRIPT as /guest.sh, run by
+# /init; NETDIR (fetch-kernels.sh's <root>/net: the network driver's
+# modules and their load order) as /net.
 vm_pack() {
 	local w=$1 guest=$2 r=$1/initramfs
 	rm -rf "$r"
 	mkdir -p "$r"/{bin,dev,proc,sys,tmp}
 	cp /bin/busybox "$r/bin/"
-	cp "$out/ktvm" "$r/"
+	cp "$out/ktvm" "$out/marksrv" "$r/"
+	[ -z "${3:-}" ] || cp -r "$3" "$r/net"
 	vm_pack_ktrace "$r"
 	cp "$guest" "$r/guest.sh"
 	cp "$w/src/ktrace.ko" "$w/src/samples/ktrace_sample.ko" \
@@ -97,7 +103,8 @@ INIT
 }
 
 # vm_boot DIR VMLINUZ: boot once; the console goes to DIR/console.log,
-# the second serial port to DIR/export.b64.  KT_VM_SMP sets the number of
+# a line at a time (the agent test's host part waits for one while the
+# guest runs), the second serial port to DIR/export.b64.  KT_VM_SMP sets the number of
 # vCPUs (2), KT_VM_APPEND adds kernel parameters, KT_VM_QEMU_ARGS qemu
 # options.
 #
@@ -124,7 +131,7 @@ vm_boot() {
 		-nographic -no-reboot -net none \
 		-serial mon:stdio -serial "file:$w/export.b64" \
 		${KT_VM_QEMU_ARGS:-} </dev/null 2>&1 |
-		tr -d '\r' >"$w/console.log"
+		stdbuf -oL tr -d '\r' >"$w/console.log"
 }
 
 # vm_pack_ktrace ROOT: the ktrace binary with its shared libraries and
