@@ -137,21 +137,30 @@ int kt_wire_send(int fd, uint8_t type, const void *body, size_t len,
 	return kt_wire_send2(fd, type, body, len, NULL, 0, timeout_ms);
 }
 
-int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
-		      int in_fd, off_t off, size_t len, int timeout_ms)
+/*
+ * The header of a message of alen bytes of a followed by len more, sent
+ * with MSG_MORE: it waits for the pages it heads, one segment, not two.
+ */
+static int send_head(int fd, uint8_t type, const void *a, size_t alen,
+		     size_t len, uint64_t deadline)
 {
-	uint64_t deadline = kt_wire_now_ms() + (uint64_t)timeout_ms;
 	uint8_t h[KT_WIRE_HDR + 16] = { 'K', 'T', KT_WIRE_VERSION, type };
-	ssize_t n;
-	int ret;
 
 	if (alen > 16 || alen + len > KT_WIRE_MAX)
 		return -EMSGSIZE;
 	put32(h + 4, (uint32_t)(alen + len));
 	if (alen)
 		memcpy(h + KT_WIRE_HDR, a, alen);
-	/* The header waits for the pages it heads: one segment, not two. */
-	ret = write_all(fd, h, KT_WIRE_HDR + alen, deadline, MSG_MORE);
+	return write_all(fd, h, KT_WIRE_HDR + alen, deadline, MSG_MORE);
+}
+
+int kt_wire_send_file(int fd, uint8_t type, const void *a, size_t alen,
+		      int in_fd, off_t off, size_t len, int timeout_ms)
+{
+	uint64_t deadline = kt_wire_now_ms() + (uint64_t)timeout_ms;
+	int ret = send_head(fd, type, a, alen, len, deadline);
+	ssize_t n;
+
 	while (!ret && len) {
 		n = sendfile(fd, in_fd, &off, len);
 		if (n > 0) {
@@ -173,16 +182,9 @@ int kt_wire_send_pipe(int fd, uint8_t type, const void *a, size_t alen,
 		      int pipe_rd, size_t len, int timeout_ms)
 {
 	uint64_t deadline = kt_wire_now_ms() + (uint64_t)timeout_ms;
-	uint8_t h[KT_WIRE_HDR + 16] = { 'K', 'T', KT_WIRE_VERSION, type };
+	int ret = send_head(fd, type, a, alen, len, deadline);
 	ssize_t n;
-	int ret;
 
-	if (alen > 16 || alen + len > KT_WIRE_MAX)
-		return -EMSGSIZE;
-	put32(h + 4, (uint32_t)(alen + len));
-	if (alen)
-		memcpy(h + KT_WIRE_HDR, a, alen);
-	ret = write_all(fd, h, KT_WIRE_HDR + alen, deadline, MSG_MORE);
 	while (!ret && len) {
 		n = splice(pipe_rd, NULL, fd, NULL, len,
 			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
