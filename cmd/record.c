@@ -1277,22 +1277,27 @@ static int remote_status(const struct record_opts *o, int st)
  */
 static int agents_recording(const int *ready, int n, const pid_t *pids)
 {
-	struct pollfd pfd[MAX_REMOTES];
-	sigset_t set, old, pending;
+	struct pollfd pfd[MAX_REMOTES + 1];
+	struct signalfd_siginfo si;
+	sigset_t set, old;
 	int i, left = n, status = KT_EXIT_OK;
 	char b;
 
-	for (i = 0; i < n; i++)
-		pfd[i] = (struct pollfd){ .fd = ready[i], .events = POLLIN };
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	/* pfd[n]: SIGINT or SIGTERM, taken (read) here, not left pending */
+	pfd[n] = (struct pollfd){ .fd = signalfd(-1, &set, SFD_CLOEXEC), .events = POLLIN };
+	for (i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){ .fd = ready[i], .events = POLLIN };
 	while (left > 0) {
-		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n + 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
-		if (!sigpending(&pending) &&
-		    (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))) {
+		}
+		if (pfd[n].revents & POLLIN && read(pfd[n].fd, &si, sizeof(si)) > 0) {
 			for (i = 0; i < n; i++)
 				kill(pids[i], SIGINT);
 			status = 130;
@@ -1308,17 +1313,8 @@ static int agents_recording(const int *ready, int n, const pid_t *pids)
 			left--;
 		}
 	}
-	/* A SIGINT or SIGTERM taken here is answered: not left pending. */
-	if (status != KT_EXIT_OK) {
-		int sig;
-
-		sigemptyset(&pending);
-		sigaddset(&pending, SIGINT);
-		sigaddset(&pending, SIGTERM);
-		while (!sigpending(&set) && (sigismember(&set, SIGINT) ||
-					     sigismember(&set, SIGTERM)))
-			sigwait(&pending, &sig);
-	}
+	if (pfd[n].fd >= 0)
+		close(pfd[n].fd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
 }
