@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numbered SECS MS SECS: make numbered system calls for SECS seconds,
- * lseek(-1, i, SEEK_SET) with i 1, 2, 3, ... (number 8 on x86_64, about
- * 5,000 a second; each fails with EBADF), then sleep once for MS
- * milliseconds (one nanosleep), then go on numbering for SECS seconds:
+ * numbered SECS MS SECS [MS SECS]...: make numbered system calls for
+ * SECS seconds, lseek(-1, i, SEEK_SET) with i 1, 2, 3, ... (number 8 on
+ * x86_64, about 5,000 a second; each fails with EBADF), then sleep once
+ * for MS milliseconds (one nanosleep), then go on numbering for SECS
+ * seconds, and so on for each pair after:
  * a file that holds a stretch of them holds consecutive numbers, none
  * missing, none twice, in order, whatever pieces it was put together
  * from (record --trigger's snapshots of the ring's chunks).
@@ -39,12 +40,17 @@ static long calls(long i, double secs)
 int main(int argc, char **argv)
 {
 	double before = argc > 1 ? atof(argv[1]) : 2;
-	long ms = argc > 2 ? atol(argv[2]) : 80;
-	double after = argc > 3 ? atof(argv[3]) : 2;
-	struct timespec nap = { ms / 1000, ms % 1000 * 1000000L };
-	long i = calls(1, before);
+	long i = calls(1, before), ms;
+	struct timespec nap;
+	int a = 2;
 
-	syscall(SYS_nanosleep, &nap, NULL);
-	calls(i, after);
+	do {
+		ms = argc > a ? atol(argv[a]) : 80;
+		nap.tv_sec = ms / 1000;
+		nap.tv_nsec = ms % 1000 * 1000000L;
+		syscall(SYS_nanosleep, &nap, NULL);
+		i = calls(i, argc > a + 1 ? atof(argv[a + 1]) : 2);
+		a += 2;
+	} while (a + 1 < argc);
 	return 0;
 }

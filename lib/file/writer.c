@@ -1175,15 +1175,28 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 	 */
 	memset(out, 0, 4);
 	if (c->packed_blocks) {
-		if (!w->keep_sources) {
+		if (!w->keep_sources && c->packed_src > c->off) {
 			ret = -EINVAL;
 			goto out;
 		}
 		ret = copy_packed(w, c, in, chunk);
+		if (ret == -ENOSPC && !w->keep_sources) {
+			/*
+			 * The disk refused them: the pages they hold are
+			 * packed again from the piece instead, its room
+			 * given back as it goes (below).
+			 */
+			ret = rewind_to(w, start);
+			c->off -= c->packed_src;
+			c->size += c->packed_src;
+			c->packed_blocks = 0;
+			c->packed_src = 0;
+		} else if (!ret) {
+			nchunks = c->packed_blocks;
+			good = w->off;
+		}
 		if (ret)
 			goto out;
-		nchunks = c->packed_blocks;
-		good = w->off;
 	}
 	while (!ret && *done < c->size) {
 		size_t len = c->size - *done < chunk ? c->size - *done : chunk;

@@ -41,14 +41,17 @@ struct kt_writer_cpu {
 	unsigned long long off;
 	/*
 	 * v7 packed: blocks packed already with the file's compression, to
-	 * go before the pages as they are (a snapshot's finished chunks):
-	 * packed_blocks blocks, each its packed and unpacked sizes, then its
-	 * bytes, in [packed_off, packed_off + packed_len) of packed_fd.  Only
-	 * with kt_writer_keep_sources(); 0 blocks: none.
+	 * go before the pages as they are (a snapshot's finished chunks, a
+	 * chunk's pieces packed as they came): packed_blocks blocks, each
+	 * its packed and unpacked sizes, then its bytes, in [packed_off,
+	 * packed_off + packed_len) of packed_fd; 0 blocks: none.  Without
+	 * kt_writer_keep_sources(), they must hold fd's packed_src bytes
+	 * before off: a full disk while they are copied has those pages
+	 * packed again instead, giving their room back as it goes.
 	 */
 	int packed_fd;
 	uint32_t packed_blocks;
-	unsigned long long packed_off, packed_len;
+	unsigned long long packed_off, packed_len, packed_src;
 };
 
 /*

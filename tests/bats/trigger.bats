@@ -140,6 +140,37 @@ numbers() {
 	[[ $output == *"no events lost"* ]] || fail "stat -i: $output"
 }
 
+@test "three snapshots chained inside one chunk of the ring: each one's calls consecutive, none missing between them, trace-cmd reads each as ktrace does" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	# Chunks of 0.775 s; sleeps 0.48 s apart: the second and third
+	# windows begin where the last ended, inside the chunk being
+	# recorded, whose pages were packed as they came (piecepack.h):
+	# its blocks before the window's start left out, the one it begins
+	# in cut, the rest copied as they are.
+	run rec --trigger 'syscall>50ms' --before 3s --after 100ms --cooldown 0 -F \
+		-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 0.4 80 0.4 80 1
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	shopt -s nullglob
+	files=(snaps/trigger-*-syscall-gt-50ms*.dat)
+	[ "${#files[@]}" -eq 3 ] || fail "not three snapshots: $(ls -A snaps) / $output"
+	prev=""
+	for f in $(ls -tr "${files[@]}"); do
+		run -0 "$KTRACE" report -i "$f"
+		cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "$f" 2>/dev/null | tail -n +2) ||
+			fail "$f: report differs from trace-cmd's beyond the trigger lines"
+		numbers "$f" >nums
+		awk 'NR > 1 && $1 != last + 1 { print "after call " last ": call " $1; exit 1 }
+			{ last = $1 } END { if (NR < 500) { print NR " calls"; exit 1 } }' nums ||
+			fail "the calls in $f: $(head -2 nums) ... $(tail -2 nums)"
+		first=$(head -1 nums | cut -d ' ' -f 1)
+		# Chained: this one begins at or before the call after the
+		# last one's last (the page the window begins in is whole).
+		[ -z "$prev" ] || [ "$first" -le $((prev + 1)) ] ||
+			fail "$f begins at call $first, the last snapshot ended at $prev"
+		prev=$(tail -1 nums | cut -d ' ' -f 1)
+	done
+}
+
 @test "syscall>200ms: no snapshot; syscall:getppid>50ms: none either" {
 	stall_rec 'syscall>200ms'
 	[ "$status" -eq 0 ] || fail "record exited $status: $output"

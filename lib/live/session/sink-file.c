@@ -837,6 +837,7 @@ static char *default_name(const char *out)
 int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
 			  const unsigned long long *unw_base,
 			  const char *const *chunks, int nchunks,
+			  struct kt_piecepack *pieces,
 			  const struct kt_snapshot_req *req,
 			  struct kt_snapshot_res *res)
 {
@@ -887,6 +888,7 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 			.chunks = chunks, .n = nchunks, .cutoff = cutoff,
 			.beside = path, .codec = kt_writer_compression(f->w),
 			.count = !req->uncounted, .ncpus = s->ncpus,
+			.pieces = pieces,
 		};
 
 		ret = prior && prior_unw ? 0 : -ENOMEM;
@@ -935,7 +937,12 @@ static int file_snapshot(void *state, struct kt_session *s,
 			 const struct kt_snapshot_req *req,
 			 struct kt_snapshot_res *res)
 {
-	return kt_file_sink_snapshot(state, s->st0, NULL, NULL, 0, req, res);
+	return kt_file_sink_snapshot(state, s->st0, NULL, NULL, 0, NULL, req, res);
+}
+
+const char *kt_file_sink_compression(const struct kt_file_sink *f)
+{
+	return f->w ? kt_writer_compression(f->w) : "none";
 }
 
 const struct kt_sink_ops kt_file_sink_ops = {

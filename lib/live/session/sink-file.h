@@ -14,6 +14,7 @@
 #include "live/session/sink.h"
 
 struct kt_cpu_stats;
+struct kt_piecepack;
 struct kt_writer;
 struct kt_writer_cpu;
 
@@ -82,13 +83,17 @@ char *kt_file_sink_cpustat(int cpu, const struct kt_cpu_stats *now,
  * pages taken, in a file of their own (req->path, or by default beside
  * the output, a series' DIR too), written read only from the pieces;
  * a series' finished chunks (chunks[nchunks], oldest first) before
- * them (snappages.h); losses counted from base (per CPU) and unw_base
- * (NULL: 0).  0 or -errno (said).
+ * them (snappages.h), pieces the series' pieces packed so far (or
+ * NULL); losses counted from base (per CPU) and unw_base (NULL: 0).
+ * 0 or -errno (said).
  */
 int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
 			  const unsigned long long *unw_base,
 			  const char *const *chunks, int nchunks,
+			  struct kt_piecepack *pieces,
 			  const struct kt_snapshot_req *req,
 			  struct kt_snapshot_res *res);
+/* The compression the file is written with ("none", "zstd", "zlib"). */
+const char *kt_file_sink_compression(const struct kt_file_sink *f);
 
 #endif

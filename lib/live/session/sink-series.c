@@ -26,9 +26,11 @@
 
 #include "base/human.h"
 #include "base/log.h"
+#include "file/pack.h"
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
+#include "live/session/piecepack.h"
 #include "live/session/session-priv.h"
 #include "live/session/sink-file.h"
 #include "live/session/sink-series.h"
@@ -36,6 +38,8 @@
 
 /* How often a size-bound chunk's size is looked at. */
 #define SIZE_TICK_NS	20000000ULL
+/* How often the pages are packed as they come (prepack). */
+#define PACK_TICK_NS	200000000ULL
 /* What v7 packing is first taken to leave of the pages (then measured). */
 #define PACKED_GUESS	0.25
 
@@ -56,6 +60,8 @@ struct kt_series_sink {
 	unsigned long long decided, lag;
 	bool warned_small;
 	bool made_dir;			/* removed again if nothing was written */
+	struct kt_piecepack *pieces;	/* prepack: the chunk's pages packed */
+	unsigned long long next_ns;	/* a duration's chunk ends then */
 	struct kt_series_done done;
 };
 
@@ -209,16 +215,85 @@ static int open_first(struct kt_series_sink *r)
 	return r->timer < 0 ? -errno : 0;
 }
 
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static void arm(struct kt_series_sink *r)
 {
 	unsigned long long ns = r->o.ns ? r->o.ns : SIZE_TICK_NS;
-	struct itimerspec it = {
-		.it_value = { ns / 1000000000ULL, ns % 1000000000ULL },
-	};
+	struct itimerspec it;
 
+	/* Packing as the pages come ticks more often than chunks end. */
+	if (r->pieces && ns > PACK_TICK_NS)
+		ns = PACK_TICK_NS;
+	it.it_value.tv_sec = ns / 1000000000ULL;
+	it.it_value.tv_nsec = ns % 1000000000ULL;
 	/* Periodic: a duration's chunks begin every ns however long one takes. */
 	it.it_interval = it.it_value;
+	r->next_ns = mono_ns() + r->o.ns;
 	timerfd_settime(r->timer, 0, &it, NULL);
+}
+
+/*
+ * prepack: the pieces can be packed as they come when ftrace's recorder
+ * alone writes them (ktrace.ko's records are merged into new files at
+ * each snapshot and cut) and the chunks are packed.
+ */
+static void open_pieces(struct kt_series_sink *r)
+{
+	struct kt_session *s = r->s;
+	const char *codec = kt_file_sink_compression(r->cur);
+	char *beside;
+	size_t i;
+
+	if (!r->o.prepack || !strcmp(codec, "none") || !kt_pack_known(codec))
+		return;
+	for (i = 0; i < KT_SESSION_SOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->data &&
+		    strcmp(s->src[i].ops->name, "ftrace"))
+			return;
+	beside = chunk_path(r, r->seq, true);
+	if (beside)
+		r->pieces = kt_piecepack_new(s->ncpus, codec, beside);
+	free(beside);
+	/* Without it the pages are packed at the chunk's end, as always. */
+	if (!r->pieces)
+		kt_debug("the pages will be packed at each chunk's end: %s",
+			 strerror(errno));
+}
+
+/* prepack: each CPU's whole groups of pages so far into blocks. */
+static void pack_pieces(struct kt_series_sink *r)
+{
+	struct kt_session *s = r->s;
+	unsigned long long size;
+	int cpu, fd, ret;
+	size_t i;
+
+	for (cpu = 0; r->pieces && cpu < s->ncpus; cpu++) {
+		for (i = 0; i < KT_SESSION_SOURCES; i++) {
+			if (!s->src[i].state || !s->src[i].ops->data)
+				continue;
+			fd = -1;
+			size = 0;
+			if (s->src[i].ops->data(s->src[i].state, cpu, &fd, &size) ||
+			    fd < 0)
+				continue;
+			ret = kt_piecepack_extend(r->pieces, cpu, fd, size, 0);
+			if (ret) {
+				/* The chunk's end packs them, as always. */
+				kt_debug("packing the pages as they come stopped: %s",
+					 strerror(-ret));
+				kt_piecepack_free(r->pieces);
+				r->pieces = NULL;
+			}
+		}
+	}
 }
 
 /* Every source of the recording must move to the next pieces. */
@@ -296,6 +371,7 @@ static int series_begin(void *state, struct kt_session *s, enum kt_sink_step ste
 		ret = check_sources(s);
 		return ret ? ret : read_base(r);
 	case KT_SINK_STARTED:
+		open_pieces(r);
 		arm(r);
 		return 0;
 	default:
@@ -474,6 +550,9 @@ static int rotate(struct kt_series_sink *r)
 	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
 		if (s->src[i].state)
 			ret = s->src[i].ops->rotate(s->src[i].state, s->env.prefix, cpus);
+	/* The pages packed as they came go in as they are. */
+	for (cpu = 0; !ret && r->pieces && cpu < s->ncpus; cpu++)
+		kt_piecepack_apply(r->pieces, cpu, &cpus[cpu]);
 	if (ret) {
 		/* A full disk: said once at the end, with its account. */
 		if (ret != -ENOSPC)
@@ -493,6 +572,8 @@ static int rotate(struct kt_series_sink *r)
 		if (cpus[cpu].fd >= 0)
 			close(cpus[cpu].fd);
 	remove_pieces(old, s->ncpus);
+	if (r->pieces)
+		kt_piecepack_reset(r->pieces);
 	if (ret >= 0) {
 		int err = publish(r, r->seq);
 
@@ -542,8 +623,19 @@ static bool due(struct kt_series_sink *r, unsigned long long raw)
 	unsigned long long head = r->head ? r->head_len :
 				  kt_file_sink_size(r->cur);
 
-	if (r->o.ns)
+	if (r->o.ns && !r->pieces)
 		return true;
+	if (r->o.ns) {
+		unsigned long long now = mono_ns();
+
+		/* A tick's lateness (at most one) counts as on time. */
+		if (now + PACK_TICK_NS / 2 < r->next_ns)
+			return false;
+		r->next_ns += r->o.ns;
+		if (r->next_ns < now)
+			r->next_ns = now + r->o.ns;
+		return true;
+	}
 	if (!raw || head + (raw + r->lag) * r->ratio < r->o.size)
 		return false;
 	if (head >= r->o.size && !r->warned_small) {
@@ -571,8 +663,10 @@ static int series_pages(void *state, const struct pollfd *fds)
 		return 0;
 	raw = raw_bytes(r->s) - r->raw_base;
 	make_room(r, raw);
-	if (!due(r, raw))
+	if (!due(r, raw)) {
+		pack_pieces(r);
 		return 0;
+	}
 	r->decided = raw;
 	ret = rotate(r);
 	return ret < 0 ? ret : 0;
@@ -647,7 +741,8 @@ static int series_snapshot(void *state, struct kt_session *s,
 		ret = -ENOMEM;
 	if (!ret)
 		ret = kt_file_sink_snapshot(r->cur, r->base, r->unw_base,
-					    (const char *const *)chunks, n, req, res);
+					    (const char *const *)chunks, n,
+					    r->pieces, req, res);
 	while (n-- > 0)
 		free(chunks[n]);
 	free(chunks);
@@ -660,6 +755,7 @@ static void series_free(void *state)
 
 	if (r->cur)
 		kt_file_sink_ops.free(r->cur);
+	kt_piecepack_free(r->pieces);
 	/* A recording that failed before its first file leaves no DIR. */
 	if (r->made_dir && !r->done.chunks)
 		rmdir(r->o.dir);

@@ -26,6 +26,12 @@ struct kt_series_opts {
 	unsigned long long size;	/* a chunk's file size, or 0 */
 	unsigned long long ns;		/* a chunk's duration, or 0 */
 	unsigned int keep;		/* chunks kept in dir, or 0: all */
+	/*
+	 * Pack each CPU's pages as they come (piecepack.h), for a ring
+	 * that snapshots often (a trigger's): a snapshot and the chunk's
+	 * end copy the blocks, a page is packed once.
+	 */
+	bool prepack;
 };
 
 /* The series into o->dir (o is copied).  NULL + errno. */

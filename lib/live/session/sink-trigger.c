@@ -110,6 +110,8 @@ struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
 	so.dir = t->ring_dir;
 	so.ns = span / 4 > 250000000ULL ? span / 4 : 250000000ULL;
 	so.keep = 8;
+	/* Its snapshots copy the pages packed as they came. */
+	so.prepack = true;
 	t->ring = kt_series_sink_new(&so);
 	t->o.dir = strdup(o->dir);
 	/* The walker reads up to 8 bytes past a page's data. */

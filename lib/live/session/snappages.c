@@ -18,6 +18,7 @@
 #include "file/tracedat.h"
 #include "file/unpack.h"
 #include "file/writer.h"
+#include "live/session/piecepack.h"
 #include "live/session/sink.h"
 #include "live/session/snappages.h"
 #include "live/tracefs/tracefs.h"
@@ -270,6 +271,28 @@ static int feed_block(struct gather *g, const struct blocks *b, size_t i,
 }
 
 /*
+ * Whole packed blocks come next: the page before them kept, the pages
+ * kept so far packed into a block of their own.
+ */
+static int whole_blocks_next(struct gather *g, struct cpu_out *o)
+{
+	int ret = 0;
+
+	if (o->have_prev)
+		ret = keep_page(g, o, o->prev);
+	o->have_prev = false;
+	return ret ? ret : pack_pend(g, o);
+}
+
+/* The window began: every page from here on is in. */
+static void began(struct gather *g, struct cpu_out *o, uint64_t first_ts)
+{
+	o->started = true;
+	if (!g->res->first_ts || first_ts < g->res->first_ts)
+		g->res->first_ts = first_ts;
+}
+
+/*
  * Blocks [from, b->n) whole into the CPU's packed file, as they are:
  * the window began.  Counted (unpacked, never packed again) if asked.
  */
@@ -283,11 +306,7 @@ static int copy_blocks(struct gather *g, const struct blocks *b, size_t from,
 
 	if (from >= b->n)
 		return 0;
-	if (o->have_prev)
-		ret = keep_page(g, o, o->prev);
-	o->have_prev = false;
-	if (!ret)
-		ret = pack_pend(g, o);
+	ret = whole_blocks_next(g, o);
 	if (!ret)
 		ret = kt_write_all(o->pfd, g->sec + b->at[from],
 				   b->at[b->n] - b->at[from]);
@@ -295,9 +314,7 @@ static int copy_blocks(struct gather *g, const struct blocks *b, size_t from,
 		return ret;
 	o->plen += b->at[b->n] - b->at[from];
 	o->blocks += b->n - from;
-	o->started = true;
-	if (!g->res->first_ts || first_ts < g->res->first_ts)
-		g->res->first_ts = first_ts;
+	began(g, o, first_ts);
 	for (i = from; g->count && i < b->n; i++) {
 		n = unpack_block(g, b, i);
 		if (n < 0)
@@ -454,13 +471,78 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 	return ret;
 }
 
+/* Pages [from, to) of the piece through put_page(), a few at a time. */
+static int feed_piece(struct gather *g, const struct kt_writer_cpu *c,
+		      unsigned long long from, unsigned long long to,
+		      struct cpu_out *o)
+{
+	size_t n, at;
+	int ret = 0;
+
+	while (!ret && from < to) {
+		n = to - from < g->ucap ? (size_t)(to - from) : g->ucap;
+		ret = kt_pread_all(c->fd, g->ubuf, n, c->off + from);
+		for (at = 0; !ret && at + g->page <= n; at += g->page)
+			ret = put_page(g, o, g->ubuf + at);
+		from += n;
+	}
+	return ret;
+}
+
+/*
+ * The pieces' pages of CPU cpu, packed as they came (pk, extended here
+ * to all of them): the blocks lying wholly in the window copied as they
+ * are after the chunks', the pages of the block the window begins in
+ * kept as any (packed with the chunks' edge).
+ */
+static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
+			const struct kt_writer_cpu *c, struct cpu_out *o)
+{
+	struct kt_piecepack_block b;
+	uint32_t n, from = 0;
+	uint64_t ev = 0;
+	int ret = kt_piecepack_extend(pk, cpu, c->fd, c->size, 1);
+
+	n = kt_piecepack_blocks(pk, cpu);
+	if (ret || !n)
+		return ret;
+	ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
+	if (ret)
+		return ret;
+	o->in_chunks = true;
+	if (g->cutoff && !o->started) {
+		/* The first block beginning in the window, from the second on. */
+		for (from = 1; from < n; from++)
+			if (!kt_piecepack_block(pk, cpu, from, &b) &&
+			    b.first_ts >= g->cutoff)
+				break;
+		if (!kt_piecepack_block(pk, cpu, from - 1, &b))
+			ret = feed_piece(g, c, b.src, b.src + b.src_len, o);
+	}
+	if (!ret && from < n && !kt_piecepack_block(pk, cpu, from, &b)) {
+		ret = whole_blocks_next(g, o);
+		if (!ret)
+			ret = kt_piecepack_copy(pk, cpu, from, o->pfd, &o->blocks,
+						&o->plen, &ev);
+		if (!ret)
+			began(g, o, b.first_ts);
+		g->res->events += ev;
+	}
+	if (!ret)
+		ret = pack_pend(g, o);
+	o->in_chunks = false;
+	return ret;
+}
+
 /* The pieces' pages of a CPU, after the chunks'. */
-static int from_piece(struct gather *g, const struct kt_writer_cpu *c,
-		      char *buf, struct cpu_out *o)
+static int from_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
+		      const struct kt_writer_cpu *c, char *buf, struct cpu_out *o)
 {
 	unsigned long long at;
 	int ret = 0;
 
+	if (pk && g->pack && o->pfd >= 0 && c->off == 0)
+		return packed_piece(g, pk, cpu, c, o);
 	for (at = 0; !ret && at + g->page <= c->size; at += g->page) {
 		ret = kt_pread_all(c->fd, buf, g->page, c->off + at);
 		if (!ret)
@@ -500,7 +582,7 @@ int kt_snappages_gather(const struct kt_snappages *in,
 		kt_err("cannot read the finished files of the recording for '%s': %s",
 		       in->beside, strerror(-ret));
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
-		ret = from_piece(&g, &cpus[cpu], buf, &out[cpu]);
+		ret = from_piece(&g, in->pieces, cpu, &cpus[cpu], buf, &out[cpu]);
 		/* The newest page is always in. */
 		if (!ret && out[cpu].have_prev) {
 			ret = kt_write_all(out[cpu].fd, out[cpu].prev, g.page);

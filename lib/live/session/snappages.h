@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 struct kt_cpu_stats;
+struct kt_piecepack;
 struct kt_snapshot_res;
 struct kt_writer_cpu;
 
@@ -20,7 +21,10 @@ struct kt_writer_cpu;
  * start (trace clock; 0: everything), a page kept when the next one
  * starts at or after it, and the last always; codec: the snapshot's
  * compression; count: the events of the chunks' blocks copied whole
- * counted too (they are unpacked for it, never packed again).
+ * counted too (they are unpacked for it, never packed again); pieces:
+ * the pieces packed so far (piecepack.h, with codec), extended here to
+ * all their pages and copied as they are where a CPU's window began
+ * before them, or NULL.
  */
 struct kt_snappages {
 	const char *const *chunks;
@@ -30,6 +34,7 @@ struct kt_snappages {
 	const char *codec;
 	bool count;
 	int ncpus;
+	struct kt_piecepack *pieces;
 };
 
 /*

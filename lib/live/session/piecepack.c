@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pieces of the chunk being recorded, packed as they come: see
+ * piecepack.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "base/tmpfile.h"
+#include "file/pack.h"
+#include "file/rawpage.h"
+#include "file/tracedat.h"
+#include "file/writer.h"
+#include "live/session/piecepack.h"
+
+/* A block's place in the pack's file, and what it holds. */
+struct block {
+	struct kt_piecepack_block b;
+	unsigned long long at;		/* in the pack's file: its sizes first */
+};
+
+/* One CPU's blocks: fd holds len bytes of them, the piece's first src. */
+struct cpu_pack {
+	int fd;
+	uint32_t blocks, cap;
+	unsigned long long len, src;
+	struct block *block;
+};
+
+struct kt_piecepack {
+	int ncpus;
+	size_t page;
+	struct kt_pack *pack;
+	char *beside;
+	char *in, *out;		/* a group of pages; it packed (8 bytes of sizes first) */
+	size_t cap;
+	struct cpu_pack cpu[];
+};
+
+struct kt_piecepack *kt_piecepack_new(int ncpus, const char *codec,
+				      const char *beside)
+{
+	struct kt_piecepack *p = calloc(1, sizeof(*p) + ncpus * sizeof(p->cpu[0]));
+	int cpu;
+
+	if (!p)
+		return NULL;
+	p->ncpus = ncpus;
+	p->page = (size_t)getpagesize();
+	for (cpu = 0; cpu < ncpus; cpu++)
+		p->cpu[cpu].fd = -1;
+	p->pack = kt_pack_new(codec);
+	p->beside = strdup(beside);
+	if (p->pack) {
+		p->cap = kt_pack_bound(p->pack, KT_DAT_CHUNK_PAGES * p->page);
+		p->in = malloc(KT_DAT_CHUNK_PAGES * p->page);
+		p->out = malloc(p->cap + 8);
+	}
+	if (!p->pack || !p->beside || !p->in || !p->out) {
+		kt_piecepack_free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+void kt_piecepack_free(struct kt_piecepack *p)
+{
+	if (!p)
+		return;
+	kt_piecepack_reset(p);
+	kt_pack_free(p->pack);
+	free(p->beside);
+	free(p->in);
+	free(p->out);
+	free(p);
+}
+
+void kt_piecepack_reset(struct kt_piecepack *p)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < p->ncpus; cpu++) {
+		if (p->cpu[cpu].fd >= 0)
+			close(p->cpu[cpu].fd);
+		free(p->cpu[cpu].block);
+		memset(&p->cpu[cpu], 0, sizeof(p->cpu[cpu]));
+		p->cpu[cpu].fd = -1;
+	}
+}
+
+/* One group of pages (len bytes in p->in) packed at the end of c's file. */
+static int put_block(struct kt_piecepack *p, struct cpu_pack *c, size_t len)
+{
+	uint32_t sizes[2];
+	struct block *b;
+	uint64_t n;
+	ssize_t z;
+	size_t at;
+	int ret;
+
+	if (c->blocks == c->cap) {
+		uint32_t cap = c->cap ? 2 * c->cap : 64;
+
+		b = realloc(c->block, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		c->block = b;
+		c->cap = cap;
+	}
+	z = kt_pack_block(p->pack, p->in, len, p->out + 8, p->cap, 0);
+	if (z < 0)
+		return (int)z;
+	sizes[0] = (uint32_t)z;
+	sizes[1] = (uint32_t)len;
+	memcpy(p->out, sizes, 8);
+	ret = kt_pwrite_all(c->fd, p->out, 8 + z, c->len);
+	if (ret)
+		return ret;
+	b = &c->block[c->blocks];
+	memset(b, 0, sizeof(*b));
+	memcpy(&b->b.first_ts, p->in, sizeof(b->b.first_ts));
+	b->b.src = c->src;
+	b->b.src_len = len;
+	b->at = c->len;
+	for (at = 0; at < len; at += p->page)
+		if (!kt_rawpage_events(p->in + at, p->page, &n))
+			b->b.events += n;
+	c->len += 8 + z;
+	c->src += len;
+	c->blocks++;
+	return 0;
+}
+
+int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
+			unsigned long long size, int short_too)
+{
+	size_t group = KT_DAT_CHUNK_PAGES * p->page, len;
+	struct cpu_pack *c;
+	int ret = 0;
+
+	if (cpu < 0 || cpu >= p->ncpus)
+		return -EINVAL;
+	c = &p->cpu[cpu];
+	size -= size % p->page;
+	if (size <= c->src)
+		return 0;
+	if (c->fd < 0) {
+		c->fd = kt_tmpfile_scratch(p->beside);
+		if (c->fd < 0) {
+			ret = c->fd;
+			c->fd = -1;
+			return ret;
+		}
+	}
+	while (!ret && c->src < size) {
+		len = size - c->src < group ? (size_t)(size - c->src) : group;
+		if (len < group && !short_too)
+			break;
+		ret = kt_pread_all(fd, p->in, len, c->src);
+		if (!ret)
+			ret = put_block(p, c, len);
+	}
+	return ret;
+}
+
+uint32_t kt_piecepack_blocks(const struct kt_piecepack *p, int cpu)
+{
+	return cpu >= 0 && cpu < p->ncpus ? p->cpu[cpu].blocks : 0;
+}
+
+int kt_piecepack_block(const struct kt_piecepack *p, int cpu, uint32_t i,
+		       struct kt_piecepack_block *b)
+{
+	if (cpu < 0 || cpu >= p->ncpus || i >= p->cpu[cpu].blocks)
+		return -ERANGE;
+	*b = p->cpu[cpu].block[i].b;
+	return 0;
+}
+
+int kt_piecepack_copy(const struct kt_piecepack *p, int cpu, uint32_t from,
+		      int out, uint32_t *blocks, unsigned long long *len,
+		      uint64_t *events)
+{
+	const struct cpu_pack *c;
+	unsigned long long at, end;
+	size_t n, cap = KT_DAT_CHUNK_PAGES * p->page;
+	uint32_t i;
+	int ret = 0;
+
+	if (cpu < 0 || cpu >= p->ncpus)
+		return -EINVAL;
+	c = &p->cpu[cpu];
+	if (from >= c->blocks)
+		return 0;
+	for (at = c->block[from].at, end = c->len; !ret && at < end; at += n) {
+		n = end - at < cap ? (size_t)(end - at) : cap;
+		ret = kt_pread_all(c->fd, p->in, n, at);
+		if (!ret)
+			ret = kt_write_all(out, p->in, n);
+	}
+	if (ret)
+		return ret;
+	*blocks += c->blocks - from;
+	*len += c->len - c->block[from].at;
+	for (i = from; i < c->blocks; i++)
+		*events += c->block[i].b.events;
+	return 0;
+}
+
+void kt_piecepack_apply(const struct kt_piecepack *p, int cpu,
+			struct kt_writer_cpu *c)
+{
+	const struct cpu_pack *k;
+
+	if (cpu < 0 || cpu >= p->ncpus)
+		return;
+	k = &p->cpu[cpu];
+	if (!k->blocks || c->off || c->size < k->src)
+		return;
+	c->packed_fd = k->fd;
+	c->packed_blocks = k->blocks;
+	c->packed_off = 0;
+	c->packed_len = k->len;
+	c->packed_src = k->src;
+	c->off = k->src;
+	c->size -= k->src;
+}

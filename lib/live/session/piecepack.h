@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pieces of a series' chunk being recorded (sink-series.h), packed
+ * as they come: per CPU, the first pages of its piece as v7 blocks
+ * (trace-cmd.dat.v7(5): a packed and an unpacked size, then the bytes)
+ * in a scratch file with no name.  A snapshot copies the blocks as they
+ * are and the chunk's end puts them into the chunk's file, so a page is
+ * packed once however many snapshots take it (a trigger's ring).
+ */
+#ifndef KT_PIECEPACK_H
+#define KT_PIECEPACK_H
+
+#include <stdint.h>
+
+struct kt_piecepack;
+struct kt_writer_cpu;
+
+/*
+ * ncpus CPUs packed with codec ("zstd" or "zlib"), the scratch files
+ * beside beside.  NULL + errno.
+ */
+struct kt_piecepack *kt_piecepack_new(int ncpus, const char *codec,
+				      const char *beside);
+void kt_piecepack_free(struct kt_piecepack *p);
+
+/*
+ * The piece of cpu is fd, size bytes long: its pages after those packed
+ * into blocks of KT_DAT_CHUNK_PAGES, the last group too when short (0:
+ * whole groups only, more to come).  0 or -errno (the blocks are then as
+ * they were).
+ */
+int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
+			unsigned long long size, int short_too);
+
+/* One block of a CPU's. */
+struct kt_piecepack_block {
+	uint64_t first_ts;		/* its first page's time */
+	unsigned long long src;		/* where its pages begin in the piece */
+	unsigned long long src_len;
+	uint64_t events;
+};
+
+/* How many blocks cpu has; block i of them (0, or -ERANGE). */
+uint32_t kt_piecepack_blocks(const struct kt_piecepack *p, int cpu);
+int kt_piecepack_block(const struct kt_piecepack *p, int cpu, uint32_t i,
+		       struct kt_piecepack_block *b);
+
+/*
+ * cpu's blocks from block from on appended to out (a packed scratch
+ * file): *blocks, *len and *events added to.  0 or -errno.
+ */
+int kt_piecepack_copy(const struct kt_piecepack *p, int cpu, uint32_t from,
+		      int out, uint32_t *blocks, unsigned long long *len,
+		      uint64_t *events);
+
+/*
+ * A chunk's end: c (cpu's piece, from offset 0) takes the blocks
+ * (packed_*, packed_src: still the pack's, open until the reset) and its
+ * pages after them only.
+ */
+void kt_piecepack_apply(const struct kt_piecepack *p, int cpu,
+			struct kt_writer_cpu *c);
+
+/* The next chunk: no blocks. */
+void kt_piecepack_reset(struct kt_piecepack *p);
+
+#endif
