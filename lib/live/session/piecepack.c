@@ -11,7 +11,6 @@
 #include "base/fileio.h"
 #include "base/tmpfile.h"
 #include "file/pack.h"
-#include "file/rawpage.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
 #include "live/session/piecepack.h"
@@ -97,9 +96,7 @@ static int put_block(struct kt_piecepack *p, struct cpu_pack *c, size_t len)
 {
 	uint32_t sizes[2];
 	struct block *b;
-	uint64_t n;
 	ssize_t z;
-	size_t at;
 	int ret;
 
 	if (c->blocks == c->cap) {
@@ -126,9 +123,6 @@ static int put_block(struct kt_piecepack *p, struct cpu_pack *c, size_t len)
 	b->b.src = c->src;
 	b->b.src_len = len;
 	b->at = c->len;
-	for (at = 0; at < len; at += p->page)
-		if (!kt_rawpage_events(p->in + at, p->page, &n))
-			b->b.events += n;
 	c->len += 8 + z;
 	c->src += len;
 	c->blocks++;
@@ -167,6 +161,11 @@ int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
 	return ret;
 }
 
+unsigned long long kt_piecepack_src(const struct kt_piecepack *p, int cpu)
+{
+	return cpu >= 0 && cpu < p->ncpus ? p->cpu[cpu].src : 0;
+}
+
 uint32_t kt_piecepack_blocks(const struct kt_piecepack *p, int cpu)
 {
 	return cpu >= 0 && cpu < p->ncpus ? p->cpu[cpu].blocks : 0;
@@ -182,13 +181,11 @@ int kt_piecepack_block(const struct kt_piecepack *p, int cpu, uint32_t i,
 }
 
 int kt_piecepack_copy(const struct kt_piecepack *p, int cpu, uint32_t from,
-		      int out, uint32_t *blocks, unsigned long long *len,
-		      uint64_t *events)
+		      int out, uint32_t *blocks, unsigned long long *len)
 {
 	const struct cpu_pack *c;
 	unsigned long long at, end;
 	size_t n, cap = KT_DAT_CHUNK_PAGES * p->page;
-	uint32_t i;
 	int ret = 0;
 
 	if (cpu < 0 || cpu >= p->ncpus)
@@ -206,8 +203,6 @@ int kt_piecepack_copy(const struct kt_piecepack *p, int cpu, uint32_t from,
 		return ret;
 	*blocks += c->blocks - from;
 	*len += c->len - c->block[from].at;
-	for (i = from; i < c->blocks; i++)
-		*events += c->block[i].b.events;
 	return 0;
 }
 

@@ -37,8 +37,10 @@ struct kt_piecepack_block {
 	uint64_t first_ts;		/* its first page's time */
 	unsigned long long src;		/* where its pages begin in the piece */
 	unsigned long long src_len;
-	uint64_t events;
 };
+
+/* The bytes of cpu's piece its blocks hold (from its start). */
+unsigned long long kt_piecepack_src(const struct kt_piecepack *p, int cpu);
 
 /* How many blocks cpu has; block i of them (0, or -ERANGE). */
 uint32_t kt_piecepack_blocks(const struct kt_piecepack *p, int cpu);
@@ -47,11 +49,10 @@ int kt_piecepack_block(const struct kt_piecepack *p, int cpu, uint32_t i,
 
 /*
  * cpu's blocks from block from on appended to out (a packed scratch
- * file): *blocks, *len and *events added to.  0 or -errno.
+ * file): *blocks and *len added to.  0 or -errno.
  */
 int kt_piecepack_copy(const struct kt_piecepack *p, int cpu, uint32_t from,
-		      int out, uint32_t *blocks, unsigned long long *len,
-		      uint64_t *events);
+		      int out, uint32_t *blocks, unsigned long long *len);
 
 /*
  * A chunk's end: c (cpu's piece, from offset 0) takes the blocks

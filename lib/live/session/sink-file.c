@@ -869,6 +869,12 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 	ret = cpus && texts ? 0 : -ENOMEM;
 	for (cpu = 0; cpus && cpu < s->ncpus; cpu++)
 		cpus[cpu].fd = -1;
+	/*
+	 * The snapshot's end is taken before the flush: every event up to
+	 * it is in the pages flushed, so a snapshot chained to this one
+	 * (record --trigger) and beginning there misses none.
+	 */
+	res->last_ts = kt_session_trace_now(s);
 	for (i = 0; !ret && i < KT_SESSION_SOURCES; i++)
 		if (s->src[i].state)
 			ret = s->src[i].ops->flush(s->src[i].state, cpus);
@@ -877,9 +883,10 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 		       strerror(-ret));
 		goto out;
 	}
-	res->last_ts = kt_session_trace_now(s);
 	cutoff = req->last_ns && res->last_ts > req->last_ns ?
 		 res->last_ts - req->last_ns : 0;
+	if (req->from_ts)
+		cutoff = req->from_ts;
 	/* A series' finished chunks, then its pieces, in scratch files. */
 	if (nchunks) {
 		prior = calloc(s->ncpus, sizeof(*prior));

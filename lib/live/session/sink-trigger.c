@@ -476,8 +476,7 @@ static char *shot_path(struct kt_trigger_sink *t, const struct pending *p)
 	return path;
 }
 
-static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
-		       uint64_t now)
+static void write_shot(struct kt_trigger_sink *t, const struct pending *p)
 {
 	const struct kt_session_config *cfg = t->s->cfg;
 	uint64_t start = window_start(t, &p->f);
@@ -513,7 +512,8 @@ static void write_shot(struct kt_trigger_sink *t, const struct pending *p,
 	req.path = path;
 	req.trigger = text;
 	req.uncounted = true;
-	req.last_ns = now > start ? now - start : 1;
+	/* From start exactly: a chained one begins where the last ended. */
+	req.from_ts = start ? start : 1;
 	if (kt_series_sink_ops.snapshot(t->ring, t->s, &req, &res)) {
 		t->done.failed++;
 		free(path);
@@ -552,7 +552,7 @@ static void write_due(struct kt_trigger_sink *t, bool all)
 			i++;
 			continue;
 		}
-		write_shot(t, &t->pend[i], now);
+		write_shot(t, &t->pend[i]);
 		memmove(&t->pend[i], &t->pend[i + 1],
 			(t->npend - i - 1) * sizeof(t->pend[0]));
 		t->npend--;

@@ -59,6 +59,8 @@ enum {
 struct kt_snapshot_req {
 	const char *path;		/* the file; NULL: the sink's default */
 	unsigned long long last_ns;	/* the newest ns only; 0: all it holds */
+	/* Or from this trace-clock time on (a trigger's window; 0: none). */
+	unsigned long long from_ts;
 	/* A trigger's: KT_OPT_KTRACE_TRIGGER's text for the file, or NULL. */
 	const char *trigger;
 	/* res->events not wanted (a trigger's): whole packed blocks go uncounted. */

@@ -500,7 +500,7 @@ static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 {
 	struct kt_piecepack_block b;
 	uint32_t n, from = 0;
-	uint64_t ev = 0;
+	unsigned long long ev = 0;
 	int ret = kt_piecepack_extend(pk, cpu, c->fd, c->size, 1);
 
 	n = kt_piecepack_blocks(pk, cpu);
@@ -523,10 +523,15 @@ static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 		ret = whole_blocks_next(g, o);
 		if (!ret)
 			ret = kt_piecepack_copy(pk, cpu, from, o->pfd, &o->blocks,
-						&o->plen, &ev);
+						&o->plen);
 		if (!ret)
 			began(g, o, b.first_ts);
-		g->res->events += ev;
+		/* Counted from the pages, only when asked (never packed again). */
+		if (!ret && g->count &&
+		    !kt_rawpage_count_file(c->fd, c->off + b.src,
+					   c->off + kt_piecepack_src(pk, cpu),
+					   g->page, &ev))
+			g->res->events += ev;
 	}
 	if (!ret)
 		ret = pack_pend(g, o);
