@@ -77,13 +77,18 @@ run_floor() {
 # (the machine's load drifts).  "none" must be among the conditions.
 declare -A slow
 interleave() {
-	local conds=("$@") c i r t l tps ratios med ml
+	local conds=("$@") c i r t l res tps ratios med ml
 	declare -A tp lost
 	echo "dbench ${CLIENTS:-8} for ${SECS}s, $ROUNDS interleaved rounds; events: ${EVENTS[*]}"
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((i = 0; i < ${#conds[@]}; i++)); do
 			c=${conds[(i + r) % ${#conds[@]}]}
-			read -r t l < <("run_$c") || { echo "  $c failed" >&2; t=0 l=0; }
+			# The whole run, its clean-up too, before the next one
+			# (read from "< <(run)" returned at its first line and
+			# let an rm -rf of the last run's DIR race the next
+			# run's files: "cannot open the per-CPU buffers").
+			res=$("run_$c")
+			{ [ -n "$res" ] && read -r t l <<<"$res"; } || { echo "  $c failed" >&2; t=0 l=0; }
 			tp[$c,$r]=$t
 			lost[$c]+="$l "
 			printf '  round %d %-9s %8s MB/s  lost %s\n' "$((r + 1))" "$c" "$t" "$l"
