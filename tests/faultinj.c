@@ -6,6 +6,8 @@
  *
  *   KT_FAULT_OPEN='PATTERN:ERRNO;...'   open/openat of a matching path
  *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write to a file opened at such a path
+ *   KT_FAULT_FULL='PATTERN:BYTES;...'   write to such a file past BYTES of it:
+ *                                       ENOSPC, as a disk with room for BYTES
  *   KT_FAULT_MOUNT='PATTERN:ERRNO;...'  mount on a matching target
  *   KT_FAULT_PREAD='PATTERN:ERRNO;...'  pread of a file opened at such a path,
  *                                       of at least KT_FAULT_PREAD_MIN bytes
@@ -70,8 +72,8 @@ static void note(const char *what, const char *path, int err)
 	close(fd);
 }
 
-/* The errno the rules in env give path, or 0. */
-static int rule_for(const char *env, const char *path)
+/* What the first rule in env matching path says (into val), or 0. */
+static int rule_text(const char *env, const char *path, char *val, size_t len)
 {
 	const char *rules = getenv(env);
 	char buf[4096], *rule, *save = NULL, *colon;
@@ -84,10 +86,20 @@ static int rule_for(const char *env, const char *path)
 		if (!colon)
 			continue;
 		*colon = '\0';
-		if (fnmatch(rule, path, 0) == 0)
-			return errno_of(colon + 1);
+		if (fnmatch(rule, path, 0) == 0) {
+			snprintf(val, len, "%s", colon + 1);
+			return 1;
+		}
 	}
 	return 0;
+}
+
+/* The errno the rules in env give path, or 0. */
+static int rule_for(const char *env, const char *path)
+{
+	char val[64];
+
+	return rule_text(env, path, val, sizeof(val)) ? errno_of(val) : 0;
 }
 
 /* dirfd/path as an absolute path (best effort: not normalised). */
@@ -195,17 +207,49 @@ WRAP_OPEN(open64)
 WRAP_OPENAT(openat)
 WRAP_OPENAT(openat64)
 
+/*
+ * KT_FAULT_FULL: a write at or past BYTES of the file fails with
+ * ENOSPC, one across it is cut short there, as a disk that had room for
+ * BYTES of it would.
+ */
+static ssize_t full_write(int fd, const char *path, size_t *len)
+{
+	char val[64];
+	off_t at, limit;
+
+	if (!rule_text("KT_FAULT_FULL", path, val, sizeof(val)))
+		return 0;
+	limit = (off_t)strtoull(val, NULL, 0);
+	at = lseek(fd, 0, SEEK_CUR);
+	if (at < 0)
+		return 0;
+	if (at >= limit) {
+		note("write", path, ENOSPC);
+		return -ENOSPC;
+	}
+	if (at + (off_t)*len > limit)
+		*len = (size_t)(limit - at);
+	return 0;
+}
+
 ssize_t write(int fd, const void *buf, size_t len)
 {
 	char path[PATH_MAX];
+	ssize_t full;
 	int err;
 	NEXT(write);
 
-	if (getenv("KT_FAULT_WRITE") && fd_path(fd, path, sizeof(path))) {
+	if ((getenv("KT_FAULT_WRITE") || getenv("KT_FAULT_FULL")) &&
+	    fd_path(fd, path, sizeof(path))) {
 		err = rule_for("KT_FAULT_WRITE", path);
 		if (err) {
 			note("write", path, err);
 			errno = err;
+			return -1;
+		}
+		full = full_write(fd, path, &len);
+		if (full < 0) {
+			errno = (int)-full;
 			return -1;
 		}
 	}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A check of a chunk written from pieces packed as they came
+ * (lib/live/session/piecepack.c) by the writer without keep-sources
+ * (lib/file/writer.c), as a trigger's ring writes its chunks.  IN's
+ * pages, CPU by CPU, become pieces in DIR; then:
+ *
+ *   split: DIR/ref.dat from the pieces as they are (the writer packs
+ *          them), and DIR/packed.dat from the same pieces, their first
+ *          half packed by piecepack and the rest by the writer: the two
+ *          must read alike (the caller compares the reports).
+ *   full:  DIR/full.dat the same as packed.dat, under a disk that
+ *          refuses it part way (faultinj's KT_FAULT_FULL, set by the
+ *          caller): the writer must pack the refused blocks' pages
+ *          again from the pieces and keep what fits, counting the rest.
+ *
+ * Prints "events N" (IN's events), "head N" (where each file's head
+ * ends), then for full "cut N" (the events the writer counted as left
+ * out) and the writer's result.
+ *
+ *   writer-packed IN.dat DIR split|full
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file/rawpage.h"
+#include "file/tracedat.h"
+#include "file/reader.h"
+#include "file/writer.h"
+#include "live/session/piecepack.h"
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "writer-packed: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+/* IN's pages of each CPU into DIR/piece.cpuN; their events. */
+static unsigned long long make_pieces(const char *in, const char *dir, int ncpus,
+				      struct kt_writer_cpu *cpus)
+{
+	struct kt_reader *r = kt_reader_open(in);
+	unsigned long long events = 0;
+	struct kt_stream *st;
+	char path[4096];
+	uint64_t at, n;
+	void *p;
+	int i, cpu;
+
+	if (!r)
+		die(in, errno);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		snprintf(path, sizeof(path), "%s/piece.cpu%d", dir, cpu);
+		cpus[cpu].fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (cpus[cpu].fd < 0)
+			die(path, errno);
+	}
+	for (i = 0; i < kt_reader_streams(r, 0); i++) {
+		cpu = kt_reader_stream_cpu(r, 0, i);
+		if (cpu < 0 || cpu >= ncpus)
+			continue;
+		st = kt_stream_open(r, 0, i);
+		if (!st)
+			die("stream", errno);
+		while (kt_stream_next_page(st, &p, &at) == 1) {
+			if (write(cpus[cpu].fd, p, getpagesize()) != getpagesize())
+				die("piece", errno);
+			cpus[cpu].size += getpagesize();
+			if (!kt_rawpage_events(p, getpagesize(), &n))
+				events += n;
+		}
+		kt_stream_close(st);
+	}
+	kt_reader_close(r);
+	return events;
+}
+
+/* A writer at path begun with IN's head, as a ring's chunk is. */
+static struct kt_writer *begin(const char *in, const char *path)
+{
+	struct kt_reader_head h;
+	struct kt_writer *w = kt_writer_open(path);
+	struct stat st;
+	uint64_t keep;
+	void *map;
+	int fd = open(in, O_RDONLY), ret;
+
+	if (!w || fd < 0 || fstat(fd, &st))
+		die(path, errno);
+	ret = kt_reader_head(in, &h);
+	if (ret)
+		die("head", ret);
+	keep = h.printk_end ? h.printk_end : h.kallsyms_end ? h.kallsyms_end : h.formats_end;
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap", errno);
+	ret = kt_writer_set_format(w, h.version, h.version >= 7 ? h.compression : "none");
+	if (!ret)
+		ret = kt_writer_resume(w, map, keep);
+	if (!ret && !h.kallsyms_end)
+		ret = kt_writer_kallsyms(w, NULL, 0);
+	if (!ret && !h.printk_end)
+		ret = kt_writer_printk(w, NULL, 0);
+	if (ret)
+		die("resume", ret);
+	printf("head %llu\n", (unsigned long long)keep);
+	munmap(map, st.st_size);
+	close(fd);
+	return w;
+}
+
+static int finish(struct kt_writer *w, int ncpus, struct kt_writer_cpu *cpus)
+{
+	struct kt_writer_tail tail = { .cmdlines = "", .cmdlines_len = 0, .clock = "local" };
+	int ret = kt_writer_finish(w, &tail, ncpus, cpus), err;
+
+	if (ret < 0)
+		die("finish", ret);
+	err = kt_writer_commit(w);
+	if (err)
+		die("commit", err);
+	kt_writer_close(w);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct kt_writer_cpu cpus[KT_DAT_MAX_CPUS];
+	struct kt_piecepack *pk;
+	unsigned long long events, cut = 0;
+	struct kt_reader *r;
+	char path[4096];
+	const char *codec;
+	int ncpus, cpu, ret;
+	bool full;
+
+	if (argc != 4 || (strcmp(argv[3], "split") && strcmp(argv[3], "full"))) {
+		fprintf(stderr, "usage: writer-packed IN.dat DIR split|full\n");
+		return 64;
+	}
+	full = !strcmp(argv[3], "full");
+	r = kt_reader_open(argv[1]);
+	if (!r)
+		die(argv[1], errno);
+	ncpus = kt_reader_cpus(r);
+	codec = strdup(kt_reader_compression(r));
+	kt_reader_close(r);
+	if (ncpus <= 0 || ncpus > KT_DAT_MAX_CPUS || !strcmp(codec, "none"))
+		die("IN must be v7, packed", EINVAL);
+	memset(cpus, 0, sizeof(cpus));
+	events = make_pieces(argv[1], argv[2], ncpus, cpus);
+	printf("events %llu\n", events);
+
+	if (!full) {
+		struct kt_writer *w;
+
+		snprintf(path, sizeof(path), "%s/ref.dat", argv[2]);
+		w = begin(argv[1], path);
+		kt_writer_keep_sources(w);
+		finish(w, ncpus, cpus);
+		for (cpu = 0; cpu < ncpus; cpu++)
+			cpus[cpu].size = lseek(cpus[cpu].fd, 0, SEEK_END);
+	}
+	snprintf(path, sizeof(path), "%s/x", argv[2]);
+	pk = kt_piecepack_new(ncpus, codec, path);
+	if (!pk)
+		die("piecepack", errno);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		/* The first half in blocks, the last one short (a snapshot packed it). */
+		ret = kt_piecepack_extend(pk, cpu, cpus[cpu].fd, cpus[cpu].size / 2, 1);
+		if (ret)
+			die("extend", ret);
+		kt_piecepack_apply(pk, cpu, &cpus[cpu]);
+	}
+	snprintf(path, sizeof(path), "%s/%s.dat", argv[2], full ? "full" : "packed");
+	ret = finish(begin(argv[1], path), ncpus, cpus);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		cut += cpus[cpu].cut_events;
+	if (full)
+		printf("cut %llu\nresult %d\n", cut, ret);
+	kt_piecepack_free(pk);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		close(cpus[cpu].fd);
+	free((char *)codec);
+	return ret && !full ? 1 : 0;
+}
