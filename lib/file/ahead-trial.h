@@ -12,8 +12,9 @@
  * read-ahead phases of one twentieth of the file each (serial, ahead,
  * ahead, serial: a cost that drifts along the file weighs on both
  * alike), takes the process's CPU time and the wall time of each, and
- * reads ahead for the rest only when that cost at most 10% more CPU and
- * saved at least 5% of the wall time.  The trial's own cost is bounded
+ * reads ahead for the rest only when each read-ahead phase cost at most
+ * 10% more CPU than each serial one and took at most 95% of its wall
+ * time.  The trial's own cost is bounded
  * by its two read-ahead phases: a tenth of the file.
  */
 #ifndef KT_AHEAD_TRIAL_H
@@ -28,6 +29,7 @@ struct kt_ahead_trial {
 	int phase;		/* index in the plan; past its end: decided */
 	double cpu0, wall0;	/* the clocks at this phase's start */
 	double cpu[2], wall[2];	/* summed per mode: [0] serial, [1] ahead */
+	double ph_cpu[8], ph_wall[8];	/* each phase's */
 	bool ahead;		/* the mode now */
 };
 
