@@ -173,6 +173,7 @@ numbers() {
 
 @test "a ring's chunk from pieces packed as they came: read as when packed at its end; a full disk that refuses the blocks keeps what fits, the rest counted" {
 	kt_tool numbered "$KT_TRIG_BIN"
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	run -0 rec -e raw_syscalls -F -o in.dat -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 10 1
 	mkdir split full
 	# Each CPU's first half packed by piecepack.c (its last block short),
