@@ -71,6 +71,9 @@ const char *kt_session_lacking(const struct kt_session *s, size_t hook);
 
 /* Events of a CPU read but not written: every source's. */
 unsigned long long kt_session_unwritten(struct kt_session *s, int cpu);
+/* A CPU's pages in the pieces (*fd, -1: none, and *size): every source's, in order. */
+int kt_session_cpu_data(struct kt_session *s, int cpu, int *fd,
+			unsigned long long *size);
 
 /*
  * While tracing runs (a chunk's cut, a snapshot): each CPU's counters

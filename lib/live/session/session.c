@@ -297,6 +297,24 @@ unsigned long long kt_session_unwritten(struct kt_session *s, int cpu)
 	return n;
 }
 
+int kt_session_cpu_data(struct kt_session *s, int cpu, int *fd,
+			unsigned long long *size)
+{
+	size_t i;
+	int ret;
+
+	*fd = -1;
+	*size = 0;
+	for (i = 0; i < NSOURCES; i++) {
+		if (!s->src[i].state || !s->src[i].ops->data)
+			continue;
+		ret = s->src[i].ops->data(s->src[i].state, cpu, fd, size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 void kt_session_counts_now(struct kt_session *s,
 			   const struct kt_cpu_stats *fallback,
 			   struct kt_cpu_stats *now)

@@ -437,23 +437,6 @@ static void report_cut(struct kt_file_sink *f, const struct kt_writer_cpu *had,
 				 had[cpu].size - kept[cpu].size);
 }
 
-/* Each CPU's pages: every source's, in order. */
-static int cpu_data(struct kt_session *s, int cpu, struct kt_writer_cpu *c)
-{
-	size_t i;
-	int ret;
-
-	c->fd = -1;
-	for (i = 0; i < KT_SESSION_SOURCES; i++) {
-		if (!s->src[i].state || !s->src[i].ops->data)
-			continue;
-		ret = s->src[i].ops->data(s->src[i].state, cpu, &c->fd, &c->size);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 /* saved_cmdlines, as each source adds to it. */
 static char *cmdlines(struct kt_session *s)
 {
@@ -494,7 +477,8 @@ static int write_file(struct kt_file_sink *f)
 		if (f->given)
 			cpus[cpu] = f->given[cpu];
 		else
-			ret = cpu_data(s, cpu, &cpus[cpu]);
+			ret = kt_session_cpu_data(s, cpu, &cpus[cpu].fd,
+						  &cpus[cpu].size);
 		if (ret) {
 			free(cpus);
 			return ret;

@@ -270,29 +270,18 @@ static void open_pieces(struct kt_series_sink *r)
 /* prepack: each CPU's whole groups of pages so far into blocks. */
 static void pack_pieces(struct kt_series_sink *r)
 {
-	struct kt_session *s = r->s;
 	unsigned long long size;
-	int cpu, fd, ret;
-	size_t i;
+	int cpu, fd, ret = 0;
 
-	for (cpu = 0; r->pieces && cpu < s->ncpus; cpu++) {
-		for (i = 0; i < KT_SESSION_SOURCES; i++) {
-			if (!s->src[i].state || !s->src[i].ops->data)
-				continue;
-			fd = -1;
-			size = 0;
-			if (s->src[i].ops->data(s->src[i].state, cpu, &fd, &size) ||
-			    fd < 0)
-				continue;
+	for (cpu = 0; !ret && r->pieces && cpu < r->s->ncpus; cpu++)
+		if (!kt_session_cpu_data(r->s, cpu, &fd, &size) && fd >= 0)
 			ret = kt_piecepack_extend(r->pieces, cpu, fd, size, 0);
-			if (ret) {
-				/* The chunk's end packs them, as always. */
-				kt_debug("packing the pages as they come stopped: %s",
-					 strerror(-ret));
-				kt_piecepack_free(r->pieces);
-				r->pieces = NULL;
-			}
-		}
+	if (ret) {
+		/* The chunk's end packs them, as always. */
+		kt_debug("packing the pages as they come stopped: %s",
+			 strerror(-ret));
+		kt_piecepack_free(r->pieces);
+		r->pieces = NULL;
 	}
 }
 
@@ -623,17 +612,23 @@ static bool due(struct kt_series_sink *r, unsigned long long raw)
 	unsigned long long head = r->head ? r->head_len :
 				  kt_file_sink_size(r->cur);
 
-	if (r->o.ns && !r->pieces)
-		return true;
 	if (r->o.ns) {
 		unsigned long long now = mono_ns();
+		unsigned long long slack = r->o.ns < PACK_TICK_NS ?
+					   r->o.ns / 2 : PACK_TICK_NS / 2;
 
-		/* A tick's lateness (at most one) counts as on time. */
-		if (now + PACK_TICK_NS / 2 < r->next_ns)
+		/*
+		 * The deadline, whatever the timer ticks at (every ns, or
+		 * every PACK_TICK_NS while the pages are packed as they
+		 * come, also after that stopped): half a tick early is on
+		 * time.
+		 */
+		if (now + slack < r->next_ns)
 			return false;
-		r->next_ns += r->o.ns;
-		if (r->next_ns < now)
-			r->next_ns = now + r->o.ns;
+		/* On the timer's grid (arm() + k ns), ticks missed or not. */
+		do
+			r->next_ns += r->o.ns;
+		while (r->next_ns <= now);
 		return true;
 	}
 	if (!raw || head + (raw + r->lag) * r->ratio < r->o.size)

@@ -541,19 +541,14 @@ static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 
 /* The pieces' pages of a CPU, after the chunks'. */
 static int from_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
-		      const struct kt_writer_cpu *c, char *buf, struct cpu_out *o)
+		      const struct kt_writer_cpu *c, struct cpu_out *o)
 {
-	unsigned long long at;
-	int ret = 0;
+	int ret;
 
 	if (pk && g->pack && o->pfd >= 0 && c->off == 0)
 		return packed_piece(g, pk, cpu, c, o);
-	for (at = 0; !ret && at + g->page <= c->size; at += g->page) {
-		ret = kt_pread_all(c->fd, buf, g->page, c->off + at);
-		if (!ret)
-			ret = put_page(g, o, buf);
-	}
-	return ret;
+	ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
+	return ret ? ret : feed_piece(g, c, 0, c->size - c->size % g->page, o);
 }
 
 int kt_snappages_gather(const struct kt_snappages *in,
@@ -567,8 +562,7 @@ int kt_snappages_gather(const struct kt_snappages *in,
 	};
 	int ncpus = in->ncpus;
 	struct cpu_out *out = calloc(ncpus, sizeof(*out));
-	char *buf = malloc(g.page);
-	int cpu, ret = out && buf ? 0 : -ENOMEM;
+	int cpu, ret = out ? 0 : -ENOMEM;
 
 	for (cpu = 0; out && cpu < ncpus; cpu++)
 		out[cpu].fd = out[cpu].pfd = -1;
@@ -587,7 +581,7 @@ int kt_snappages_gather(const struct kt_snappages *in,
 		kt_err("cannot read the finished files of the recording for '%s': %s",
 		       in->beside, strerror(-ret));
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
-		ret = from_piece(&g, in->pieces, cpu, &cpus[cpu], buf, &out[cpu]);
+		ret = from_piece(&g, in->pieces, cpu, &cpus[cpu], &out[cpu]);
 		/* The newest page is always in. */
 		if (!ret && out[cpu].have_prev) {
 			ret = kt_write_all(out[cpu].fd, out[cpu].prev, g.page);
@@ -628,6 +622,5 @@ out:
 	free(g.ubuf);
 	free(g.zbuf);
 	free(out);
-	free(buf);
 	return ret;
 }
