@@ -24,7 +24,7 @@ CFLAGS     ?= -O2 -g
 KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
               -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd -Ikernel -I$(BUILD)/gen \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS_ALL  = $(PKG_LIBS) -lzstd -lz -lncursesw -lm $(EXTRA_LDFLAGS)
+LDLIBS_ALL  = $(PKG_LIBS) -lzstd -ldeflate -lz -lncursesw -lm $(EXTRA_LDFLAGS)
 
 LIB_SRCS   := $(sort $(wildcard lib/*/*.c lib/live/*/*.c))
 CMD_SRCS   := $(sort $(wildcard cmd/*.c))

@@ -11,9 +11,10 @@ set -eu
 # file's XXH3 (lib/push/traceid.c); protobuf-c-compiler, libprotobuf-c-dev:
 # the C of Perfetto's trace messages and their packing (report --format
 # perfetto, lib/views/perfetto_trace.proto).  libsodium-dev: the agent's
-# token, proved by an HMAC and never sent (lib/net/auth.c).
+# token, proved by an HMAC and never sent (lib/net/auth.c).  libdeflate-dev:
+# the v7 reader's zlib chunks, about twice zlib's inflate (lib/file/unpack.c).
 BUILD_PKGS="gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev
-	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libelf-dev
+	libtraceevent1-plugin libncurses-dev libzstd-dev zlib1g-dev libdeflate-dev libelf-dev
 	libsqlite3-dev libedit-dev man-db libcurl4-openssl-dev libxxhash-dev
 	protobuf-c-compiler libprotobuf-c-dev libsodium-dev"
 # What the tests drive or compare against: trace-cmd is the oracle for

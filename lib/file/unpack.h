@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Decompression for the trace.dat v7 reader, through libzstd and zlib:
+ * Decompression for the trace.dat v7 reader, through libzstd and libdeflate:
  * one block in (a zstd frame, or a zlib stream as trace-cmd's compress()
  * makes it), one block of a known size out.  The contexts are kept from
  * block to block (one unpacker a thread): no set-up per chunk.
@@ -9,7 +9,6 @@
 #define KT_UNPACK_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 struct kt_unpack;
 
@@ -20,14 +19,11 @@ void kt_unpack_free(struct kt_unpack *u);
 /*
  * Unpack src[0..slen) into exactly dst[0..dlen): 0, or -EBADMSG when it
  * does not (damaged, another size), -ENOMEM.  kt_unpack_zlib accepts what
- * zlib's uncompress() does, its Adler-32 checked (kt_unpack_adler32).
+ * zlib's uncompress() does (tests/unit/unpack-check.c compares them).
  */
 int kt_unpack_zstd(struct kt_unpack *u, const void *src, size_t slen,
 		   void *dst, size_t dlen);
 int kt_unpack_zlib(struct kt_unpack *u, const void *src, size_t slen,
 		   void *dst, size_t dlen);
-
-/* zlib's adler32(adler, p, len), 64 bytes a step (SSE2). */
-uint32_t kt_unpack_adler32(uint32_t adler, const void *p, size_t len);
 
 #endif
