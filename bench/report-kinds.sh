@@ -46,11 +46,17 @@ make_kind() { # NAME FILE
 
 kinds="stacks stacks-zlib stacks-v6 stacks-ktrace ustacks multi"
 [ -s "$file" ] && kinds="$kinds plain"
-kinds="$kinds fgraph corpus"
+# function_graph: this host's kernel has no such tracer, so the files
+# bench/vm-fgraph.sh records in the VM, by trace-cmd and by ktrace, when
+# they are in $kd; else KT_BENCH_FGRAPH, by default the corpus's own, a
+# small one read $freps times a run (start-up weighs most there).
+if [ -s "$kd/fgraph-tc.dat" ] && [ -s "$kd/fgraph-ktrace.dat" ]; then
+	kinds="$kinds fgraph-tc fgraph-ktrace"
+else
+	kinds="$kinds fgraph"
+fi
+kinds="$kinds corpus"
 corpus=$(ls "$top"/tests/data/*.dat)
-# function_graph: this host's kernel has no such tracer, so a file
-# recorded in the VM (KT_BENCH_FGRAPH), by default the corpus's own,
-# a small one read $freps times a run (start-up weighs most there).
 fgraph=${KT_BENCH_FGRAPH:-$top/tests/data/vm-fgraph.dat}
 freps=1
 [ "$(stat -c %s "$fgraph")" -ge 1048576 ] || freps=50
@@ -144,6 +150,8 @@ describe() { # NAME
 	stacks-ktrace) echo "kernel stacks (\`ktrace record -T\`), v7 zstd" ;;
 	ustacks) echo "user stacks (\`trace-cmd record -O userstacktrace\`), v7 zstd" ;;
 	multi) echo "three instances (\`-B\` x3, one with -T), v7 zstd" ;;
+	fgraph-tc) echo "function_graph of vfs_read under dd (\`trace-cmd record -p function_graph\` in the VM, bench/vm-fgraph.sh), v7 zstd" ;;
+	fgraph-ktrace) echo "the same by \`ktrace record -p function_graph\`, v7 zstd" ;;
 	fgraph) echo "function_graph, $(basename "$fgraph") (recorded in the VM)$([ "$freps" = 1 ] || echo ", read $freps times a run")" ;;
 	plain) echo "plain: sched + raw_syscalls (the file above)" ;;
 	corpus) echo "tests/data, $(echo "$corpus" | wc -l) files, CPU summed" ;;
