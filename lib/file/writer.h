@@ -216,4 +216,13 @@ int kt_writer_section(struct kt_writer *w, unsigned short id,
  */
 int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len);
 
+/*
+ * kt_writer_resume() from the file at path, which this machine's ktrace
+ * began (its byte order, long and page size): its version and
+ * compression, its head up to the last complete section, and empty
+ * kallsyms and printk sections where it has none (*kallsyms_lost then
+ * true).  0, -EBADMSG for a head that is not such a file's, -errno.
+ */
+int kt_writer_resume_file(struct kt_writer *w, const char *path, bool *kallsyms_lost);
+
 #endif

@@ -25,8 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "file/rawpage.h"
@@ -84,34 +82,20 @@ static unsigned long long make_pieces(const char *in, const char *dir, int ncpus
 /* A writer at path begun with IN's head, as a ring's chunk is. */
 static struct kt_writer *begin(const char *in, const char *path)
 {
-	struct kt_reader_head h;
 	struct kt_writer *w = kt_writer_open(path);
-	struct stat st;
-	uint64_t keep;
-	void *map;
-	int fd = open(in, O_RDONLY), ret;
+	struct kt_reader_head h;
+	int ret;
 
-	if (!w || fd < 0 || fstat(fd, &st))
+	if (!w)
 		die(path, errno);
-	ret = kt_reader_head(in, &h);
-	if (ret)
-		die("head", ret);
-	keep = h.printk_end ? h.printk_end : h.kallsyms_end ? h.kallsyms_end : h.formats_end;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		die("mmap", errno);
-	ret = kt_writer_set_format(w, h.version, h.version >= 7 ? h.compression : "none");
+	ret = kt_writer_resume_file(w, in, NULL);
 	if (!ret)
-		ret = kt_writer_resume(w, map, keep);
-	if (!ret && !h.kallsyms_end)
-		ret = kt_writer_kallsyms(w, NULL, 0);
-	if (!ret && !h.printk_end)
-		ret = kt_writer_printk(w, NULL, 0);
+		ret = kt_reader_head(in, &h);
 	if (ret)
 		die("resume", ret);
-	printf("head %llu\n", (unsigned long long)keep);
-	munmap(map, st.st_size);
-	close(fd);
+	/* where the resumed head ends: the last complete section's end */
+	printf("head %llu\n", (unsigned long long)(h.printk_end ? h.printk_end :
+						  h.kallsyms_end ? h.kallsyms_end : h.formats_end));
 	return w;
 }
 

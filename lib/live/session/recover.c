@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -325,50 +324,10 @@ static int assemble(struct kt_writer *w, const char *prefix,
 	struct meta m = { 0 };
 	struct kt_writer_cpu *cpus = NULL;
 	struct kt_writer_tail tail = { 0 };
-	struct kt_reader_head h;
-	uint64_t keep;
-	unsigned char *map = MAP_FAILED;
 	char *cmdlines = NULL, **stat_text = NULL;
-	int fd, cpu, ret;
-	struct stat st;
+	int cpu, ret;
 
-	fd = open(prefix, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = -EBADMSG;
-	if (st.st_size < KT_DAT_MAGIC_LEN)
-		goto out;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
-	ret = kt_reader_head(prefix, &h);
-	if (ret)
-		goto out;
-	keep = h.printk_end ? h.printk_end :
-	       h.kallsyms_end ? h.kallsyms_end : h.formats_end;
-	/* As this machine's ktrace writes it. */
-	ret = -EBADMSG;
-	if (h.big_endian != (__BYTE_ORDER == __BIG_ENDIAN) ||
-	    h.long_size != sizeof(long) ||
-	    h.page_size != (unsigned int)getpagesize() ||
-	    keep > (uint64_t)st.st_size)
-		goto out;
-	res->kallsyms_lost = !h.kallsyms_end;
-	/* The file keeps the version and compression it was begun with. */
-	ret = kt_writer_set_format(w, h.version,
-				   h.version >= 7 ? h.compression : "none");
-	if (!ret)
-		ret = kt_writer_resume(w, map, keep);
-	if (!ret && !h.kallsyms_end)
-		ret = kt_writer_kallsyms(w, NULL, 0);
-	if (!ret && !h.printk_end)
-		ret = kt_writer_printk(w, NULL, 0);
+	ret = kt_writer_resume_file(w, prefix, &res->kallsyms_lost);
 	if (ret)
 		goto out;
 
@@ -438,9 +397,6 @@ out:
 	free(stat_text);
 	free(cmdlines);
 	free(m.trace_clock);
-	if (map != MAP_FAILED)
-		munmap(map, st.st_size);
-	close(fd);
 	return ret;
 }
 
