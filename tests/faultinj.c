@@ -5,8 +5,8 @@
  * ignores file modes and cannot be refused a tracefs file otherwise.
  *
  *   KT_FAULT_OPEN='PATTERN:ERRNO;...'   open/openat of a matching path
- *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write to a file opened at such a path
- *   KT_FAULT_FULL='PATTERN:BYTES;...'   write to such a file past BYTES of it:
+ *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write or pwrite to a file opened at such a path
+ *   KT_FAULT_FULL='PATTERN:BYTES;...'   write or pwrite to such a file past BYTES of it:
  *                                       ENOSPC, as a disk with room for BYTES
  *   KT_FAULT_MOUNT='PATTERN:ERRNO;...'  mount on a matching target
  *   KT_FAULT_PREAD='PATTERN:ERRNO;...'  pread of a file opened at such a path,
@@ -210,17 +210,18 @@ WRAP_OPENAT(openat64)
 /*
  * KT_FAULT_FULL: a write at or past BYTES of the file fails with
  * ENOSPC, one across it is cut short there, as a disk that had room for
- * BYTES of it would.
+ * BYTES of it would.  at: the pwrite's offset, or -1 for the file's.
  */
-static ssize_t full_write(int fd, const char *path, size_t *len)
+static ssize_t full_write(int fd, const char *path, size_t *len, off_t at)
 {
 	char val[64];
-	off_t at, limit;
+	off_t limit;
 
 	if (!rule_text("KT_FAULT_FULL", path, val, sizeof(val)))
 		return 0;
 	limit = (off_t)strtoull(val, NULL, 0);
-	at = lseek(fd, 0, SEEK_CUR);
+	if (at < 0)
+		at = lseek(fd, 0, SEEK_CUR);
 	if (at < 0)
 		return 0;
 	if (at >= limit) {
@@ -232,29 +233,52 @@ static ssize_t full_write(int fd, const char *path, size_t *len)
 	return 0;
 }
 
-ssize_t write(int fd, const void *buf, size_t len)
+/* Zero, or the errno a write of *len bytes at at (-1: the file's offset) must fail with; *len cut to the room. */
+static int write_fault(int fd, size_t *len, off_t at)
 {
 	char path[PATH_MAX];
 	ssize_t full;
 	int err;
+
+	if ((!getenv("KT_FAULT_WRITE") && !getenv("KT_FAULT_FULL")) ||
+	    !fd_path(fd, path, sizeof(path)))
+		return 0;
+	err = rule_for("KT_FAULT_WRITE", path);
+	if (err) {
+		note("write", path, err);
+		return err;
+	}
+	full = full_write(fd, path, len, at);
+	return full < 0 ? (int)-full : 0;
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	int err = write_fault(fd, &len, -1);
 	NEXT(write);
 
-	if ((getenv("KT_FAULT_WRITE") || getenv("KT_FAULT_FULL")) &&
-	    fd_path(fd, path, sizeof(path))) {
-		err = rule_for("KT_FAULT_WRITE", path);
-		if (err) {
-			note("write", path, err);
-			errno = err;
-			return -1;
-		}
-		full = full_write(fd, path, &len);
-		if (full < 0) {
-			errno = (int)-full;
-			return -1;
-		}
+	if (err) {
+		errno = err;
+		return -1;
 	}
 	return next_write(fd, buf, len);
 }
+
+/* pwrite's and pwrite64's: the same rules at the offset they write. */
+#define WRAP_PWRITE(name) \
+ssize_t name(int fd, const void *buf, size_t len, off_t off) \
+{ \
+	int err = write_fault(fd, &len, off); \
+	NEXT(name); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(fd, buf, len, off); \
+}
+
+WRAP_PWRITE(pwrite)
+WRAP_PWRITE(pwrite64)
 
 /* Zero, or the errno a pread of len bytes from fd must fail with. */
 static int pread_fault(int fd, size_t len)

@@ -140,15 +140,22 @@ numbers() {
 	[[ $output == *"no events lost"* ]] || fail "stat -i: $output"
 }
 
-@test "three snapshots chained inside one chunk of the ring: each one's calls consecutive, none missing between them, trace-cmd reads each as ktrace does" {
+# chained_rec: three snapshots 0.48 s apart of numbered's calls on CPU 0
+# into snaps/, under the environment the caller gives (a function call's
+# assignments reach the ktrace it runs).  Chunks of 0.775 s: the second
+# and third windows begin where the last ended, inside the chunk being
+# recorded, whose pages were packed as they came (piecepack.h): its
+# blocks before the window's start left out, the one it begins in cut,
+# the rest copied as they are.
+chained_rec() {
 	kt_tool numbered "$KT_TRIG_BIN"
-	# Chunks of 0.775 s; sleeps 0.48 s apart: the second and third
-	# windows begin where the last ended, inside the chunk being
-	# recorded, whose pages were packed as they came (piecepack.h):
-	# its blocks before the window's start left out, the one it begins
-	# in cut, the rest copied as they are.
 	run rec --trigger 'syscall>50ms' --before 3s --after 100ms --cooldown 0 -F \
 		-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 0.4 80 0.4 80 1
+}
+
+# chained_check: chained_rec's three files, each read by trace-cmd as by
+# ktrace, each one's calls consecutive, none missing between them.
+chained_check() {
 	[ "$status" -eq 0 ] || fail "record exited $status: $output"
 	shopt -s nullglob
 	files=(snaps/trigger-*-syscall-gt-50ms*.dat)
@@ -169,6 +176,24 @@ numbers() {
 			fail "$f begins at call $first, the last snapshot ended at $prev"
 		prev=$(tail -1 nums | cut -d ' ' -f 1)
 	done
+}
+
+@test "three snapshots chained inside one chunk of the ring: each one's calls consecutive, none missing between them, trace-cmd reads each as ktrace does" {
+	chained_rec
+	chained_check
+}
+
+@test "the ring's pages packed as they come, refused part way by a full disk: the same three chained snapshots, whole" {
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
+	# The pack's scratch files (unlinked, in the ring's directory) take
+	# 150 KB each, then ENOSPC: in the tick's packing and in the
+	# snapshot's, which then packs that CPU's pages itself.
+	LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$PWD/faults.log" \
+		KT_FAULT_FULL="*/.ktrace-ring-*(deleted):150000" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" chained_rec
+	grep -q "^write .*/.ktrace-ring-.*(deleted) 28$" faults.log ||
+		fail "the pack's file was never refused: $(head -3 faults.log 2>&1)"
+	chained_check
 }
 
 @test "a ring's chunk from pieces packed as they came: read as when packed at its end; a full disk that refuses the blocks keeps what fits, the rest counted" {

@@ -490,22 +490,21 @@ static int feed_piece(struct gather *g, const struct kt_writer_cpu *c,
 }
 
 /*
- * The pieces' pages of CPU cpu, packed as they came (pk, extended here
- * to all of them): the blocks lying wholly in the window copied as they
- * are after the chunks', the pages of the block the window begins in
- * kept as any (packed with the chunks' edge).
+ * The pieces' pages of CPU cpu, packed as they came (pk, already
+ * extended to all of them): the blocks lying wholly in the window copied
+ * as they are after the chunks', the pages of the block the window
+ * begins in kept as any (packed with the chunks' edge).
  */
 static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 			const struct kt_writer_cpu *c, struct cpu_out *o)
 {
 	struct kt_piecepack_block b;
-	uint32_t n, from = 0;
+	uint32_t n = kt_piecepack_blocks(pk, cpu), from = 0;
 	unsigned long long ev = 0;
-	int ret = kt_piecepack_extend(pk, cpu, c->fd, c->size, 1);
+	int ret;
 
-	n = kt_piecepack_blocks(pk, cpu);
-	if (ret || !n)
-		return ret;
+	if (!n)
+		return 0;
 	ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
 	if (ret)
 		return ret;
@@ -545,8 +544,19 @@ static int from_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 {
 	int ret;
 
-	if (pk && g->pack && o->pfd >= 0 && c->off == 0)
-		return packed_piece(g, pk, cpu, c, o);
+	if (pk && g->pack && o->pfd >= 0 && c->off == 0) {
+		ret = kt_piecepack_extend(pk, cpu, c->fd, c->size, 1);
+		if (!ret)
+			return packed_piece(g, pk, cpu, c, o);
+		/*
+		 * The pack's own file refused its last pages (a full disk):
+		 * nothing of this CPU is written yet, so its pages go as any
+		 * piece's, packed here; the series drops the pack at its next
+		 * tick and packs at the chunk's end, as without one.
+		 */
+		kt_debug("the pages packed as they came: %s; packing CPU %d's here",
+			 strerror(-ret), cpu);
+	}
 	ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
 	return ret ? ret : feed_piece(g, c, 0, c->size - c->size % g->page, o);
 }
