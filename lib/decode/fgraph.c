@@ -4,6 +4,7 @@
  * one-record look-ahead for the leaves.  See fgraph.h.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,28 @@
 /* Spaces per call level. */
 #define FGRAPH_INDENT	2
 
+/* Function names by address, direct-mapped: a graph calls few functions. */
+#define NAME_CACHE	1024
+/* A line's info at most: the deepest indent (4096), a name, the rest. */
+#define INFO_MAX	(4096 + 1024)
+
+/* A field of the graph's records, looked up once. */
+struct gfield {
+	int offset, size;	/* size 0: the format lacks it */
+};
+
+struct name_ent {
+	unsigned long long addr;
+	const char *name;	/* NULL: none there (printed in hex) */
+	size_t len;
+	bool valid;
+};
+
 struct kt_fgraph {
 	struct tep_handle *tep;
 	struct tep_event *entry_ev, *exit_ev;
+	struct gfield depth_in, func_in, depth_out, func_out, calltime, rettime;
+	bool host_order;	/* the file's byte order is this machine's */
 	/* An entry held back until the next record, and its copy. */
 	bool held;
 	struct kt_event ev;
@@ -29,7 +49,21 @@ struct kt_fgraph {
 	/* While the held entry is printed as a leaf: its exit's duration. */
 	bool leaf;
 	unsigned long long leaf_ns;
+	struct name_ent names[NAME_CACHE];
+	char info[INFO_MAX];	/* the trace_seq path's text, built here */
 };
+
+static struct gfield gfield_of(struct tep_event *e, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(e, name);
+	struct gfield g = { 0, 0 };
+
+	if (f && f->offset >= 0 && f->size > 0 && f->size <= 8) {
+		g.offset = f->offset;
+		g.size = f->size;
+	}
+	return g;
+}
 
 struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 {
@@ -46,6 +80,13 @@ struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 		errno = 0;
 		return NULL;
 	}
+	g->host_order = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	g->depth_in = gfield_of(g->entry_ev, "depth");
+	g->func_in = gfield_of(g->entry_ev, "func");
+	g->depth_out = gfield_of(g->exit_ev, "depth");
+	g->func_out = gfield_of(g->exit_ev, "func");
+	g->calltime = gfield_of(g->exit_ev, "calltime");
+	g->rettime = gfield_of(g->exit_ev, "rettime");
 	return g;
 }
 
@@ -57,123 +98,219 @@ void kt_fgraph_free(struct kt_fgraph *g)
 	free(g);
 }
 
-/* A field's number; false when the record lacks it. */
-static bool field(struct kt_fgraph *g, struct tep_event *e,
-		  struct tep_record *rec, const char *name,
-		  unsigned long long *v)
+/* A field's number; false when the format or the record lacks it. */
+static bool field(struct kt_fgraph *g, const struct gfield *f,
+		  const struct tep_record *rec, unsigned long long *v)
 {
-	struct tep_format_field *f = tep_find_field(e, name);
+	const char *at = (const char *)rec->data + f->offset;
 
-	if (!f || f->offset < 0 || f->size <= 0 || f->size > 8 ||
-	    f->offset + f->size > rec->size)
+	if (!f->size || f->offset + f->size > rec->size)
 		return false;
-	*v = tep_read_number(g->tep, (char *)rec->data + f->offset, f->size);
+	if (g->host_order && f->size == 8)
+		memcpy(v, at, 8);	/* the graph's times and addresses */
+	else if (g->host_order && f->size == 4) {
+		uint32_t v32;
+
+		memcpy(&v32, at, 4);
+		*v = v32;
+	} else {
+		*v = tep_read_number(g->tep, at, f->size);
+	}
 	return true;
 }
 
-/* An address by name, else in hex as hexfmt says. */
-static void put_addr(struct kt_fgraph *g, struct trace_seq *s,
-		     unsigned long long addr, const char *hexfmt)
-{
-	const char *name = tep_find_function(g->tep, addr);
+/* A line's room: the text written so far, and where it must stop. */
+struct room {
+	char *p, *end;
+};
 
-	if (name)
-		trace_seq_puts(s, name);
-	else
-		trace_seq_printf(s, hexfmt, addr);
+static void put(struct room *r, const char *s, size_t n)
+{
+	if ((size_t)(r->end - r->p) < n) {
+		r->p = r->end + 1;	/* over: said by fits() */
+		return;
+	}
+	memcpy(r->p, s, n);
+	r->p += n;
+}
+
+static bool fits(const struct room *r)
+{
+	return r->p <= r->end;
+}
+
+/* An address by name, else in hex, as libtraceevent names it. */
+static void put_addr(struct kt_fgraph *g, struct room *r, unsigned long long addr)
+{
+	struct name_ent *n = &g->names[(addr ^ (addr >> 12)) % NAME_CACHE];
+	char hex[20];
+
+	if (!n->valid || n->addr != addr) {
+		n->addr = addr;
+		n->valid = true;
+		n->name = tep_find_function(g->tep, addr);
+		n->len = n->name ? strlen(n->name) : 0;
+	}
+	if (n->name) {
+		put(r, n->name, n->len);
+		return;
+	}
+	put(r, hex, (size_t)snprintf(hex, sizeof(hex), "%llx", addr));
 }
 
 /* The mark of a long call: '+' over 10 us, '!' 100 us, '#' 1 ms, '$' 1 s. */
-static void put_overhead(struct trace_seq *s, unsigned long long ns)
+static void put_overhead(struct room *r, unsigned long long ns)
 {
-	trace_seq_puts(s, ns > 1000000000ULL ? "$ " : ns > 1000000ULL ? "# " :
-			  ns > 100000ULL ? "! " : ns > 10000ULL ? "+ " : "  ");
+	put(r, ns > 1000000000ULL ? "$ " : ns > 1000000ULL ? "# " :
+	       ns > 100000ULL ? "! " : ns > 10000ULL ? "+ " : "  ", 2);
+}
+
+/* v in decimal into buf (room for 20 digits): the digits' count. */
+static int put_udec(char *buf, unsigned long long v)
+{
+	char tmp[20];
+	int n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
 }
 
 /* "12.345 us   |  ": microseconds, their ns up to 7 digits, a column. */
-static void put_duration(struct trace_seq *s, unsigned long long ns)
+static void put_duration(struct room *r, unsigned long long ns)
 {
-	char us[24];
-	int n = snprintf(us, sizeof(us), "%llu", ns / 1000);
+	static const char pad[] = "       ";
+	char us[32];
+	int n = put_udec(us, ns / 1000);
 
-	trace_seq_puts(s, us);
 	if (n < 7) {
-		trace_seq_printf(s, ".%03llu", ns % 1000);
+		unsigned int frac = (unsigned int)(ns % 1000);
+
+		us[n] = '.';
+		us[n + 1] = (char)('0' + frac / 100);
+		us[n + 2] = (char)('0' + frac / 10 % 10);
+		us[n + 3] = (char)('0' + frac % 10);
 		n += 4;
 	}
-	trace_seq_puts(s, " us ");
-	for (; n < 7; n++)
-		trace_seq_putc(s, ' ');
-	trace_seq_puts(s, "|  ");
+	put(r, us, (size_t)n);
+	put(r, " us ", 4);
+	if (n < 7)
+		put(r, pad, (size_t)(7 - n));
+	put(r, "|  ", 3);
 }
 
-static void put_indent(struct trace_seq *s, unsigned long long depth)
+static void put_indent(struct room *r, unsigned long long depth)
 {
-	unsigned long long i;
+	size_t n = depth < 2048 ? (size_t)depth * FGRAPH_INDENT : 4096;
 
-	for (i = 0; i < depth * FGRAPH_INDENT && i < 4096; i++)
-		trace_seq_putc(s, ' ');
+	if ((size_t)(r->end - r->p) < n) {
+		r->p = r->end + 1;
+		return;
+	}
+	memset(r->p, ' ', n);
+	r->p += n;
 }
 
-static int entry_info(struct trace_seq *s, struct tep_event *e,
+/* Its length, or -ENOSPC. */
+static int done(const struct room *r, char *out)
+{
+	return fits(r) ? (int)(r->p - out) : -ENOSPC;
+}
+
+static int entry_text(char *out, size_t cap, struct tep_event *e,
 		      struct tep_record *rec, void *priv)
 {
 	struct kt_fgraph *g = priv;
 	bool leaf = g->leaf && rec == &g->rec;
 	unsigned long long depth, func;
+	struct room r = { out, out + cap };
 
+	(void)e;
 	if (leaf) {
-		put_overhead(s, g->leaf_ns);
-		put_duration(s, g->leaf_ns);
+		put_overhead(&r, g->leaf_ns);
+		put_duration(&r, g->leaf_ns);
 	} else {
-		trace_seq_puts(s, "  ");
-		trace_seq_puts(s, "           |  ");
+		put(&r, "             |  ", 16);
 	}
-	if (!field(g, e, rec, "depth", &depth))
-		return trace_seq_putc(s, '!'), 0;
-	put_indent(s, depth);
-	if (!field(g, e, rec, "func", &func))
-		return trace_seq_putc(s, '!'), 0;
-	put_addr(g, s, func, "%llx");
-	trace_seq_puts(s, leaf ? "();" : "() {");
-	return 0;
+	if (!field(g, &g->depth_in, rec, &depth))
+		return put(&r, "!", 1), done(&r, out);
+	put_indent(&r, depth);
+	if (!field(g, &g->func_in, rec, &func))
+		return put(&r, "!", 1), done(&r, out);
+	put_addr(g, &r, func);
+	if (leaf)
+		put(&r, "();", 3);
+	else
+		put(&r, "() {", 4);
+	return done(&r, out);
 }
 
-static bool call_ns(struct kt_fgraph *g, struct tep_event *e,
-		    struct tep_record *rec, unsigned long long *ns)
+static bool call_ns(struct kt_fgraph *g, struct tep_record *rec,
+		    unsigned long long *ns)
 {
 	unsigned long long call, ret;
 
-	if (!field(g, e, rec, "calltime", &call) ||
-	    !field(g, e, rec, "rettime", &ret))
+	if (!field(g, &g->calltime, rec, &call) ||
+	    !field(g, &g->rettime, rec, &ret))
 		return false;
 	*ns = ret - call;
 	return true;
 }
 
-static int exit_info(struct trace_seq *s, struct tep_event *e,
+static int exit_text(char *out, size_t cap, struct tep_event *e,
 		     struct tep_record *rec, void *priv)
 {
 	struct kt_fgraph *g = priv;
 	unsigned long long ns, depth;
+	struct room r = { out, out + cap };
 
-	if (!call_ns(g, e, rec, &ns))
-		return trace_seq_putc(s, '!'), 0;
-	put_overhead(s, ns);
-	put_duration(s, ns);
-	if (!field(g, e, rec, "depth", &depth))
-		return trace_seq_putc(s, '!'), 0;
-	put_indent(s, depth);
-	trace_seq_putc(s, '}');
+	(void)e;
+	if (!call_ns(g, rec, &ns))
+		return put(&r, "!", 1), done(&r, out);
+	put_overhead(&r, ns);
+	put_duration(&r, ns);
+	if (!field(g, &g->depth_out, rec, &depth))
+		return put(&r, "!", 1), done(&r, out);
+	put_indent(&r, depth);
+	put(&r, "}", 1);
+	return done(&r, out);
+}
+
+/* The trace_seq path's: the same text. */
+static int seq_text(struct trace_seq *s, kt_text_fn text, struct tep_event *e,
+		    struct tep_record *rec, struct kt_fgraph *g)
+{
+	int n = text(g->info, sizeof(g->info) - 1, e, rec, g);
+
+	if (n < 0)
+		return n;
+	g->info[n] = '\0';
+	trace_seq_puts(s, g->info);
 	return 0;
+}
+
+static int entry_info(struct trace_seq *s, struct tep_event *e,
+		      struct tep_record *rec, void *priv)
+{
+	return seq_text(s, entry_text, e, rec, priv);
+}
+
+static int exit_info(struct trace_seq *s, struct tep_event *e,
+		     struct tep_record *rec, void *priv)
+{
+	return seq_text(s, exit_text, e, rec, priv);
 }
 
 void kt_fgraph_hook(struct kt_fgraph *g, struct kt_printer *p)
 {
 	if (g->entry_ev)
-		kt_printer_set_info(p, g->entry_ev->id, entry_info, g);
+		kt_printer_set_text(p, g->entry_ev->id, entry_text, entry_info, g);
 	if (g->exit_ev)
-		kt_printer_set_info(p, g->exit_ev->id, exit_info, g);
+		kt_printer_set_text(p, g->exit_ev->id, exit_text, exit_info, g);
 }
 
 static bool is(const struct kt_event *ev, const struct tep_event *e)
@@ -212,8 +349,8 @@ static bool own_exit(struct kt_fgraph *g, const struct kt_event *next)
 	if (!is(next, g->exit_ev) ||
 	    tep_data_pid(g->tep, next->record) != tep_data_pid(g->tep, &g->rec))
 		return false;
-	return field(g, g->entry_ev, &g->rec, "func", &f1) &&
-	       field(g, g->exit_ev, next->record, "func", &f2) && f1 == f2;
+	return field(g, &g->func_in, &g->rec, &f1) &&
+	       field(g, &g->func_out, next->record, &f2) && f1 == f2;
 }
 
 /* kt_fgraph_feed() with an entry held or coming. */
@@ -225,7 +362,7 @@ feed_held(struct kt_fgraph *g, const struct kt_event *ev, kt_event_fn fn,
 
 	if (g->held) {
 		g->held = false;
-		if (own_exit(g, ev) && call_ns(g, ev->event, ev->record, &g->leaf_ns)) {
+		if (own_exit(g, ev) && call_ns(g, ev->record, &g->leaf_ns)) {
 			g->leaf = true;
 			ret = fn(&g->ev, arg);
 			g->leaf = false;

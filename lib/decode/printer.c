@@ -22,6 +22,7 @@
 
 struct info_hook {
 	kt_info_fn fn;
+	kt_text_fn text;	/* fast_line()'s, or NULL */
 	void *priv;
 };
 
@@ -217,7 +218,16 @@ void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 			return;
 	}
 	p->hooks[event_id].fn = fn;
+	p->hooks[event_id].text = NULL;
 	p->hooks[event_id].priv = priv;
+}
+
+void kt_printer_set_text(struct kt_printer *p, int event_id, kt_text_fn text,
+			 kt_info_fn fn, void *priv)
+{
+	kt_printer_set_info(p, event_id, fn, priv);
+	if (event_id >= 0 && event_id < NR_IDS && p->hooks)
+		p->hooks[event_id].text = text;
 }
 
 void kt_printer_set_ustack(struct kt_printer *p, struct kt_ustack *u)
@@ -900,6 +910,8 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	n = -ENOTSUP;
 	if (p->mode == KT_PRINT_TEXT && !hook && p->ff)
 		n = kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size, e, cap);
+	else if (p->mode == KT_PRINT_TEXT && hook && hook->text)
+		n = hook->text(e, cap, ev->event, rec, hook->priv);
 	if (n == -ENOSPC)
 		return 1;
 	if (n < 0) {

@@ -54,6 +54,14 @@ enum kt_print_mode {
 typedef int (*kt_info_fn)(struct trace_seq *s, struct tep_event *event,
 			  struct tep_record *record, void *priv);
 
+/*
+ * The same written straight into a text line's room (out, cap bytes):
+ * its length, -ENOSPC when it does not fit, or another < 0 for the
+ * kt_info_fn of the same event (the general path).
+ */
+typedef int (*kt_text_fn)(char *out, size_t cap, struct tep_event *event,
+			  struct tep_record *record, void *priv);
+
 struct kt_printer;
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out);
@@ -69,6 +77,12 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 void kt_printer_free(struct kt_printer *p);
 void kt_printer_set_info(struct kt_printer *p, int event_id, kt_info_fn fn,
 			 void *priv);
+/*
+ * Text lines of event_id from text where it can (the file's plain text),
+ * from fn where not: both say the same.
+ */
+void kt_printer_set_text(struct kt_printer *p, int event_id, kt_text_fn text,
+			 kt_info_fn fn, void *priv);
 /* The same for every event without a hook of its own (a compiled
  * formatter that decides per event, answering < 0 where it cannot). */
 void kt_printer_set_info_default(struct kt_printer *p, kt_info_fn fn,

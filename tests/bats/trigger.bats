@@ -185,11 +185,12 @@ chained_check() {
 
 @test "the ring's pages packed as they come, refused part way by a full disk: the same three chained snapshots, whole" {
 	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
-	# The pack's scratch files (unlinked, in the ring's directory) take
-	# 150 KB each, then ENOSPC: in the tick's packing and in the
-	# snapshot's, which then packs that CPU's pages itself.
+	# The pack's scratch file (unlinked, in the ring's directory) takes
+	# 8 KB, then ENOSPC (numbered's calls pack to 6-18 KB a chunk): the
+	# series drops the pack and packs at each chunk's end; a snapshot
+	# whose own packing of the last pages is refused packs them itself.
 	LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$PWD/faults.log" \
-		KT_FAULT_FULL="*/.ktrace-ring-*(deleted):150000" \
+		KT_FAULT_FULL="*/.ktrace-ring-*(deleted):8000" \
 		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" chained_rec
 	grep -q "^write .*/.ktrace-ring-.*(deleted) 28$" faults.log ||
 		fail "the pack's file was never refused: $(head -3 faults.log 2>&1)"
