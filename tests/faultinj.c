@@ -264,11 +264,14 @@ ssize_t write(int fd, const void *buf, size_t len)
 	return next_write(fd, buf, len);
 }
 
-/* pwrite's and pwrite64's: the same rules at the offset they write. */
-#define WRAP_PWRITE(name) \
-ssize_t name(int fd, const void *buf, size_t len, off_t off) \
+/*
+ * pread/pwrite(fd, buf, len, off) and their 64-bit names: fail with the
+ * errno fault (an expression of fd, len and off) gives, else go on.
+ */
+#define WRAP_AT(name, buf_t, fault) \
+ssize_t name(int fd, buf_t buf, size_t len, off_t off) \
 { \
-	int err = write_fault(fd, &len, off); \
+	int err = (fault); \
 	NEXT(name); \
 	if (err) { \
 		errno = err; \
@@ -277,8 +280,9 @@ ssize_t name(int fd, const void *buf, size_t len, off_t off) \
 	return next_##name(fd, buf, len, off); \
 }
 
-WRAP_PWRITE(pwrite)
-WRAP_PWRITE(pwrite64)
+/* pwrite's and pwrite64's: write's rules at the offset they write. */
+WRAP_AT(pwrite, const void *, write_fault(fd, &len, off))
+WRAP_AT(pwrite64, const void *, write_fault(fd, &len, off))
 
 /* Zero, or the errno a pread of len bytes from fd must fail with. */
 static int pread_fault(int fd, size_t len)
@@ -296,20 +300,8 @@ static int pread_fault(int fd, size_t len)
 	return err;
 }
 
-#define WRAP_PREAD(name) \
-ssize_t name(int fd, void *buf, size_t len, off_t off) \
-{ \
-	int err = pread_fault(fd, len); \
-	NEXT(name); \
-	if (err) { \
-		errno = err; \
-		return -1; \
-	} \
-	return next_##name(fd, buf, len, off); \
-}
-
-WRAP_PREAD(pread)
-WRAP_PREAD(pread64)
+WRAP_AT(pread, void *, pread_fault(fd, len))
+WRAP_AT(pread64, void *, pread_fault(fd, len))
 
 int mount(const char *src, const char *target, const char *type,
 	  unsigned long flags, const void *data)

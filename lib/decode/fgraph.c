@@ -5,13 +5,13 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "decode/fastfmt.h"
 #include "decode/fgraph.h"
 #include "decode/printer.h"
 
@@ -124,9 +124,15 @@ struct room {
 	char *p, *end;
 };
 
+/* Past the end once, it stays past: nothing more is written. */
+static bool short_of(const struct room *r, size_t n)
+{
+	return r->p > r->end || (size_t)(r->end - r->p) < n;
+}
+
 static void put(struct room *r, const char *s, size_t n)
 {
-	if ((size_t)(r->end - r->p) < n) {
+	if (short_of(r, n)) {
 		r->p = r->end + 1;	/* over: said by fits() */
 		return;
 	}
@@ -155,7 +161,7 @@ static void put_addr(struct kt_fgraph *g, struct room *r, unsigned long long add
 		put(r, n->name, n->len);
 		return;
 	}
-	put(r, hex, (size_t)snprintf(hex, sizeof(hex), "%llx", addr));
+	put(r, hex, (size_t)(kt_fmt_hex(hex, addr) - hex));
 }
 
 /* The mark of a long call: '+' over 10 us, '!' 100 us, '#' 1 ms, '$' 1 s. */
@@ -165,36 +171,16 @@ static void put_overhead(struct room *r, unsigned long long ns)
 	       ns > 100000ULL ? "! " : ns > 10000ULL ? "+ " : "  ", 2);
 }
 
-/* v in decimal into buf (room for 20 digits): the digits' count. */
-static int put_udec(char *buf, unsigned long long v)
-{
-	char tmp[20];
-	int n = 0, i;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}
-
 /* "12.345 us   |  ": microseconds, their ns up to 7 digits, a column. */
 static void put_duration(struct room *r, unsigned long long ns)
 {
 	static const char pad[] = "       ";
 	char us[32];
-	int n = put_udec(us, ns / 1000);
+	int n = (int)(kt_fmt_udec(us, ns / 1000, 0, ' ') - us);
 
 	if (n < 7) {
-		unsigned int frac = (unsigned int)(ns % 1000);
-
 		us[n] = '.';
-		us[n + 1] = (char)('0' + frac / 100);
-		us[n + 2] = (char)('0' + frac / 10 % 10);
-		us[n + 3] = (char)('0' + frac % 10);
-		n += 4;
+		n = (int)(kt_fmt_udec(us + n + 1, ns % 1000, 3, '0') - us);
 	}
 	put(r, us, (size_t)n);
 	put(r, " us ", 4);
@@ -207,7 +193,7 @@ static void put_indent(struct room *r, unsigned long long depth)
 {
 	size_t n = depth < 2048 ? (size_t)depth * FGRAPH_INDENT : 4096;
 
-	if ((size_t)(r->end - r->p) < n) {
+	if (short_of(r, n)) {
 		r->p = r->end + 1;
 		return;
 	}

@@ -501,13 +501,10 @@ static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 	struct kt_piecepack_block b;
 	uint32_t n = kt_piecepack_blocks(pk, cpu), from = 0;
 	unsigned long long ev = 0;
-	int ret;
+	int ret = 0;
 
 	if (!n)
 		return 0;
-	ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
-	if (ret)
-		return ret;
 	o->in_chunks = true;
 	if (g->cutoff && !o->started) {
 		/* The first block beginning in the window, from the second on. */
@@ -542,8 +539,10 @@ static int packed_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 static int from_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 		      const struct kt_writer_cpu *c, struct cpu_out *o)
 {
-	int ret;
+	int ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
 
+	if (ret)
+		return ret;
 	if (pk && g->pack && o->pfd >= 0 && c->off == 0) {
 		ret = kt_piecepack_extend(pk, cpu, c->fd, c->size, 1);
 		if (!ret)
@@ -557,8 +556,7 @@ static int from_piece(struct gather *g, struct kt_piecepack *pk, int cpu,
 		kt_debug("the pages packed as they came: %s; packing CPU %d's here",
 			 strerror(-ret), cpu);
 	}
-	ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
-	return ret ? ret : feed_piece(g, c, 0, c->size - c->size % g->page, o);
+	return feed_piece(g, c, 0, c->size - c->size % g->page, o);
 }
 
 int kt_snappages_gather(const struct kt_snappages *in,
