@@ -60,6 +60,8 @@ struct cpu_rec {
 	char *next_path;
 	unsigned long long old_size;
 	bool flush_only;		/* a snapshot's flush: no switch */
+	/* Full pages moved since the last round with put() (put_partial). */
+	bool moved_since_round;
 	bool switched;			/* under rec->lock */
 	bool exited;			/* the thread returned; under rec->lock */
 };
@@ -536,29 +538,34 @@ static long long now_ms(void)
 
 /*
  * With put(), every PUT_PARTIAL_MS: the full pages and then the partly
- * filled one (one read, so a busy CPU adds one page a round), so that
- * no CPU's events wait for the stop to leave: a connection that drops
- * has every CPU's pages up to about then.  Returns the time of the next
- * round (-1: no rounds) and the error in *err.
+ * filled one (one read), so that no CPU's events wait for the stop to
+ * leave: a connection that drops has every CPU's pages up to about then.
+ * A CPU whose full pages went since the last round is that current
+ * already (its partly filled page is its last page or less): it is left
+ * alone, and its pages keep going whole.  Returns the time of the next
+ * round (-1: no rounds); the bytes it moved (or -errno) in *moved.
  */
-static long long put_partial(struct cpu_rec *c, long long due, long *err)
+static long long put_partial(struct cpu_rec *c, long long due, long *moved)
 {
 	long long now;
+	int err;
 
-	*err = 0;
+	*moved = 0;
 	if (!c->rec->put)
 		return -1;
 	now = now_ms();
 	if (due >= 0 && now < due)
 		return due;
-	if (due >= 0) {
-		*err = move_pages(c);
-		if (*err >= 0)
-			*err = flush_partial(c, 1);
-		/* A CPU without a buffer (see cpu_offline) has nothing. */
-		if (*err == -ENODEV)
-			*err = 0;
+	if (due >= 0 && !c->moved_since_round) {
+		*moved = move_pages(c);
+		if (*moved >= 0) {
+			err = flush_partial(c, 1);
+			/* A CPU without a buffer (see cpu_offline) has nothing. */
+			if (err && err != -ENODEV)
+				*moved = err;
+		}
 	}
+	c->moved_since_round = false;
 	return now + PUT_PARTIAL_MS;
 }
 
@@ -569,7 +576,7 @@ static void *cpu_main(void *arg)
 	sigset_t all;
 	int errors = 0;
 	long long due;
-	long n;
+	long n, round;
 
 	/* Signals are for the main thread. */
 	sigfillset(&all);
@@ -601,9 +608,9 @@ static void *cpu_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		due = put_partial(c, due, &n);
-		if (n < 0) {
-			set_error(rec, n);
+		due = put_partial(c, due, &round);
+		if (round < 0) {
+			set_error(rec, round);
 			return NULL;
 		}
 		if (!ready)
@@ -635,10 +642,17 @@ static void *cpu_main(void *arg)
 			set_error(rec, n);
 			return NULL;
 		}
+		if (n > 0)
+			c->moved_since_round = true;
 		if (atomic_load(&rec->limit_hit))
 			return NULL;
-		/* Woken with no full page to take: wait a little. */
-		if (n == 0)
+		/*
+		 * Woken with no full page to take: wait a little.  Not when
+		 * the round just took them: the buffer fills as fast as ever,
+		 * and a busy CPU's small buffer holds less than a nap's worth
+		 * (it would be overwritten while the thread slept).
+		 */
+		if (n == 0 && round == 0)
 			poll(&pfd[1], 1, IDLE_NAP_MS);
 	}
 	n = drain(c);
