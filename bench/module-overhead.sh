@@ -20,12 +20,7 @@ set -eu
 parts=${BENCH_PARTS:-syscall dbench}
 timeout=${KT_VM_TIMEOUT:-5400}
 
-read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
-w=$out/$rel
-mkdir -p "$w"
-vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
-vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
-vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+vm_bench_kernel "" "${1:-6.12}"
 # The guest script with the knobs set at its top.
 {
 	echo "BENCH_PARTS='$parts'"

@@ -15,12 +15,7 @@ set -eu
 . "$(dirname "$0")/vm-bench.sh"
 timeout=${KT_VM_TIMEOUT:-5400}
 
-read -r _ rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
-w=$out/read-$rel
-mkdir -p "$w"
-vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
-vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
-vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+vm_bench_kernel "read" "${1:-6.12}"
 {
 	for v in BENCH_N BENCH_ROUNDS; do
 		[ -n "${!v:-}" ] && echo "$v=${!v}"

@@ -32,12 +32,7 @@ if [ -z "$before" ]; then
 	before=$first^
 fi
 
-read -r _ rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
-w=$out/modwake-$rel
-mkdir -p "$w"
-vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
-vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
-vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+vm_bench_kernel "modwake" "${1:-6.12}"
 # The "before" build, from git, beside the tree's.
 rm -rf "$w/before"
 mkdir -p "$w/before"

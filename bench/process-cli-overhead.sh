@@ -15,12 +15,7 @@ set -eu
 . "$(dirname "$0")/vm-bench.sh"
 timeout=${KT_VM_TIMEOUT:-900}
 
-read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${1:-6.12}")
-w=$out/proc-$rel
-mkdir -p "$w"
-vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
-vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
-vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+vm_bench_kernel "proc" "${1:-6.12}"
 vm_pack "$w" bench/process-cli-overhead-guest.sh
 vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
 grep -E '^BENCH(-lost)? ' "$w/console.log" >"$w/bench.txt" || true

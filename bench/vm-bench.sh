@@ -30,3 +30,17 @@ function median(c,   i, j, t, k) {
 			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }'
+
+# vm_bench_kernel NAME [VERSION]: Debian's kernel VERSION (6.12 by
+# default) fetched, the work directory $w ($out/NAME-RELEASE) made, the
+# accelerator picked, the guest's helpers and ktrace.ko built for it.
+# Leaves $rel, $root and $kdir as tests/vm/fetch-kernels.sh gives them.
+vm_bench_kernel() {
+	local _
+	read -r _ rel root kdir < <(tests/vm/fetch-kernels.sh "${2:-6.12}")
+	w=$out/${1:+$1-}$rel
+	mkdir -p "$w"
+	vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
+	vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
+	vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+}

@@ -19,12 +19,7 @@ export KT_VM_SMP=${KT_VM_SMP:-2}
 . "$(dirname "$0")/vm-bench.sh"
 timeout=${KT_VM_TIMEOUT:-900}
 
-read -r s rel root kdir < <(tests/vm/fetch-kernels.sh "${2:-6.12}")
-w=$out/fgraph-$rel
-mkdir -p "$w"
-vm_pick_accel "$root/fs/boot/vmlinuz-$rel"
-vm_build_helpers || { cat "$out/helpers.log"; exit 1; }
-vm_build_modules "$w" "$kdir" || { tail "$w/build.log"; exit 1; }
+vm_bench_kernel "fgraph" "${2:-6.12}"
 vm_pack "$w" bench/vm-fgraph-guest.sh
 vm_pack_add "$w" /usr/bin/trace-cmd
 vm_boot "$w" "$root/fs/boot/vmlinuz-$rel"
