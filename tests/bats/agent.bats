@@ -183,7 +183,9 @@ events_of() { "$KTRACE" stat -i "$1" --json | jq '[.events[].total] | add'; }
 	re=$(events_of remote.dat)
 	echo "# local lost $ll of $(events_of local.dat); remote lost $rl of $re" >&3
 	[ "$re" -gt 1000000 ] || fail "only $re events: no flood"
-	[ "$rl" -le $((ll + re / 500)) ] || fail "remote lost $rl events of $re, local $ll"
+	# Up to 0.5% more than local: room for a loaded machine (a CI run under
+	# ASan lost 0.1%), well under what the nap cost.
+	[ "$rl" -le $((ll + re / 200)) ] || fail "remote lost $rl events of $re, local $ll"
 }
 
 @test "agent: COMMAND's status passes through; v6 files too" {
