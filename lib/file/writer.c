@@ -33,6 +33,7 @@
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/rawpage.h"
+#include "file/unpack.h"
 #include "file/writer.h"
 
 /* Copy in pieces so a full disk costs at most one piece. */
@@ -1142,6 +1143,102 @@ static int copy_packed(struct kt_writer *w, const struct kt_writer_cpu *c,
 }
 
 /*
+ * The events of c's blocks from at on, unpacked to be counted (a full
+ * disk left them out and no pages of them are kept): into c->cut_events.
+ */
+static void count_blocks(struct kt_writer *w, struct kt_writer_cpu *c,
+			 unsigned long long at, char *in, size_t cap, char *pages,
+			 size_t chunk)
+{
+	bool zlib = !strcmp(kt_pack_name(w->pack), "zlib");
+	struct kt_unpack *u = kt_unpack_new();
+	uint32_t sizes[2];
+	int ret = u ? 0 : -ENOMEM;
+
+	while (!ret && at + 8 <= c->packed_len) {
+		ret = kt_pread_all(c->packed_fd, sizes, 8, c->packed_off + at);
+		if (!ret && (sizes[0] > cap || sizes[1] > chunk))
+			ret = -EBADMSG;
+		if (!ret)
+			ret = kt_pread_all(c->packed_fd, in, sizes[0], c->packed_off + at + 8);
+		if (!ret)
+			ret = zlib ? kt_unpack_zlib(u, in, sizes[0], pages, sizes[1]) :
+				     kt_unpack_zstd(u, in, sizes[0], pages, sizes[1]);
+		if (!ret)
+			count_pages(pages, sizes[1], w->page_size, &c->cut_events, c);
+		at += 8 + (unsigned long long)sizes[0];
+	}
+	if (ret)
+		c->cut_unknown = true;
+	kt_unpack_free(u);
+}
+
+/*
+ * Blocks with no pages besides (kt_writer_cpu.fd < 0: a remote
+ * recording's, packed as they came), copied one at a time.  Without
+ * keep-sources each one's room in packed_fd is given back (a hole
+ * punched) once it is in the file, so a full disk keeps the blocks that
+ * fit, and the rest are unpacked to count their events.  *done: the
+ * pages' bytes the kept blocks hold; *wsize as copy_cpu_packed()'s.
+ */
+static int copy_packed_alone(struct kt_writer *w, struct kt_writer_cpu *c,
+			     unsigned long long *done, unsigned long long *wsize)
+{
+	size_t chunk = (size_t)PAGES_IN_CHUNK * w->page_size;
+	size_t cap = kt_pack_bound(w->pack, chunk);
+	unsigned long long start = w->off, good = start, at = 0;
+	char *buf = malloc(cap + 12), *pages = NULL;
+	uint32_t nchunks = 0, sizes[2];
+	int ret = buf ? 0 : -ENOMEM;
+
+	*done = 0;
+	*wsize = 0;
+	/* The count goes out with the first block (copy_cpu_packed says why). */
+	if (buf)
+		memset(buf, 0, 4);
+	while (!ret && at + 8 <= c->packed_len) {
+		size_t skip = nchunks ? 4 : 0;
+
+		ret = kt_pread_all(c->packed_fd, sizes, 8, c->packed_off + at);
+		if (!ret && (sizes[0] > cap || sizes[1] > chunk))
+			ret = -EBADMSG;
+		if (!ret)
+			ret = kt_pread_all(c->packed_fd, buf + 4, 8 + sizes[0],
+					   c->packed_off + at);
+		if (!ret)
+			ret = write_all(w, buf + skip, 12 - skip + sizes[0]);
+		if (ret)
+			break;
+		if (!w->keep_sources)
+			fallocate(c->packed_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  c->packed_off + at, 8 + sizes[0]);
+		at += 8 + (unsigned long long)sizes[0];
+		*done += sizes[1];
+		nchunks++;
+		good = w->off;
+	}
+	if (ret == -ENOSPC) {
+		if (rewind_to(w, good))
+			ret = -EIO;
+		pages = malloc(chunk);
+		if (pages && !w->keep_sources)
+			count_blocks(w, c, at, buf, cap, pages, chunk);
+		else if (!w->keep_sources)
+			c->cut_unknown = true;
+	}
+	if (nchunks && (ret == 0 || ret == -ENOSPC)) {
+		int err = kt_pwrite_all(w->fd, &nchunks, 4, start);
+
+		if (err)
+			ret = err;
+		*wsize = good - start - 4;
+	}
+	free(buf);
+	free(pages);
+	return ret;
+}
+
+/*
  * One CPU's pages packed in chunks of PAGES_IN_CHUNK pages, as trace-cmd
  * packs them: a chunk count, then each chunk's packed and unpacked sizes
  * and its bytes.  *done: the source bytes in the file, *wsize: what they
@@ -1164,6 +1261,11 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 
 	*done = 0;
 	*wsize = 0;
+	if (c->packed_blocks && c->fd < 0) {
+		free(in);
+		free(out);
+		return copy_packed_alone(w, c, done, wsize);
+	}
 	if (!in || !out) {
 		ret = -ENOMEM;
 		goto out;

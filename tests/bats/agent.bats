@@ -104,15 +104,21 @@ wait_line() {
 	fail "no line '$2' in $1: $(cat "$1" 2>/dev/null)"
 }
 
-# wait_pages FILE: pages have reached the controller (its spool of
-# FILE grew), at most 20 s.
+# wait_pages FILE: pages have reached the controller ($CTL_PID), at most
+# 20 s: its spool of FILE grew (v6), or, packing them as they come, its
+# scratch file of packed blocks (no name: "(deleted)" in its fds).
 wait_pages() {
-	local i
+	local i f n
 	for ((i = 0; i < 200; i++)); do
-		[ "$(cat "$1".tmp-*.cpu* 2>/dev/null | wc -c)" -gt 0 ] && return 0
+		n=$(cat "$1".tmp-*.cpu* 2>/dev/null | wc -c)
+		for f in /proc/"$CTL_PID"/fd/*; do
+			[[ $(readlink "$f" 2>/dev/null) == *"(deleted)" ]] || continue
+			n=$((n + $(stat -L -c %s "$f" 2>/dev/null || echo 0)))
+		done
+		[ "$n" -gt 0 ] && return 0
 		sleep 0.1
 	done
-	fail "no pages reached the spool of $1"
+	fail "no pages reached the controller writing $1"
 }
 
 # start_agent ARGS...: on a free loopback port ($PORT), in the background.
@@ -184,6 +190,22 @@ counts_of() { "$KTRACE" stat -i "$1" --json | jq -r '"\([.events[].total] | add)
 	# Up to 0.5% more than local: room for a loaded machine (a CI run under
 	# ASan lost 0.1%), well under what the nap cost.
 	[ "$rl" -le $((ll + re / 200)) ] || fail "remote lost $rl events of $re, local $ll"
+}
+
+@test "agent: the controller packs the pages as they arrive (never spooled): the file reads as one packed at its end; a full disk keeps the blocks that fit, the rest counted" {
+	run -0 "$KTRACE" record -q -e 'raw_syscalls:*' -o in.dat -- dd if=/dev/zero of=/dev/null bs=64 count=300000
+	# Each CPU's pages given in slices of 1, 3, 5, ... pages, as a remote
+	# recording's PAGES messages bring them, against the writer packing
+	# the same pages at the end; then a full disk, with no pages besides
+	# the blocks: the writer keeps the blocks that fit (each one's room
+	# given back as it is copied), unpacking the rest to count them.
+	packed_check alone alone alonefull 100000
+	# A remote recording leaves nothing beside its file.
+	start_agent --allow-command "$KT_AG_BIN/wl"
+	mkdir out
+	run -0 "$KTRACE" record --remote "127.0.0.1:$PORT" -q -o out/r.dat -e ftrace:print -- "$KT_AG_BIN/wl" 3000
+	[ "$(marks_in out/r.dat)" = "$(seq 1 3000)" ]
+	[ "$(ls -A out)" = r.dat ] || fail "beside the file: $(ls -A out)"
 }
 
 @test "agent: COMMAND's status passes through; v6 files too" {

@@ -194,3 +194,42 @@ screenshot() {
 	[ -s "$2" ] || { echo "no screenshot: $out" >&2; return 1; }
 	file "$2" | grep -q 'PNG image data'
 }
+
+# packed_check MODE NAME FULLMODE MIN: tests/unit/writer-packed.c's MODE
+# (split, alone) on in.dat into ./MODE: MODE/NAME.dat, its pages packed
+# as they came, must read as MODE/ref.dat, packed by the writer at the
+# end, by ktrace and by trace-cmd (in.dat holding over MIN events).
+# Then FULLMODE (full, alonefull) into ./full, under disks with room for
+# a third, then three quarters, of the data past the head: the writer
+# must cut the file (result 1), trace-cmd must read what it kept, and the
+# events kept plus those it counted as cut must be in.dat's.
+packed_check() {
+	local mode=$1 name=$2 fullmode=$3 events head size frac limit cut kept
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
+	mkdir -p "$mode"
+	run -0 "$UNIT/writer-packed" in.dat "$mode" "$mode"
+	events=$(sed -n 's/^events //p' <<<"$output")
+	head=$(sed -n 's/^head //p' <<<"$output" | head -1)
+	[ "$events" -gt "$4" ] || fail "too few events to cut: $output"
+	cmp <("$KTRACE" report -i "$mode/ref.dat") <("$KTRACE" report -i "$mode/$name.dat") ||
+		fail "the pages packed as they came read differently"
+	cmp <(trace-cmd report -i "$mode/$name.dat" 2>&1) <(trace-cmd report -i "$mode/ref.dat" 2>&1) ||
+		fail "trace-cmd reads the two differently"
+	size=$(stat -c %s "$mode/ref.dat")
+	for frac in "1 3" "3 4"; do
+		set -- $frac
+		limit=$((head + (size - head) * $1 / $2))
+		rm -rf full && mkdir full
+		run -0 env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_FULL="*/full/$fullmode.dat*:$limit" \
+			ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+			"$UNIT/writer-packed" in.dat full "$fullmode"
+		cut=$(sed -n 's/^cut //p' <<<"$output")
+		[[ $output == *"result 1"* ]] || fail "the disk did not cut it (limit $limit): $output"
+		run -0 trace-cmd report -i "full/$fullmode.dat"
+		[[ $output != *"rror"* ]] || fail "trace-cmd: $(grep -m3 rror <<<"$output")"
+		kept=$("$KTRACE" report -i "full/$fullmode.dat" --stat --format json | jq '[.events[].total] | add // 0')
+		[ "$cut" -gt 0 ] && [ "$kept" -gt 0 ] || fail "limit $limit: kept $kept, cut $cut"
+		[ $((kept + cut)) -eq "$events" ] ||
+			fail "limit $limit: kept $kept + cut $cut != $events"
+	done
+}

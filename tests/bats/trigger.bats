@@ -199,39 +199,13 @@ chained_check() {
 
 @test "a ring's chunk from pieces packed as they came: read as when packed at its end; a full disk that refuses the blocks keeps what fits, the rest counted" {
 	kt_tool numbered "$KT_TRIG_BIN"
-	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	run -0 rec -e raw_syscalls -F -o in.dat -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 10 1
-	mkdir split full
 	# Each CPU's first half packed by piecepack.c (its last block short),
-	# the rest by the writer; against the writer packing it all.
-	run -0 "$UNIT/writer-packed" in.dat split split
-	events=$(sed -n 's/^events //p' <<<"$output")
-	head=$(sed -n 's/^head //p' <<<"$output" | head -1)
-	[ "$events" -gt 10000 ] || fail "too few events to cut: $output"
-	cmp <("$KTRACE" report -i split/ref.dat) <("$KTRACE" report -i split/packed.dat) ||
-		fail "the chunk with packed pieces reads differently"
-	cmp <(trace-cmd report -i split/packed.dat 2>&1) <(trace-cmd report -i split/ref.dat 2>&1) ||
-		fail "trace-cmd reads the two differently"
-	size=$(stat -c %s split/ref.dat)
-	# A disk with room for a third, then three quarters, of the data:
-	# the first refuses the packed blocks themselves (packed again from
-	# the pieces), the second the pages after them.
-	for frac in "1 3" "3 4"; do
-		set -- $frac
-		limit=$((head + (size - head) * $1 / $2))
-		rm -rf full && mkdir full
-		run -0 env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_FULL="*/full/full.dat*:$limit" \
-			ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
-			"$UNIT/writer-packed" in.dat full full
-		cut=$(sed -n 's/^cut //p' <<<"$output")
-		[[ $output == *"result 1"* ]] || fail "the disk did not cut it (limit $limit): $output"
-		run -0 trace-cmd report -i full/full.dat
-		[[ $output != *"rror"* ]] || fail "trace-cmd: $(grep -m3 rror <<<"$output")"
-		kept=$("$KTRACE" report -i full/full.dat --stat --format json | jq '[.events[].total] | add // 0')
-		[ "$cut" -gt 0 ] && [ "$kept" -gt 0 ] || fail "limit $limit: kept $kept, cut $cut"
-		[ $((kept + cut)) -eq "$events" ] ||
-			fail "limit $limit: kept $kept + cut $cut != $events"
-	done
+	# the rest by the writer; against the writer packing it all.  Then
+	# disks with room for a third, then three quarters, of the data: the
+	# first refuses the packed blocks themselves (packed again from the
+	# pieces), the second the pages after them.
+	packed_check split packed full 10000
 }
 
 @test "syscall>200ms: no snapshot; syscall:getppid>50ms: none either" {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A check of a chunk written from pieces packed as they came
- * (lib/live/session/piecepack.c) by the writer without keep-sources
+ * (lib/file/piecepack.c) by the writer without keep-sources
  * (lib/file/writer.c), as a trigger's ring writes its chunks.  IN's
  * pages, CPU by CPU, become pieces in DIR; then:
  *
@@ -13,12 +13,18 @@
  *          refuses it part way (faultinj's KT_FAULT_FULL, set by the
  *          caller): the writer must pack the refused blocks' pages
  *          again from the pieces and keep what fits, counting the rest.
+ *   alone: DIR/ref.dat as for split, and DIR/alone.dat from the same
+ *          pages given to piecepack in memory, in slices of 1, 3, 7, ...
+ *          pages (as a remote recording's arrive), the file taking the
+ *          blocks with no pages besides: the two must read alike.
+ *   alonefull: DIR/alonefull.dat as alone.dat under a full disk: the
+ *          writer keeps the blocks that fit, counting the rest's events.
  *
  * Prints "events N" (IN's events), "head N" (where each file's head
  * ends), then for full "cut N" (the events the writer counted as left
  * out) and the writer's result.
  *
- *   writer-packed IN.dat DIR split|full
+ *   writer-packed IN.dat DIR split|full|alone|alonefull
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +37,7 @@
 #include "file/tracedat.h"
 #include "file/reader.h"
 #include "file/writer.h"
-#include "live/session/piecepack.h"
+#include "file/piecepack.h"
 
 static void die(const char *what, int err)
 {
@@ -99,6 +105,46 @@ static struct kt_writer *begin(const char *in, const char *path)
 	return w;
 }
 
+/* Every CPU's pieces fed to pk from memory, in slices of growing size. */
+static void feed_alone(struct kt_piecepack *pk, int ncpus, struct kt_writer_cpu *cpus)
+{
+	size_t page = (size_t)getpagesize(), room, n;
+	unsigned long long at;
+	int cpu, ret, slice;
+	char *buf, *to;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		for (at = 0, slice = 1; at < cpus[cpu].size; at += n, slice += 2) {
+			n = (size_t)slice * page;
+			if (n > cpus[cpu].size - at)
+				n = cpus[cpu].size - at;
+			buf = malloc(n);
+			if (!buf || pread(cpus[cpu].fd, buf, n, at) != (ssize_t)n)
+				die("pread", errno);
+			for (to = buf; to < buf + n; to += room) {
+				char *space = kt_piecepack_space(pk, cpu, &room);
+
+				if (!space)
+					die("space", errno);
+				if (room > (size_t)(buf + n - to))
+					room = buf + n - to;
+				memcpy(space, to, room);
+				ret = kt_piecepack_filled(pk, cpu, room);
+				if (ret)
+					die("filled", ret);
+			}
+			free(buf);
+		}
+	}
+	ret = kt_piecepack_flush(pk);
+	if (ret)
+		die("flush", ret);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		close(cpus[cpu].fd);
+		kt_piecepack_apply_alone(pk, cpu, &cpus[cpu]);
+	}
+}
+
 static int finish(struct kt_writer *w, int ncpus, struct kt_writer_cpu *cpus)
 {
 	struct kt_writer_tail tail = { .cmdlines = "", .cmdlines_len = 0, .clock = "local" };
@@ -122,13 +168,16 @@ int main(int argc, char **argv)
 	char path[4096];
 	const char *codec;
 	int ncpus, cpu, ret;
-	bool full;
+	const char *mode = argc == 4 ? argv[3] : "";
+	bool full, alone;
 
-	if (argc != 4 || (strcmp(argv[3], "split") && strcmp(argv[3], "full"))) {
-		fprintf(stderr, "usage: writer-packed IN.dat DIR split|full\n");
+	if (strcmp(mode, "split") && strcmp(mode, "full") && strcmp(mode, "alone") &&
+	    strcmp(mode, "alonefull")) {
+		fprintf(stderr, "usage: writer-packed IN.dat DIR split|full|alone|alonefull\n");
 		return 64;
 	}
-	full = !strcmp(argv[3], "full");
+	full = strstr(mode, "full");
+	alone = !strncmp(mode, "alone", 5);
 	r = kt_reader_open(argv[1]);
 	if (!r)
 		die(argv[1], errno);
@@ -141,7 +190,7 @@ int main(int argc, char **argv)
 	events = make_pieces(argv[1], argv[2], ncpus, cpus);
 	printf("events %llu\n", events);
 
-	if (!full) {
+	if (!strcmp(mode, "split") || !strcmp(mode, "alone")) {
 		struct kt_writer *w;
 
 		snprintf(path, sizeof(path), "%s/ref.dat", argv[2]);
@@ -152,24 +201,27 @@ int main(int argc, char **argv)
 			cpus[cpu].size = lseek(cpus[cpu].fd, 0, SEEK_END);
 	}
 	snprintf(path, sizeof(path), "%s/x", argv[2]);
-	pk = kt_piecepack_new(ncpus, codec, path);
+	pk = kt_piecepack_new(ncpus, getpagesize(), codec, path);
 	if (!pk)
 		die("piecepack", errno);
-	for (cpu = 0; cpu < ncpus; cpu++) {
+	for (cpu = 0; !alone && cpu < ncpus; cpu++) {
 		/* The first half in blocks, the last one short (a snapshot packed it). */
 		ret = kt_piecepack_extend(pk, cpu, cpus[cpu].fd, cpus[cpu].size / 2, 1);
 		if (ret)
 			die("extend", ret);
 		kt_piecepack_apply(pk, cpu, &cpus[cpu]);
 	}
-	snprintf(path, sizeof(path), "%s/%s.dat", argv[2], full ? "full" : "packed");
+	if (alone)
+		feed_alone(pk, ncpus, cpus);
+	snprintf(path, sizeof(path), "%s/%s.dat", argv[2],
+		 !strcmp(mode, "split") ? "packed" : mode);
 	ret = finish(begin(argv[1], path), ncpus, cpus);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		cut += cpus[cpu].cut_events;
 	if (full)
 		printf("cut %llu\nresult %d\n", cut, ret);
 	kt_piecepack_free(pk);
-	for (cpu = 0; cpu < ncpus; cpu++)
+	for (cpu = 0; !alone && cpu < ncpus; cpu++)
 		close(cpus[cpu].fd);
 	free((char *)codec);
 	return ret && !full ? 1 : 0;

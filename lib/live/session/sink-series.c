@@ -30,7 +30,7 @@
 #include "file/pieces.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
-#include "live/session/piecepack.h"
+#include "file/piecepack.h"
 #include "live/session/session-priv.h"
 #include "live/session/sink-file.h"
 #include "live/session/sink-series.h"
@@ -259,7 +259,7 @@ static void open_pieces(struct kt_series_sink *r)
 			return;
 	beside = chunk_path(r, r->seq, true);
 	if (beside)
-		r->pieces = kt_piecepack_new(s->ncpus, codec, beside);
+		r->pieces = kt_piecepack_new(s->ncpus, getpagesize(), codec, beside);
 	free(beside);
 	/* Without it the pages are packed at the chunk's end, as always. */
 	if (!r->pieces)

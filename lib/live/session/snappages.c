@@ -18,7 +18,7 @@
 #include "file/tracedat.h"
 #include "file/unpack.h"
 #include "file/writer.h"
-#include "live/session/piecepack.h"
+#include "file/piecepack.h"
 #include "live/session/sink.h"
 #include "live/session/snappages.h"
 #include "live/tracefs/tracefs.h"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pieces of the chunk being recorded, packed as they come: see
- * piecepack.h.
+ * Pages packed as they come, from pieces or from memory: see piecepack.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +12,7 @@
 #include "file/pack.h"
 #include "file/tracedat.h"
 #include "file/writer.h"
-#include "live/session/piecepack.h"
+#include "file/piecepack.h"
 
 /* A block's place in the pack's file, and what it holds. */
 struct block {
@@ -21,12 +20,17 @@ struct block {
 	unsigned long long at;		/* in the pack's file: its sizes first */
 };
 
-/* One CPU's blocks: fd holds len bytes of them, the piece's first src. */
+/*
+ * One CPU's blocks: fd holds len bytes of them, the piece's first src.
+ * Pages given in memory wait in pend (pend_len bytes) for a whole group.
+ */
 struct cpu_pack {
 	int fd;
 	uint32_t blocks, cap;
 	unsigned long long len, src;
 	struct block *block;
+	char *pend;
+	size_t pend_len;
 };
 
 struct kt_piecepack {
@@ -39,7 +43,7 @@ struct kt_piecepack {
 	struct cpu_pack cpu[];
 };
 
-struct kt_piecepack *kt_piecepack_new(int ncpus, const char *codec,
+struct kt_piecepack *kt_piecepack_new(int ncpus, int page, const char *codec,
 				      const char *beside)
 {
 	struct kt_piecepack *p = calloc(1, sizeof(*p) + ncpus * sizeof(p->cpu[0]));
@@ -48,7 +52,7 @@ struct kt_piecepack *kt_piecepack_new(int ncpus, const char *codec,
 	if (!p)
 		return NULL;
 	p->ncpus = ncpus;
-	p->page = (size_t)getpagesize();
+	p->page = (size_t)page;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		p->cpu[cpu].fd = -1;
 	p->pack = kt_pack_new(codec);
@@ -86,13 +90,29 @@ void kt_piecepack_reset(struct kt_piecepack *p)
 		if (p->cpu[cpu].fd >= 0)
 			close(p->cpu[cpu].fd);
 		free(p->cpu[cpu].block);
+		free(p->cpu[cpu].pend);
 		memset(&p->cpu[cpu], 0, sizeof(p->cpu[cpu]));
 		p->cpu[cpu].fd = -1;
 	}
 }
 
-/* One group of pages (len bytes in p->in) packed at the end of c's file. */
-static int put_block(struct kt_piecepack *p, struct cpu_pack *c, size_t len)
+/* c's file of blocks, made at its first. */
+static int open_scratch(struct kt_piecepack *p, struct cpu_pack *c)
+{
+	int fd;
+
+	if (c->fd >= 0)
+		return 0;
+	fd = kt_tmpfile_scratch(p->beside);
+	if (fd < 0)
+		return fd;
+	c->fd = fd;
+	return 0;
+}
+
+/* One group of pages (len bytes at in) packed at the end of c's file. */
+static int put_block(struct kt_piecepack *p, struct cpu_pack *c,
+		     const char *in, size_t len)
 {
 	uint32_t sizes[2];
 	struct block *b;
@@ -108,7 +128,7 @@ static int put_block(struct kt_piecepack *p, struct cpu_pack *c, size_t len)
 		c->block = b;
 		c->cap = cap;
 	}
-	z = kt_pack_block(p->pack, p->in, len, p->out + 8, p->cap, 0);
+	z = kt_pack_block(p->pack, in, len, p->out + 8, p->cap, 0);
 	if (z < 0)
 		return (int)z;
 	sizes[0] = (uint32_t)z;
@@ -119,7 +139,7 @@ static int put_block(struct kt_piecepack *p, struct cpu_pack *c, size_t len)
 		return ret;
 	b = &c->block[c->blocks];
 	memset(b, 0, sizeof(*b));
-	memcpy(&b->b.first_ts, p->in, sizeof(b->b.first_ts));
+	memcpy(&b->b.first_ts, in, sizeof(b->b.first_ts));
 	b->b.src = c->src;
 	b->b.src_len = len;
 	b->at = c->len;
@@ -142,21 +162,76 @@ int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
 	size -= size % p->page;
 	if (size <= c->src)
 		return 0;
-	if (c->fd < 0) {
-		c->fd = kt_tmpfile_scratch(p->beside);
-		if (c->fd < 0) {
-			ret = c->fd;
-			c->fd = -1;
-			return ret;
-		}
-	}
+	ret = open_scratch(p, c);
 	while (!ret && c->src < size) {
 		len = size - c->src < group ? (size_t)(size - c->src) : group;
 		if (len < group && !short_too)
 			break;
 		ret = kt_pread_all(fd, p->in, len, c->src);
 		if (!ret)
-			ret = put_block(p, c, len);
+			ret = put_block(p, c, p->in, len);
+	}
+	return ret;
+}
+
+char *kt_piecepack_space(struct kt_piecepack *p, int cpu, size_t *room)
+{
+	size_t group = KT_DAT_CHUNK_PAGES * p->page;
+	struct cpu_pack *c;
+	int ret;
+
+	if (cpu < 0 || cpu >= p->ncpus) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = &p->cpu[cpu];
+	ret = open_scratch(p, c);
+	if (!ret && !c->pend) {
+		c->pend = malloc(group);
+		if (!c->pend)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	*room = group - c->pend_len;
+	return c->pend + c->pend_len;
+}
+
+int kt_piecepack_filled(struct kt_piecepack *p, int cpu, size_t n)
+{
+	size_t group = KT_DAT_CHUNK_PAGES * p->page;
+	struct cpu_pack *c;
+	int ret;
+
+	if (cpu < 0 || cpu >= p->ncpus || n > group - p->cpu[cpu].pend_len)
+		return -EINVAL;
+	c = &p->cpu[cpu];
+	c->pend_len += n;
+	if (c->pend_len < group)
+		return 0;
+	ret = put_block(p, c, c->pend, group);
+	if (!ret)
+		c->pend_len = 0;
+	return ret;
+}
+
+int kt_piecepack_flush(struct kt_piecepack *p)
+{
+	int cpu, ret = 0, err;
+
+	for (cpu = 0; cpu < p->ncpus; cpu++) {
+		struct cpu_pack *c = &p->cpu[cpu];
+		size_t len = c->pend_len - c->pend_len % p->page;
+
+		if (!len)
+			continue;
+		err = put_block(p, c, c->pend, len);
+		if (err && !ret)
+			ret = err;
+		if (!err)
+			c->pend_len = 0;
 	}
 	return ret;
 }
@@ -223,4 +298,19 @@ void kt_piecepack_apply(const struct kt_piecepack *p, int cpu,
 	c->packed_src = k->src;
 	c->off = k->src;
 	c->size -= k->src;
+}
+
+void kt_piecepack_apply_alone(const struct kt_piecepack *p, int cpu,
+			      struct kt_writer_cpu *c)
+{
+	const struct cpu_pack *k;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	if (cpu < 0 || cpu >= p->ncpus || !p->cpu[cpu].blocks)
+		return;
+	k = &p->cpu[cpu];
+	c->packed_fd = k->fd;
+	c->packed_blocks = k->blocks;
+	c->packed_len = k->len;
 }

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pieces of a series' chunk being recorded (sink-series.h), packed
- * as they come: per CPU, the first pages of its piece as v7 blocks
- * (trace-cmd.dat.v7(5): a packed and an unpacked size, then the bytes)
- * in a scratch file with no name.  A snapshot copies the blocks as they
- * are and the chunk's end puts them into the chunk's file, so a page is
- * packed once however many snapshots take it (a trigger's ring).
+ * Pages packed as they come: per CPU, v7 blocks (trace-cmd.dat.v7(5): a
+ * packed and an unpacked size, then the bytes) in a scratch file with no
+ * name.  Two users:
+ * - the pieces of a series' chunk being recorded (sink-series.h): the
+ *   first pages of each CPU's piece.  A snapshot copies the blocks as
+ *   they are and the chunk's end puts them into the chunk's file, so a
+ *   page is packed once however many snapshots take it (a trigger's ring);
+ * - a remote recording's pages as they arrive (net/remote.c), given in
+ *   memory: they are never written unpacked, and the file takes the
+ *   blocks alone (kt_piecepack_apply_alone()).
  */
 #ifndef KT_PIECEPACK_H
 #define KT_PIECEPACK_H
@@ -16,10 +20,10 @@ struct kt_piecepack;
 struct kt_writer_cpu;
 
 /*
- * ncpus CPUs packed with codec ("zstd" or "zlib"), the scratch files
- * beside beside.  NULL + errno.
+ * ncpus CPUs of pages of page bytes packed with codec ("zstd" or
+ * "zlib"), the scratch files beside beside.  NULL + errno.
  */
-struct kt_piecepack *kt_piecepack_new(int ncpus, const char *codec,
+struct kt_piecepack *kt_piecepack_new(int ncpus, int page, const char *codec,
 				      const char *beside);
 void kt_piecepack_free(struct kt_piecepack *p);
 
@@ -31,6 +35,18 @@ void kt_piecepack_free(struct kt_piecepack *p);
  */
 int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
 			unsigned long long size, int short_too);
+
+/*
+ * Pages in memory: where the next bytes of cpu's pages go, *room bytes
+ * at most (NULL + errno), then kt_piecepack_filled() with how many were
+ * put there, which packs a whole group (0 or -errno).  A remote
+ * recording receives its pages straight into them.
+ */
+char *kt_piecepack_space(struct kt_piecepack *p, int cpu, size_t *room);
+int kt_piecepack_filled(struct kt_piecepack *p, int cpu, size_t n);
+
+/* Every CPU's pages in memory packed, a short group too: 0 or -errno. */
+int kt_piecepack_flush(struct kt_piecepack *p);
 
 /* One block of a CPU's. */
 struct kt_piecepack_block {
@@ -61,6 +77,14 @@ int kt_piecepack_copy(const struct kt_piecepack *p, int cpu, uint32_t from,
  */
 void kt_piecepack_apply(const struct kt_piecepack *p, int cpu,
 			struct kt_writer_cpu *c);
+
+/*
+ * Pages given in memory: c (zeroed) takes cpu's blocks, with no pages
+ * besides (fd -1): the writer copies them one at a time, giving each
+ * one's room back (piecepack's file stays open until the free).
+ */
+void kt_piecepack_apply_alone(const struct kt_piecepack *p, int cpu,
+			      struct kt_writer_cpu *c);
 
 /* The next chunk: no blocks. */
 void kt_piecepack_reset(struct kt_piecepack *p);
