@@ -625,6 +625,8 @@ static int write_file(struct rec *c)
 {
 	struct kt_writer_tail tail = { 0 };
 	struct kt_writer_cpu *cpus;
+	unsigned long long cut = 0;
+	bool unknown = false;
 	size_t i;
 	int cpu, ret = 0;
 
@@ -665,12 +667,16 @@ static int write_file(struct rec *c)
 	tail.cmdlines_len = strlen(tail.cmdlines);
 	tail.clock = *c->clock ? c->clock : "local";
 	ret = kt_writer_finish(c->w, &tail, c->ncpus, cpus);
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		cut += cpus[cpu].cut_events;
+		unknown |= cpus[cpu].cut_unknown;
+	}
 	free(cpus);
 	if (ret < 0)
 		return ret;
 	if (ret == 1)
-		kt_err("disk full writing '%s': the newest pages did not fit; free space or use -o elsewhere",
-		       c->o->output);
+		kt_err("disk full writing '%s': the newest pages (%s%llu events) did not fit; free space or use -o elsewhere",
+		       c->o->output, unknown ? "at least " : "", cut);
 	cpu = kt_writer_commit(c->w);
 	return cpu ? cpu : ret;
 }

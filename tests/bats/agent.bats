@@ -208,6 +208,34 @@ counts_of() { "$KTRACE" stat -i "$1" --json | jq -r '"\([.events[].total] | add)
 	[ "$(ls -A out)" = r.dat ] || fail "beside the file: $(ls -A out)"
 }
 
+@test "agent: the controller's disk fills as the file is written: it keeps the blocks that fit, says how many events the rest held, trace-cmd reads it" {
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
+	cat >"$BATS_TEST_TMPDIR/flood" <<-'EOS'
+	#!/bin/sh
+	timeout 1 dd if=/dev/zero of=/dev/null bs=64 2>/dev/null
+	exit 0
+	EOS
+	chmod +x "$BATS_TEST_TMPDIR/flood"
+	start_agent --allow-command "$BATS_TEST_TMPDIR/flood"
+	mkdir out
+	run -0 "$KTRACE" record --remote "127.0.0.1:$PORT" -q -e 'raw_syscalls:*' -o out/whole.dat -- "$BATS_TEST_TMPDIR/flood"
+	local size limit n kept
+	size=$(stat -c %s out/whole.dat)
+	limit=$((size / 2))
+	run env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_FULL="*/out/cut.dat*:$limit" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+		"$KTRACE" record --remote "127.0.0.1:$PORT" -q -e 'raw_syscalls:*' -o out/cut.dat -- "$BATS_TEST_TMPDIR/flood"
+	assert_output --regexp "disk full writing 'out/cut.dat': the newest pages \((at least )?[0-9]+ events\) did not fit"
+	n=$(sed -n 's/.*pages (\(at least \)\{0,1\}\([0-9]*\) events).*/\2/p' <<<"$output")
+	[ "$n" -gt 0 ] || fail "no events counted as cut: $output"
+	[ "$(stat -c %s out/cut.dat)" -le "$limit" ] || fail "past the disk's room"
+	kept=$(counts_of out/cut.dat | cut -d' ' -f1)
+	[ "$kept" -gt 0 ] || fail "nothing kept"
+	run -0 trace-cmd report -i out/cut.dat
+	[[ $output != *"rror"* ]] || fail "trace-cmd: $(grep -m3 rror <<<"$output")"
+	[ "$(ls -A out | sort | paste -sd' ')" = "cut.dat whole.dat" ] || fail "beside the files: $(ls -A out)"
+}
+
 @test "agent: COMMAND's status passes through; v6 files too" {
 	start_agent --allow-command "$KT_AG_BIN/wl" --allow-command false
 	run "$KTRACE" record --remote "127.0.0.1:$PORT" -q -o f.dat -- false
