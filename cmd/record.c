@@ -73,6 +73,7 @@ enum {
 	OPT_REMOTE,
 	OPT_TOKEN_FILE,
 	OPT_LOCAL,
+	OPT_GUEST,
 	OPT_TRIGGER,
 	OPT_BEFORE,
 	OPT_AFTER,
@@ -116,6 +117,8 @@ struct record_opts {
 	const char *remote;
 	const char *remotes[MAX_REMOTES];
 	int nremotes;
+	/* --guest CID[:PORT], as the address "vsock:CID:PORT" */
+	char guests[MAX_REMOTES][48];
 	bool local;		/* --local: this machine too */
 	const char *token_file;
 	/* --trigger COND (each parsed), --before, --after */
@@ -171,6 +174,7 @@ static const struct argp_option options[] = {
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
 	{ "remote", OPT_REMOTE, "HOST:PORT", 0, "record on the machine where 'ktrace agent' listens at HOST:PORT, with these options; the file is written here; repeated, several machines at once, each into OUT-HOST.dat", 0 },
+	{ "guest", OPT_GUEST, "CID[:PORT]", 0, "record on the VM guest of vsock context id CID, where 'ktrace agent --vsock PORT' listens (PORT 6517 by default); as --remote, and with it", 0 },
 	{ "local", OPT_LOCAL, NULL, 0, "with --remote: record this machine too, into OUT, COMMAND run here once every agent records; the agents record until it ends", 0 },
 	{ "token-file", OPT_TOKEN_FILE, "FILE", 0, "with --remote: the agent's token, proved and never sent", 0 },
 	{ "quiet", 'q', NULL, 0, "no status line and no summary (losses are still reported)", 0 },
@@ -371,6 +375,31 @@ static void trigger_end(struct record_opts *o, struct argp_state *state)
 	}
 }
 
+/*
+ * --guest CID[:PORT]: "vsock:CID:PORT" into buf (PORT: the agent's
+ * default).  CID 0 and 2 are the hypervisor and the host, never a guest;
+ * 1 is this machine through vsock's loopback (how the VM tests try the
+ * vsock path inside one guest).  0 or -1.
+ */
+static int parse_guest(const char *arg, char *buf, size_t len)
+{
+	unsigned long long cid, port = KT_WIRE_PORT;
+	const char *colon = strchr(arg, ':');
+	char num[24];
+
+	if (!colon)
+		colon = arg + strlen(arg);
+	if ((size_t)(colon - arg) >= sizeof(num))
+		return -1;
+	snprintf(num, sizeof(num), "%.*s", (int)(colon - arg), arg);
+	if (parse_ulong(num, 0xfffffffeULL, &cid) || cid == 0 || cid == 2)
+		return -1;
+	if (*colon && (parse_ulong(colon + 1, 0xffffffffULL, &port) || !port))
+		return -1;
+	snprintf(buf, len, "vsock:%llu:%llu", cid, port);
+	return 0;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -425,6 +454,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->nremotes == MAX_REMOTES)
 			argp_error(state, "at most %d --remote", MAX_REMOTES);
 		o->remotes[o->nremotes++] = arg;
+		o->remote = o->remotes[0];
+		break;
+	case OPT_GUEST:
+		if (o->nremotes == MAX_REMOTES)
+			argp_error(state, "at most %d --remote and --guest", MAX_REMOTES);
+		if (parse_guest(arg, o->guests[o->nremotes], sizeof(o->guests[0])))
+			argp_error(state, "bad --guest '%s'; give the guest's vsock context id (3 or more; 1: this machine) and the agent's port, e.g. --guest 3 or --guest 3:6517 ('ktrace agent --vsock 6517' in the guest)",
+				   arg);
+		o->remotes[o->nremotes] = o->guests[o->nremotes];
+		o->nremotes++;
 		o->remote = o->remotes[0];
 		break;
 	case OPT_LOCAL:
@@ -1148,8 +1187,8 @@ static void ctl_clock_init(struct ctl_clock *c)
 }
 
 /*
- * record's arguments less the controller's own: --remote, --token-file,
- * --local; and less "-- COMMAND" with --local (COMMAND runs here).
+ * record's arguments less the controller's own: --remote, --guest,
+ * --token-file, --local; and less "-- COMMAND" with --local (COMMAND runs here).
  */
 static char **agent_args(int argc, char **argv, bool no_cmd, int *n)
 {
@@ -1166,12 +1205,14 @@ static char **agent_args(int argc, char **argv, bool no_cmd, int *n)
 				break;
 			cmd = true;
 		}
-		if (!cmd && (!strcmp(argv[i], "--remote") || !strcmp(argv[i], "--token-file"))) {
+		if (!cmd && (!strcmp(argv[i], "--remote") || !strcmp(argv[i], "--token-file") ||
+			     !strcmp(argv[i], "--guest"))) {
 			i++;
 			continue;
 		}
 		if (!cmd && (!strncmp(argv[i], "--remote=", 9) ||
 			     !strncmp(argv[i], "--token-file=", 13) ||
+			     !strncmp(argv[i], "--guest=", 8) ||
 			     !strcmp(argv[i], "--local")))
 			continue;
 		out[(*n)++] = argv[i];

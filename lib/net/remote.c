@@ -480,6 +480,12 @@ static int handshake(struct rec *c)
 	int i, ret;
 
 	c->fd = kt_wire_connect(o->addr, CONNECT_MS);
+	if (c->fd < 0 && !strncmp(o->addr, "vsock:", 6) &&
+	    (c->fd == -ENODEV || c->fd == -EAFNOSUPPORT || c->fd == -ENETUNREACH)) {
+		kt_err("cannot connect to the agent at '%s': %s; this machine has no vsock way to its guests (load vhost_vsock, and give the guest a vhost-vsock-pci device with its guest-cid), or use --remote with a forwarded port",
+		       o->addr, strerror(-c->fd));
+		return c->fd;
+	}
 	if (c->fd < 0) {
 		kt_err("cannot connect to the agent at '%s': %s; is 'ktrace agent' running there?",
 		       o->addr, strerror(-c->fd));

@@ -457,36 +457,69 @@ int kt_wire_listen_vsock(unsigned int port)
 	return fd;
 }
 
+/* A socket of family connected to sa by deadline: fd or -errno. */
+static int connect_one(int family, const struct sockaddr *sa, socklen_t salen,
+		       uint64_t deadline)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	socklen_t el = sizeof(int);
+	int ret, err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, sa, salen) == 0)
+		return fd;
+	if (errno == EINPROGRESS) {
+		ret = wait_fd(fd, POLLOUT, deadline);
+		if (!ret && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && !err)
+			return fd;
+		if (!ret)
+			ret = -err;
+	} else {
+		ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
+
+/* "vsock:CID:PORT" (PORT: KT_WIRE_PORT when left out): fd or -errno. */
+static int connect_vsock(const char *addr, uint64_t deadline)
+{
+	struct sockaddr_vm a = { .svm_family = AF_VSOCK, .svm_port = KT_WIRE_PORT };
+	unsigned long cid, port;
+	char *end;
+
+	errno = 0;
+	cid = strtoul(addr, &end, 10);
+	if (end == addr || errno || cid > UINT32_MAX || (*end && *end != ':'))
+		return -EINVAL;
+	if (*end == ':') {
+		addr = end + 1;
+		port = strtoul(addr, &end, 10);
+		if (end == addr || *end || errno || port > UINT32_MAX)
+			return -EINVAL;
+		a.svm_port = (unsigned int)port;
+	}
+	a.svm_cid = (unsigned int)cid;
+	return connect_one(AF_VSOCK, (struct sockaddr *)&a, sizeof(a), deadline);
+}
+
 int kt_wire_connect(const char *addr, int timeout_ms)
 {
 	uint64_t deadline = kt_wire_now_ms() + (uint64_t)timeout_ms;
 	struct addrinfo *res, *ai;
-	int fd = -1, ret, err, one = 1;
-	socklen_t el = sizeof(err);
+	int fd = -1, ret, one = 1;
 
+	if (!strncmp(addr, "vsock:", 6))
+		return connect_vsock(addr + 6, deadline);
 	ret = resolve(addr, false, &res);
 	if (ret)
 		return ret;
 	ret = -EHOSTUNREACH;
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0) {
-			ret = -errno;
-			continue;
-		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		if (errno == EINPROGRESS) {
-			ret = wait_fd(fd, POLLOUT, deadline);
-			if (!ret && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && !err)
-				break;
-			if (!ret)
-				ret = -err;
-		} else {
-			ret = -errno;
-		}
-		close(fd);
-		fd = -1;
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = connect_one(ai->ai_family, ai->ai_addr, ai->ai_addrlen, deadline);
+		if (fd < 0)
+			ret = fd;
 	}
 	freeaddrinfo(res);
 	if (fd >= 0)

@@ -126,7 +126,11 @@ int kt_wire_listen(const char *addr, bool *loopback);
 int kt_wire_accept(int lfd);
 /* vsock: listen on PORT of any CID.  fd or -errno. */
 int kt_wire_listen_vsock(unsigned int port);
-/* Connect to "HOST:PORT" within timeout_ms.  fd or -errno. */
+/*
+ * Connect to "HOST:PORT", or "vsock:CID[:PORT]" (a VM guest's context id
+ * and vsock port), within timeout_ms.  fd or -errno (-EINVAL: a vsock
+ * address that does not parse).
+ */
 int kt_wire_connect(const char *addr, int timeout_ms);
 
 #endif

@@ -364,6 +364,26 @@ counts_of() { "$KTRACE" stat -i "$1" --json | jq -r '"\([.events[].total] | add)
 	assert_output --partial "others may read it"
 }
 
+@test "agent: --guest CID[:PORT]: a bad one refused in one line; a host without vsock's transport to guests says so, writes nothing" {
+	local bad
+	for bad in 0 2 x 3:x 3:0 "" 99999999999; do
+		run "$KTRACE" record --guest "$bad" -o g.dat -- true
+		assert_failure 64
+		assert_line --index 0 "ktrace record: bad --guest '$bad'; give the guest's vsock context id (3 or more; 1: this machine) and the agent's port, e.g. --guest 3 or --guest 3:6517 ('ktrace agent --vsock 6517' in the guest)"
+	done
+	# This host has no /dev/vhost-vsock (no vsock way to a guest's CID):
+	# the VM test tries --guest through vsock's loopback in the guest.
+	run "$KTRACE" record --guest 3 -o g.dat -e ftrace:print -- true
+	assert_failure 1
+	if [ -e /dev/vhost-vsock ]; then
+		assert_output --partial "cannot connect to the agent at 'vsock:3:6517'"
+	else
+		assert_output "ktrace record: cannot connect to the agent at 'vsock:3:6517': No such device; this machine has no vsock way to its guests (load vhost_vsock, and give the guest a vhost-vsock-pci device with its guest-cid), or use --remote with a forwarded port"
+	fi
+	# The controller sets nothing up before it connects: no file, no piece.
+	[ ! -e g.dat ] && [ -z "$(ls -A . | grep -v '^tmp$')" ] || fail "left: $(ls -A)"
+}
+
 @test "agent: a non-loopback address needs --token-file" {
 	run "$KTRACE" agent --listen "0.0.0.0:$((20000 + RANDOM % 20000))"
 	assert_failure 64

@@ -4,8 +4,10 @@
 # Idempotent: an unpacked series is reused (tests/vm/cache/<release>/).
 # Of the modules only the network driver is kept (virtio_net, virtio_pci
 # where it is a module, and what they need, per modules.dep), uncompressed in <root>/net with their load
-# order in <root>/net/order, for the agent test (tests/vm/guest-agent.sh);
-# a cached release without them is fetched again.
+# order in <root>/net/order, for the agent test (tests/vm/guest-agent.sh),
+# and vsock's loopback (vsock_loopback and what it needs) beside them,
+# their order in <root>/net/vsock.order, for its --guest test; a cached
+# release without them is fetched again.
 # Prints one line per series: "<series> <release> <root> <kbuild dir>".
 # Series: 6.1 and 6.12 (Debian's generic amd64 flavour), 6.1-rt and
 # 6.12-rt (the PREEMPT_RT flavour; linux-image-rt-amd64 is 6.1-rt in
@@ -46,7 +48,7 @@ private_apt() {
 # modules.dep), from the unpacked image, uncompressed into ROOT/net;
 # ROOT/net/order lists them in load order (dependencies first).
 keep_net() {
-	local root=$1 rel=$2 m=$1/fs/lib/modules/$2 deps f b
+	local root=$1 rel=$2 m=$1/fs/lib/modules/$2 deps
 	# The package leaves modules.dep to its postinst's depmod.
 	depmod -b "$root/fs" "$rel" || return 1
 	# A module's line names it, then what it needs, the deepest last.
@@ -59,19 +61,33 @@ keep_net() {
 	*) echo "fetch-kernels: no virtio_net in $m/modules.dep" >&2; return 1 ;;
 	esac
 	mkdir -p "$root/net"
-	: >"$root/net/order.tmp"
-	for f in $deps; do
+	keep_modules "$m" "$root/net" order "$deps" || return 1
+	keep_modules "$m" "$root/net" vsock.order \
+		"$(sed -n 's|^\(kernel/[^:]*/vsock_loopback\.ko[^:]*\):|\1|p' "$m/modules.dep" |
+			tr ' ' '\n' | tac)" || return 1
+	grep -qx vsock_loopback.ko "$root/net/vsock.order" || {
+		echo "fetch-kernels: no vsock_loopback in $m/modules.dep" >&2
+		return 1
+	}
+}
+
+# keep_modules MODDIR DIR ORDER "PATHS": the modules PATHS (relative to
+# MODDIR, in load order) uncompressed into DIR, their names in DIR/ORDER.
+keep_modules() {
+	local m=$1 dir=$2 order=$3 f b
+	: >"$dir/$order.tmp"
+	for f in $4; do
 		b=$(basename "${f%.ko*}").ko
-		grep -qx "$b" "$root/net/order.tmp" && continue
+		grep -qx "$b" "$dir/$order.tmp" && continue
 		case $f in
 		*.xz) xz -dc "$m/$f" ;;
 		*.zst) zstd -dc "$m/$f" ;;
 		*.gz) gzip -dc "$m/$f" ;;
 		*) cat "$m/$f" ;;
-		esac >"$root/net/$b" || return 1
-		echo "$b" >>"$root/net/order.tmp"
+		esac >"$dir/$b" || return 1
+		echo "$b" >>"$dir/$order.tmp"
 	done
-	mv "$root/net/order.tmp" "$root/net/order"
+	mv "$dir/$order.tmp" "$dir/$order"
 }
 
 # unpack SERIES IMAGE_PKG: download and unpack one release into the
@@ -84,7 +100,8 @@ unpack() {
 	# once whole: a failed download leaves the old one for fetch's
 	# fallback.
 	root=$cache/.$rel.new
-	if [ ! -e "$cache/$rel/.done" ] || [ ! -s "$cache/$rel/net/order" ]; then
+	if [ ! -e "$cache/$rel/.done" ] || [ ! -s "$cache/$rel/net/order" ] ||
+		[ ! -s "$cache/$rel/net/vsock.order" ]; then
 		rm -rf "$root"
 		# The rt flavour's headers have a common part of their own.
 		case $rel in

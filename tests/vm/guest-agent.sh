@@ -32,6 +32,19 @@ wait_line() {
 	done
 }
 
+# stop_agent PID TENTHS: once no ktrace- instance is left (its worker
+# gone; at most TENTHS tenths of a second), SIGTERM to the agent PID;
+# its status.
+stop_agent() {
+	i=0
+	while ls $T/instances | grep -q '^ktrace-' && [ $i -lt "$2" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -TERM "$1"
+	wait "$1"
+}
+
 test_agent() {
 	# shellcheck disable=SC2046
 	set -- $(echo "$kt_agent" | tr , ' ')
@@ -58,13 +71,7 @@ test_agent() {
 	cat /tmp/marksrv.out
 	# The recording ends after the host's command: its worker removes
 	# its instance and exits (at most 60 s).
-	i=0
-	while ls $T/instances | grep -q '^ktrace-' && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -TERM $agp
-	wait $agp
+	stop_agent $agp 600
 	arc=$?
 	cat /tmp/agent.err
 	umount /proc/kallsyms
@@ -77,6 +84,41 @@ test_agent() {
 		fail "the agent recorded nothing"
 }
 
+# test_vsock: record --guest 1:PORT through vsock's loopback, inside
+# this guest (the host here has no vhost-vsock for a guest's vsock):
+# `ktrace agent --vsock PORT` and the controller reach each other by
+# CID 1 (this machine), over the same code as a guest's CID.  The
+# command the agent is allowed writes 300 marks into its worker's
+# instance; the file the controller writes must hold all 300, and the
+# agent must leave no instance.
+test_vsock() {
+	for m in $(cat /net/vsock.order); do
+		insmod /net/"$m" || fail "insmod $m" || return 1
+	done
+	cat >/tmp/vwl <<-EOS
+	#!/bin/sh
+	i=1
+	while [ \$i -le 300 ]; do
+		echo "vmark \$i" >$T/instances/ktrace-\$PPID/trace_marker
+		i=\$((i + 1))
+	done
+	EOS
+	chmod +x /tmp/vwl
+	$K agent --vsock 6520 --allow-command /tmp/vwl 2>/tmp/vagent.err &
+	vap=$!
+	wait_line /tmp/vagent.err "listening on" || { kill $vap; wait $vap; return 1; }
+	$K record --guest 1:6520 -q -o /tmp/v.dat -e ftrace:print -- /tmp/vwl 2>/tmp/vrec.err
+	rrc=$?
+	stop_agent $vap 100
+	cat /tmp/vrec.err /tmp/vagent.err
+	expect "record --guest's status" "$rrc" 0 &&
+	expect "marks through vsock" "$($K report -i /tmp/v.dat | grep -c ' vmark [0-9]*$')" 300 &&
+	expect "ktrace- instances left" "$(ls $T/instances | grep -c '^ktrace-')" 0 &&
+	grep -q 'vsock:' /tmp/vagent.err ||
+		fail "the agent did not name its vsock peer: $(cat /tmp/vagent.err)"
+}
+
 if [ -n "${kt_agent:-}" ]; then
 	t "agent: ktrace agent on qemu's user network records the guest for the host's record --local --remote, leaves nothing" test_agent
+	t "agent: record --guest 1:PORT through vsock's loopback: every mark, nothing left" test_vsock
 fi
