@@ -17,8 +17,10 @@ CC         ?= cc
 PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash libprotobuf-c libsodium
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl is not linked: push loads it when it needs it (lib/push/curlfns.h).
-PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)) 2>/dev/null)
+# libcurl, sqlite3 and libedit are not linked: push and sql load them
+# when they need them (base/dlfns.h: lib/push/curlfns.h,
+# lib/sql/sqlitefns.h, lib/sql/editfns.h).
+PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl sqlite3 libedit,$(PKGS)) 2>/dev/null)
 
 CFLAGS     ?= -O2 -g
 KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \

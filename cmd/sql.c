@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <editline/readline.h>
-#include <sqlite3.h>
 
 #include "cmd.h"
 #include "base/log.h"
 #include "file/reader.h"
 #include "sql/db.h"
+#include "sql/editfns.h"
+#include "sql/sqlitefns.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -115,9 +115,9 @@ static void csv_cell(const char *s)
 /* A cell's text as the table and CSV show it; NULL reads "NULL". */
 static const char *cell(sqlite3_stmt *st, int i)
 {
-	const char *s = (const char *)sqlite3_column_text(st, i);
+	const char *s = (const char *)SQ(column_text)(st, i);
 
-	return sqlite3_column_type(st, i) == SQLITE_NULL || !s ? "NULL" : s;
+	return SQ(column_type)(st, i) == SQLITE_NULL || !s ? "NULL" : s;
 }
 
 struct rows {
@@ -155,12 +155,12 @@ static void print_table(sqlite3_stmt *st, struct rows *r, int ncols)
 	if (!w)
 		return;
 	for (i = 0; i < ncols; i++)
-		w[i] = strlen(sqlite3_column_name(st, i));
+		w[i] = strlen(SQ(column_name)(st, i));
 	for (k = 0; k < r->n; k++)
 		if (strlen(r->v[k]) > w[k % (size_t)ncols])
 			w[k % (size_t)ncols] = strlen(r->v[k]);
 	for (i = 0; i < ncols; i++)
-		printf("%s%-*s", i ? "  " : "", i == ncols - 1 ? 0 : (int)w[i], sqlite3_column_name(st, i));
+		printf("%s%-*s", i ? "  " : "", i == ncols - 1 ? 0 : (int)w[i], SQ(column_name)(st, i));
 	putchar('\n');
 	for (k = 0; k < r->n; k++) {
 		i = (int)(k % (size_t)ncols);
@@ -179,20 +179,20 @@ static void json_row(sqlite3_stmt *st, int ncols)
 	for (i = 0; i < ncols; i++) {
 		if (i)
 			putchar(',');
-		kt_json_put_str(stdout, sqlite3_column_name(st, i));
+		kt_json_put_str(stdout, SQ(column_name)(st, i));
 		putchar(':');
-		switch (sqlite3_column_type(st, i)) {
+		switch (SQ(column_type)(st, i)) {
 		case SQLITE_INTEGER:
-			printf("%lld", (long long)sqlite3_column_int64(st, i));
+			printf("%lld", (long long)SQ(column_int64)(st, i));
 			break;
 		case SQLITE_FLOAT:
-			printf("%.17g", sqlite3_column_double(st, i));
+			printf("%.17g", SQ(column_double)(st, i));
 			break;
 		case SQLITE_NULL:
 			fputs("null", stdout);
 			break;
 		default:
-			kt_json_put_str(stdout, (const char *)sqlite3_column_text(st, i));
+			kt_json_put_str(stdout, (const char *)SQ(column_text)(st, i));
 			break;
 		}
 	}
@@ -202,7 +202,7 @@ static void json_row(sqlite3_stmt *st, int ncols)
 /* Run one prepared statement and print what it returns.  0 or -errno. */
 static int run_stmt(sqlite3 *h, sqlite3_stmt *st, enum fmt fmt)
 {
-	int ncols = sqlite3_column_count(st), rc, i, ret = 0;
+	int ncols = SQ(column_count)(st), rc, i, ret = 0;
 	struct rows r = { 0 };
 	size_t k;
 
@@ -210,11 +210,11 @@ static int run_stmt(sqlite3 *h, sqlite3_stmt *st, enum fmt fmt)
 		for (i = 0; i < ncols; i++) {
 			if (i)
 				putchar(',');
-			csv_cell(sqlite3_column_name(st, i));
+			csv_cell(SQ(column_name)(st, i));
 		}
 		putchar('\n');
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = SQ(step)(st)) == SQLITE_ROW) {
 		if (fmt == FMT_JSON) {
 			json_row(st, ncols);
 		} else if (fmt == FMT_CSV) {
@@ -230,7 +230,7 @@ static int run_stmt(sqlite3 *h, sqlite3_stmt *st, enum fmt fmt)
 		}
 	}
 	if (!ret && rc != SQLITE_DONE) {
-		kt_err("%s", sqlite3_errmsg(h));
+		kt_err("%s", SQ(errmsg)(h));
 		ret = -EINVAL;
 	}
 	if (!ret && fmt == FMT_TABLE && ncols)
@@ -293,7 +293,7 @@ static int run_sql(struct kt_sqldb *db, const char *sql, enum fmt fmt)
 		if (!st)
 			break;
 		ret = run_stmt(kt_sqldb_handle(db), st, fmt);
-		sqlite3_finalize(st);
+		SQ(finalize)(st);
 		if (ret)
 			return ret;
 		sql = tail;
@@ -350,11 +350,17 @@ static int prompt(struct kt_sqldb *db, enum fmt fmt)
 	char *sql = NULL, *line, *n;
 	size_t len = 0;
 	bool quit = false;
+	const struct kt_editline *el = kt_editline_get();
 
-	using_history();
-	while (!quit && (line = readline(len ? "   ...> " : "ktrace> "))) {
+	if (!el) {
+		kt_err("no line editor for the shell: %s; install libedit2, or give the queries on standard input or as arguments",
+		       kt_editline_error());
+		return -ENOENT;
+	}
+	el->using_history();
+	while (!quit && (line = el->readline(len ? "   ...> " : "ktrace> "))) {
 		if (!len && dot_command(db, line, &quit)) {
-			add_history(line);
+			el->add_history(line);
 			free(line);
 			continue;
 		}
@@ -366,10 +372,10 @@ static int prompt(struct kt_sqldb *db, enum fmt fmt)
 		sql = n;
 		len += (size_t)sprintf(sql + len, "%s\n", line);
 		free(line);
-		if (!sqlite3_complete(sql))
+		if (!SQ(complete)(sql))
 			continue;
 		sql[len - 1] = '\0';
-		add_history(sql);
+		el->add_history(sql);
 		run_sql(db, sql, fmt);
 		fflush(stdout);
 		len = 0;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/dlfns.h"
 #include "push/curlfns.h"
 
 /* The soname of Debian's libcurl4 (and of libcurl everywhere since 7.16). */
@@ -29,44 +30,29 @@ static pthread_mutex_t pre_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t pre_th;
 static bool pre_running;
 
-/* sym of h into *slot: false (why set) when it is missing. */
-static bool take(void *h, const char *sym, void *slot)
-{
-	void *p = dlsym(h, sym);
-
-	if (!p) {
-		snprintf(why, sizeof(why), "%s has no %s", SONAME, sym);
-		return false;
-	}
-	*(void **)slot = p;
-	return true;
-}
-
 static void load(void)
 {
+	static const char *const names[] = {
+		"curl_global_init", "curl_easy_init", "curl_easy_setopt",
+		"curl_easy_perform", "curl_easy_getinfo", "curl_easy_cleanup",
+		"curl_easy_escape", "curl_easy_strerror", "curl_free",
+		"curl_slist_append", "curl_slist_free_all",
+	};
 	__typeof__(curl_global_init) *global_init;
+	void *const slots[] = {
+		&global_init, &fns.easy_init, &fns.easy_setopt,
+		&fns.easy_perform, &fns.easy_getinfo, &fns.easy_cleanup,
+		&fns.easy_escape, &fns.easy_strerror, &fns.free,
+		&fns.slist_append, &fns.slist_free_all,
+	};
+
 	/*
 	 * Lazy: the functions of libcurl's 30 libraries that push never
 	 * calls (TLS, Kerberos, LDAP...) are not bound (1-1.5 ms less CPU
 	 * than RTLD_NOW, timed alone).
 	 */
-	void *h = dlopen(SONAME, RTLD_LAZY | RTLD_LOCAL);
-
-	if (!h) {
-		snprintf(why, sizeof(why), "%s", dlerror());
-		return;
-	}
-	if (!take(h, "curl_global_init", &global_init) ||
-	    !take(h, "curl_easy_init", &fns.easy_init) ||
-	    !take(h, "curl_easy_setopt", &fns.easy_setopt) ||
-	    !take(h, "curl_easy_perform", &fns.easy_perform) ||
-	    !take(h, "curl_easy_getinfo", &fns.easy_getinfo) ||
-	    !take(h, "curl_easy_cleanup", &fns.easy_cleanup) ||
-	    !take(h, "curl_easy_escape", &fns.easy_escape) ||
-	    !take(h, "curl_easy_strerror", &fns.easy_strerror) ||
-	    !take(h, "curl_free", &fns.free) ||
-	    !take(h, "curl_slist_append", &fns.slist_append) ||
-	    !take(h, "curl_slist_free_all", &fns.slist_free_all))
+	if (!kt_dl_load(SONAME, RTLD_LAZY | RTLD_LOCAL, names, slots,
+			sizeof(names) / sizeof(names[0]), why, sizeof(why)))
 		return;
 	/* Once for the process, before any thread makes a handle. */
 	if (global_init(CURL_GLOBAL_DEFAULT)) {

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
 #include <traceevent/event-parse.h>
 
 #include "analyze/cpu.h"
@@ -27,6 +26,7 @@
 #include "file/reader.h"
 #include "file/wallclock.h"
 #include "sql/db.h"
+#include "sql/sqlitefns.h"
 #include "sql/schema.h"
 #include "views/summary.h"
 
@@ -61,7 +61,7 @@ struct table {
 
 /*
  * What a parameter of a batch holds: SQLite keeps bindings across
- * sqlite3_reset(), so an equal value need not be bound again (most of
+ * SQ(reset)(), so an equal value need not be bound again (most of
  * a row's cpu, pid, comm, system and name are the row's 64 before:
  * binding was two fifths of SQLite's cost of a row).
  */
@@ -357,10 +357,17 @@ static bool derived(const struct table *t)
 
 struct kt_sqldb *kt_sqldb_open_hosts(struct kt_reader **rs, int n)
 {
-	struct kt_sqldb *db = calloc(1, sizeof(*db));
+	struct kt_sqldb *db;
 	struct kt_host_info hi;
 	int err = 0, k;
 
+	/* SQLite is loaded here, before anything may call it (sqlitefns.h). */
+	if (!kt_sqlite_get()) {
+		kt_err("cannot start SQLite: %s; install libsqlite3-0", kt_sqlite_error());
+		errno = EIO;
+		return NULL;
+	}
+	db = calloc(1, sizeof(*db));
 	if (!db)
 		return NULL;
 	db->tasks.size = sizeof(struct task);
@@ -397,16 +404,16 @@ struct kt_sqldb *kt_sqldb_open_hosts(struct kt_reader **rs, int n)
 	 * One thread uses the database: no SQLite mutexes, no memory
 	 * statistics (a mutex per allocation); they were a tenth of a load.
 	 */
-	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-	if (sqlite3_open_v2(":memory:", &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	SQ(config)(SQLITE_CONFIG_SINGLETHREAD);
+	SQ(config)(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (SQ(open_v2)(":memory:", &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		kt_err("cannot start SQLite: %s", db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		kt_err("cannot start SQLite: %s", db->h ? SQ(errmsg)(db->h) : "out of memory");
 		kt_sqldb_close(db);
 		errno = EIO;
 		return NULL;
 	}
-	sqlite3_exec(db->h, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; "
+	SQ(exec)(db->h, "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; "
 		     "PRAGMA synchronous=OFF; PRAGMA cache_size=-1048576", NULL, NULL, NULL);
 	err = make_tables(db);
 	if (err) {
@@ -546,18 +553,18 @@ bool kt_sqldb_has(struct kt_sqldb *db, size_t i)
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+		SQ(bind_text)(st, i, s, -1, SQLITE_STATIC);
 	else
-		sqlite3_bind_null(st, i);
+		SQ(bind_null)(st, i);
 }
 
 /* s is a buffer the next use reuses: SQLite copies it. */
 static void bind_copy(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+		SQ(bind_text)(st, i, s, -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, i);
+		SQ(bind_null)(st, i);
 }
 
 static struct held *held_at(struct table *t, int i)
@@ -572,7 +579,7 @@ static void row_int(struct table *t, sqlite3_stmt *st, int i, long long v)
 
 	if (h && h->kind == H_INT && h->v == v)
 		return;
-	sqlite3_bind_int64(st, i, v);
+	SQ(bind_int64)(st, i, v);
 	if (h)
 		*h = (struct held){ .kind = H_INT, .v = v };
 }
@@ -589,9 +596,9 @@ static void row_name(struct table *t, sqlite3_stmt *st, int i, const char *s, in
 	if (h && (s ? h->kind == H_NAME && h->s == s && h->v == n : h->kind == H_NULL))
 		return;
 	if (s)
-		sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+		SQ(bind_text)(st, i, s, n, SQLITE_STATIC);
 	else
-		sqlite3_bind_null(st, i);
+		SQ(bind_null)(st, i);
 	if (h)
 		*h = (struct held){ .kind = s ? H_NAME : H_NULL, .v = n, .s = s };
 }
@@ -615,12 +622,12 @@ static void bind_made(struct table *t, sqlite3_stmt *st, int i, const char *s, i
 	if (h)
 		h->kind = H_NONE;
 	if (n < 0) {
-		sqlite3_bind_null(st, i);
+		SQ(bind_null)(st, i);
 	} else if (t->text && s == t->text + t->text_at) {
 		t->text_at += (size_t)n + 1;
-		sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+		SQ(bind_text)(st, i, s, n, SQLITE_STATIC);
 	} else {
-		sqlite3_bind_text(st, i, s, n, SQLITE_TRANSIENT);
+		SQ(bind_text)(st, i, s, n, SQLITE_TRANSIENT);
 	}
 }
 
@@ -648,11 +655,11 @@ static void bind_col(struct kt_sqldb *db, struct table *t, sqlite3_stmt *st, int
 
 static int step(struct kt_sqldb *db, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
+	int rc = SQ(step)(st);
 
-	sqlite3_reset(st);
+	SQ(reset)(st);
 	if (rc != SQLITE_DONE) {
-		kt_err("cannot load the database: %s", sqlite3_errmsg(db->h));
+		kt_err("cannot load the database: %s", SQ(errmsg)(db->h));
 		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 	}
 	return 0;
@@ -683,10 +690,10 @@ static int prepare_rows(struct kt_sqldb *db, struct table *t, int rows,
 		sql[at++] = ')';
 	}
 	sql[at] = '\0';
-	rc = sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	rc = SQ(prepare_v3)(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK) {
-		kt_err("cannot load table '%s': %s", t->name, sqlite3_errmsg(db->h));
+		kt_err("cannot load table '%s': %s", t->name, SQ(errmsg)(db->h));
 		return -EIO;
 	}
 	return 0;
@@ -737,7 +744,7 @@ static int row_end(struct kt_sqldb *db, struct table *t)
 	t->text_at = 0;
 	if (!t->batch)
 		return step(db, t->ins);
-	/* No sqlite3_clear_bindings(): each parameter holds its row's value. */
+	/* No SQ(clear_bindings)(): each parameter holds its row's value. */
 	return step(db, t->batch);
 }
 
@@ -756,13 +763,13 @@ static int rows_flush(struct kt_sqldb *db, struct table *t)
 	ret = step(db, t->batch);
 	if (ret)
 		return ret;
-	sql = sqlite3_mprintf("DELETE FROM \"%w\" WHERE rowid > (SELECT max(rowid) FROM \"%w\") - %d",
+	sql = SQ(mprintf)("DELETE FROM \"%w\" WHERE rowid > (SELECT max(rowid) FROM \"%w\") - %d",
 			      t->name, t->name, t->nbatch - k);
 	if (!sql)
 		return -ENOMEM;
-	if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (SQ(exec)(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
 		ret = -EIO;
-	sqlite3_free(sql);
+	SQ(free)(sql);
 	return ret;
 }
 
@@ -860,17 +867,17 @@ static int load_record(const struct kt_event *ev0, void *arg)
 		if (!last)
 			return -ENOMEM;
 		if (rec->missed_events) {
-			sqlite3_bind_int(st, 1, ev->buffer);
-			sqlite3_bind_int(st, 2, ev->cpu);
+			SQ(bind_int)(st, 1, ev->buffer);
+			SQ(bind_int)(st, 2, ev->cpu);
 			if (*last)
-				sqlite3_bind_int64(st, 3, (long long)*last);
+				SQ(bind_int64)(st, 3, (long long)*last);
 			else
-				sqlite3_bind_null(st, 3);
-			sqlite3_bind_int64(st, 4, (long long)rec->ts);
+				SQ(bind_null)(st, 3);
+			SQ(bind_int64)(st, 4, (long long)rec->ts);
 			if (rec->missed_events > 0)
-				sqlite3_bind_int64(st, 5, (long long)rec->missed_events);
+				SQ(bind_int64)(st, 5, (long long)rec->missed_events);
 			else
-				sqlite3_bind_null(st, 5);
+				SQ(bind_null)(st, 5);
 			bind_text(st, 6, x->name);
 			ret = step(db, st);
 			if (ret)
@@ -932,12 +939,12 @@ static int insert_wakeup(const struct kt_sched_wakeup *w, void *arg)
 	struct pass *p = arg;
 	sqlite3_stmt *st = p->wakeups->ins;
 
-	sqlite3_bind_int64(st, 1, (long long)w->wake_ts);
-	sqlite3_bind_int(st, 2, w->cpu);
-	sqlite3_bind_int(st, 3, w->pid);
+	SQ(bind_int64)(st, 1, (long long)w->wake_ts);
+	SQ(bind_int)(st, 2, w->cpu);
+	SQ(bind_int)(st, 3, w->pid);
 	bind_copy(st, 4, w->comm);
-	sqlite3_bind_int64(st, 5, (long long)(w->run_ts - w->wake_ts));
-	sqlite3_bind_int64(st, 6, (long long)w->run_ts);
+	SQ(bind_int64)(st, 5, (long long)(w->run_ts - w->wake_ts));
+	SQ(bind_int64)(st, 6, (long long)w->run_ts);
 	bind_text(st, 7, p->db->cur->name);
 	return step(p->db, st);
 }
@@ -1022,27 +1029,27 @@ static int wakeup_comms(struct kt_sqldb *db, struct table *t, struct kt_sched *s
 	ret = kt_sched_rows(s, "run", &rows, &n);
 	if (ret)
 		return ret;
-	if (sqlite3_exec(db->h, "CREATE TEMP TABLE wcomm (pid INTEGER PRIMARY KEY, comm TEXT)",
+	if (SQ(exec)(db->h, "CREATE TEMP TABLE wcomm (pid INTEGER PRIMARY KEY, comm TEXT)",
 			 NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db->h, "INSERT INTO wcomm VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
+	    SQ(prepare_v2)(db->h, "INSERT INTO wcomm VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
 		ret = -EIO;
 	for (i = 0; !ret && i < n; i++) {
-		sqlite3_bind_int(st, 1, rows[i]->pid);
+		SQ(bind_int)(st, 1, rows[i]->pid);
 		bind_copy(st, 2, rows[i]->comm);
 		ret = step(db, st);
 	}
-	sqlite3_finalize(st);
+	SQ(finalize)(st);
 	/* This host's wakeups: the others' are done. */
-	sql = sqlite3_mprintf("UPDATE wakeups SET comm = (SELECT w.comm FROM wcomm w "
+	sql = SQ(mprintf)("UPDATE wakeups SET comm = (SELECT w.comm FROM wcomm w "
 			      "WHERE w.pid = wakeups.pid) WHERE \"%w\" = %Q; "
 			      "DELETE FROM wakeups WHERE comm IS NULL AND \"%w\" = %Q",
 			      t->host_col, db->cur->name, t->host_col, db->cur->name);
 	if (!sql)
 		ret = ret ?: -ENOMEM;
-	if (!ret && sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (!ret && SQ(exec)(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
 		ret = -EIO;
-	sqlite3_free(sql);
-	sqlite3_exec(db->h, "DROP TABLE IF EXISTS temp.wcomm", NULL, NULL, NULL);
+	SQ(free)(sql);
+	SQ(exec)(db->h, "DROP TABLE IF EXISTS temp.wcomm", NULL, NULL, NULL);
 	return ret;
 }
 
@@ -1065,22 +1072,22 @@ static void insert_task(const void *node, VISIT which, void *arg)
 	if ((which != postorder && which != leaf) || ti->err)
 		return;
 	comm = tep_data_comm_from_pid(ti->db->cur->tep, tk->pid);
-	sqlite3_bind_int(ti->st, 1, tk->pid);
-	sqlite3_bind_int(ti->st, 2, kt_tgidmap_of(&ti->tgids, tk->pid));
+	SQ(bind_int)(ti->st, 1, tk->pid);
+	SQ(bind_int)(ti->st, 2, kt_tgidmap_of(&ti->tgids, tk->pid));
 	bind_text(ti->st, 3, comm ? comm : "<...>");
-	sqlite3_bind_int64(ti->st, 4, (long long)tk->events);
-	sqlite3_bind_int64(ti->st, 5, (long long)tk->first);
-	sqlite3_bind_int64(ti->st, 6, (long long)tk->last);
+	SQ(bind_int64)(ti->st, 4, (long long)tk->events);
+	SQ(bind_int64)(ti->st, 5, (long long)tk->first);
+	SQ(bind_int64)(ti->st, 6, (long long)tk->last);
 	if (ti->has_switch) {
 		const struct kt_cpu_task *c = kt_cpu_task_of(ti->cpu, tk->pid);
 
-		sqlite3_bind_int64(ti->st, 7, c ? (long long)c->ns : 0);
-		sqlite3_bind_int64(ti->st, 8, c ? (long long)c->switches : 0);
-		sqlite3_bind_int64(ti->st, 9, c ? (long long)c->missing : 0);
+		SQ(bind_int64)(ti->st, 7, c ? (long long)c->ns : 0);
+		SQ(bind_int64)(ti->st, 8, c ? (long long)c->switches : 0);
+		SQ(bind_int64)(ti->st, 9, c ? (long long)c->missing : 0);
 	} else {
-		sqlite3_bind_null(ti->st, 7);
-		sqlite3_bind_null(ti->st, 8);
-		sqlite3_bind_null(ti->st, 9);
+		SQ(bind_null)(ti->st, 7);
+		SQ(bind_null)(ti->st, 8);
+		SQ(bind_null)(ti->st, 9);
 	}
 	bind_text(ti->st, ti->ncols + 1, ti->db->cur->name);
 	ti->err = step(ti->db, ti->st);
@@ -1285,11 +1292,11 @@ static int load_host(struct kt_sqldb *db, int k)
 		struct table *t = &db->t[i];
 
 		if (t->batch) {
-			sqlite3_finalize(t->batch);
+			SQ(finalize)(t->batch);
 			t->batch = NULL;
 		}
 		if (t->ins) {
-			sqlite3_finalize(t->ins);
+			SQ(finalize)(t->ins);
 			t->ins = NULL;
 		}
 		free(t->text);
@@ -1314,15 +1321,15 @@ static int load_wanted(struct kt_sqldb *db)
 		any |= db->t[i].want && !db->t[i].loaded;
 	if (!any)
 		return 0;
-	if (sqlite3_exec(db->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+	if (SQ(exec)(db->h, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		return -EIO;
 	for (i = 0; i < db->nt && !ret; i++) {
 		struct table *t = &db->t[i];
 
 		if (!t->want || t->loaded)
 			continue;
-		if (sqlite3_exec(db->h, t->create, NULL, NULL, NULL) != SQLITE_OK) {
-			kt_err("cannot make table '%s': %s", t->name, sqlite3_errmsg(db->h));
+		if (SQ(exec)(db->h, t->create, NULL, NULL, NULL) != SQLITE_OK) {
+			kt_err("cannot make table '%s': %s", t->name, SQ(errmsg)(db->h));
 			ret = -EIO;
 		}
 	}
@@ -1333,7 +1340,7 @@ static int load_wanted(struct kt_sqldb *db)
 			db->t[i].loaded = true;
 		db->t[i].want = false;
 	}
-	if (sqlite3_exec(db->h, ret ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !ret)
+	if (SQ(exec)(db->h, ret ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !ret)
 		ret = -EIO;
 	return ret;
 }
@@ -1408,9 +1415,9 @@ int kt_sqldb_prepare(struct kt_sqldb *db, const char *sql, sqlite3_stmt **st,
 	if (ret)
 		return ret;
 	for (;;) {
-		if (sqlite3_prepare_v2(db->h, sql, -1, st, tail) == SQLITE_OK)
+		if (SQ(prepare_v2)(db->h, sql, -1, st, tail) == SQLITE_OK)
 			return 0;
-		m = sqlite3_errmsg(db->h);
+		m = SQ(errmsg)(db->h);
 		/* A table named in a way the scan missed ("sched_switch"). */
 		if (!strncmp(m, "no such table: ", 15) && (t = find(db, m + 15)) && !t->loaded) {
 			t->want = true;
@@ -1420,7 +1427,7 @@ int kt_sqldb_prepare(struct kt_sqldb *db, const char *sql, sqlite3_stmt **st,
 			continue;
 		}
 		snprintf(msg, len, "%s", m);
-		*at = sqlite3_error_offset(db->h);
+		*at = SQ(error_offset)(db->h);
 		return -EINVAL;
 	}
 }
@@ -1438,25 +1445,25 @@ int kt_sqldb_save(struct kt_sqldb *db, const char *path, char *msg, size_t len)
 		return fd;
 	/* VACUUM INTO fills an empty file: no moment the name is free. */
 	close(fd);
-	sql = sqlite3_mprintf("VACUUM INTO %Q", tmp);
+	sql = SQ(mprintf)("VACUUM INTO %Q", tmp);
 	if (!sql) {
 		ret = -ENOMEM;
 		goto err_tmp;
 	}
-	if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
-		snprintf(msg, len, "%s", sqlite3_errmsg(db->h));
+	if (SQ(exec)(db->h, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		snprintf(msg, len, "%s", SQ(errmsg)(db->h));
 		ret = -EIO;
 		goto err_sql;
 	}
 	ret = kt_tmpfile_commit(tmp, path);
 	if (ret)
 		snprintf(msg, len, "%s", strerror(-ret));
-	sqlite3_free(sql);
+	SQ(free)(sql);
 	free(tmp);
 	return ret;
 
 err_sql:
-	sqlite3_free(sql);
+	SQ(free)(sql);
 err_tmp:
 	kt_tmpfile_discard(tmp);
 	free(tmp);
@@ -1475,9 +1482,9 @@ void kt_sqldb_close(struct kt_sqldb *db)
 		free(db->t[i].of);
 		free(db->t[i].own_cols);
 		if (db->t[i].ins)
-			sqlite3_finalize(db->t[i].ins);
+			SQ(finalize)(db->t[i].ins);
 		if (db->t[i].batch)
-			sqlite3_finalize(db->t[i].batch);
+			SQ(finalize)(db->t[i].batch);
 		free(db->t[i].text);
 		free(db->t[i].held);
 	}
@@ -1491,6 +1498,6 @@ void kt_sqldb_close(struct kt_sqldb *db)
 	kt_hosts_free(db->hosts);
 	kt_pidmap_free(&db->tasks, NULL);
 	if (db->h)
-		sqlite3_close(db->h);
+		SQ(close)(db->h);
 	free(db);
 }
