@@ -17,10 +17,11 @@ CC         ?= cc
 PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash libprotobuf-c libsodium
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, sqlite3 and libedit are not linked: push and sql load them
-# when they need them (base/dlfns.h: lib/push/curlfns.h,
-# lib/sql/sqlitefns.h, lib/sql/editfns.h).
-PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl sqlite3 libedit,$(PKGS)) 2>/dev/null)
+# libcurl, sqlite3, libedit and libsodium are not linked: push, sql and
+# the agent's token load them when they need them (base/dlfns.h:
+# lib/push/curlfns.h, lib/sql/sqlitefns.h, lib/sql/editfns.h,
+# lib/net/auth.c).
+PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl sqlite3 libedit libsodium,$(PKGS)) 2>/dev/null)
 
 CFLAGS     ?= -O2 -g
 KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \

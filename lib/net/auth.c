@@ -2,17 +2,64 @@
 /*
  * The agent's challenge and response: see auth.h.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
+#include "base/dlfns.h"
+#include "base/log.h"
 #include "net/auth.h"
 
 #define AUTH_CONTEXT	"ktrace-agent-auth-v1"
+
+/*
+ * libsodium, loaded when a token or a nonce is first needed (base/dlfns.h)
+ * rather than linked: linked, its ~200 symbol bindings were paid at every
+ * ktrace command's start, where only the agent and --remote use it.
+ * kt_auth_load() and kt_auth_nonce() load it; kt_auth_answer() and
+ * kt_auth_check() come after one of them.
+ */
+#define SODIUM_FNS(X) \
+	X(sodium_init) X(sodium_memzero) X(sodium_memcmp) X(randombytes_buf) \
+	X(crypto_hash_sha256) X(crypto_auth_hmacsha256_init) \
+	X(crypto_auth_hmacsha256_update) X(crypto_auth_hmacsha256_final)
+
+static struct {
+#define PTR(f) __typeof__(f) *f;
+	SODIUM_FNS(PTR)
+#undef PTR
+} so;
+static bool so_loaded;
+static pthread_once_t so_once = PTHREAD_ONCE_INIT;
+
+static void so_load(void)
+{
+#define NAME(f) #f,
+#define SLOT(f) &so.f,
+	static const char *const names[] = { SODIUM_FNS(NAME) };
+	void *const slots[] = { SODIUM_FNS(SLOT) };
+	char why[256];
+
+	if (!kt_dl_load("libsodium.so.23", RTLD_NOW | RTLD_LOCAL, names, slots,
+			sizeof(names) / sizeof(names[0]), why, sizeof(why))) {
+		kt_err("cannot load libsodium for the agent's token: %s; install libsodium23", why);
+		return;
+	}
+	so_loaded = so.sodium_init() >= 0;
+}
+
+/* libsodium loaded and started: 0 or -EIO. */
+static int so_get(void)
+{
+	pthread_once(&so_once, so_load);
+	return so_loaded ? 0 : -EIO;
+}
 
 int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY])
 {
@@ -22,7 +69,7 @@ int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY])
 	size_t len;
 	int fd, ret = 0;
 
-	if (sodium_init() < 0)
+	if (so_get())
 		return -EIO;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -40,19 +87,19 @@ int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY])
 	buf[n] = '\0';
 	len = strcspn(buf, "\r\n");
 	if (!len) {
-		sodium_memzero(buf, sizeof(buf));
+		so.sodium_memzero(buf, sizeof(buf));
 		return -EINVAL;
 	}
-	crypto_hash_sha256(key, (const unsigned char *)buf, len);
-	sodium_memzero(buf, sizeof(buf));
+	so.crypto_hash_sha256(key, (const unsigned char *)buf, len);
+	so.sodium_memzero(buf, sizeof(buf));
 	return 0;
 }
 
 int kt_auth_nonce(uint8_t *nonce, size_t len)
 {
-	if (sodium_init() < 0)
+	if (so_get())
 		return -EIO;
-	randombytes_buf(nonce, len);
+	so.randombytes_buf(nonce, len);
 	return 0;
 }
 
@@ -61,12 +108,12 @@ void kt_auth_answer(const uint8_t key[KT_AUTH_KEY], const uint8_t *nonce,
 {
 	crypto_auth_hmacsha256_state st;
 
-	crypto_auth_hmacsha256_init(&st, key, KT_AUTH_KEY);
-	crypto_auth_hmacsha256_update(&st, (const unsigned char *)AUTH_CONTEXT,
+	so.crypto_auth_hmacsha256_init(&st, key, KT_AUTH_KEY);
+	so.crypto_auth_hmacsha256_update(&st, (const unsigned char *)AUTH_CONTEXT,
 				      sizeof(AUTH_CONTEXT) - 1);
-	crypto_auth_hmacsha256_update(&st, nonce, len);
-	crypto_auth_hmacsha256_final(&st, mac);
-	sodium_memzero(&st, sizeof(st));
+	so.crypto_auth_hmacsha256_update(&st, nonce, len);
+	so.crypto_auth_hmacsha256_final(&st, mac);
+	so.sodium_memzero(&st, sizeof(st));
 }
 
 int kt_auth_check(const uint8_t key[KT_AUTH_KEY], const uint8_t *nonce,
@@ -78,7 +125,7 @@ int kt_auth_check(const uint8_t key[KT_AUTH_KEY], const uint8_t *nonce,
 	if (mac_len != KT_AUTH_MAC)
 		return -EACCES;
 	kt_auth_answer(key, nonce, len, want);
-	ret = sodium_memcmp(want, mac, KT_AUTH_MAC) ? -EACCES : 0;
-	sodium_memzero(want, sizeof(want));
+	ret = so.sodium_memcmp(want, mac, KT_AUTH_MAC) ? -EACCES : 0;
+	so.sodium_memzero(want, sizeof(want));
 	return ret;
 }
