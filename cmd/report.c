@@ -462,10 +462,10 @@ static int stacks_view(const struct report_opts *o, struct kt_decoder *d,
 static struct kt_ustack *name_user_stacks(struct kt_printer *p, struct kt_reader *r,
 					  bool json)
 {
-	struct tep_event *e = tep_find_event_by_name(kt_reader_tep(r), "ftrace", "user_stack");
+	int id = kt_reader_event_id(r, "ftrace", "user_stack");
 	struct kt_ustack *u;
 
-	if (!e)
+	if (id < 0)
 		return NULL;
 	u = kt_ustack_new(r);
 	if (!u) {
@@ -476,7 +476,7 @@ static struct kt_ustack *name_user_stacks(struct kt_printer *p, struct kt_reader
 	if (json)
 		kt_printer_set_ustack(p, u);
 	else
-		kt_printer_set_info(p, e->id, kt_ustack_info, u);
+		kt_printer_set_info(p, id, kt_ustack_info, u);
 	return u;
 }
 
@@ -816,7 +816,10 @@ static int report(const struct report_opts *o)
 		ustack = name_user_stacks(p, r, o->json);
 	/* trace-cmd's text of function_graph, with its leaves. */
 	if (!o->json && !o->raw && !procview) {
-		run.fg = kt_fgraph_new(kt_reader_tep(r));
+		/* Its two events parsed now, the rest as their records come. */
+		kt_reader_event_named(r, "ftrace", "funcgraph_entry");
+		kt_reader_event_named(r, "ftrace", "funcgraph_exit");
+		run.fg = kt_fgraph_new(kt_reader_tep_lazy(r));
 		if (!run.fg && errno) {
 			kt_err("cannot set up the function graph: %s", strerror(errno));
 			status = KT_EXIT_FAIL;

@@ -58,6 +58,8 @@ struct kt_decoder {
 	/* Each event id's dynamic fields (NULL: none), checked per record. */
 	struct dyn_info **dyn;
 	int nids;		/* entries in need, evs and dyn */
+	/* kt_reader_formats_gen() when they were made (lazyfmt.c). */
+	unsigned int fgen;
 	unsigned long page_warnings;
 	bool swap;
 	int long_size;
@@ -278,7 +280,11 @@ static bool trailing_array(const struct tep_event *ev,
  */
 static int setup_events(struct kt_decoder *d)
 {
-	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
+	/*
+	 * A copy: libtraceevent's own list (tep_list_events()) is made once
+	 * and not told of formats parsed later (lazyfmt.c).
+	 */
+	struct tep_event **evs = tep_list_events_copy(d->tep, TEP_EVENT_SORT_ID);
 	struct tep_format_field *f;
 	unsigned int common = 8;
 	int i, pass;
@@ -295,19 +301,21 @@ static int setup_events(struct kt_decoder *d)
 	d->need = malloc((size_t)d->nids * sizeof(*d->need));
 	d->evs = calloc((size_t)d->nids, sizeof(*d->evs));
 	d->dyn = calloc((size_t)d->nids, sizeof(*d->dyn));
-	if (!d->need || !d->evs || !d->dyn)
+	if (!d->need || !d->evs || !d->dyn) {
+		free(evs);
 		return -ENOMEM;
+	}
 	memset(d->need, 0xff, (size_t)d->nids * sizeof(*d->need));
 	d->fmt.nids = (unsigned int)d->nids;
 	d->fmt.swap = d->swap;
 	d->fmt.big = kt_reader_big_endian(d->r);
 	d->fmt.need = d->need;
 	if (!evs || !evs[0])
-		return 0;
+		goto out;
 	/* libtraceevent reads common_type where the first event has it. */
 	f = tep_find_common_field(evs[0], "common_type");
 	if (!f || f->offset < 0 || f->offset > 64 || f->size < 0 || f->size > 8)
-		return 0;	/* every record then names no event */
+		goto out;	/* every record then names no event */
 	d->fmt.type_off = (unsigned int)f->offset;
 	d->fmt.type_size = (unsigned int)f->size;
 	{
@@ -364,7 +372,40 @@ static int setup_events(struct kt_decoder *d)
 					  need : d->need[ev->id];
 		}
 	}
+out:
+	free(evs);
 	return 0;
+}
+
+/* The tables by id, made again: formats were parsed since (lazyfmt.c). */
+static int refresh_events(struct kt_decoder *d)
+{
+	int i;
+
+	for (i = 0; d->dyn && i < d->nids; i++)
+		free(d->dyn[i]);
+	free(d->dyn);
+	free(d->need);
+	free(d->evs);
+	d->dyn = NULL;
+	d->need = NULL;
+	d->evs = NULL;
+	d->fgen = kt_reader_formats_gen(d->r);
+	return setup_events(d);
+}
+
+/*
+ * Every format of the file parsed, for what names or filters events by
+ * the file's whole list (-e, -F): the tables follow.
+ */
+static int all_events(struct kt_decoder *d)
+{
+	kt_reader_tep(d->r);
+	if (kt_reader_formats_gen(d->r) == d->fgen)
+		return 0;
+	kt_catalog_free(d->cat);
+	d->cat = NULL;
+	return refresh_events(d);
 }
 
 struct kt_decoder *kt_decoder_new(struct kt_reader *r,
@@ -377,7 +418,11 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 	if (!d)
 		return NULL;
 	d->r = r;
-	d->tep = kt_reader_tep(r);
+	/* Formats parsed as their records come (lazyfmt.c; iter_next()). */
+	d->tep = kt_reader_tep_lazy(r);
+	/* One event at least: where common_type is, how long the common fields are. */
+	kt_reader_events_some(r);
+	d->fgen = kt_reader_formats_gen(r);
 	if (opts)
 		d->opts = *opts;
 	d->long_size = kt_reader_long_size(r);
@@ -517,6 +562,16 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 			return false;
 		ret = kt_rawpage_next_inline(&d->fmt, it->data, it->commit,
 					     &it->pos, &it->clock, &rr, &why);
+		/*
+		 * An id the tables lack: its format parsed now, or since they
+		 * were made (lazyfmt.c), and the record read again.
+		 */
+		if (ret == -ENOENT && (kt_reader_event_want(d->r, (int)rr.id) > 0 ||
+				       kt_reader_formats_gen(d->r) != d->fgen)) {
+			if (refresh_events(d))
+				return false;
+			continue;
+		}
 		if (ret <= 0) {
 			if (ret < 0)
 				page_warn(d, it, it->pos, why, false);
@@ -791,8 +846,9 @@ static const struct kt_catalog *file_catalog(struct kt_decoder *d)
 
 int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 {
+	int err = all_events(d);
 	struct tep_event **evs = tep_list_events(d->tep, TEP_EVENT_SORT_ID);
-	const struct kt_catalog *cat = file_catalog(d);
+	const struct kt_catalog *cat = err ? NULL : file_catalog(d);
 	const struct kt_alias *alias;
 	struct kt_event_list *sel;
 	char full[512];
@@ -835,7 +891,7 @@ int kt_decoder_add_event(struct kt_decoder *d, const char *spec)
 int kt_decoder_suggest_event(struct kt_decoder *d, const char *spec,
 			     char *buf, size_t len)
 {
-	const struct kt_catalog *cat = file_catalog(d);
+	const struct kt_catalog *cat = all_events(d) ? NULL : file_catalog(d);
 
 	return cat ? kt_evspec_suggest(cat, spec, buf, len) : -ENOMEM;
 }
@@ -942,6 +998,9 @@ int kt_decoder_add_filter(struct kt_decoder *d, const char *filter)
 	enum tep_errno ret;
 	const char *why;
 	char err[256];
+
+	if (all_events(d))
+		return -ENOMEM;
 
 	why = kt_filter_problem(filter);
 	if (!why) {

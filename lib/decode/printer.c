@@ -99,13 +99,26 @@ static void setup_textline(struct kt_printer *p)
 				KT_TEXTLINE_RAW, p->flags & KT_PRINT_NO_NAME);
 }
 
+/* The events libtraceevent's sched plugin learns comms from (note_comms()). */
+static const char *const comm_events[] = {
+	"sched_switch", "sched_wakeup", "sched_wakeup_new",
+};
+
 struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out)
 {
 	struct kt_printer *p;
 	int b;
 
-	p = kt_printer_new_tep(kt_reader_tep(r), kt_reader_in_usecs(r), mode,
+	/*
+	 * The formats parsed as their records come (lazyfmt.c) but those
+	 * the printer looks for by name first (find_comm_events()), and one
+	 * for the common fields (kt_textline_new()).
+	 */
+	for (b = 0; b < (int)(sizeof(comm_events) / sizeof(comm_events[0])); b++)
+		kt_reader_event_named(r, "sched", comm_events[b]);
+	kt_reader_events_some(r);
+	p = kt_printer_new_tep(kt_reader_tep_lazy(r), kt_reader_in_usecs(r), mode,
 			       flags, out);
 	if (!p)
 		return NULL;
@@ -120,17 +133,14 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 	return p;
 }
 
-/* The events libtraceevent's sched plugin learns comms from (note_comms()). */
+/* comm_events' ids in the file. */
 static void find_comm_events(struct kt_printer *p)
 {
-	static const char *const names[] = {
-		"sched_switch", "sched_wakeup", "sched_wakeup_new",
-	};
 	struct tep_event *e;
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		e = tep_find_event_by_name(p->tep, "sched", names[i]);
+	for (i = 0; i < sizeof(comm_events) / sizeof(comm_events[0]); i++) {
+		e = tep_find_event_by_name(p->tep, "sched", comm_events[i]);
 		if (e)
 			p->comm_ids[p->ncomm_ids++] = e->id;
 	}

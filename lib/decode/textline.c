@@ -61,7 +61,7 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 				    enum kt_textline_time tmode, bool no_name)
 {
 	struct kt_textline *t = calloc(1, sizeof(*t));
-	struct tep_event **evs;
+	struct tep_event *first;
 	struct tep_format_field *f;
 	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
@@ -82,9 +82,10 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 	t->us = ~0ULL;
 	t->us_hi = ~0ULL;
 	/* libtraceevent reads common_pid where the first event has it. */
-	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	if (evs && evs[0] && tep_is_file_bigendian(tep) == host_big) {
-		f = tep_find_common_field(evs[0], "common_pid");
+	/* Not tep_list_events(): its list would miss formats parsed later (lazyfmt.c). */
+	first = tep_get_events_count(tep) > 0 ? tep_get_event(tep, 0) : NULL;
+	if (first && tep_is_file_bigendian(tep) == host_big) {
+		f = tep_find_common_field(first, "common_pid");
 		if (f && f->size == 4 && f->offset >= 0 && f->offset <= 60) {
 			t->pid_direct = true;
 			t->pid_off = (unsigned int)f->offset;

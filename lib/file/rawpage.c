@@ -300,7 +300,9 @@ int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
 		need = id < (f->nids ? f->nids : KT_RAWPAGE_IDS) ? f->need[id] : -1;
 		if (need < 0) {
 			*why = "a record names an event id not in the file's formats";
-			goto bad;
+			rec->id = (unsigned int)id;
+			*pos = p;
+			return -ENOENT;
 		}
 		if (len < (unsigned int)need) {
 			*why = "a record is shorter than its event's fields";

@@ -108,7 +108,9 @@ struct kt_rawpage_rec {
  * advancing *pos past it and *ts (the running clock, starting at the
  * page's timestamp) to its time.  Returns 1 and *rec, 0 at the end of
  * the page, or -EBADMSG with *why naming the damage (*pos left at the
- * damaged record).  data must be followed by 8 readable bytes.
+ * damaged record), -ENOENT the same for a record of an event id not in
+ * f (rec->id says which: a format parsed late may give it, lazyfmt.c).
+ * data must be followed by 8 readable bytes.
  */
 int kt_rawpage_next(const struct kt_rawpage_fmt *f, const unsigned char *data,
 		    unsigned int commit, unsigned int *pos, uint64_t *ts,

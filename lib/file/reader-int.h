@@ -21,6 +21,7 @@ struct tep_handle;
 struct tep_plugin_list;
 struct kt_ahead;
 struct kt_ksymtab;
+struct kt_lazyfmt;
 
 enum comp_kind { COMP_NONE, COMP_ZSTD, COMP_ZLIB };
 
@@ -95,6 +96,8 @@ struct kt_reader {
 	bool ahead_trying;	/* ahead_now follows the trial (ahead-trial.h) */
 	struct kt_ahead_trial trial;
 	struct tep_handle *tep;
+	/* Formats not parsed yet (lazyfmt.c); NULL: none kept. */
+	struct kt_lazyfmt *lazy;
 	struct tep_plugin_list *plugins;
 	/*
 	 * Plugins wanted (kt_reader_open) but not loaded yet: loaded before
@@ -200,5 +203,21 @@ struct kt_reader *kt_reader_open_index(const char *path);
 /* Each stream's window of file bytes, from the count of streams. */
 void kt_reader_set_window(struct kt_reader *r);
 void kt_series_free(struct kt_series *se);
+
+/*
+ * The format text buf (size bytes) of system into r's tep: 0, or a
+ * TEP_ERRNO, *why the reason when known (reader.c).
+ */
+int kt_format_parse(struct kt_reader *r, const char *system, char *buf,
+		    uint64_t size, const char **why);
+/*
+ * Keep buf (size bytes, NUL after) of system to parse when wanted
+ * (lazyfmt.c): 0 (buf taken), 1 when its text does not say its name and
+ * ID first (parse it now), or -errno.
+ */
+int kt_lazyfmt_add(struct kt_reader *r, const char *system, char *buf, uint64_t size);
+/* Parse every format kept (l may be NULL). */
+void kt_lazyfmt_all(struct kt_lazyfmt *l);
+void kt_lazyfmt_free(struct kt_lazyfmt *l);
 
 #endif

@@ -303,6 +303,38 @@ static void load_plugins(struct kt_reader *r)
 	r->plugins = tep_load_plugins(r->tep);
 }
 
+/*
+ * Parse the format text buf (size bytes, NUL after them; its print fmt
+ * may be cut, see drop_print_fmt) of system into r's tep: 0, or a
+ * TEP_ERRNO with *why the reason (NULL: libtraceevent's own) when the
+ * text gives no usable event.  A print fmt libtraceevent cannot fully
+ * parse still leaves a usable event (trace-cmd prints it raw); a format
+ * without a name, an ID or fields is damage.
+ */
+int kt_format_parse(struct kt_reader *r, const char *system, char *buf,
+		    uint64_t size, const char **why)
+{
+	int ret;
+
+	*why = kt_format_problem(buf, size);
+	if (!*why)
+		*why = kt_ftrace_format_problem(system, buf);
+	if (*why && drop_print_fmt(buf, &size)) {
+		kt_log(r->quiet ? KT_LOG_DEBUG : KT_LOG_WARN,
+		       "'%s': the print fmt of event %s:%.*s is not safe to parse (%s); its events print raw",
+		       r->path, system, (int)strcspn(buf + 6, "\n"), buf + 6, *why);
+		*why = NULL;
+	}
+	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
+	kt_lsan_off();
+	ret = *why ? TEP_ERRNO__PARSE_EVENT_FAILED :
+		     tep_parse_event(r->tep, buf, size, system);
+	kt_lsan_on();
+	if (ret == TEP_ERRNO__READ_PRINT_FAILED || ret == TEP_ERRNO__OLD_FTRACE_ARG_FAILED)
+		ret = 0;
+	return ret;
+}
+
 static int parse_one_format(struct cur *c, const char *system)
 {
 	const char *why;
@@ -318,27 +350,15 @@ static int parse_one_format(struct cur *c, const char *system)
 	ret = cur_blob(c, size, KT_DAT_MAX_FORMAT, "an event format", &buf);
 	if (ret)
 		return ret;
-	why = kt_format_problem(buf, size);
-	if (!why)
-		why = kt_ftrace_format_problem(system, buf);
-	if (why && drop_print_fmt(buf, &size)) {
-		kt_log(c->r->quiet ? KT_LOG_DEBUG : KT_LOG_WARN,
-		       "'%s': the print fmt of event %s:%.*s is not safe to parse (%s); its events print raw",
-		       c->r->path, system, (int)strcspn(buf + 6, "\n"), buf + 6, why);
-		why = NULL;
+	/* Parsed when its event is first wanted (lazyfmt.c), if it can wait. */
+	ret = kt_lazyfmt_add(c->r, system, buf, size);
+	if (ret != 1) {
+		if (ret)
+			free(buf);
+		return ret;
 	}
-	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
-	kt_lsan_off();
-	ret = why ? TEP_ERRNO__PARSE_EVENT_FAILED :
-		    tep_parse_event(c->r->tep, buf, size, system);
-	kt_lsan_on();
-	/*
-	 * A print format libtraceevent cannot fully parse still leaves a
-	 * usable event (trace-cmd prints it raw); a format without a name,
-	 * an ID or fields is damage.
-	 */
-	if (ret && ret != TEP_ERRNO__READ_PRINT_FAILED &&
-	    ret != TEP_ERRNO__OLD_FTRACE_ARG_FAILED) {
+	ret = kt_format_parse(c->r, system, buf, size, &why);
+	if (ret) {
 		char first[48];
 		size_t i;
 
@@ -1881,6 +1901,7 @@ void kt_reader_close(struct kt_reader *r)
 	free(r->cpustat_buf);
 	free(r->stat_buf);
 	kt_unpack_free(r->unpack);
+	kt_lazyfmt_free(r->lazy);
 	if (r->tep) {
 		if (r->plugins)
 			tep_unload_plugins(r->plugins, r->tep);
@@ -1922,7 +1943,13 @@ ssize_t kt_reader_latency_read(struct kt_reader *r, uint64_t at, void *buf,
 }
 
 const char *kt_reader_path(const struct kt_reader *r) { return r->path; }
-struct tep_handle *kt_reader_tep(const struct kt_reader *r) { return r->tep; }
+struct tep_handle *kt_reader_tep(const struct kt_reader *r)
+{
+	kt_lazyfmt_all(r->lazy);
+	return r->tep;
+}
+
+struct tep_handle *kt_reader_tep_lazy(const struct kt_reader *r) { return r->tep; }
 int kt_reader_version(const struct kt_reader *r) { return r->version; }
 unsigned int kt_reader_page_size(const struct kt_reader *r) { return r->page_size; }
 int kt_reader_long_size(const struct kt_reader *r) { return r->long_size; }

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 struct tep_handle;
+struct tep_event;
 struct kt_reader;
 struct kt_stream;
 
@@ -136,7 +137,25 @@ ssize_t kt_reader_latency_read(struct kt_reader *r, uint64_t at, void *buf,
 const char *kt_reader_path(const struct kt_reader *r);
 /* The file whose header r holds: r's file, or a series' first chunk. */
 const char *kt_reader_head_path(const struct kt_reader *r);
+/*
+ * The file's events: every format parsed (kt_reader_tep), or only those
+ * wanted so far (kt_reader_tep_lazy: lazyfmt.c, a format is parsed when
+ * a record of its ID comes or it is asked for by name), for the report
+ * path, whose users ask with the calls below.
+ */
 struct tep_handle *kt_reader_tep(const struct kt_reader *r);
+struct tep_handle *kt_reader_tep_lazy(const struct kt_reader *r);
+/* Parse the formats of event id kept: how many were (0: none kept). */
+int kt_reader_event_want(const struct kt_reader *r, int id);
+/* Event system:name, its format parsed if kept; NULL if the file has none. */
+struct tep_event *kt_reader_event_named(const struct kt_reader *r, const char *system,
+					const char *name);
+/* Event system:name's id, parsed or not; -1 if the file has none. */
+int kt_reader_event_id(const struct kt_reader *r, const char *system, const char *name);
+/* At least one event parsed when the file has any (its common fields). */
+void kt_reader_events_some(const struct kt_reader *r);
+/* Bumped at each format parsed after the open: tables made from the tep go stale. */
+unsigned int kt_reader_formats_gen(const struct kt_reader *r);
 int kt_reader_version(const struct kt_reader *r);
 unsigned int kt_reader_page_size(const struct kt_reader *r);
 /* The kernel's long size (4 or 8), from header_page. */

@@ -398,7 +398,7 @@ static bool mismatch(const struct kt_reader *r, const struct kt_reader *ck,
 	else if (ck->ts_offset != r->ts_offset || ck->tsc_mult != r->tsc_mult ||
 		 ck->tsc_shift != r->tsc_shift)
 		snprintf(why, n, "its clock's offset or multiplier differs from the first chunk's");
-	else if (!same_events(r->tep, ck->tep))
+	else if (!same_events(kt_reader_tep(r), kt_reader_tep(ck)))
 		snprintf(why, n, "its event formats differ from the first chunk's");
 	else
 		return false;
