@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,11 +23,11 @@
  * libsodium, loaded when a token or a nonce is first needed (base/dlfns.h)
  * rather than linked: linked, its ~200 symbol bindings were paid at every
  * ktrace command's start, where only the agent and --remote use it.
- * kt_auth_load() and kt_auth_nonce() load it; kt_auth_answer() and
- * kt_auth_check() come after one of them.
+ * kt_auth_load() loads it; kt_auth_answer() and kt_auth_check() (with a
+ * key) come after it.
  */
 #define SODIUM_FNS(X) \
-	X(sodium_init) X(sodium_memzero) X(sodium_memcmp) X(randombytes_buf) \
+	X(sodium_init) X(sodium_memzero) X(sodium_memcmp) \
 	X(crypto_hash_sha256) X(crypto_auth_hmacsha256_init) \
 	X(crypto_auth_hmacsha256_update) X(crypto_auth_hmacsha256_final)
 
@@ -95,11 +96,23 @@ int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY])
 	return 0;
 }
 
+/*
+ * The kernel's random numbers, not libsodium's (which reads the same):
+ * an agent without a token needs no libsodium.
+ */
 int kt_auth_nonce(uint8_t *nonce, size_t len)
 {
-	if (so_get())
-		return -EIO;
-	so.randombytes_buf(nonce, len);
+	ssize_t n;
+	size_t got = 0;
+
+	while (got < len) {
+		n = getrandom(nonce + got, len - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
 	return 0;
 }
 

@@ -134,13 +134,16 @@ vm_boot() {
 		stdbuf -oL tr -d '\r' >"$w/console.log"
 }
 
-# vm_pack_ktrace ROOT: the ktrace binary with its shared libraries and
-# libtraceevent's plugins, and every tests/vm/guest-*.sh, into ROOT.
+# vm_pack_ktrace ROOT: the ktrace binary with its shared libraries (those
+# it links and libsodium, which it loads for the agent's token:
+# lib/net/auth.c), libtraceevent's plugins, and every
+# tests/vm/guest-*.sh, into ROOT.
 vm_pack_ktrace() {
 	local r=$1 lib plugins=/usr/lib/x86_64-linux-gnu/traceevent/plugins
 	make -s -C "$top" ktrace >"$out/ktrace-build.log" 2>&1 || return 1
 	cp "$top/ktrace" "$r/ktrace"
-	for lib in $(ldd "$top/ktrace" | grep -oE '/[^ ]+'); do
+	for lib in $(ldd "$top/ktrace" /usr/lib/x86_64-linux-gnu/libsodium.so.23 |
+		     grep -oE '/[^ ]+' | sort -u) /usr/lib/x86_64-linux-gnu/libsodium.so.23; do
 		mkdir -p "$r$(dirname "$lib")"
 		cp -L "$lib" "$r$lib"
 	done
