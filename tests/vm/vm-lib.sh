@@ -142,7 +142,7 @@ vm_pack_ktrace() {
 	local r=$1 lib plugins=/usr/lib/x86_64-linux-gnu/traceevent/plugins
 	make -s -C "$top" ktrace >"$out/ktrace-build.log" 2>&1 || return 1
 	cp "$top/ktrace" "$r/ktrace"
-	for lib in $(ldd "$top/ktrace" /usr/lib/x86_64-linux-gnu/libsodium.so.23 |
+	for lib in $({ ldd "$top/ktrace"; ldd /usr/lib/x86_64-linux-gnu/libsodium.so.23; } |
 		     grep -oE '/[^ ]+' | sort -u) /usr/lib/x86_64-linux-gnu/libsodium.so.23; do
 		mkdir -p "$r$(dirname "$lib")"
 		cp -L "$lib" "$r$lib"
