@@ -122,6 +122,27 @@ same_as_trace_cmd() { # FILE
 # A print fmt tepcheck finds unsafe for libtraceevent (here a division by
 # a field) costs its event only: it prints raw, as trace-cmd prints an
 # event whose print fmt libtraceevent fails; the rest reads as before.
+# A format is parsed when its event's records come (lib/file/lazyfmt.c):
+# one that does not parse then costs a warning naming it, not the open.
+@test "a format that does not parse when its records come: one warning naming the event, a damaged report, no crash" {
+	local out=$BATS_TEST_TMPDIR/badfmt.dat
+	python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+i = d.index(b"name: sched_wakeup\nID:")
+j = d.index(b"format:", i)
+open(sys.argv[2], "wb").write(d[:j] + b"formax:" + d[j + 7:])' "$TOP/tests/data/tc-sched.dat" "$out"
+	local status=0 stderr
+	"$KTRACE" report -i "$out" >/dev/null 2>"$BATS_TEST_TMPDIR/err" || status=$?
+	stderr=$(cat "$BATS_TEST_TMPDIR/err")
+	[ "$status" -eq 2 ] || fail "status $status: $stderr"
+	[ "$(grep -c 'the format of event sched:sched_wakeup (id [0-9]*) does not parse' <<<"$stderr")" -eq 1 ] ||
+		fail "not one warning: $stderr"
+	[[ $stderr == *"is damaged: the report above stops short where the warnings say"* ]] ||
+		fail "not said damaged: $stderr"
+	[[ $stderr != *"AddressSanitizer"* && $stderr != *"runtime error"* ]] || fail "$stderr"
+}
+
 @test "an event with an unsafe print fmt prints raw, the file reads" {
 	local out=$BATS_TEST_TMPDIR/unsafe.dat
 	python3 -c '
