@@ -562,17 +562,19 @@ static bool iter_next(struct kt_decoder *d, struct iter *it)
 			return false;
 		ret = kt_rawpage_next_inline(&d->fmt, it->data, it->commit,
 					     &it->pos, &it->clock, &rr, &why);
-		/*
-		 * An id the tables lack: its format parsed now, or since they
-		 * were made (lazyfmt.c), and the record read again.
-		 */
-		if (ret == -ENOENT && (kt_reader_event_want(d->r, (int)rr.id) > 0 ||
-				       kt_reader_formats_gen(d->r) != d->fgen)) {
-			if (refresh_events(d))
-				return false;
-			continue;
-		}
 		if (ret <= 0) {
+			/*
+			 * An id the tables lack: its format parsed now, or
+			 * since they were made (lazyfmt.c), and the record
+			 * read again.
+			 */
+			if (ret == -ENOENT &&
+			    (kt_reader_event_want(d->r, (int)rr.id) > 0 ||
+			     kt_reader_formats_gen(d->r) != d->fgen)) {
+				if (refresh_events(d))
+					return false;
+				continue;
+			}
 			if (ret < 0)
 				page_warn(d, it, it->pos, why, false);
 			it->data = NULL;

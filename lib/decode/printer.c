@@ -108,6 +108,7 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 				  unsigned int flags, FILE *out)
 {
 	struct kt_printer *p;
+	size_t i;
 	int b;
 
 	/*
@@ -115,8 +116,8 @@ struct kt_printer *kt_printer_new(struct kt_reader *r, enum kt_print_mode mode,
 	 * the printer looks for by name first (find_comm_events()), and one
 	 * for the common fields (kt_textline_new()).
 	 */
-	for (b = 0; b < (int)(sizeof(comm_events) / sizeof(comm_events[0])); b++)
-		kt_reader_event_named(r, "sched", comm_events[b]);
+	for (i = 0; i < sizeof(comm_events) / sizeof(comm_events[0]); i++)
+		kt_reader_event_named(r, "sched", comm_events[i]);
 	kt_reader_events_some(r);
 	p = kt_printer_new_tep(kt_reader_tep_lazy(r), kt_reader_in_usecs(r), mode,
 			       flags, out);

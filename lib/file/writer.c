@@ -1143,8 +1143,27 @@ static int copy_packed(struct kt_writer *w, const struct kt_writer_cpu *c,
 }
 
 /*
+ * Block at of c's packed blocks into out (cap + 8 bytes): its sizes
+ * (*sizes: packed, unpacked), then its bytes; one that cannot be ours
+ * (past cap or chunk) is -EBADMSG.  0 or -errno.
+ */
+static int read_block(const struct kt_writer_cpu *c, unsigned long long at,
+		      char *out, size_t cap, size_t chunk, uint32_t sizes[2])
+{
+	int ret = kt_pread_all(c->packed_fd, out, 8, c->packed_off + at);
+
+	if (ret)
+		return ret;
+	memcpy(sizes, out, 8);
+	if (sizes[0] > cap || sizes[1] > chunk)
+		return -EBADMSG;
+	return kt_pread_all(c->packed_fd, out + 8, sizes[0], c->packed_off + at + 8);
+}
+
+/*
  * The events of c's blocks from at on, unpacked to be counted (a full
  * disk left them out and no pages of them are kept): into c->cut_events.
+ * in: cap + 8 bytes.
  */
 static void count_blocks(struct kt_writer *w, struct kt_writer_cpu *c,
 			 unsigned long long at, char *in, size_t cap, char *pages,
@@ -1156,14 +1175,10 @@ static void count_blocks(struct kt_writer *w, struct kt_writer_cpu *c,
 	int ret = u ? 0 : -ENOMEM;
 
 	while (!ret && at + 8 <= c->packed_len) {
-		ret = kt_pread_all(c->packed_fd, sizes, 8, c->packed_off + at);
-		if (!ret && (sizes[0] > cap || sizes[1] > chunk))
-			ret = -EBADMSG;
+		ret = read_block(c, at, in, cap, chunk, sizes);
 		if (!ret)
-			ret = kt_pread_all(c->packed_fd, in, sizes[0], c->packed_off + at + 8);
-		if (!ret)
-			ret = zlib ? kt_unpack_zlib(u, in, sizes[0], pages, sizes[1]) :
-				     kt_unpack_zstd(u, in, sizes[0], pages, sizes[1]);
+			ret = zlib ? kt_unpack_zlib(u, in + 8, sizes[0], pages, sizes[1]) :
+				     kt_unpack_zstd(u, in + 8, sizes[0], pages, sizes[1]);
 		if (!ret)
 			count_pages(pages, sizes[1], w->page_size, &c->cut_events, c);
 		at += 8 + (unsigned long long)sizes[0];
@@ -1199,12 +1214,7 @@ static int copy_packed_alone(struct kt_writer *w, struct kt_writer_cpu *c,
 	while (!ret && at + 8 <= c->packed_len) {
 		size_t skip = nchunks ? 4 : 0;
 
-		ret = kt_pread_all(c->packed_fd, sizes, 8, c->packed_off + at);
-		if (!ret && (sizes[0] > cap || sizes[1] > chunk))
-			ret = -EBADMSG;
-		if (!ret)
-			ret = kt_pread_all(c->packed_fd, buf + 4, 8 + sizes[0],
-					   c->packed_off + at);
+		ret = read_block(c, at, buf + 4, cap, chunk, sizes);
 		if (!ret)
 			ret = write_all(w, buf + skip, 12 - skip + sizes[0]);
 		if (ret)
@@ -1255,17 +1265,16 @@ static int copy_cpu_packed(struct kt_writer *w, struct kt_writer_cpu *c,
 	unsigned long long start = w->off, good = start, slow_events = 0;
 	unsigned long long kept = 0;
 	uint32_t nchunks = 0, sizes[2];
-	char *in = malloc(chunk), *out = malloc(cap + 12);
+	char *in, *out;
 	bool slow = false;
 	int ret = 0;
 
+	if (c->packed_blocks && c->fd < 0)
+		return copy_packed_alone(w, c, done, wsize);
 	*done = 0;
 	*wsize = 0;
-	if (c->packed_blocks && c->fd < 0) {
-		free(in);
-		free(out);
-		return copy_packed_alone(w, c, done, wsize);
-	}
+	in = malloc(chunk);
+	out = malloc(cap + 12);
 	if (!in || !out) {
 		ret = -ENOMEM;
 		goto out;
