@@ -79,6 +79,7 @@ enum {
 	OPT_AFTER,
 	OPT_MAX_SNAPSHOTS,
 	OPT_COOLDOWN,
+	OPT_PACKED_RING,
 	OPT_ON_TRIGGER,
 	OPT_PUSH,
 };
@@ -127,6 +128,7 @@ struct record_opts {
 	unsigned long long before, after, cooldown;
 	bool before_set, after_set, cooldown_set;
 	unsigned int max_snapshots;
+	bool packed_ring;
 	/* The actions on each snapshot: --on-trigger, --push */
 	const char *on_trigger;
 	const char *push;
@@ -170,6 +172,7 @@ static const struct argp_option options[] = {
 	{ "after", OPT_AFTER, "DURATION", 0, "with --trigger: what it holds after the moment (default 1s)", 0 },
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N", 0, "with --trigger: write at most N snapshots; later firings are counted as suppressed", 0 },
 	{ "cooldown", OPT_COOLDOWN, "DURATION", 0, "with --trigger: a firing within DURATION of the last snapshot's is counted as suppressed (default 3s; 0: none)", 0 },
+	{ "packed-ring", OPT_PACKED_RING, NULL, 0, "with --trigger: keep the ring of recent history packed (5-9x less disk, the packing's CPU paid while waiting); by default it is kept unpacked and only the snapshots are packed", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
@@ -442,6 +445,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_COOLDOWN:
 		window_opt(o, key, arg, state);
 		break;
+	case OPT_PACKED_RING:
+		o->packed_ring = true;
+		break;
 	case OPT_MAX_SNAPSHOTS:
 		if (parse_ulong(arg, 1000000, &v) || !v)
 			argp_error(state, "bad --max-snapshots '%s'; give how many snapshots at most, 1 or more, e.g. --max-snapshots 10",
@@ -644,8 +650,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			rotate_end(o, state);
 		if (o->nconds)
 			trigger_end(o, state);
-		else if (o->before_set || o->after_set || o->cooldown_set || o->max_snapshots)
-			argp_error(state, "--before, --after, --cooldown and --max-snapshots go with --trigger COND");
+		else if (o->before_set || o->after_set || o->cooldown_set || o->max_snapshots ||
+			 o->packed_ring)
+			argp_error(state, "--before, --after, --cooldown, --max-snapshots and --packed-ring go with --trigger COND");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
 				   o->t.ft.tracer ||
 				   o->t.stacks || o->t.ustacks || o->t.nprobes ||
@@ -943,6 +950,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		.dir = o->output, .conds = o->conds, .nconds = o->nconds,
 		.before = o->before, .after = o->after,
 		.max_snapshots = o->max_snapshots, .cooldown = o->cooldown,
+		.packed_ring = o->packed_ring,
 	};
 	struct kt_trigger_sink *trigger = o->nconds ? kt_trigger_sink_new(&to) : NULL;
 	struct kt_file_sink *file = o->rotate || o->nconds ? NULL : kt_file_sink_new();

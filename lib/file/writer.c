@@ -1619,3 +1619,43 @@ int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len)
 	}
 	return write_all(w, buf, len);
 }
+
+/*
+ * v7: a start another writer of this machine wrote unpacked (a trigger's
+ * ring, kept unpacked so that waiting costs no packing) taken section by
+ * section and packed as this writer packs: its snapshot's start.
+ */
+int kt_writer_resume_repack(struct kt_writer *w, const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+	size_t pos = KT_DAT_MAGIC_LEN + 8, i;
+	uint16_t id, flags;
+	uint64_t size;
+	int ret = 0;
+
+	if (w->off || w->version < 7 || len < pos)
+		return -EINVAL;
+	for (i = 0; i < 2; i++) {
+		const unsigned char *nul = pos < len ?
+			memchr(b + pos, 0, len - pos) : NULL;
+
+		if (!nul)
+			return -EBADMSG;
+		pos = nul - b + 1;
+	}
+	if (len - pos < 8)
+		return -EBADMSG;
+	pos += 8;
+	while (!ret && pos < len) {
+		if (len - pos < 16)
+			return -EBADMSG;
+		memcpy(&id, b + pos, 2);
+		memcpy(&flags, b + pos + 2, 2);
+		memcpy(&size, b + pos + 8, 8);
+		if (size > len - pos - 16 || (flags & KT_DAT_SEC_COMPRESSED))
+			return -EBADMSG;
+		ret = kt_writer_section(w, id, b + pos + 16, size);
+		pos += 16 + size;
+	}
+	return ret;
+}

@@ -215,6 +215,12 @@ int kt_writer_section(struct kt_writer *w, unsigned short id,
  * file's header says; the writer takes the sections' places from buf.
  */
 int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len);
+/*
+ * v7: kt_writer_resume() from a start written unpacked (compression
+ * "none"), each section packed as this writer packs.  -EBADMSG for a
+ * start that is not such a file's.
+ */
+int kt_writer_resume_repack(struct kt_writer *w, const void *buf, size_t len);
 
 /*
  * kt_writer_resume() from the file at path, which this machine's ktrace

@@ -88,11 +88,12 @@ ts_of() {
 		fail "stat -i does not list the trigger: $output"
 }
 
-# numbered_rec: record numbered.c (4 s of numbered calls, one 80 ms
-# nanosleep, 1 s more) on CPU 0, -F, into snaps/, firing at the sleep:
+# numbered_rec [ARGS]: record numbered.c (4 s of numbered calls, one 80
+# ms nanosleep, 1 s more) on CPU 0, -F, into snaps/, firing at the sleep:
 # --before 3s --after 300ms, so the ring's chunks are 0.825 s long and
-# the snapshot holds three or more of them whole (their packed blocks
-# copied as they are) and cuts one at the window's start.
+# the snapshot holds three or more of them whole (with --packed-ring
+# their packed blocks copied as they are) and cuts one at the window's
+# start.
 numbered_rec() {
 	kt_tool numbered "$KT_TRIG_BIN"
 	run rec --trigger 'syscall>50ms' --before 3s --after 300ms -F -o snaps "$@" \
@@ -107,8 +108,10 @@ numbers() {
 		while read -r n t; do echo "$((16#$n)) $t"; done
 }
 
-@test "a snapshot of several whole chunks of the ring: trace-cmd reads it as ktrace does, its calls consecutive over exactly the window" {
-	numbered_rec
+# numbered_check: numbered_rec's one snapshot, read by trace-cmd as by
+# ktrace, its calls consecutive over exactly the window, packed with
+# zstd as the recording asked, whatever the ring's compression.
+numbered_check() {
 	[ "$status" -eq 0 ] || fail "record exited $status: $output"
 	shopt -s nullglob
 	files=(snaps/trigger-*-syscall-gt-50ms.dat)
@@ -138,6 +141,75 @@ numbers() {
 	# No losses to explain a gap: the file says none.
 	run -0 "$KTRACE" stat -i "$f"
 	[[ $output == *"no events lost"* ]] || fail "stat -i: $output"
+	[[ ${lines[0]} == *"compression zstd"* ]] || fail "stat -i: ${lines[0]}"
+}
+
+# numbered_bg [ARGS]: numbered_rec's recording in the background, its
+# pid in $pid, its output to rec.out.
+numbered_bg() {
+	"$KTRACE" record --trigger 'syscall>50ms' --before 3s --after 300ms -F -o snaps "$@" \
+		-- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 1 >rec.out 2>&1 &
+	pid=$!
+	echo "$pid" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+}
+
+# ring_codec: the compression of the first chunk of the ring found in
+# snaps/ while numbered_bg runs.
+ring_codec() {
+	local chunk="" i=0
+	while [ -z "$chunk" ] && ((i++ < 400)); do
+		sleep 0.05
+		chunk=$(find snaps -path '*/.ktrace-ring-*/ktrace-*.dat' 2>/dev/null | head -n 1)
+	done
+	if [ -n "$chunk" ] && cp "$chunk" chunk.dat 2>/dev/null; then
+		"$KTRACE" stat -i chunk.dat 2>&1 | sed -nE '1s/.*compression ([a-z]+).*/\1/p'
+	else
+		echo "no chunk in $(find snaps 2>&1 | head -n 5)"
+	fi
+}
+
+@test "a snapshot of several whole chunks of an unpacked ring (the default): trace-cmd reads it as ktrace does, its calls consecutive over exactly the window, packed" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	numbered_bg
+	codec=$(ring_codec)
+	wait "$pid" && status=0 || status=$?
+	output=$(cat rec.out)
+	[ "$codec" = none ] || fail "the ring's chunk: compression '$codec', not none"
+	numbered_check
+}
+
+@test "the same with --packed-ring: the ring's chunks packed, their blocks copied into the snapshot" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	numbered_bg --packed-ring
+	codec=$(ring_codec)
+	wait "$pid" && status=0 || status=$?
+	output=$(cat rec.out)
+	[ "$codec" = zstd ] || fail "the ring's chunk: compression '$codec', not zstd"
+	numbered_check
+}
+
+@test "an unpacked ring's snapshot with --compression zlib is zlib, with --file-version 6 v6; trace-cmd reads each as ktrace does" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	for fmt in "--compression zlib" "--file-version 6"; do
+		rm -rf snaps
+		# shellcheck disable=SC2086
+		run rec --trigger 'syscall>50ms' --before 1s --after 100ms -F -o snaps $fmt \
+			-- taskset -c 0 "$KT_TRIG_BIN/numbered" 1.5 80 0.3
+		[ "$status" -eq 0 ] || fail "$fmt: record exited $status: $output"
+		f=$(ls snaps/trigger-*.dat)
+		run -0 "$KTRACE" stat -i "$f"
+		case $fmt in
+		*zlib) [[ ${lines[0]} == *"v7, compression zlib"* ]] || fail "$fmt: ${lines[0]}" ;;
+		*) [[ ${lines[0]} == *"trace.dat v6"* ]] || fail "$fmt: ${lines[0]}" ;;
+		esac
+		run -0 "$KTRACE" report -i "$f"
+		n=$(grep -cE 'sys_enter: +NR 8 \(ffffffff, ' <<<"$output")
+		[ "$n" -gt 500 ] || fail "$fmt: $n numbered calls in $f"
+		# trace-cmd here reads zlib only through the zstd original.
+		[[ $fmt == *zlib ]] ||
+			cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "$f" 2>/dev/null | tail -n +2) ||
+			fail "$fmt: report differs from trace-cmd's beyond the trigger lines"
+	done
 }
 
 # chained_rec: three snapshots 0.48 s apart of numbered's calls on CPU 0
@@ -150,7 +222,7 @@ numbers() {
 chained_rec() {
 	kt_tool numbered "$KT_TRIG_BIN"
 	run rec --trigger 'syscall>50ms' --before 3s --after 100ms --cooldown 0 -F \
-		-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 0.4 80 0.4 80 1
+		-o snaps "$@" -- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 0.4 80 0.4 80 1
 }
 
 # chained_check: chained_rec's three files, each read by trace-cmd as by
@@ -183,6 +255,11 @@ chained_check() {
 	chained_check
 }
 
+@test "the same with --packed-ring: the windows begin in blocks packed as they came" {
+	chained_rec --packed-ring
+	chained_check
+}
+
 @test "the ring's pages packed as they come, refused part way by a full disk: the same three chained snapshots, whole" {
 	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	# The pack's scratch file (unlinked, in the ring's directory) takes
@@ -191,7 +268,7 @@ chained_check() {
 	# whose own packing of the last pages is refused packs them itself.
 	LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$PWD/faults.log" \
 		KT_FAULT_FULL="*/.ktrace-ring-*(deleted):8000" \
-		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" chained_rec
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" chained_rec --packed-ring
 	grep -q "^write .*/.ktrace-ring-.*(deleted) 28$" faults.log ||
 		fail "the pack's file was never refused: $(head -3 faults.log 2>&1)"
 	chained_check

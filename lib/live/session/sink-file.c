@@ -50,12 +50,19 @@ struct kt_file_sink {
 	char *const *stat_text;
 	/* A trigger's snapshot: its option's text (file/trigopt.h), or NULL. */
 	const char *trigger;
+	/* The file's compression: NULL, the recording's (kt_file_sink_set_compression). */
+	const char *codec;
 	bool disk_full;			/* a full disk cut the file */
 };
 
 struct kt_file_sink *kt_file_sink_new(void)
 {
 	return calloc(1, sizeof(struct kt_file_sink));
+}
+
+void kt_file_sink_set_compression(struct kt_file_sink *f, const char *codec)
+{
+	f->codec = codec;
 }
 
 bool kt_file_sink_disk_full(const struct kt_file_sink *f)
@@ -92,7 +99,7 @@ static int open_writer(struct kt_file_sink *f)
 	}
 	ret = kt_writer_set_format(f->w, f->s->cfg->file_version ?
 				   f->s->cfg->file_version : KT_DAT_VERSION_DEFAULT,
-				   f->s->cfg->compression);
+				   f->codec ? f->codec : f->s->cfg->compression);
 	if (ret)
 		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	return ret;
@@ -601,6 +608,8 @@ static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
 	if (!f)
 		return NULL;
 	f->s = prev->s;
+	/* A snapshot is packed as the recording asked, its ring maybe not. */
+	f->codec = snap ? NULL : prev->codec;
 	if (kt_file_sink_set_path(f, path))
 		goto err;
 	ret = snap ? open_writer(f) : open_output(f);
@@ -608,7 +617,9 @@ static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
 	if (!ret) {
 		if (snap)
 			kt_writer_keep_sources(f->w);
-		ret = kt_writer_resume(f->w, head, len);
+		ret = strcmp(kt_writer_compression(f->w), kt_writer_compression(prev->w)) ?
+		      kt_writer_resume_repack(f->w, head, len) :
+		      kt_writer_resume(f->w, head, len);
 		if (ret && ret != -ENOSPC)
 			kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	}

@@ -24,6 +24,12 @@ extern const struct kt_sink_ops kt_file_sink_ops;
 
 /* The file of the session's cfg->output.  NULL + errno. */
 struct kt_file_sink *kt_file_sink_new(void);
+/*
+ * Before it begins: the file's compression ("none", "zstd", "zlib",
+ * kept, not copied) in place of the recording's; the chunks after it
+ * take it too, a snapshot the recording's.
+ */
+void kt_file_sink_set_compression(struct kt_file_sink *f, const char *codec);
 /* The file's size, as written so far. */
 unsigned long long kt_file_sink_size(const struct kt_file_sink *f);
 /*

@@ -75,6 +75,8 @@ struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o)
 	r->timer = -1;
 	r->o.dir = strdup(o->dir);
 	r->cur = kt_file_sink_new();
+	if (r->cur && o->compression)
+		kt_file_sink_set_compression(r->cur, o->compression);
 	if (!r->o.dir || !r->cur) {
 		free((char *)r->o.dir);
 		free(r->cur);
@@ -344,8 +346,11 @@ static int series_begin(void *state, struct kt_session *s, enum kt_sink_step ste
 
 	if (step == KT_SINK_NEW) {
 		r->s = s;
-		r->ratio = cfg->file_version == 6 || (cfg->compression &&
-			   !strcmp(cfg->compression, "none")) ? 1.0 : PACKED_GUESS;
+		const char *codec = r->o.compression ? r->o.compression :
+				    cfg->compression;
+
+		r->ratio = cfg->file_version == 6 || (codec &&
+			   !strcmp(codec, "none")) ? 1.0 : PACKED_GUESS;
 	}
 	if (step == KT_SINK_OPEN) {
 		ret = open_first(r);

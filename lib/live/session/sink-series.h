@@ -32,6 +32,11 @@ struct kt_series_opts {
 	 * end copy the blocks, a page is packed once.
 	 */
 	bool prepack;
+	/*
+	 * The chunks' compression (kept, not copied), or NULL: the
+	 * recording's.  Snapshots are packed as the recording asked.
+	 */
+	const char *compression;
 };
 
 /* The series into o->dir (o is copied).  NULL + errno. */

@@ -110,8 +110,18 @@ struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
 	so.dir = t->ring_dir;
 	so.ns = span / 4 > 250000000ULL ? span / 4 : 250000000ULL;
 	so.keep = 8;
-	/* Its snapshots copy the pages packed as they came. */
-	so.prepack = true;
+	/*
+	 * Waiting for a rare moment should cost the traced system no
+	 * packing (with a busy workload the recorder's zstd takes its
+	 * CPUs): the ring is kept unpacked, 2x before + after of pages on
+	 * disk, and a snapshot packs its window.  A packed ring takes 5-9x
+	 * less room: its pieces are packed as they come and a snapshot
+	 * copies their blocks.
+	 */
+	if (o->packed_ring)
+		so.prepack = true;
+	else
+		so.compression = "none";
 	t->ring = kt_series_sink_new(&so);
 	t->o.dir = strdup(o->dir);
 	/* The walker reads up to 8 bytes past a page's data. */

@@ -33,6 +33,12 @@ struct kt_trigger_opts {
 	/* Storms: snapshots at most (0: no limit), and the least time between two firings that each take one. */
 	unsigned int max_snapshots;
 	uint64_t cooldown;		/* ns */
+	/*
+	 * The ring packed as the snapshots are (pieces packed as they
+	 * come, blocks copied into each snapshot); else kept unpacked:
+	 * nothing is packed until a snapshot, which packs its window.
+	 */
+	bool packed_ring;
 };
 
 /* The trigger into o->dir (o is copied).  NULL + errno. */
