@@ -1562,6 +1562,45 @@ int kt_writer_commit(struct kt_writer *w)
 }
 
 /*
+ * v7: where a start's options' offset goes (*opt_ptr) and its first
+ * section begins (*pos), past the compression's name and version.
+ */
+static int head_start(const unsigned char *buf, size_t len, size_t *opt_ptr,
+		      size_t *pos)
+{
+	size_t at = KT_DAT_MAGIC_LEN + 8, i;
+
+	for (i = 0; i < 2; i++) {
+		const unsigned char *nul = at < len ?
+			memchr(buf + at, 0, len - at) : NULL;
+
+		if (!nul)
+			return -EBADMSG;
+		at = nul - buf + 1;
+	}
+	if (len - at < 8)
+		return -EBADMSG;
+	*opt_ptr = at;
+	*pos = at + 8;
+	return 0;
+}
+
+/* v7: the section at *pos of a start, *pos moved past it: 0 or -EBADMSG. */
+static int head_section(const unsigned char *buf, size_t len, size_t *pos,
+			uint16_t *id, uint16_t *flags, uint64_t *size)
+{
+	if (len - *pos < 16)
+		return -EBADMSG;
+	memcpy(id, buf + *pos, 2);
+	memcpy(flags, buf + *pos + 2, 2);
+	memcpy(size, buf + *pos + 8, 8);
+	if (*size > len - *pos - 16)
+		return -EBADMSG;
+	*pos += 16 + *size;
+	return 0;
+}
+
+/*
  * v7: what a resumed start holds, as write_initial() and the sections
  * left it: where the options' offset goes and where each section is,
  * each description in the strings again (in the same order, so with the
@@ -1570,40 +1609,22 @@ int kt_writer_commit(struct kt_writer *w)
 static int resume_v7(struct kt_writer *w, const unsigned char *buf,
 		     size_t len)
 {
-	size_t pos = KT_DAT_MAGIC_LEN + 8, i;
+	size_t pos, at, opt_ptr;
 	uint64_t size;
-	uint16_t id;
+	uint16_t id, flags;
 	uint32_t sid;
-	int ret;
+	int ret = head_start(buf, len, &opt_ptr, &pos);
 
-	/* The compression's name and version. */
-	for (i = 0; i < 2; i++) {
-		const unsigned char *nul = pos < len ?
-			memchr(buf + pos, 0, len - pos) : NULL;
-
-		if (!nul)
-			return -EBADMSG;
-		pos = nul - buf + 1;
+	w->opt_ptr = opt_ptr;
+	while (!ret && pos < len) {
+		at = pos;
+		ret = head_section(buf, len, &pos, &id, &flags, &size);
+		if (!ret && id <= KT_OPT_CMDLINES)
+			w->sec[id] = at;
+		if (!ret)
+			ret = add_string(w, section_desc(id), &sid);
 	}
-	if (len - pos < 8)
-		return -EBADMSG;
-	w->opt_ptr = pos;
-	pos += 8;
-	while (pos < len) {
-		if (len - pos < 16)
-			return -EBADMSG;
-		memcpy(&id, buf + pos, 2);
-		memcpy(&size, buf + pos + 8, 8);
-		if (size > len - pos - 16)
-			return -EBADMSG;
-		if (id <= KT_OPT_CMDLINES)
-			w->sec[id] = pos;
-		ret = add_string(w, section_desc(id), &sid);
-		if (ret)
-			return ret;
-		pos += 16 + size;
-	}
-	return 0;
+	return ret;
 }
 
 int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len)
@@ -1628,34 +1649,20 @@ int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len)
 int kt_writer_resume_repack(struct kt_writer *w, const void *buf, size_t len)
 {
 	const unsigned char *b = buf;
-	size_t pos = KT_DAT_MAGIC_LEN + 8, i;
-	uint16_t id, flags;
+	size_t pos, opt_ptr;
 	uint64_t size;
-	int ret = 0;
+	uint16_t id, flags;
+	int ret;
 
-	if (w->off || w->version < 7 || len < pos)
+	if (w->off || w->version < 7 || len < KT_DAT_MAGIC_LEN + 8)
 		return -EINVAL;
-	for (i = 0; i < 2; i++) {
-		const unsigned char *nul = pos < len ?
-			memchr(b + pos, 0, len - pos) : NULL;
-
-		if (!nul)
-			return -EBADMSG;
-		pos = nul - b + 1;
-	}
-	if (len - pos < 8)
-		return -EBADMSG;
-	pos += 8;
+	ret = head_start(b, len, &opt_ptr, &pos);
 	while (!ret && pos < len) {
-		if (len - pos < 16)
-			return -EBADMSG;
-		memcpy(&id, b + pos, 2);
-		memcpy(&flags, b + pos + 2, 2);
-		memcpy(&size, b + pos + 8, 8);
-		if (size > len - pos - 16 || (flags & KT_DAT_SEC_COMPRESSED))
-			return -EBADMSG;
-		ret = kt_writer_section(w, id, b + pos + 16, size);
-		pos += 16 + size;
+		ret = head_section(b, len, &pos, &id, &flags, &size);
+		if (!ret && (flags & KT_DAT_SEC_COMPRESSED))
+			ret = -EBADMSG;
+		if (!ret)
+			ret = kt_writer_section(w, id, b + pos - size, size);
 	}
 	return ret;
 }

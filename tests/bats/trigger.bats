@@ -168,24 +168,24 @@ ring_codec() {
 	fi
 }
 
-@test "a snapshot of several whole chunks of an unpacked ring (the default): trace-cmd reads it as ktrace does, its calls consecutive over exactly the window, packed" {
+# ring_check CODEC [ARGS]: numbered_bg ARGS, its ring's chunks packed
+# with CODEC, numbered_check of its snapshot.
+ring_check() {
 	kt_tool numbered "$KT_TRIG_BIN"
-	numbered_bg
+	numbered_bg "${@:2}"
 	codec=$(ring_codec)
 	wait "$pid" && status=0 || status=$?
 	output=$(cat rec.out)
-	[ "$codec" = none ] || fail "the ring's chunk: compression '$codec', not none"
+	[ "$codec" = "$1" ] || fail "the ring's chunk: compression '$codec', not $1"
 	numbered_check
 }
 
+@test "a snapshot of several whole chunks of an unpacked ring (the default): trace-cmd reads it as ktrace does, its calls consecutive over exactly the window, packed" {
+	ring_check none
+}
+
 @test "the same with --packed-ring: the ring's chunks packed, their blocks copied into the snapshot" {
-	kt_tool numbered "$KT_TRIG_BIN"
-	numbered_bg --packed-ring
-	codec=$(ring_codec)
-	wait "$pid" && status=0 || status=$?
-	output=$(cat rec.out)
-	[ "$codec" = zstd ] || fail "the ring's chunk: compression '$codec', not zstd"
-	numbered_check
+	ring_check zstd --packed-ring
 }
 
 @test "an unpacked ring's snapshot with --compression zlib is zlib, with --file-version 6 v6; trace-cmd reads each as ktrace does" {

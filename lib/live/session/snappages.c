@@ -148,7 +148,12 @@ static void chunk_losses(const struct kt_reader *r, int ncpus,
 	}
 }
 
-/* The finished chunks' pages, per CPU, read loose (another compression). */
+/*
+ * The finished chunks' pages, per CPU, read loose (another compression:
+ * a trigger's ring is kept unpacked): into blocks packed with g's codec
+ * (in_chunks), or into the loose scratch files when the snapshot is not
+ * packed.
+ */
 static int loose_chunks(struct gather *g, int ncpus, struct cpu_out *out)
 {
 	struct kt_stream *st;
@@ -441,6 +446,7 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 		       struct kt_cpu_stats *prior, unsigned long long *prior_unw)
 {
 	size_t cap;
+	bool same;
 	int cpu, ret;
 
 	g->r = kt_reader_open_list_index(chunks, n);
@@ -449,7 +455,9 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 	if (kt_reader_page_size(g->r) != g->page)
 		return -EINVAL;
 	chunk_losses(g->r, ncpus, prior, prior_unw);
-	if (!same_packing(g, n, ncpus))
+	same = same_packing(g, n, ncpus);
+	/* Loose into the snapshot's blocks here, not through a scratch file. */
+	if (!same && (!strcmp(g->codec, "none") || !kt_pack_known(g->codec)))
 		return loose_chunks(g, ncpus, out);
 	g->pack = kt_pack_new(g->codec);
 	g->unpack = kt_unpack_new();
@@ -465,7 +473,12 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 		if (out[cpu].pfd < 0)
 			ret = out[cpu].pfd;
 	}
-	ret = ret ? ret : packed_chunks(g, chunks, n, ncpus, out);
+	if (!ret && same)
+		ret = packed_chunks(g, chunks, n, ncpus, out);
+	else if (!ret)
+		ret = loose_chunks(g, ncpus, out);
+	for (cpu = 0; !ret && !same && cpu < ncpus; cpu++)
+		ret = pack_pend(g, &out[cpu]);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		out[cpu].in_chunks = false;
 	return ret;

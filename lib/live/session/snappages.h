@@ -42,8 +42,9 @@ struct kt_snappages {
  * scratch files: the chunks' pages kept as packed blocks (packed_fd,
  * packed_blocks, packed_len; where the chunks are packed with codec: the
  * blocks lying wholly in the window are theirs, copied as they are, only
- * the window's edge packed again), then the pieces' pages (fd, off 0,
- * size).  res: the events of the chunks' pages kept (count) and their
+ * the window's edge packed again; packed otherwise or not at all, their
+ * pages are packed here; with codec "none" they go loose into fd), then
+ * the pieces' pages (fd, off 0, size).  res: the events of the chunks' pages kept (count) and their
  * oldest page's time.  0 or -errno (said); on failure cpus is as it
  * came.  prior[ncpus], prior_unw[ncpus]: what the chunks stored they lost
  * (their CPUSTATs summed: overrun, commit overrun, dropped, unwritten
