@@ -263,7 +263,8 @@ int token_load(const char *path, unsigned char *key)
 {
 	int ret = kt_auth_load(path, key);
 
-	if (ret)
+	/* A libsodium that does not load is said where it is loaded. */
+	if (ret && ret != -ELIBACC)
 		kt_err("cannot read the token in '%s': %s", path,
 		       ret == -EPERM ? "others may read it; chmod 600 it" :
 		       ret == -EINVAL ? "it is empty" : strerror(-ret));

@@ -55,11 +55,11 @@ static void so_load(void)
 	so_loaded = so.sodium_init() >= 0;
 }
 
-/* libsodium loaded and started: 0 or -EIO. */
+/* libsodium loaded and started: 0 or -ELIBACC (said). */
 static int so_get(void)
 {
 	pthread_once(&so_once, so_load);
-	return so_loaded ? 0 : -EIO;
+	return so_loaded ? 0 : -ELIBACC;
 }
 
 int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY])
@@ -70,8 +70,9 @@ int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY])
 	size_t len;
 	int fd, ret = 0;
 
-	if (so_get())
-		return -EIO;
+	ret = so_get();
+	if (ret)
+		return ret;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

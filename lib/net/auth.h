@@ -16,7 +16,8 @@
 
 /*
  * Read the token of path (its first line, at most 4 KB, not empty) into
- * key.  0 or -errno (-EINVAL: empty; -EPERM: readable by others).
+ * key.  0 or -errno (-EINVAL: empty; -EPERM: readable by others;
+ * -ELIBACC: libsodium could not be loaded, said here).
  */
 int kt_auth_load(const char *path, uint8_t key[KT_AUTH_KEY]);
 /* Fill a nonce from the system's random source.  0 or -errno. */

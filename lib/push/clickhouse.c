@@ -183,7 +183,8 @@ static int handle(struct kt_ch *ch)
 		return 0;
 	cu = ch->cu ? ch->cu : kt_curl_get();
 	if (!cu) {
-		snprintf(ch->err, sizeof(ch->err), "cannot load libcurl: %s", kt_curl_error());
+		snprintf(ch->err, sizeof(ch->err), "cannot load libcurl: %s; install libcurl4",
+			 kt_curl_error());
 		return -ELIBACC;
 	}
 	ch->cu = cu;
