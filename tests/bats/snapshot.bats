@@ -242,6 +242,34 @@ events_in() {
 	exact b 300 rec.dat
 }
 
+# file_events FILE: the events FILE's per-CPU table holds, summed.
+file_events() {
+	"$KTRACE" stat -i "$1" | awk '$1 == "top" && $2 ~ /^[0-9]+$/ { s += $3 } END { print s + 0 }'
+}
+
+@test "--trigger: a snapshot of the ring holds every mark of its window, zstd as the recording asked, its events counted as its file holds them; --packed-ring the same" {
+	local ring n
+	for ring in "" --packed-ring; do
+		rm -rf m s.dat
+		# --before 2s --after 100ms: the ring's chunks are 0.525 s
+		# long, 8 kept: over 4 s, so the whole run is in it.
+		started --trigger 'syscall>10s' --before 2s --after 100ms $ring -o m
+		marks 1500 a 1000
+		run -0 "$KTRACE" snapshot -o s.dat
+		line_ok "$output" "$PWD/s.dat"
+		n=$(events_in "$output")
+		marks 200 b
+		stop
+		exact a 1500 s.dat
+		exact b 0 s.dat
+		[ "$("$KTRACE" stat -i s.dat | head -n 1 | grep -c 'v7, compression zstd')" -eq 1 ] ||
+			fail "${ring:-unpacked}: $("$KTRACE" stat -i s.dat | head -n 1)"
+		[ "$n" -eq "$(file_events s.dat)" ] ||
+			fail "${ring:-unpacked}: the line says $n events, the file holds $(file_events s.dat)"
+		[ -z "$(find m -name '.ktrace-ring-*')" ] || fail "${ring:-unpacked}: the ring is left: $(ls -A m)"
+	done
+}
+
 @test "no recording, several, a stale entry, a pid that is not a recording: one line, status 1, the registry cleaned" {
 	run -1 "$KTRACE" snapshot
 	[ "${#lines[@]}" -eq 1 ] && [[ $output == *"no recording running"* ]] || fail "$output"

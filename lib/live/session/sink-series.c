@@ -342,13 +342,12 @@ static int series_begin(void *state, struct kt_session *s, enum kt_sink_step ste
 {
 	struct kt_series_sink *r = state;
 	const struct kt_session_config *cfg = kt_session_cfg(s);
+	const char *codec = r->o.compression ? r->o.compression :
+			    cfg->compression;
 	int ret;
 
 	if (step == KT_SINK_NEW) {
 		r->s = s;
-		const char *codec = r->o.compression ? r->o.compression :
-				    cfg->compression;
-
 		r->ratio = cfg->file_version == 6 || (codec &&
 			   !strcmp(codec, "none")) ? 1.0 : PACKED_GUESS;
 	}
