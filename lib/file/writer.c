@@ -233,11 +233,19 @@ void kt_writer_set_page_size(struct kt_writer *w, int page_size)
 	w->page_size = page_size;
 }
 
+const char *kt_dat_compression(int version, const char *compression)
+{
+	if (!version)
+		version = KT_DAT_VERSION_DEFAULT;
+	if (!compression)
+		compression = version == 7 ? KT_DAT_COMPRESSION_DEFAULT : "none";
+	return compression;
+}
+
 int kt_writer_set_format(struct kt_writer *w, int version,
 			 const char *compression)
 {
-	if (!compression)
-		compression = version == 7 ? KT_DAT_COMPRESSION_DEFAULT : "none";
+	compression = kt_dat_compression(version, compression);
 	if ((version != 6 && version != 7) || !kt_pack_known(compression) ||
 	    (version == 6 && strcmp(compression, "none")) || w->off)
 		return -EINVAL;

@@ -70,6 +70,12 @@ void kt_writer_close(struct kt_writer *w);
  */
 int kt_writer_set_format(struct kt_writer *w, int version,
 			 const char *compression);
+/*
+ * What a file of version (0: KT_DAT_VERSION_DEFAULT) with compression
+ * (NULL: the version's default) is packed with: "none" for v6 unless
+ * asked otherwise, as kt_writer_set_format() takes it.
+ */
+const char *kt_dat_compression(int version, const char *compression);
 int kt_writer_version(const struct kt_writer *w);
 
 /* One event's format file, as a format section holds it. */

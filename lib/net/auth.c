@@ -53,6 +53,8 @@ static void so_load(void)
 		return;
 	}
 	so_loaded = so.sodium_init() >= 0;
+	if (!so_loaded)
+		kt_err("cannot start libsodium for the agent's token");
 }
 
 /* libsodium loaded and started: 0 or -ELIBACC (said). */

@@ -829,14 +829,6 @@ static char *default_name(const char *out)
 	return p;
 }
 
-/* What a snapshot is packed with: the recording's compression. */
-static const char *snapshot_codec(const struct kt_session_config *cfg)
-{
-	if ((cfg->file_version ? cfg->file_version : KT_DAT_VERSION_DEFAULT) == 6)
-		return "none";
-	return cfg->compression ? cfg->compression : KT_DAT_COMPRESSION_DEFAULT;
-}
-
 int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *base,
 			  const unsigned long long *unw_base,
 			  const char *const *chunks, int nchunks,
@@ -896,7 +888,8 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 		prior_unw = calloc(s->ncpus, sizeof(*prior_unw));
 		struct kt_snappages in = {
 			.chunks = chunks, .n = nchunks, .cutoff = cutoff,
-			.beside = path, .codec = snapshot_codec(s->cfg),
+			.beside = path, .codec = kt_dat_compression(s->cfg->file_version,
+							   s->cfg->compression),
 			.count = !req->uncounted, .ncpus = s->ncpus,
 			.pieces = pieces,
 		};
