@@ -128,7 +128,10 @@ struct record_opts {
 	unsigned long long before, after, cooldown;
 	bool before_set, after_set, cooldown_set;
 	unsigned int max_snapshots;
-	bool packed_ring;
+	/* --packed-ring[=WHEN]: auto unless said; its bound (0: the default) */
+	enum kt_ring_packing ring;
+	unsigned long long ring_auto_bytes;
+	bool ring_set;
 	/* The actions on each snapshot: --on-trigger, --push */
 	const char *on_trigger;
 	const char *push;
@@ -172,7 +175,7 @@ static const struct argp_option options[] = {
 	{ "after", OPT_AFTER, "DURATION", 0, "with --trigger: what it holds after the moment (default 1s)", 0 },
 	{ "max-snapshots", OPT_MAX_SNAPSHOTS, "N", 0, "with --trigger: write at most N snapshots; later firings are counted as suppressed", 0 },
 	{ "cooldown", OPT_COOLDOWN, "DURATION", 0, "with --trigger: a firing within DURATION of the last snapshot's is counted as suppressed (default 3s; 0: none)", 0 },
-	{ "packed-ring", OPT_PACKED_RING, NULL, 0, "with --trigger: keep the ring of recent history packed (5-9x less disk, the packing's CPU paid while waiting); by default it is kept unpacked and only the snapshots are packed", 0 },
+	{ "packed-ring", OPT_PACKED_RING, "WHEN", OPTION_ARG_OPTIONAL, "with --trigger: how the ring of recent history is kept: always packed (no WHEN; 5-9x less disk, the packing's CPU paid while waiting), never (only the snapshots are packed), or auto, the default: unpacked while a window's pages come to less than 128M (or WHEN given as a size, e.g. --packed-ring=32M), packed above, so a busy ring's snapshot is not late", 0 },
 	{ "max-lost", OPT_MAX_LOST, "N", 0, "exit 3 when more than N events were lost", 0 },
 	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0, "how the v7 file is packed (default zstd, as trace-cmd's)", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "trace.dat version (default 7; 6 is never compressed)", 0 },
@@ -338,6 +341,27 @@ static void window_opt(struct record_opts *o, int key, const char *arg,
 	}
 }
 
+/* --packed-ring[=always|never|auto|SIZE]: how the trigger's ring is kept. */
+static void packed_ring_opt(struct record_opts *o, const char *arg,
+			    struct argp_state *state)
+{
+	unsigned long long size = 0, ns = 0;
+
+	o->ring_set = true;
+	o->ring_auto_bytes = 0;
+	if (!arg || !strcmp(arg, "always"))
+		o->ring = KT_RING_PACKED;
+	else if (!strcmp(arg, "never"))
+		o->ring = KT_RING_UNPACKED;
+	else if (!strcmp(arg, "auto"))
+		o->ring = KT_RING_AUTO;
+	else if (!parse_size_duration(arg, &size, &ns) && size)
+		o->ring = KT_RING_AUTO, o->ring_auto_bytes = size;
+	else
+		argp_error(state, "bad --packed-ring=%s; give always, never, auto or a window's size of pages above which it is packed, e.g. --packed-ring=32M",
+			   arg);
+}
+
 /*
  * What --trigger does not go with, its -o DIR, and the events its
  * conditions need, added to -e (with record's defaults when -e named
@@ -446,7 +470,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		window_opt(o, key, arg, state);
 		break;
 	case OPT_PACKED_RING:
-		o->packed_ring = true;
+		packed_ring_opt(o, arg, state);
 		break;
 	case OPT_MAX_SNAPSHOTS:
 		if (parse_ulong(arg, 1000000, &v) || !v)
@@ -651,7 +675,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->nconds)
 			trigger_end(o, state);
 		else if (o->before_set || o->after_set || o->cooldown_set || o->max_snapshots ||
-			 o->packed_ring)
+			 o->ring_set)
 			argp_error(state, "--before, --after, --cooldown, --max-snapshots and --packed-ring go with --trigger COND");
 		if (o->recover && (o->t.cmd || o->t.nspecs || o->t.npids || o->flight ||
 				   o->t.ft.tracer ||
@@ -950,7 +974,7 @@ static int record(struct record_opts *o, struct kt_net_sink *net)
 		.dir = o->output, .conds = o->conds, .nconds = o->nconds,
 		.before = o->before, .after = o->after,
 		.max_snapshots = o->max_snapshots, .cooldown = o->cooldown,
-		.packed_ring = o->packed_ring,
+		.ring = o->ring, .ring_auto_bytes = o->ring_auto_bytes,
 	};
 	struct kt_trigger_sink *trigger = o->nconds ? kt_trigger_sink_new(&to) : NULL;
 	struct kt_file_sink *file = o->rotate || o->nconds ? NULL : kt_file_sink_new();

@@ -105,14 +105,20 @@ void trace_opts_free(struct kt_trace_opts *o)
 	o->probes = NULL;
 }
 
-/* Does the option named by arg (without dashes) take an argument? */
+/* An argument in the next word: one that is not optional (those come after '='). */
+static bool next_word_arg(const struct argp_option *op)
+{
+	return op->arg && !(op->flags & OPTION_ARG_OPTIONAL);
+}
+
+/* Does the option named by arg (without dashes) take the next word? */
 static bool long_takes_arg(const struct argp_option *options,
 			   const char *name, size_t len)
 {
 	const struct argp_option *op;
 
 	for (op = options; op->name || op->key || op->doc; op++)
-		if (op->name && !strncmp(op->name, name, len) && op->arg)
+		if (op->name && !strncmp(op->name, name, len) && next_word_arg(op))
 			return true;
 	return false;
 }
@@ -123,7 +129,7 @@ static bool short_takes_arg(const struct argp_option *options, int c)
 
 	for (op = options; op->name || op->key || op->doc; op++)
 		if (op->key == c)
-			return op->arg != NULL;
+			return next_word_arg(op);
 	return false;
 }
 

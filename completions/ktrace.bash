@@ -61,6 +61,11 @@ _ktrace()
 	fi
 
 	_ktrace_colon_word
+	# --packed-ring=WHEN: an optional argument, given after '=' (a word of its own).
+	if [ "$prev" = = ] && [ "${COMP_WORDS[COMP_CWORD-2]}" = --packed-ring ]; then
+		COMPREPLY=($(compgen -W "always never auto 32M 256M" -- "$cur"))
+		return 0
+	fi
 	# Arguments of options that take one.
 	case "$prev" in
 	-e|--event|--fields|--stack)

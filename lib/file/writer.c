@@ -1635,26 +1635,12 @@ static int resume_v7(struct kt_writer *w, const unsigned char *buf,
 	return ret;
 }
 
-int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len)
-{
-	int ret;
-
-	if (w->off || len < KT_DAT_MAGIC_LEN + 8)
-		return -EINVAL;
-	if (w->version >= 7) {
-		ret = resume_v7(w, buf, len);
-		if (ret)
-			return ret;
-	}
-	return write_all(w, buf, len);
-}
-
 /*
  * v7: a start another writer of this machine wrote unpacked (a trigger's
  * ring, kept unpacked so that waiting costs no packing) taken section by
  * section and packed as this writer packs: its snapshot's start.
  */
-int kt_writer_resume_repack(struct kt_writer *w, const void *buf, size_t len)
+static int resume_repack(struct kt_writer *w, const void *buf, size_t len)
 {
 	const unsigned char *b = buf;
 	size_t pos, opt_ptr;
@@ -1673,4 +1659,34 @@ int kt_writer_resume_repack(struct kt_writer *w, const void *buf, size_t len)
 			ret = kt_writer_section(w, id, b + pos - size, size);
 	}
 	return ret;
+}
+
+/* v7: whether a start was packed otherwise than w packs (its compression's name). */
+static bool packed_otherwise(const struct kt_writer *w, const unsigned char *buf,
+			     size_t len)
+{
+	size_t at = KT_DAT_MAGIC_LEN + 8;
+	const char *name = w->pack ? kt_pack_name(w->pack) : "none";
+
+	return !memchr(buf + at, 0, len - at) || strcmp((const char *)buf + at, name);
+}
+
+int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len)
+{
+	int ret;
+
+	if (w->off || len < KT_DAT_MAGIC_LEN + 8)
+		return -EINVAL;
+	if (w->version >= 7) {
+		/*
+		 * A start another chunk wrote unpacked (an auto ring's
+		 * first, into a chunk packed as it comes) is packed again.
+		 */
+		if (packed_otherwise(w, buf, len))
+			return resume_repack(w, buf, len);
+		ret = resume_v7(w, buf, len);
+		if (ret)
+			return ret;
+	}
+	return write_all(w, buf, len);
 }

@@ -219,14 +219,11 @@ int kt_writer_section(struct kt_writer *w, unsigned short id,
  * (ktrace record --recover): the initial header and the sections up to
  * kallsyms or printk.  For v7, kt_writer_set_format() first, as the
  * file's header says; the writer takes the sections' places from buf.
+ * A v7 start written unpacked into a writer that packs (a trigger's
+ * ring kept unpacked, its snapshot or its chunk packed as it comes) has
+ * each section packed again; -EBADMSG for one packed otherwise.
  */
 int kt_writer_resume(struct kt_writer *w, const void *buf, size_t len);
-/*
- * v7: kt_writer_resume() from a start written unpacked (compression
- * "none"), each section packed as this writer packs.  -EBADMSG for a
- * start that is not such a file's.
- */
-int kt_writer_resume_repack(struct kt_writer *w, const void *buf, size_t len);
 
 /*
  * kt_writer_resume() from the file at path, which this machine's ktrace

@@ -142,6 +142,20 @@ zlib
 none"
 	run zsh_offers ktrace report -i ""
 	assert_output "<files>"
+	run zsh_offers ktrace record --packed-ring=
+	assert_output "always
+never
+auto
+32M
+256M"
+}
+
+@test "bash completes record --packed-ring='s optional WHEN after its '='" {
+	run complete_words ktrace record --packed-ring = n
+	assert_output never
+	run complete_words ktrace record --packed-ring = ""
+	assert_line always
+	assert_line 32M
 }
 
 # layout_breach FILE HEADER: layout-check.sh on a copy of the tree in

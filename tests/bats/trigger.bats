@@ -188,6 +188,40 @@ ring_check() {
 	ring_check zstd --packed-ring
 }
 
+# ring_codecs: the compression of every chunk of the ring seen in snaps/
+# while numbered_bg runs, in the order they came: "none none zstd ...".
+ring_codecs() {
+	local seen=" " c i=0
+	while kill -0 "$pid" 2>/dev/null && ((i++ < 400)); do
+		sleep 0.05
+		for c in $(find snaps -path '*/.ktrace-ring-*/ktrace-*.dat' 2>/dev/null | sort); do
+			[[ $seen == *" $c "* ]] && continue
+			cp "$c" chunk.dat 2>/dev/null || continue
+			seen+="$c "
+			"$KTRACE" stat -i chunk.dat 2>&1 | sed -nE '1s/.*compression ([a-z]+).*/\1/p'
+		done
+	done | tr '\n' ' '
+}
+
+@test "an auto ring busy beyond its bound (--packed-ring=1M): its first chunk unpacked, the next packed as they come; the snapshot across both whole" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	numbered_bg --packed-ring=1M
+	codecs=$(ring_codecs)
+	wait "$pid" && status=0 || status=$?
+	output=$(cat rec.out)
+	[[ $codecs == "none zstd"* ]] || fail "the ring's chunks: '$codecs', not none then zstd"
+	numbered_check
+}
+
+@test "--packed-ring=never keeps the ring unpacked; a bad WHEN is named with what to give, status 64" {
+	ring_check none --packed-ring=never
+	for when in often 0M 5s; do
+		run -64 "$KTRACE" record --trigger 'syscall>50ms' --packed-ring="$when" -o snaps -- true
+		[[ ${lines[0]} == "ktrace record: bad --packed-ring=$when; give always, never, auto or a window's size"* ]] ||
+			fail "${lines[0]}"
+	done
+}
+
 @test "an unpacked ring's snapshot with --compression zlib is zlib, with --file-version 6 v6; trace-cmd reads each as ktrace does" {
 	kt_tool numbered "$KT_TRIG_BIN"
 	for fmt in "--compression zlib" "--file-version 6"; do

@@ -617,9 +617,8 @@ static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
 	if (!ret) {
 		if (snap)
 			kt_writer_keep_sources(f->w);
-		ret = strcmp(kt_writer_compression(f->w), kt_writer_compression(prev->w)) ?
-		      kt_writer_resume_repack(f->w, head, len) :
-		      kt_writer_resume(f->w, head, len);
+		/* An unpacked start is packed again for a packed file. */
+		ret = kt_writer_resume(f->w, head, len);
 		if (ret && ret != -ENOSPC)
 			kt_err("cannot write '%s': %s", f->out, strerror(-ret));
 	}

@@ -61,6 +61,8 @@ struct kt_series_sink {
 	bool warned_small;
 	bool made_dir;			/* removed again if nothing was written */
 	struct kt_piecepack *pieces;	/* prepack: the chunk's pages packed */
+	bool packing;			/* this chunk is packed as it comes */
+	unsigned long long began_ns;	/* when this chunk began */
 	unsigned long long next_ns;	/* a duration's chunk ends then */
 	struct kt_series_done done;
 };
@@ -77,6 +79,8 @@ struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o)
 	r->cur = kt_file_sink_new();
 	if (r->cur && o->compression)
 		kt_file_sink_set_compression(r->cur, o->compression);
+	/* An auto ring begins kept with compression, as if quiet. */
+	r->packing = o->prepack && !o->prepack_over;
 	if (!r->o.dir || !r->cur) {
 		free((char *)r->o.dir);
 		free(r->cur);
@@ -91,6 +95,13 @@ void kt_series_sink_done(const struct kt_series_sink *r,
 			 struct kt_series_done *d)
 {
 	*d = r->done;
+}
+
+/* Whether the chunks are packed as they come only while the ring is busy. */
+static bool auto_pack(const struct kt_series_sink *r)
+{
+	return r->o.prepack && r->o.prepack_over && r->o.prepack_window_ns &&
+	       r->o.ns && r->o.compression;
 }
 
 /* ---- names ---- */
@@ -230,14 +241,18 @@ static void arm(struct kt_series_sink *r)
 	unsigned long long ns = r->o.ns ? r->o.ns : SIZE_TICK_NS;
 	struct itimerspec it;
 
-	/* Packing as the pages come ticks more often than chunks end. */
-	if (r->pieces && ns > PACK_TICK_NS)
+	/*
+	 * Packing as the pages come ticks more often than chunks end (an
+	 * auto ring's too: its chunks may come to be packed).
+	 */
+	if ((r->pieces || auto_pack(r)) && ns > PACK_TICK_NS)
 		ns = PACK_TICK_NS;
 	it.it_value.tv_sec = ns / 1000000000ULL;
 	it.it_value.tv_nsec = ns % 1000000000ULL;
 	/* Periodic: a duration's chunks begin every ns however long one takes. */
 	it.it_interval = it.it_value;
-	r->next_ns = mono_ns() + r->o.ns;
+	r->began_ns = mono_ns();
+	r->next_ns = r->began_ns + r->o.ns;
 	timerfd_settime(r->timer, 0, &it, NULL);
 }
 
@@ -253,7 +268,7 @@ static void open_pieces(struct kt_series_sink *r)
 	char *beside;
 	size_t i;
 
-	if (!r->o.prepack || !strcmp(codec, "none") || !kt_pack_known(codec))
+	if (!r->packing || !strcmp(codec, "none") || !kt_pack_known(codec))
 		return;
 	for (i = 0; i < KT_SESSION_SOURCES; i++)
 		if (s->src[i].state && s->src[i].ops->data &&
@@ -499,6 +514,38 @@ static void measure(struct kt_series_sink *r, unsigned long long raw)
 	}
 }
 
+/*
+ * An auto ring: whether its chunks should be packed as they come, from
+ * the pages of this chunk so far (raw bytes since it began): their rate
+ * over a window is above the bound, or, while packing, still above half
+ * of it (no flapping at the bound).
+ */
+static bool busy(const struct kt_series_sink *r, unsigned long long raw)
+{
+	unsigned long long now = mono_ns();
+	double took = now > r->began_ns + 1000000 ? (double)(now - r->began_ns) : 1e6;
+	double window = (double)raw * (double)r->o.prepack_window_ns / took;
+
+	return window > (r->packing ? r->o.prepack_over / 2.0 :
+			 (double)r->o.prepack_over);
+}
+
+/* An auto ring's next chunk (r->cur now): its pieces packed as they come, or not. */
+static void switch_packing(struct kt_series_sink *r, bool pack)
+{
+	if (pack == r->packing)
+		return;
+	r->packing = pack;
+	kt_debug("the ring's chunk %u is %s", r->seq,
+		 pack ? "packed as it comes (a busy ring)" : "kept unpacked (a quiet ring)");
+	if (pack) {
+		open_pieces(r);
+		return;
+	}
+	kt_piecepack_free(r->pieces);
+	r->pieces = NULL;
+}
+
 static int rotate(struct kt_series_sink *r)
 {
 	struct kt_session *s = r->s;
@@ -507,6 +554,7 @@ static int rotate(struct kt_series_sink *r)
 	struct kt_file_sink *next = NULL;
 	unsigned long long raw;
 	char **texts = NULL, *path, *old = NULL;
+	bool pack_next = r->packing;
 	size_t i;
 	int cpu, ret;
 
@@ -529,6 +577,12 @@ static int rotate(struct kt_series_sink *r)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		cpus[cpu].fd = -1;
 	make_room(r, 0);
+	/* The next chunk's compression, which it takes from this one's. */
+	if (auto_pack(r)) {
+		pack_next = busy(r, raw_bytes(s) - r->raw_base);
+		kt_file_sink_set_compression(r->cur, pack_next ? NULL :
+					     r->o.compression);
+	}
 	next = kt_file_sink_next(r->cur, path, r->head, r->head_len);
 	if (!next) {
 		ret = -errno;
@@ -578,6 +632,9 @@ static int rotate(struct kt_series_sink *r)
 	r->cur = next;
 	next = NULL;
 	r->seq++;
+	r->began_ns = mono_ns();
+	if (auto_pack(r))
+		switch_packing(r, pack_next);
 	if (ret >= 0) {
 		measure(r, raw);
 		keep(r);
@@ -662,7 +719,12 @@ static int series_pages(void *state, const struct pollfd *fds)
 		return 0;
 	raw = raw_bytes(r->s) - r->raw_base;
 	make_room(r, raw);
-	if (!due(r, raw)) {
+	/*
+	 * An auto ring found busy ends its unpacked chunk at once (the
+	 * first tick, 200 ms in), not at the chunk's end: a snapshot would
+	 * pack all of it after its window.
+	 */
+	if (!due(r, raw) && !(auto_pack(r) && !r->packing && busy(r, raw))) {
 		pack_pieces(r);
 		return 0;
 	}

@@ -33,6 +33,16 @@ struct kt_series_opts {
 	 */
 	bool prepack;
 	/*
+	 * With prepack and compression: pack as they come only the chunks
+	 * of a busy ring, whose window (prepack_window_ns of pages at the
+	 * last chunk's rate) would hold more than prepack_over bytes: a
+	 * snapshot then copies their blocks and is on disk soon after its
+	 * window, however busy.  Below half that the chunks are kept with
+	 * compression, costing no packing while nothing fires.  0: every
+	 * chunk packed as it comes.
+	 */
+	unsigned long long prepack_over, prepack_window_ns;
+	/*
 	 * The chunks' compression (kept, not copied), or NULL: the
 	 * recording's.  Snapshots are packed as the recording asked.
 	 */

@@ -116,12 +116,18 @@ struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
 	 * CPUs): the ring is kept unpacked, 2x before + after of pages on
 	 * disk, and a snapshot packs its window.  A packed ring takes 5-9x
 	 * less room: its pieces are packed as they come and a snapshot
-	 * copies their blocks.
+	 * copies their blocks.  auto: unpacked while quiet, packed while
+	 * a window holds more pages than a snapshot packs in about a
+	 * second (the series decides at each chunk).
 	 */
-	if (o->packed_ring)
-		so.prepack = true;
-	else
+	so.prepack = o->ring != KT_RING_UNPACKED;
+	if (o->ring != KT_RING_PACKED)
 		so.compression = "none";
+	if (o->ring == KT_RING_AUTO) {
+		so.prepack_over = o->ring_auto_bytes ? o->ring_auto_bytes :
+				  KT_RING_AUTO_BYTES;
+		so.prepack_window_ns = span;
+	}
 	t->ring = kt_series_sink_new(&so);
 	t->o.dir = strdup(o->dir);
 	/* The walker reads up to 8 bytes past a page's data. */

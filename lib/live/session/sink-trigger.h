@@ -25,6 +25,14 @@ struct kt_trigger_sink;
 
 extern const struct kt_sink_ops kt_trigger_sink_ops;
 
+enum kt_ring_packing { KT_RING_AUTO, KT_RING_PACKED, KT_RING_UNPACKED };
+/*
+ * What a snapshot packs after its window, about a second's work on a
+ * busy two-CPU machine (zstd at about 150 MB/s of pages beside the
+ * workload): a ring whose window holds more is packed as it comes.
+ */
+#define KT_RING_AUTO_BYTES	(128ULL << 20)
+
 struct kt_trigger_opts {
 	const char *dir;		/* the snapshots' (created if missing) */
 	const struct kt_cond *conds;	/* kept, not copied */
@@ -34,11 +42,16 @@ struct kt_trigger_opts {
 	unsigned int max_snapshots;
 	uint64_t cooldown;		/* ns */
 	/*
-	 * The ring packed as the snapshots are (pieces packed as they
-	 * come, blocks copied into each snapshot); else kept unpacked:
-	 * nothing is packed until a snapshot, which packs its window.
+	 * How the ring of recent history is kept: packed as the snapshots
+	 * are (pieces packed as they come, blocks copied into each
+	 * snapshot), or unpacked (nothing packed until a snapshot, which
+	 * packs its window), or by default (KT_RING_AUTO) unpacked while a
+	 * window's pages come to less than ring_auto_bytes (0: the
+	 * default, KT_RING_AUTO_BYTES) and packed above that, so that a
+	 * busy ring's snapshot is not late.
 	 */
-	bool packed_ring;
+	enum kt_ring_packing ring;
+	unsigned long long ring_auto_bytes;
 };
 
 /* The trigger into o->dir (o is copied).  NULL + errno. */

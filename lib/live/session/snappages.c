@@ -332,6 +332,35 @@ static int copy_blocks(struct gather *g, const struct blocks *b, size_t from,
 }
 
 /*
+ * An unpacked chunk's pages of a CPU (c, in the file at path), a group
+ * at a time, through put_page(): kept from the window on, packed with
+ * the chunks' blocks.
+ */
+static int loose_chunk(struct gather *g, const char *path,
+		       const struct kt_reader_chunk_cpu *c, struct cpu_out *o)
+{
+	uint64_t from = 0, size = c->size - c->size % g->page;
+	int fd, ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
+	size_t n, at;
+
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (!ret && from < size) {
+		n = size - from < g->ucap ? (size_t)(size - from) : g->ucap;
+		n -= n % g->page;
+		ret = kt_pread_all(fd, g->ubuf, n, c->off + from);
+		for (at = 0; !ret && at < n; at += g->page)
+			ret = put_page(g, o, g->ubuf + at);
+		from += n;
+	}
+	close(fd);
+	return ret == -EIO ? -EBADMSG : ret;
+}
+
+/*
  * Chunk k of a CPU's: the first chunk whose pages reach the window is
  * cut (kstar: the last one that begins before it), a block's pages at a
  * time (the block the window begins in found by halving); the blocks
@@ -350,6 +379,9 @@ static int packed_chunk(struct gather *g, const char *path, int k, int kstar,
 		o->have_prev = false;
 		return 0;
 	}
+	/* An auto ring's quiet chunk: its pages, packed here. */
+	if (!c->packed)
+		return loose_chunk(g, path, c, o);
 	ret = read_blocks(g, path, c, b);
 	if (ret || !b->n)
 		return ret;
@@ -419,19 +451,28 @@ static int packed_chunks(struct gather *g, const char *const *chunks, int n,
 	return ret;
 }
 
-/* Whether every chunk is packed as the snapshot will be. */
+/*
+ * Whether every chunk is packed as the snapshot will be, or not at all
+ * (an unpacked ring's, an auto ring's quiet ones): each CPU's blocks
+ * then go in as they are, its loose pages packed here.
+ */
 static bool same_packing(struct gather *g, int n, int ncpus)
 {
 	struct kt_reader_chunk_cpu c;
 	struct kt_reader_chunk ch;
+	const char *codec;
 	int k, cpu;
 
 	if (!strcmp(g->codec, "none") || !kt_pack_known(g->codec))
 		return false;
 	for (k = 0; k < n; k++) {
-		if (kt_reader_chunks(g->r) ? kt_reader_chunk(g->r, k, &ch) ||
-		    strcmp(ch.compression, g->codec) :
-		    strcmp(kt_reader_compression(g->r), g->codec))
+		if (kt_reader_chunks(g->r) && kt_reader_chunk(g->r, k, &ch))
+			return false;
+		codec = kt_reader_chunks(g->r) ? ch.compression :
+			kt_reader_compression(g->r);
+		if (!strcmp(codec, "none"))
+			continue;
+		if (strcmp(codec, g->codec))
 			return false;
 		for (cpu = 0; cpu < ncpus; cpu++)
 			if (!kt_reader_chunk_cpu(g->r, k, cpu, &c) && !c.packed)
