@@ -400,7 +400,7 @@ struct ff_field {			/* a field a plugin reads */
  * One step of a fixed program of 8-byte fields (a syscall's): its
  * literal inline, copied 16 bytes at a time, then the number, if any.
  */
-enum fop_kind { FOP_LIT, FOP_HEX, FOP_DEC, FOP_UDEC };
+enum fop_kind { FOP_HEX, FOP_DEC, FOP_UDEC };
 
 struct ff_fop {
 	char pre[16];		/* the literal before (prelen <= 16) */
@@ -436,6 +436,12 @@ struct ff_prog {
 	 */
 	int nfops;
 	struct ff_fop fops[FOPS_MAX];
+	/*
+	 * The literal after the last number (a syscall's ")"), copied
+	 * after run_fops()'s loop: no step and no test of a kind for it.
+	 */
+	char fop_tail[16];
+	unsigned char fop_taillen;
 };
 
 /* Compile-time allocations of one kt_fastfmt live in one arena. */
