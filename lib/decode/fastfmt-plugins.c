@@ -434,15 +434,16 @@ void run_kept(struct run *r, const struct ff_prog *pg, struct stack_ent **tab,
 	memcpy(se->text, start, se->len);
 }
 
+/* The line's "<stack trace >" kept with the frames: one copy for both. */
 static void kstack_fill(struct run *r, const struct ff_prog *pg, int off)
 {
 	(void)pg;
+	put(r, "<stack trace >\n", 15);
 	kstack_frames(r, off);
 }
 
 void ff_run_kstack(struct run *r, const struct ff_prog *pg)
 {
-	put(r, "<stack trace >\n", 15);
 	run_kept(r, pg, &r->ff->stacks, STACK_SLOTS, pg->pf[KS_CALLER].off, kstack_fill);
 }
 
