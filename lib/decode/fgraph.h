@@ -36,7 +36,7 @@ void kt_fgraph_hook(struct kt_fgraph *g, struct kt_printer *p);
 /*
  * What kt_fgraph_feed() reads of every record, the first member of a
  * kt_fgraph: most records pass on inline, in the decoder's callback,
- * without a call of their own (16 instructions a record, 1% of a
+ * without a call of their own (12 instructions a record, 1.2% of a
  * report of kernel stacks; trace-cmd's files all have the graph's
  * formats).
  */
