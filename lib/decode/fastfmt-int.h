@@ -171,35 +171,43 @@ static inline char *put_hex16(char *p, uint64_t v)
 {
 	unsigned int n = v ? (67u - (unsigned int)__builtin_clzll(v)) / 4 : 1;
 	uint64_t w;
+#ifdef __SSE2__
+	/*
+	 * All 16 digits at once, whatever n: each byte's two nibbles spread
+	 * to two bytes (most significant first), then made digits.  A
+	 * number of 8 digits or fewer takes the low half's: fewer
+	 * instructions than hex8_word()'s spreading (a syscall's
+	 * arguments are most of a report's numbers).
+	 */
+	const __m128i nib = _mm_set1_epi8(0x0f);
+	__m128i b = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+	__m128i d = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), nib),
+				      _mm_and_si128(b, nib));
+	__m128i gt9 = _mm_cmpgt_epi8(d, _mm_set1_epi8(9));
+	uint64_t lo;
 
+	d = _mm_add_epi8(d, _mm_add_epi8(_mm_set1_epi8('0'),
+		_mm_and_si128(gt9, _mm_set1_epi8('a' - '0' - 10))));
+	lo = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d));
+	if (n <= 8) {
+		w = lo >> ((8 - n) * 8);
+		memcpy(p, &w, 8);
+	} else {
+		w = (uint64_t)_mm_cvtsi128_si64(d) >> ((16 - n) * 8);
+		memcpy(p, &w, 8);
+		memcpy(p + n - 8, &lo, 8);
+	}
+#else
 	if (n <= 8) {
 		w = hex8_word((uint32_t)v) >> ((8 - n) * 8);
 		memcpy(p, &w, 8);
 	} else {
-#ifdef __SSE2__
-		/*
-		 * Both halves at once: each byte's two nibbles spread to
-		 * two bytes (most significant first), then made digits.
-		 */
-		const __m128i nib = _mm_set1_epi8(0x0f);
-		__m128i b = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
-		__m128i d = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), nib),
-					      _mm_and_si128(b, nib));
-		__m128i gt9 = _mm_cmpgt_epi8(d, _mm_set1_epi8(9));
-
-		d = _mm_add_epi8(d, _mm_add_epi8(_mm_set1_epi8('0'),
-			_mm_and_si128(gt9, _mm_set1_epi8('a' - '0' - 10))));
-		w = (uint64_t)_mm_cvtsi128_si64(d) >> ((16 - n) * 8);
-		memcpy(p, &w, 8);
-		w = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d));
-		memcpy(p + n - 8, &w, 8);
-#else
 		w = hex8_word((uint32_t)(v >> 32)) >> ((16 - n) * 8);
 		memcpy(p, &w, 8);
 		w = hex8_word((uint32_t)v);
 		memcpy(p + n - 8, &w, 8);
-#endif
 	}
+#endif
 	return p + n;
 }
 #else
@@ -392,7 +400,7 @@ struct ff_field {			/* a field a plugin reads */
  * One step of a fixed program of 8-byte fields (a syscall's): its
  * literal inline, copied 16 bytes at a time, then the number, if any.
  */
-enum fop_kind { FOP_LIT, FOP_HEX, FOP_DEC, FOP_UDEC };
+enum fop_kind { FOP_HEX, FOP_DEC, FOP_UDEC };
 
 struct ff_fop {
 	char pre[16];		/* the literal before (prelen <= 16) */
@@ -428,6 +436,12 @@ struct ff_prog {
 	 */
 	int nfops;
 	struct ff_fop fops[FOPS_MAX];
+	/*
+	 * The literal after the last number (a syscall's ")"), copied
+	 * after run_fops()'s loop: no step and no test of a kind for it.
+	 */
+	char fop_tail[16];
+	unsigned char fop_taillen;
 };
 
 /* Compile-time allocations of one kt_fastfmt live in one arena. */

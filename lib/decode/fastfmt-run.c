@@ -1124,34 +1124,45 @@ void ff_run_segs(struct run *r, const struct ff_prog *pg)
 	run_segs(r, pg);
 }
 
-/* A fixed pg as fops when it is one (see struct ff_prog); else nfops 0. */
+/*
+ * A fixed pg as fops when it is one (see struct ff_prog): its numbers,
+ * each with the literal before it, and a literal after the last one
+ * (the tail); else nfops 0.
+ */
 static void mark_fops(struct ff_prog *pg)
 {
-	int i;
+	int i, n = 0;
 
 	pg->nfops = 0;
+	pg->fop_taillen = 0;
+	memset(pg->fop_tail, 0, sizeof(pg->fop_tail));
 	if (pg->nsegs > FOPS_MAX)
 		return;
 	for (i = 0; i < pg->nsegs; i++) {
 		const struct ff_seg *g = &pg->segs[i];
-		struct ff_fop *o = &pg->fops[i];
+		struct ff_fop *o = &pg->fops[n];
 
 		if (g->prelen > 16)
+			return;
+		if (g->kind == G_LIT) {
+			/* only the last: fuse_literals() left no other */
+			if (i != pg->nsegs - 1)
+				return;
+			memcpy(pg->fop_tail, g->pre, g->prelen);
+			pg->fop_taillen = (unsigned char)g->prelen;
+			continue;
+		}
+		if (g->ld_size != 8 || g->bits != 64)
 			return;
 		memset(o, 0, sizeof(*o));
 		if (g->prelen)
 			memcpy(o->pre, g->pre, 16);
 		o->prelen = (unsigned char)g->prelen;
-		if (g->kind == G_LIT) {
-			o->kind = FOP_LIT;
-			continue;
-		}
-		if (g->ld_size != 8 || g->bits != 64)
-			return;
 		o->kind = g->kind == G_HEX ? FOP_HEX : g->kind == G_DEC ? FOP_DEC : FOP_UDEC;
 		o->ld_off = g->ld_off;
+		n++;
 	}
-	pg->nfops = pg->nsegs;
+	pg->nfops = n;
 }
 
 /* Is pg one for run_fixed()?  Sets fixed, fixed_end, fixed_max (and the fops). */
@@ -1240,8 +1251,6 @@ static char *run_fops(const struct ff_prog *pg, const unsigned char *data,
 	for (; o < end; o++) {
 		memcpy(p, o->pre, 16);
 		p += o->prelen;
-		if (o->kind == FOP_LIT)
-			continue;
 		memcpy(&v, data + o->ld_off, 8);
 		if (o->kind == FOP_HEX)
 			p = put_hex16(p, v);
@@ -1250,7 +1259,8 @@ static char *run_fops(const struct ff_prog *pg, const unsigned char *data,
 		else
 			p = put_udec(p, v);
 	}
-	return p;
+	memcpy(p, pg->fop_tail, 16);
+	return p + pg->fop_taillen;
 }
 
 int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,

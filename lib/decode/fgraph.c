@@ -36,12 +36,12 @@ struct name_ent {
 };
 
 struct kt_fgraph {
+	struct kt_fgraph_gate gate;	/* first: kt_fgraph_feed() reads it so */
 	struct tep_handle *tep;
 	struct tep_event *entry_ev, *exit_ev;
 	struct gfield depth_in, func_in, depth_out, func_out, calltime, rettime;
 	bool host_order;	/* the file's byte order is this machine's */
-	/* An entry held back until the next record, and its copy. */
-	bool held;
+	/* The entry held back until the next record (gate.held), its copy. */
 	struct kt_event ev;
 	struct tep_record rec;
 	void *data;
@@ -80,6 +80,7 @@ struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 		errno = 0;
 		return NULL;
 	}
+	g->gate.entry_id = g->entry_ev->id;
 	g->host_order = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
 	g->depth_in = gfield_of(g->entry_ev, "depth");
 	g->func_in = gfield_of(g->entry_ev, "func");
@@ -323,7 +324,7 @@ static int hold(struct kt_fgraph *g, const struct kt_event *ev)
 	g->rec.priv = NULL;
 	g->ev = *ev;
 	g->ev.record = &g->rec;
-	g->held = true;
+	g->gate.held = true;
 	return 0;
 }
 
@@ -339,15 +340,13 @@ static bool own_exit(struct kt_fgraph *g, const struct kt_event *next)
 	       field(g, &g->func_out, next->record, &f2) && f1 == f2;
 }
 
-/* kt_fgraph_feed() with an entry held or coming. */
-static int __attribute__((noinline))
-feed_held(struct kt_fgraph *g, const struct kt_event *ev, kt_event_fn fn,
-	  void *arg)
+int kt_fgraph_feed_held(struct kt_fgraph *g, const struct kt_event *ev,
+			kt_event_fn fn, void *arg)
 {
 	int ret;
 
-	if (g->held) {
-		g->held = false;
+	if (g->gate.held) {
+		g->gate.held = false;
 		if (own_exit(g, ev) && call_ns(g, ev->record, &g->leaf_ns)) {
 			g->leaf = true;
 			ret = fn(&g->ev, arg);
@@ -363,19 +362,10 @@ feed_held(struct kt_fgraph *g, const struct kt_event *ev, kt_event_fn fn,
 	return fn(ev, arg);
 }
 
-int kt_fgraph_feed(struct kt_fgraph *g, const struct kt_event *ev,
-		   kt_event_fn fn, void *arg)
-{
-	/* Most records: passed on in a tail call, no frame of its own. */
-	if (!g->held && !is(ev, g->entry_ev))
-		return fn(ev, arg);
-	return feed_held(g, ev, fn, arg);
-}
-
 int kt_fgraph_flush(struct kt_fgraph *g, kt_event_fn fn, void *arg)
 {
-	if (!g->held)
+	if (!g->gate.held)
 		return 0;
-	g->held = false;
+	g->gate.held = false;
 	return fn(&g->ev, arg);
 }

@@ -14,45 +14,7 @@
 #define COMM_SLOTS_MIN	64	/* the first; doubled at a collision */
 #define NAME_COL	20	/* names are padded to this width */
 
-/* "%16s-%-5d [%03d]" of one pid on one CPU, as trace-cmd prints it. */
-struct comm_slot {
-	int pid;
-	int cpu;
-	unsigned int len;	/* 0: empty */
-	char txt[52];		/* copied whole: a fixed-size copy is cheaper */
-};
-
-/* "name: " and the padding to the column. */
-struct name_slot {
-	char *txt;		/* NULL: not built yet; NAME_COPY bytes or more */
-	unsigned int len;
-};
-
-#define NAME_COPY	32
-
-struct kt_textline {
-	struct tep_handle *tep;
-	enum kt_textline_time tmode;
-	bool no_name;
-	/* common_pid read in place when it is a host-order int. */
-	bool pid_direct;
-	unsigned int pid_off;
-	struct comm_slot *comms;
-	unsigned int ncomms;	/* slots in comms */
-	struct name_slot *names;
-	int nnames;		/* entries in names: grown to the ids seen */
-	/* " %5llu." of the last whole seconds printed. */
-	unsigned long long secs;
-	unsigned int secs_len;
-	char secs_txt[32];
-	/* "%06llu: " of the last microseconds printed (a stack's record follows its event's). */
-	unsigned long long us;
-	char us_txt[8];
-	/* us / 100 of that text: within it only the last two digits change. */
-	unsigned long long us_hi;
-};
-
-static const char digits2[] =
+const char kt_textline_digits2[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
@@ -112,12 +74,12 @@ static char *utoa_back(char *end, unsigned long long v)
 {
 	while (v >= 100) {
 		end -= 2;
-		memcpy(end, digits2 + 2 * (v % 100), 2);
+		memcpy(end, kt_textline_digits2 + 2 * (v % 100), 2);
 		v /= 100;
 	}
 	if (v >= 10) {
 		end -= 2;
-		memcpy(end, digits2 + 2 * v, 2);
+		memcpy(end, kt_textline_digits2 + 2 * v, 2);
 	} else {
 		*--end = (char)('0' + v);
 	}
@@ -136,19 +98,13 @@ static char *put_num(char *p, unsigned long long v, int width, char pad)
 	return p + n;
 }
 
-static struct comm_slot *comm_slot(struct kt_textline *t, int pid, int cpu)
-{
-	return &t->comms[((unsigned int)pid * 8 + (unsigned int)cpu) &
-			 (t->ncomms - 1)];
-}
-
 /*
  * Twice the slots, the kept lines moved over: a table sized for the
  * tasks a file has (a small file's reader sets up no 256 KB).
  */
 static void comms_grow(struct kt_textline *t)
 {
-	struct comm_slot *old = t->comms, *c;
+	struct kt_textline_comm *old = t->comms, *c;
 	unsigned int i, n = t->ncomms;
 
 	t->comms = calloc(2 * n, sizeof(*t->comms));
@@ -160,18 +116,17 @@ static void comms_grow(struct kt_textline *t)
 	for (i = 0; i < n; i++) {
 		if (!old[i].len)
 			continue;
-		c = comm_slot(t, old[i].pid, old[i].cpu);
+		c = kt_textline_comm_slot(t, old[i].pid, old[i].cpu);
 		*c = old[i];
 	}
 	free(old);
 }
 
-/* put_comm()'s text built (and kept if found): apart, out of the common frame. */
-static __attribute__((noinline)) char *comm_build(struct kt_textline *t,
-						  char *p, int pid, int cpu,
-						  bool *rare)
+/* kt_textline_put_comm()'s miss: the text built (and kept if found). */
+char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
+			     bool *rare)
 {
-	struct comm_slot *c = comm_slot(t, pid, cpu);
+	struct kt_textline_comm *c = kt_textline_comm_slot(t, pid, cpu);
 	const char *comm;
 	char *start = p, tmp[24], *d;
 	size_t clen;
@@ -204,7 +159,7 @@ static __attribute__((noinline)) char *comm_build(struct kt_textline *t,
 	if (p - start <= (long)sizeof(c->txt) && strcmp(comm, "<...>")) {
 		if (c->len && t->ncomms < COMM_SLOTS) {
 			comms_grow(t);
-			c = comm_slot(t, pid, cpu);
+			c = kt_textline_comm_slot(t, pid, cpu);
 		}
 		c->pid = pid;
 		c->cpu = cpu;
@@ -214,24 +169,11 @@ static __attribute__((noinline)) char *comm_build(struct kt_textline *t,
 	return p;
 }
 
-/* "%16s-%-5d [%03d]": from the cache, or built. */
-static inline char *put_comm(struct kt_textline *t, char *p, int pid, int cpu,
-			     bool *rare)
+/* kt_textline_name_of()'s miss: the slot grown to and built, once an event. */
+struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
+						struct tep_event *ev)
 {
-	const struct comm_slot *c = comm_slot(t, pid, cpu);
-
-	if (c->len && c->pid == pid && c->cpu == cpu) {
-		memcpy(p, c->txt, sizeof(c->txt));
-		return p + c->len;
-	}
-	return comm_build(t, p, pid, cpu, rare);
-}
-
-/* name_of()'s slot grown to and built: once an event. */
-static __attribute__((noinline)) struct name_slot *name_build(struct kt_textline *t,
-							      struct tep_event *ev)
-{
-	struct name_slot *n;
+	struct kt_textline_name *n;
 	size_t len, pad;
 
 	if (ev->id < 0 || ev->id >= NR_IDS)
@@ -257,7 +199,7 @@ static __attribute__((noinline)) struct name_slot *name_build(struct kt_textline
 	if (len > 100)
 		return NULL;
 	pad = len < NAME_COL ? NAME_COL - len : 0;
-	n->txt = calloc(1, len + 2 + pad + NAME_COPY);
+	n->txt = calloc(1, len + 2 + pad + KT_TEXTLINE_NAME_COPY);
 	if (!n->txt)
 		return NULL;
 	memcpy(n->txt, ev->name, len);
@@ -267,17 +209,9 @@ static __attribute__((noinline)) struct name_slot *name_build(struct kt_textline
 	return n;
 }
 
-static inline struct name_slot *name_of(struct kt_textline *t, struct tep_event *ev)
-{
-	if (ev->id >= 0 && ev->id < t->nnames && t->names[ev->id].txt)
-		return &t->names[ev->id];
-	return name_build(t, ev);
-}
-
-/* put_usecs() in another hundred microseconds: apart, out of the common frame. */
-static __attribute__((noinline)) char *usecs_build(struct kt_textline *t, char *p,
-						   unsigned long long us,
-						   unsigned long long hi)
+/* kt_textline_put_usecs() in another hundred microseconds. */
+char *kt_textline_usecs_build(struct kt_textline *t, char *p,
+			      unsigned long long us, unsigned long long hi)
 {
 	unsigned long long secs = us / 1000000;
 	unsigned int frac = (unsigned int)(us % 1000000);
@@ -293,9 +227,9 @@ static __attribute__((noinline)) char *usecs_build(struct kt_textline *t, char *
 	}
 	memcpy(p, t->secs_txt, sizeof(t->secs_txt));
 	p += t->secs_len;
-	memcpy(p, digits2 + 2 * (frac / 10000), 2);
-	memcpy(p + 2, digits2 + 2 * (frac / 100 % 100), 2);
-	memcpy(p + 4, digits2 + 2 * (frac % 100), 2);
+	memcpy(p, kt_textline_digits2 + 2 * (frac / 10000), 2);
+	memcpy(p + 2, kt_textline_digits2 + 2 * (frac / 100 % 100), 2);
+	memcpy(p + 4, kt_textline_digits2 + 2 * (frac % 100), 2);
 	p[6] = ':';
 	p[7] = ' ';
 	memcpy(t->us_txt, p, 8);
@@ -303,33 +237,9 @@ static __attribute__((noinline)) char *usecs_build(struct kt_textline *t, char *
 	return p + 8;
 }
 
-/* " %5llu.%06llu: " of ns, rounded to us as libtraceevent does. */
-static inline char *put_usecs(struct kt_textline *t, char *p, unsigned long long ts)
-{
-	unsigned long long us = (ts + 500) / 1000, hi;
-
-	if (us == t->us) {
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
-	}
-	/* The same second and the same hundred microseconds: two digits. */
-	hi = us / 100;
-	if (hi == t->us_hi) {
-		memcpy(t->us_txt + 4, digits2 + 2 * (us - hi * 100), 2);
-		t->us = us;
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
-	}
-	return usecs_build(t, p, us, hi);
-}
-
-/* The time of the other modes (nanoseconds, raw): apart, out of the common frame. */
-static __attribute__((noinline)) char *put_other_time(struct kt_textline *t,
-						      char *p, unsigned long long v)
+/* The time of the other modes (nanoseconds, raw). */
+char *kt_textline_other_time(struct kt_textline *t, char *p,
+			     unsigned long long v)
 {
 	if (t->tmode == KT_TEXTLINE_NSECS) {
 		/* As print_event_time(): "%5llu.%09llu". */
@@ -345,42 +255,5 @@ static __attribute__((noinline)) char *put_other_time(struct kt_textline *t,
 	}
 	*p++ = ':';
 	*p++ = ' ';
-	return p;
-}
-
-char *kt_textline_header(struct kt_textline *t, char *out,
-			 struct tep_event *ev, struct tep_record *rec, int cpu)
-{
-	struct name_slot *name = NULL;
-	bool rare = false;
-	char *p = out;
-	int pid;
-
-	if (t->pid_direct) {
-		int32_t v32;
-
-		memcpy(&v32, (const char *)rec->data + t->pid_off, sizeof(v32));
-		pid = v32;
-	} else {
-		pid = tep_data_pid(t->tep, rec);
-	}
-	if (pid < 0 || cpu < 0 || cpu > 999999)
-		return NULL;
-	if (!t->no_name && !(name = name_of(t, ev)))
-		return NULL;
-	p = put_comm(t, p, pid, cpu, &rare);
-	if (rare)
-		return NULL;
-	if (t->tmode == KT_TEXTLINE_USECS)
-		p = put_usecs(t, p, rec->ts);
-	else
-		p = put_other_time(t, p, rec->ts);
-	if (name) {
-		if (name->len <= NAME_COPY)
-			memcpy(p, name->txt, NAME_COPY);
-		else
-			memcpy(p, name->txt, name->len);
-		p += name->len;
-	}
 	return p;
 }

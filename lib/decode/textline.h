@@ -18,10 +18,10 @@
 #define KT_TEXTLINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
-struct tep_handle;
-struct tep_event;
-struct tep_record;
+#include <traceevent/event-parse.h>
 
 enum kt_textline_time {
 	KT_TEXTLINE_USECS,	/* ns shown " %5llu.%06llu" (rounded) */
@@ -32,11 +32,117 @@ enum kt_textline_time {
 /* Room a header needs at the output pointer. */
 #define KT_TEXTLINE_MAX 256
 
-struct kt_textline;
+/* "%16s-%-5d [%03d]" of one pid on one CPU, as trace-cmd prints it. */
+struct kt_textline_comm {
+	int pid;
+	int cpu;
+	unsigned int len;	/* 0: empty */
+	char txt[52];		/* copied whole: a fixed-size copy is cheaper */
+};
+
+/* "name: " and the padding to the column. */
+struct kt_textline_name {
+	char *txt;		/* NULL: not built yet; KT_TEXTLINE_NAME_COPY bytes or more */
+	unsigned int len;
+};
+
+#define KT_TEXTLINE_NAME_COPY	32
+
+/*
+ * Here and not in textline.c so that kt_textline_header() runs inline
+ * in the printer's line: its call cost 27 instructions a record, a
+ * quarter of the header's.  The builders of a miss stay out of line.
+ */
+struct kt_textline {
+	struct tep_handle *tep;
+	enum kt_textline_time tmode;
+	bool no_name;
+	/* common_pid read in place when it is a host-order int. */
+	bool pid_direct;
+	unsigned int pid_off;
+	struct kt_textline_comm *comms;
+	unsigned int ncomms;	/* slots in comms */
+	struct kt_textline_name *names;
+	int nnames;		/* entries in names: grown to the ids seen */
+	/* " %5llu." of the last whole seconds printed. */
+	unsigned long long secs;
+	unsigned int secs_len;
+	char secs_txt[32];
+	/* "%06llu: " of the last microseconds printed (a stack's record follows its event's). */
+	unsigned long long us;
+	char us_txt[8];
+	/* us / 100 of that text: within it only the last two digits change. */
+	unsigned long long us_hi;
+};
+
 /* no_name: leave out the event name column (the process view). */
 struct kt_textline *kt_textline_new(struct tep_handle *tep,
 				    enum kt_textline_time tmode, bool no_name);
 void kt_textline_free(struct kt_textline *t);
+
+/* The misses of kt_textline_header()'s caches, out of line: see textline.c. */
+extern const char kt_textline_digits2[201];
+char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
+			     bool *rare);
+struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
+						struct tep_event *ev);
+char *kt_textline_usecs_build(struct kt_textline *t, char *p,
+			      unsigned long long us, unsigned long long hi);
+char *kt_textline_other_time(struct kt_textline *t, char *p,
+			     unsigned long long v);
+
+static inline struct kt_textline_comm *kt_textline_comm_slot(struct kt_textline *t,
+							     int pid, int cpu)
+{
+	return &t->comms[((unsigned int)pid * 8 + (unsigned int)cpu) &
+			 (t->ncomms - 1)];
+}
+
+/* "%16s-%-5d [%03d]": from the cache, or built. */
+static inline char *kt_textline_put_comm(struct kt_textline *t, char *p,
+					 int pid, int cpu, bool *rare)
+{
+	const struct kt_textline_comm *c = kt_textline_comm_slot(t, pid, cpu);
+
+	if (c->len && c->pid == pid && c->cpu == cpu) {
+		memcpy(p, c->txt, sizeof(c->txt));
+		return p + c->len;
+	}
+	return kt_textline_comm_build(t, p, pid, cpu, rare);
+}
+
+static inline struct kt_textline_name *kt_textline_name_of(struct kt_textline *t,
+							   struct tep_event *ev)
+{
+	if (ev->id >= 0 && ev->id < t->nnames && t->names[ev->id].txt)
+		return &t->names[ev->id];
+	return kt_textline_name_build(t, ev);
+}
+
+/* " %5llu.%06llu: " of ns, rounded to us as libtraceevent does. */
+static inline char *kt_textline_put_usecs(struct kt_textline *t, char *p,
+					  unsigned long long ts)
+{
+	unsigned long long us = (ts + 500) / 1000, hi;
+
+	if (us == t->us) {
+		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
+		p += t->secs_len;
+		memcpy(p, t->us_txt, 8);
+		return p + 8;
+	}
+	/* The same second and the same hundred microseconds: two digits. */
+	hi = us / 100;
+	if (hi == t->us_hi) {
+		memcpy(t->us_txt + 4, kt_textline_digits2 + 2 * (us - hi * 100), 2);
+		t->us = us;
+		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
+		p += t->secs_len;
+		memcpy(p, t->us_txt, 8);
+		return p + 8;
+	}
+	return kt_textline_usecs_build(t, p, us, hi);
+}
 
 /*
  * Write the line's start for rec (of event ev, on cpu) at out, which has
@@ -44,7 +150,42 @@ void kt_textline_free(struct kt_textline *t);
  * shape (a negative pid or cpu, a very long comm or name) that the
  * caller lays out with libtraceevent instead.
  */
-char *kt_textline_header(struct kt_textline *t, char *out,
-			 struct tep_event *ev, struct tep_record *rec, int cpu);
+static inline char *kt_textline_header(struct kt_textline *t, char *out,
+				       struct tep_event *ev,
+				       struct tep_record *rec, int cpu)
+{
+	struct kt_textline_name *name = NULL;
+	bool rare = false;
+	char *p = out;
+	int pid;
+
+	if (t->pid_direct) {
+		int32_t v32;
+
+		memcpy(&v32, (const char *)rec->data + t->pid_off, sizeof(v32));
+		pid = v32;
+	} else {
+		pid = tep_data_pid(t->tep, rec);
+	}
+	if (pid < 0 || cpu < 0 || cpu > 999999)
+		return NULL;
+	if (!t->no_name && !(name = kt_textline_name_of(t, ev)))
+		return NULL;
+	p = kt_textline_put_comm(t, p, pid, cpu, &rare);
+	if (rare)
+		return NULL;
+	if (t->tmode == KT_TEXTLINE_USECS)
+		p = kt_textline_put_usecs(t, p, rec->ts);
+	else
+		p = kt_textline_other_time(t, p, rec->ts);
+	if (name) {
+		if (name->len <= KT_TEXTLINE_NAME_COPY)
+			memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
+		else
+			memcpy(p, name->txt, name->len);
+		p += name->len;
+	}
+	return p;
+}
 
 #endif
