@@ -60,6 +60,10 @@ corpus=$(ls "$top"/tests/data/*.dat)
 fgraph=${KT_BENCH_FGRAPH:-$top/tests/data/vm-fgraph.dat}
 freps=1
 [ "$(stat -c %s "$fgraph")" -ge 1048576 ] || freps=50
+# ktrace reads each file KT_BENCH_KREPS (5) times a timed run, its times
+# divided back: /usr/bin/time counts CPU in 10 ms steps, 5% of the 0.2 s
+# a few-MB file takes, which alone moved a ratio by a whole 1x.
+kreps=${KT_BENCH_KREPS:-5}
 
 kfile() { # NAME: the file of a kind
 	case $1 in
@@ -79,7 +83,7 @@ done
 # krun NAME MODE: one timed run of kind NAME; appends "cpu wall rss" to
 # $kd/NAME.MODE (MODE ser, thr or tc).  The output is deleted before.
 krun() {
-	local k=$1 m=$2 f cmd
+	local k=$1 m=$2 f cmd per=1
 	f=$(kfile "$k")
 	rm -f "$kd/out.$m"
 	case $m in
@@ -100,10 +104,16 @@ krun() {
 		[ "$m" = tc ] && [ "$k" = stacks-zlib ] && f=$(kfile stacks)
 		local reps=1
 		[ "$k" = fgraph ] && reps=$freps
+		[ "$m" = tc ] || per=$kreps
+		# Each read into a new file, as one read does: the shell's
+		# truncation of the last one's would be timed too.
+		rm -f "$kd/out.$m".*
 		/usr/bin/time -f "%U %S %e %M" -o "$kd/time.out" \
-			sh -c "for i in \$(seq $reps); do $cmd '$f' >'$kd/out.$m' 2>/dev/null || :; done" || :
+			sh -c "for i in \$(seq $((reps * per))); do $cmd '$f' >'$kd/out.$m.'\$i 2>/dev/null || :; done" || :
+		mv "$kd/out.$m.1" "$kd/out.$m"
+		rm -f "$kd/out.$m".*
 	fi
-	awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$kd/time.out" >>"$kd/$k.$m"
+	awk -v n="$per" '{ printf "%.3f %.3f %d\n", ($1 + $2) / n, $3 / n, $4 }' "$kd/time.out" >>"$kd/$k.$m"
 }
 
 kmedian() { # FILE COLUMN
@@ -194,7 +204,9 @@ thread (\`KTRACE_THREADS=1\`, \`lib/file/ahead.c\`), the default path
 with its read-ahead trial forced whatever the load (\`KTRACE_THREADS=trial\`,
 \`lib/file/ahead-trial.h\`: it reads ahead only where that earned its CPU) and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
 recorded with sched_switch, sched_wakeup and raw_syscalls; each run
-writes the text to a file on /var/tmp (deleted before it), $krounds
+writes the text to a file on /var/tmp (deleted before it); ktrace reads
+each file $kreps times a timed run (its CPU and wall time per read are
+the run's divided by $kreps: CPU is counted in 10 ms steps); $krounds
 interleaved rounds, medians of the CPU time (user + sys) and of the
 rounds' ratios.  $(nproc) CPUs shared with other work: load average
 $load0 at the start, $load1 at the end.  trace-cmd's CPU time
