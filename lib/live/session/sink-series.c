@@ -50,6 +50,9 @@ struct kt_series_sink {
 	unsigned int seq;		/* its number */
 	void *head;			/* every chunk's start */
 	size_t head_len;
+	/* An auto ring's: the start packed, its first packed chunk's (not packed again each time). */
+	void *packed_head;
+	size_t packed_head_len;
 	int timer;
 	struct kt_cpu_stats *base;	/* per CPU, at the chunk's start */
 	unsigned long long *unw_base;	/* per CPU: unwritten then */
@@ -583,7 +586,15 @@ static int rotate(struct kt_series_sink *r)
 		kt_file_sink_set_compression(r->cur, pack_next ? NULL :
 					     r->o.compression);
 	}
-	next = kt_file_sink_next(r->cur, path, r->head, r->head_len);
+	if (pack_next && r->packed_head)
+		next = kt_file_sink_next(r->cur, path, r->packed_head,
+					 r->packed_head_len);
+	else
+		next = kt_file_sink_next(r->cur, path, r->head, r->head_len);
+	/* Its start packed again from the unpacked one: kept for the next. */
+	if (next && auto_pack(r) && pack_next && !r->packed_head &&
+	    kt_file_sink_head(next, &r->packed_head, &r->packed_head_len))
+		r->packed_head = NULL;
 	if (!next) {
 		ret = -errno;
 		if (ret == -ENOSPC)
@@ -823,6 +834,7 @@ static void series_free(void *state)
 	if (r->timer >= 0)
 		close(r->timer);
 	free(r->head);
+	free(r->packed_head);
 	free(r->base);
 	free(r->unw_base);
 	free((char *)r->o.dir);
