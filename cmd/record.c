@@ -355,9 +355,10 @@ static void packed_ring_opt(struct record_opts *o, const char *arg,
 		o->ring = KT_RING_UNPACKED;
 	else if (!strcmp(arg, "auto"))
 		o->ring = KT_RING_AUTO;
-	else if (!parse_size_duration(arg, &size, &ns) && size)
-		o->ring = KT_RING_AUTO, o->ring_auto_bytes = size;
-	else
+	else if (!parse_size_duration(arg, &size, &ns) && size) {
+		o->ring = KT_RING_AUTO;
+		o->ring_auto_bytes = size;
+	} else
 		argp_error(state, "bad --packed-ring=%s; give always, never, auto or a window's size of pages above which it is packed, e.g. --packed-ring=32M",
 			   arg);
 }

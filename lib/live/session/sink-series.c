@@ -70,6 +70,13 @@ struct kt_series_sink {
 	struct kt_series_done done;
 };
 
+/* Whether the chunks are packed as they come only while the ring is busy. */
+static bool auto_pack(const struct kt_series_sink *r)
+{
+	return r->o.prepack && r->o.prepack_over && r->o.prepack_window_ns &&
+	       r->o.ns && r->o.compression;
+}
+
 struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o)
 {
 	struct kt_series_sink *r = calloc(1, sizeof(*r));
@@ -83,7 +90,7 @@ struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o)
 	if (r->cur && o->compression)
 		kt_file_sink_set_compression(r->cur, o->compression);
 	/* An auto ring begins kept with compression, as if quiet. */
-	r->packing = o->prepack && !o->prepack_over;
+	r->packing = o->prepack && !auto_pack(r);
 	if (!r->o.dir || !r->cur) {
 		free((char *)r->o.dir);
 		free(r->cur);
@@ -98,13 +105,6 @@ void kt_series_sink_done(const struct kt_series_sink *r,
 			 struct kt_series_done *d)
 {
 	*d = r->done;
-}
-
-/* Whether the chunks are packed as they come only while the ring is busy. */
-static bool auto_pack(const struct kt_series_sink *r)
-{
-	return r->o.prepack && r->o.prepack_over && r->o.prepack_window_ns &&
-	       r->o.ns && r->o.compression;
 }
 
 /* ---- names ---- */

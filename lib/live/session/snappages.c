@@ -331,32 +331,41 @@ static int copy_blocks(struct gather *g, const struct blocks *b, size_t from,
 	return 0;
 }
 
+/* Pages [from, to) of the piece through put_page(), a few at a time. */
+static int feed_piece(struct gather *g, const struct kt_writer_cpu *c,
+		      unsigned long long from, unsigned long long to,
+		      struct cpu_out *o)
+{
+	size_t n, at;
+	int ret = 0;
+
+	while (!ret && from < to) {
+		n = to - from < g->ucap ? (size_t)(to - from) : g->ucap;
+		ret = kt_pread_all(c->fd, g->ubuf, n, c->off + from);
+		for (at = 0; !ret && at + g->page <= n; at += g->page)
+			ret = put_page(g, o, g->ubuf + at);
+		from += n;
+	}
+	return ret;
+}
+
 /*
- * An unpacked chunk's pages of a CPU (c, in the file at path), a group
- * at a time, through put_page(): kept from the window on, packed with
- * the chunks' blocks.
+ * An unpacked chunk's pages of a CPU (c, in the file at path), as a
+ * piece's: kept from the window on, packed with the chunks' blocks.
  */
 static int loose_chunk(struct gather *g, const char *path,
 		       const struct kt_reader_chunk_cpu *c, struct cpu_out *o)
 {
-	uint64_t from = 0, size = c->size - c->size % g->page;
-	int fd, ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
-	size_t n, at;
+	struct kt_writer_cpu in = { .off = c->off };
+	int ret = grow(&g->ubuf, &g->ucap, KT_DAT_CHUNK_PAGES * g->page);
 
 	if (ret)
 		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	in.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in.fd < 0)
 		return -errno;
-	while (!ret && from < size) {
-		n = size - from < g->ucap ? (size_t)(size - from) : g->ucap;
-		n -= n % g->page;
-		ret = kt_pread_all(fd, g->ubuf, n, c->off + from);
-		for (at = 0; !ret && at < n; at += g->page)
-			ret = put_page(g, o, g->ubuf + at);
-		from += n;
-	}
-	close(fd);
+	ret = feed_piece(g, &in, 0, c->size - c->size % g->page, o);
+	close(in.fd);
 	return ret == -EIO ? -EBADMSG : ret;
 }
 
@@ -522,24 +531,6 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 		ret = pack_pend(g, &out[cpu]);
 	for (cpu = 0; cpu < ncpus; cpu++)
 		out[cpu].in_chunks = false;
-	return ret;
-}
-
-/* Pages [from, to) of the piece through put_page(), a few at a time. */
-static int feed_piece(struct gather *g, const struct kt_writer_cpu *c,
-		      unsigned long long from, unsigned long long to,
-		      struct cpu_out *o)
-{
-	size_t n, at;
-	int ret = 0;
-
-	while (!ret && from < to) {
-		n = to - from < g->ucap ? (size_t)(to - from) : g->ucap;
-		ret = kt_pread_all(c->fd, g->ubuf, n, c->off + from);
-		for (at = 0; !ret && at + g->page <= n; at += g->page)
-			ret = put_page(g, o, g->ubuf + at);
-		from += n;
-	}
 	return ret;
 }
 
