@@ -22,7 +22,9 @@ struct block {
 
 /*
  * One CPU's blocks: fd holds len bytes of them, the piece's first src.
- * Pages given in memory wait in pend (pend_len bytes) for a whole group.
+ * Pages given in memory (kt_piecepack_space(), kt_piecepack_feed())
+ * wait in pend (pend_len bytes, the piece's from src on) for a whole
+ * group.
  */
 struct cpu_pack {
 	int fd;
@@ -170,6 +172,65 @@ int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
 		ret = kt_pread_all(fd, p->in, len, c->src);
 		if (!ret)
 			ret = put_block(p, c, p->in, len);
+		/* The pages fed, read again with the rest: fed again from c->src on. */
+		if (!ret)
+			c->pend_len = 0;
+	}
+	return ret;
+}
+
+/*
+ * Pages fed continue the pages packed or waiting in pend: those before
+ * are skipped (extend() packed them from the piece), a gap stops the
+ * feed (extend() reads them), whole groups are packed from the caller's
+ * memory and the rest waits in pend.
+ */
+int kt_piecepack_feed(struct kt_piecepack *p, int cpu, unsigned long long at,
+		      const void *pages, size_t len)
+{
+	const char *at_page = pages;
+	size_t group = KT_DAT_CHUNK_PAGES * p->page, n;
+	unsigned long long want;
+	struct cpu_pack *c;
+	int ret;
+
+	if (cpu < 0 || cpu >= p->ncpus)
+		return -EINVAL;
+	c = &p->cpu[cpu];
+	want = c->src + c->pend_len;
+	if (at > want || at + len <= want)
+		return 0;
+	at_page += want - at;
+	len -= want - at;
+	ret = open_scratch(p, c);
+	if (!ret && !c->pend) {
+		c->pend = malloc(group);
+		if (!c->pend)
+			ret = -ENOMEM;
+	}
+	while (!ret && len) {
+		if (c->pend_len == group) {
+			/* Left full by a failed put_block(). */
+			ret = put_block(p, c, c->pend, group);
+			if (!ret)
+				c->pend_len = 0;
+			continue;
+		}
+		if (!c->pend_len && len >= group) {
+			ret = put_block(p, c, at_page, group);
+			n = group;
+		} else {
+			n = group - c->pend_len < len ? group - c->pend_len : len;
+			memcpy(c->pend + c->pend_len, at_page, n);
+			c->pend_len += n;
+			if (c->pend_len == group) {
+				ret = put_block(p, c, c->pend, group);
+				if (!ret)
+					c->pend_len = 0;
+			}
+		}
+		at_page += n;
+		len -= n;
 	}
 	return ret;
 }

@@ -37,6 +37,17 @@ int kt_piecepack_extend(struct kt_piecepack *p, int cpu, int fd,
 			unsigned long long size, int short_too);
 
 /*
+ * Pages of cpu's piece someone else read (a trigger's conditions): len
+ * bytes of it from offset at, packed in whole groups from where the
+ * blocks (and the pages fed before) end, the rest kept for the next
+ * feed, so kt_piecepack_extend() need not read them again.  Pages
+ * before that place are skipped, and nothing is taken across a gap.
+ * 0 or -errno (the blocks are then as they were).
+ */
+int kt_piecepack_feed(struct kt_piecepack *p, int cpu, unsigned long long at,
+		      const void *pages, size_t len);
+
+/*
  * Pages in memory: where the next bytes of cpu's pages go, *room bytes
  * at most (NULL + errno), then kt_piecepack_filled() with how many were
  * put there, which packs a whole group (0 or -errno).  A remote

@@ -48,6 +48,8 @@ struct kt_file_sink {
 	/* A chunk's pages and CPUSTAT texts, given by its series (NULL: the sources'). */
 	struct kt_writer_cpu *given;
 	char *const *stat_text;
+	/* A chunk's threads at its end: the next chunk's, read as it began (NULL: read now). */
+	const struct kt_tgids *end_tgids;
 	/* A trigger's snapshot: its option's text (file/trigopt.h), or NULL. */
 	const char *trigger;
 	/* The file's compression: NULL, the recording's (kt_file_sink_set_compression). */
@@ -357,7 +359,8 @@ static int add_tgids(struct kt_file_sink *f)
 
 	if (!f->tgids)
 		return 0;
-	ret = kt_tgids_scan(f->tgids);
+	ret = f->end_tgids ? kt_tgids_merge(f->tgids, f->end_tgids) :
+			     kt_tgids_scan(f->tgids);
 	if (ret)
 		return ret;
 	/* Stored even empty: "every task is its own process" is an answer. */
@@ -635,8 +638,9 @@ static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
 		read_boot_id(&f->wall);
 		measure_wall(f, &f->wall.start);
 	}
+	/* A snapshot is written at once: its threads are read then, once. */
 	f->tgids = kt_tgids_new();
-	ret = f->tgids ? kt_tgids_scan(f->tgids) : -ENOMEM;
+	ret = f->tgids ? (snap ? 0 : kt_tgids_scan(f->tgids)) : -ENOMEM;
 	if (ret)
 		goto err;
 	return f;
@@ -655,16 +659,19 @@ struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
 }
 
 int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
-			     char *const *stat_text)
+			     char *const *stat_text,
+			     const struct kt_file_sink *next)
 {
 	int ret;
 
 	measure_wall(f, &f->wall.end);
 	f->given = cpus;
 	f->stat_text = stat_text;
+	f->end_tgids = next ? next->tgids : NULL;
 	ret = write_file(f);
 	f->given = NULL;
 	f->stat_text = NULL;
+	f->end_tgids = NULL;
 	/* A full disk is the series' to say, with its account. */
 	if (ret < 0 && ret != -ENOSPC)
 		kt_err("cannot write '%s': %s", f->out, strerror(-ret));
@@ -910,7 +917,7 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 		goto out;
 	}
 	snap->trigger = req->trigger;
-	ret = kt_file_sink_write_chunk(snap, cpus, texts);
+	ret = kt_file_sink_write_chunk(snap, cpus, texts, NULL);
 	if (!ret)
 		snprintf(res->path, sizeof(res->path), "%s", path);
 	else if (ret > 0)

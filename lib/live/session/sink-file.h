@@ -69,11 +69,14 @@ struct kt_file_sink *kt_file_sink_next(const struct kt_file_sink *prev,
 /*
  * Write the chunk from cpus (its pages: NULL, the sources' pieces now)
  * with stat_text (its own CPUSTAT, one per CPU), and give it its name
- * (path).  0; 1 when a full disk cut it (valid, the cut said); -errno
- * (said): no file.
+ * (path).  Its threads at its end are next's, read as next began (a
+ * rotation: the same moment, not read twice), or read now (next NULL).
+ * 0; 1 when a full disk cut it (valid, the cut said); -errno (said): no
+ * file.
  */
 int kt_file_sink_write_chunk(struct kt_file_sink *f, struct kt_writer_cpu *cpus,
-			     char *const *stat_text);
+			     char *const *stat_text,
+			     const struct kt_file_sink *next);
 
 /*
  * A CPU's CPUSTAT option text over [base, now] (a chunk's, a

@@ -305,6 +305,24 @@ static void pack_pieces(struct kt_series_sink *r)
 	}
 }
 
+int kt_series_sink_feed(struct kt_series_sink *r, int cpu,
+			unsigned long long at, const void *pages, size_t len)
+{
+	int ret;
+
+	if (!r->pieces)
+		return 0;
+	ret = kt_piecepack_feed(r->pieces, cpu, at, pages, len);
+	if (ret) {
+		/* The chunk's end packs them, as always. */
+		kt_debug("packing the pages as they come stopped: %s",
+			 strerror(-ret));
+		kt_piecepack_free(r->pieces);
+		r->pieces = NULL;
+	}
+	return ret;
+}
+
 /* Every source of the recording must move to the next pieces. */
 static int check_sources(struct kt_session *s)
 {
@@ -625,7 +643,7 @@ static int rotate(struct kt_series_sink *r)
 	texts = chunk_stats(r, now, false, false);
 	ret = texts ? 0 : -ENOMEM;
 	if (!ret)
-		ret = kt_file_sink_write_chunk(r->cur, cpus, texts);
+		ret = kt_file_sink_write_chunk(r->cur, cpus, texts, next);
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (cpus[cpu].fd >= 0)
 			close(cpus[cpu].fd);
@@ -757,7 +775,7 @@ static int series_end(void *state, struct kt_session *s)
 	if (!texts)
 		return -ENOMEM;
 	make_room(r, raw_bytes(s) - r->raw_base);
-	ret = kt_file_sink_write_chunk(r->cur, NULL, texts);
+	ret = kt_file_sink_write_chunk(r->cur, NULL, texts, NULL);
 	free_texts(texts, s->ncpus);
 	if (ret >= 0) {
 		int err = publish(r, r->seq);

@@ -14,6 +14,7 @@
 #define KT_SINK_SERIES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "live/session/sink.h"
 
@@ -51,6 +52,15 @@ struct kt_series_opts {
 
 /* The series into o->dir (o is copied).  NULL + errno. */
 struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o);
+
+/*
+ * Pages of cpu's current piece read by the ring's owner (a trigger's
+ * conditions), len bytes from offset at: packed from there when the
+ * ring packs as it comes, not read again.  0 or -errno (the pages are
+ * then packed at the chunk's end).
+ */
+int kt_series_sink_feed(struct kt_series_sink *r, int cpu,
+			unsigned long long at, const void *pages, size_t len);
 
 /* What was written: chunks, their first and last numbers, their bytes. */
 struct kt_series_done {

@@ -409,8 +409,11 @@ static void read_page(struct kt_trigger_sink *t, const unsigned char *page, int 
 	}
 }
 
-/* A CPU's whole pages from where it stopped to the end of its pieces. */
-static void read_cpu(struct kt_trigger_sink *t, int cpu)
+/*
+ * A CPU's whole pages from where it stopped to the end of its pieces;
+ * handed to the ring's packing when they are its current pieces' (feed).
+ */
+static void read_cpu(struct kt_trigger_sink *t, int cpu, bool feed)
 {
 	unsigned long long have;
 	struct stat st;
@@ -426,6 +429,9 @@ static void read_cpu(struct kt_trigger_sink *t, int cpu)
 		if (got < t->page)
 			return;
 		n = (int)(got / t->page);
+		if (feed)
+			kt_series_sink_feed(t->ring, cpu, t->off[cpu], t->buf,
+					    (size_t)n * t->page);
 		t->off[cpu] += (unsigned long long)n * t->page;
 		for (i = 0; i < n; i++)
 			read_page(t, t->buf + (size_t)i * t->page, cpu);
@@ -439,11 +445,14 @@ static void read_new(struct kt_trigger_sink *t)
 	char path[PATH_MAX];
 	int cpu;
 
+	bool same;
+
 	if (!prefix)
 		return;
+	same = t->prefix && !strcmp(t->prefix, prefix);
 	for (cpu = 0; cpu < t->s->ncpus; cpu++)
-		read_cpu(t, cpu);
-	if (t->prefix && !strcmp(t->prefix, prefix))
+		read_cpu(t, cpu, same);
+	if (same)
 		return;
 	free(t->prefix);
 	t->prefix = strdup(prefix);
@@ -456,7 +465,7 @@ static void read_new(struct kt_trigger_sink *t)
 			t->fd[cpu] = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	for (cpu = 0; cpu < t->s->ncpus; cpu++)
-		read_cpu(t, cpu);
+		read_cpu(t, cpu, true);
 }
 
 /* The waits that held and ended before now, every CPU read up to it. */

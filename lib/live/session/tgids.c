@@ -92,16 +92,36 @@ static int scan_proc(struct kt_tgids *t)
 /* saved_tgids: "PID TGID" lines, one per task seen while recorded. */
 static int scan_saved(struct kt_tgids *t)
 {
-	char *text = kt_tracefs_read(NULL, "saved_tgids"), *line, *save = NULL;
+	char *text = kt_tracefs_read(NULL, "saved_tgids"), *line, *save = NULL, *end;
 	int pid, tgid, ret = 0;
 
 	if (!text)
 		return 0;
+	/*
+	 * strtol, not sscanf: with pid_max at 4194304 the file is long, and
+	 * a ring scans it at each chunk and snapshot.
+	 */
 	for (line = strtok_r(text, "\n", &save); !ret && line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%d %d", &pid, &tgid) == 2)
+	     line = strtok_r(NULL, "\n", &save)) {
+		pid = (int)strtol(line, &end, 10);
+		if (end == line)
+			continue;
+		line = end;
+		tgid = (int)strtol(line, &end, 10);
+		if (end != line)
 			ret = add(t, pid, tgid);
+	}
 	free(text);
+	return ret;
+}
+
+int kt_tgids_merge(struct kt_tgids *to, const struct kt_tgids *from)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < from->n; i++)
+		ret = add(to, from->v[i].pid, from->v[i].tgid);
 	return ret;
 }
 

@@ -25,6 +25,9 @@ void kt_tgids_free(struct kt_tgids *t);
  */
 int kt_tgids_scan(struct kt_tgids *t);
 
+/* Every pair from holds, added to to's: 0 or -ENOMEM. */
+int kt_tgids_merge(struct kt_tgids *to, const struct kt_tgids *from);
+
 /* The text gathered ("" when none), NUL-terminated, and its length. */
 const char *kt_tgids_text(struct kt_tgids *t, size_t *len);
 
