@@ -55,6 +55,7 @@ struct kt_file_sink {
 	/* The file's compression: NULL, the recording's (kt_file_sink_set_compression). */
 	const char *codec;
 	bool disk_full;			/* a full disk cut the file */
+	bool no_tgids;			/* kt_file_sink_no_tgids() */
 };
 
 struct kt_file_sink *kt_file_sink_new(void)
@@ -65,6 +66,11 @@ struct kt_file_sink *kt_file_sink_new(void)
 void kt_file_sink_set_compression(struct kt_file_sink *f, const char *codec)
 {
 	f->codec = codec;
+}
+
+void kt_file_sink_no_tgids(struct kt_file_sink *f)
+{
+	f->no_tgids = true;
 }
 
 bool kt_file_sink_disk_full(const struct kt_file_sink *f)
@@ -321,6 +327,8 @@ static int file_begin(void *state, struct kt_session *s, enum kt_sink_step step)
 		measure_wall(f, &f->wall.start);
 		return 0;
 	case KT_SINK_RELEASED:
+		if (f->no_tgids)
+			return 0;
 		/* The threads alive now, some gone by the end (see add_tgids()). */
 		f->tgids = kt_tgids_new();
 		return f->tgids ? kt_tgids_scan(f->tgids) : -ENOMEM;
@@ -638,6 +646,9 @@ static struct kt_file_sink *from_head(const struct kt_file_sink *prev,
 		read_boot_id(&f->wall);
 		measure_wall(f, &f->wall.start);
 	}
+	f->no_tgids = !snap && prev->no_tgids;
+	if (f->no_tgids)
+		return f;
 	/* A snapshot is written at once: its threads are read then, once. */
 	f->tgids = kt_tgids_new();
 	ret = f->tgids ? (snap ? 0 : kt_tgids_scan(f->tgids)) : -ENOMEM;

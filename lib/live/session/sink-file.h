@@ -30,6 +30,12 @@ struct kt_file_sink *kt_file_sink_new(void);
  * take it too, a snapshot the recording's.
  */
 void kt_file_sink_set_compression(struct kt_file_sink *f, const char *codec);
+/*
+ * Before it begins: no thread-to-process map in the file nor the chunks
+ * after it (a trigger's ring, read only by its snapshots, which read
+ * the threads themselves).
+ */
+void kt_file_sink_no_tgids(struct kt_file_sink *f);
 /* The file's size, as written so far. */
 unsigned long long kt_file_sink_size(const struct kt_file_sink *f);
 /*

@@ -89,6 +89,8 @@ struct kt_series_sink *kt_series_sink_new(const struct kt_series_opts *o)
 	r->cur = kt_file_sink_new();
 	if (r->cur && o->compression)
 		kt_file_sink_set_compression(r->cur, o->compression);
+	if (r->cur && o->no_tgids)
+		kt_file_sink_no_tgids(r->cur);
 	/* An auto ring begins kept with compression, as if quiet. */
 	r->packing = o->prepack && !auto_pack(r);
 	if (!r->o.dir || !r->cur) {

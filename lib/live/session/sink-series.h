@@ -48,6 +48,8 @@ struct kt_series_opts {
 	 * recording's.  Snapshots are packed as the recording asked.
 	 */
 	const char *compression;
+	/* The chunks hold no thread-to-process map (a trigger's ring). */
+	bool no_tgids;
 };
 
 /* The series into o->dir (o is copied).  NULL + errno. */

@@ -128,6 +128,8 @@ struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
 				  KT_RING_AUTO_BYTES;
 		so.prepack_window_ns = span;
 	}
+	/* Its snapshots read the threads as they are written. */
+	so.no_tgids = true;
 	t->ring = kt_series_sink_new(&so);
 	t->o.dir = strdup(o->dir);
 	/* The walker reads up to 8 bytes past a page's data. */
