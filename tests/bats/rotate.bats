@@ -142,6 +142,20 @@ exact_series() {
 	assert_line --index 1 200000
 }
 
+@test "each chunk maps threads to their process: threads_n's 3 threads, running across chunks, one process in a chunk of the middle" {
+	kt_tool threads_n "$KT_ROT_BIN" -lpthread
+	# Each thread: 50 getppid, then 50 naps of 20 ms (1 s) across chunks of 200 ms.
+	run -0 "$KTRACE" record -q --rotate 200ms -e raw_syscalls -e sched:sched_switch -o d -- \
+		"$KT_ROT_BIN/threads_n" 3 50 20000
+	nchunks=$(chunks d | wc -l)
+	[ "$nchunks" -ge 4 ] || fail "only $nchunks files"
+	mid=$(chunks d | sed -n 3p)
+	output=$("$KTRACE" analyze sched -i "$mid" --by process --comm threads_n --format json 2>/dev/null) ||
+		fail "analyze sched --by process $mid failed"
+	jq -e '(.rows | length) == 1 and .rows[0].threads >= 3' <<<"$output" ||
+		fail "$mid: not one process of 3 threads or more: $output"
+}
+
 @test "--keep N: at most N files, the newest; a new recording goes on after the highest number" {
 	run record_marks 300000 100000 d --rotate 1100K --keep 2
 	assert_success

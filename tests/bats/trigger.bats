@@ -308,7 +308,7 @@ chained_check() {
 	chained_check
 }
 
-@test "a ring's chunk from pieces packed as they came: read as when packed at its end; a full disk that refuses the blocks keeps what fits, the rest counted" {
+@test "a ring's chunk from pieces packed as they came, or as a trigger read them: read as when packed at its end; a full disk that refuses the blocks keeps what fits, the rest counted" {
 	kt_tool numbered "$KT_TRIG_BIN"
 	run -0 rec -e raw_syscalls -F -o in.dat -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 10 1
 	# Each CPU's first half packed by piecepack.c (its last block short),
@@ -317,6 +317,18 @@ chained_check() {
 	# first refuses the packed blocks themselves (packed again from the
 	# pieces), the second the pages after them.
 	packed_check split packed full 10000
+	# The pieces fed as a trigger reads them (kt_piecepack_feed): slices
+	# of growing size, the series' ticks packing ahead of the reads, a
+	# slice fed twice and one never fed.
+	mkdir -p fed
+	run -0 "$UNIT/writer-packed" in.dat fed fed
+	[[ $output =~ blocks\ ([0-9]+)\ fed\ ([0-9]+) ]] || fail "no count: $output"
+	[ "${BASH_REMATCH[2]}" -gt 10 ] && [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ] ||
+		fail "fed and ticks did not both pack: $output"
+	cmp <("$KTRACE" report -i fed/ref.dat) <("$KTRACE" report -i fed/fed.dat) ||
+		fail "the pages fed read differently"
+	cmp <(trace-cmd report -i fed/fed.dat 2>&1) <(trace-cmd report -i fed/ref.dat 2>&1) ||
+		fail "trace-cmd reads the two differently"
 }
 
 @test "syscall>200ms: no snapshot; syscall:getppid>50ms: none either" {

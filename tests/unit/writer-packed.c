@@ -19,12 +19,18 @@
  *          blocks with no pages besides: the two must read alike.
  *   alonefull: DIR/alonefull.dat as alone.dat under a full disk: the
  *          writer keeps the blocks that fit, counting the rest's events.
+ *   fed:   DIR/ref.dat as for split, and DIR/fed.dat from the same
+ *          pieces fed to piecepack as a trigger reads them (slices of
+ *          1, 3, 7, ... pages), with extends ahead of the feed between
+ *          them (a series' tick), a slice fed twice and one left out
+ *          (a gap): the two must read alike.  Prints "blocks N fed M"
+ *          (M of the N blocks packed from the pages fed).
  *
  * Prints "events N" (IN's events), "head N" (where each file's head
  * ends), then for full "cut N" (the events the writer counted as left
  * out) and the writer's result.
  *
- *   writer-packed IN.dat DIR split|full|alone|alonefull
+ *   writer-packed IN.dat DIR split|full|alone|alonefull|fed
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -159,6 +165,62 @@ static int finish(struct kt_writer *w, int ncpus, struct kt_writer_cpu *cpus)
 	return ret;
 }
 
+/*
+ * Every CPU's pieces fed to pk as a trigger's reads would, the series'
+ * ticks (extend) between them, the rest of each piece left as pages.
+ */
+static void feed_read(struct kt_piecepack *pk, int ncpus, struct kt_writer_cpu *cpus)
+{
+	size_t page = (size_t)getpagesize(), n, prev_n = 0;
+	unsigned long long at, prev_at = 0, ahead, blocks = 0, by_feed = 0;
+	uint32_t before;
+	int cpu, ret, slice, k;
+	char *buf;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		for (at = 0, slice = 1, k = 0; at < cpus[cpu].size;
+		     at += n, slice += 2, k++) {
+			n = (size_t)slice * page;
+			if (n > cpus[cpu].size - at)
+				n = cpus[cpu].size - at;
+			buf = malloc(n);
+			if (!buf || pread(cpus[cpu].fd, buf, n, at) != (ssize_t)n)
+				die("pread", errno);
+			/* Slice 5 is left out: a gap the next tick's extend reads. */
+			before = kt_piecepack_blocks(pk, cpu);
+			ret = k == 5 ? 0 : kt_piecepack_feed(pk, cpu, at, buf, n);
+			by_feed += kt_piecepack_blocks(pk, cpu) - before;
+			free(buf);
+			if (ret)
+				die("feed", ret);
+			/* Fed twice: skipped. */
+			if (k % 4 == 3) {
+				buf = malloc(prev_n);
+				if (!buf || pread(cpus[cpu].fd, buf, prev_n, prev_at) != (ssize_t)prev_n)
+					die("pread", errno);
+				ret = kt_piecepack_feed(pk, cpu, prev_at, buf, prev_n);
+				free(buf);
+				if (ret)
+					die("feed again", ret);
+			}
+			/* A tick ahead of the reads: whole groups up to 12 pages on. */
+			if (k % 3 == 2) {
+				ahead = at + n + 12 * page;
+				ret = kt_piecepack_extend(pk, cpu, cpus[cpu].fd,
+							  ahead < cpus[cpu].size ? ahead :
+							  cpus[cpu].size, 0);
+				if (ret)
+					die("extend", ret);
+			}
+			prev_at = at;
+			prev_n = n;
+		}
+		blocks += kt_piecepack_blocks(pk, cpu);
+		kt_piecepack_apply(pk, cpu, &cpus[cpu]);
+	}
+	printf("blocks %llu fed %llu\n", blocks, by_feed);
+}
+
 int main(int argc, char **argv)
 {
 	struct kt_writer_cpu cpus[KT_DAT_MAX_CPUS];
@@ -169,11 +231,11 @@ int main(int argc, char **argv)
 	const char *codec;
 	int ncpus, cpu, ret;
 	const char *mode = argc == 4 ? argv[3] : "";
-	bool full, alone;
+	bool full, alone, fed;
 
 	if (strcmp(mode, "split") && strcmp(mode, "full") && strcmp(mode, "alone") &&
-	    strcmp(mode, "alonefull")) {
-		fprintf(stderr, "usage: writer-packed IN.dat DIR split|full|alone|alonefull\n");
+	    strcmp(mode, "alonefull") && strcmp(mode, "fed")) {
+		fprintf(stderr, "usage: writer-packed IN.dat DIR split|full|alone|alonefull|fed\n");
 		return 64;
 	}
 	full = strstr(mode, "full");
@@ -190,7 +252,8 @@ int main(int argc, char **argv)
 	events = make_pieces(argv[1], argv[2], ncpus, cpus);
 	printf("events %llu\n", events);
 
-	if (!strcmp(mode, "split") || !strcmp(mode, "alone")) {
+	fed = !strcmp(mode, "fed");
+	if (!strcmp(mode, "split") || !strcmp(mode, "alone") || fed) {
 		struct kt_writer *w;
 
 		snprintf(path, sizeof(path), "%s/ref.dat", argv[2]);
@@ -204,7 +267,9 @@ int main(int argc, char **argv)
 	pk = kt_piecepack_new(ncpus, getpagesize(), codec, path);
 	if (!pk)
 		die("piecepack", errno);
-	for (cpu = 0; !alone && cpu < ncpus; cpu++) {
+	if (fed)
+		feed_read(pk, ncpus, cpus);
+	for (cpu = 0; !alone && !fed && cpu < ncpus; cpu++) {
 		/* The first half in blocks, the last one short (a snapshot packed it). */
 		ret = kt_piecepack_extend(pk, cpu, cpus[cpu].fd, cpus[cpu].size / 2, 1);
 		if (ret)
