@@ -111,22 +111,36 @@ static struct kt_writer *begin(const char *in, const char *path)
 	return w;
 }
 
+/*
+ * Slice k of a piece of size bytes from at: 2k + 1 pages, or what is
+ * left (*n bytes), read into memory (free() it).
+ */
+static char *read_slice(const struct kt_writer_cpu *c, unsigned long long at,
+			int k, size_t *n)
+{
+	size_t len = (size_t)(2 * k + 1) * getpagesize();
+	char *buf;
+
+	if (len > c->size - at)
+		len = c->size - at;
+	buf = malloc(len);
+	if (!buf || pread(c->fd, buf, len, at) != (ssize_t)len)
+		die("pread", errno);
+	*n = len;
+	return buf;
+}
+
 /* Every CPU's pieces fed to pk from memory, in slices of growing size. */
 static void feed_alone(struct kt_piecepack *pk, int ncpus, struct kt_writer_cpu *cpus)
 {
-	size_t page = (size_t)getpagesize(), room, n;
+	size_t room, n;
 	unsigned long long at;
-	int cpu, ret, slice;
+	int cpu, ret, k;
 	char *buf, *to;
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		for (at = 0, slice = 1; at < cpus[cpu].size; at += n, slice += 2) {
-			n = (size_t)slice * page;
-			if (n > cpus[cpu].size - at)
-				n = cpus[cpu].size - at;
-			buf = malloc(n);
-			if (!buf || pread(cpus[cpu].fd, buf, n, at) != (ssize_t)n)
-				die("pread", errno);
+		for (at = 0, k = 0; at < cpus[cpu].size; at += n, k++) {
+			buf = read_slice(&cpus[cpu], at, k, &n);
 			for (to = buf; to < buf + n; to += room) {
 				char *space = kt_piecepack_space(pk, cpu, &room);
 
@@ -174,18 +188,12 @@ static void feed_read(struct kt_piecepack *pk, int ncpus, struct kt_writer_cpu *
 	size_t page = (size_t)getpagesize(), n, prev_n = 0;
 	unsigned long long at, prev_at = 0, ahead, blocks = 0, by_feed = 0;
 	uint32_t before;
-	int cpu, ret, slice, k;
+	int cpu, ret, k;
 	char *buf;
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
-		for (at = 0, slice = 1, k = 0; at < cpus[cpu].size;
-		     at += n, slice += 2, k++) {
-			n = (size_t)slice * page;
-			if (n > cpus[cpu].size - at)
-				n = cpus[cpu].size - at;
-			buf = malloc(n);
-			if (!buf || pread(cpus[cpu].fd, buf, n, at) != (ssize_t)n)
-				die("pread", errno);
+		for (at = 0, k = 0; at < cpus[cpu].size; at += n, k++) {
+			buf = read_slice(&cpus[cpu], at, k, &n);
 			/* Slice 5 is left out: a gap the next tick's extend reads. */
 			before = kt_piecepack_blocks(pk, cpu);
 			ret = k == 5 ? 0 : kt_piecepack_feed(pk, cpu, at, buf, n);
@@ -195,9 +203,7 @@ static void feed_read(struct kt_piecepack *pk, int ncpus, struct kt_writer_cpu *
 				die("feed", ret);
 			/* Fed twice: skipped. */
 			if (k % 4 == 3) {
-				buf = malloc(prev_n);
-				if (!buf || pread(cpus[cpu].fd, buf, prev_n, prev_at) != (ssize_t)prev_n)
-					die("pread", errno);
+				buf = read_slice(&cpus[cpu], prev_at, k - 1, &prev_n);
 				ret = kt_piecepack_feed(pk, cpu, prev_at, buf, prev_n);
 				free(buf);
 				if (ret)
