@@ -294,6 +294,27 @@ chained_check() {
 	chained_check
 }
 
+@test "--packed-ring, a firing inside the ring's first chunk: the pieces' blocks in the snapshot, every call from the first, read by trace-cmd as by ktrace" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	# Chunks of (8 s + 100 ms) / 4: the firing at 1 s and its window's
+	# end come before the first chunk ends, so the snapshot has no
+	# finished chunk to take; its pages are the pieces' alone.
+	run rec --trigger 'syscall>50ms' --before 8s --after 100ms --packed-ring -F \
+		-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 1 80 0.5
+	[ "$status" -eq 0 ] || fail "record exited $status: $output"
+	shopt -s nullglob
+	files=(snaps/trigger-*-syscall-gt-50ms*.dat)
+	[ "${#files[@]}" -eq 1 ] || fail "not one snapshot: $(ls -A snaps) / $output"
+	run -0 "$KTRACE" report -i "${files[0]}"
+	cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "${files[0]}" 2>/dev/null | tail -n +2) ||
+		fail "report differs from trace-cmd's beyond the trigger lines"
+	numbers "${files[0]}" >nums
+	awk 'NR == 1 && $1 != 1 { print "first call " $1; exit 1 }
+		NR > 1 && $1 != last + 1 { print "after call " last ": call " $1; exit 1 }
+		{ last = $1 } END { if (NR < 2000) { print NR " calls"; exit 1 } }' nums ||
+		fail "the calls: $(head -2 nums) ... $(tail -2 nums)"
+}
+
 @test "the ring's pages packed as they come, refused part way by a full disk: the same three chained snapshots, whole" {
 	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	# The pack's scratch file (unlinked, in the ring's directory) takes

@@ -899,8 +899,11 @@ int kt_file_sink_snapshot(struct kt_file_sink *f, const struct kt_cpu_stats *bas
 		 res->last_ts - req->last_ns : 0;
 	if (req->from_ts)
 		cutoff = req->from_ts;
-	/* A series' finished chunks, then its pieces, in scratch files. */
-	if (nchunks) {
+	/*
+	 * A series' finished chunks, then its pieces, in scratch files; or
+	 * its pieces alone, when they were packed as they came.
+	 */
+	if (nchunks || pieces) {
 		prior = calloc(s->ncpus, sizeof(*prior));
 		prior_unw = calloc(s->ncpus, sizeof(*prior_unw));
 		struct kt_snappages in = {

@@ -491,11 +491,32 @@ static bool same_packing(struct gather *g, int n, int ncpus)
 }
 
 /* The finished chunks' pages, per CPU. */
+/* Packing with g->codec: its state, and each CPU's blocks' scratch file. */
+static int packing_start(struct gather *g, int ncpus, struct cpu_out *out)
+{
+	size_t cap;
+	int cpu, ret;
+
+	g->pack = kt_pack_new(g->codec);
+	g->unpack = kt_unpack_new();
+	cap = kt_pack_bound(g->pack, KT_DAT_CHUNK_PAGES * g->page) + 8;
+	g->zbuf = g->pack && g->unpack ? malloc(cap) : NULL;
+	g->zcap = cap - 8;
+	if (!g->zbuf)
+		return -ENOMEM;
+	for (cpu = 0, ret = 0; !ret && cpu < ncpus; cpu++) {
+		out[cpu].pend = malloc(KT_DAT_CHUNK_PAGES * g->page);
+		out[cpu].pfd = out[cpu].pend ? kt_tmpfile_scratch(g->beside) : -ENOMEM;
+		if (out[cpu].pfd < 0)
+			ret = out[cpu].pfd;
+	}
+	return ret;
+}
+
 static int from_chunks(struct gather *g, const char *const *chunks, int n,
 		       int ncpus, struct cpu_out *out,
 		       struct kt_cpu_stats *prior, unsigned long long *prior_unw)
 {
-	size_t cap;
 	bool same;
 	int cpu, ret;
 
@@ -509,20 +530,9 @@ static int from_chunks(struct gather *g, const char *const *chunks, int n,
 	/* Loose into the snapshot's blocks here, not through a scratch file. */
 	if (!same && (!strcmp(g->codec, "none") || !kt_pack_known(g->codec)))
 		return loose_chunks(g, ncpus, out);
-	g->pack = kt_pack_new(g->codec);
-	g->unpack = kt_unpack_new();
-	cap = kt_pack_bound(g->pack, KT_DAT_CHUNK_PAGES * g->page) + 8;
-	g->zbuf = g->pack && g->unpack ? malloc(cap) : NULL;
-	g->zcap = cap - 8;
-	if (!g->zbuf)
-		return -ENOMEM;
-	for (cpu = 0, ret = 0; !ret && cpu < ncpus; cpu++) {
-		out[cpu].pend = malloc(KT_DAT_CHUNK_PAGES * g->page);
-		out[cpu].pfd = out[cpu].pend ? kt_tmpfile_scratch(g->beside) : -ENOMEM;
+	ret = packing_start(g, ncpus, out);
+	for (cpu = 0; cpu < ncpus; cpu++)
 		out[cpu].in_chunks = true;
-		if (out[cpu].pfd < 0)
-			ret = out[cpu].pfd;
-	}
 	if (!ret && same)
 		ret = packed_chunks(g, chunks, n, ncpus, out);
 	else if (!ret)
@@ -629,10 +639,21 @@ int kt_snappages_gather(const struct kt_snappages *in,
 		kt_err("cannot make room beside '%s': %s", in->beside, strerror(-ret));
 		goto out;
 	}
-	ret = from_chunks(&g, in->chunks, in->n, ncpus, out, prior, prior_unw);
-	if (ret)
-		kt_err("cannot read the finished files of the recording for '%s': %s",
-		       in->beside, strerror(-ret));
+	/*
+	 * No finished chunk yet (a ring's first, or a long one): the pieces'
+	 * blocks packed as they came are still copied, not packed again.
+	 */
+	if (in->n) {
+		ret = from_chunks(&g, in->chunks, in->n, ncpus, out, prior, prior_unw);
+		if (ret)
+			kt_err("cannot read the finished files of the recording for '%s': %s",
+			       in->beside, strerror(-ret));
+	} else if (in->pieces && strcmp(g.codec, "none") && kt_pack_known(g.codec)) {
+		ret = packing_start(&g, ncpus, out);
+		if (ret)
+			kt_err("cannot make room beside '%s': %s", in->beside,
+			       strerror(-ret));
+	}
 	for (cpu = 0; !ret && cpu < ncpus; cpu++) {
 		ret = from_piece(&g, in->pieces, cpu, &cpus[cpu], &out[cpu]);
 		/* The newest page is always in. */

@@ -17,7 +17,8 @@ struct kt_snapshot_res;
 struct kt_writer_cpu;
 
 /*
- * chunks[n]: the finished chunks, oldest first; cutoff: the window's
+ * chunks[n]: the finished chunks, oldest first (n 0: none yet, with
+ * pieces only: their blocks copied); cutoff: the window's
  * start (trace clock; 0: everything), a page kept when the next one
  * starts at or after it, and the last always; codec: the snapshot's
  * compression; count: the events of the chunks' blocks copied whole
