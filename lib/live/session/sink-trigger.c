@@ -445,9 +445,8 @@ static void read_new(struct kt_trigger_sink *t)
 {
 	const char *prefix = t->s->env.prefix;
 	char path[PATH_MAX];
-	int cpu;
-
 	bool same;
+	int cpu;
 
 	if (!prefix)
 		return;
