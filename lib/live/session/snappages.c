@@ -490,7 +490,6 @@ static bool same_packing(struct gather *g, int n, int ncpus)
 	return true;
 }
 
-/* The finished chunks' pages, per CPU. */
 /* Packing with g->codec: its state, and each CPU's blocks' scratch file. */
 static int packing_start(struct gather *g, int ncpus, struct cpu_out *out)
 {
@@ -513,6 +512,7 @@ static int packing_start(struct gather *g, int ncpus, struct cpu_out *out)
 	return ret;
 }
 
+/* The finished chunks' pages, per CPU. */
 static int from_chunks(struct gather *g, const char *const *chunks, int n,
 		       int ncpus, struct cpu_out *out,
 		       struct kt_cpu_stats *prior, unsigned long long *prior_unw)

@@ -99,7 +99,8 @@ static int scan_saved(struct kt_tgids *t)
 		return 0;
 	/*
 	 * strtol, not sscanf: with pid_max at 4194304 the file is long, and
-	 * a ring scans it at each chunk and snapshot.
+	 * a --rotate series scans it at each chunk, a trigger at each
+	 * snapshot.
 	 */
 	for (line = strtok_r(text, "\n", &save); !ret && line;
 	     line = strtok_r(NULL, "\n", &save)) {
