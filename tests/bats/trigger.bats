@@ -259,6 +259,19 @@ chained_rec() {
 		-o snaps "$@" -- taskset -c 0 "$KT_TRIG_BIN/numbered" 4 80 0.4 80 0.4 80 1
 }
 
+# consecutive FILE MIN: FILE read by trace-cmd as by ktrace (beyond the
+# trigger's lines), its numbered calls (numbers, into nums) consecutive,
+# none missing or twice, at least MIN of them.
+consecutive() {
+	run -0 "$KTRACE" report -i "$1"
+	cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "$1" 2>/dev/null | tail -n +2) ||
+		fail "$1: report differs from trace-cmd's beyond the trigger lines"
+	numbers "$1" >nums
+	awk -v min="$2" 'NR > 1 && $1 != last + 1 { print "after call " last ": call " $1; exit 1 }
+		{ last = $1 } END { if (NR < min) { print NR " calls"; exit 1 } }' nums ||
+		fail "the calls in $1: $(head -2 nums) ... $(tail -2 nums)"
+}
+
 # chained_check: chained_rec's three files, each read by trace-cmd as by
 # ktrace, each one's calls consecutive, none missing between them.
 chained_check() {
@@ -268,13 +281,7 @@ chained_check() {
 	[ "${#files[@]}" -eq 3 ] || fail "not three snapshots: $(ls -A snaps) / $output"
 	prev=""
 	for f in $(ls -tr "${files[@]}"); do
-		run -0 "$KTRACE" report -i "$f"
-		cmp <(grep -v '^# ' <<<"$output") <(trace-cmd report -i "$f" 2>/dev/null | tail -n +2) ||
-			fail "$f: report differs from trace-cmd's beyond the trigger lines"
-		numbers "$f" >nums
-		awk 'NR > 1 && $1 != last + 1 { print "after call " last ": call " $1; exit 1 }
-			{ last = $1 } END { if (NR < 500) { print NR " calls"; exit 1 } }' nums ||
-			fail "the calls in $f: $(head -2 nums) ... $(tail -2 nums)"
+		consecutive "$f" 500
 		first=$(head -1 nums | cut -d ' ' -f 1)
 		# Chained: this one begins at or before the call after the
 		# last one's last (the page the window begins in is whole).
@@ -313,6 +320,31 @@ chained_check() {
 		NR > 1 && $1 != last + 1 { print "after call " last ": call " $1; exit 1 }
 		{ last = $1 } END { if (NR < 2000) { print NR " calls"; exit 1 } }' nums ||
 		fail "the calls: $(head -2 nums) ... $(tail -2 nums)"
+}
+
+@test "a ring whose pieces are written over by the chunk after next, the later chunks smaller: no older page in the snapshot, every call once, read by trace-cmd as by ktrace" {
+	kt_tool numbered "$KT_TRIG_BIN"
+	# Chunks of (3 s + 300 ms) / 4 = 825 ms: calls for 2 s fill chunks
+	# 0 and 1; a 600 ms sleep (not a firing) leaves chunk 2, written
+	# over chunk 0's pieces, with half their pages, and chunk 3 over
+	# chunk 1's likewise; the 800 ms sleep fires.  A page read past a
+	# piece's own end is an older chunk's: its calls come twice or out
+	# of order.  Both rings: packed as the trigger reads (fed) and kept
+	# unpacked.
+	for ring in --packed-ring --packed-ring=never; do
+		rm -rf snaps
+		run rec --trigger 'syscall:nanosleep>700ms' --before 3s --after 300ms "$ring" -F \
+			-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 600 0.3 800 0.5
+		[ "$status" -eq 0 ] || fail "$ring: record exited $status: $output"
+		shopt -s nullglob
+		files=(snaps/trigger-*.dat)
+		[ "${#files[@]}" -eq 1 ] || fail "$ring: not one snapshot: $(ls -A snaps) / $output"
+		# From the window's first call (0.7 s in) to the last: about
+		# 6,500 + 1,500 + 1,500 calls.
+		consecutive "${files[0]}" 6000
+		run -0 "$KTRACE" stat -i "${files[0]}"
+		[[ $output == *"no events lost"* ]] || fail "$ring: stat -i: $output"
+	done
 }
 
 @test "the ring's pages packed as they come, refused part way by a full disk: the same three chained snapshots, whole" {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/log.h"
 #include "live/tracefs/tracefs.h"
 #include "file/pieces.h"
 #include "file/rawpage.h"
@@ -59,6 +60,14 @@ struct cpu_rec {
 	int next_fd, old_fd;
 	char *next_path;
 	unsigned long long old_size;
+	/*
+	 * A piece given back for its pages to be written over
+	 * (kt_recorder_recycle), and whether the pieces now written, next
+	 * and left were such: bytes past what they hold are an older
+	 * chunk's.
+	 */
+	char *spare_path;
+	bool out_reused, next_reused, old_reused;
 	bool flush_only;		/* a snapshot's flush: no switch */
 	/* Full pages moved since the last round with put() (put_partial). */
 	bool moved_since_round;
@@ -106,24 +115,39 @@ static void set_error(struct kt_recorder *rec, int err)
 /*
  * A named piece beside the output, so that a recording killed with
  * SIGKILL leaves its pages where 'ktrace record --recover' finds them.
+ * A spare piece (kt_recorder_recycle) is renamed to it and written over
+ * from its start (*reused): its pages are neither freed nor taken again.
  */
-static int open_piece(const char *prefix, int cpu, char **path)
+static int open_piece(const char *prefix, int cpu, char **path, char **spare,
+		      bool *reused)
 {
 	char name[PATH_MAX];
-	int fd;
+	int fd, flags = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
 
 	*path = NULL;
+	*reused = false;
 	fd = kt_pieces_cpu(name, sizeof(name), prefix, cpu);
 	if (fd)
 		return fd;
 	*path = strdup(name);
 	if (!*path)
 		return -ENOMEM;
-	fd = open(*path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (spare && *spare) {
+		if (!rename(*spare, name)) {
+			flags &= ~O_TRUNC;
+			*reused = true;
+		} else {
+			unlink(*spare);
+		}
+		free(*spare);
+		*spare = NULL;
+	}
+	fd = open(*path, flags, 0600);
 	if (fd < 0) {
 		fd = -errno;
 		free(*path);
 		*path = NULL;
+		*reused = false;
 	}
 	return fd;
 }
@@ -152,7 +176,7 @@ static int cpu_open(struct kt_recorder *rec, struct tracefs_instance *inst,
 	fcntl(c->pipe_wr, F_SETPIPE_SZ, PIPE_WANT);
 	ret = fcntl(c->pipe_wr, F_GETPIPE_SZ);
 	c->pipe_size = ret > rec->page_size ? (size_t)ret : (size_t)rec->page_size;
-	c->out_fd = open_piece(prefix, c->cpu, &c->out_path);
+	c->out_fd = open_piece(prefix, c->cpu, &c->out_path, NULL, &c->out_reused);
 	if (c->out_fd < 0)
 		return c->out_fd;
 	return 0;
@@ -182,6 +206,10 @@ static void cpu_close(struct cpu_rec *c)
 		unlink(c->out_path);
 	free(c->out_path);
 	c->out_path = NULL;
+	if (c->spare_path)
+		unlink(c->spare_path);
+	free(c->spare_path);
+	c->spare_path = NULL;
 }
 
 struct kt_recorder *kt_recorder_new(struct tracefs_instance *inst,
@@ -497,9 +525,11 @@ static int cut(struct cpu_rec *c, bool take)
 	pthread_mutex_lock(&rec->lock);
 	c->old_fd = c->out_fd;
 	c->old_size = atomic_load(&c->bytes) - atomic_load(&c->base);
+	c->old_reused = c->out_reused;
 	free(c->out_path);
 	c->out_path = c->next_path;
 	c->out_fd = c->next_fd;
+	c->out_reused = c->next_reused;
 	c->next_path = NULL;
 	c->next_fd = -1;
 	atomic_store(&c->base, atomic_load(&c->bytes));
@@ -769,7 +799,8 @@ static int open_next(struct kt_recorder *rec, const char *prefix)
 	int i, fd = 0;
 
 	for (i = 0; i < rec->ncpus; i++) {
-		fd = open_piece(prefix, i, &rec->cpus[i].next_path);
+		fd = open_piece(prefix, i, &rec->cpus[i].next_path,
+				&rec->cpus[i].spare_path, &rec->cpus[i].next_reused);
 		if (fd < 0)
 			break;
 		rec->cpus[i].next_fd = fd;
@@ -834,11 +865,43 @@ int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
 		/* Gone (an error, the limit): it writes nothing more. */
 		if (!c->switched)
 			cut(c, false);
+		/*
+		 * An older chunk's bytes past its own are cut off, so that
+		 * its size is the file's.  Shrinking a file cannot fail but
+		 * for an I/O error, which its reader meets.
+		 */
+		if (c->old_reused && ftruncate(c->old_fd, (off_t)c->old_size))
+			kt_debug("cannot cut a reused piece: %s", strerror(errno));
 		fd[i] = c->old_fd;
 		size[i] = c->old_size;
 		c->old_fd = -1;
 	}
 	return 0;
+}
+
+int kt_recorder_recycle(struct kt_recorder *rec, const char *prefix)
+{
+	char name[PATH_MAX];
+	struct cpu_rec *c;
+	int i, ret = 0;
+
+	for (i = 0; i < rec->ncpus; i++) {
+		c = &rec->cpus[i];
+		if (kt_pieces_cpu(name, sizeof(name), prefix, i)) {
+			ret = -ENAMETOOLONG;
+			continue;
+		}
+		/* One spare a CPU: an older one goes. */
+		if (c->spare_path)
+			unlink(c->spare_path);
+		free(c->spare_path);
+		c->spare_path = strdup(name);
+		if (!c->spare_path) {
+			unlink(name);
+			ret = -ENOMEM;
+		}
+	}
+	return ret;
 }
 
 int kt_recorder_flush(struct kt_recorder *rec, int *fd,

@@ -90,6 +90,19 @@ int kt_recorder_rotate(struct kt_recorder *rec, const char *prefix, int *fd,
 		       unsigned long long *size);
 
 /*
+ * The pieces of prefix (a rotation's old ones, their pages read and
+ * written elsewhere) given back: the next rotation's pieces are these
+ * files renamed and written over from their start, so that their pages
+ * are neither freed nor taken again (a ring).  Past a piece's size its
+ * bytes are an older chunk's until a rotation cuts them off: readers
+ * take the size from kt_recorder_piece_size().  A recording killed
+ * meanwhile leaves such bytes in its pieces, so only a ring that is
+ * never recovered gives its pieces back.  One spare a CPU: an older
+ * one is removed.  0 or -errno (those not kept are removed).
+ */
+int kt_recorder_recycle(struct kt_recorder *rec, const char *prefix);
+
+/*
  * A snapshot: every page the kernel has now, the partly filled one too,
  * taken into the pieces (in each CPU's thread, waited for; a flight
  * recording's read here), and the pieces handed out read only: fd[cpu]

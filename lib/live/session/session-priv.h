@@ -76,6 +76,13 @@ int kt_session_cpu_data(struct kt_session *s, int cpu, int *fd,
 			unsigned long long *size);
 
 /*
+ * A rotation's old pieces of prefix given back to every source to be
+ * written over (source.h's recycle); -EOPNOTSUPP when a source that
+ * rotates cannot (the caller removes them).
+ */
+int kt_session_recycle(struct kt_session *s, const char *prefix);
+
+/*
  * While tracing runs (a chunk's cut, a snapshot): each CPU's counters
  * now, the instance's (fallback[cpu] where they cannot be read) and the
  * other sources' (ktrace.ko's) added, now[ncpus].

@@ -315,6 +315,21 @@ int kt_session_cpu_data(struct kt_session *s, int cpu, int *fd,
 	return 0;
 }
 
+int kt_session_recycle(struct kt_session *s, const char *prefix)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < NSOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->rotate &&
+		    !s->src[i].ops->recycle)
+			return -EOPNOTSUPP;
+	for (i = 0; !ret && i < NSOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->recycle)
+			ret = s->src[i].ops->recycle(s->src[i].state, prefix);
+	return ret;
+}
+
 void kt_session_counts_now(struct kt_session *s,
 			   const struct kt_cpu_stats *fallback,
 			   struct kt_cpu_stats *now)

@@ -477,11 +477,13 @@ static int publish(struct kt_series_sink *r, unsigned int seq)
 	return ret;
 }
 
-static void remove_pieces(const char *prefix, int ncpus)
+static void remove_pieces(struct kt_series_sink *r, const char *prefix, int ncpus)
 {
 	char path[4096];
 	int cpu;
 
+	if (r->o.recycle && !kt_session_recycle(r->s, prefix))
+		return;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		if (!kt_pieces_cpu(path, sizeof(path), prefix, cpu))
 			unlink(path);
@@ -649,7 +651,7 @@ static int rotate(struct kt_series_sink *r)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (cpus[cpu].fd >= 0)
 			close(cpus[cpu].fd);
-	remove_pieces(old, s->ncpus);
+	remove_pieces(r, old, s->ncpus);
 	if (r->pieces)
 		kt_piecepack_reset(r->pieces);
 	if (ret >= 0) {

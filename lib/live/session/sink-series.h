@@ -50,6 +50,13 @@ struct kt_series_opts {
 	const char *compression;
 	/* The chunks hold no thread-to-process map (a trigger's ring). */
 	bool no_tgids;
+	/*
+	 * A chunk's pieces, once written into it, are written over by the
+	 * chunk after next instead of removed (kt_session_recycle): a ring
+	 * never recovered (a trigger's) takes and frees no page a chunk,
+	 * for one chunk's pages more on disk.
+	 */
+	bool recycle;
 };
 
 /* The series into o->dir (o is copied).  NULL + errno. */

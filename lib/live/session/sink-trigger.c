@@ -130,6 +130,8 @@ struct kt_trigger_sink *kt_trigger_sink_new(const struct kt_trigger_opts *o)
 	}
 	/* Its snapshots read the threads as they are written. */
 	so.no_tgids = true;
+	/* Never recovered (removed at the end): its pieces are written over. */
+	so.recycle = true;
 	t->ring = kt_series_sink_new(&so);
 	t->o.dir = strdup(o->dir);
 	/* The walker reads up to 8 bytes past a page's data. */
@@ -413,25 +415,31 @@ static void read_page(struct kt_trigger_sink *t, const unsigned char *page, int 
 
 /*
  * A CPU's whole pages from where it stopped to the end of its pieces;
- * handed to the ring's packing when they are its current pieces' (feed).
+ * handed to the ring's packing when they are its current pieces' (cur).
+ * The current pieces end where the recorder says: past that, their
+ * bytes are a chunk's before (the ring writes its pieces over); the
+ * last chunk's were cut to their size.
  */
-static void read_cpu(struct kt_trigger_sink *t, int cpu, bool feed)
+static void read_cpu(struct kt_trigger_sink *t, int cpu, bool cur)
 {
-	unsigned long long have;
+	unsigned long long have, end, size;
 	struct stat st;
-	int fd = t->fd[cpu], i, n;
+	int fd = t->fd[cpu], i, n, data_fd;
 	ssize_t got;
 
 	if (fd < 0 || fstat(fd, &st))
 		return;
-	while (t->off[cpu] + t->page <= (unsigned long long)st.st_size) {
-		have = ((unsigned long long)st.st_size - t->off[cpu]) / t->page;
+	end = (unsigned long long)st.st_size;
+	if (cur && !kt_session_cpu_data(t->s, cpu, &data_fd, &size) && size < end)
+		end = size;
+	while (t->off[cpu] + t->page <= end) {
+		have = (end - t->off[cpu]) / t->page;
 		n = have < READ_PAGES ? (int)have : READ_PAGES;
 		got = pread(fd, t->buf, (size_t)n * t->page, t->off[cpu]);
 		if (got < t->page)
 			return;
 		n = (int)(got / t->page);
-		if (feed)
+		if (cur)
 			kt_series_sink_feed(t->ring, cpu, t->off[cpu], t->buf,
 					    (size_t)n * t->page);
 		t->off[cpu] += (unsigned long long)n * t->page;

@@ -220,6 +220,13 @@ static int hand_out(struct ftrace_src *f, const char *prefix,
 	return ret;
 }
 
+static int ftrace_recycle(void *state, const char *prefix)
+{
+	struct ftrace_src *f = state;
+
+	return f->rec ? kt_recorder_recycle(f->rec, prefix) : -EOPNOTSUPP;
+}
+
 static int ftrace_rotate(void *state, const char *prefix,
 			 struct kt_writer_cpu *cpus)
 {
@@ -321,6 +328,7 @@ const struct kt_source_ops kt_source_ftrace = {
 	.woke = ftrace_woke,
 	.data = ftrace_data,
 	.rotate = ftrace_rotate,
+	.recycle = ftrace_recycle,
 	.flush = ftrace_flush,
 	.stream = ftrace_stream,
 	.bytes = ftrace_bytes,

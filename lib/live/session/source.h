@@ -99,6 +99,13 @@ struct kt_source_ops {
 	 */
 	int (*rotate)(void *state, const char *prefix, struct kt_writer_cpu *cpus);
 	/*
+	 * A rotation's old pieces of prefix, read and written into their
+	 * chunk, given back to be written over by a later rotation's
+	 * (kt_recorder_recycle) instead of removed.  NULL: this source
+	 * cannot, and the caller removes them.
+	 */
+	int (*recycle)(void *state, const char *prefix);
+	/*
 	 * Before start(): from then on the pages go to put() (recorder.h)
 	 * instead of the pieces, which stay empty (the agent's network
 	 * sink).  NULL: this source cannot.
