@@ -81,6 +81,13 @@ int kt_session_cpu_data(struct kt_session *s, int cpu, int *fd,
  * rotates cannot (the caller removes them).
  */
 int kt_session_recycle(struct kt_session *s, const char *prefix);
+/*
+ * A CPU's current piece's bytes, where pieces may be written over (a
+ * file's size may then be an older chunk's); -EOPNOTSUPP where they
+ * cannot be (the file's size is the piece's).
+ */
+int kt_session_piece_size(struct kt_session *s, int cpu,
+			  unsigned long long *size);
 
 /*
  * While tracing runs (a chunk's cut, a snapshot): each CPU's counters

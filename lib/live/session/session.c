@@ -315,19 +315,40 @@ int kt_session_cpu_data(struct kt_session *s, int cpu, int *fd,
 	return 0;
 }
 
+/* Whether every source that rotates can write its pieces over. */
+static bool recyclable(const struct kt_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < NSOURCES; i++)
+		if (s->src[i].state && s->src[i].ops->rotate &&
+		    !s->src[i].ops->recycle)
+			return false;
+	return true;
+}
+
 int kt_session_recycle(struct kt_session *s, const char *prefix)
 {
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; i < NSOURCES; i++)
-		if (s->src[i].state && s->src[i].ops->rotate &&
-		    !s->src[i].ops->recycle)
-			return -EOPNOTSUPP;
+	if (!recyclable(s))
+		return -EOPNOTSUPP;
 	for (i = 0; !ret && i < NSOURCES; i++)
 		if (s->src[i].state && s->src[i].ops->recycle)
 			ret = s->src[i].ops->recycle(s->src[i].state, prefix);
 	return ret;
+}
+
+int kt_session_piece_size(struct kt_session *s, int cpu,
+			   unsigned long long *size)
+{
+	int fd;
+
+	/* Such sources' data is their piece as it is (no merge). */
+	if (!recyclable(s))
+		return -EOPNOTSUPP;
+	return kt_session_cpu_data(s, cpu, &fd, size);
 }
 
 void kt_session_counts_now(struct kt_session *s,

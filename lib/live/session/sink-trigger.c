@@ -424,13 +424,13 @@ static void read_cpu(struct kt_trigger_sink *t, int cpu, bool cur)
 {
 	unsigned long long have, end, size;
 	struct stat st;
-	int fd = t->fd[cpu], i, n, data_fd;
+	int fd = t->fd[cpu], i, n;
 	ssize_t got;
 
 	if (fd < 0 || fstat(fd, &st))
 		return;
 	end = (unsigned long long)st.st_size;
-	if (cur && !kt_session_cpu_data(t->s, cpu, &data_fd, &size) && size < end)
+	if (cur && !kt_session_piece_size(t->s, cpu, &size) && size < end)
 		end = size;
 	while (t->off[cpu] + t->page <= end) {
 		have = (end - t->off[cpu]) / t->page;
