@@ -184,7 +184,8 @@ static const char spaces[INDENT_COPY + 1] =
  * and no calls, where a check and a memcpy() a part cost 150
  * instructions a line.
  */
-static int gline_put(const struct gline *l, char *out, size_t cap)
+static inline __attribute__((always_inline))
+int gline_put(const struct gline *l, char *out, size_t cap)
 {
 	size_t n = l->lead_len + l->indent + l->name_len + l->tail_len;
 	char *p = out;
@@ -280,7 +281,8 @@ static const char digits2[201] =
  * digits, the point and 3 more) and the padding after " us " making
  * up 7 between them.  Writes up to p + 17.
  */
-static size_t duration_short(char *p, uint32_t ns)
+static inline __attribute__((always_inline))
+size_t duration_short(char *p, uint32_t ns)
 {
 	static const char ends[3][8] = { " us   |", " us  | ", " us |  " };
 	uint32_t us = ns / 1000, frac = ns - us * 1000;
@@ -310,7 +312,8 @@ static size_t duration_short(char *p, uint32_t ns)
  * they have under 7 digits, a column 7 wide; at p, which has room for
  * 32.  Returns its length.
  */
-static size_t duration_text(char *p, unsigned long long ns)
+static inline __attribute__((always_inline))
+size_t duration_text(char *p, unsigned long long ns)
 {
 	unsigned long long us;
 	unsigned int frac;
