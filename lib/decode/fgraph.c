@@ -28,11 +28,19 @@ struct gfield {
 	int offset, size;	/* size 0: the format lacks it */
 };
 
+/*
+ * A function's text: its name, or its address in hex where it has none.
+ * One of up to NAME_COPY bytes is kept in txt, padded, to be copied as
+ * a block of that size; a longer one is where libtraceevent keeps it.
+ */
+#define NAME_COPY	48
+
 struct name_ent {
 	unsigned long long addr;
-	const char *name;	/* NULL: none there (printed in hex) */
+	const char *name;	/* txt, or the long name */
 	size_t len;
 	bool valid;
+	char txt[NAME_COPY];
 };
 
 struct kt_fgraph {
@@ -41,6 +49,9 @@ struct kt_fgraph {
 	struct tep_event *entry_ev, *exit_ev;
 	struct gfield depth_in, func_in, depth_out, func_out, calltime, rettime;
 	bool host_order;	/* the file's byte order is this machine's */
+	/* common_pid read in place where libtraceevent reads it, host-order. */
+	bool pid_direct;
+	unsigned int pid_off;
 	/* The entry held back until the next record (gate.held), its copy. */
 	struct kt_event ev;
 	struct tep_record rec;
@@ -63,6 +74,26 @@ static struct gfield gfield_of(struct tep_event *e, const char *name)
 		g.size = f->size;
 	}
 	return g;
+}
+
+/*
+ * Where tep_data_pid() reads a record's pid: the first event's
+ * common_pid, read in place as decode/textline.c reads it (the call
+ * cost 93 instructions, twice for each entry followed by an exit).
+ */
+static void pid_field(struct kt_fgraph *g)
+{
+	struct tep_event *first;
+	struct tep_format_field *f;
+
+	first = tep_get_events_count(g->tep) > 0 ? tep_get_event(g->tep, 0) : NULL;
+	if (!first || !g->host_order)
+		return;
+	f = tep_find_common_field(first, "common_pid");
+	if (f && f->size == 4 && f->offset >= 0 && f->offset <= 60) {
+		g->pid_direct = true;
+		g->pid_off = (unsigned int)f->offset;
+	}
 }
 
 struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
@@ -88,6 +119,7 @@ struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 	g->func_out = gfield_of(g->exit_ev, "func");
 	g->calltime = gfield_of(g->exit_ev, "calltime");
 	g->rettime = gfield_of(g->exit_ev, "rettime");
+	pid_field(g);
 	return g;
 }
 
@@ -100,8 +132,9 @@ void kt_fgraph_free(struct kt_fgraph *g)
 }
 
 /* A field's number; false when the format or the record lacks it. */
-static bool field(struct kt_fgraph *g, const struct gfield *f,
-		  const struct tep_record *rec, unsigned long long *v)
+static inline __attribute__((always_inline))
+bool field(struct kt_fgraph *g, const struct gfield *f,
+	   const struct tep_record *rec, unsigned long long *v)
 {
 	const char *at = (const char *)rec->data + f->offset;
 
@@ -120,92 +153,202 @@ static bool field(struct kt_fgraph *g, const struct gfield *f,
 	return true;
 }
 
-/* A line's room: the text written so far, and where it must stop. */
-struct room {
-	char *p, *end;
+/*
+ * The parts of a line: what goes before the indent (a duration, or the
+ * blank column), the indent, the function (or "!" where a field is
+ * missing) and what ends it.  Measured first and then copied, with no
+ * check a byte: the text is most of a graph's report.
+ */
+struct gline {
+	char lead[32];
+	size_t lead_len, indent;
+	const char *name;	/* NAME_COPY bytes readable when name_len is under */
+	size_t name_len;
+	const char *tail;	/* 4 bytes readable */
+	size_t tail_len;
 };
 
-/* Past the end once, it stays past: nothing more is written. */
-static bool short_of(const struct room *r, size_t n)
+/* Spaces enough for the indent of most lines, copied as one block. */
+#define INDENT_COPY	64
+static const char spaces[INDENT_COPY + 1] =
+	"                                                                ";
+
+/* The room a line's blocks may take past its end. */
+#define GLINE_SLACK	(32 + INDENT_COPY + NAME_COPY + 4)
+
+/*
+ * l's text at out: its length, or -ENOSPC when it is longer than cap
+ * (the caller's general path then).  Where cap leaves room to spare,
+ * each part is copied as a block of a constant size, past its end
+ * (the next part, or the next line, writes over the rest): four moves
+ * and no calls, where a check and a memcpy() a part cost 150
+ * instructions a line.
+ */
+static inline __attribute__((always_inline))
+int gline_put(const struct gline *l, char *out, size_t cap)
 {
-	return r->p > r->end || (size_t)(r->end - r->p) < n;
+	size_t n = l->lead_len + l->indent + l->name_len + l->tail_len;
+	char *p = out;
+
+	if (n > cap)
+		return -ENOSPC;
+	if (cap - n >= GLINE_SLACK && l->indent <= INDENT_COPY &&
+	    l->name_len <= NAME_COPY) {
+		memcpy(p, l->lead, sizeof(l->lead));
+		p += l->lead_len;
+		memcpy(p, spaces, INDENT_COPY);
+		p += l->indent;
+		memcpy(p, l->name, NAME_COPY);
+		p += l->name_len;
+		memcpy(p, l->tail, 4);
+		return (int)n;
+	}
+	memcpy(p, l->lead, l->lead_len);
+	p += l->lead_len;
+	memset(p, ' ', l->indent);
+	p += l->indent;
+	memcpy(p, l->name, l->name_len);
+	p += l->name_len;
+	memcpy(p, l->tail, l->tail_len);
+	return (int)n;
 }
 
-static void put(struct room *r, const char *s, size_t n)
+/* What a line's name or tail may be, padded to be copied in blocks. */
+static const char bang[NAME_COPY] = "!", brace[NAME_COPY] = "}", none[4] = "";
+
+/* A line that stops at a missing field. */
+static void gline_missing(struct gline *l)
 {
-	if (short_of(r, n)) {
-		r->p = r->end + 1;	/* over: said by fits() */
+	l->name = bang;
+	l->name_len = 1;
+	l->tail = none;
+	l->tail_len = 0;
+}
+
+/* Spaces of a call's depth, as many as trace-cmd's at most. */
+static size_t indent_of(unsigned long long depth)
+{
+	return depth < 2048 ? (size_t)depth * FGRAPH_INDENT : 4096;
+}
+
+/* n for addr: its name, else its hex, as libtraceevent names it. */
+static void name_fill(struct kt_fgraph *g, struct name_ent *n,
+		      unsigned long long addr)
+{
+	const char *name = tep_find_function(g->tep, addr);
+
+	n->addr = addr;
+	n->valid = true;
+	memset(n->txt, 0, sizeof(n->txt));
+	if (!name) {
+		n->name = n->txt;
+		n->len = (size_t)(kt_fmt_hex(n->txt, addr) - n->txt);
 		return;
 	}
-	memcpy(r->p, s, n);
-	r->p += n;
-}
-
-static bool fits(const struct room *r)
-{
-	return r->p <= r->end;
+	n->len = strlen(name);
+	n->name = n->len <= NAME_COPY ? memcpy(n->txt, name, n->len) : name;
 }
 
 /* An address by name, else in hex, as libtraceevent names it. */
-static void put_addr(struct kt_fgraph *g, struct room *r, unsigned long long addr)
+static void name_of(struct kt_fgraph *g, unsigned long long addr,
+		    struct gline *l)
 {
 	struct name_ent *n = &g->names[(addr ^ (addr >> 12)) % NAME_CACHE];
-	char hex[20];
 
-	if (!n->valid || n->addr != addr) {
-		n->addr = addr;
-		n->valid = true;
-		n->name = tep_find_function(g->tep, addr);
-		n->len = n->name ? strlen(n->name) : 0;
-	}
-	if (n->name) {
-		put(r, n->name, n->len);
-		return;
-	}
-	put(r, hex, (size_t)(kt_fmt_hex(hex, addr) - hex));
+	if (!n->valid || n->addr != addr)
+		name_fill(g, n, addr);
+	l->name = n->name;
+	l->name_len = n->len;
 }
 
 /* The mark of a long call: '+' over 10 us, '!' 100 us, '#' 1 ms, '$' 1 s. */
-static void put_overhead(struct room *r, unsigned long long ns)
+static char overhead_mark(unsigned long long ns)
 {
-	put(r, ns > 1000000000ULL ? "$ " : ns > 1000000ULL ? "# " :
-	       ns > 100000ULL ? "! " : ns > 10000ULL ? "+ " : "  ", 2);
+	return ns > 1000000000ULL ? '$' : ns > 1000000ULL ? '#' :
+	       ns > 100000ULL ? '!' : ns > 10000ULL ? '+' : ' ';
 }
 
-/* "12.345 us   |  ": microseconds, their ns up to 7 digits, a column. */
-static void put_duration(struct room *r, unsigned long long ns)
-{
-	static const char pad[] = "       ";
-	char us[32];
-	int n = (int)(kt_fmt_udec(us, ns / 1000, 0, ' ') - us);
+static const char digits2[201] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
+/*
+ * duration_text() of a call under a millisecond (most of a graph's),
+ * in 32 bits and without a loop: always 16 bytes, the number (1 to 3
+ * digits, the point and 3 more) and the padding after " us " making
+ * up 7 between them.  Writes up to p + 17.
+ */
+static inline __attribute__((always_inline))
+size_t duration_short(char *p, uint32_t ns)
+{
+	static const char ends[3][8] = { " us   |", " us  | ", " us |  " };
+	uint32_t us = ns / 1000, frac = ns - us * 1000;
+	char *s = p + 2;
+
+	p[0] = ns > 100000 ? '!' : ns > 10000 ? '+' : ' ';
+	p[1] = ' ';
+	if (us >= 100)
+		*s++ = (char)('0' + us / 100);
+	if (us >= 10) {
+		memcpy(s, digits2 + 2 * (us % 100), 2);
+		s += 2;
+	} else {
+		*s++ = (char)('0' + us);
+	}
+	s[0] = '.';
+	s[1] = (char)('0' + frac / 100);
+	memcpy(s + 2, digits2 + 2 * (frac % 100), 2);
+	/* " us ", the padding and the column's bar, by the digits */
+	memcpy(s + 4, ends[s - p - 3], 8);
+	memcpy(p + 13, "|  ", 3);
+	return 16;
+}
+
+/*
+ * "+ 12.345 us   |  ": the mark, the microseconds with their ns when
+ * they have under 7 digits, a column 7 wide; at p, which has room for
+ * 32.  Returns its length.
+ */
+static inline __attribute__((always_inline))
+size_t duration_text(char *p, unsigned long long ns)
+{
+	unsigned long long us;
+	unsigned int frac;
+	/* digits end at tmp + 24: 8 bytes readable from any start past 16 */
+	char tmp[32], *d = tmp + 24;
+	size_t n;
+	char *s = p;
+
+	if (ns < 1000000)
+		return duration_short(p, (uint32_t)ns);
+	us = ns / 1000;
+	frac = (unsigned int)(ns % 1000);
+	*s++ = overhead_mark(ns);
+	*s++ = ' ';
+	do {
+		*--d = (char)('0' + us % 10);
+		us /= 10;
+	} while (us);
+	n = (size_t)(tmp + 24 - d);
+	if (n <= 8)
+		memcpy(s, d, 8);
+	else
+		memcpy(s, d, n);	/* 20 digits at most */
+	s += n;
 	if (n < 7) {
-		us[n] = '.';
-		n = (int)(kt_fmt_udec(us + n + 1, ns % 1000, 3, '0') - us);
+		*s++ = '.';
+		*s++ = (char)('0' + frac / 100);
+		memcpy(s, digits2 + 2 * (frac % 100), 2);
+		s += 2;
+		n += 4;
 	}
-	put(r, us, (size_t)n);
-	put(r, " us ", 4);
-	if (n < 7)
-		put(r, pad, (size_t)(7 - n));
-	put(r, "|  ", 3);
-}
-
-static void put_indent(struct room *r, unsigned long long depth)
-{
-	size_t n = depth < 2048 ? (size_t)depth * FGRAPH_INDENT : 4096;
-
-	if (short_of(r, n)) {
-		r->p = r->end + 1;
-		return;
-	}
-	memset(r->p, ' ', n);
-	r->p += n;
-}
-
-/* Its length, or -ENOSPC. */
-static int done(const struct room *r, char *out)
-{
-	return fits(r) ? (int)(r->p - out) : -ENOSPC;
+	memcpy(s, " us     ", 8);	/* " us " and up to 2 of padding */
+	s += 4 + (n < 7 ? 7 - n : 0);
+	memcpy(s, "|  ", 3);
+	return (size_t)(s + 3 - p);
 }
 
 static int entry_text(char *out, size_t cap, struct tep_event *e,
@@ -214,29 +357,32 @@ static int entry_text(char *out, size_t cap, struct tep_event *e,
 	struct kt_fgraph *g = priv;
 	bool leaf = g->leaf && rec == &g->rec;
 	unsigned long long depth, func;
-	struct room r = { out, out + cap };
+	struct gline l;
 
 	(void)e;
 	if (leaf) {
-		put_overhead(&r, g->leaf_ns);
-		put_duration(&r, g->leaf_ns);
+		l.lead_len = duration_text(l.lead, g->leaf_ns);
 	} else {
-		put(&r, "             |  ", 16);
+		memcpy(l.lead, "             |  ", 16);
+		l.lead_len = 16;
 	}
-	if (!field(g, &g->depth_in, rec, &depth))
-		return put(&r, "!", 1), done(&r, out);
-	put_indent(&r, depth);
-	if (!field(g, &g->func_in, rec, &func))
-		return put(&r, "!", 1), done(&r, out);
-	put_addr(g, &r, func);
-	if (leaf)
-		put(&r, "();", 3);
-	else
-		put(&r, "() {", 4);
-	return done(&r, out);
+	l.indent = 0;
+	if (!field(g, &g->depth_in, rec, &depth)) {
+		gline_missing(&l);
+		return gline_put(&l, out, cap);
+	}
+	l.indent = indent_of(depth);
+	if (!field(g, &g->func_in, rec, &func)) {
+		gline_missing(&l);
+		return gline_put(&l, out, cap);
+	}
+	name_of(g, func, &l);
+	l.tail = leaf ? "();" : "() {";
+	l.tail_len = leaf ? 3 : 4;
+	return gline_put(&l, out, cap);
 }
 
-static bool call_ns(struct kt_fgraph *g, struct tep_record *rec,
+static inline __attribute__((always_inline)) bool call_ns(struct kt_fgraph *g, struct tep_record *rec,
 		    unsigned long long *ns)
 {
 	unsigned long long call, ret;
@@ -253,18 +399,26 @@ static int exit_text(char *out, size_t cap, struct tep_event *e,
 {
 	struct kt_fgraph *g = priv;
 	unsigned long long ns, depth;
-	struct room r = { out, out + cap };
+	struct gline l;
 
 	(void)e;
-	if (!call_ns(g, rec, &ns))
-		return put(&r, "!", 1), done(&r, out);
-	put_overhead(&r, ns);
-	put_duration(&r, ns);
-	if (!field(g, &g->depth_out, rec, &depth))
-		return put(&r, "!", 1), done(&r, out);
-	put_indent(&r, depth);
-	put(&r, "}", 1);
-	return done(&r, out);
+	l.lead_len = 0;
+	l.indent = 0;
+	if (!call_ns(g, rec, &ns)) {
+		gline_missing(&l);
+		return gline_put(&l, out, cap);
+	}
+	l.lead_len = duration_text(l.lead, ns);
+	if (!field(g, &g->depth_out, rec, &depth)) {
+		gline_missing(&l);
+		return gline_put(&l, out, cap);
+	}
+	l.indent = indent_of(depth);
+	l.name = brace;
+	l.name_len = 1;
+	l.tail = none;
+	l.tail_len = 0;
+	return gline_put(&l, out, cap);
 }
 
 /* The trace_seq path's: the same text. */
@@ -305,6 +459,17 @@ static bool is(const struct kt_event *ev, const struct tep_event *e)
 	return e && ev->event->id == e->id;
 }
 
+/* memcpy(): an entry's 16 to 32 bytes in two moves, not a call. */
+static inline void copy_small(void *to, const void *from, size_t n)
+{
+	if (n >= 16 && n <= 32) {
+		memcpy(to, from, 16);
+		memcpy((char *)to + n - 16, (const char *)from + n - 16, 16);
+		return;
+	}
+	memcpy(to, from, n);
+}
+
 /* Keep a copy of an entry: the decoder reuses its record. */
 static int hold(struct kt_fgraph *g, const struct kt_event *ev)
 {
@@ -318,7 +483,7 @@ static int hold(struct kt_fgraph *g, const struct kt_event *ev)
 		g->data = d;
 		g->cap = r->size;
 	}
-	memcpy(g->data, r->data, r->size);
+	copy_small(g->data, r->data, (size_t)r->size);
 	g->rec = *r;
 	g->rec.data = g->data;
 	g->rec.priv = NULL;
@@ -328,13 +493,23 @@ static int hold(struct kt_fgraph *g, const struct kt_event *ev)
 	return 0;
 }
 
+static int pid_of(const struct kt_fgraph *g, struct tep_record *rec)
+{
+	int32_t pid;
+
+	if (!g->pid_direct)
+		return tep_data_pid(g->tep, rec);
+	memcpy(&pid, (const char *)rec->data + g->pid_off, sizeof(pid));
+	return pid;
+}
+
 /* Is next the held entry's own exit: the same pid and function? */
 static bool own_exit(struct kt_fgraph *g, const struct kt_event *next)
 {
 	unsigned long long f1, f2;
 
 	if (!is(next, g->exit_ev) ||
-	    tep_data_pid(g->tep, next->record) != tep_data_pid(g->tep, &g->rec))
+	    pid_of(g, next->record) != pid_of(g, &g->rec))
 		return false;
 	return field(g, &g->func_in, &g->rec, &f1) &&
 	       field(g, &g->func_out, next->record, &f2) && f1 == f2;

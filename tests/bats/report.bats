@@ -819,6 +819,8 @@ ffffffff81000070 T seventeen_bytes_a\t[m]
 ffffffff81000070 T thirty_two_bytes_abcdefghijklmno
 ffffffff81000070 T ctl\x01_in_a_name_past_sixteen\t[m]
 ffffffff81000070 T tail\x0bvt
+ffffffff81000070 T high\x80\xff_bytes_past_sixteen
+ffffffff81000070 T trailing_space_past_sixteen_bytes \nffffffff81000080 T next
 ODD
 	for f in "$RD"/ks.*; do
 		"$UNIT/kallsyms-check" lib "$f" >"$RD/lib.out"
