@@ -14,6 +14,7 @@
 #include "decode/fastfmt.h"
 #include "decode/fgraph.h"
 #include "decode/printer.h"
+#include "decode/textline.h"
 
 /* Spaces per call level. */
 #define FGRAPH_INDENT	2
@@ -49,7 +50,7 @@ struct kt_fgraph {
 	struct tep_event *entry_ev, *exit_ev;
 	struct gfield depth_in, func_in, depth_out, func_out, calltime, rettime;
 	bool host_order;	/* the file's byte order is this machine's */
-	/* common_pid read in place where libtraceevent reads it, host-order. */
+	/* common_pid read in place (kt_textline_pid_place()). */
 	bool pid_direct;
 	unsigned int pid_off;
 	/* The entry held back until the next record (gate.held), its copy. */
@@ -76,26 +77,6 @@ static struct gfield gfield_of(struct tep_event *e, const char *name)
 	return g;
 }
 
-/*
- * Where tep_data_pid() reads a record's pid: the first event's
- * common_pid, read in place as decode/textline.c reads it (the call
- * cost 93 instructions, twice for each entry followed by an exit).
- */
-static void pid_field(struct kt_fgraph *g)
-{
-	struct tep_event *first;
-	struct tep_format_field *f;
-
-	first = tep_get_events_count(g->tep) > 0 ? tep_get_event(g->tep, 0) : NULL;
-	if (!first || !g->host_order)
-		return;
-	f = tep_find_common_field(first, "common_pid");
-	if (f && f->size == 4 && f->offset >= 0 && f->offset <= 60) {
-		g->pid_direct = true;
-		g->pid_off = (unsigned int)f->offset;
-	}
-}
-
 struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 {
 	struct kt_fgraph *g;
@@ -119,7 +100,7 @@ struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 	g->func_out = gfield_of(g->exit_ev, "func");
 	g->calltime = gfield_of(g->exit_ev, "calltime");
 	g->rettime = gfield_of(g->exit_ev, "rettime");
-	pid_field(g);
+	g->pid_direct = kt_textline_pid_place(g->tep, &g->pid_off);
 	return g;
 }
 

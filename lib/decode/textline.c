@@ -23,9 +23,6 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 				    enum kt_textline_time tmode, bool no_name)
 {
 	struct kt_textline *t = calloc(1, sizeof(*t));
-	struct tep_event *first;
-	struct tep_format_field *f;
-	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
 	if (!t)
 		return NULL;
@@ -43,17 +40,26 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 	t->secs = ~0ULL;
 	t->us = ~0ULL;
 	t->us_hi = ~0ULL;
+	t->pid_direct = kt_textline_pid_place(tep, &t->pid_off);
+	return t;
+}
+
+bool kt_textline_pid_place(struct tep_handle *tep, unsigned int *off)
+{
+	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	struct tep_format_field *f;
+	struct tep_event *first;
+
 	/* libtraceevent reads common_pid where the first event has it. */
 	/* Not tep_list_events(): its list would miss formats parsed later (lazyfmt.c). */
 	first = tep_get_events_count(tep) > 0 ? tep_get_event(tep, 0) : NULL;
-	if (first && tep_is_file_bigendian(tep) == host_big) {
-		f = tep_find_common_field(first, "common_pid");
-		if (f && f->size == 4 && f->offset >= 0 && f->offset <= 60) {
-			t->pid_direct = true;
-			t->pid_off = (unsigned int)f->offset;
-		}
-	}
-	return t;
+	if (!first || tep_is_file_bigendian(tep) != host_big)
+		return false;
+	f = tep_find_common_field(first, "common_pid");
+	if (!f || f->size != 4 || f->offset < 0 || f->offset > 60)
+		return false;
+	*off = (unsigned int)f->offset;
+	return true;
 }
 
 void kt_textline_free(struct kt_textline *t)

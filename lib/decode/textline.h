@@ -79,6 +79,12 @@ struct kt_textline {
 struct kt_textline *kt_textline_new(struct tep_handle *tep,
 				    enum kt_textline_time tmode, bool no_name);
 void kt_textline_free(struct kt_textline *t);
+/*
+ * Where libtraceevent reads every record's pid (the first event's
+ * common_pid, 4 bytes in this machine's order, within a record's first
+ * 64): *off, true; false where tep_data_pid() must read it.
+ */
+bool kt_textline_pid_place(struct tep_handle *tep, unsigned int *off);
 
 /* The misses of kt_textline_header()'s caches, out of line: see textline.c. */
 extern const char kt_textline_digits2[201];

@@ -477,14 +477,14 @@ static int publish(struct kt_series_sink *r, unsigned int seq)
 	return ret;
 }
 
-static void remove_pieces(struct kt_series_sink *r, const char *prefix, int ncpus)
+static void remove_pieces(struct kt_series_sink *r, const char *prefix)
 {
 	char path[4096];
 	int cpu;
 
 	if (r->o.recycle && !kt_session_recycle(r->s, prefix))
 		return;
-	for (cpu = 0; cpu < ncpus; cpu++)
+	for (cpu = 0; cpu < r->s->ncpus; cpu++)
 		if (!kt_pieces_cpu(path, sizeof(path), prefix, cpu))
 			unlink(path);
 }
@@ -651,7 +651,7 @@ static int rotate(struct kt_series_sink *r)
 	for (cpu = 0; cpu < s->ncpus; cpu++)
 		if (cpus[cpu].fd >= 0)
 			close(cpus[cpu].fd);
-	remove_pieces(r, old, s->ncpus);
+	remove_pieces(r, old);
 	if (r->pieces)
 		kt_piecepack_reset(r->pieces);
 	if (ret >= 0) {
