@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "file/reader-int.h"
+#include "file/spanmemo.h"
 #include "file/tracedat.h"
 
 struct names {
@@ -410,6 +411,8 @@ static bool mismatch(const struct kt_reader *r, const struct kt_reader *ck,
 /* Note chunk c of ck: its spans, path, compression; ck's buffers move to c. */
 static void chunk_take(struct kt_chunk *c, struct kt_reader *ck)
 {
+	struct stat st;
+	bool known = !fstat(ck->fd, &st) && S_ISREG(st.st_mode);
 	int b, i;
 
 	c->first = 1;
@@ -420,8 +423,14 @@ static void chunk_take(struct kt_chunk *c, struct kt_reader *ck)
 
 			d->first = 1;
 			d->last = 0;
-			if (d->size)
+			/* A ring's snapshots open the same chunks again. */
+			if (d->size && (!known ||
+			    !kt_spanmemo_get(&st, d->off, d->size, &d->first, &d->last))) {
 				kt_stream_span(ck, b, i, &d->first, &d->last);
+				if (known)
+					kt_spanmemo_put(&st, d->off, d->size,
+							d->first, d->last);
+			}
 			if (d->first > d->last)
 				continue;
 			if (c->first > c->last) {
