@@ -5,12 +5,14 @@
  * ignores file modes and cannot be refused a tracefs file otherwise.
  *
  *   KT_FAULT_OPEN='PATTERN:ERRNO;...'   open/openat of a matching path
- *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write or pwrite to a file opened at such a path
- *   KT_FAULT_FULL='PATTERN:BYTES;...'   write or pwrite to such a file past BYTES of it:
+ *   KT_FAULT_WRITE='PATTERN:ERRNO;...'  write, pwrite or copy_file_range to a file opened
+ *                                       at such a path
+ *   KT_FAULT_FULL='PATTERN:BYTES;...'   the same to such a file past BYTES of it:
  *                                       ENOSPC, as a disk with room for BYTES
  *   KT_FAULT_MOUNT='PATTERN:ERRNO;...'  mount on a matching target
  *   KT_FAULT_PREAD='PATTERN:ERRNO;...'  pread of a file opened at such a path,
  *                                       of at least KT_FAULT_PREAD_MIN bytes
+ *   KT_FAULT_RENAME='PATTERN:ERRNO;...' rename of a matching path (the old name)
  *   KT_FAULT_SLOW_OPEN='PATTERN:MS;...' open/openat of a matching path waits
  *                                       MS milliseconds first, then opens
  *   KT_FAULT_LOG=FILE                   append one line per injected fault
@@ -283,6 +285,43 @@ ssize_t name(int fd, buf_t buf, size_t len, off_t off) \
 /* pwrite's and pwrite64's: write's rules at the offset they write. */
 WRAP_AT(pwrite, const void *, write_fault(fd, &len, off))
 WRAP_AT(pwrite64, const void *, write_fault(fd, &len, off))
+
+/* rename(old, new): refused when a KT_FAULT_RENAME rule matches old. */
+int rename(const char *old, const char *new)
+{
+	char abs[PATH_MAX];
+	int err = 0;
+	NEXT(rename);
+
+	if (getenv("KT_FAULT_RENAME") && old) {
+		absolute(AT_FDCWD, old, abs, sizeof(abs));
+		err = rule_for("KT_FAULT_RENAME", abs);
+		if (err)
+			note("rename", abs, err);
+	}
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return next_rename(old, new);
+}
+
+/*
+ * copy_file_range: a write into fd_out as far as the rules go (the
+ * writer copies whole blocks file to file, in the kernel).
+ */
+ssize_t copy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out,
+			size_t len, unsigned int flags)
+{
+	int err = write_fault(fd_out, &len, off_out ? (off_t)*off_out : -1);
+	NEXT(copy_file_range);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return next_copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
+}
 
 /* Zero, or the errno a pread of len bytes from fd must fail with. */
 static int pread_fault(int fd, size_t len)

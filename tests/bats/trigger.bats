@@ -322,7 +322,7 @@ chained_check() {
 		fail "the calls: $(head -2 nums) ... $(tail -2 nums)"
 }
 
-@test "a ring whose pieces are written over by the chunk after next, the later chunks smaller: no older page in the snapshot, every call once, read by trace-cmd as by ktrace" {
+@test "a ring whose pieces are written over by the chunk after next, the later chunks smaller: no older page in the snapshot, every call once, read by trace-cmd as by ktrace; a spare that cannot be renamed: new pieces, the same snapshot" {
 	kt_tool numbered "$KT_TRIG_BIN"
 	# Chunks of (3 s + 300 ms) / 4 = 825 ms: calls for 2 s fill chunks
 	# 0 and 1; a 600 ms sleep (not a firing) leaves chunk 2, written
@@ -331,14 +331,29 @@ chained_check() {
 	# piece's own end is an older chunk's: its calls come twice or out
 	# of order.  Both rings: packed as the trigger reads (fed) and kept
 	# unpacked.
-	for ring in --packed-ring --packed-ring=never; do
-		rm -rf snaps
-		run rec --trigger 'syscall:nanosleep>700ms' --before 3s --after 300ms "$ring" -F \
-			-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 600 0.3 800 0.5
+	# Third, the fallback: every spare's rename refused (as a file
+	# system could), so each chunk removes it and makes new pieces.
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
+	for ring in --packed-ring --packed-ring=never refused; do
+		rm -rf snaps faults.log
+		if [ "$ring" = refused ]; then
+			LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$PWD/faults.log" \
+				KT_FAULT_RENAME="*.cpu[0-9]*:EIO" \
+				ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+				run rec --trigger 'syscall:nanosleep>700ms' --before 3s --after 300ms \
+				--packed-ring -F -o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 600 0.3 800 0.5
+			grep -q "^rename .*\.cpu0 5$" faults.log ||
+				fail "no spare's rename was refused: $(head -3 faults.log 2>&1)"
+		else
+			run rec --trigger 'syscall:nanosleep>700ms' --before 3s --after 300ms "$ring" -F \
+				-o snaps -- taskset -c 0 "$KT_TRIG_BIN/numbered" 2 600 0.3 800 0.5
+		fi
 		[ "$status" -eq 0 ] || fail "$ring: record exited $status: $output"
 		shopt -s nullglob
 		files=(snaps/trigger-*.dat)
 		[ "${#files[@]}" -eq 1 ] || fail "$ring: not one snapshot: $(ls -A snaps) / $output"
+		# The ring's pieces and spares all gone with it.
+		[ "$(ls -A snaps | wc -l)" -eq 1 ] || fail "$ring: left in snaps: $(ls -A snaps)"
 		# From the window's first call (0.7 s in) to the last: about
 		# 6,500 + 1,500 + 1,500 calls.
 		consecutive "${files[0]}" 6000
