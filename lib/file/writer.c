@@ -1139,27 +1139,6 @@ static int copy_packed(struct kt_writer *w, const struct kt_writer_cpu *c,
 	uint32_t zero = 0;
 	int ret = write_all(w, &zero, 4);
 
-	/*
-	 * File to file in the kernel first: the blocks are not looked at,
-	 * and a trigger's ring copies every chunk's (a copy through a
-	 * buffer of ours is a second copy of each byte).
-	 */
-	while (!ret && !w->mem && at < c->packed_len) {
-		loff_t in_off = (loff_t)(c->packed_off + at), out_off = w->off;
-		ssize_t n = copy_file_range(c->packed_fd, &in_off, w->fd, &out_off,
-					    c->packed_len - at, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOSPC)
-			return -ENOSPC;
-		if (n <= 0)
-			break;		/* not between these files: as below */
-		at += n;
-		w->off += n;
-		if (lseek(w->fd, w->off, SEEK_SET) < 0)
-			return -errno;
-	}
 	while (!ret && at < c->packed_len) {
 		size_t len = c->packed_len - at < cap ? c->packed_len - at : cap;
 
