@@ -919,7 +919,8 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	if (p->hooks && p->hooks[ev->event->id].fn)
 		hook = &p->hooks[ev->event->id];
 	n = -ENOTSUP;
-	if (p->mode == KT_PRINT_TEXT && !hook && p->ff)
+	/* p->ff is made for text mode only (kt_printer_new_tep()). */
+	if (!hook && p->ff)
 		n = kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size, e, cap);
 	else if (p->mode == KT_PRINT_TEXT && hook && hook->text)
 		n = hook->text(e, cap, ev->event, rec, hook->priv);
@@ -1028,16 +1029,21 @@ static int print_event(struct kt_printer *p, const struct kt_event *ev)
 	struct tep_record *rec = ev->record;
 	int ret;
 
+	/*
+	 * The common record first, in one test: selected, and no
+	 * lost-events mark (a line after one has no buffer column: the
+	 * general path).  p->tl is made for text lines only (setup_textline()).
+	 */
+	if (ev->selected && !rec->missed_events && p->tl) {
+		ret = fast_line(p, ev);
+		if (ret <= 0)
+			return ret;
+		return print_general(p, ev);
+	}
 	if (!ev->selected && p->ncomm_ids)
 		note_comms(p, ev);
 	if (!rec->missed_events && !ev->selected)
 		return 0;
-	/* A line after a lost-events mark has no buffer column: the general path. */
-	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
-		ret = fast_line(p, ev);
-		if (ret <= 0)
-			return ret;
-	}
 	return print_general(p, ev);
 }
 
