@@ -1342,6 +1342,13 @@ info_of(struct kt_fastfmt *ff, const struct ff_prog *pg, const void *data,
 		*e = 0;
 		return (int)(e - out);
 	}
+	/* A kernel stack seen before (most of a -T report's): no run either. */
+	if (pg->plug == P_KSTACK) {
+		int n = ff_kstack_kept(ff, pg, data, size, out, cap);
+
+		if (n >= 0)
+			return n;
+	}
 	return run_prog(ff, pg, data, size, out, cap);
 }
 
