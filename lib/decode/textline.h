@@ -40,13 +40,17 @@ struct kt_textline_comm {
 	char txt[52];		/* copied whole: a fixed-size copy is cheaper */
 };
 
-/* "name: " and the padding to the column. */
-struct kt_textline_name {
-	char *txt;		/* NULL: not built yet; KT_TEXTLINE_NAME_COPY bytes or more */
-	unsigned int len;
-};
-
 #define KT_TEXTLINE_NAME_COPY	32
+
+/*
+ * "name: " and the padding to the column: in the slot when it fits
+ * (most names), else in ltxt; no pointer to follow for a short one.
+ */
+struct kt_textline_name {
+	unsigned int len;	/* 0: not built yet */
+	char txt[KT_TEXTLINE_NAME_COPY];	/* padded: copied whole */
+	char *ltxt;		/* len > KT_TEXTLINE_NAME_COPY: the text */
+};
 
 /*
  * Here and not in textline.c so that kt_textline_header() runs inline
@@ -64,15 +68,15 @@ struct kt_textline {
 	unsigned int ncomms;	/* slots in comms */
 	struct kt_textline_name *names;
 	int nnames;		/* entries in names: grown to the ids seen */
-	/* " %5llu." of the last whole seconds printed. */
-	unsigned long long secs;
-	unsigned int secs_len;
-	char secs_txt[32];
-	/* "%06llu: " of the last microseconds printed (a stack's record follows its event's). */
-	unsigned long long us;
-	char us_txt[8];
-	/* us / 100 of that text: within it only the last two digits change. */
-	unsigned long long us_hi;
+	/*
+	 * " %5llu.%06llu: " of the last hundred microseconds printed: the
+	 * records whose times round into it (ts - blk_lo < blk_span) differ
+	 * only in its last two digits, (ts - blk_lo) / 1000.  Found without
+	 * a division by 1000 first: most records of a report are there.
+	 */
+	unsigned long long blk_lo, blk_span;	/* span 0: none yet */
+	unsigned int time_len;
+	char time_txt[32];
 };
 
 /* no_name: leave out the event name column (the process view). */
@@ -93,7 +97,7 @@ char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
 struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
 						struct tep_event *ev);
 char *kt_textline_usecs_build(struct kt_textline *t, char *p,
-			      unsigned long long us, unsigned long long hi);
+			      unsigned long long ts);
 char *kt_textline_other_time(struct kt_textline *t, char *p,
 			     unsigned long long v);
 
@@ -120,7 +124,8 @@ static inline char *kt_textline_put_comm(struct kt_textline *t, char *p,
 static inline struct kt_textline_name *kt_textline_name_of(struct kt_textline *t,
 							   struct tep_event *ev)
 {
-	if (ev->id >= 0 && ev->id < t->nnames && t->names[ev->id].txt)
+	/* unsigned: a negative id is past nnames too */
+	if ((unsigned int)ev->id < (unsigned int)t->nnames && t->names[ev->id].len)
 		return &t->names[ev->id];
 	return kt_textline_name_build(t, ev);
 }
@@ -129,25 +134,16 @@ static inline struct kt_textline_name *kt_textline_name_of(struct kt_textline *t
 static inline char *kt_textline_put_usecs(struct kt_textline *t, char *p,
 					  unsigned long long ts)
 {
-	unsigned long long us = (ts + 500) / 1000, hi;
+	unsigned long long d = ts - t->blk_lo;
 
-	if (us == t->us) {
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
+	if (d < t->blk_span) {
+		/* The block's text, then its last two digits over it. */
+		memcpy(p, t->time_txt, sizeof(t->time_txt));
+		memcpy(p + t->time_len - 4,
+		       kt_textline_digits2 + 2 * ((unsigned int)d / 1000), 2);
+		return p + t->time_len;
 	}
-	/* The same second and the same hundred microseconds: two digits. */
-	hi = us / 100;
-	if (hi == t->us_hi) {
-		memcpy(t->us_txt + 4, kt_textline_digits2 + 2 * (us - hi * 100), 2);
-		t->us = us;
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
-	}
-	return kt_textline_usecs_build(t, p, us, hi);
+	return kt_textline_usecs_build(t, p, ts);
 }
 
 /*
@@ -188,7 +184,7 @@ static inline char *kt_textline_header(struct kt_textline *t, char *out,
 		if (name->len <= KT_TEXTLINE_NAME_COPY)
 			memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
 		else
-			memcpy(p, name->txt, name->len);
+			memcpy(p, name->ltxt, name->len);
 		p += name->len;
 	}
 	return p;
