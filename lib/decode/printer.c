@@ -48,8 +48,7 @@ struct kt_printer {
 	size_t olen, ocap;
 	/* File reports: the line start from caches; NULL: text_header(). */
 	struct kt_textline *tl;
-	char **bufpre;			/* "name: " of each buffer */
-	unsigned int *bufpre_len;
+	struct bufcol *bufcols;		/* "name: " of each buffer */
 	int nbufs;
 	/* JSON: which names an event's numbers get, by event id. */
 	unsigned char *sym;
@@ -63,6 +62,13 @@ struct kt_printer {
 
 /* Buffer-name columns up to this long are copied as a whole block. */
 #define BUFPRE_COPY	32
+
+/* A buffer's name column: in the slot when it fits, no pointer to follow. */
+struct bufcol {
+	unsigned int len;
+	char txt[BUFPRE_COPY];	/* len <= BUFPRE_COPY: the column, padded */
+	char *ltxt;		/* longer: the column */
+};
 /* Room the fast path wants for one line before it starts it. */
 #define LINE_ROOM	8192
 #define OBUF_SIZE	(256u << 10)
@@ -78,21 +84,26 @@ static void setup_textline(struct kt_printer *p)
 
 	if (p->mode == KT_PRINT_JSON || p->name_width > 512)
 		return;
-	p->bufpre = calloc((size_t)n, sizeof(*p->bufpre));
-	p->bufpre_len = calloc((size_t)n, sizeof(*p->bufpre_len));
-	if (!p->bufpre || !p->bufpre_len)
+	p->bufcols = calloc((size_t)n, sizeof(*p->bufcols));
+	if (!p->bufcols)
 		return;
 	p->nbufs = n;
 	for (b = 0; p->name_width >= 0 && b < n; b++) {
 		const char *name = kt_reader_buffer_name(p->r, b);
-		size_t size = (size_t)p->name_width + 2 + BUFPRE_COPY;
+		struct bufcol *bc = &p->bufcols[b];
+		size_t size = (size_t)p->name_width + 3;
+		char *txt = calloc(1, size);
 
-		/* Room to be copied BUFPRE_COPY bytes at a time. */
-		p->bufpre[b] = calloc(1, size);
-		if (!p->bufpre[b])
+		if (!txt)
 			return;
-		p->bufpre_len[b] = (unsigned int)snprintf(p->bufpre[b], size,
-				*name ? "%*s: " : "%*s  ", p->name_width, name);
+		bc->len = (unsigned int)snprintf(txt, size, *name ? "%*s: " : "%*s  ",
+						 p->name_width, name);
+		if (bc->len <= BUFPRE_COPY) {
+			memcpy(bc->txt, txt, bc->len);
+			free(txt);
+		} else {
+			bc->ltxt = txt;
+		}
 	}
 	p->tl = kt_textline_new(p->tep, p->tmode == TMODE_USECS ? KT_TEXTLINE_USECS :
 				p->tmode == TMODE_NSECS ? KT_TEXTLINE_NSECS :
@@ -210,9 +221,8 @@ void kt_printer_free(struct kt_printer *p)
 	free(p->hooks);
 	kt_textline_free(p->tl);
 	for (i = 0; i < p->nbufs; i++)
-		free(p->bufpre[i]);
-	free(p->bufpre);
-	free(p->bufpre_len);
+		free(p->bufcols[i].ltxt);
+	free(p->bufcols);
 	free(p->obuf);
 	free(p->sym);
 	free(p);
@@ -901,16 +911,18 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	start = p->obuf + p->olen;
 	e = start;
 	if (p->name_width >= 0) {
-		if (ev->buffer < 0 || ev->buffer >= p->nbufs)
-			return 1;
-		unsigned int len = p->bufpre_len[ev->buffer];
+		const struct bufcol *bc;
 
+		/* unsigned: a negative buffer is past nbufs too */
+		if ((unsigned int)ev->buffer >= (unsigned int)p->nbufs)
+			return 1;
+		bc = &p->bufcols[ev->buffer];
 		/* a constant size, copied inline */
-		if (len <= BUFPRE_COPY)
-			memcpy(e, p->bufpre[ev->buffer], BUFPRE_COPY);
+		if (bc->len <= BUFPRE_COPY)
+			memcpy(e, bc->txt, BUFPRE_COPY);
 		else
-			memcpy(e, p->bufpre[ev->buffer], len);
-		e += len;
+			memcpy(e, bc->ltxt, bc->len);
+		e += bc->len;
 	}
 	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
 	if (!e)
