@@ -45,7 +45,9 @@ struct kt_printer {
 	struct kt_fastfmt *ff;
 	/* Lines are built here, then written (at once or in blocks). */
 	char *obuf;
-	size_t olen, ocap;
+	size_t ocap;
+	/* Where the next byte goes, and obuf's end: pointers, as a line uses them. */
+	char *ow, *oend;
 	/* File reports: the line start from caches; NULL: text_header(). */
 	struct kt_textline *tl;
 	struct bufcol *bufcols;		/* "name: " of each buffer */
@@ -195,6 +197,8 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 		find_comm_events(p);
 	p->ocap = flags & KT_PRINT_BATCH ? OBUF_SIZE : LINE_ROOM;
 	p->obuf = malloc(p->ocap);
+	p->ow = p->obuf;
+	p->oend = p->obuf ? p->obuf + p->ocap : NULL;
 	if (!p->obuf) {
 		kt_printer_free(p);
 		return NULL;
@@ -790,11 +794,11 @@ static void json_line(struct kt_printer *p, const struct kt_event *ev)
 
 int kt_printer_flush(struct kt_printer *p)
 {
-	size_t n = p->olen;
+	size_t n = (size_t)(p->ow - p->obuf);
 
 	if (!n)
 		return 0;
-	p->olen = 0;
+	p->ow = p->obuf;
 	errno = 0;
 	if (!(p->flags & KT_PRINT_BATCH)) {
 		if (fwrite(p->obuf, 1, n, p->out) != n)
@@ -824,7 +828,7 @@ static int out_put(struct kt_printer *p, const char *buf, size_t len)
 {
 	int ret;
 
-	if (len > p->ocap - p->olen) {
+	if (len > (size_t)(p->oend - p->ow)) {
 		ret = kt_printer_flush(p);
 		if (ret)
 			return ret;
@@ -835,8 +839,8 @@ static int out_put(struct kt_printer *p, const char *buf, size_t len)
 			return 0;
 		}
 	}
-	memcpy(p->obuf + p->olen, buf, len);
-	p->olen += len;
+	memcpy(p->ow, buf, len);
+	p->ow += len;
 	return 0;
 }
 
@@ -903,12 +907,12 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	size_t cap;
 	int n, ret;
 
-	if (p->ocap - p->olen < LINE_ROOM) {
+	if (p->oend - p->ow < LINE_ROOM) {
 		ret = kt_printer_flush(p);
 		if (ret)
 			return ret;
 	}
-	start = p->obuf + p->olen;
+	start = p->ow;
 	e = start;
 	if (p->name_width >= 0) {
 		const struct bufcol *bc;
@@ -927,7 +931,7 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
 	if (!e)
 		return 1;
-	cap = (size_t)(p->obuf + p->ocap - e) - 1;
+	cap = (size_t)(p->oend - e) - 1;
 	if (p->hooks && p->hooks[ev->event->id].fn)
 		hook = &p->hooks[ev->event->id];
 	n = -ENOTSUP;
@@ -947,7 +951,7 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	if (n && e[-1] == '\n')
 		e--;
 	*e++ = '\n';
-	p->olen = (size_t)(e - p->obuf);
+	p->ow = e;
 	return 0;
 }
 
