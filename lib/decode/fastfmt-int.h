@@ -425,6 +425,7 @@ struct ff_prog {
 	 * Only literals and numbers of fixed fields (most formats, the
 	 * syscalls' above all): a record of fixed_end bytes and an output
 	 * of fixed_max bytes of room are run by run_fixed(), unchecked.
+	 * fixed_end is need as well, where need is more.
 	 */
 	bool fixed;
 	int fixed_end;

@@ -1196,7 +1196,8 @@ void ff_mark_fixed(struct ff_prog *pg)
 			end = g->ld_off + g->ld_size;
 	}
 	pg->fixed = true;
-	pg->fixed_end = end;
+	/* with need in it, one test of the size is all of info_of()'s */
+	pg->fixed_end = end > pg->need ? end : pg->need;
 	pg->fixed_max = max;
 	mark_fops(pg);
 }
@@ -1328,6 +1329,17 @@ static inline __attribute__((always_inline)) int
 info_of(struct kt_fastfmt *ff, const struct ff_prog *pg, const void *data,
 	int size, char *out, size_t cap)
 {
+	/*
+	 * The most common program (a syscall's) first, before any run is
+	 * set up: fixed has no why, and a size of fixed_end (need in it)
+	 * and a cap over fixed_max pass each test below.
+	 */
+	if (pg && pg->fixed && size >= pg->fixed_end && cap > pg->fixed_max) {
+		char *e = pg->nfops ? run_fops(pg, data, out) : run_fixed(pg, data, out);
+
+		*e = 0;
+		return (int)(e - out);
+	}
 	if (!pg || pg->why || size < 0)
 		return -ENOTSUP;
 	if (cap == 0)
@@ -1335,13 +1347,6 @@ info_of(struct kt_fastfmt *ff, const struct ff_prog *pg, const void *data,
 	/* plugin texts read fixed fields, as the plugins do, unchecked */
 	if (size < pg->need)
 		return -ENOTSUP;
-	/* The most common program (a syscall's), before any run is set up. */
-	if (pg->fixed && size >= pg->fixed_end && cap - 1 >= pg->fixed_max) {
-		char *e = pg->nfops ? run_fops(pg, data, out) : run_fixed(pg, data, out);
-
-		*e = 0;
-		return (int)(e - out);
-	}
 	/* A kernel stack seen before (most of a -T report's): no run either. */
 	if (pg->plug == P_KSTACK) {
 		int n = ff_kstack_kept(ff, pg, data, size, out, cap);
