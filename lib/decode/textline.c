@@ -126,9 +126,8 @@ static void comms_grow(struct kt_textline *t)
 	free(old);
 }
 
-/* kt_textline_put_comm()'s miss: the text built (and kept if found). */
-char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
-			     bool *rare)
+/* kt_textline_put_comm()'s miss: the text built (and kept if found); NULL: a rare shape. */
+char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu)
 {
 	struct kt_textline_comm *c = kt_textline_comm_slot(t, pid, cpu);
 	const char *comm;
@@ -138,10 +137,8 @@ char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
 
 	comm = tep_data_comm_from_pid(t->tep, pid);
 	clen = strlen(comm);
-	if (clen > 64) {
-		*rare = true;
-		return p;
-	}
+	if (clen > 64)
+		return NULL;
 	if (clen < 16) {
 		memset(p, ' ', 16 - clen);
 		p += 16 - clen;

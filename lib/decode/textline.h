@@ -92,8 +92,7 @@ bool kt_textline_pid_place(struct tep_handle *tep, unsigned int *off);
 
 /* The misses of kt_textline_header()'s caches, out of line: see textline.c. */
 extern const char kt_textline_digits2[201];
-char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
-			     bool *rare);
+char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu);
 struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
 						struct tep_event *ev);
 char *kt_textline_usecs_build(struct kt_textline *t, char *p,
@@ -108,9 +107,12 @@ static inline struct kt_textline_comm *kt_textline_comm_slot(struct kt_textline 
 			 (t->ncomms - 1)];
 }
 
-/* "%16s-%-5d [%03d]": from the cache, or built. */
+/*
+ * "%16s-%-5d [%03d]": from the cache, or built; NULL for a rare shape
+ * (a returned NULL, not a flag in memory: one store and load a record).
+ */
 static inline char *kt_textline_put_comm(struct kt_textline *t, char *p,
-					 int pid, int cpu, bool *rare)
+					 int pid, int cpu)
 {
 	const struct kt_textline_comm *c = kt_textline_comm_slot(t, pid, cpu);
 
@@ -118,7 +120,7 @@ static inline char *kt_textline_put_comm(struct kt_textline *t, char *p,
 		memcpy(p, c->txt, sizeof(c->txt));
 		return p + c->len;
 	}
-	return kt_textline_comm_build(t, p, pid, cpu, rare);
+	return kt_textline_comm_build(t, p, pid, cpu);
 }
 
 static inline struct kt_textline_name *kt_textline_name_of(struct kt_textline *t,
@@ -157,7 +159,6 @@ static inline char *kt_textline_header(struct kt_textline *t, char *out,
 				       struct tep_record *rec, int cpu)
 {
 	struct kt_textline_name *name = NULL;
-	bool rare = false;
 	char *p = out;
 	int pid;
 
@@ -173,8 +174,8 @@ static inline char *kt_textline_header(struct kt_textline *t, char *out,
 		return NULL;
 	if (!t->no_name && !(name = kt_textline_name_of(t, ev)))
 		return NULL;
-	p = kt_textline_put_comm(t, p, pid, cpu, &rare);
-	if (rare)
+	p = kt_textline_put_comm(t, p, pid, cpu);
+	if (!p)
 		return NULL;
 	if (t->tmode == KT_TEXTLINE_USECS)
 		p = kt_textline_put_usecs(t, p, rec->ts);
