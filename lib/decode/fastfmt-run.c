@@ -1370,7 +1370,8 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		    const void *data, int size, char *out, size_t cap)
 {
 	/* compiled already: the common case, without a call */
-	if (ev->id >= 0 && ev->id < ff->nprogs && ff->progs[ev->id] &&
+	/* unsigned: a negative id is past nprogs too */
+	if ((unsigned int)ev->id < (unsigned int)ff->nprogs && ff->progs[ev->id] &&
 	    ff->progs[ev->id]->ev == ev)
 		return info_of(ff, ff->progs[ev->id], data, size, out, cap);
 	return info_compile(ff, ev, data, size, out, cap);
