@@ -39,6 +39,7 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 	}
 	/* blk_span 0: no block yet (calloc). */
 	t->pid_direct = kt_textline_pid_place(tep, &t->pid_off);
+	t->usual = t->pid_direct && !no_name && tmode == KT_TEXTLINE_USECS;
 	return t;
 }
 
@@ -259,5 +260,42 @@ char *kt_textline_other_time(struct kt_textline *t, char *p,
 	}
 	*p++ = ':';
 	*p++ = ' ';
+	return p;
+}
+
+char *kt_textline_header_any(struct kt_textline *t, char *out,
+			     struct tep_event *ev, struct tep_record *rec,
+			     int cpu)
+{
+	struct kt_textline_name *name = NULL;
+	char *p = out;
+	int pid;
+
+	if (t->pid_direct) {
+		int32_t v32;
+
+		memcpy(&v32, (const char *)rec->data + t->pid_off, sizeof(v32));
+		pid = v32;
+	} else {
+		pid = tep_data_pid(t->tep, rec);
+	}
+	if (pid < 0 || cpu < 0 || cpu > 999999)
+		return NULL;
+	if (!t->no_name && !(name = kt_textline_name_of(t, ev)))
+		return NULL;
+	p = kt_textline_put_comm(t, p, pid, cpu);
+	if (!p)
+		return NULL;
+	if (t->tmode == KT_TEXTLINE_USECS)
+		p = kt_textline_put_usecs(t, p, rec->ts);
+	else
+		p = kt_textline_other_time(t, p, rec->ts);
+	if (name) {
+		if (name->len <= KT_TEXTLINE_NAME_COPY)
+			memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
+		else
+			memcpy(p, name->ltxt, name->len);
+		p += name->len;
+	}
 	return p;
 }

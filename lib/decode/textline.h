@@ -63,6 +63,8 @@ struct kt_textline {
 	bool no_name;
 	/* common_pid read in place when it is a host-order int. */
 	bool pid_direct;
+	/* pid_direct, a name column and microseconds: kt_textline_header()'s case */
+	bool usual;
 	unsigned int pid_off;
 	struct kt_textline_comm *comms;
 	unsigned int ncomms;	/* slots in comms */
@@ -152,43 +154,53 @@ static inline char *kt_textline_put_usecs(struct kt_textline *t, char *p,
  * Write the line's start for rec (of event ev, on cpu) at out, which has
  * KT_TEXTLINE_MAX bytes of room; returns the end, or NULL for a rare
  * shape (a negative pid or cpu, a very long comm or name) that the
- * caller lays out with libtraceevent instead.
+ * caller lays out with libtraceevent instead.  Any shape, every cache
+ * filled as needed: out of line.
+ */
+char *kt_textline_header_any(struct kt_textline *t, char *out,
+			     struct tep_event *ev, struct tep_record *rec,
+			     int cpu);
+
+/*
+ * kt_textline_header_any() where every cache holds the record's parts
+ * (the usual case): tested first, then copied, with no call before the
+ * copies, so that the caller keeps fewer values across calls.  Any
+ * other record, untouched, goes to kt_textline_header_any().
  */
 static inline char *kt_textline_header(struct kt_textline *t, char *out,
 				       struct tep_event *ev,
 				       struct tep_record *rec, int cpu)
 {
-	struct kt_textline_name *name = NULL;
-	char *p = out;
-	int pid;
+	const struct kt_textline_name *name;
+	const struct kt_textline_comm *c;
+	unsigned long long d;
+	int32_t pid;
+	char *p;
 
-	if (t->pid_direct) {
-		int32_t v32;
-
-		memcpy(&v32, (const char *)rec->data + t->pid_off, sizeof(v32));
-		pid = v32;
-	} else {
-		pid = tep_data_pid(t->tep, rec);
-	}
-	if (pid < 0 || cpu < 0 || cpu > 999999)
-		return NULL;
-	if (!t->no_name && !(name = kt_textline_name_of(t, ev)))
-		return NULL;
-	p = kt_textline_put_comm(t, p, pid, cpu);
-	if (!p)
-		return NULL;
-	if (t->tmode == KT_TEXTLINE_USECS)
-		p = kt_textline_put_usecs(t, p, rec->ts);
+	if (!t->usual)
+		return kt_textline_header_any(t, out, ev, rec, cpu);
+	memcpy(&pid, (const char *)rec->data + t->pid_off, sizeof(pid));
+	d = rec->ts - t->blk_lo;
+	/* unsigned: a negative id or cpu is past the bound too */
+	if ((unsigned int)ev->id >= (unsigned int)t->nnames || d >= t->blk_span ||
+	    pid < 0 || (unsigned int)cpu > 999999)
+		return kt_textline_header_any(t, out, ev, rec, cpu);
+	name = &t->names[ev->id];
+	c = kt_textline_comm_slot(t, pid, cpu);
+	if (!name->len || !c->len || c->pid != pid || c->cpu != cpu)
+		return kt_textline_header_any(t, out, ev, rec, cpu);
+	memcpy(out, c->txt, sizeof(c->txt));
+	p = out + c->len;
+	/* kt_textline_put_usecs()'s block: its text, its last two digits over it */
+	memcpy(p, t->time_txt, sizeof(t->time_txt));
+	memcpy(p + t->time_len - 4,
+	       kt_textline_digits2 + 2 * ((unsigned int)d / 1000), 2);
+	p += t->time_len;
+	if (name->len <= KT_TEXTLINE_NAME_COPY)
+		memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
 	else
-		p = kt_textline_other_time(t, p, rec->ts);
-	if (name) {
-		if (name->len <= KT_TEXTLINE_NAME_COPY)
-			memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
-		else
-			memcpy(p, name->ltxt, name->len);
-		p += name->len;
-	}
-	return p;
+		memcpy(p, name->ltxt, name->len);
+	return p + name->len;
 }
 
 #endif
