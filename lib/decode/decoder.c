@@ -34,10 +34,18 @@ struct iter {
 	unsigned int pos;
 	unsigned int commit;
 	uint64_t clock;
-	long long lost;		/* events lost before the page */
+	long long lost;		/* events lost before the page (0 when hidden) */
+	uint64_t rec_base;	/* page_off + its header: a record's offset less rr.hdr */
 	bool hidden;		/* a CPU --cpu leaves out, read (read_hidden) */
+	/* Neither hidden nor selected from: its records are all selected. */
+	bool all;
 	struct tep_record rec;
-	struct tep_event *event;	/* of rec */
+	/*
+	 * What the merge hands out: its record, buffer and CPU set once
+	 * (kt_decoder_new()), its event (of rec) by iter_next_inline(),
+	 * selected by the merge; not a copy made for each record.
+	 */
+	struct kt_event ev;
 };
 
 struct kt_decoder {
@@ -64,6 +72,13 @@ struct kt_decoder {
 	bool swap;
 	int long_size;
 	unsigned int page_size;
+	/*
+	 * Set once, not worked out for each record: a page's header
+	 * bytes, the data area's bytes, and whether --from or --to set
+	 * a window.
+	 */
+	unsigned int hdr_size, data_size;
+	bool window;
 	/* Selection. */
 	bool selecting;		/* any of the below */
 	bool *ids;		/* NULL: every event */
@@ -429,6 +444,9 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 	kt_reader_ts_scale(r, &d->ts_mult, &d->ts_shift, &d->ts_offset);
 	d->page_size = kt_reader_page_size(r);
 	d->swap = kt_reader_big_endian(r) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	d->hdr_size = (unsigned int)page_hdr_size(d);
+	d->data_size = d->page_size - d->hdr_size;
+	d->window = d->opts.has_from || d->opts.has_to;
 	if (setup_events(d))
 		goto err;
 	for (b = 0; b < kt_reader_buffers(r); b++)
@@ -456,6 +474,9 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 						 d->opts.has_from ? d->opts.from : 0,
 						 d->opts.has_to ? d->opts.to : UINT64_MAX);
 			it->rec.cpu = it->cpu;
+			it->ev.record = &it->rec;
+			it->ev.buffer = it->buf;
+			it->ev.cpu = it->cpu;
 			it->rec.ref_count = 1;
 			it->rec.locked = 1;
 			d->nits++;
@@ -528,7 +549,9 @@ static bool next_page(struct kt_decoder *d, struct iter *it)
 		it->pos = 0;
 		it->clock = rd64(d, page);
 		it->lost = 0;
-		if (flags & KT_RB_MISSED_EVENTS) {
+		it->rec_base = off + hdr;
+		/* A hidden CPU's marks are not printed (see iter_next_inline()). */
+		if ((flags & KT_RB_MISSED_EVENTS) && !it->hidden) {
 			it->lost = -1;
 			if ((flags & KT_RB_MISSED_STORED) &&
 			    it->commit + (unsigned int)d->long_size <= d->page_size - hdr)
@@ -595,7 +618,7 @@ iter_next_inline(struct kt_decoder *d, struct iter *it)
 		reach = rr.size;
 		why = d->dyn[rr.id] ?
 		      dyn_problem(d, rr.id, it->data + rr.data, rr.size,
-				  d->page_size - (unsigned int)page_hdr_size(d) - rr.data,
+				  d->data_size - rr.data,
 				  &rec_only, &reach) : NULL;
 		if (why) {
 			page_warn(d, it, rr.hdr, why, rec_only);
@@ -608,10 +631,12 @@ iter_next_inline(struct kt_decoder *d, struct iter *it)
 		it->rec.size = (int)reach;
 		it->rec.record_size = (int)(rr.data + rr.size - rr.hdr);
 		it->rec.data = (void *)(it->data + rr.data);
-		it->rec.offset = it->page_off + rr.hdr + (unsigned int)page_hdr_size(d);
+		it->rec.offset = it->rec_base + rr.hdr;
 		/* As kbuffer: only a record at the page's very start carries them. */
-		it->rec.missed_events = rr.hdr || it->hidden ? 0 : it->lost;
-		it->event = d->evs[rr.id];
+		it->rec.missed_events = rr.hdr ? 0 : it->lost;
+		it->ev.event = d->evs[rr.id];
+		if (!d->window)
+			return true;
 		if (d->opts.has_to && it->rec.ts > d->opts.to)
 			return false;
 		if (d->opts.has_from && it->rec.ts < d->opts.from)
@@ -731,12 +756,13 @@ static unsigned long long heap_next_ts(const struct kt_decoder *d)
 static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 {
 	unsigned long long next_ts;
-	struct kt_event ev;
 	struct iter *it;
 	int i, ret;
 
 	d->nheap = 0;
 	for (i = 0; i < d->nits; i++) {
+		/* The selection is complete once the run starts. */
+		d->its[i].all = !d->its[i].hidden && !d->selecting;
 		if (iter_next(d, &d->its[i])) {
 			d->heap[d->nheap] = &d->its[i];
 			heap_up(d, d->nheap++);
@@ -750,21 +776,31 @@ static int decoder_merge(struct kt_decoder *d, kt_event_fn fn, void *arg)
 	next_ts = heap_next_ts(d);
 	while (d->nheap) {
 		it = d->heap[0];
-		ev.record = &it->rec;
-		ev.event = it->event;
-		ev.buffer = it->buf;
-		ev.cpu = it->cpu;
 		/* The walker let only records of known events through. */
-		ev.selected = ev.event && !it->hidden &&
-			      (!d->selecting || selected(d, ev.event, &it->rec));
-		if (ev.event) {
-			ret = fn(&ev, arg);
+		it->ev.selected = it->ev.event &&
+				  (it->all || (!it->hidden &&
+				   (!d->selecting || selected(d, it->ev.event, &it->rec))));
+		if (it->ev.event) {
+			ret = fn(&it->ev, arg);
 			if (ret < 0)
 				return ret;
 		}
 		if (iter_next_inline(d, it)) {
 			if (it->rec.ts < next_ts)
 				continue;
+			/*
+			 * Two CPUs (a small machine's every report): the
+			 * sift is one comparison, inline, and the next time
+			 * to beat the other CPU's.
+			 */
+			if (d->nheap == 2) {
+				if (heap_less(d->heap[1], it)) {
+					d->heap[0] = d->heap[1];
+					d->heap[1] = it;
+				}
+				next_ts = d->heap[1]->rec.ts;
+				continue;
+			}
 			heap_down(d, 0);
 		} else {
 			d->heap[0] = d->heap[--d->nheap];
@@ -807,9 +843,9 @@ int kt_decoder_next(struct kt_decoder *d, struct kt_event *ev)
 	while (d->nheap) {
 		it = d->heap[0];
 		/* The walker let only records of known events through. */
-		if (it->event) {
+		if (it->ev.event) {
 			ev->record = &it->rec;
-			ev->event = it->event;
+			ev->event = it->ev.event;
 			ev->buffer = it->buf;
 			ev->cpu = it->cpu;
 			ev->selected = !it->hidden &&

@@ -425,6 +425,7 @@ struct ff_prog {
 	 * Only literals and numbers of fixed fields (most formats, the
 	 * syscalls' above all): a record of fixed_end bytes and an output
 	 * of fixed_max bytes of room are run by run_fixed(), unchecked.
+	 * fixed_end is need as well, where need is more.
 	 */
 	bool fixed;
 	int fixed_end;
@@ -651,6 +652,13 @@ void ff_run_hrtimer(struct run *r, const struct ff_prog *pg);
 void ff_run_tlb_flush(struct run *r, const struct ff_prog *pg);
 bool ff_run_futex(struct run *r, const struct ff_prog *pg);
 void ff_run_kstack(struct run *r, const struct ff_prog *pg);
+/*
+ * A kernel stack's text kept already (ff_run_kstack()'s hit), written
+ * at out with its NUL, without a run: its length, or -1 when it is not
+ * kept or does not fit (ff_run_kstack() then).
+ */
+int ff_kstack_kept(struct kt_fastfmt *ff, const struct ff_prog *pg,
+		   const unsigned char *data, int size, char *out, size_t cap);
 void ff_run_ustack(struct run *r, const struct ff_prog *pg);
 void ff_run_segs(struct run *r, const struct ff_prog *pg);
 

@@ -463,6 +463,31 @@ void ff_run_kstack(struct run *r, const struct ff_prog *pg)
 	run_kept(r, pg, &r->ff->stacks, STACK_SLOTS, kstack_fill);
 }
 
+int ff_kstack_kept(struct kt_fastfmt *ff, const struct ff_prog *pg,
+		   const unsigned char *data, int size, char *out, size_t cap)
+{
+	int off = pg->pf[KS_CALLER].off;
+	size_t n = off < size ? (size_t)(size - off) : 0;
+	const unsigned char *key = data + off;
+	const struct stack_ent *se;
+	uint64_t h = n, w;
+	size_t i;
+
+	/* run_kept()'s hash, its test of a hit and put()'s of the room. */
+	if (!ff->stacks || !n || n % 8 || n > sizeof(se->words))
+		return -1;
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	se = &ff->stacks[(unsigned int)(h >> 48) & (STACK_SLOTS - 1)];
+	if (se->nbytes != n || se->len > cap - 1 || memcmp(se->words, key, n))
+		return -1;
+	memcpy(out, se->text, se->len);
+	out[se->len] = '\0';
+	return se->len;
+}
+
 static void ustack_fill(struct run *r, const struct ff_prog *pg, int off)
 {
 	(void)off;

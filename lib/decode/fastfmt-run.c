@@ -1196,7 +1196,8 @@ void ff_mark_fixed(struct ff_prog *pg)
 			end = g->ld_off + g->ld_size;
 	}
 	pg->fixed = true;
-	pg->fixed_end = end;
+	/* with need in it, one test of the size is all of info_of()'s */
+	pg->fixed_end = end > pg->need ? end : pg->need;
 	pg->fixed_max = max;
 	mark_fops(pg);
 }
@@ -1263,33 +1264,19 @@ static char *run_fops(const struct ff_prog *pg, const unsigned char *data,
 	return p + pg->fop_taillen;
 }
 
-int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
-		    const void *data, int size, char *out, size_t cap)
+/*
+ * kt_fastfmt_info() past a fixed program: a plugin's text or the
+ * general segments, with a run set up.  Out of line, so that a fixed
+ * program's call (a syscall's, most records of a report) saves no
+ * registers and builds no run: 20 instructions a record.
+ */
+static __attribute__((noinline)) int run_prog(struct kt_fastfmt *ff,
+					      const struct ff_prog *pg,
+					      const void *data, int size,
+					      char *out, size_t cap)
 {
-	struct ff_prog *pg;
 	struct run r;
 
-	/* compiled already: the common case, without a call */
-	if (ev->id >= 0 && ev->id < ff->nprogs && ff->progs[ev->id] &&
-	    ff->progs[ev->id]->ev == ev)
-		pg = ff->progs[ev->id];
-	else
-		pg = ff_prog_of(ff, ev);
-
-	if (!pg || pg->why || size < 0)
-		return -ENOTSUP;
-	if (cap == 0)
-		return -ENOSPC;
-	/* plugin texts read fixed fields, as the plugins do, unchecked */
-	if (size < pg->need)
-		return -ENOTSUP;
-	/* The most common program (a syscall's), before any run is set up. */
-	if (pg->fixed && size >= pg->fixed_end && cap - 1 >= pg->fixed_max) {
-		char *e = pg->nfops ? run_fops(pg, data, out) : run_fixed(pg, data, out);
-
-		*e = 0;
-		return (int)(e - out);
-	}
 	r.data = data;
 	r.size = size;
 	r.p = out;
@@ -1335,6 +1322,59 @@ int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
 		return r.err;
 	*r.p = 0;
 	return (int)(r.p - out);
+}
+
+/* kt_fastfmt_info() of a program found. */
+static inline __attribute__((always_inline)) int
+info_of(struct kt_fastfmt *ff, const struct ff_prog *pg, const void *data,
+	int size, char *out, size_t cap)
+{
+	/*
+	 * The most common program (a syscall's) first, before any run is
+	 * set up: fixed has no why, and a size of fixed_end (need in it)
+	 * and a cap over fixed_max pass each test below.
+	 */
+	if (pg && pg->fixed && size >= pg->fixed_end && cap > pg->fixed_max) {
+		char *e = pg->nfops ? run_fops(pg, data, out) : run_fixed(pg, data, out);
+
+		*e = 0;
+		return (int)(e - out);
+	}
+	if (!pg || pg->why || size < 0)
+		return -ENOTSUP;
+	if (cap == 0)
+		return -ENOSPC;
+	/* plugin texts read fixed fields, as the plugins do, unchecked */
+	if (size < pg->need)
+		return -ENOTSUP;
+	/* A kernel stack seen before (most of a -T report's): no run either. */
+	if (pg->plug == P_KSTACK) {
+		int n = ff_kstack_kept(ff, pg, data, size, out, cap);
+
+		if (n >= 0)
+			return n;
+	}
+	return run_prog(ff, pg, data, size, out, cap);
+}
+
+/* kt_fastfmt_info() of an event not compiled yet: apart, as run_prog(). */
+static __attribute__((noinline)) int info_compile(struct kt_fastfmt *ff,
+						  struct tep_event *ev,
+						  const void *data, int size,
+						  char *out, size_t cap)
+{
+	return info_of(ff, ff_prog_of(ff, ev), data, size, out, cap);
+}
+
+int kt_fastfmt_info(struct kt_fastfmt *ff, struct tep_event *ev,
+		    const void *data, int size, char *out, size_t cap)
+{
+	/* compiled already: the common case, without a call */
+	/* unsigned: a negative id is past nprogs too */
+	if ((unsigned int)ev->id < (unsigned int)ff->nprogs && ff->progs[ev->id] &&
+	    ff->progs[ev->id]->ev == ev)
+		return info_of(ff, ff->progs[ev->id], data, size, out, cap);
+	return info_compile(ff, ev, data, size, out, cap);
 }
 
 int kt_fastfmt_seq(struct trace_seq *s, struct tep_event *ev,

@@ -24,9 +24,14 @@
 /* A line's info at most: the deepest indent (4096), a name, the rest. */
 #define INFO_MAX	(4096 + 1024)
 
+/* How field() reads a field: decided once, not at each record. */
+enum gread { GREAD_NONE, GREAD_HOST8, GREAD_HOST4, GREAD_TEP };
+
 /* A field of the graph's records, looked up once. */
 struct gfield {
 	int offset, size;	/* size 0: the format lacks it */
+	int end;		/* offset + size: the record must reach it */
+	enum gread how;
 };
 
 /*
@@ -68,13 +73,24 @@ struct kt_fgraph {
 static struct gfield gfield_of(struct tep_event *e, const char *name)
 {
 	struct tep_format_field *f = tep_find_field(e, name);
-	struct gfield g = { 0, 0 };
+	struct gfield g = { .how = GREAD_NONE };
 
 	if (f && f->offset >= 0 && f->size > 0 && f->size <= 8) {
 		g.offset = f->offset;
 		g.size = f->size;
+		g.end = f->offset + f->size;
+		g.how = GREAD_TEP;
 	}
 	return g;
+}
+
+/* Each field's way of being read, once the file's byte order is known. */
+static void gfield_how(struct gfield *f, bool host_order)
+{
+	if (f->how == GREAD_TEP && host_order && f->size == 8)
+		f->how = GREAD_HOST8;
+	else if (f->how == GREAD_TEP && host_order && f->size == 4)
+		f->how = GREAD_HOST4;
 }
 
 struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
@@ -100,6 +116,12 @@ struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 	g->func_out = gfield_of(g->exit_ev, "func");
 	g->calltime = gfield_of(g->exit_ev, "calltime");
 	g->rettime = gfield_of(g->exit_ev, "rettime");
+	gfield_how(&g->depth_in, g->host_order);
+	gfield_how(&g->func_in, g->host_order);
+	gfield_how(&g->depth_out, g->host_order);
+	gfield_how(&g->func_out, g->host_order);
+	gfield_how(&g->calltime, g->host_order);
+	gfield_how(&g->rettime, g->host_order);
 	g->pid_direct = kt_textline_pid_place(g->tep, &g->pid_off);
 	return g;
 }
@@ -119,11 +141,11 @@ bool field(struct kt_fgraph *g, const struct gfield *f,
 {
 	const char *at = (const char *)rec->data + f->offset;
 
-	if (!f->size || f->offset + f->size > rec->size)
+	if (f->how == GREAD_NONE || f->end > rec->size)
 		return false;
-	if (g->host_order && f->size == 8)
+	if (f->how == GREAD_HOST8) {
 		memcpy(v, at, 8);	/* the graph's times and addresses */
-	else if (g->host_order && f->size == 4) {
+	} else if (f->how == GREAD_HOST4) {
 		uint32_t v32;
 
 		memcpy(&v32, at, 4);
@@ -141,7 +163,12 @@ bool field(struct kt_fgraph *g, const struct gfield *f,
  * check a byte: the text is most of a graph's report.
  */
 struct gline {
-	char lead[32];
+	/*
+	 * 32 bytes readable: blank_lead, or the caller's buffer of the
+	 * duration.  A pointer, not the bytes: the parts then stay in
+	 * registers, not a struct written and read back.
+	 */
+	const char *lead;
 	size_t lead_len, indent;
 	const char *name;	/* NAME_COPY bytes readable when name_len is under */
 	size_t name_len;
@@ -175,7 +202,7 @@ int gline_put(const struct gline *l, char *out, size_t cap)
 		return -ENOSPC;
 	if (cap - n >= GLINE_SLACK && l->indent <= INDENT_COPY &&
 	    l->name_len <= NAME_COPY) {
-		memcpy(p, l->lead, sizeof(l->lead));
+		memcpy(p, l->lead, 32);
 		p += l->lead_len;
 		memcpy(p, spaces, INDENT_COPY);
 		p += l->indent;
@@ -196,6 +223,8 @@ int gline_put(const struct gline *l, char *out, size_t cap)
 
 /* What a line's name or tail may be, padded to be copied in blocks. */
 static const char bang[NAME_COPY] = "!", brace[NAME_COPY] = "}", none[4] = "";
+/* The lead of a call that is not a leaf: the blank duration column. */
+static const char blank_lead[32] = "             |  ";
 
 /* A line that stops at a missing field. */
 static void gline_missing(struct gline *l)
@@ -339,12 +368,14 @@ static int entry_text(char *out, size_t cap, struct tep_event *e,
 	bool leaf = g->leaf && rec == &g->rec;
 	unsigned long long depth, func;
 	struct gline l;
+	char dur[32];
 
 	(void)e;
 	if (leaf) {
-		l.lead_len = duration_text(l.lead, g->leaf_ns);
+		l.lead_len = duration_text(dur, g->leaf_ns);
+		l.lead = dur;
 	} else {
-		memcpy(l.lead, "             |  ", 16);
+		l.lead = blank_lead;
 		l.lead_len = 16;
 	}
 	l.indent = 0;
@@ -381,15 +412,18 @@ static int exit_text(char *out, size_t cap, struct tep_event *e,
 	struct kt_fgraph *g = priv;
 	unsigned long long ns, depth;
 	struct gline l;
+	char dur[32];
 
 	(void)e;
+	l.lead = blank_lead;	/* none: copied, then written over */
 	l.lead_len = 0;
 	l.indent = 0;
 	if (!call_ns(g, rec, &ns)) {
 		gline_missing(&l);
 		return gline_put(&l, out, cap);
 	}
-	l.lead_len = duration_text(l.lead, ns);
+	l.lead_len = duration_text(dur, ns);
+	l.lead = dur;
 	if (!field(g, &g->depth_out, rec, &depth)) {
 		gline_missing(&l);
 		return gline_put(&l, out, cap);

@@ -45,11 +45,12 @@ struct kt_printer {
 	struct kt_fastfmt *ff;
 	/* Lines are built here, then written (at once or in blocks). */
 	char *obuf;
-	size_t olen, ocap;
+	size_t ocap;
+	/* Where the next byte goes, and obuf's end: pointers, as a line uses them. */
+	char *ow, *oend;
 	/* File reports: the line start from caches; NULL: text_header(). */
 	struct kt_textline *tl;
-	char **bufpre;			/* "name: " of each buffer */
-	unsigned int *bufpre_len;
+	struct bufcol *bufcols;		/* "name: " of each buffer */
 	int nbufs;
 	/* JSON: which names an event's numbers get, by event id. */
 	unsigned char *sym;
@@ -63,6 +64,13 @@ struct kt_printer {
 
 /* Buffer-name columns up to this long are copied as a whole block. */
 #define BUFPRE_COPY	32
+
+/* A buffer's name column: in the slot when it fits, no pointer to follow. */
+struct bufcol {
+	unsigned int len;
+	char txt[BUFPRE_COPY];	/* len <= BUFPRE_COPY: the column, padded */
+	char *ltxt;		/* longer: the column */
+};
 /* Room the fast path wants for one line before it starts it. */
 #define LINE_ROOM	8192
 #define OBUF_SIZE	(256u << 10)
@@ -78,21 +86,26 @@ static void setup_textline(struct kt_printer *p)
 
 	if (p->mode == KT_PRINT_JSON || p->name_width > 512)
 		return;
-	p->bufpre = calloc((size_t)n, sizeof(*p->bufpre));
-	p->bufpre_len = calloc((size_t)n, sizeof(*p->bufpre_len));
-	if (!p->bufpre || !p->bufpre_len)
+	p->bufcols = calloc((size_t)n, sizeof(*p->bufcols));
+	if (!p->bufcols)
 		return;
 	p->nbufs = n;
 	for (b = 0; p->name_width >= 0 && b < n; b++) {
 		const char *name = kt_reader_buffer_name(p->r, b);
-		size_t size = (size_t)p->name_width + 2 + BUFPRE_COPY;
+		struct bufcol *bc = &p->bufcols[b];
+		size_t size = (size_t)p->name_width + 3;
+		char *txt = calloc(1, size);
 
-		/* Room to be copied BUFPRE_COPY bytes at a time. */
-		p->bufpre[b] = calloc(1, size);
-		if (!p->bufpre[b])
+		if (!txt)
 			return;
-		p->bufpre_len[b] = (unsigned int)snprintf(p->bufpre[b], size,
-				*name ? "%*s: " : "%*s  ", p->name_width, name);
+		bc->len = (unsigned int)snprintf(txt, size, *name ? "%*s: " : "%*s  ",
+						 p->name_width, name);
+		if (bc->len <= BUFPRE_COPY) {
+			memcpy(bc->txt, txt, bc->len);
+			free(txt);
+		} else {
+			bc->ltxt = txt;
+		}
 	}
 	p->tl = kt_textline_new(p->tep, p->tmode == TMODE_USECS ? KT_TEXTLINE_USECS :
 				p->tmode == TMODE_NSECS ? KT_TEXTLINE_NSECS :
@@ -184,6 +197,8 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 		find_comm_events(p);
 	p->ocap = flags & KT_PRINT_BATCH ? OBUF_SIZE : LINE_ROOM;
 	p->obuf = malloc(p->ocap);
+	p->ow = p->obuf;
+	p->oend = p->obuf ? p->obuf + p->ocap : NULL;
 	if (!p->obuf) {
 		kt_printer_free(p);
 		return NULL;
@@ -210,9 +225,8 @@ void kt_printer_free(struct kt_printer *p)
 	free(p->hooks);
 	kt_textline_free(p->tl);
 	for (i = 0; i < p->nbufs; i++)
-		free(p->bufpre[i]);
-	free(p->bufpre);
-	free(p->bufpre_len);
+		free(p->bufcols[i].ltxt);
+	free(p->bufcols);
 	free(p->obuf);
 	free(p->sym);
 	free(p);
@@ -780,11 +794,11 @@ static void json_line(struct kt_printer *p, const struct kt_event *ev)
 
 int kt_printer_flush(struct kt_printer *p)
 {
-	size_t n = p->olen;
+	size_t n = (size_t)(p->ow - p->obuf);
 
 	if (!n)
 		return 0;
-	p->olen = 0;
+	p->ow = p->obuf;
 	errno = 0;
 	if (!(p->flags & KT_PRINT_BATCH)) {
 		if (fwrite(p->obuf, 1, n, p->out) != n)
@@ -814,7 +828,7 @@ static int out_put(struct kt_printer *p, const char *buf, size_t len)
 {
 	int ret;
 
-	if (len > p->ocap - p->olen) {
+	if (len > (size_t)(p->oend - p->ow)) {
 		ret = kt_printer_flush(p);
 		if (ret)
 			return ret;
@@ -825,8 +839,8 @@ static int out_put(struct kt_printer *p, const char *buf, size_t len)
 			return 0;
 		}
 	}
-	memcpy(p->obuf + p->olen, buf, len);
-	p->olen += len;
+	memcpy(p->ow, buf, len);
+	p->ow += len;
 	return 0;
 }
 
@@ -893,33 +907,36 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	size_t cap;
 	int n, ret;
 
-	if (p->ocap - p->olen < LINE_ROOM) {
+	if (p->oend - p->ow < LINE_ROOM) {
 		ret = kt_printer_flush(p);
 		if (ret)
 			return ret;
 	}
-	start = p->obuf + p->olen;
+	start = p->ow;
 	e = start;
 	if (p->name_width >= 0) {
-		if (ev->buffer < 0 || ev->buffer >= p->nbufs)
-			return 1;
-		unsigned int len = p->bufpre_len[ev->buffer];
+		const struct bufcol *bc;
 
+		/* unsigned: a negative buffer is past nbufs too */
+		if ((unsigned int)ev->buffer >= (unsigned int)p->nbufs)
+			return 1;
+		bc = &p->bufcols[ev->buffer];
 		/* a constant size, copied inline */
-		if (len <= BUFPRE_COPY)
-			memcpy(e, p->bufpre[ev->buffer], BUFPRE_COPY);
+		if (bc->len <= BUFPRE_COPY)
+			memcpy(e, bc->txt, BUFPRE_COPY);
 		else
-			memcpy(e, p->bufpre[ev->buffer], len);
-		e += len;
+			memcpy(e, bc->ltxt, bc->len);
+		e += bc->len;
 	}
 	e = kt_textline_header(p->tl, e, ev->event, rec, ev->cpu);
 	if (!e)
 		return 1;
-	cap = (size_t)(p->obuf + p->ocap - e) - 1;
+	cap = (size_t)(p->oend - e) - 1;
 	if (p->hooks && p->hooks[ev->event->id].fn)
 		hook = &p->hooks[ev->event->id];
 	n = -ENOTSUP;
-	if (p->mode == KT_PRINT_TEXT && !hook && p->ff)
+	/* p->ff is made for text mode only (kt_printer_new_tep()). */
+	if (!hook && p->ff)
 		n = kt_fastfmt_info(p->ff, ev->event, rec->data, rec->size, e, cap);
 	else if (p->mode == KT_PRINT_TEXT && hook && hook->text)
 		n = hook->text(e, cap, ev->event, rec, hook->priv);
@@ -934,7 +951,7 @@ static int fast_line(struct kt_printer *p, const struct kt_event *ev)
 	if (n && e[-1] == '\n')
 		e--;
 	*e++ = '\n';
-	p->olen = (size_t)(e - p->obuf);
+	p->ow = e;
 	return 0;
 }
 
@@ -1028,16 +1045,21 @@ static int print_event(struct kt_printer *p, const struct kt_event *ev)
 	struct tep_record *rec = ev->record;
 	int ret;
 
+	/*
+	 * The common record first, in one test: selected, and no
+	 * lost-events mark (a line after one has no buffer column: the
+	 * general path).  p->tl is made for text lines only (setup_textline()).
+	 */
+	if (ev->selected && !rec->missed_events && p->tl) {
+		ret = fast_line(p, ev);
+		if (ret <= 0)
+			return ret;
+		return print_general(p, ev);
+	}
 	if (!ev->selected && p->ncomm_ids)
 		note_comms(p, ev);
 	if (!rec->missed_events && !ev->selected)
 		return 0;
-	/* A line after a lost-events mark has no buffer column: the general path. */
-	if (p->tl && !rec->missed_events && p->mode != KT_PRINT_JSON) {
-		ret = fast_line(p, ev);
-		if (ret <= 0)
-			return ret;
-	}
 	return print_general(p, ev);
 }
 

@@ -37,10 +37,9 @@ struct kt_textline *kt_textline_new(struct tep_handle *tep,
 		errno = ENOMEM;
 		return NULL;
 	}
-	t->secs = ~0ULL;
-	t->us = ~0ULL;
-	t->us_hi = ~0ULL;
+	/* blk_span 0: no block yet (calloc). */
 	t->pid_direct = kt_textline_pid_place(tep, &t->pid_off);
+	t->usual = t->pid_direct && !no_name && tmode == KT_TEXTLINE_USECS;
 	return t;
 }
 
@@ -69,7 +68,7 @@ void kt_textline_free(struct kt_textline *t)
 	if (!t)
 		return;
 	for (i = 0; i < t->nnames; i++)
-		free(t->names[i].txt);
+		free(t->names[i].ltxt);
 	free(t->names);
 	free(t->comms);
 	free(t);
@@ -128,9 +127,8 @@ static void comms_grow(struct kt_textline *t)
 	free(old);
 }
 
-/* kt_textline_put_comm()'s miss: the text built (and kept if found). */
-char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
-			     bool *rare)
+/* kt_textline_put_comm()'s miss: the text built (and kept if found); NULL: a rare shape. */
+char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu)
 {
 	struct kt_textline_comm *c = kt_textline_comm_slot(t, pid, cpu);
 	const char *comm;
@@ -140,10 +138,8 @@ char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
 
 	comm = tep_data_comm_from_pid(t->tep, pid);
 	clen = strlen(comm);
-	if (clen > 64) {
-		*rare = true;
-		return p;
-	}
+	if (clen > 64)
+		return NULL;
 	if (clen < 16) {
 		memset(p, ' ', 16 - clen);
 		p += 16 - clen;
@@ -181,6 +177,7 @@ struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
 {
 	struct kt_textline_name *n;
 	size_t len, pad;
+	char *txt;
 
 	if (ev->id < 0 || ev->id >= NR_IDS)
 		return NULL;
@@ -199,48 +196,50 @@ struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
 		t->nnames = want;
 	}
 	n = &t->names[ev->id];
-	if (n->txt)
+	if (n->len)
 		return n;
 	len = strlen(ev->name);
 	if (len > 100)
 		return NULL;
 	pad = len < NAME_COL ? NAME_COL - len : 0;
-	n->txt = calloc(1, len + 2 + pad + KT_TEXTLINE_NAME_COPY);
-	if (!n->txt)
+	txt = len + 2 + pad <= KT_TEXTLINE_NAME_COPY ? n->txt :
+	      (n->ltxt = calloc(1, len + 2 + pad));
+	if (!txt)
 		return NULL;
-	memcpy(n->txt, ev->name, len);
-	memcpy(n->txt + len, ": ", 2);
-	memset(n->txt + len + 2, ' ', pad);
+	memcpy(txt, ev->name, len);
+	memcpy(txt + len, ": ", 2);
+	memset(txt + len + 2, ' ', pad);
 	n->len = (unsigned int)(len + 2 + pad);
 	return n;
 }
 
-/* kt_textline_put_usecs() in another hundred microseconds. */
+/* kt_textline_put_usecs() in another hundred microseconds: its text built. */
 char *kt_textline_usecs_build(struct kt_textline *t, char *p,
-			      unsigned long long us, unsigned long long hi)
+			      unsigned long long ts)
 {
-	unsigned long long secs = us / 1000000;
+	/* As libtraceevent: (ts + 500) / 1000, wrapping as it does. */
+	unsigned long long x = ts + 500, us = x / 1000, secs = us / 1000000;
+	unsigned long long hi = us / 100, base = hi * 100000;
 	unsigned int frac = (unsigned int)(us % 1000000);
+	char *e = put_num(t->time_txt + 1, secs, 5, ' ');
 
-	t->us_hi = hi;
-	if (secs != t->secs) {
-		char *e = put_num(t->secs_txt + 1, secs, 5, ' ');
-
-		t->secs_txt[0] = ' ';
-		*e++ = '.';
-		t->secs_len = (unsigned int)(e - t->secs_txt);
-		t->secs = secs;
-	}
-	memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-	p += t->secs_len;
-	memcpy(p, kt_textline_digits2 + 2 * (frac / 10000), 2);
-	memcpy(p + 2, kt_textline_digits2 + 2 * (frac / 100 % 100), 2);
-	memcpy(p + 4, kt_textline_digits2 + 2 * (frac % 100), 2);
-	p[6] = ':';
-	p[7] = ' ';
-	memcpy(t->us_txt, p, 8);
-	t->us = us;
-	return p + 8;
+	t->time_txt[0] = ' ';
+	*e++ = '.';
+	memcpy(e, kt_textline_digits2 + 2 * (frac / 10000), 2);
+	memcpy(e + 2, kt_textline_digits2 + 2 * (frac / 100 % 100), 2);
+	memcpy(e + 4, kt_textline_digits2 + 2 * (frac % 100), 2);
+	e[6] = ':';
+	e[7] = ' ';
+	t->time_len = (unsigned int)(e + 8 - t->time_txt);
+	/*
+	 * The block: x in [base, base + 100000), ts - (base - 500) below
+	 * the span; the last block below 2^64 is shorter, so that a
+	 * wrapped x is never taken for one in it.
+	 */
+	t->blk_lo = base - 500;
+	t->blk_span = ~0ULL - base < 100000 ? ~0ULL - base + 1 : 100000;
+	memcpy(p, t->time_txt, sizeof(t->time_txt));
+	return p + t->time_len;
 }
 
 /* The time of the other modes (nanoseconds, raw). */
@@ -261,5 +260,42 @@ char *kt_textline_other_time(struct kt_textline *t, char *p,
 	}
 	*p++ = ':';
 	*p++ = ' ';
+	return p;
+}
+
+char *kt_textline_header_any(struct kt_textline *t, char *out,
+			     struct tep_event *ev, struct tep_record *rec,
+			     int cpu)
+{
+	struct kt_textline_name *name = NULL;
+	char *p = out;
+	int pid;
+
+	if (t->pid_direct) {
+		int32_t v32;
+
+		memcpy(&v32, (const char *)rec->data + t->pid_off, sizeof(v32));
+		pid = v32;
+	} else {
+		pid = tep_data_pid(t->tep, rec);
+	}
+	if (pid < 0 || cpu < 0 || cpu > 999999)
+		return NULL;
+	if (!t->no_name && !(name = kt_textline_name_of(t, ev)))
+		return NULL;
+	p = kt_textline_put_comm(t, p, pid, cpu);
+	if (!p)
+		return NULL;
+	if (t->tmode == KT_TEXTLINE_USECS)
+		p = kt_textline_put_usecs(t, p, rec->ts);
+	else
+		p = kt_textline_other_time(t, p, rec->ts);
+	if (name) {
+		if (name->len <= KT_TEXTLINE_NAME_COPY)
+			memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
+		else
+			memcpy(p, name->ltxt, name->len);
+		p += name->len;
+	}
 	return p;
 }

@@ -40,13 +40,17 @@ struct kt_textline_comm {
 	char txt[52];		/* copied whole: a fixed-size copy is cheaper */
 };
 
-/* "name: " and the padding to the column. */
-struct kt_textline_name {
-	char *txt;		/* NULL: not built yet; KT_TEXTLINE_NAME_COPY bytes or more */
-	unsigned int len;
-};
-
 #define KT_TEXTLINE_NAME_COPY	32
+
+/*
+ * "name: " and the padding to the column: in the slot when it fits
+ * (most names), else in ltxt; no pointer to follow for a short one.
+ */
+struct kt_textline_name {
+	unsigned int len;	/* 0: not built yet */
+	char txt[KT_TEXTLINE_NAME_COPY];	/* padded: copied whole */
+	char *ltxt;		/* len > KT_TEXTLINE_NAME_COPY: the text */
+};
 
 /*
  * Here and not in textline.c so that kt_textline_header() runs inline
@@ -59,20 +63,22 @@ struct kt_textline {
 	bool no_name;
 	/* common_pid read in place when it is a host-order int. */
 	bool pid_direct;
+	/* pid_direct, a name column and microseconds: kt_textline_header()'s case */
+	bool usual;
 	unsigned int pid_off;
 	struct kt_textline_comm *comms;
 	unsigned int ncomms;	/* slots in comms */
 	struct kt_textline_name *names;
 	int nnames;		/* entries in names: grown to the ids seen */
-	/* " %5llu." of the last whole seconds printed. */
-	unsigned long long secs;
-	unsigned int secs_len;
-	char secs_txt[32];
-	/* "%06llu: " of the last microseconds printed (a stack's record follows its event's). */
-	unsigned long long us;
-	char us_txt[8];
-	/* us / 100 of that text: within it only the last two digits change. */
-	unsigned long long us_hi;
+	/*
+	 * " %5llu.%06llu: " of the last hundred microseconds printed: the
+	 * records whose times round into it (ts - blk_lo < blk_span) differ
+	 * only in its last two digits, (ts - blk_lo) / 1000.  Found without
+	 * a division by 1000 first: most records of a report are there.
+	 */
+	unsigned long long blk_lo, blk_span;	/* span 0: none yet */
+	unsigned int time_len;
+	char time_txt[32];
 };
 
 /* no_name: leave out the event name column (the process view). */
@@ -88,12 +94,11 @@ bool kt_textline_pid_place(struct tep_handle *tep, unsigned int *off);
 
 /* The misses of kt_textline_header()'s caches, out of line: see textline.c. */
 extern const char kt_textline_digits2[201];
-char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu,
-			     bool *rare);
+char *kt_textline_comm_build(struct kt_textline *t, char *p, int pid, int cpu);
 struct kt_textline_name *kt_textline_name_build(struct kt_textline *t,
 						struct tep_event *ev);
 char *kt_textline_usecs_build(struct kt_textline *t, char *p,
-			      unsigned long long us, unsigned long long hi);
+			      unsigned long long ts);
 char *kt_textline_other_time(struct kt_textline *t, char *p,
 			     unsigned long long v);
 
@@ -104,9 +109,12 @@ static inline struct kt_textline_comm *kt_textline_comm_slot(struct kt_textline 
 			 (t->ncomms - 1)];
 }
 
-/* "%16s-%-5d [%03d]": from the cache, or built. */
+/*
+ * "%16s-%-5d [%03d]": from the cache, or built; NULL for a rare shape
+ * (a returned NULL, not a flag in memory: one store and load a record).
+ */
 static inline char *kt_textline_put_comm(struct kt_textline *t, char *p,
-					 int pid, int cpu, bool *rare)
+					 int pid, int cpu)
 {
 	const struct kt_textline_comm *c = kt_textline_comm_slot(t, pid, cpu);
 
@@ -114,13 +122,14 @@ static inline char *kt_textline_put_comm(struct kt_textline *t, char *p,
 		memcpy(p, c->txt, sizeof(c->txt));
 		return p + c->len;
 	}
-	return kt_textline_comm_build(t, p, pid, cpu, rare);
+	return kt_textline_comm_build(t, p, pid, cpu);
 }
 
 static inline struct kt_textline_name *kt_textline_name_of(struct kt_textline *t,
 							   struct tep_event *ev)
 {
-	if (ev->id >= 0 && ev->id < t->nnames && t->names[ev->id].txt)
+	/* unsigned: a negative id is past nnames too */
+	if ((unsigned int)ev->id < (unsigned int)t->nnames && t->names[ev->id].len)
 		return &t->names[ev->id];
 	return kt_textline_name_build(t, ev);
 }
@@ -129,69 +138,69 @@ static inline struct kt_textline_name *kt_textline_name_of(struct kt_textline *t
 static inline char *kt_textline_put_usecs(struct kt_textline *t, char *p,
 					  unsigned long long ts)
 {
-	unsigned long long us = (ts + 500) / 1000, hi;
+	unsigned long long d = ts - t->blk_lo;
 
-	if (us == t->us) {
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
+	if (d < t->blk_span) {
+		/* The block's text, then its last two digits over it. */
+		memcpy(p, t->time_txt, sizeof(t->time_txt));
+		memcpy(p + t->time_len - 4,
+		       kt_textline_digits2 + 2 * ((unsigned int)d / 1000), 2);
+		return p + t->time_len;
 	}
-	/* The same second and the same hundred microseconds: two digits. */
-	hi = us / 100;
-	if (hi == t->us_hi) {
-		memcpy(t->us_txt + 4, kt_textline_digits2 + 2 * (us - hi * 100), 2);
-		t->us = us;
-		memcpy(p, t->secs_txt, sizeof(t->secs_txt));
-		p += t->secs_len;
-		memcpy(p, t->us_txt, 8);
-		return p + 8;
-	}
-	return kt_textline_usecs_build(t, p, us, hi);
+	return kt_textline_usecs_build(t, p, ts);
 }
 
 /*
  * Write the line's start for rec (of event ev, on cpu) at out, which has
  * KT_TEXTLINE_MAX bytes of room; returns the end, or NULL for a rare
  * shape (a negative pid or cpu, a very long comm or name) that the
- * caller lays out with libtraceevent instead.
+ * caller lays out with libtraceevent instead.  Any shape, every cache
+ * filled as needed: out of line.
+ */
+char *kt_textline_header_any(struct kt_textline *t, char *out,
+			     struct tep_event *ev, struct tep_record *rec,
+			     int cpu);
+
+/*
+ * kt_textline_header_any() where every cache holds the record's parts
+ * (the usual case): tested first, then copied, with no call before the
+ * copies, so that the caller keeps fewer values across calls.  Any
+ * other record, untouched, goes to kt_textline_header_any().
  */
 static inline char *kt_textline_header(struct kt_textline *t, char *out,
 				       struct tep_event *ev,
 				       struct tep_record *rec, int cpu)
 {
-	struct kt_textline_name *name = NULL;
-	bool rare = false;
-	char *p = out;
-	int pid;
+	const struct kt_textline_name *name;
+	const struct kt_textline_comm *c;
+	unsigned long long d;
+	int32_t pid;
+	char *p;
 
-	if (t->pid_direct) {
-		int32_t v32;
-
-		memcpy(&v32, (const char *)rec->data + t->pid_off, sizeof(v32));
-		pid = v32;
-	} else {
-		pid = tep_data_pid(t->tep, rec);
-	}
-	if (pid < 0 || cpu < 0 || cpu > 999999)
-		return NULL;
-	if (!t->no_name && !(name = kt_textline_name_of(t, ev)))
-		return NULL;
-	p = kt_textline_put_comm(t, p, pid, cpu, &rare);
-	if (rare)
-		return NULL;
-	if (t->tmode == KT_TEXTLINE_USECS)
-		p = kt_textline_put_usecs(t, p, rec->ts);
+	if (!t->usual)
+		return kt_textline_header_any(t, out, ev, rec, cpu);
+	memcpy(&pid, (const char *)rec->data + t->pid_off, sizeof(pid));
+	d = rec->ts - t->blk_lo;
+	/* unsigned: a negative id or cpu is past the bound too */
+	if ((unsigned int)ev->id >= (unsigned int)t->nnames || d >= t->blk_span ||
+	    pid < 0 || (unsigned int)cpu > 999999)
+		return kt_textline_header_any(t, out, ev, rec, cpu);
+	name = &t->names[ev->id];
+	c = kt_textline_comm_slot(t, pid, cpu);
+	if (!name->len || !c->len || c->pid != pid || c->cpu != cpu)
+		return kt_textline_header_any(t, out, ev, rec, cpu);
+	memcpy(out, c->txt, sizeof(c->txt));
+	p = out + c->len;
+	/* kt_textline_put_usecs()'s block: its text, its last two digits over it */
+	memcpy(p, t->time_txt, sizeof(t->time_txt));
+	memcpy(p + t->time_len - 4,
+	       kt_textline_digits2 + 2 * ((unsigned int)d / 1000), 2);
+	p += t->time_len;
+	if (name->len <= KT_TEXTLINE_NAME_COPY)
+		memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
 	else
-		p = kt_textline_other_time(t, p, rec->ts);
-	if (name) {
-		if (name->len <= KT_TEXTLINE_NAME_COPY)
-			memcpy(p, name->txt, KT_TEXTLINE_NAME_COPY);
-		else
-			memcpy(p, name->txt, name->len);
-		p += name->len;
-	}
-	return p;
+		memcpy(p, name->ltxt, name->len);
+	return p + name->len;
 }
 
 #endif

@@ -149,7 +149,8 @@ static inline int kt_rawpage_next_inline(const struct kt_rawpage_fmt *f,
 	if (len > commit - at || len < f->min_size)
 		goto call;
 	memcpy(&id, data + at + f->type_off, 2);
-	if (id >= f->nids || f->need[id] < 0 || len < (unsigned int)f->need[id])
+	/* unsigned: no such event (need < 0) is a length no record has */
+	if (id >= f->nids || len < (unsigned int)f->need[id])
 		goto call;
 	*ts += w >> 5;
 	rec->ts = *ts;
