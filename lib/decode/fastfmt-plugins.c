@@ -409,6 +409,23 @@ kept_fill(struct run *r, const struct ff_prog *pg, struct stack_ent *se,
 }
 
 /*
+ * A stack's slot in a table of slots entries (a power of two): its n
+ * bytes of words (a multiple of 8) hashed a word at a time.
+ */
+static inline unsigned int stack_slot(const unsigned char *key, size_t n,
+				      unsigned int slots)
+{
+	uint64_t h = n, w;
+	size_t i;
+
+	for (i = 0; i < n; i += 8) {
+		memcpy(&w, key + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	}
+	return (unsigned int)(h >> 48) & (slots - 1);
+}
+
+/*
  * The text fill() prints for the n bytes of words at r->data + off (off
  * caller[]'s, to the record's end), from *tab (slots entries, allocated
  * here) or printed and kept there.  Inlined into its two callers: fill
@@ -424,8 +441,6 @@ void run_kept(struct run *r, const struct ff_prog *pg, struct stack_ent **tab,
 	size_t n = off < r->size ? (size_t)(r->size - off) : 0;
 	const unsigned char *key = r->data + off;
 	struct stack_ent *se;
-	uint64_t h = n, w;
-	size_t i;
 
 	if (!n || n % 8 || n > sizeof(se->words)) {
 		fill(r, pg, off);
@@ -438,11 +453,7 @@ void run_kept(struct run *r, const struct ff_prog *pg, struct stack_ent **tab,
 			return;
 		}
 	}
-	for (i = 0; i < n; i += 8) {
-		memcpy(&w, key + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	}
-	se = &(*tab)[(unsigned int)(h >> 48) & (slots - 1)];
+	se = &(*tab)[stack_slot(key, n, slots)];
 	if (se->nbytes == n && !memcmp(se->words, key, n)) {
 		put(r, se->text, se->len);
 		return;
@@ -470,17 +481,11 @@ int ff_kstack_kept(struct kt_fastfmt *ff, const struct ff_prog *pg,
 	size_t n = off < size ? (size_t)(size - off) : 0;
 	const unsigned char *key = data + off;
 	const struct stack_ent *se;
-	uint64_t h = n, w;
-	size_t i;
 
-	/* run_kept()'s hash, its test of a hit and put()'s of the room. */
+	/* run_kept()'s slot, its test of a hit and put()'s of the room. */
 	if (!ff->stacks || !n || n % 8 || n > sizeof(se->words))
 		return -1;
-	for (i = 0; i < n; i += 8) {
-		memcpy(&w, key + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-	}
-	se = &ff->stacks[(unsigned int)(h >> 48) & (STACK_SLOTS - 1)];
+	se = &ff->stacks[stack_slot(key, n, STACK_SLOTS)];
 	if (se->nbytes != n || se->len > cap - 1 || memcmp(se->words, key, n))
 		return -1;
 	memcpy(out, se->text, se->len);
