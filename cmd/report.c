@@ -350,6 +350,19 @@ static void say_trial(const struct kt_reader *r)
 		cpu[0], wall[0], cpu[1], wall[1], ahead ? "reading ahead" : "serial");
 }
 
+/* The report could not be written: where to, why, and what to do. */
+static void say_write_error(const struct report_opts *o, int ret)
+{
+	bool full = ret == -ENOSPC || ret == -EDQUOT;
+
+	if (o->output && strcmp(o->output, "-"))
+		kt_err("cannot write '%s': %s%s", o->output, strerror(-ret),
+		       full ? "; free some space, or give -o a path on another disk" : "");
+	else
+		kt_err("cannot write the report to standard output: %s%s", strerror(-ret),
+		       full ? "; free some space, or send it to another disk" : "");
+}
+
 static int open_reader(const struct input_list *in, struct kt_reader **r)
 {
 	*r = kt_reader_open_list(in->paths, in->n);
@@ -683,7 +696,7 @@ static int hosts_report(const struct report_opts *o, struct kt_reader **rs)
 	if (ret == -EPIPE) {
 		status = KT_EXIT_OK;
 	} else if (ret && ret != -ECANCELED) {
-		kt_err("cannot write the report: %s", strerror(-ret));
+		say_write_error(o, ret);
 		status = KT_EXIT_FAIL;
 	} else {
 		for (i = 0; i < n; i++)
@@ -794,6 +807,8 @@ static int report(const struct report_opts *o)
 		status = KT_EXIT_FAIL;
 		goto out_output;
 	}
+	/* A file (-o, or stdout sent to one): room is taken ahead on ext4. */
+	kt_printer_own_file(p);
 	/* The process view formats a --process recording. */
 	if (procview) {
 		const char *un = kt_reader_uname(r), *machine = NULL;
@@ -853,7 +868,7 @@ view_done:
 		/* The reader went away (| head): not an error. */
 		status = KT_EXIT_OK;
 	} else if (ret && ret != -ECANCELED) {
-		kt_err("cannot write the report: %s", strerror(-ret));
+		say_write_error(o, ret);
 		status = KT_EXIT_FAIL;
 	} else if (kt_reader_damaged(r)) {
 		kt_err("'%s' is damaged: the report above stops short where the warnings say", o->input);

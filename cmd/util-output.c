@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "base/fileroom.h"
 #include "base/log.h"
 #include "base/tmpfile.h"
 
@@ -53,7 +54,13 @@ int output_close(FILE *f, const char *path, char *tmp, int status)
 	int ret = 0;
 
 	if (f == stdout) {
-		/* The dispatcher flushes and checks stdout. */
+		/*
+		 * The dispatcher checks stdout; flushed here so that room a
+		 * printer took ahead of a file (kt_printer_own_file()) is
+		 * given back, or left as it was when that cannot be done.
+		 */
+		if (!fflush(stdout))
+			kt_fileroom_trim(STDOUT_FILENO);
 		return status;
 	}
 	if (!tmp) {
@@ -63,7 +70,12 @@ int output_close(FILE *f, const char *path, char *tmp, int status)
 		}
 		return status;
 	}
-	if (fclose(f))
+	/* Room a printer took ahead (kt_printer_own_file()) given back. */
+	if (fflush(f))
+		ret = -errno;
+	if (!ret)
+		ret = kt_fileroom_trim(fileno(f));
+	if (fclose(f) && !ret)
 		ret = -errno;
 	if (ret || status != KT_EXIT_OK)
 		kt_tmpfile_discard(tmp);

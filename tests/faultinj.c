@@ -13,6 +13,9 @@
  *   KT_FAULT_PREAD='PATTERN:ERRNO;...'  pread of a file opened at such a path,
  *                                       of at least KT_FAULT_PREAD_MIN bytes
  *   KT_FAULT_RENAME='PATTERN:ERRNO;...' rename of a matching path (the old name)
+ *   KT_FAULT_FALLOCATE='PATTERN:ERRNO;...'  fallocate on a file opened at such a
+ *                                       path; KT_FAULT_FULL's rules refuse one
+ *                                       past BYTES with ENOSPC too
  *   KT_FAULT_SLOW_OPEN='PATTERN:MS;...' open/openat of a matching path waits
  *                                       MS milliseconds first, then opens
  *   KT_FAULT_LOG=FILE                   append one line per injected fault
@@ -44,7 +47,7 @@ static const struct {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EROFS", EROFS },
 	{ "ENODEV", ENODEV }, { "EBUSY", EBUSY }, { "EINVAL", EINVAL },
 	{ "ENOMEM", ENOMEM }, { "EEXIST", EEXIST }, { "EFBIG", EFBIG },
-	{ "EDQUOT", EDQUOT }, { "EAGAIN", EAGAIN },
+	{ "EDQUOT", EDQUOT }, { "EAGAIN", EAGAIN }, { "EOPNOTSUPP", EOPNOTSUPP },
 };
 
 static int errno_of(const char *s)
@@ -285,6 +288,42 @@ ssize_t name(int fd, buf_t buf, size_t len, off_t off) \
 /* pwrite's and pwrite64's: write's rules at the offset they write. */
 WRAP_AT(pwrite, const void *, write_fault(fd, &len, off))
 WRAP_AT(pwrite64, const void *, write_fault(fd, &len, off))
+
+/*
+ * fallocate(fd, mode, off, len): refused by a KT_FAULT_FALLOCATE rule,
+ * or with ENOSPC when it reaches past a KT_FAULT_FULL rule's BYTES.
+ */
+static int fallocate_fault(int fd, off_t off, off_t len)
+{
+	char path[PATH_MAX], val[64];
+	int err;
+
+	if ((!getenv("KT_FAULT_FALLOCATE") && !getenv("KT_FAULT_FULL")) ||
+	    !fd_path(fd, path, sizeof(path)))
+		return 0;
+	err = rule_for("KT_FAULT_FALLOCATE", path);
+	if (!err && rule_text("KT_FAULT_FULL", path, val, sizeof(val)) &&
+	    off + len > (off_t)strtoull(val, NULL, 0))
+		err = ENOSPC;
+	if (err)
+		note("fallocate", path, err);
+	return err;
+}
+
+#define WRAP_FALLOCATE(name) \
+int name(int fd, int mode, off_t off, off_t len) \
+{ \
+	int err = fallocate_fault(fd, off, len); \
+	NEXT(name); \
+	if (err) { \
+		errno = err; \
+		return -1; \
+	} \
+	return next_##name(fd, mode, off, len); \
+}
+
+WRAP_FALLOCATE(fallocate)
+WRAP_FALLOCATE(fallocate64)
 
 /* rename(old, new): refused when a KT_FAULT_RENAME rule matches old. */
 int rename(const char *old, const char *new)

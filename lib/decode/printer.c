@@ -8,6 +8,7 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "base/fileroom.h"
 #include "decode/decoder.h"
 #include "decode/fastfmt.h"
 #include "decode/kstack.h"
@@ -48,6 +49,8 @@ struct kt_printer {
 	size_t ocap;
 	/* Where the next byte goes, and obuf's end: pointers, as a line uses them. */
 	char *ow, *oend;
+	/* A file of the caller's own: disk room taken ahead of the blocks. */
+	struct kt_fileroom room;
 	/* File reports: the line start from caches; NULL: text_header(). */
 	struct kt_textline *tl;
 	struct bufcol *bufcols;		/* "name: " of each buffer */
@@ -178,6 +181,7 @@ struct kt_printer *kt_printer_new_tep(struct tep_handle *tep, bool in_usecs,
 	p->mode = mode;
 	p->flags = flags;
 	p->out = out;
+	p->room.fd = -1;
 	trace_seq_init(&p->s);
 	if (flags & KT_PRINT_NSEC)
 		tep_set_flag(p->tep, TEP_NSEC_OUTPUT);
@@ -816,6 +820,7 @@ int kt_printer_flush(struct kt_printer *p)
 	 */
 	if (fflush(p->out))
 		return errno ? -errno : -EIO;
+	kt_fileroom_ahead(&p->room, n);
 	for (size_t done = 0; done < n;) {
 		ssize_t k = write(fileno(p->out), p->obuf + done, n - done);
 
@@ -826,6 +831,11 @@ int kt_printer_flush(struct kt_printer *p)
 		done += (size_t)k;
 	}
 	return 0;
+}
+
+void kt_printer_own_file(struct kt_printer *p)
+{
+	kt_fileroom_init(&p->room, fileno(p->out));
 }
 
 /* Append len bytes to the output. */

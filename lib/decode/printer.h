@@ -96,6 +96,11 @@ struct kt_ustack;
 void kt_printer_set_ustack(struct kt_printer *p, struct kt_ustack *u);
 /* Print the lost-events mark, if any, and the event when selected. */
 int kt_printer_print(struct kt_printer *p, const struct kt_event *ev);
+/*
+ * KT_PRINT_BATCH into a file the caller alone writes and trims when done
+ * (base/fileroom.h): disk room is taken ahead of the blocks written.
+ */
+void kt_printer_own_file(struct kt_printer *p);
 /* Write out what KT_PRINT_BATCH gathered; 0 or -errno. */
 int kt_printer_flush(struct kt_printer *p);
 

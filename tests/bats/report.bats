@@ -529,6 +529,51 @@ PY
 	[ -z "$(find "$RD" -maxdepth 1 -name 'target.txt.*' -o -maxdepth 1 -name 'redir.txt.*')" ]
 }
 
+# FILE holds no block past its end: st_blocks within its size in 4 KB.
+no_room_left() {
+	local b bs size
+	read -r b bs size < <(stat -c '%b %B %s' "$1")
+	[ $((b * bs)) -le $(((size + 4095) / 4096 * 4096)) ] ||
+		fail "$1: $((b * bs)) bytes of blocks for $size bytes: room taken ahead was left"
+}
+
+@test "a report into a file on ext4: room taken ahead is given back (-o, >, >>); a refused fallocate or a full disk changes nothing else" {
+	[ "$(stat -f -c %T "$RD")" = ext2/ext3 ] ||
+		skip "$RD is on $(stat -f -c %T "$RD"), not ext4: room is taken ahead only there"
+	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
+	# Each run logs the fallocate it was refused: proof room was asked.
+	local log=$RD/room.log inj=(env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$RD/room.log")
+	"$KTRACE" report -i "$RD/v7.dat" -o "$RD/room-o.txt"
+	cmp "$RD/v7.tc" "$RD/room-o.txt"
+	no_room_left "$RD/room-o.txt"
+	"$KTRACE" report -i "$RD/v7.dat" >"$RD/room-redir.txt"
+	cmp "$RD/v7.tc" "$RD/room-redir.txt"
+	no_room_left "$RD/room-redir.txt"
+	# >>: the end is shared (O_APPEND), no room is taken.
+	echo first >"$RD/room-append.txt"
+	rm -f "$log"
+	"${inj[@]}" KT_FAULT_FALLOCATE="*:EIO" "$KTRACE" report -i "$RD/v7.dat" >>"$RD/room-append.txt"
+	cmp <(echo first; cat "$RD/v7.tc") "$RD/room-append.txt"
+	[ ! -e "$log" ]
+	# fallocate refused (a file system without it): the same bytes.
+	rm -f "$log"
+	"${inj[@]}" KT_FAULT_FALLOCATE="*/room-no*:EOPNOTSUPP" \
+		"$KTRACE" report -i "$RD/v7.dat" -o "$RD/room-no.txt"
+	cmp "$RD/v7.tc" "$RD/room-no.txt"
+	grep -q "^fallocate $RD/room-no.txt" "$log"
+	"${inj[@]}" KT_FAULT_FALLOCATE="*/room-no2*:EOPNOTSUPP" \
+		"$KTRACE" report -i "$RD/v7.dat" >"$RD/room-no2.txt"
+	cmp "$RD/v7.tc" "$RD/room-no2.txt"
+	grep -q "^fallocate $RD/room-no2.txt" "$log"
+	# A disk with room for 100 kB: one line, exit 1, no file left.
+	run "${inj[@]}" KT_FAULT_FULL="*/room-full*:100000" \
+		"$KTRACE" report -i "$RD/v7.dat" -o "$RD/room-full.txt"
+	assert_failure 1
+	assert_output --regexp "^ktrace report: cannot write '$RD/room-full.txt': No space left on device"
+	assert_equal "${#lines[@]}" 1
+	[ -z "$(find "$RD" -maxdepth 1 -name 'room-full.txt*')" ]
+}
+
 @test "reading ahead in a second thread (KTRACE_THREADS=1, and its trial): the serial path's bytes" {
 	local f o e opts
 	# A real recording (ktrace record's, trace-cmd's v7, v6, uncompressed,
