@@ -34,14 +34,24 @@ bench_setup() {
 	mkdir -p "$work/fs"
 	mount -t tmpfs -o size=4g tmpfs "$work/fs" || die "cannot mount a tmpfs"
 	mkdir -p "$work/fs/db" "$work/fs/out"
+	# KT_BENCH_OUT_FS=own: the recordings on a tmpfs of their own, not
+	# sharing the superblock (its locks, its block count) with dbench's
+	# creates and unlinks.
+	if [ "${KT_BENCH_OUT_FS:-}" = own ]; then
+		mkdir -p "$work/outfs"
+		mount -t tmpfs -o size=4g tmpfs "$work/outfs" || die "cannot mount a tmpfs"
+		mkdir -p "$work/outfs/out"
+	fi
 	cc -O2 -shared -fPIC -o "$work/tc-shim.so" "$top/tests/tc-shim.c" -ldl ||
 		die "cannot build tests/tc-shim.c"
 	out=$work/fs/out
+	[ "${KT_BENCH_OUT_FS:-}" = own ] && out=$work/outfs/out
 	dbench_cmd=(dbench -c "$CLIENT" -D "$work/fs/db" "${CLIENTS:-8}" -t "$SECS")
 }
 
 bench_cleanup() {
 	[ -d "$floor_inst" ] && rmdir "$floor_inst" 2>/dev/null
+	umount "$work/outfs" 2>/dev/null
 	umount "$work/fs" 2>/dev/null
 	rm -rf "$work"
 }

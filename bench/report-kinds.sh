@@ -60,9 +60,9 @@ corpus=$(ls "$top"/tests/data/*.dat)
 fgraph=${KT_BENCH_FGRAPH:-$top/tests/data/vm-fgraph.dat}
 freps=1
 [ "$(stat -c %s "$fgraph")" -ge 1048576 ] || freps=50
-# ktrace reads each file KT_BENCH_KREPS (5) times a timed run, its times
-# divided back: /usr/bin/time counts CPU in 10 ms steps, 5% of the 0.2 s
-# a few-MB file takes, which alone moved a ratio by a whole 1x.
+# ktrace reads each file KT_BENCH_KREPS (5) times a round, each read
+# timed alone (kread), their mean kept: one read of a few-MB file moves
+# by a few ms from the next, a few % of its 0.2 s.
 kreps=${KT_BENCH_KREPS:-5}
 
 kfile() { # NAME: the file of a kind
@@ -80,40 +80,66 @@ for k in $kinds; do
 done
 [ "$only" != 1 ] || { echo "report-speed: the files are in $work"; exit 0; }
 
+# kread MODE FILE OUT: one read of FILE by MODE's command, its text to
+# OUT; prints "cpu-ms wall-s".  CPU is perf stat's task-clock (user + sys
+# of the command, exact to the microsecond, not /usr/bin/time's 10 ms
+# steps); the environment is set in a subshell, not by env(1), so only
+# the reader itself is counted.
+kread() {
+	local m=$1 f=$2 o=$3 t0 t1
+	t0=$EPOCHREALTIME
+	(
+		case $m in
+		ser) export KTRACE_NO_THREADS=1 ;;
+		thr) export KTRACE_THREADS=1 ;;
+		# the default path, its trial forced whatever the load (ahead-trial.h)
+		def) export KTRACE_THREADS=trial ;;
+		esac
+		case $m in
+		tc) exec perf stat -x, -e task-clock -o "$kd/ps.out" -- trace-cmd report "$f" ;;
+		*) exec perf stat -x, -e task-clock -o "$kd/ps.out" -- "$ktrace" report -i "$f" ;;
+		esac
+	) >"$o" 2>/dev/null || :
+	t1=$EPOCHREALTIME
+	awk -F, -v t0="$t0" -v t1="$t1" '$3 == "task-clock" { printf "%s %.6f\n", $1, t1 - t0 }' "$kd/ps.out"
+}
+
 # krun NAME MODE: one timed run of kind NAME; appends "cpu wall rss" to
-# $kd/NAME.MODE (MODE ser, thr or tc).  The output is deleted before.
+# $kd/NAME.MODE (MODE ser, thr, def or tc).  Each read is timed alone,
+# its output deleted before it and after it outside the timing: neither
+# tool pays for freeing the last read's page cache, and the outputs of
+# the reads of a run never pile up past the dirty-page limits (five
+# 541 MB texts did, and the plain row's CPU rose by a third).
 krun() {
-	local k=$1 m=$2 f cmd per=1
+	local k=$1 m=$2 f per=1 reps=1 i rss=0
 	f=$(kfile "$k")
 	rm -f "$kd/out.$m"
-	case $m in
-	ser) cmd="KTRACE_NO_THREADS=1 '$ktrace' report -i" ;;
-	thr) cmd="KTRACE_THREADS=1 '$ktrace' report -i" ;;
-	# the default path, its trial forced whatever the load (ahead-trial.h)
-	def) cmd="KTRACE_THREADS=trial '$ktrace' report -i" ;;
-	tc) cmd="trace-cmd report" ;;
-	esac
 	if [ "$k" = corpus ]; then
-		# every stored file, one run each, the CPU summed (sh waits for them)
-		/usr/bin/time -f "%U %S %e %M" -o "$kd/time.out" sh -c "
-			for f in $(tr '\n' ' ' <<<"$corpus"); do
-				$cmd \"\$f\" >/dev/null 2>&1 || :
-			done"
-	else
-		# trace-cmd here has no zlib: it reads the zstd original
-		[ "$m" = tc ] && [ "$k" = stacks-zlib ] && f=$(kfile stacks)
-		local reps=1
-		[ "$k" = fgraph ] && reps=$freps
-		[ "$m" = tc ] || per=$kreps
-		# Each read into a new file, as one read does: the shell's
-		# truncation of the last one's would be timed too.
-		rm -f "$kd/out.$m".*
-		/usr/bin/time -f "%U %S %e %M" -o "$kd/time.out" \
-			sh -c "for i in \$(seq $((reps * per))); do $cmd '$f' >'$kd/out.$m.'\$i 2>/dev/null || :; done" || :
-		mv "$kd/out.$m.1" "$kd/out.$m"
-		rm -f "$kd/out.$m".*
+		# every stored file, one read each, the CPU summed
+		for i in $corpus; do
+			kread "$m" "$i" /dev/null
+		done | awk '{ c += $1; w += $2 } END { printf "%.3f %.3f 0\n", c / 1000, w }' >>"$kd/$k.$m"
+		return
 	fi
-	awk -v n="$per" '{ printf "%.3f %.3f %d\n", ($1 + $2) / n, $3 / n, $4 }' "$kd/time.out" >>"$kd/$k.$m"
+	# trace-cmd here has no zlib: it reads the zstd original
+	[ "$m" = tc ] && [ "$k" = stacks-zlib ] && f=$(kfile stacks)
+	[ "$k" = fgraph ] && reps=$freps
+	[ "$m" = tc ] || per=$kreps
+	for i in $(seq $((reps * per))); do
+		rm -f "$kd/out.$m"
+		kread "$m" "$f" "$kd/out.$m"
+	done >"$kd/reads"
+	# ktrace's peak RSS, from one more read outside the timing
+	if [ "$m" != tc ]; then
+		rm -f "$kd/out.rss"
+		case $m in
+		ser) KTRACE_NO_THREADS=1 /usr/bin/time -f %M -o "$kd/rss" "$ktrace" report -i "$f" >"$kd/out.rss" 2>/dev/null || : ;;
+		*) KTRACE_THREADS=1 /usr/bin/time -f %M -o "$kd/rss" "$ktrace" report -i "$f" >"$kd/out.rss" 2>/dev/null || : ;;
+		esac
+		rss=$(tail -n 1 "$kd/rss")
+		rm -f "$kd/out.rss"
+	fi
+	awk -v n="$per" -v rss="$rss" '{ c += $1; w += $2 } END { printf "%.4f %.4f %d\n", c / 1000 / n, w / n, rss }' "$kd/reads" >>"$kd/$k.$m"
 }
 
 kmedian() { # FILE COLUMN
@@ -204,11 +230,10 @@ thread (\`KTRACE_THREADS=1\`, \`lib/file/ahead.c\`), the default path
 with its read-ahead trial forced whatever the load (\`KTRACE_THREADS=trial\`,
 \`lib/file/ahead-trial.h\`: it reads ahead only where that earned its CPU) and \`trace-cmd report\` ($(trace-cmd --version 2>/dev/null | awk '/version/ { print $3; exit }')) on each kind of file, dbench 2 for 2 s
 recorded with sched_switch, sched_wakeup and raw_syscalls; each run
-writes the text to a file on /var/tmp (deleted before it); ktrace reads
-each file $kreps times a timed run (its CPU and wall time per read are
-the run's divided by $kreps: CPU is counted in 10 ms steps); $krounds
-interleaved rounds, medians of the CPU time (user + sys) and of the
-rounds' ratios.  $(nproc) CPUs shared with other work: load average
+writes the text to a file on /var/tmp, deleted before and after it
+outside the timing; CPU is perf stat's task-clock (user + sys, exact),
+ktrace's the mean of $kreps reads a round; $krounds interleaved rounds,
+medians of the CPU time and of the rounds' ratios.  $(nproc) CPUs shared with other work: load average
 $load0 at the start, $load1 at the end.  trace-cmd's CPU time
 grows with the load much more than ktrace's: ratios taken at a load
 above 1 flatter ktrace.
