@@ -542,7 +542,8 @@ no_room_left() {
 		skip "$RD is on $(stat -f -c %T "$RD"), not ext4: room is taken ahead only there"
 	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	# Each run logs the fallocate it was refused: proof room was asked.
-	local log=$RD/room.log inj=(env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$RD/room.log")
+	local log=$RD/room.log inj=(env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_LOG="$RD/room.log"
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0")
 	"$KTRACE" report -i "$RD/v7.dat" -o "$RD/room-o.txt"
 	cmp "$RD/v7.tc" "$RD/room-o.txt"
 	no_room_left "$RD/room-o.txt"
