@@ -17,6 +17,11 @@
  * of a file whose writer is killed before its trim.
  */
 #define ROOM_STEP	((off_t)16 << 20)
+/*
+ * Nothing taken for a file that ends within its first 1 MB write: a
+ * step and its trim cost 0.16 ms, 5% of a 14 KB report of a small file.
+ */
+#define ROOM_FROM	((off_t)1 << 20)
 
 /* fd is a file on ext4 whose end is where fd writes next: its size. */
 static off_t end_of_own(int fd)
@@ -51,7 +56,7 @@ void kt_fileroom_ahead(struct kt_fileroom *room, size_t n)
 		room->fd = -1;
 		return;
 	}
-	if (at + (off_t)n <= room->end)
+	if (at + (off_t)n <= room->end || at + (off_t)n <= ROOM_FROM)
 		return;
 	if (room->end < at)
 		room->end = at;

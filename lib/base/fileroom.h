@@ -14,6 +14,7 @@
  *
  *   kt_fileroom_init(&room, fd)      decides whether it pays for fd
  *   kt_fileroom_ahead(&room, n)      before writing n bytes at fd's offset
+ *                                    (past the file's first 1 MB)
  *   kt_fileroom_trim(fd)             once written: the blocks left past
  *                                    the end given back
  *
