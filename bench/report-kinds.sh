@@ -85,16 +85,21 @@ done
 # of the command, exact to the microsecond, not /usr/bin/time's 10 ms
 # steps); the environment is set in a subshell, not by env(1), so only
 # the reader itself is counted.
+# mode_env MODE: export the environment of MODE's reads.
+mode_env() {
+	case $1 in
+	ser) export KTRACE_NO_THREADS=1 ;;
+	thr) export KTRACE_THREADS=1 ;;
+	# the default path, its trial forced whatever the load (ahead-trial.h)
+	def) export KTRACE_THREADS=trial ;;
+	esac
+}
+
 kread() {
 	local m=$1 f=$2 o=$3 t0 t1
 	t0=$EPOCHREALTIME
 	(
-		case $m in
-		ser) export KTRACE_NO_THREADS=1 ;;
-		thr) export KTRACE_THREADS=1 ;;
-		# the default path, its trial forced whatever the load (ahead-trial.h)
-		def) export KTRACE_THREADS=trial ;;
-		esac
+		mode_env "$m"
 		case $m in
 		tc) exec perf stat -x, -e task-clock -o "$kd/ps.out" -- trace-cmd report "$f" ;;
 		*) exec perf stat -x, -e task-clock -o "$kd/ps.out" -- "$ktrace" report -i "$f" ;;
@@ -132,10 +137,8 @@ krun() {
 	# ktrace's peak RSS, from one more read outside the timing
 	if [ "$m" != tc ]; then
 		rm -f "$kd/out.rss"
-		case $m in
-		ser) KTRACE_NO_THREADS=1 /usr/bin/time -f %M -o "$kd/rss" "$ktrace" report -i "$f" >"$kd/out.rss" 2>/dev/null || : ;;
-		*) KTRACE_THREADS=1 /usr/bin/time -f %M -o "$kd/rss" "$ktrace" report -i "$f" >"$kd/out.rss" 2>/dev/null || : ;;
-		esac
+		(mode_env "$m"; exec /usr/bin/time -f %M -o "$kd/rss" "$ktrace" report -i "$f") \
+			>"$kd/out.rss" 2>/dev/null || :
 		rss=$(tail -n 1 "$kd/rss")
 		rm -f "$kd/out.rss"
 	fi
