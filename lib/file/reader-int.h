@@ -98,13 +98,8 @@ struct kt_reader {
 	struct tep_handle *tep;
 	/* Formats not parsed yet (lazyfmt.c); NULL: none kept. */
 	struct kt_lazyfmt *lazy;
-	struct tep_plugin_list *plugins;
-	/*
-	 * Plugins wanted (kt_reader_open) but not loaded yet: loaded before
-	 * the first event format, which their print functions parse, so that
-	 * a file damaged before its formats does not pay for them.
-	 */
-	bool plugins_due;
+	struct kt_plugins *plugins;	/* plugins.h: loaded as formats need them */
+	bool plugins_listed;	/* the plugin files were looked for */
 	/* kallsyms, parsed at the first address to name (lazy_symbols()). */
 	char *ksyms;
 	unsigned char *ksyms_mem;	/* the unpacked section ksyms is in */

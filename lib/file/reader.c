@@ -30,6 +30,7 @@
 #include "file/tepcheck.h"
 #include "base/log.h"
 #include "base/lsan.h"
+#include "file/plugins.h"
 #include "file/reader.h"
 #include "file/reader-int.h"
 #include "file/tracedat.h"
@@ -294,13 +295,22 @@ static bool drop_print_fmt(char *buf, uint64_t *size)
 	return !kt_format_problem(buf, (size_t)*size);
 }
 
-/* libtraceevent's plugins, if due (see plugins_due). */
-static void load_plugins(struct kt_reader *r)
+/*
+ * The plugins a format is about to be parsed with (plugins.h): listed at
+ * the first parse, never for an index's reader.
+ */
+static void want_plugins(struct kt_reader *r, const char *system, const char *fmt)
 {
-	if (!r->plugins_due)
+	if (r->index_only)
 		return;
-	r->plugins_due = false;
-	r->plugins = tep_load_plugins(r->tep);
+	if (!r->plugins && !r->plugins_listed) {
+		r->plugins_listed = true;
+		r->plugins = kt_plugins_new(r->tep);
+		if (!r->plugins)
+			kt_debug("'%s': libtraceevent's plugins not listed: %s",
+				 r->path, strerror(errno));
+	}
+	kt_plugins_want(r->plugins, system, fmt);
 }
 
 /*
@@ -327,6 +337,8 @@ int kt_format_parse(struct kt_reader *r, const char *system, char *buf,
 	}
 	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
 	kt_lsan_off();
+	if (!*why)
+		want_plugins(r, system, buf);
 	ret = *why ? TEP_ERRNO__PARSE_EVENT_FAILED :
 		     tep_parse_event(r->tep, buf, size, system);
 	kt_lsan_on();
@@ -342,7 +354,6 @@ static int parse_one_format(struct cur *c, const char *system)
 	char *buf;
 	int ret;
 
-	load_plugins(c->r);
 	ret = cur_u64(c, &size, "an event format size");
 	if (ret)
 		return ret;
@@ -1656,12 +1667,9 @@ static struct kt_reader *reader_open(const char *path, bool index_only)
 	if (!r)
 		goto err;
 	r->index_only = index_only;
-	r->plugins_due = !index_only;
 	ret = read_file_header(r);
 	if (ret)
 		goto err;
-	/* A file of no formats still has them, as report had always. */
-	load_plugins(r);
 	if (!r->clock)
 		r->clock = strdup("");
 	if (!r->clock) {
@@ -1903,8 +1911,7 @@ void kt_reader_close(struct kt_reader *r)
 	kt_unpack_free(r->unpack);
 	kt_lazyfmt_free(r->lazy);
 	if (r->tep) {
-		if (r->plugins)
-			tep_unload_plugins(r->plugins, r->tep);
+		kt_plugins_free(r->plugins);
 		tep_free(r->tep);
 	}
 	if (r->ksyms_tep)

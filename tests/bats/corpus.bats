@@ -57,6 +57,7 @@ same_as_trace_cmd() { # FILE
 @test "kt-sched.dat" { same_as_trace_cmd "$TOP/tests/data/kt-sched.dat"; }
 @test "kt-trig-naps.dat" { same_as_trace_cmd "$TOP/tests/data/kt-trig-naps.dat"; }
 @test "mk-binder.dat" { same_as_trace_cmd "$TOP/tests/data/mk-binder.dat"; }
+@test "mk-plugfn.dat" { same_as_trace_cmd "$TOP/tests/data/mk-plugfn.dat"; }
 @test "mk-strings.dat" { same_as_trace_cmd "$TOP/tests/data/mk-strings.dat"; }
 @test "tc-clock-counter.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-counter.dat"; }
 @test "tc-clock-global.dat" { same_as_trace_cmd "$TOP/tests/data/tc-clock-global.dat"; }
@@ -196,4 +197,51 @@ open(sys.argv[2], "wb").write(d)' "$TOP/tests/data/tc-print.dat" "$out"
 	assert_success
 	refute_output --partial "warning"
 	assert_output --partial "path=/ab(null)xyz) load=5"
+}
+
+# libtraceevent's plugins (lib/file/plugins.h): each loaded when a format
+# it can change is parsed.  glibc's LD_DEBUG=files names every file
+# dlopen()ed.
+plugins_loaded() { # FILE [ENV...]: the plugin files report -i FILE opened
+	local f=$1
+	shift
+	env "$@" LD_DEBUG=files "$KTRACE" report -i "$f" 2>&1 >/dev/null |
+		sed -n 's/.*file=\([^ ]*plugin_[^ ]*\.so\).*dynamically loaded.*/\1/p' |
+		xargs -r -n 1 basename | sort -u
+}
+
+@test "plugins: a sched file loads the sched_switch plugin, not the other eleven" {
+	run plugins_loaded "$TOP/tests/data/tc-sched.dat"
+	assert_success
+	assert_line plugin_sched_switch.so
+	refute_line plugin_kvm.so
+	refute_line plugin_scsi.so
+	refute_line plugin_xen.so
+	refute_line plugin_kmem.so
+	[ "${#lines[@]}" -le 2 ] || fail "more plugins than sched's and ftrace's: ${lines[*]}"
+}
+
+@test "plugins: a print fmt naming a plugin's function loads it, whatever its system" {
+	run plugins_loaded "$TOP/tests/data/mk-plugfn.dat"
+	assert_success
+	assert_line plugin_jbd2.so
+	run "$KTRACE" report -i "$TOP/tests/data/mk-plugfn.dat"
+	assert_success
+	assert_line --partial "ext4_sync_file:       dev 8:1 ino 131074 parent 2 datasync 0"
+	refute_output --partial "FAILED TO PARSE"
+}
+
+@test "plugins: one ktrace does not know loads them all, in libtraceevent's order, and the text is trace-cmd's" {
+	local dir=$BATS_TEST_TMPDIR/plugins all
+	mkdir -p "$dir"
+	cp /usr/lib/x86_64-linux-gnu/traceevent/plugins/plugin_kvm.so "$dir/plugin_mine.so"
+	all=$(ls /usr/lib/x86_64-linux-gnu/traceevent/plugins | wc -l)
+	run plugins_loaded "$TOP/tests/data/tc-sched.dat" TRACEEVENT_PLUGIN_DIR="$dir"
+	assert_success
+	assert_line plugin_mine.so
+	assert_line plugin_xen.so
+	[ "${#lines[@]}" -eq $((all + 1)) ] || fail "${#lines[@]} plugins loaded, not $((all + 1)): ${lines[*]}"
+	TRACEEVENT_PLUGIN_DIR=$dir oracle "$TOP/tests/data/tc-sched.dat" >"$BATS_TEST_TMPDIR/tc"
+	TRACEEVENT_PLUGIN_DIR=$dir "$KTRACE" report -i "$TOP/tests/data/tc-sched.dat" >"$BATS_TEST_TMPDIR/kt"
+	cmp "$BATS_TEST_TMPDIR/tc" "$BATS_TEST_TMPDIR/kt"
 }

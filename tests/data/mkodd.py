@@ -18,8 +18,15 @@ mk-strings.dat: arm64 (long 8), EAS sched_load_se / sched_load_cfs_rq,
   libtraceevent prints such a string to its NUL, in the padding of the
   record or past the record, in the page.
 
-The format texts are those of ARM-software/lisa's files (see
-PROVENANCE.md); the records are made up.  The output is the same on
+mk-plugfn.dat: x86-64, print fmts that call functions libtraceevent's
+  jbd2 plugin registers: ext4_sync_file as Linux 2.6.33 printed it
+  (jbd2_dev_to_name(), in the ext4 system, which no plugin is named
+  for) and jbd2_run_stats as 6.18 prints it (jiffies_to_msecs()).
+  ktrace loads a plugin when a format names one of its functions.
+
+The binder and sched_load format texts are those of ARM-software/lisa's
+files, ext4_sync_file's that of Linux 2.6.33's include/trace/events/ext4.h,
+jbd2_run_stats's this host's (see PROVENANCE.md); the records are made up.  The output is the same on
 every run.
 """
 import os
@@ -109,6 +116,34 @@ SCHED_LOAD = [
         '"cpu=%d path=%s load=%lu util=%lu", REC->cpu, __get_str(path), '
         'REC->load, REC->util'),
 ]
+
+
+EXT4_SYNC_FILE = fmt(
+    "ext4_sync_file", 301,
+    "\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\tfield:ino_t ino;\toffset:16;\tsize:8;\tsigned:0;\n"
+    "\tfield:ino_t parent;\toffset:24;\tsize:8;\tsigned:0;\n"
+    "\tfield:int datasync;\toffset:32;\tsize:4;\tsigned:1;\n",
+    '"dev %s ino %ld parent %ld datasync %d ", jbd2_dev_to_name(REC->dev), '
+    '(long) REC->ino, (long) REC->parent, REC->datasync')
+
+JBD2_RUN_STATS = fmt(
+    "jbd2_run_stats", 1274,
+    "\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+    "\tfield:tid_t tid;\toffset:12;\tsize:4;\tsigned:0;\n" +
+    "".join("\tfield:unsigned long %s;\toffset:%d;\tsize:8;\tsigned:0;\n" % (f, 16 + 8 * i)
+            for i, f in enumerate(["wait", "request_delay", "running", "locked",
+                                   "flushing", "logging"])) +
+    "\tfield:__u32 handle_count;\toffset:64;\tsize:4;\tsigned:0;\n"
+    "\tfield:__u32 blocks;\toffset:68;\tsize:4;\tsigned:0;\n"
+    "\tfield:__u32 blocks_logged;\toffset:72;\tsize:4;\tsigned:0;\n",
+    '"dev %d,%d tid %u wait %u request_delay %u running %u locked %u flushing %u '
+    'logging %u handle_count %u blocks %u blocks_logged %u", ((unsigned int) '
+    '((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->tid, '
+    'jiffies_to_msecs(REC->wait), jiffies_to_msecs(REC->request_delay), '
+    'jiffies_to_msecs(REC->running), jiffies_to_msecs(REC->locked), '
+    'jiffies_to_msecs(REC->flushing), jiffies_to_msecs(REC->logging), '
+    'REC->handle_count, REC->blocks, REC->blocks_logged')
 
 
 def u32(v):
@@ -232,11 +267,32 @@ def strings(outdir):
           [[], [], [page(8, 2084021442860, recs)]])
 
 
+def plugfn(outdir):
+    def sync(pid, dev, ino, parent, datasync):
+        return common(301, pid) + struct.pack("<I4xQQi4x", dev, ino, parent, datasync)
+
+    def stats(pid, dev, tid, times, handles, blocks, logged):
+        return common(1274, pid) + struct.pack("<II6QIII4x", dev, tid, *times,
+                                               handles, blocks, logged)
+
+    us = 1000
+    recs = [
+        (100 * us, sync(2201, (8 << 20) | 1, 131074, 2, 0)),
+        (30 * us, stats(310, (8 << 20) | 1, 4711, (0, 0, 5012, 0, 1, 12), 7, 9, 11)),
+        (2 * us, sync(2201, (259 << 20) | 3, 4096, 128, 1)),
+    ]
+    write(os.path.join(outdir, "mk-plugfn.dat"), 8,
+          [("ext4", [EXT4_SYNC_FILE]), ("jbd2", [JBD2_RUN_STATS])],
+          "2201 postgres\n310 jbd2/sda1-8\n",
+          [[page(8, 5000000000, recs)]])
+
+
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     binder(outdir)
     strings(outdir)
-    print("mk-binder.dat\nmk-strings.dat")
+    plugfn(outdir)
+    print("mk-binder.dat\nmk-strings.dat\nmk-plugfn.dat")
 
 
 main()
