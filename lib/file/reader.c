@@ -335,10 +335,10 @@ int kt_format_parse(struct kt_reader *r, const char *system, char *buf,
 		       r->path, system, (int)strcspn(buf + 6, "\n"), buf + 6, *why);
 		*why = NULL;
 	}
-	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
-	kt_lsan_off();
 	if (!*why)
 		want_plugins(r, system, buf);
+	/* libtraceevent 1.7 leaks a little on formats it cannot parse. */
+	kt_lsan_off();
 	ret = *why ? TEP_ERRNO__PARSE_EVENT_FAILED :
 		     tep_parse_event(r->tep, buf, size, system);
 	kt_lsan_on();
