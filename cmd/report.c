@@ -831,10 +831,8 @@ static int report(const struct report_opts *o)
 		ustack = name_user_stacks(p, r, o->json);
 	/* trace-cmd's text of function_graph, with its leaves. */
 	if (!o->json && !o->raw && !procview) {
-		/* Its two events parsed now, the rest as their records come. */
-		kt_reader_event_named(r, "ftrace", "funcgraph_entry");
-		kt_reader_event_named(r, "ftrace", "funcgraph_exit");
-		run.fg = kt_fgraph_new(kt_reader_tep_lazy(r));
+		/* Its two formats parsed when its first record comes. */
+		run.fg = kt_fgraph_new(r);
 		if (!run.fg && errno) {
 			kt_err("cannot set up the function graph: %s", strerror(errno));
 			status = KT_EXIT_FAIL;

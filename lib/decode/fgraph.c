@@ -15,6 +15,7 @@
 #include "decode/fgraph.h"
 #include "decode/printer.h"
 #include "decode/textline.h"
+#include "file/reader.h"
 
 /* Spaces per call level. */
 #define FGRAPH_INDENT	2
@@ -51,7 +52,10 @@ struct name_ent {
 
 struct kt_fgraph {
 	struct kt_fgraph_gate gate;	/* first: kt_fgraph_feed() reads it so */
+	struct kt_reader *r;
 	struct tep_handle *tep;
+	int entry_id, exit_id;		/* known before their formats are parsed */
+	int ready;			/* 0: not set up yet, 1: set up, -1: cannot be */
 	struct tep_event *entry_ev, *exit_ev;
 	struct gfield depth_in, func_in, depth_out, func_out, calltime, rettime;
 	bool host_order;	/* the file's byte order is this machine's */
@@ -93,23 +97,41 @@ static void gfield_how(struct gfield *f, bool host_order)
 		f->how = GREAD_HOST4;
 }
 
-struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
+struct kt_fgraph *kt_fgraph_new(struct kt_reader *r)
 {
 	struct kt_fgraph *g;
 
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
-	g->tep = tep;
-	g->entry_ev = tep_find_event_by_name(tep, "ftrace", "funcgraph_entry");
-	g->exit_ev = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
-	if (!g->entry_ev || !g->exit_ev) {
+	g->r = r;
+	g->tep = kt_reader_tep_lazy(r);
+	g->entry_id = kt_reader_event_id(r, "ftrace", "funcgraph_entry");
+	g->exit_id = kt_reader_event_id(r, "ftrace", "funcgraph_exit");
+	if (g->entry_id < 0 || g->exit_id < 0) {
 		free(g);
 		errno = 0;
 		return NULL;
 	}
-	g->gate.entry_id = g->entry_ev->id;
-	g->host_order = tep_is_file_bigendian(tep) == tep_is_local_bigendian(tep);
+	g->gate.entry_id = g->entry_id;
+	return g;
+}
+
+/* The graph's formats parsed and its fields found, at its first record. */
+static bool ready(struct kt_fgraph *g)
+{
+	if (g->ready)
+		return g->ready > 0;
+	g->entry_ev = kt_reader_event_named(g->r, "ftrace", "funcgraph_entry");
+	g->exit_ev = kt_reader_event_named(g->r, "ftrace", "funcgraph_exit");
+	if (!g->entry_ev || !g->exit_ev || g->entry_ev->id != g->entry_id ||
+	    g->exit_ev->id != g->exit_id) {
+		g->ready = -1;
+		g->gate.entry_id = -1;
+		return false;
+	}
+	g->ready = 1;
+	g->host_order = tep_is_file_bigendian(g->tep) == tep_is_local_bigendian(g->tep);
 	g->depth_in = gfield_of(g->entry_ev, "depth");
 	g->func_in = gfield_of(g->entry_ev, "func");
 	g->depth_out = gfield_of(g->exit_ev, "depth");
@@ -123,7 +145,7 @@ struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep)
 	gfield_how(&g->calltime, g->host_order);
 	gfield_how(&g->rettime, g->host_order);
 	g->pid_direct = kt_textline_pid_place(g->tep, &g->pid_off);
-	return g;
+	return true;
 }
 
 void kt_fgraph_free(struct kt_fgraph *g)
@@ -371,6 +393,8 @@ static int entry_text(char *out, size_t cap, struct tep_event *e,
 	char dur[32];
 
 	(void)e;
+	if (!ready(g))
+		return -1;	/* libtraceevent's text */
 	if (leaf) {
 		l.lead_len = duration_text(dur, g->leaf_ns);
 		l.lead = dur;
@@ -415,6 +439,8 @@ static int exit_text(char *out, size_t cap, struct tep_event *e,
 	char dur[32];
 
 	(void)e;
+	if (!ready(g))
+		return -1;	/* libtraceevent's text */
 	l.lead = blank_lead;	/* none: copied, then written over */
 	l.lead_len = 0;
 	l.indent = 0;
@@ -463,10 +489,8 @@ static int exit_info(struct trace_seq *s, struct tep_event *e,
 
 void kt_fgraph_hook(struct kt_fgraph *g, struct kt_printer *p)
 {
-	if (g->entry_ev)
-		kt_printer_set_text(p, g->entry_ev->id, entry_text, entry_info, g);
-	if (g->exit_ev)
-		kt_printer_set_text(p, g->exit_ev->id, exit_text, exit_info, g);
+	kt_printer_set_text(p, g->entry_id, entry_text, entry_info, g);
+	kt_printer_set_text(p, g->exit_id, exit_text, exit_info, g);
 }
 
 static bool is(const struct kt_event *ev, const struct tep_event *e)
@@ -535,6 +559,8 @@ int kt_fgraph_feed_held(struct kt_fgraph *g, const struct kt_event *ev,
 {
 	int ret;
 
+	if (!g->gate.held && !ready(g))
+		return fn(ev, arg);
 	if (g->gate.held) {
 		g->gate.held = false;
 		if (own_exit(g, ev) && call_ns(g, ev->record, &g->leaf_ns)) {

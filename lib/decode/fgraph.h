@@ -20,14 +20,18 @@
 #include "decode/decoder.h"
 
 struct kt_printer;
-struct tep_handle;
+struct kt_reader;
 
 struct kt_fgraph;
 /*
- * For a file whose formats are in tep: NULL with errno 0 when it lacks
- * the graph's events (nothing to do), NULL with errno set on failure.
+ * For the file r reads: NULL with errno 0 when it lacks the graph's
+ * events (nothing to do), NULL with errno set on failure.  Their formats
+ * are parsed when the first of their records comes (most files hold
+ * them, as ftrace's own, and have no records of them: their parse was
+ * an eighth of a small file's report); should they not parse then, the
+ * records are printed as libtraceevent prints them.
  */
-struct kt_fgraph *kt_fgraph_new(struct tep_handle *tep);
+struct kt_fgraph *kt_fgraph_new(struct kt_reader *r);
 void kt_fgraph_free(struct kt_fgraph *g);
 
 /* Have p's text lines of the graph's events formatted here. */
