@@ -17,17 +17,19 @@ CC         ?= cc
 PKGS       := libtracefs libtraceevent libelf sqlite3 libedit libcurl libxxhash libprotobuf-c libsodium
 # pkg-config is evaluated lazily so `make deps` can install it first.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, sqlite3, libedit and libsodium are not linked: push, sql and
-# the agent's token load them when they need them (base/dlfns.h:
+# libcurl, sqlite3, libedit, libsodium, libxxhash, libelf and ncurses
+# are not linked: push, sql, the agent's token, a trace's id, ELF files
+# and top's screen load them when they need them (base/dlfns.h:
 # lib/push/curlfns.h, lib/sql/sqlitefns.h, lib/sql/editfns.h,
-# lib/net/auth.c).
-PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl sqlite3 libedit libsodium,$(PKGS)) 2>/dev/null)
+# lib/net/auth.c, lib/push/xxhfns.h, lib/decode/elffns.h,
+# lib/base/cursesfns.h).
+PKG_LIBS    = $(shell pkg-config --libs $(filter-out libcurl sqlite3 libedit libsodium libxxhash libelf,$(PKGS)) 2>/dev/null)
 
 CFLAGS     ?= -O2 -g
 KT_CFLAGS   = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
               -DKTRACE_VERSION='"$(VERSION)"' -Ilib -Icmd -Ikernel -I$(BUILD)/gen \
               $(PKG_CFLAGS) $(EXTRA_CFLAGS)
-LDLIBS_ALL  = $(PKG_LIBS) -lzstd -ldeflate -lz -lncursesw -lm $(EXTRA_LDFLAGS)
+LDLIBS_ALL  = $(PKG_LIBS) -lzstd -ldeflate -lz -lm $(EXTRA_LDFLAGS)
 
 LIB_SRCS   := $(sort $(wildcard lib/*/*.c lib/live/*/*.c))
 CMD_SRCS   := $(sort $(wildcard cmd/*.c))

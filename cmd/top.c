@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "base/cursesfns.h"
 #include "base/log.h"
 #include "live/session/sink-counter.h"
 #include "live/buffers/livebuf.h"
@@ -335,8 +336,17 @@ static bool terminal_can_draw(void)
 	return ok;
 }
 
+/*
+ * The full screen: 0, or -1 when this terminal cannot draw it (said by
+ * the caller), -2 when the terminal library does not load (said here).
+ */
 static int init_screen(struct top *t)
 {
+	if (!kt_curses_get()) {
+		kt_warn("cannot load the terminal library: %s; install libncursesw6; printing text",
+			kt_curses_error());
+		return -2;
+	}
 	if (!terminal_can_draw())
 		return -1;
 	t->screen = newterm(NULL, stdout, stdin);
@@ -817,7 +827,7 @@ int cmd_top(int argc, char **argv)
 	t.s = kt_session_new(&cfg);
 	if (!t.s || kt_session_start(t.s))
 		goto err_session;
-	if (!o.batch && isatty(STDOUT_FILENO) && init_screen(&t))
+	if (!o.batch && isatty(STDOUT_FILENO) && init_screen(&t) == -1)
 		kt_warn("cannot use the terminal (TERM=%s); printing text",
 			getenv("TERM") ? getenv("TERM") : "");
 	ret = run(&t);

@@ -3,6 +3,7 @@
  * Libraries loaded on first use: see dlfns.h.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "base/dlfns.h"
@@ -26,4 +27,23 @@ bool kt_dl_load(const char *soname, int flags, const char *const *names,
 		*(void **)slots[i] = p;
 	}
 	return true;
+}
+
+/* One lock for every library's first load: each is loaded once, rarely. */
+static pthread_mutex_t once_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool kt_dl_once(struct kt_dl_lib *lib)
+{
+	bool loaded;
+
+	pthread_mutex_lock(&once_lock);
+	if (!lib->tried) {
+		lib->tried = true;
+		lib->loaded = kt_dl_load(lib->soname, RTLD_NOW | RTLD_LOCAL,
+					 lib->names, lib->slots, lib->n,
+					 lib->why, sizeof(lib->why));
+	}
+	loaded = lib->loaded;
+	pthread_mutex_unlock(&once_lock);
+	return loaded;
 }

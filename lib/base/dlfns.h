@@ -19,4 +19,20 @@
 bool kt_dl_load(const char *soname, int flags, const char *const *names,
 		void *const *slots, size_t n, char *why, size_t len);
 
+/* A library loaded once for the process (kt_dl_once()). */
+struct kt_dl_lib {
+	const char *soname;
+	const char *const *names;	/* n functions or variables */
+	void *const *slots;		/* where each goes */
+	size_t n;
+	bool tried, loaded;
+	char why[256];			/* why it did not load */
+};
+
+/*
+ * lib loaded (RTLD_NOW | RTLD_LOCAL), its names into its slots, the first
+ * time any thread asks: whether it loaded (the reason in lib->why).
+ */
+bool kt_dl_once(struct kt_dl_lib *lib);
+
 #endif

@@ -14,12 +14,21 @@
 #include <unistd.h>
 
 #include "base/editdist.h"
+#include "decode/elffns.h"
 #include "decode/elfsym.h"
 
+const char *kt_elf_missing(void)
+{
+	return kt_elffns_get() ? NULL : kt_elffns_error();
+}
+
+/* libelf loaded and set up, once: 0, -ELIBACC or -ENOEXEC. */
 static int elf_ready(void)
 {
 	static int ok = -1;
 
+	if (!kt_elffns_get())
+		return -ELIBACC;
 	if (ok < 0)
 		ok = elf_version(EV_CURRENT) != EV_NONE;
 	return ok ? 0 : -ENOEXEC;

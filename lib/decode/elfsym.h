@@ -14,6 +14,13 @@
 #include <stdint.h>
 
 /*
+ * NULL when libelf loads (elffns.h), which everything below needs; else
+ * why not ("libelf.so.1: cannot open shared object file..."), and each
+ * of them fails (-ELIBACC, or NULL + ELIBACC).
+ */
+const char *kt_elf_missing(void);
+
+/*
  * The file offset of function sym's entry in the ELF file path (from its
  * .symtab, else its .dynsym, and the executable PT_LOAD holding it).
  * 0; -ENOENT when path has no such function (hint: the closest name it

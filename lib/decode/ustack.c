@@ -10,6 +10,7 @@
 
 #include <event-parse.h>
 
+#include "base/log.h"
 #include "decode/elfsym.h"
 #include "decode/ustack.h"
 #include "file/reader.h"
@@ -33,6 +34,7 @@ struct kt_ustack {
 	size_t n;
 	struct ufile **files;
 	size_t nfiles;
+	bool said_no_elf;	/* libelf did not load: said once */
 };
 
 static int by_pid_start(const void *a, const void *b)
@@ -177,6 +179,11 @@ void kt_ustack_frame(struct kt_ustack *u, int tgid, uint64_t ts, uint64_t addr,
 		/* A file gone or stripped since: its frames keep PATH+0xOFF. */
 		m->file->syms = kt_elf_syms_load(m->file->path);
 		m->file->tried = true;
+		if (!m->file->syms && errno == ELIBACC && !u->said_no_elf) {
+			kt_warn("cannot load libelf: %s; install libelf1 to name user-space frames (shown as FILE+0xOFF)",
+				kt_elf_missing());
+			u->said_no_elf = true;
+		}
 	}
 	if (m->file->syms)
 		kt_elf_syms_find(m->file->syms, f->off, &f->sym, &f->delta);

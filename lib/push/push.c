@@ -63,6 +63,7 @@
 #include "push/bytebuf.h"
 #include "push/sender.h"
 #include "push/traceid.h"
+#include "push/xxhfns.h"
 #include "sql/schema.h"
 #include "views/summary.h"
 
@@ -783,6 +784,11 @@ int kt_push_file(struct kt_ch *ch, const char *path, const struct kt_push_opts *
 
 	memset(st, 0, sizeof(*st));
 	msg[0] = '\0';
+	if (!kt_xxh_get()) {
+		fail(&p, "cannot load libxxhash for the trace's id: %s; install libxxhash0",
+		     kt_xxh_error());
+		return -ELIBACC;
+	}
 	p.batch = o->batch ? o->batch : DEFAULT_BATCH;
 	p.taskmap.size = sizeof(struct task);
 	clock_gettime(CLOCK_MONOTONIC, &p.t0);

@@ -20,10 +20,12 @@
 #include <xxhash.h>
 
 #include "push/traceid.h"
+#include "push/xxhfns.h"
 
 #define PIECE	(256u << 10)
 
-static int hash_fd(XXH3_state_t *st, unsigned char *buf, int fd)
+static int hash_fd(const struct kt_xxh *x, XXH3_state_t *st, unsigned char *buf,
+		   int fd)
 {
 	off_t off = 0;
 	ssize_t n;
@@ -33,7 +35,7 @@ static int hash_fd(XXH3_state_t *st, unsigned char *buf, int fd)
 			continue;
 		if (n < 0)
 			return -errno;
-		XXH3_64bits_update(st, buf, (size_t)n);
+		x->update(st, buf, (size_t)n);
 		off += n;
 	}
 	return 0;
@@ -43,17 +45,22 @@ static int hash_fd(XXH3_state_t *st, unsigned char *buf, int fd)
 static int hash(int fd, const char *const *paths, int n,
 		unsigned long long *id)
 {
-	XXH3_state_t *st = XXH3_createState();
+	const struct kt_xxh *x = kt_xxh_get();
+	XXH3_state_t *st = x ? x->create() : NULL;
 	unsigned char *buf = malloc(PIECE);
 	int ret = 0, i;
 
+	if (!x) {
+		ret = -ELIBACC;
+		goto out;
+	}
 	if (!st || !buf) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	XXH3_64bits_reset(st);
+	x->reset(st);
 	if (fd >= 0)
-		ret = hash_fd(st, buf, fd);
+		ret = hash_fd(x, st, buf, fd);
 	for (i = 0; fd < 0 && !ret && i < n; i++) {
 		int f = open(paths[i], O_RDONLY | O_CLOEXEC);
 
@@ -61,14 +68,15 @@ static int hash(int fd, const char *const *paths, int n,
 			ret = -errno;
 			break;
 		}
-		ret = hash_fd(st, buf, f);
+		ret = hash_fd(x, st, buf, f);
 		close(f);
 	}
 	if (!ret)
-		*id = XXH3_64bits_digest(st);
+		*id = x->digest(st);
 out:
 	free(buf);
-	XXH3_freeState(st);
+	if (st)
+		x->destroy(st);
 	return ret;
 }
 

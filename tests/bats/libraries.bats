@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
 # The libraries ktrace loads on first use (SQLite, libedit, libcurl,
-# libsodium: lib/base/dlfns.c): one that does not load gives one line
-# naming it and the Debian package to install, a non-zero status, and
-# nothing more.  Each runs in a mount namespace of its own where
-# /dev/null is bound over the library's file (dlopen: "file too short"),
-# so the host's library is never touched.
+# libsodium, libxxhash: lib/base/dlfns.c; ncurses: top.bats): one that
+# does not load gives one line naming it and the Debian package to
+# install, a non-zero status, and nothing more.  Each runs in a mount
+# namespace of its own where /dev/null is bound over the library's file
+# (dlopen: "file too short"), so the host's library is never touched.
 
 load helpers
 
@@ -49,6 +49,12 @@ one_line() {
 @test "push without libcurl: one line naming it and libcurl4, status 1" {
 	hidden libcurl.so.4 "$KTRACE" push -i "$D/tc-sched.dat" --to http://127.0.0.1:1/
 	one_line libcurl4 "cannot load libcurl"
+	[ "$status" -eq 1 ]
+}
+
+@test "push without libxxhash: one line naming it and libxxhash0, status 1" {
+	hidden libxxhash.so.0 "$KTRACE" push -i "$D/tc-sched.dat" --to http://127.0.0.1:1/
+	one_line libxxhash0 "cannot load libxxhash"
 	[ "$status" -eq 1 ]
 }
 

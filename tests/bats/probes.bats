@@ -75,6 +75,21 @@ json() { "$KTRACE" report -i "$1" --format json; }
 	[ ! -e r.dat ]
 }
 
+@test "--uprobe by symbol without libelf: one line naming libelf1, exit 1, no probe, instance or file left" {
+	# libelf is loaded when an ELF file is read (lib/decode/elffns.h):
+	# here its file reads as /dev/null, in a mount namespace of its own.
+	local so
+	so=$(ldconfig -p | awk '$1 == "libelf.so.1" && /x86-64/ { print $NF; exit }')
+	[ -n "$so" ] || fail "no libelf.so.1 in ldconfig -p"
+	so=$(readlink -f "$so")
+	run unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$so" \
+		"$KTRACE" record -q -o r.dat --uprobe libc:malloc -- true
+	assert_failure 1
+	[ "${#lines[@]}" = 1 ] || fail "not one line: $output"
+	assert_output --regexp "^ktrace record: --uprobe 'libc:malloc': cannot load libelf to find 'malloc': .+; install libelf1$"
+	[ ! -e r.dat ]
+}
+
 @test "SIGINT ends a recording with probes and takes them away; SIGKILL leaves them for reset -a" {
 	local bin=$KT_PROBE_BIN/probe_target
 	rec_started -q -o i.dat --uprobe "$bin:kt_probe_target"

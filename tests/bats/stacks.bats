@@ -376,6 +376,21 @@ PY
 	"$KTRACE" report -i u.dat --stacks >u.txt
 	grep -qE '^deepstack;([^;]*;)*main;level1;level2;level3;level4;leaf_block [0-9]+$' u.txt ||
 		fail "no user-only stack: $(cat u.txt)"
+	# Without libelf (loaded when a user frame is named, elffns.h; here
+	# its file reads as /dev/null): one warning naming libelf1, and the
+	# same stacks with their user frames as FILE+0xOFF.
+	local so
+	so=$(ldconfig -p | awk '$1 == "libelf.so.1" && /x86-64/ { print $NF; exit }')
+	so=$(readlink -f "$so")
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$so" \
+		"$KTRACE" report -i u.dat --stacks >noelf.txt 2>noelf.err
+	[ "$(wc -l <noelf.err)" = 1 ] || fail "not one line: $(cat noelf.err)"
+	grep -qE "^ktrace report: warning: cannot load libelf: .+; install libelf1 to name user-space frames \(shown as FILE\+0xOFF\)$" noelf.err ||
+		fail "$(cat noelf.err)"
+	grep -qE '^deepstack;([^;]*;)*[^;]*deepstack\+0x[0-9a-f]+;([^;]*;)*[^;]*deepstack\+0x[0-9a-f]+ [0-9]+$' noelf.txt ||
+		fail "no FILE+0xOFF frames: $(head -c 600 noelf.txt)"
+	! grep -q leaf_block noelf.txt
+	[ "$(awk '{ s += $NF } END { print s }' noelf.txt)" = "$(awk '{ s += $NF } END { print s }' u.txt)" ]
 }
 
 @test "report --stacks: no stacks, a loss and bad options each say so" {

@@ -233,6 +233,25 @@ stop_cleanly() {
 	screen_has "EVENT "
 }
 
+@test "a terminal without libncursesw gets text and one line naming its package" {
+	# ncurses is loaded when the screen is drawn (lib/base/cursesfns.h),
+	# not linked: here its file reads as /dev/null, in a mount namespace
+	# of the command's own.
+	local nc
+	nc=$(ldconfig -p | awk '$1 == "libncursesw.so.6" && /x86-64/ { print $NF; exit }')
+	[ -n "$nc" ] || fail "no libncursesw.so.6 in ldconfig -p"
+	nc=$(readlink -f "$nc")
+	tmux -L "$SOCK" new-session -d -x 120 -y 24 \
+		"env PS1='kt-prompt\$ ' bash --norc --noprofile"
+	poll screen_has 'kt-prompt$'
+	keys "unshare -m sh -c 'mount --bind /dev/null $nc && exec $KTRACE top -e ftrace:print -d 0.1 -n 1'; echo top-exit=\$?" Enter
+	poll screen_has "top-exit=0"
+	screen_has "cannot load the terminal library: "
+	screen_has "install libncursesw6; printing text"
+	screen_lacks "cannot use the terminal"
+	screen_has "EVENT "
+}
+
 @test "? shows the keys and any key closes the help" {
 	start_tui -e ftrace:print -d 0.2
 	keys '?'

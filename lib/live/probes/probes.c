@@ -124,6 +124,11 @@ static int uprobe_target(const struct kt_probe_spec *s, const char *target,
 		}
 	}
 	snprintf(sym, symlen, "%s", colon + 1);
+	if (kt_elf_missing()) {
+		kt_err("%s '%s': cannot load libelf to find '%s': %s; install libelf1",
+		       option_of(s->kind), s->spec, sym, kt_elf_missing());
+		return -ELIBACC;
+	}
 	ret = kt_elf_find(what, path, sizeof(path));
 	if (ret) {
 		kt_err("%s '%s': no binary or library '%s' (a path, a library such as libc, or a program in PATH)",
