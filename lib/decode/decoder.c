@@ -293,7 +293,8 @@ static bool trailing_array(const struct tep_event *ev,
  * long the common fields are, and the bytes each event's fields need,
  * so every record handed out is one libtraceevent can read in bounds.
  */
-static int setup_events(struct kt_decoder *d)
+static int setup_events(struct kt_decoder *d, struct tep_event **old_evs,
+			struct dyn_info **old_dyn, int old_nids)
 {
 	/*
 	 * A copy: libtraceevent's own list (tep_list_events()) is made once
@@ -380,8 +381,13 @@ static int setup_events(struct kt_decoder *d)
 		if (!d->evs[ev->id]) {
 			d->evs[ev->id] = ev;
 			d->need[ev->id] = ok ? need : -1;
-			if (ok)
+			/* The same event as the last tables': its fields again. */
+			if (ok && ev->id < old_nids && old_evs[ev->id] == ev) {
+				d->dyn[ev->id] = old_dyn[ev->id];
+				old_dyn[ev->id] = NULL;
+			} else if (ok) {
 				d->dyn[ev->id] = event_dyn(ev);
+			}
 		} else if (d->need[ev->id] >= 0) {
 			d->need[ev->id] = !ok ? -1 : need > d->need[ev->id] ?
 					  need : d->need[ev->id];
@@ -392,21 +398,30 @@ out:
 	return 0;
 }
 
-/* The tables by id, made again: formats were parsed since (lazyfmt.c). */
+/*
+ * The tables by id, made again: formats were parsed since (lazyfmt.c).
+ * An event the last tables had keeps its dynamic fields (a file of many
+ * kinds of event is refreshed once for each: remade each time, they
+ * were a tenth of its report).
+ */
 static int refresh_events(struct kt_decoder *d)
 {
-	int i;
+	struct tep_event **old_evs = d->evs;
+	struct dyn_info **old_dyn = d->dyn;
+	int i, old_nids = d->nids, ret;
 
-	for (i = 0; d->dyn && i < d->nids; i++)
-		free(d->dyn[i]);
-	free(d->dyn);
 	free(d->need);
-	free(d->evs);
 	d->dyn = NULL;
 	d->need = NULL;
 	d->evs = NULL;
 	d->fgen = kt_reader_formats_gen(d->r);
-	return setup_events(d);
+	ret = setup_events(d, old_evs, old_dyn, old_evs && old_dyn ? old_nids : 0);
+	for (i = 0; old_dyn && i < old_nids; i++)
+		if (old_dyn[i])
+			free(old_dyn[i]);
+	free(old_dyn);
+	free(old_evs);
+	return ret;
 }
 
 /*
@@ -447,7 +462,7 @@ struct kt_decoder *kt_decoder_new(struct kt_reader *r,
 	d->hdr_size = (unsigned int)page_hdr_size(d);
 	d->data_size = d->page_size - d->hdr_size;
 	d->window = d->opts.has_from || d->opts.has_to;
-	if (setup_events(d))
+	if (setup_events(d, NULL, NULL, 0))
 		goto err;
 	for (b = 0; b < kt_reader_buffers(r); b++)
 		n += kt_reader_streams(r, b);
