@@ -241,7 +241,7 @@ stop_cleanly() {
 	nc=$(ldconfig -p | awk '$1 == "libncursesw.so.6" && /x86-64/ { print $NF; exit }')
 	[ -n "$nc" ] || fail "no libncursesw.so.6 in ldconfig -p"
 	nc=$(readlink -f "$nc")
-	tmux -L "$SOCK" new-session -d -x 120 -y 24 \
+	tmux -L "$SOCK" new-session -d -x 250 -y 24 \
 		"env PS1='kt-prompt\$ ' bash --norc --noprofile"
 	poll screen_has 'kt-prompt$'
 	keys "unshare -m sh -c 'mount --bind /dev/null $nc && exec $KTRACE top -e ftrace:print -d 0.1 -n 1'; echo top-exit=\$?" Enter
