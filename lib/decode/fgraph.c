@@ -54,7 +54,7 @@ struct kt_fgraph {
 	struct kt_fgraph_gate gate;	/* first: kt_fgraph_feed() reads it so */
 	struct kt_reader *r;
 	struct tep_handle *tep;
-	int entry_id, exit_id;		/* known before their formats are parsed */
+	int exit_id;		/* known before its format is parsed (gate.entry_id too) */
 	int ready;			/* 0: not set up yet, 1: set up, -1: cannot be */
 	struct tep_event *entry_ev, *exit_ev;
 	struct gfield depth_in, func_in, depth_out, func_out, calltime, rettime;
@@ -106,14 +106,13 @@ struct kt_fgraph *kt_fgraph_new(struct kt_reader *r)
 		return NULL;
 	g->r = r;
 	g->tep = kt_reader_tep_lazy(r);
-	g->entry_id = kt_reader_event_id(r, "ftrace", "funcgraph_entry");
+	g->gate.entry_id = kt_reader_event_id(r, "ftrace", "funcgraph_entry");
 	g->exit_id = kt_reader_event_id(r, "ftrace", "funcgraph_exit");
-	if (g->entry_id < 0 || g->exit_id < 0) {
+	if (g->gate.entry_id < 0 || g->exit_id < 0) {
 		free(g);
 		errno = 0;
 		return NULL;
 	}
-	g->gate.entry_id = g->entry_id;
 	return g;
 }
 
@@ -124,7 +123,7 @@ static bool ready(struct kt_fgraph *g)
 		return g->ready > 0;
 	g->entry_ev = kt_reader_event_named(g->r, "ftrace", "funcgraph_entry");
 	g->exit_ev = kt_reader_event_named(g->r, "ftrace", "funcgraph_exit");
-	if (!g->entry_ev || !g->exit_ev || g->entry_ev->id != g->entry_id ||
+	if (!g->entry_ev || !g->exit_ev || g->entry_ev->id != g->gate.entry_id ||
 	    g->exit_ev->id != g->exit_id) {
 		g->ready = -1;
 		g->gate.entry_id = -1;
@@ -489,7 +488,7 @@ static int exit_info(struct trace_seq *s, struct tep_event *e,
 
 void kt_fgraph_hook(struct kt_fgraph *g, struct kt_printer *p)
 {
-	kt_printer_set_text(p, g->entry_id, entry_text, entry_info, g);
+	kt_printer_set_text(p, g->gate.entry_id, entry_text, entry_info, g);
 	kt_printer_set_text(p, g->exit_id, exit_text, exit_info, g);
 }
 

@@ -168,12 +168,6 @@ void kt_plugins_want(struct kt_plugins *p, const char *system, const char *fmt)
 	}
 }
 
-int kt_plugins_loaded(const struct kt_plugins *p, int *found)
-{
-	*found = p ? p->n : 0;
-	return p ? p->loaded : 0;
-}
-
 void kt_plugins_free(struct kt_plugins *p)
 {
 	tep_plugin_unload_func fn;

@@ -31,9 +31,6 @@ struct kt_plugins *kt_plugins_new(struct tep_handle *tep);
  */
 void kt_plugins_want(struct kt_plugins *p, const char *system, const char *fmt);
 
-/* How many plugins are loaded, of how many found. */
-int kt_plugins_loaded(const struct kt_plugins *p, int *found);
-
 /* Each loaded plugin's unloader run, and the plugin closed. */
 void kt_plugins_free(struct kt_plugins *p);
 
