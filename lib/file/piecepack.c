@@ -72,6 +72,11 @@ struct kt_piecepack *kt_piecepack_new(int ncpus, int page, const char *codec,
 	return p;
 }
 
+void kt_piecepack_set_fast(struct kt_piecepack *p)
+{
+	kt_pack_set_fast(p->pack);
+}
+
 void kt_piecepack_free(struct kt_piecepack *p)
 {
 	if (!p)

@@ -26,6 +26,8 @@ struct kt_writer_cpu;
 struct kt_piecepack *kt_piecepack_new(int ncpus, int page, const char *codec,
 				      const char *beside);
 void kt_piecepack_free(struct kt_piecepack *p);
+/* The blocks packed at the codec's fast level (pack.h's kt_pack_set_fast). */
+void kt_piecepack_set_fast(struct kt_piecepack *p);
 
 /*
  * The piece of cpu is fd, size bytes long: its pages after those packed

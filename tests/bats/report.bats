@@ -825,6 +825,15 @@ patch() {
 	[[ "$output" =~ ^ok\ [0-9]+\ streams$ ]] || fail "$output"
 }
 
+@test "packed blocks are the libraries' own at the levels promised: trace-cmd's for data, the fast level for a trigger's ring (pack-levels)" {
+	# zstd and zlib, data and metadata, before and after
+	# kt_pack_set_fast(): byte for byte libzstd's and zlib's at 3/6,
+	# 6/9 and 1, each unpacking to its input.
+	run "$UNIT/pack-levels"
+	assert_success
+	[[ "$output" =~ ^ok\ [0-9]+\ blocks$ ]] || fail "$output"
+}
+
 @test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
 	# This kernel's symbols, and each odd shape of line between good ones.
 	cp /proc/kallsyms "$RD/ks.0"
