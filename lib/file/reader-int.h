@@ -109,6 +109,8 @@ struct kt_reader {
 	 * and paged in for the many commands that name no address).
 	 */
 	uint64_t ksyms_off, ksyms_size;
+	/* Or a packed v7 section's offset: unpacked then (unpack_kallsyms()). */
+	uint64_t ksyms_sec;
 	/* Parsed: a table of its own, or a tep for a text of another shape. */
 	struct kt_ksymtab *ksyms_tab;
 	struct tep_handle *ksyms_tep;

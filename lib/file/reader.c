@@ -51,11 +51,16 @@ struct cur {
 	const char *what;		/* the section, for messages */
 	/* An unpacked section's buffer, which a parser may keep (NULL it). */
 	unsigned char **take;
+	/* Its damage told by its caller (unpack_kallsyms()), not here. */
+	bool quiet;
 };
 
 /* What the reader reports on the way to its first data page. */
 #define reader_err(r, ...) \
 	kt_log((r)->quiet ? KT_LOG_DEBUG : KT_LOG_ERROR, __VA_ARGS__)
+/* The same for what a cursor reads. */
+#define cur_err(c, ...) \
+	kt_log((c)->quiet || (c)->r->quiet ? KT_LOG_DEBUG : KT_LOG_ERROR, __VA_ARGS__)
 
 static int bad(struct cur *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -69,11 +74,11 @@ static int bad(struct cur *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (c->mem)
-		reader_err(c->r, "damaged trace file '%s': in the compressed %s at byte %llu, at offset %llu of its unpacked data: %s; the file cannot be read (re-record it)",
+		cur_err(c, "damaged trace file '%s': in the compressed %s at byte %llu, at offset %llu of its unpacked data: %s; the file cannot be read (re-record it)",
 		       c->r->path, c->what, (unsigned long long)c->base,
 		       (unsigned long long)c->pos, msg);
 	else
-		reader_err(c->r, "damaged trace file '%s': at byte %llu (%s): %s; the file cannot be read (re-record it)",
+		cur_err(c, "damaged trace file '%s': at byte %llu (%s): %s; the file cannot be read (re-record it)",
 		       c->r->path, (unsigned long long)c->pos, c->what, msg);
 	return -EBADMSG;
 }
@@ -117,7 +122,7 @@ static int cur_read(struct cur *c, void *buf, uint64_t n, const char *what)
 		if (ret == -EBADMSG)
 			return bad(c, "file ends inside %s", what);
 		if (ret) {
-			reader_err(c->r, "cannot read '%s': %s", c->r->path,
+			cur_err(c, "cannot read '%s': %s", c->r->path,
 				   strerror(-ret));
 			return ret;
 		}
@@ -478,6 +483,43 @@ static void read_kallsyms(struct kt_reader *r)
 	r->ksyms = buf;
 }
 
+static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
+			uint64_t limit, struct cur *c, unsigned char **mem,
+			bool quiet);
+
+/*
+ * The packed kallsyms section kallsyms_section() left at the open, now
+ * unpacked: its text kept where it is, as parse_kallsyms() keeps it; a
+ * warning, not the open's error, when it cannot be (the events are
+ * read whole, their addresses unnamed).
+ */
+static void unpack_kallsyms(struct kt_reader *r)
+{
+	unsigned char *mem;
+	uint32_t size;
+	struct cur c;
+	int ret;
+
+	ret = open_section(r, r->ksyms_sec, KT_OPT_KALLSYMS,
+			   KT_DAT_MAX_KALLSYMS + 4, &c, &mem, true);
+	if (!ret)
+		ret = cur_u32(&c, &size, "the kallsyms size");
+	if (!ret && (size > cur_left(&c) || size > KT_DAT_MAX_KALLSYMS))
+		ret = -EBADMSG;
+	if (ret || !mem) {
+		if (ret)
+			kt_warn("cannot read the kallsyms of '%s': %s; kernel addresses are not named",
+				r->path, ret == -EBADMSG ? "its packed section is damaged" :
+				strerror(-ret));
+		free(mem);
+		return;
+	}
+	/* The text ends at its size (open_section() put a NUL after all). */
+	mem[c.pos + size] = '\0';
+	r->ksyms_mem = mem;
+	r->ksyms = (char *)mem + c.pos;
+}
+
 /*
  * The function table is built at the first address libtraceevent (or
  * fastfmt) asks to name, through its resolver hook: most reports name
@@ -527,6 +569,8 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 		r->ksyms_tried = true;
 		if (!r->ksyms && r->ksyms_size)
 			read_kallsyms(r);
+		else if (!r->ksyms && r->ksyms_sec)
+			unpack_kallsyms(r);
 		/* A table of its own; a text of another shape goes into a tep. */
 		r->ksyms_tab = r->ksyms ? kt_ksymtab_new(r->ksyms, r->ksyms_mem ?
 					 (void *)r->ksyms_mem : r->ksyms) : NULL;
@@ -1102,21 +1146,22 @@ static const char *section_name(unsigned int id)
 }
 
 /*
- * Open the v7 section at off, which must have id; *c then reads its
- * content (unpacked into *mem when compressed, which the caller frees).
+ * The head of the v7 section at off, which must have id, checked: *c
+ * then reads its content, or its packed bytes (*csize of them, unpacking
+ * to *usize, at most limit) when *packed.
  */
-static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
-			uint64_t limit, struct cur *c, unsigned char **mem)
+static int section_head(struct kt_reader *r, uint64_t off, unsigned int id,
+			uint64_t limit, struct cur *c, bool *packed,
+			uint32_t *csize, uint32_t *usize, bool quiet)
 {
 	uint16_t sid, flags;
-	uint32_t str, csize, usize;
+	uint32_t str;
 	uint64_t size;
-	unsigned char *zbuf;
 	int ret;
 
-	*mem = NULL;
+	*packed = false;
 	*c = (struct cur){ .r = r, .pos = off, .end = r->fsize,
-			   .what = section_name(id) };
+			   .what = section_name(id), .quiet = quiet };
 	if (off >= r->fsize || off < KT_DAT_MAGIC_LEN)
 		return bad(c, "expected a %s, but the offset is outside the file (%llu bytes)",
 			   section_name(id), (unsigned long long)r->fsize);
@@ -1144,17 +1189,39 @@ static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
 	if (r->comp == COMP_NONE)
 		return bad(c, "%s is marked compressed in an uncompressed file",
 			   section_name(id));
-	ret = cur_u32(c, &csize, "a compressed size");
+	ret = cur_u32(c, csize, "a compressed size");
 	if (!ret)
-		ret = cur_u32(c, &usize, "an uncompressed size");
+		ret = cur_u32(c, usize, "an uncompressed size");
 	if (ret)
 		return ret;
-	if (csize > cur_left(c))
+	if (*csize > cur_left(c))
 		return bad(c, "compressed data of %u bytes runs past the section end",
-			   csize);
-	if (usize > limit)
+			   *csize);
+	if (*usize > limit)
 		return bad(c, "%s unpacks to %u bytes, over the limit of %llu",
-			   section_name(id), usize, (unsigned long long)limit);
+			   section_name(id), *usize, (unsigned long long)limit);
+	*packed = true;
+	return 0;
+}
+
+/*
+ * Open the v7 section at off, which must have id; *c then reads its
+ * content (unpacked into *mem when compressed, which the caller frees).
+ * quiet: its damage is not told (the caller tells it).
+ */
+static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
+			uint64_t limit, struct cur *c, unsigned char **mem,
+			bool quiet)
+{
+	uint32_t csize, usize;
+	unsigned char *zbuf;
+	bool packed;
+	int ret;
+
+	*mem = NULL;
+	ret = section_head(r, off, id, limit, c, &packed, &csize, &usize, quiet);
+	if (ret || !packed)
+		return ret;
 	zbuf = malloc(csize ? csize : 1);
 	/* One more byte, a NUL: a text that ends the section ends there. */
 	*mem = malloc((size_t)usize + 1);
@@ -1204,11 +1271,39 @@ static int read_section(struct kt_reader *r, unsigned int id, uint64_t limit,
 		return bad(&c, "expected an option pointing to the %s, found none",
 			   section_name(id));
 	}
-	ret = open_section(r, r->sec_off[id], id, limit, &c, &mem);
+	ret = open_section(r, r->sec_off[id], id, limit, &c, &mem, false);
 	if (!ret)
 		ret = fn(&c);
 	free(mem);
 	return ret;
+}
+
+/*
+ * A packed kallsyms section is checked at the open and unpacked at the
+ * first address to name (unpack_kallsyms()), as a v6 file's text is read
+ * then: a machine's 5 MB, unpacked and paged in, were a quarter of the
+ * open of a file of sched events, whose report names no address.
+ * Otherwise it is read now.
+ */
+static int kallsyms_section(struct kt_reader *r)
+{
+	uint32_t csize, usize;
+	struct cur c;
+	bool packed;
+	int ret;
+
+	if (r->index_only || !r->sec_off[KT_OPT_KALLSYMS])
+		return 0;
+	ret = section_head(r, r->sec_off[KT_OPT_KALLSYMS], KT_OPT_KALLSYMS,
+			   KT_DAT_MAX_KALLSYMS + 4, &c, &packed, &csize, &usize, false);
+	if (ret)
+		return ret;
+	if (!packed || usize < 4 || r->ksyms || r->ksyms_size || r->ksyms_sec ||
+	    r->ksyms_tep || tep_set_function_resolver(r->tep, lazy_symbols, r))
+		return read_section(r, KT_OPT_KALLSYMS, KT_DAT_MAX_KALLSYMS + 4,
+				    parse_kallsyms, false);
+	r->ksyms_sec = r->sec_off[KT_OPT_KALLSYMS];
+	return 0;
 }
 
 /* The most a section's content may unpack to, as read_v7 reads it. */
@@ -1237,7 +1332,7 @@ int kt_reader_section(struct kt_reader *r, unsigned int id,
 		return -EINVAL;
 	if (!r->sec_off[id])
 		return -ENOENT;
-	ret = open_section(r, r->sec_off[id], id, section_limit(id), &c, &mem);
+	ret = open_section(r, r->sec_off[id], id, section_limit(id), &c, &mem, false);
 	if (ret)
 		return ret;
 	n = c.end - c.pos;
@@ -1333,7 +1428,7 @@ static int read_v7(struct kt_reader *r, struct cur *c)
 			return bad(c, "more than %d options sections",
 				   MAX_OPTION_SECTIONS);
 		seen[n++] = off;
-		ret = open_section(r, off, 0, KT_DAT_MAX_OPTION, &oc, &mem);
+		ret = open_section(r, off, 0, KT_DAT_MAX_OPTION, &oc, &mem, false);
 		if (!ret)
 			ret = parse_options(&oc, true, &off);
 		free(mem);
@@ -1351,8 +1446,7 @@ static int read_v7(struct kt_reader *r, struct cur *c)
 		ret = read_section(r, KT_OPT_EVENT_FORMATS, KT_DAT_MAX_OPTION,
 				   parse_event_formats, false);
 	if (!ret)
-		ret = read_section(r, KT_OPT_KALLSYMS, KT_DAT_MAX_KALLSYMS + 4,
-				   parse_kallsyms, false);
+		ret = kallsyms_section(r);
 	if (!ret)
 		ret = read_section(r, KT_OPT_PRINTK, KT_DAT_MAX_PRINTK + 4,
 				   parse_printk, false);
@@ -1743,7 +1837,7 @@ static int head_v7(struct kt_reader *r, struct cur *c,
 	memcpy(h->compression, r->comp_name, strlen(r->comp_name) + 1);
 	off = c->pos;
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		ret = open_section(r, off, ids[i], section_limit(ids[i]), &sc, &mem);
+		ret = open_section(r, off, ids[i], section_limit(ids[i]), &sc, &mem, false);
 		if (!ret && i < 3)
 			ret = fns[i](&sc);
 		else if (!ret && !skip_text4(&sc, section_limit(ids[i]) - 4))

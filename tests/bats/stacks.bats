@@ -66,26 +66,27 @@ stack_follows() {
 		jq -e '.caller | type == "array" and length > 2' >/dev/null
 }
 
-# The lazy read is v6's, where the section lies in the file as it is; a
-# v7 file (the default) packs it, and the reader unpacks it at the open.
-@test "kallsyms is read from the file at the first address to name, not at the open" {
-	local big
-	run rec -q -T --file-version 6 -e syscalls:sys_enter_getppid -o t.dat -- "$KT_STACK_BIN/getppid_n" 20
-	assert_success
-	# One read of the section's text, which is /proc/kallsyms' (MBs):
-	# none for a count, one for the stacks' names.
-	big=$(($(wc -c </proc/kallsyms) / 2))
+# Pread64 calls in pread.txt of more than $1 bytes.
+big_reads() {
+	awk -v big="$1" -F', ' '/pread64/ { split($3, a, ")"); if (a[1] + 0 > big) n++ } END { print n + 0 }' pread.txt
+}
+
+# t.dat's kallsyms (the section read in one call of more than BIG bytes)
+# read only at the first address to name: none for a count, one for the
+# stacks' names (kt.txt, as trace-cmd prints them); that read failing
+# then, one warning, the report whole, its addresses unnamed.
+lazy_kallsyms_check() {
+	local big=$1
 	# LeakSanitizer cannot run under ptrace: the ASan build checks leaks elsewhere.
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	strace -f -e trace=pread64 -o pread.txt "$KTRACE" report -i t.dat --stat >/dev/null
-	run awk -v big="$big" -F', ' '/pread64/ { split($3, a, ")"); if (a[1] + 0 > big) n++ } END { print n + 0 }' pread.txt
+	run big_reads "$big"
 	assert_output 0
 	strace -f -e trace=pread64 -o pread.txt "$KTRACE" report -i t.dat >kt.txt
-	run awk -v big="$big" -F', ' '/pread64/ { split($3, a, ")"); if (a[1] + 0 > big) n++ } END { print n + 0 }' pread.txt
+	run big_reads "$big"
 	assert_output 1
 	grep -q '^=> do_syscall_64 (' kt.txt
-	# That read failing then: one warning, the report whole, its
-	# addresses unnamed.
+	cmp kt.txt <(trace-cmd report -i t.dat 2>/dev/null | tail -n +2)
 	[ -f "$TOP/build/faultinj.so" ] || make -s -C "$TOP" build/faultinj.so >/dev/null
 	run --separate-stderr env LD_PRELOAD="$TOP/build/faultinj.so" KT_FAULT_PREAD="*/t.dat:EIO" \
 		KT_FAULT_PREAD_MIN="$big" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
@@ -93,6 +94,37 @@ stack_follows() {
 	assert_success
 	assert_equal "$stderr" "ktrace report: warning: cannot read the kallsyms of 't.dat': Input/output error; kernel addresses are not named"
 	refute_output --partial '=> do_syscall_64 ('
+	[ "$(grep -c '^=> ' <<<"$output")" = "$(grep -c '^=> ' kt.txt)" ] || fail "frames lost"
+}
+
+@test "kallsyms is read from the file at the first address to name, not at the open" {
+	run rec -q -T --file-version 6 -e syscalls:sys_enter_getppid -o t.dat -- "$KT_STACK_BIN/getppid_n" 20
+	assert_success
+	# v6: the section's text as it is, /proc/kallsyms' (MBs).
+	lazy_kallsyms_check $(($(wc -c </proc/kallsyms) / 2))
+}
+
+@test "a packed kallsyms (v7) is unpacked at the first address to name, not at the open; unreadable or damaged then, a warning" {
+	local big at
+	run rec -q -T -e syscalls:sys_enter_getppid -o t.dat -- "$KT_STACK_BIN/getppid_n" 20
+	assert_success
+	# v7: the section packed, a fifth of the text or more (the data's
+	# blocks are a few KB).
+	big=$(($(wc -c </proc/kallsyms) / 16))
+	lazy_kallsyms_check "$big"
+	# The packed bytes damaged (their zstd magic zeroed, where the big
+	# read began): the count still reads, the report warns.
+	strace -f -e trace=pread64 -o pread.txt "$KTRACE" report -i t.dat >/dev/null
+	at=$(awk -v big="$big" -F', ' '/pread64/ { split($3, a, ")"); split($4, b, ")"); if (a[1] + 0 > big) print b[1] + 0 }' pread.txt)
+	[ -n "$at" ] || fail "no offset for the section"
+	cp t.dat d.dat
+	printf '\0\0\0\0' | dd of=d.dat bs=1 seek="$at" conv=notrunc status=none
+	run --separate-stderr "$KTRACE" report -i d.dat --stat
+	assert_success
+	assert_equal "$stderr" ""
+	run --separate-stderr "$KTRACE" report -i d.dat
+	assert_success
+	assert_equal "$stderr" "ktrace report: warning: cannot read the kallsyms of 'd.dat': its packed section is damaged; kernel addresses are not named"
 	[ "$(grep -c '^=> ' <<<"$output")" = "$(grep -c '^=> ' kt.txt)" ] || fail "frames lost"
 }
 
