@@ -233,3 +233,24 @@ packed_check() {
 			fail "limit $limit: kept $kept + cut $cut != $events"
 	done
 }
+
+# ASAN_OPTIONS for a command run under strace: LeakSanitizer cannot
+# work under ptrace, so leaks are not looked for there.
+kt_asan_unleaked() {
+	echo "${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
+
+# raw_reads_check STRACE_FILE FLUSHES: strace -f -y's reads of a
+# recording; each CPU's trace_pipe_raw must have been read (read(2), the
+# partly filled page) at most once a flush (a cut, a snapshot) and a few
+# times at the end.  A recording of raw_syscalls feeds its own buffer
+# with each read, so a recorder that read on until the buffer was empty
+# read hundreds of nearly empty pages a flush.
+raw_reads_check() {
+	local most
+	most=$(sed -n 's/.*per_cpu\/\(cpu[0-9]*\)\/trace_pipe_raw>, .*) = [1-9][0-9]*$/\1/p' "$1" |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
+	echo "# at most ${most:-0} reads of a CPU's trace_pipe_raw for $2 flushes" >&3
+	[ "${most:-0}" -ge 1 ] || fail "no read of a trace_pipe_raw in $1: $(head -3 "$1")"
+	[ "$most" -le $(($2 + 3)) ] || fail "a CPU's trace_pipe_raw read $most times for $2 flushes"
+}

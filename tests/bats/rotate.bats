@@ -119,6 +119,17 @@ exact_series() {
 	[ "$(head -c 11 "$(chunks d6 | head -1)" | tail -c 1)" = 6 ] || fail "not a version 6 file"
 }
 
+@test "a cut reads each CPU's partly filled page once, though a recording of raw_syscalls feeds its own buffer as it reads" {
+	run -0 strace -f -y -qq -e trace=read -e signal=none -o st.txt \
+		env ASAN_OPTIONS="$(kt_asan_unleaked)" "$KTRACE" record -q --rotate 200ms -e raw_syscalls -o d -- sleep 2
+	n=$(chunks d | wc -l)
+	[ "$n" -ge 5 ] || fail "only $n files"
+	raw_reads_check st.txt "$n"
+	for f in $(chunks d); do
+		trace-cmd report -i "$f" >/dev/null 2>err || fail "trace-cmd cannot read $f: $(cat err)"
+	done
+}
+
 @test "a rotated directory read as one: report, stat, sql and analyze each count every mark once" {
 	run record_marks 200000 100000 d --rotate 1100K
 	assert_success

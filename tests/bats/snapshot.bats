@@ -270,6 +270,24 @@ file_events() {
 	done
 }
 
+@test "a snapshot reads each CPU's partly filled page once, though a recording of raw_syscalls feeds its own buffer as it reads" {
+	strace -f -y -qq -e trace=read -e signal=none -o st.txt \
+		env ASAN_OPTIONS="$(kt_asan_unleaked)" "$KTRACE" record -q -e raw_syscalls -o k.dat -- sleep 4 &
+	tracer=$!
+	echo "$tracer" >>"$BATS_TEST_TMPDIR/ktrace.pids"
+	for _ in $(seq 1000); do
+		[ -n "$(ls "$KTRACE_RUN_DIR" 2>/dev/null)" ] && break
+		sleep 0.01
+	done
+	for i in 1 2 3 4 5; do
+		run -0 "$KTRACE" snapshot -o "s$i.dat"
+		sleep 0.2
+	done
+	wait "$tracer" || fail "ktrace record exited $?"
+	raw_reads_check st.txt 5
+	trace-cmd report -i s5.dat >/dev/null 2>err || fail "trace-cmd cannot read s5.dat: $(cat err)"
+}
+
 @test "no recording, several, a stale entry, a pid that is not a recording: one line, status 1, the registry cleaned" {
 	run -1 "$KTRACE" snapshot
 	[ "${#lines[@]}" -eq 1 ] && [[ $output == *"no recording running"* ]] || fail "$output"

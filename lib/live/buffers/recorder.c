@@ -497,6 +497,21 @@ static int flush_partial(struct cpu_rec *c, int max)
 	return ret;
 }
 
+/*
+ * The pages the kernel has now, the partly filled one too.  move_pages()
+ * runs until no full page is left, so one read() takes the rest: what
+ * comes after it came after the request.  Reading on until the buffer is
+ * empty would not end on a busy CPU, nor on a quiet one when the
+ * recording traces system calls: each read() writes its own events
+ * there.  It read a pipe's worth of nearly empty pages at each flush.
+ */
+static int take_now(struct cpu_rec *c)
+{
+	long n = move_pages(c);
+
+	return n < 0 ? (int)n : flush_partial(c, 1);
+}
+
 static int drain(struct cpu_rec *c)
 {
 	long n = move_pages(c);
@@ -515,13 +530,8 @@ static int drain(struct cpu_rec *c)
 static int cut(struct cpu_rec *c, bool take)
 {
 	struct kt_recorder *rec = c->rec;
-	long n = 0;
+	int n = take ? take_now(c) : 0;
 
-	if (take) {
-		n = move_pages(c);
-		if (n >= 0)
-			n = flush_partial(c, (int)(c->pipe_size / rec->page_size));
-	}
 	pthread_mutex_lock(&rec->lock);
 	c->old_fd = c->out_fd;
 	c->old_size = atomic_load(&c->bytes) - atomic_load(&c->base);
@@ -536,7 +546,7 @@ static int cut(struct cpu_rec *c, bool take)
 	c->switched = true;
 	pthread_cond_broadcast(&rec->cond);
 	pthread_mutex_unlock(&rec->lock);
-	return n < 0 ? (int)n : 0;
+	return n;
 }
 
 /*
@@ -547,15 +557,13 @@ static int cut(struct cpu_rec *c, bool take)
 static int flush_now(struct cpu_rec *c)
 {
 	struct kt_recorder *rec = c->rec;
-	long n = move_pages(c);
+	int n = take_now(c);
 
-	if (n >= 0)
-		n = flush_partial(c, (int)(c->pipe_size / rec->page_size));
 	pthread_mutex_lock(&rec->lock);
 	c->switched = true;
 	pthread_cond_broadcast(&rec->cond);
 	pthread_mutex_unlock(&rec->lock);
-	return n < 0 ? (int)n : 0;
+	return n;
 }
 
 static long long now_ms(void)
@@ -914,14 +922,8 @@ int kt_recorder_flush(struct kt_recorder *rec, int *fd,
 		ask_all(rec, true);
 	} else if (!rec->stopped) {
 		/* A flight recording: read the buffers here, tracing on. */
-		for (i = 0; !ret && i < rec->ncpus; i++) {
-			long n;
-
-			c = &rec->cpus[i];
-			n = move_pages(c);
-			ret = n < 0 ? (int)n :
-			      flush_partial(c, (int)(c->pipe_size / rec->page_size));
-		}
+		for (i = 0; !ret && i < rec->ncpus; i++)
+			ret = take_now(&rec->cpus[i]);
 		if (ret)
 			return ret;
 	}
