@@ -56,9 +56,11 @@ struct kline {
 
 /*
  * A 64-bit kernel's 16 hex digits at p into *addr; false (and *addr
- * untouched) when any of them is not a hex digit.
+ * untouched) when any of them is not a hex digit.  Inlined, as
+ * parse_usual() is: a call each a line was 1.5 M instructions.
  */
-static bool hex16(const char *p, unsigned long long *addr)
+static inline __attribute__((always_inline)) bool hex16(const char *p,
+							unsigned long long *addr)
 {
 #ifdef __SSE2__
 	/*
@@ -221,8 +223,10 @@ static const char *next_line(const char *p, const char **nl)
  * two.  They read each byte twice (strchrnul(), then the name): the
  * table of 163,000 lines took 38 M instructions, now 30 M.
  */
-static bool parse_usual(const char *p, const char *text_end, struct kline *l,
-			const char **nl)
+static inline __attribute__((always_inline)) bool parse_usual(const char *p,
+							      const char *text_end,
+							      struct kline *l,
+							      const char **nl)
 {
 #ifdef __SSE2__
 	unsigned long long addr;
@@ -296,20 +300,27 @@ int kt_kallsyms_parse(struct tep_handle *tep, const char *text)
  * The table libtraceevent's func_map_init() makes of the registered
  * functions: its list is in the reverse order of registration, sorted
  * (glibc's stable merge sort) by address, so among the functions of one
- * address the last registered comes first.  idx keeps the line order
- * for that tie.
+ * address the last registered comes first.  The addresses are an array
+ * of their own (all a lookup's binary search reads) and the names are
+ * offsets into the text, 12 bytes a symbol, not 24: a machine's
+ * 163,000 symbols in 2 MB.  A name is cut where it ends (a NUL written
+ * on the white space after it) when a lookup first answers it: that
+ * byte is no other name's, and the text is whole until then, so a line
+ * of another shape leaves it as it was.
  */
-struct ksym {
-	unsigned long long addr;
-	const char *name;
-	uint32_t idx;
-	uint32_t len;
-};
-
 struct kt_ksymtab {
-	struct ksym *syms;	/* n, then a last one of address 0, as there */
+	unsigned long long *addr;	/* n, then a last one of 0, as there */
+	uint32_t *name;			/* offsets into text */
+	char *text;
 	size_t n;
 	void *mem;
+};
+
+/* The sort of a text out of order: idx keeps the line order for a tie. */
+struct ksym {
+	unsigned long long addr;
+	uint32_t name;
+	uint32_t idx;
 };
 
 static int ksym_cmp(const void *a, const void *b)
@@ -321,19 +332,63 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->idx > y->idx ? -1 : x->idx < y->idx;
 }
 
+/* Sorted as libtraceevent sorts them: each run of one address reversed, or a sort. */
+static int ksym_order(struct kt_ksymtab *t, bool sorted)
+{
+	size_t i, j, k;
+
+	if (!sorted) {
+		struct ksym *s = malloc(t->n * sizeof(*s) + 1);
+
+		if (!s)
+			return -ENOMEM;
+		for (i = 0; i < t->n; i++)
+			s[i] = (struct ksym){ t->addr[i], t->name[i], (uint32_t)i };
+		qsort(s, t->n, sizeof(*s), ksym_cmp);
+		for (i = 0; i < t->n; i++) {
+			t->addr[i] = s[i].addr;
+			t->name[i] = s[i].name;
+		}
+		free(s);
+		return 0;
+	}
+	for (i = 0; i < t->n; i = j) {
+		for (j = i + 1; j < t->n && t->addr[j] == t->addr[i]; j++)
+			;
+		for (k = 0; k < (j - i) / 2; k++) {
+			uint32_t tmp = t->name[i + k];
+
+			t->name[i + k] = t->name[j - 1 - k];
+			t->name[j - 1 - k] = tmp;
+		}
+	}
+	return 0;
+}
+
 struct kt_ksymtab *kt_ksymtab_new(char *text, void *mem)
 {
 	struct kt_ksymtab *t = calloc(1, sizeof(*t));
 	const char *p = text, *nl, *end = text + strlen(text);
-	struct ksym *s;
-	size_t cap = 4096, i, j, k;
+	size_t cap, n = 0;
+	unsigned long long *a;
 	bool sorted = true;
 	struct kline l;
+	uint32_t *nm;
 
 	if (!t)
 		return NULL;
-	t->syms = malloc(cap * sizeof(*t->syms));
-	if (!t->syms)
+	if (end - text >= UINT32_MAX) {
+		errno = EFBIG;
+		goto err_free;
+	}
+	/*
+	 * A line is 40-50 bytes: room for all at once (a realloc() copied
+	 * 2 M instructions' worth), the pages not touched never faulted in.
+	 */
+	cap = (size_t)(end - text) / 32 + 16;
+	t->addr = malloc(cap * sizeof(*t->addr));
+	t->name = malloc(cap * sizeof(*t->name));
+	if (!t->addr || !t->name)
 		goto err_free;
 	for (; (p = next_start(p)); p = nl) {
 		if (!parse_usual(p, end, &l, &nl) &&
@@ -343,51 +398,38 @@ struct kt_ksymtab *kt_ksymtab_new(char *text, void *mem)
 		}
 		if (l.skip)
 			continue;
-		if (t->n + 1 >= cap || t->n >= UINT32_MAX) {
-			if (t->n >= UINT32_MAX) {
+		if (n + 1 >= cap) {
+			if (n >= UINT32_MAX) {
 				errno = EFBIG;
 				goto err_free;
 			}
-			s = realloc(t->syms, 2 * cap * sizeof(*s));
-			if (!s)
+			a = realloc(t->addr, 2 * cap * sizeof(*a));
+			if (!a)
 				goto err_free;
-			t->syms = s;
+			t->addr = a;
+			nm = realloc(t->name, 2 * cap * sizeof(*nm));
+			if (!nm)
+				goto err_free;
+			t->name = nm;
 			cap *= 2;
 		}
-		s = &t->syms[t->n];
-		s->addr = l.addr;
-		s->name = l.func;
-		s->len = (uint32_t)l.flen;
-		s->idx = (uint32_t)t->n;
-		if (t->n && s->addr < s[-1].addr)
+		if (n && l.addr < t->addr[n - 1])
 			sorted = false;
-		t->n++;
+		t->addr[n] = l.addr;
+		t->name[n] = (uint32_t)(l.func - text);
+		n++;
 	}
-	/* Every line read: the names end where they are. */
-	for (i = 0; i < t->n; i++)
-		((char *)t->syms[i].name)[t->syms[i].len] = '\0';
-	if (!sorted) {
-		qsort(t->syms, t->n, sizeof(*t->syms), ksym_cmp);
-	} else {
-		/* In address order already: each run of one address reversed. */
-		for (i = 0; i < t->n; i = j) {
-			for (j = i + 1; j < t->n && t->syms[j].addr == t->syms[i].addr; j++)
-				;
-			for (k = 0; k < (j - i) / 2; k++) {
-				struct ksym tmp = t->syms[i + k];
-
-				t->syms[i + k] = t->syms[j - 1 - k];
-				t->syms[j - 1 - k] = tmp;
-			}
-		}
-	}
-	t->syms[t->n].addr = 0;
-	t->syms[t->n].name = NULL;
+	t->n = n;
+	if (ksym_order(t, sorted))
+		goto err_free;
+	t->addr[n] = 0;
+	t->text = text;
 	t->mem = mem;
 	return t;
 
 err_free:
-	free(t->syms);
+	free(t->addr);
+	free(t->name);
 	free(t);
 	return NULL;
 }
@@ -396,26 +438,35 @@ void kt_ksymtab_free(struct kt_ksymtab *t)
 {
 	if (!t)
 		return;
-	free(t->syms);
+	free(t->addr);
+	free(t->name);
 	free(t->mem);
 	free(t);
 }
 
+/* The name at off, cut where parse_line() ends it (white space, or the text's end). */
+static const char *ksym_name(struct kt_ksymtab *t, uint32_t off)
+{
+	char *name = t->text + off;
+
+	name[strcspn(name, " \t\n\v\f\r")] = '\0';
+	return name;
+}
+
 /* glibc's bsearch() with libtraceevent's func_bcmp(), step for step: the same entry among equals. */
-const char *kt_ksymtab_find(const struct kt_ksymtab *t, unsigned long long addr,
+const char *kt_ksymtab_find(struct kt_ksymtab *t, unsigned long long addr,
 			    unsigned long long *start)
 {
+	const unsigned long long *a = t->addr;
 	size_t l = 0, u = t->n, idx;
-	const struct ksym *s;
 
 	while (l < u) {
 		idx = (l + u) / 2;
-		s = &t->syms[idx];
-		if (addr == s->addr || (addr > s->addr && addr < s[1].addr)) {
-			*start = s->addr;
-			return s->name;
+		if (addr == a[idx] || (addr > a[idx] && addr < a[idx + 1])) {
+			*start = a[idx];
+			return ksym_name(t, t->name[idx]);
 		}
-		if (addr < s->addr)
+		if (addr < a[idx])
 			u = idx;
 		else
 			l = idx + 1;

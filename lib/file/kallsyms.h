@@ -22,8 +22,8 @@ int kt_kallsyms_parse(struct tep_handle *tep, const char *text);
  * The same functions as a table of their own, for lookups without a
  * tep: kt_ksymtab_find() answers what tep_find_function_info() of a tep
  * with text registered would (name and start).  Takes text, which must
- * be malloc()ed: its names are cut where they are (NULs written), and it
- * is freed with the table.  NULL with errno set: EINVAL for a line not
+ * be malloc()ed: its names are cut where they are (a NUL written after
+ * one when a lookup first answers it), and it is freed with the table.  NULL with errno set: EINVAL for a line not
  * of the usual shape (text untouched: kt_kallsyms_parse() reads it as
  * libtraceevent does), ENOMEM.
  */
@@ -31,8 +31,8 @@ struct kt_ksymtab;
 
 struct kt_ksymtab *kt_ksymtab_new(char *text, void *mem);
 void kt_ksymtab_free(struct kt_ksymtab *t);
-/* The function addr is in and its start; NULL when none. */
-const char *kt_ksymtab_find(const struct kt_ksymtab *t, unsigned long long addr,
+/* The function addr is in and its start; NULL when none.  Cuts its name (above). */
+const char *kt_ksymtab_find(struct kt_ksymtab *t, unsigned long long addr,
 			    unsigned long long *start);
 
 #endif

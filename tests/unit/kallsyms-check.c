@@ -18,7 +18,7 @@
 
 #include "file/kallsyms.h"
 
-static int lookup(struct tep_handle *tep, const struct kt_ksymtab *t,
+static int lookup(struct tep_handle *tep, struct kt_ksymtab *t,
 		  unsigned long long addr, int *bad)
 {
 	unsigned long long s1 = 0, s2 = 0;
