@@ -247,3 +247,8 @@ FF_HDRS      := lib/decode/fastfmt.h lib/decode/fastfmt-int.h tests/unit/fastfmt
 $(BUILD)/fastfmt-speed: $(FFSPEED_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(KT_CFLAGS) -Itests/unit -o $@ $(FFSPEED_SRCS) $(LDLIBS_ALL)
+
+# The packing levels' speed (bench/pack-levels): lib/file/pack.c and libzstd.
+$(BUILD)/pack-levels-speed: bench/pack-levels.c lib/file/pack.c lib/file/pack.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(KT_CFLAGS) -o $@ bench/pack-levels.c lib/file/pack.c $(LDLIBS_ALL)

@@ -19,12 +19,16 @@
 #define ZLIB_LEVEL_DATA		Z_DEFAULT_COMPRESSION
 #define ZLIB_LEVEL_META		Z_BEST_COMPRESSION
 /*
- * kt_pack_set_fast()'s: on 40 KB blocks of raw_syscalls pages, zstd 1
- * packs in 82% of level 3's CPU to 102% of its bytes (negative levels
- * save little more and cost 10-85% more bytes), zlib 1 in 42% of level
- * 6's CPU to 141% (BENCHMARKS.md).
+ * kt_pack_set_fast()'s (bench/pack-levels: 40 KB blocks of dbench's
+ * raw_syscalls pages): zstd -1 with matches of 7 bytes at least packs
+ * in 69% of level 3's CPU to 105% of its bytes; level 1 took 84%
+ * (100%), level 1 with 7-byte matches 80% (98%), -1 alone 70% (106%).
+ * The negative level leaves the literals unpacked; the longer least
+ * match makes fewer, better tries (the pages' numbers repeat in whole
+ * words).  zlib 1 in 42% of level 6's CPU to 141% (BENCHMARKS.md).
  */
-#define ZSTD_LEVEL_FAST		1
+#define ZSTD_LEVEL_FAST		(-1)
+#define ZSTD_MINMATCH_FAST	7
 #define ZLIB_LEVEL_FAST		Z_BEST_SPEED
 
 enum pack_kind { PACK_ZSTD, PACK_ZLIB };
@@ -32,7 +36,8 @@ enum pack_kind { PACK_ZSTD, PACK_ZLIB };
 struct kt_pack {
 	enum pack_kind kind;
 	ZSTD_CCtx *zc;
-	int zlevel;		/* the level zc is set to, -1: none yet */
+	int zlevel;		/* the level zc is set to */
+	bool zset;		/* zlevel set at all */
 	bool fast;		/* data at the fast level */
 };
 
@@ -54,7 +59,6 @@ struct kt_pack *kt_pack_new(const char *name)
 	if (!p)
 		return NULL;
 	p->kind = strcmp(name, "zstd") ? PACK_ZLIB : PACK_ZSTD;
-	p->zlevel = -1;
 	if (p->kind == PACK_ZSTD) {
 		p->zc = ZSTD_createCCtx();
 		if (!p->zc ||
@@ -106,11 +110,17 @@ ssize_t kt_pack_block(struct kt_pack *p, const void *in, size_t len,
 			    p->fast ? ZSTD_LEVEL_FAST : ZSTD_LEVEL_DATA;
 		size_t n;
 
-		if (level != p->zlevel) {
+		if (!p->zset || level != p->zlevel) {
+			/* A set least match stays over a level: 0 is the level's own. */
+			int mml = level == ZSTD_LEVEL_FAST ? ZSTD_MINMATCH_FAST : 0;
+
 			if (ZSTD_isError(ZSTD_CCtx_setParameter(p->zc,
-					ZSTD_c_compressionLevel, level)))
+					ZSTD_c_compressionLevel, level)) ||
+			    ZSTD_isError(ZSTD_CCtx_setParameter(p->zc,
+					ZSTD_c_minMatch, mml)))
 				return -EINVAL;
 			p->zlevel = level;
+			p->zset = true;
 		}
 		n = ZSTD_compress2(p->zc, out, cap, in, len);
 		return ZSTD_isError(n) ? -EIO : (ssize_t)n;

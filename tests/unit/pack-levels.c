@@ -2,8 +2,9 @@
 /*
  * pack-levels: lib/file/pack.c's blocks against the libraries packing
  * at the levels it promises: zstd data at 3 (trace-cmd's, the library's
- * default), metadata at 6, and after kt_pack_set_fast() data at 1 (a
- * trigger's ring) with metadata still at 6; zlib data at 6, metadata at
+ * default), metadata at 6, and after kt_pack_set_fast() data at -1 with
+ * 7-byte least matches (a trigger's ring) with metadata still at 6, its
+ * least match the level's own again; zlib data at 6, metadata at
  * 9, fast data at 1.  Each block must be byte for byte what the library
  * makes at that level (zstd without the content size, as trace-cmd
  * packs), and unpack to its input.  The input is pages of records like
@@ -49,14 +50,19 @@ static void fill(unsigned char *p, size_t len)
 	memset(p + i, 0, len - i);
 }
 
-/* What libzstd itself makes of in at level (no content size). */
-static size_t zstd_at(int level, const void *in, size_t len, void *out, size_t cap)
+/*
+ * What a new libzstd context makes of in at level (no content size),
+ * its least match mml (0: the level's).
+ */
+static size_t zstd_at(int level, int mml, const void *in, size_t len,
+		      void *out, size_t cap)
 {
 	ZSTD_CCtx *c = ZSTD_createCCtx();
 	size_t n = 0;
 
 	if (c && !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0)) &&
-	    !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)))
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)) &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, mml)))
 		n = ZSTD_compress2(c, out, cap, in, len);
 	ZSTD_freeCCtx(c);
 	return ZSTD_isError(n) ? 0 : n;
@@ -69,13 +75,14 @@ static size_t zlib_at(int level, const void *in, size_t len, void *out, size_t c
 	return compress2(out, &n, in, len, level) == Z_OK ? n : 0;
 }
 
-/* p's block of in (meta or not) is the library's at level, and unpacks. */
+/* p's block of in (meta or not) is the library's at level (zstd: its least match mml), and unpacks. */
 static int check(struct kt_pack *p, struct kt_unpack *u, int zstd, int level,
-		 int meta, const unsigned char *in, size_t len, const char *what)
+		 int mml, int meta, const unsigned char *in, size_t len,
+		 const char *what)
 {
 	static unsigned char ours[2 * BLOCK], theirs[2 * BLOCK], back[BLOCK];
 	ssize_t n = kt_pack_block(p, in, len, ours, sizeof(ours), meta);
-	size_t m = zstd ? zstd_at(level, in, len, theirs, sizeof(theirs)) :
+	size_t m = zstd ? zstd_at(level, mml, in, len, theirs, sizeof(theirs)) :
 			  zlib_at(level, in, len, theirs, sizeof(theirs));
 	int ret;
 
@@ -116,15 +123,17 @@ int main(void)
 		}
 		for (i = 0; i < sizeof(lens) / sizeof(lens[0]) && !bad; i++) {
 			fill(in, lens[i]);
-			bad |= check(p, u, zstd, zstd ? 3 : 6, 0, in, lens[i], "data");
-			bad |= check(p, u, zstd, zstd ? 6 : 9, 1, in, lens[i], "metadata");
+			bad |= check(p, u, zstd, zstd ? 3 : 6, 0, 0, in, lens[i], "data");
+			bad |= check(p, u, zstd, zstd ? 6 : 9, 0, 1, in, lens[i], "metadata");
 			n += 2;
 		}
 		kt_pack_set_fast(p);
 		for (i = 0; i < sizeof(lens) / sizeof(lens[0]) && !bad; i++) {
 			fill(in, lens[i]);
-			bad |= check(p, u, zstd, 1, 0, in, lens[i], "fast data");
-			bad |= check(p, u, zstd, zstd ? 6 : 9, 1, in, lens[i], "fast metadata");
+			bad |= check(p, u, zstd, zstd ? -1 : 1, zstd ? 7 : 0, 0, in,
+				     lens[i], "fast data");
+			bad |= check(p, u, zstd, zstd ? 6 : 9, 0, 1, in, lens[i],
+				     "fast metadata");
 			n += 2;
 		}
 		kt_pack_free(p);
