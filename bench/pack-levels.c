@@ -8,21 +8,27 @@
  * turned each pass; prints each one's median CPU per GB of pages and
  * its CPU and bytes against the data level's.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <zstd.h>
 
 #include "file/pack.h"
+#include "file/tracedat.h"
 
-#define BLOCK		40960	/* KT_DAT_CHUNK_PAGES pages */
+#define BLOCK		(KT_DAT_CHUNK_PAGES * 4096)	/* a v7 data block */
 #define MAX_PASSES	31
 
-/* One way of packing: ktrace's packer, or libzstd at a level and least match. */
+/*
+ * One way of packing: ktrace's packer (ours, at its fast level or not),
+ * or libzstd at level with least match mml (0: the level's).
+ */
 struct way {
 	const char *name;
-	struct kt_pack *pack;	/* or NULL: zc */
+	bool ours, fast;
+	int level, mml;
+	struct kt_pack *pack;	/* ours; else zc */
 	ZSTD_CCtx *zc;
 	double cpu[MAX_PASSES];
 	size_t bytes;
@@ -101,12 +107,12 @@ static char *read_all(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
 	struct way ways[] = {
-		{ .name = "ktrace data (zstd 3)" },
-		{ .name = "ktrace fast (the ring's)" },
-		{ .name = "zstd 1" },
-		{ .name = "zstd 1, least match 7" },
-		{ .name = "zstd -1" },
-		{ .name = "zstd -3" },
+		{ .name = "ktrace data (zstd 3)", .ours = true },
+		{ .name = "ktrace fast (the ring's)", .ours = true, .fast = true },
+		{ .name = "zstd 1", .level = 1 },
+		{ .name = "zstd 1, least match 7", .level = 1, .mml = 7 },
+		{ .name = "zstd -1", .level = -1 },
+		{ .name = "zstd -3", .level = -3 },
 	};
 	int nways = (int)(sizeof(ways) / sizeof(ways[0])), passes, p, k, i;
 	size_t len, cap = ZSTD_compressBound(BLOCK);
@@ -129,15 +135,13 @@ int main(int argc, char **argv)
 			argv[1], BLOCK / 1024);
 		return 1;
 	}
-	ways[0].pack = kt_pack_new("zstd");
-	ways[1].pack = kt_pack_new("zstd");
-	if (ways[1].pack)
-		kt_pack_set_fast(ways[1].pack);
-	ways[2].zc = zstd_at(1, 0);
-	ways[3].zc = zstd_at(1, 7);
-	ways[4].zc = zstd_at(-1, 0);
-	ways[5].zc = zstd_at(-3, 0);
 	for (i = 0; i < nways; i++) {
+		if (ways[i].ours)
+			ways[i].pack = kt_pack_new("zstd");
+		else
+			ways[i].zc = zstd_at(ways[i].level, ways[i].mml);
+		if (ways[i].pack && ways[i].fast)
+			kt_pack_set_fast(ways[i].pack);
 		if (!ways[i].pack && !ways[i].zc) {
 			fprintf(stderr, "pack-levels-speed: no packer for %s\n", ways[i].name);
 			return 1;

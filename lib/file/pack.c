@@ -6,6 +6,7 @@
  * the metadata sections, packed once (kallsyms is most of a small file).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,7 @@ enum pack_kind { PACK_ZSTD, PACK_ZLIB };
 struct kt_pack {
 	enum pack_kind kind;
 	ZSTD_CCtx *zc;
-	int zlevel;		/* the level zc is set to */
-	bool zset;		/* zlevel set at all */
+	int zlevel;		/* the level zc is set to, INT_MIN: none yet */
 	bool fast;		/* data at the fast level */
 };
 
@@ -59,6 +59,7 @@ struct kt_pack *kt_pack_new(const char *name)
 	if (!p)
 		return NULL;
 	p->kind = strcmp(name, "zstd") ? PACK_ZLIB : PACK_ZSTD;
+	p->zlevel = INT_MIN;
 	if (p->kind == PACK_ZSTD) {
 		p->zc = ZSTD_createCCtx();
 		if (!p->zc ||
@@ -110,7 +111,7 @@ ssize_t kt_pack_block(struct kt_pack *p, const void *in, size_t len,
 			    p->fast ? ZSTD_LEVEL_FAST : ZSTD_LEVEL_DATA;
 		size_t n;
 
-		if (!p->zset || level != p->zlevel) {
+		if (level != p->zlevel) {
 			/* A set least match stays over a level: 0 is the level's own. */
 			int mml = level == ZSTD_LEVEL_FAST ? ZSTD_MINMATCH_FAST : 0;
 
@@ -120,7 +121,6 @@ ssize_t kt_pack_block(struct kt_pack *p, const void *in, size_t len,
 					ZSTD_c_minMatch, mml)))
 				return -EINVAL;
 			p->zlevel = level;
-			p->zset = true;
 		}
 		n = ZSTD_compress2(p->zc, out, cap, in, len);
 		return ZSTD_isError(n) ? -EIO : (ssize_t)n;
