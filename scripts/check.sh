@@ -10,6 +10,9 @@ mkdir -p "$logdir"
 rm -f "$logdir"/*.retries
 
 passed=0 failed=0 skipped=0
+# Each suite's wall time, summed up at the end: CI stops at 90 minutes,
+# and the log should say where they went.
+times=()
 
 # count LOG: add a TAP log's results to the totals.
 count() {
@@ -26,9 +29,11 @@ count() {
 suite() {
 	local name=$1 log="$logdir/$1.tap"
 	shift
+	local start=$SECONDS
 	echo "== $name"
 	: >"$logdir/$name.retries"
 	KT_RETRY_LOG="$logdir/$name.retries" "$@" 2>&1 | tee "$log"
+	times+=("$name $((SECONDS - start)) s")
 	if ! grep -q '^1\.\.' "$log"; then
 		# A runner that died before its plan counts as one failure.
 		echo "not ok 1 $name did not run to completion" >>"$log"
@@ -58,11 +63,11 @@ fuzz_link() {
 }
 
 suite fuzz-link fuzz_link
-suite bats env KTRACE="$top/ktrace" bats --tap tests/bats
+suite bats env KTRACE="$top/ktrace" bats --tap --timing tests/bats
 suite bats-asan env KTRACE="$top/build/asan/ktrace" \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	bats --tap tests/bats
+	bats --tap --timing tests/bats
 # The VM tests: one tests/vm/run.sh per kernel, all at once, each in a
 # build directory of its own.  A TCG boot runs its vCPUs on one host
 # thread, so one after another they left a core idle: 26 minutes in CI;
@@ -111,6 +116,12 @@ if [ "$retried" -gt 0 ]; then
 		sed "s/^/$(basename "$r" .retries): /" "$r"
 	done
 fi
+# The slowest tests, so that the time CI has left is spent knowingly.
+echo "== time: ${times[*]/%/;} in all $((SECONDS / 60)) min"
+for log in "$logdir"/bats*.tap; do
+	[ -f "$log" ] || continue
+	sed -nE "s/^ok ([0-9]+) (.*) in ([0-9]+)ms$/\3 $(basename "$log" .tap) \1 \2/p" "$log"
+done | sort -rn | head -n 8 | awk '{ printf "%6.1f s %s\n", $1 / 1000, substr($0, length($1) + 2) }'
 if [ "$skipped" -gt 0 ]; then
 	echo "$skipped skipped"
 fi
