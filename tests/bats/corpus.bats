@@ -56,6 +56,7 @@ same_as_trace_cmd() { # FILE
 @test "kt-kinds.dat" { same_as_trace_cmd "$TOP/tests/data/kt-kinds.dat"; }
 @test "kt-sched.dat" { same_as_trace_cmd "$TOP/tests/data/kt-sched.dat"; }
 @test "kt-trig-naps.dat" { same_as_trace_cmd "$TOP/tests/data/kt-trig-naps.dat"; }
+@test "kt-trig-hop.dat" { same_as_trace_cmd "$TOP/tests/data/kt-trig-hop.dat"; }
 @test "mk-binder.dat" { same_as_trace_cmd "$TOP/tests/data/mk-binder.dat"; }
 @test "mk-plugfn.dat" { same_as_trace_cmd "$TOP/tests/data/mk-plugfn.dat"; }
 @test "mk-strings.dat" { same_as_trace_cmd "$TOP/tests/data/mk-strings.dat"; }

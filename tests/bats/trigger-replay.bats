@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# record --trigger's wakeup> and offcpu> conditions (lib/live/trigger/
+# record --trigger's wakeup>, offcpu> and syscall> conditions (lib/live/trigger/
 # watch.c) on stored recordings, through the unit driver trigger-replay:
 # their firings against what ktrace sql and analyze offcpu say of the
 # same file.  Reads tests/data only: it never touches tracefs.
@@ -136,6 +136,25 @@ EOF
 			[ "$(wc -l <"$RD/b")" -ge $(($(wc -l <"$RD/m") * 2 / 3)) ] ||
 				fail "$f -c $c: $(wc -l <"$RD/b") of $(wc -l <"$RD/m") firings"
 		done
+	done
+}
+
+@test "syscall>X read CPU by CPU: a task that moved CPUs has each of its 20 slow calls fire once" {
+	# kt-trig-hop.dat: taskset -c 1 taskset -c 0 stall: its first system
+	# calls on CPU 1, then 20 nanosleeps of 2 ms on CPU 0.  Read CPU by
+	# CPU, CPU 1's older records come after CPU 0's newer ones; an old
+	# exit once made the watch forget the first nanosleep (19 at -c 50).
+	local f=$TOP/tests/data/kt-trig-hop.dat c n
+	for c in 0 10 50 100 200 400; do
+		if [ "$c" -eq 0 ]; then
+			"$UNIT/trigger-replay" "$f" 'syscall:nanosleep>1ms' >"$RD/out"
+		else
+			"$UNIT/trigger-replay" -c "$c" "$f" 'syscall:nanosleep>1ms' >"$RD/out"
+		fi
+		n=$(awk -F'\t' 'NF == 2 { print $2 }' "$RD/out")
+		[ "$n" = 20 ] || fail "-c $c: $n firings, not 20: $(cat "$RD/out")"
+		awk -F'\t' 'NF > 2 && ($5 < 2000000 || $5 > 1000000000) { bad = 1 } END { exit bad }' "$RD/out" ||
+			fail "-c $c: a firing not timed as a 2 ms call: $(cat "$RD/out")"
 	done
 }
 

@@ -357,9 +357,16 @@ static int call_exit(struct kt_watch *w, struct tep_record *rec, int tid,
 	uint64_t took;
 	int i, nargs;
 
-	if (!c->tid || c->nr != nr || rec->ts < c->ts) {
-		if (c->tid)
-			c->nr = -2;	/* the enter was missed: forget it */
+	/*
+	 * The sink reads CPU by CPU: a task that moved leaves records on
+	 * the CPU it left that may come after its newer ones here.  An
+	 * exit older than the call open now is such a record: it says
+	 * nothing of that call, which stays open for its own exit.
+	 */
+	if (!c->tid || rec->ts < c->ts)
+		return 0;
+	if (c->nr != nr) {
+		c->nr = -2;	/* the enter was missed: forget it */
 		return 0;
 	}
 	took = rec->ts - c->ts;
@@ -418,6 +425,13 @@ int kt_watch_record(struct kt_watch *w, struct tep_record *rec, struct kt_fire *
 	c = kt_tidtab_get(&w->calls, tid);
 	if (!c)
 		return 0;	/* no room (no memory to grow): the call is not timed */
+	/*
+	 * An enter older than the task's last one came late from the CPU
+	 * it left (see call_exit): its call ended long since, and timed
+	 * from it the next exit of that number would seem to take for ever.
+	 */
+	if (rec->ts < c->ts)
+		return 0;
 	c->nr = (long)read_at(w->enter_nr, rec->data, rec->size);
 	c->ts = rec->ts;
 	return 0;
