@@ -52,7 +52,7 @@ replay() { # TARGET
 @test "every event format of this kernel passes the format check, multi-line strings too" {
 	# ext4_fc_stats and ext4_fsmap_* have newlines inside their print fmt
 	# strings: report once refused files with them as damaged.
-	local f n=0 out
+	local n out
 	out=$BATS_TEST_TMPDIR/ext4.dat
 	run "$KTRACE" record --backend=ftrace -q -o "$out" -e ext4:ext4_fc_stats \
 		-e ext4:ext4_fsmap_high_key -e sched:sched_switch -s 0.1
@@ -65,11 +65,12 @@ replay() { # TARGET
 	# The rest through list --fields would take minutes: the replayer of
 	# fuzz_format runs every format file, and its verbose mode names each
 	# one the check refuses.
+	# One awk copies them all (a cp each took 30 s where a fork costs 8 ms).
 	mkdir "$BATS_TEST_TMPDIR/formats"
-	for f in /sys/kernel/tracing/events/*/*/format; do
-		cp "$f" "$BATS_TEST_TMPDIR/formats/$n"
-		n=$((n + 1))
-	done
+	n=$(awk -v dir="$BATS_TEST_TMPDIR/formats" '
+		FNR == 1 { close(out); out = dir "/" n++ }
+		{ print >out }
+		END { print n }' /sys/kernel/tracing/events/*/*/format)
 	[ "$n" -gt 100 ]
 	run env KT_FUZZ_VERBOSE=1 KT_FUZZ_TEMPLATE="$TOP/tests/fuzz/page-template.bin" \
 		"$TOP/build/replay/fuzz_format" "$BATS_TEST_TMPDIR/formats"

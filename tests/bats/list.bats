@@ -6,12 +6,14 @@ load helpers
 
 # Every system:event under events/, sorted: the oracle for `list events`.
 tracefs_events() { # [SYSTEM-GLOB [EVENT-GLOB]]
-	local d
+	local d s
+	# Parameter expansion, not a sed per event: 2300 events' forks took
+	# a minute on a machine whose fork costs 8 ms.
 	for d in "$TRACEFS"/events/${1:-*}/${2:-*}/; do
 		[ -d "$d" ] || continue
 		d=${d%/}
-		echo "${d%/*}" | sed 's|.*/||' | tr -d '\n'
-		echo ":${d##*/}"
+		s=${d%/*}
+		echo "${s##*/}:${d##*/}"
 	done | LC_ALL=C sort
 }
 
