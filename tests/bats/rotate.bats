@@ -343,13 +343,12 @@ exact_series() {
 		[ -d "$TRACEFS/instances/ktrace-$pid" ] && break
 		sleep 0.01
 	done
-	# Switches and wakeups enough for a few files.
-	for _ in $(seq 30); do
-		dd if=/dev/zero of=/dev/null bs=1 count=20000 status=none &
-		sleep 0.1
-	done
+	# Switches and wakeups enough for two files: stress-ng's switch
+	# stressor makes 10^5 a second where 30 dd's in 3 s made 600, and
+	# the two files of 1M took 40 s to fill.
 	wait_files=0
-	until [ "$(chunks "$KTRACE_DIR" | wc -l)" -ge 2 ] || [ $wait_files -ge 300 ]; do
+	until [ "$(chunks "$KTRACE_DIR" | wc -l)" -ge 2 ] || [ $wait_files -ge 100 ]; do
+		stress-ng --switch 1 --switch-ops 20000 -q >/dev/null 2>&1
 		sleep 0.1
 		wait_files=$((wait_files + 1))
 	done
