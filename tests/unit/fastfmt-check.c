@@ -741,15 +741,14 @@ static const char *default_systems[] = {
 /* Compile every event format of this kernel; print why some do not. */
 static int run_all(void)
 {
-	struct tep_handle *tep = tracefs_local_events(NULL);
 	struct tep_plugin_list *plugins;
+	struct tep_handle *tep = capture_new_tep(&plugins);
 	struct kt_fastfmt *ff;
 	struct tep_event **evs;
 	int i, n = 0, ok = 0;
 
 	if (!tep)
 		return 1;
-	plugins = tep_load_plugins(tep);
 	ff = kt_fastfmt_new(tep);
 	evs = tep_list_events(tep, TEP_EVENT_SORT_SYSTEM);
 	for (i = 0; evs && evs[i]; i++, n++) {
