@@ -241,8 +241,10 @@ clean:
 # The report formatter's speed benchmark (lib/decode/fastfmt*.c); its
 # identity check against libtraceevent is a unit (tests/unit/fastfmt-check.c).
 FF_SRCS      := $(sort $(wildcard lib/decode/fastfmt*.c))
-FFSPEED_SRCS := bench/fastfmt-speed.c tests/unit/fastfmt-capture.c $(FF_SRCS)
-FF_HDRS      := lib/decode/fastfmt.h lib/decode/fastfmt-int.h tests/unit/fastfmt-capture.h
+FFSPEED_SRCS := bench/fastfmt-speed.c tests/unit/fastfmt-capture.c $(FF_SRCS) \
+		lib/live/tracefs/localtep.c lib/base/fileio.c
+FF_HDRS      := lib/decode/fastfmt.h lib/decode/fastfmt-int.h tests/unit/fastfmt-capture.h \
+		lib/live/tracefs/localtep.h
 
 $(BUILD)/fastfmt-speed: $(FFSPEED_SRCS) $(FF_HDRS)
 	@mkdir -p $(dir $@)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Live capture for tests/unit/fastfmt-check and bench/fastfmt-speed. */
 #include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,9 @@
 
 #include <tracefs.h>
 
+#include "base/fileio.h"
 #include "fastfmt-capture.h"
+#include "live/tracefs/localtep.h"
 
 static int keep(struct tep_event *ev, struct tep_record *rec, int cpu,
 		void *ctx)
@@ -44,94 +46,55 @@ static int keep(struct tep_event *ev, struct tep_record *rec, int cpu,
 	return 0;
 }
 
-/* A tracefs file whole, NUL-terminated, its buffer grown by doubling. */
-static char *slurp(const char *dir, const char *name, size_t *len)
+/* A file whole (NUL-terminated) into parse(tep, text); missing: nothing. */
+static void parse_file(struct tep_handle *tep, const char *dir, const char *name,
+		       int (*parse)(struct tep_handle *, const char *))
 {
-	size_t cap = 1 << 16, n = 0;
-	char path[4096], *buf, *more;
-	ssize_t got;
-	int fd;
+	char path[PATH_MAX], *text;
+	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf && (got = read(fd, buf + n, cap - n)) > 0) {
-		n += (size_t)got;
-		if (n < cap)
-			continue;
-		cap *= 2;
-		more = realloc(buf, cap + 1);
-		if (!more)
-			free(buf);
-		buf = more;
-	}
-	close(fd);
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-	return buf;
+	if (kt_file_slurp(path, &text, &len))
+		return;
+	parse(tep, text);
+	free(text);
 }
 
 /*
- * What tracefs_local_events() gives (every event's format, the header
- * page, kallsyms, printk formats and saved cmdlines), each file read in
- * one buffer that doubles, then libtraceevent's plugins.  libtracefs
- * grows its buffer a BUFSIZ at a time: under ASan every step through
- * /proc/kallsyms (5 MB) is a fresh mapping and a copy, 1.1 million page
- * faults a tep, 15 s where a fault costs 7 us, and a check makes three.
+ * What tracefs_local_events() gives (every event's format, kallsyms,
+ * printk formats and saved cmdlines), then libtraceevent's plugins,
+ * with each file read whole (lib/live/tracefs/localtep.h says why:
+ * under ASan libtracefs's way took 15 s a tep here, and a check makes
+ * three).
  */
 struct tep_handle *capture_new_tep(struct tep_plugin_list **plugins)
 {
 	const char *dir = tracefs_tracing_dir();
-	struct tep_handle *tep;
+	struct tep_handle *tep = kt_local_tep_new();
+	char pat[PATH_MAX], sys[256], *ev;
 	glob_t formats;
-	char pat[4096], sys[256], *text;
-	const char *rel, *slash;
-	size_t len, i;
+	size_t i;
 
-	if (!dir)
+	if (!tep || !dir)
 		return NULL;
-	tep = tep_alloc();
-	if (!tep)
-		return NULL;
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep));
-	tep_set_local_bigendian(tep, tep_is_local_bigendian(tep));
-	tep_set_long_size(tep, sizeof(long));
-	tep_set_page_size(tep, getpagesize());
-	text = slurp(dir, "events/header_page", &len);
-	if (text)
-		tep_parse_header_page(tep, text, len, sizeof(long));
-	free(text);
 	snprintf(pat, sizeof(pat), "%s/events/*/*/format", dir);
 	if (glob(pat, 0, NULL, &formats) == 0) {
 		for (i = 0; i < formats.gl_pathc; i++) {
-			rel = formats.gl_pathv[i] + strlen(dir) + strlen("/events/");
-			slash = strchr(rel, '/');
-			if (!slash || (size_t)(slash - rel) >= sizeof(sys))
+			/* .../events/SYS/EVENT/format */
+			snprintf(sys, sizeof(sys), "%s",
+				 formats.gl_pathv[i] + strlen(dir) + strlen("/events/"));
+			ev = strchr(sys, '/');
+			if (!ev)
 				continue;
-			snprintf(sys, sizeof(sys), "%.*s", (int)(slash - rel), rel);
-			text = slurp(dir, formats.gl_pathv[i] + strlen(dir) + 1, &len);
-			if (text)
-				tep_parse_event(tep, text, len, sys);
-			free(text);
+			*ev++ = '\0';
+			*strchrnul(ev, '/') = '\0';
+			kt_local_tep_add(tep, sys, ev);
 		}
 		globfree(&formats);
 	}
-	text = slurp("/proc", "kallsyms", &len);
-	if (text)
-		tep_parse_kallsyms(tep, text);
-	free(text);
-	text = slurp(dir, "printk_formats", &len);
-	if (text)
-		tep_parse_printk_formats(tep, text);
-	free(text);
-	text = slurp(dir, "saved_cmdlines", &len);
-	if (text)
-		tep_parse_saved_cmdlines(tep, text);
-	free(text);
+	parse_file(tep, "/proc", "kallsyms", tep_parse_kallsyms);
+	parse_file(tep, dir, "printk_formats", tep_parse_printk_formats);
+	parse_file(tep, dir, "saved_cmdlines", tep_parse_saved_cmdlines);
 	*plugins = tep_load_plugins(tep);
 	return tep;
 }

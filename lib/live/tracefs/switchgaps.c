@@ -3,14 +3,11 @@
  * The sched_switch chain probe.  See switchgaps.h.
  */
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 #include <event-parse.h>
 
-#include "base/fileio.h"
+#include "live/tracefs/localtep.h"
 #include "live/tracefs/tracefs.h"
 #include "live/tracefs/switchgaps.h"
 
@@ -49,46 +46,6 @@ static void nap(int ms_total)
 		nanosleep(&ms, NULL);
 }
 
-/*
- * A tep that knows the ring's page header and sched_switch, nothing
- * else: tracefs_local_events_system() would also read every sched
- * format, kallsyms (5 MB here), printk formats and saved cmdlines, and
- * under ASan its BUFSIZ steps through kallsyms alone took 17 s.
- */
-static struct tep_handle *switch_tep(void)
-{
-	const char *dir = tracefs_tracing_dir();
-	struct tep_handle *tep = dir ? tep_alloc() : NULL;
-	char path[PATH_MAX], *text;
-	size_t len;
-	int ok;
-
-	if (!tep)
-		return NULL;
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep));
-	tep_set_local_bigendian(tep, tep_is_local_bigendian(tep));
-	tep_set_long_size(tep, sizeof(long));
-	tep_set_page_size(tep, getpagesize());
-	snprintf(path, sizeof(path), "%s/events/header_page", dir);
-	ok = !kt_file_slurp(path, &text, &len);
-	if (ok) {
-		ok = !tep_parse_header_page(tep, text, len, sizeof(long));
-		free(text);
-	}
-	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", dir);
-	if (ok && !kt_file_slurp(path, &text, &len)) {
-		ok = tep_parse_event(tep, text, len, "sched") == TEP_ERRNO__SUCCESS;
-		free(text);
-	} else {
-		ok = 0;
-	}
-	if (ok)
-		return tep;
-	tep_free(tep);
-	errno = ENOENT;
-	return NULL;
-}
-
 int kt_switch_gaps_probe(struct tracefs_instance *inst, int ms_total,
 			 struct kt_switch_gaps *out)
 {
@@ -99,9 +56,16 @@ int kt_switch_gaps_probe(struct tracefs_instance *inst, int ms_total,
 	int cpu, ret;
 
 	*out = (struct kt_switch_gaps){ 0 };
-	tep = switch_tep();
+	/*
+	 * The page header and sched_switch, nothing else: not every sched
+	 * format, kallsyms, printk formats and cmdlines (localtep.h).
+	 */
+	tep = kt_local_tep_new();
 	if (!tep)
 		return errno ? -errno : -ENOENT;
+	ret = kt_local_tep_add(tep, "sched", "sched_switch");
+	if (ret)
+		goto err_tep;
 	ev = tep_find_event_by_name(tep, "sched", "sched_switch");
 	c.prev = ev ? tep_find_field(ev, "prev_pid") : NULL;
 	c.next = ev ? tep_find_field(ev, "next_pid") : NULL;
