@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Live capture for tests/unit/fastfmt-check and bench/fastfmt-speed. */
 #include <errno.h>
-#include <glob.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +10,6 @@
 
 #include <tracefs.h>
 
-#include "base/fileio.h"
 #include "fastfmt-capture.h"
 #include "live/tracefs/localtep.h"
 
@@ -46,55 +43,17 @@ static int keep(struct tep_event *ev, struct tep_record *rec, int cpu,
 	return 0;
 }
 
-/* A file whole (NUL-terminated) into parse(tep, text); missing: nothing. */
-static void parse_file(struct tep_handle *tep, const char *dir, const char *name,
-		       int (*parse)(struct tep_handle *, const char *))
-{
-	char path[PATH_MAX], *text;
-	size_t len;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (kt_file_slurp(path, &text, &len))
-		return;
-	parse(tep, text);
-	free(text);
-}
-
 /*
- * What tracefs_local_events() gives (every event's format, kallsyms,
- * printk formats and saved cmdlines), then libtraceevent's plugins,
- * with each file read whole (lib/live/tracefs/localtep.h says why:
- * under ASan libtracefs's way took 15 s a tep here, and a check makes
- * three).
+ * What tracefs_local_events() gives, then libtraceevent's plugins, each
+ * file read whole (lib/live/tracefs/localtep.h says why: under ASan
+ * libtracefs's way took 15 s a tep here, and a check makes three).
  */
 struct tep_handle *capture_new_tep(struct tep_plugin_list **plugins)
 {
-	const char *dir = tracefs_tracing_dir();
-	struct tep_handle *tep = kt_local_tep_new();
-	char pat[PATH_MAX], sys[256], *ev;
-	glob_t formats;
-	size_t i;
+	struct tep_handle *tep = kt_local_tep_systems(NULL);
 
-	if (!tep || !dir)
+	if (!tep)
 		return NULL;
-	snprintf(pat, sizeof(pat), "%s/events/*/*/format", dir);
-	if (glob(pat, 0, NULL, &formats) == 0) {
-		for (i = 0; i < formats.gl_pathc; i++) {
-			/* .../events/SYS/EVENT/format */
-			snprintf(sys, sizeof(sys), "%s",
-				 formats.gl_pathv[i] + strlen(dir) + strlen("/events/"));
-			ev = strchr(sys, '/');
-			if (!ev)
-				continue;
-			*ev++ = '\0';
-			*strchrnul(ev, '/') = '\0';
-			kt_local_tep_add(tep, sys, ev);
-		}
-		globfree(&formats);
-	}
-	parse_file(tep, "/proc", "kallsyms", tep_parse_kallsyms);
-	parse_file(tep, dir, "printk_formats", tep_parse_printk_formats);
-	parse_file(tep, dir, "saved_cmdlines", tep_parse_saved_cmdlines);
 	*plugins = tep_load_plugins(tep);
 	return tep;
 }

@@ -3,9 +3,11 @@
  * Live teps from tracefs files.  See localtep.h.
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <tracefs.h>
 
@@ -64,4 +66,61 @@ int kt_local_tep_add(struct tep_handle *tep, const char *system, const char *eve
 		ret = -EINVAL;
 	free(text);
 	return ret;
+}
+
+/* The events of one system (or of all: "*"); a format that fails is left out. */
+static void add_system(struct tep_handle *tep, const char *dir, const char *system)
+{
+	char pat[PATH_MAX], sys[256], *ev;
+	glob_t formats;
+	size_t i;
+
+	snprintf(pat, sizeof(pat), "%s/events/%s/*/format", dir, system);
+	if (glob(pat, 0, NULL, &formats))
+		return;
+	for (i = 0; i < formats.gl_pathc; i++) {
+		/* DIR/events/SYS/EVENT/format */
+		snprintf(sys, sizeof(sys), "%s",
+			 formats.gl_pathv[i] + strlen(dir) + strlen("/events/"));
+		ev = strchr(sys, '/');
+		if (!ev)
+			continue;
+		*ev++ = '\0';
+		*strchrnul(ev, '/') = '\0';
+		kt_local_tep_add(tep, sys, ev);
+	}
+	globfree(&formats);
+}
+
+/* A file whole into parse(tep, text); a missing one: nothing. */
+static void parse_file(struct tep_handle *tep, const char *path,
+		       int (*parse)(struct tep_handle *, const char *))
+{
+	char *text;
+	size_t len;
+
+	if (kt_file_slurp(path, &text, &len))
+		return;
+	parse(tep, text);
+	free(text);
+}
+
+struct tep_handle *kt_local_tep_systems(const char *const *systems)
+{
+	const char *dir = tracefs_tracing_dir();
+	struct tep_handle *tep = kt_local_tep_new();
+	char path[PATH_MAX];
+
+	if (!tep)
+		return NULL;
+	if (!systems)
+		add_system(tep, dir, "*");
+	for (; systems && *systems; systems++)
+		add_system(tep, dir, *systems);
+	parse_file(tep, "/proc/kallsyms", tep_parse_kallsyms);
+	snprintf(path, sizeof(path), "%s/printk_formats", dir);
+	parse_file(tep, path, tep_parse_printk_formats);
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", dir);
+	parse_file(tep, path, tep_parse_saved_cmdlines);
+	return tep;
 }

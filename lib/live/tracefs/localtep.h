@@ -17,5 +17,11 @@
 struct tep_handle *kt_local_tep_new(void);
 /* SYSTEM:EVENT's format from tracefs into tep: 0 or -errno. */
 int kt_local_tep_add(struct tep_handle *tep, const char *system, const char *event);
+/*
+ * What tracefs_local_events_system() gives: the page header, every
+ * event of the NULL-terminated systems (NULL: of every system), then
+ * kallsyms, printk formats and saved cmdlines.  NULL: errno.
+ */
+struct tep_handle *kt_local_tep_systems(const char *const *systems);
 
 #endif
