@@ -64,10 +64,14 @@ fuzz_link() {
 
 suite fuzz-link fuzz_link
 suite bats env KTRACE="$top/ktrace" bats --tap --timing tests/bats
+# A file whose every test runs only ASan-built tools (tests/unit's
+# drivers), never $KTRACE, says so on a line "# check.sh: ASan-built
+# only": the second pass would run it again byte for byte.
+# shellcheck disable=SC2046 # one word a file
 suite bats-asan env KTRACE="$top/build/asan/ktrace" \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	bats --tap --timing tests/bats
+	bats --tap --timing $(grep -L '^# check.sh: ASan-built only' tests/bats/*.bats)
 # The VM tests: one tests/vm/run.sh per kernel, all at once, each in a
 # build directory of its own.  A TCG boot runs its vCPUs on one host
 # thread, so one after another they left a core idle: 26 minutes in CI;

@@ -5,6 +5,8 @@
 # not read outside a truncated or corrupted record.  The checker is built
 # with ASan+UBSan; leak detection is off because libtraceevent's own
 # parser leaks a few bytes.
+# check.sh: ASan-built only (the checker is; scripts/check.sh's ASan pass
+# leaves this file out).
 
 load helpers
 
