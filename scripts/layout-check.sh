@@ -7,7 +7,6 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-bad=0
 
 # One awk reads every source once: the shell loop it replaced forked a
 # few times per #include line and took 42 s on a machine whose fork
@@ -134,7 +133,6 @@ FNR == 1 {
 END { exit bad }
 ' "$edges.files" lib/*/*.[ch] lib/live/*/*.[ch] cmd/*.[ch] ktrace.c
 bad=$?
-rm -f "$edges.files"
 if ! out=$(tsort "$edges" 2>&1 >/dev/null); then
 	echo "layout: an include loop: $(echo "$out" | sed -n 's/^tsort: //p' | grep -v 'input contains a loop' | tr '\n' ' ')"
 	bad=1

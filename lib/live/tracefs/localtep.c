@@ -49,16 +49,13 @@ struct tep_handle *kt_local_tep_new(void)
 	return NULL;
 }
 
-int kt_local_tep_add(struct tep_handle *tep, const char *system, const char *event)
+/* The format file at path, of system, into tep: 0 or -errno. */
+static int add_format(struct tep_handle *tep, const char *path, const char *system)
 {
-	const char *dir = tracefs_tracing_dir();
-	char path[PATH_MAX], *text;
+	char *text;
 	size_t len;
 	int ret;
 
-	if (!dir)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, system, event);
 	ret = kt_file_slurp(path, &text, &len);
 	if (ret)
 		return ret;
@@ -68,10 +65,21 @@ int kt_local_tep_add(struct tep_handle *tep, const char *system, const char *eve
 	return ret;
 }
 
+int kt_local_tep_add(struct tep_handle *tep, const char *system, const char *event)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[PATH_MAX];
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, system, event);
+	return add_format(tep, path, system);
+}
+
 /* The events of one system (or of all: "*"); a format that fails is left out. */
 static void add_system(struct tep_handle *tep, const char *dir, const char *system)
 {
-	char pat[PATH_MAX], sys[256], *ev;
+	char pat[PATH_MAX], sys[256];
 	glob_t formats;
 	size_t i;
 
@@ -79,15 +87,11 @@ static void add_system(struct tep_handle *tep, const char *dir, const char *syst
 	if (glob(pat, 0, NULL, &formats))
 		return;
 	for (i = 0; i < formats.gl_pathc; i++) {
-		/* DIR/events/SYS/EVENT/format */
+		/* DIR/events/SYS/EVENT/format: SYS names the system */
 		snprintf(sys, sizeof(sys), "%s",
 			 formats.gl_pathv[i] + strlen(dir) + strlen("/events/"));
-		ev = strchr(sys, '/');
-		if (!ev)
-			continue;
-		*ev++ = '\0';
-		*strchrnul(ev, '/') = '\0';
-		kt_local_tep_add(tep, sys, ev);
+		*strchrnul(sys, '/') = '\0';
+		add_format(tep, formats.gl_pathv[i], sys);
 	}
 	globfree(&formats);
 }
