@@ -78,6 +78,9 @@ error_t trace_opt(struct kt_trace_opts *o, int key, char *arg,
 	case 'c':
 		o->children = true;
 		return 0;
+	case KT_OPT_TRACE_SELF:
+		o->trace_self = true;
+		return 0;
 	case ARGP_KEY_END:
 		if (o->only_cmd && !o->cmd)
 			argp_error(state, "-F needs a COMMAND");

@@ -11,6 +11,9 @@
 
 #include "live/session/tracing.h"
 
+/* Above every command's own OPT_ keys (256 on). */
+#define KT_OPT_TRACE_SELF 0x4000
+
 /* The argp entries of the shared options, for a command's options[]. */
 #define KT_TRACE_OPTIONS \
 	{ "event", 'e', "EVENT", 0, "trace EVENT (a name, glob, system:* or classic alias); repeatable", 0 }, \
@@ -18,7 +21,8 @@
 	{ "buffer-size", 'b', "KB", 0, "per-CPU kernel buffer size in KB", 0 }, \
 	{ "pid", 'P', "PID", 0, "trace only this running process; repeatable (-p PID, a number, too)", 0 }, \
 	{ "command-only", 'F', NULL, 0, "trace COMMAND's process: all its threads, not the processes it forks", 0 }, \
-	{ "children", 'c', NULL, 0, "trace COMMAND (or -P PID), its threads and its descendants", 0 }
+	{ "children", 'c', NULL, 0, "trace COMMAND (or -P PID), its threads and its descendants", 0 }, \
+	{ "trace-self", KT_OPT_TRACE_SELF, NULL, 0, "record ktrace's own threads too (left out by default, as trace-cmd leaves out its own)", 0 }
 
 /*
  * parse_opt() for the shared options: handles its keys (also the

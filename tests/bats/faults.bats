@@ -356,6 +356,17 @@ signal_taken() {
 	nothing_enabled
 }
 
+@test "record: a kernel without set_event_notrace_pid records ktrace's own threads, said in one warning" {
+	injected KT_FAULT_OPEN="*/instances/ktrace-*/set_event_notrace_pid:ENOENT" \
+		record -q -o self.dat -e raw_syscalls -- sleep 0.2
+	assert_success
+	assert_output "ktrace record: warning: cannot leave ktrace's own threads out of the recording (set_event_notrace_pid: No such file or directory); their events are in it"
+	[ -s faults.log ] || fail "the fault was not injected"
+	n=$(trace-cmd report -i self.dat 2>/dev/null | grep -cE -- "(^| )ktrace(-[a-z]+)?-[0-9]+ +\[[0-9]+\] +[0-9.]+: sys_enter:") || true
+	[ "$n" -gt 10 ] || fail "only $n of ktrace's own system calls in the file"
+	nothing_enabled
+}
+
 @test "reset and stat: a refused file is one line, exit 1" {
 	inst=$(kt_test_instance)
 	mkdir "$TRACEFS/instances/$inst"

@@ -149,6 +149,34 @@ no_leftovers() { # DIR: no temporary file of ours
 	refute_output --regexp 'NR (0|1|3|9|59|231) '
 }
 
+# sys_enter/sys_exit lines of pid $1 in report's text $2.
+calls_of() { grep -cE -- "(^| )[^ ]+-$1 +\[[0-9]+\] +[0-9.]+: sys_(enter|exit):" "$2" || true; }
+
+@test "ktrace's own threads make no system call in the file; --trace-self records them" {
+	run rec -q -o self.dat -e raw_syscalls -- sleep 0.5
+	assert_success
+	kpid=$(tail -1 "$BATS_TEST_TMPDIR/ktrace.pids")
+	report self.dat >self.txt
+	# The command's calls are there (it ran as a child of ktrace, named
+	# ktrace until its exec).
+	child=$(grep -oE -- "(^| )sleep-[0-9]+ +\[[0-9]+\] +[0-9.]+: sys_enter:" self.txt |
+		head -1 | sed -E 's/^ ?sleep-([0-9]+) .*/\1/')
+	[ -n "$child" ] || fail "no system call of sleep's in the file"
+	n=$(calls_of "$kpid" self.txt)
+	[ "$n" -eq 0 ] || fail "$n system calls of ktrace's main thread ($kpid) recorded"
+	# Every other thread of ktrace's is named ktrace or ktrace-*.
+	n=$(grep -E -- "(^| )ktrace(-[a-z]+)?-[0-9]+ +\[[0-9]+\] +[0-9.]+: sys_(enter|exit):" self.txt |
+		grep -vcE -- "(^| )ktrace-$child +\[") || true
+	[ "$n" -eq 0 ] || fail "$n system calls of ktrace's threads recorded"
+
+	run rec -q --trace-self -o all.dat -e raw_syscalls -- sleep 0.5
+	assert_success
+	kpid=$(tail -1 "$BATS_TEST_TMPDIR/ktrace.pids")
+	report all.dat >all.txt
+	n=$(calls_of "$kpid" all.txt)
+	[ "$n" -gt 10 ] || fail "only $n system calls of ktrace's main thread ($kpid) with --trace-self"
+}
+
 @test "-F keeps only the command's pid, -c also its descendants" {
 	script='echo $$ >>pids; sh -c "echo \$\$ >>pids; exec sleep 0.1" & wait'
 	: >pids

@@ -427,6 +427,23 @@ static void exclude_fork(pid_t pid, void *arg)
 	}
 }
 
+/*
+ * ktrace's threads, the recorders started, left out of an instance of
+ * its own.  A taken instance (ktrace top's, -B's) is another's to set.
+ * A kernel without the file records them, as before: said, not fatal.
+ */
+static void exclude_self(struct kt_session *s)
+{
+	int ret;
+
+	if (s->cfg->take || s->cfg->t->trace_self)
+		return;
+	ret = kt_tracing_exclude_self(s->t);
+	if (ret)
+		kt_warn("cannot leave ktrace's own threads out of the recording (set_event_notrace_pid: %s); their events are in it",
+			strerror(-ret));
+}
+
 int kt_session_start(struct kt_session *s)
 {
 	const struct kt_session_config *o = s->cfg;
@@ -497,6 +514,7 @@ int kt_session_start(struct kt_session *s)
 	ret = start_sources(s);
 	if (ret)
 		return ret;
+	exclude_self(s);
 	ret = o->take ? 0 :
 	      kt_tracefs_write(kt_tracing_inst(s->t), "tracing_on", "1");
 	if (ret) {

@@ -34,6 +34,7 @@ struct kt_trace_opts {
 	size_t npids;
 	bool only_cmd;
 	bool children;
+	bool trace_self;	/* --trace-self: ktrace's own threads traced too */
 	bool stacks;	/* record -T: a kernel stack with every event */
 	bool ustacks;	/* record --user-stack: a user stack with every event */
 	/* record --uprobe/--uretprobe/--kprobe/--kretprobe, in their order */
@@ -97,6 +98,11 @@ void kt_tracing_set_process(struct kt_tracing *t, const char *comm,
  * set_event_notrace_pid, which event-fork follows.  0 or -errno.
  */
 int kt_tracing_exclude(struct kt_tracing *t, pid_t pid);
+/*
+ * Leave out every thread ktrace has now (set_event_notrace_pid), unless
+ * o->trace_self.  0 or -errno (-ENOENT: the kernel has no such file).
+ */
+int kt_tracing_exclude_self(struct kt_tracing *t);
 /* After kt_tracing_arm(): whether -F's forks must be excluded so. */
 bool kt_tracing_excludes(const struct kt_tracing *t);
 /* set_event_pid (child: COMMAND's pid or 0), filters, enable.  0 or -errno. */
