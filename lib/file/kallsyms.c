@@ -13,6 +13,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "base/bigbuf.h"
 #include "file/kallsyms.h"
 
 /* The longest name or module a line may have (libtraceevent reads any). */
@@ -383,11 +384,12 @@ struct kt_ksymtab *kt_ksymtab_new(char *text, void *mem)
 	}
 	/*
 	 * A line is 40-50 bytes: room for all at once (a realloc() copied
-	 * 2 M instructions' worth), the pages not touched never faulted in.
+	 * 2 M instructions' worth), in huge pages taken in one call (the
+	 * third left unused costs less than a fault a page: bigbuf.c).
 	 */
 	cap = (size_t)(end - text) / 32 + 16;
-	t->addr = malloc(cap * sizeof(*t->addr));
-	t->name = malloc(cap * sizeof(*t->name));
+	t->addr = kt_bigbuf_alloc(cap * sizeof(*t->addr));
+	t->name = kt_bigbuf_alloc(cap * sizeof(*t->name));
 	if (!t->addr || !t->name)
 		goto err_free;
 	for (; (p = next_start(p)); p = nl) {

@@ -24,6 +24,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "base/bigbuf.h"
 #include "base/byteorder.h"
 #include "file/ahead.h"
 #include "file/kallsyms.h"
@@ -202,7 +203,7 @@ static int cur_blob(struct cur *c, uint64_t size, uint64_t max,
 		return bad(c, "%s of %llu bytes runs past the end (%llu bytes left)",
 			   what, (unsigned long long)size,
 			   (unsigned long long)cur_left(c));
-	buf = malloc(size + 1);
+	buf = kt_bigbuf_alloc(size + 1);
 	if (!buf)
 		return -ENOMEM;
 	ret = cur_read(c, buf, size, what);
@@ -470,8 +471,10 @@ static int parse_text(struct cur *c, int size_len, uint64_t max,
 /* The kallsyms text where parse_kallsyms() left it in the file; a warning when it cannot be. */
 static void read_kallsyms(struct kt_reader *r)
 {
-	char *buf = malloc(r->ksyms_size + 1);
-	int ret = buf ? kt_reader_pread_all(r->fd, buf, r->ksyms_size, r->ksyms_off) : -ENOMEM;
+	char *buf = kt_bigbuf_alloc(r->ksyms_size + 1);
+	int ret;
+
+	ret = buf ? kt_reader_pread_all(r->fd, buf, r->ksyms_size, r->ksyms_off) : -ENOMEM;
 
 	if (ret) {
 		kt_warn("cannot read the kallsyms of '%s': %s; kernel addresses are not named",
@@ -583,8 +586,10 @@ static char *lazy_symbols(void *priv, unsigned long long *addrp, char **modp)
 			kt_warn("out of memory for the kallsyms of '%s': kernel addresses are not named",
 				r->path);
 		}
-		if (r->ksyms_tab || r->ksyms_tep)
+		if (r->ksyms_tab || r->ksyms_tep) {
 			r->ksyms_cache = calloc(KSYM_CACHE, sizeof(*r->ksyms_cache));
+			kt_prefault(r->ksyms_cache, KSYM_CACHE * sizeof(*r->ksyms_cache));
+		}
 		free(r->ksyms_mem ? (void *)r->ksyms_mem : r->ksyms);
 		r->ksyms = NULL;
 		r->ksyms_mem = NULL;
@@ -1222,9 +1227,9 @@ static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
 	ret = section_head(r, off, id, limit, c, &packed, &csize, &usize, quiet);
 	if (ret || !packed)
 		return ret;
-	zbuf = malloc(csize ? csize : 1);
+	zbuf = kt_bigbuf_alloc(csize);
 	/* One more byte, a NUL: a text that ends the section ends there. */
-	*mem = malloc((size_t)usize + 1);
+	*mem = kt_bigbuf_alloc((size_t)usize + 1);
 	if (!zbuf || !*mem) {
 		free(zbuf);
 		free(*mem);

@@ -834,6 +834,21 @@ patch() {
 	[[ "$output" =~ ^ok\ [0-9]+\ blocks$ ]] || fail "$output"
 }
 
+@test "a reader's big buffers come with their pages: populated at once, in huge pages from 1 MB (bigbuf-check)" {
+	run "$UNIT/bigbuf-check" 100 300000 1048576 7216474
+	assert_success
+	# Each: backed before a byte is written (no fault a page), the big
+	# ones aligned for huge pages, and given them where THP is on.
+	awk '$1 == 300000 && $3 ~ /rss_kb=/ { split($3, r, "="); exit !(r[2] >= 290) }' <<<"$output" ||
+		fail "300 KB not populated: $output"
+	awk '$1 == 7216474 { split($3, r, "="); exit !($2 == "align2m=1" && r[2] >= 7000) }' <<<"$output" ||
+		fail "7 MB not aligned or not populated: $output"
+	if ! grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+		awk '$1 == 7216474 { split($4, h, "="); exit !(h[2] >= 2048) }' <<<"$output" ||
+			fail "no huge page under a 7 MB buffer ($(cat /sys/kernel/mm/transparent_hugepage/enabled)): $output"
+	fi
+}
+
 @test "kallsyms are read into the same function table as libtraceevent reads them (kallsyms-check)" {
 	# This kernel's symbols, and each odd shape of line between good ones.
 	cp /proc/kallsyms "$RD/ks.0"
