@@ -7,10 +7,15 @@
  * function_graph report unpacks its file's 7.2 MB kallsyms text once:
  * about 1,800 faults (7 us each on a paravirtualized guest), and the
  * unpacking itself ran at 360 MB/s into new 4 KB pages against 1.2 GB/s
- * into pages already used.  Into 2 MB pages populated in one call it
- * takes 4-5 ms instead of 20-23 (tests: BENCHMARKS.md, "huge pages for
- * the kallsyms text").  posix_memalign() keeps the buffer free()able as
- * any other, so its owners need not know.
+ * into pages already used.  Populated alone, the pages still missed the
+ * TLB as often; into 2 MB pages populated in one call the report's
+ * unpacking takes 10 ms instead of 20-29 (measured: BENCHMARKS.md, "Huge
+ * pages for the kallsyms text").  posix_memalign() keeps the buffer
+ * free()able as any other, so its owners need not know.
+ *
+ * The pages are taken, not promised: a caller sizes a buffer by what is
+ * there to fill it (the file's bytes, a packed section's plausible
+ * yield), never by a hostile header's claim alone.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -1228,8 +1228,14 @@ static int open_section(struct kt_reader *r, uint64_t off, unsigned int id,
 	if (ret || !packed)
 		return ret;
 	zbuf = kt_bigbuf_alloc(csize);
-	/* One more byte, a NUL: a text that ends the section ends there. */
-	*mem = kt_bigbuf_alloc((size_t)usize + 1);
+	/*
+	 * One more byte, a NUL: a text that ends the section ends there.
+	 * Its pages taken ahead only for what the packed bytes can hold at a
+	 * text's ratio (kallsyms: 7 to 1): a header that claims 256 MB from
+	 * a few bytes gets memory promised, as malloc() gives, not taken.
+	 */
+	*mem = usize / 32 <= csize ? kt_bigbuf_alloc((size_t)usize + 1) :
+				     malloc((size_t)usize + 1);
 	if (!zbuf || !*mem) {
 		free(zbuf);
 		free(*mem);

@@ -122,9 +122,18 @@ teardown() {
 	kt_build_units
 	# Two recordings at the same time: overlapping pages of two kinds,
 	# in v6 files, whose CPU data lies in them as the unit reads it.
+	# A task on each CPU makes system calls and switches all along, so
+	# that each CPU has records of both kinds however quiet the machine
+	# (ktrace leaves its own threads out).
+	busy=()
+	for cpu in 0 1; do
+		timeout 1.5 taskset -c "$cpu" sh -c 'while :; do dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null; done' &
+		busy+=($!)
+	done
 	ktrace record -q --file-version 6 -o a.dat -e sched:sched_switch -s 1 &
 	ktrace record -q --file-version 6 -o b.dat -e raw_syscalls:sys_enter -s 1
 	wait $!
+	wait "${busy[@]}" || true	# timeout's 124
 	for cpu in 0 1; do
 		set -- $(trace-cmd dump -i a.dat --flyrecord 2>/dev/null | awk "/cpu $cpu\]/ {print \$1, \$2}") \
 			$(trace-cmd dump -i b.dat --flyrecord 2>/dev/null | awk "/cpu $cpu\]/ {print \$1, \$2}")
