@@ -246,6 +246,7 @@ test_cli_kprobe() {
 ftrace_top() {
 	for f in current_tracer tracing_on set_ftrace_filter set_ftrace_notrace \
 		set_graph_function max_graph_depth set_ftrace_pid set_event_pid \
+		set_ftrace_notrace_pid set_event_notrace_pid \
 		buffer_size_kb trace_clock options/stacktrace options/func_stack_trace \
 		options/function-fork options/event-fork events/sched/sched_process_exec/enable; do
 		echo "$f: $(cat $T/$f 2>&1)"
@@ -303,6 +304,36 @@ test_cli_function() {
 	[ "$p" -ge 2 ] || fail "-c: the calls of $p pid(s)" || return 1
 	[ "$k" = "$f" ] || fail "--func-stack: $k stacks for $f records" || return 1
 	ftrace_clean "-p function --func-stack -c"
+}
+
+# self_calls FILE CHILD: the function records of ktrace's own threads
+# (named ktrace, not the command's pid, which is ktrace until its exec).
+self_calls() {
+	$K report -i "$1" --format json | grep '"event":"function"' |
+		grep '"comm":"ktrace' | grep -vc "\"pid\":$2,"
+}
+
+# ktrace's own threads are not in a function tracer's file
+# (set_ftrace_notrace_pid, as set_event_notrace_pid for events): every
+# system call's entry function of every process, recorded while the
+# command sleeps, holds none of ktrace's reads and waits; --trace-self
+# keeps them.
+test_cli_function_self() {
+	ftrace_top >/tmp/top.before
+	for self in "" --trace-self; do
+		$K record -q $self -o /tmp/self.dat -p function -l '__x64_sys_*' -- \
+			/bin/sh -c 'echo $$ >/tmp/self.pid; sleep 1' || return 1
+		n=$(self_calls /tmp/self.dat "$(cat /tmp/self.pid)")
+		all=$($K report -i /tmp/self.dat --format json | grep -c '"event":"function"')
+		echo "record -p function ${self:-(default)}: $n of $all calls are ktrace's own"
+		if [ -z "$self" ]; then
+			[ "$all" -ge 3 ] || fail "only $all calls recorded" || return 1
+			[ "$n" = 0 ] || fail "$n calls of ktrace's own threads recorded" || return 1
+		else
+			[ "$n" -ge 10 ] || fail "--trace-self: only $n calls of ktrace's own" || return 1
+		fi
+	done
+	ftrace_clean "-p function, ktrace left out"
 }
 
 # -p function_graph -g do_sys_openat2 --max-graph-depth 3: at the top
@@ -1079,6 +1110,7 @@ t "cli: record -f on a module event, stream --clock global -e ktrace:NAME: one l
 t "cli: stream -e ktrace:syscall_entry -F: every getppid, merged with ftrace's, mapped and read(), the module put back" test_cli_stream
 t "cli: record --kprobe/--kretprobe do_sys_openat2 with fetch arguments, removed after" test_cli_kprobe
 t "cli: record -p function -l vfs_read -F, -n, -c --func-stack: in the instance, nothing left" test_cli_function
+t "cli: record -p function leaves ktrace's own threads out; --trace-self keeps them" test_cli_function_self
 t "cli: record -p function_graph -g --max-graph-depth, and with -T: instance or top level, put back" test_cli_fgraph
 t "cli: another module's event (KTRACE_EVENT): files, info, list, recorded across a reload, gone after" test_cli_modevent
 t "cli: 100 loads and unloads of a module while its event is recorded and its files read: every tick" test_cli_modevent_cycles

@@ -156,6 +156,7 @@ void kt_ftracer_clear(struct tracefs_instance *inst,
 	kt_tracefs_write(inst, "set_ftrace_notrace", "");
 	kt_tracefs_write(inst, "set_graph_function", "");
 	kt_tracefs_write(inst, "set_ftrace_pid", "");
+	kt_tracefs_write(inst, "set_ftrace_notrace_pid", "");
 	if (o->max_graph_depth)
 		kt_tracefs_write(inst, "max_graph_depth", "0");
 	if (o->func_stack)

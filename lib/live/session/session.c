@@ -434,14 +434,15 @@ static void exclude_fork(pid_t pid, void *arg)
  */
 static void exclude_self(struct kt_session *s)
 {
+	const char *file;
 	int ret;
 
 	if (s->cfg->take || s->cfg->t->trace_self)
 		return;
-	ret = kt_tracing_exclude_self(s->t);
+	ret = kt_tracing_exclude_self(s->t, &file);
 	if (ret)
-		kt_warn("cannot leave ktrace's own threads out of the recording (set_event_notrace_pid: %s); their events are in it",
-			strerror(-ret));
+		kt_warn("cannot leave ktrace's own threads out of the recording (%s: %s); their events are in it",
+			file, strerror(-ret));
 }
 
 int kt_session_start(struct kt_session *s)

@@ -19,6 +19,7 @@ static const char *const files[] = {
 	"tracing_on", "buffer_size_kb", "buffer_percent", "trace_clock",
 	"current_tracer", "set_event_pid", "set_event_notrace_pid", "set_ftrace_filter",
 	"set_ftrace_notrace", "set_graph_function", "set_ftrace_pid",
+	"set_ftrace_notrace_pid",
 	"max_graph_depth", "options/event-fork", "options/function-fork",
 	"options/func_stack_trace", "options/stacktrace",
 	"options/userstacktrace",

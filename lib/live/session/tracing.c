@@ -658,12 +658,15 @@ int kt_tracing_exclude(struct kt_tracing *t, pid_t pid)
  * recording of raw_syscalls records the recorder reading it (a 2 s
  * `-- sleep 2` held 2,800 of ktrace's events and 500 of sleep's).  The
  * kernel still keeps a sched_switch unless both tasks are left out.
- * Threads made later (the hooks' reapers, the remover at the end) stay
- * traced; the instance is off until the caller turns it on, so the
- * threads listed are all that read it.  One write: the kernel takes a
- * list.  0, or -errno (-ENOENT: a kernel before 5.8, without the file).
+ * A function tracer (-p) is told too (set_ftrace_notrace_pid): its
+ * records of ktrace's reads and writes outnumber the command's where
+ * the command does little.  Threads made later (the hooks' reapers, the
+ * remover at the end) stay traced; the instance is off until the caller
+ * turns it on, so the threads listed are all that read it.  One write a
+ * file: the kernel takes a list.  0, or -errno with *file the one
+ * refused (-ENOENT: a kernel before 5.8, without it).
  */
-int kt_tracing_exclude_self(struct kt_tracing *t)
+int kt_tracing_exclude_self(struct kt_tracing *t, const char **file)
 {
 	char *list = NULL;
 	size_t len = 0;
@@ -671,15 +674,22 @@ int kt_tracing_exclude_self(struct kt_tracing *t)
 	DIR *dir;
 	int ret = 0;
 
-	dir = opendir("/proc/self/task");
+	*file = "/proc/self/task";
+	dir = opendir(*file);
 	if (!dir)
 		return -errno;
 	while (!ret && (d = readdir(dir)))
 		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
 			ret = append_pid(&list, &len, atoi(d->d_name));
 	closedir(dir);
-	if (!ret && list)
-		ret = kt_tracefs_append(t->inst, "set_event_notrace_pid", list);
+	if (!ret && list) {
+		*file = "set_event_notrace_pid";
+		ret = kt_tracefs_append(t->inst, *file, list);
+	}
+	if (!ret && list && t->o->ft.tracer) {
+		*file = "set_ftrace_notrace_pid";
+		ret = kt_tracefs_append(t->inst, *file, list);
+	}
 	free(list);
 	return ret;
 }

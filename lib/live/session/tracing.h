@@ -99,10 +99,11 @@ void kt_tracing_set_process(struct kt_tracing *t, const char *comm,
  */
 int kt_tracing_exclude(struct kt_tracing *t, pid_t pid);
 /*
- * Leave out every thread ktrace has now (set_event_notrace_pid), unless
- * o->trace_self.  0 or -errno (-ENOENT: the kernel has no such file).
+ * Leave out every thread ktrace has now: set_event_notrace_pid, and
+ * set_ftrace_notrace_pid under a function tracer.  0, or -errno with
+ * *file naming what refused it (-ENOENT: the kernel has no such file).
  */
-int kt_tracing_exclude_self(struct kt_tracing *t);
+int kt_tracing_exclude_self(struct kt_tracing *t, const char **file);
 /* After kt_tracing_arm(): whether -F's forks must be excluded so. */
 bool kt_tracing_excludes(const struct kt_tracing *t);
 /* set_event_pid (child: COMMAND's pid or 0), filters, enable.  0 or -errno. */
