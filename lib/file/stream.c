@@ -76,6 +76,8 @@ struct ahead_fill {
 	bool ok;
 	unsigned char *win, *zbuf;
 	size_t win_cap, zcap;
+	uint64_t zoff;			/* zbuf: zlen packed bytes from zoff */
+	size_t zlen;
 	uint64_t win_off, pos_after;
 	size_t win_len;
 	uint32_t chunks_after;
@@ -233,31 +235,44 @@ static int fill_plain(struct kt_stream *s)
  */
 #define PACKED_AHEAD	(128u << 10)
 
-static int packed_bytes(struct kt_stream *s, uint64_t at, size_t len,
-			const unsigned char **p)
+/*
+ * len bytes of packed data at at, from the bytes read last (*buf, *len
+ * of them from *off) or read anew with what follows, up to
+ * PACKED_AHEAD and end: a pread a few chunks, not two a chunk (their
+ * header, then their bytes).  The stream's and its fill ahead's.
+ */
+static int packed_read(int fd, uint64_t end, unsigned char **buf, size_t *cap,
+		       uint64_t *off, size_t *have, uint64_t at, size_t len,
+		       const unsigned char **p)
 {
 	size_t want = len;
 	int ret;
 
-	if (at >= s->zoff && at - s->zoff <= s->zlen &&
-	    len <= s->zlen - (at - s->zoff)) {
-		*p = s->zbuf + (at - s->zoff);
+	if (at >= *off && at - *off <= *have && len <= *have - (at - *off)) {
+		*p = *buf + (at - *off);
 		return 0;
 	}
-	if (want < PACKED_AHEAD && s->end - at > want)
-		want = s->end - at < PACKED_AHEAD ? (size_t)(s->end - at) : PACKED_AHEAD;
-	s->zlen = 0;
-	if (grow(&s->zbuf, &s->zcap, want ? want : 1))
+	if (want < PACKED_AHEAD && end - at > want)
+		want = end - at < PACKED_AHEAD ? (size_t)(end - at) : PACKED_AHEAD;
+	*have = 0;
+	if (grow(buf, cap, want ? want : 1))
 		return -ENOMEM;
-	ret = kt_reader_pread_all(s->r->fd, s->zbuf, want, at);
+	ret = kt_reader_pread_all(fd, *buf, want, at);
 	if (ret && want > len)
-		ret = kt_reader_pread_all(s->r->fd, s->zbuf, want = len, at);
+		ret = kt_reader_pread_all(fd, *buf, want = len, at);
 	if (ret)
 		return ret;
-	s->zoff = at;
-	s->zlen = want;
-	*p = s->zbuf;
+	*off = at;
+	*have = want;
+	*p = *buf;
 	return 0;
+}
+
+static int packed_bytes(struct kt_stream *s, uint64_t at, size_t len,
+			const unsigned char **p)
+{
+	return packed_read(s->r->fd, s->end, &s->zbuf, &s->zcap, &s->zoff,
+			   &s->zlen, at, len, p);
 }
 
 static int fill_packed(struct kt_stream *s)
@@ -333,6 +348,14 @@ static bool ahead_chunk(struct ahead_fill *f, uint64_t at, size_t end)
 	return true;
 }
 
+/* packed_bytes() for the fill ahead, from its own buffer. */
+static int ahead_bytes(struct ahead_fill *f, uint64_t at, size_t len,
+		       const unsigned char **p)
+{
+	return packed_read(f->s->r->fd, f->s->end, &f->zbuf, &f->zcap, &f->zoff,
+			   &f->zlen, at, len, p);
+}
+
 /*
  * In the reader's second thread: the fill posted, into f's own window.
  * Packed data: chunk after chunk (a trace-cmd chunk is a few tens of KB)
@@ -344,7 +367,7 @@ static void fill_ahead(struct kt_ahead_job *j)
 	struct ahead_fill *f = (struct ahead_fill *)j;
 	const struct kt_stream *s = f->s;
 	struct kt_reader *r = s->r;
-	unsigned char h[8];
+	const unsigned char *h, *z;
 	uint32_t csize, usize, left = f->chunks_left;
 	uint64_t pos = f->pos;
 	size_t n = 0;
@@ -364,15 +387,14 @@ static void fill_ahead(struct kt_ahead_job *j)
 		pos += n;
 	}
 	while (s->compressed && left && n < r->window) {
-		if (s->end - pos < 8 || kt_reader_pread_all(r->fd, h, 8, pos))
+		if (s->end - pos < 8 || ahead_bytes(f, pos, 8, &h))
 			break;
 		csize = get32(r, h);
 		usize = get32(r, h + 4);
 		if (csize > s->end - pos - 8 || !kt_dat_chunk_size_ok(usize, r->page_size) ||
-		    grow(&f->zbuf, &f->zcap, csize ? csize : 1) ||
 		    grow(&f->win, &f->win_cap, n + usize + KT_STREAM_SLACK) ||
-		    kt_reader_pread_all(r->fd, f->zbuf, csize, pos + 8) ||
-		    kt_reader_unpack_ctx(r, &r->ahead_unpack, f->zbuf, csize, f->win + n, usize) ||
+		    ahead_bytes(f, pos + 8, csize, &z) ||
+		    kt_reader_unpack_ctx(r, &r->ahead_unpack, z, csize, f->win + n, usize) ||
 		    !ahead_chunk(f, pos, n + usize))
 			break;
 		n += usize;

@@ -617,6 +617,16 @@ no_room_left() {
 	KTRACE_THREADS=1 strace -f -e trace=clone,clone3 -o "$RD/strace" \
 		"$KTRACE" report -i "$RD/v7.dat" | cmp - "$RD/threaded.out"
 	grep -Eq 'clone3?\(' "$RD/strace"
+	# The thread reads packed chunks a few at a time, as the serial path
+	# does, not header and bytes apart (two preads a chunk).
+	local serial_reads
+	KTRACE_NO_THREADS=1 strace -f -e trace=pread64 -o "$RD/strace" \
+		"$KTRACE" report -i "$RD/v7.dat" -o /dev/null
+	serial_reads=$(grep -c pread64 "$RD/strace")
+	KTRACE_THREADS=1 strace -f -e trace=pread64 -o "$RD/strace" \
+		"$KTRACE" report -i "$RD/v7.dat" -o /dev/null
+	[ "$(grep -c pread64 "$RD/strace")" -le $((serial_reads + 8)) ] ||
+		fail "$(grep -c pread64 "$RD/strace") reads ahead, $serial_reads serially"
 	# ... and not with KTRACE_NO_THREADS=1 (even with KTRACE_THREADS=1), nor
 	# by default for a file of less than 4 MB of data, where a second thread
 	# would not pay.
