@@ -236,7 +236,7 @@ static int fill_plain(struct kt_stream *s)
 #define PACKED_AHEAD	(128u << 10)
 
 /*
- * len bytes of packed data at at, from the bytes read last (*buf, *len
+ * len bytes of packed data at at, from the bytes read last (*buf, *have
  * of them from *off) or read anew with what follows, up to
  * PACKED_AHEAD and end: a pread a few chunks, not two a chunk (their
  * header, then their bytes).  The stream's and its fill ahead's.
